@@ -1,0 +1,345 @@
+/*
+ * modelio.h — the public C API of libmodelio.
+ *
+ * libmodelio reads, writes and transcodes ML model files: GGUF (llama.cpp/ggml)
+ * and safetensors (Hugging Face). This header is the whole API; everything
+ * exported starts with mio_ and is marked MIO_API.
+ *
+ * Conventions (see README.md and docs/GGUF.md):
+ *  - Every fallible call returns mio_status. Outputs go through pointer arguments
+ *    and are left untouched (or set to NULL) on failure; mio_last_error() then
+ *    holds a thread-local message naming the key/tensor and the numbers involved.
+ *  - Views (mio_str, tensor data pointers) point into the file bytes and live as
+ *    long as the handle they came from (or the mapping taken with
+ *    mio_gguf_take_mapping). They are NOT NUL-terminated.
+ *  - A parsed mio_gguf_file is read-only and may be shared by many threads.
+ *    mio_gguf_close, mio_gguf_take_mapping and every mio_writer call need
+ *    external serialization.
+ *  - The library never prints, aborts or exits.
+ */
+#ifndef MODELIO_H
+#define MODELIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#  if defined(MIO_BUILDING_LIBRARY)
+#    define MIO_API __declspec(dllexport)
+#  else
+#    define MIO_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#  define MIO_API __attribute__((visibility("default")))
+#else
+#  define MIO_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MIO_VERSION_MAJOR 0
+#define MIO_VERSION_MINOR 1
+#define MIO_VERSION_PATCH 0
+
+/* "0.1.0": the version of the library actually loaded. */
+MIO_API const char *mio_version(void);
+
+/* ------------------------------------------------------------------------- */
+/* Status codes. The numbers are stable: never renumbered, only appended.     */
+/* ------------------------------------------------------------------------- */
+typedef enum mio_status {
+    MIO_OK = 0,
+    MIO_ERR_IO = 1,                  /* open/read/write/mmap/rename failed (errno text in message) */
+    MIO_ERR_NOMEM = 2,               /* allocation failed */
+    MIO_ERR_INVALID_ARG = 3,         /* NULL handle, bad flag, bad index, bad name from the caller */
+    MIO_ERR_BAD_MAGIC = 4,           /* not a GGUF file (first four bytes) */
+    MIO_ERR_UNSUPPORTED_VERSION = 5, /* GGUF v1, or a version newer than 3 */
+    MIO_ERR_TRUNCATED = 6,           /* file ends before the structure it announces */
+    MIO_ERR_INVALID_TENSOR_INFO = 7, /* bad n_dims, negative dim, row not a whole number of blocks, long name */
+    MIO_ERR_INVALID_ALIGNMENT = 8,   /* general.alignment not a u32 power of two in 1..2^20 */
+    MIO_ERR_DUPLICATE_KEY = 9,
+    MIO_ERR_DUPLICATE_TENSOR = 10,
+    MIO_ERR_UNSUPPORTED_TYPE = 11,   /* unknown ggml type code or GGUF value type */
+    MIO_ERR_OUT_OF_RANGE = 12,       /* value does not fit the requested width (u64 >= 2^63 as i64, ...) */
+    MIO_ERR_NOT_FOUND = 13,          /* no such key / tensor / file */
+    MIO_ERR_TYPE_MISMATCH = 14,      /* key holds another type than the getter reads */
+    MIO_ERR_OVERFLOW = 15,           /* size arithmetic overflows (dims product, byte counts) */
+    MIO_ERR_INVALID_KV = 16,         /* empty key, bool byte not 0/1, arrays nested too deep */
+    MIO_ERR_LIMIT = 17,              /* a string or array longer than the 2^30 cap */
+    MIO_ERR_INVALID_OFFSET = 18,     /* tensor offset differs from the running padded sum */
+    MIO_ERR_SPLIT = 19,              /* split GGUF: wrong part, split.count/split.no mismatch, missing part */
+    MIO_ERR_SIZE_MISMATCH = 20,      /* data length differs from type x dims */
+    MIO_ERR_TOO_MANY_TENSORS = 21,   /* streaming writer: more tensor data than declared tensors */
+    MIO_ERR_INCOMPLETE = 22,         /* streaming writer: finished before every tensor was written */
+    MIO_ERR_STATE = 23,              /* call not valid in the object's current state */
+    MIO_ERR_BYTE_ORDER = 24          /* big-endian (byte-swapped) GGUF: not supported */
+} mio_status;
+
+/* Stable upper-case name of a status ("MIO_ERR_TRUNCATED"); "MIO_ERR_UNKNOWN" for others. */
+MIO_API const char *mio_status_name(mio_status s);
+
+/* Message of the last failure on the calling thread ("" if none yet). The
+ * pointer stays valid until the next failing libmodelio call on this thread. */
+MIO_API const char *mio_last_error(void);
+
+/* A byte view: NOT NUL-terminated, may contain any bytes (GGUF strings are not
+ * guaranteed to be UTF-8). */
+typedef struct mio_str {
+    const char *ptr;
+    size_t len;
+} mio_str;
+
+/* ------------------------------------------------------------------------- */
+/* Tensor types: the codes are ggml's wire codes.                            */
+/* ------------------------------------------------------------------------- */
+enum {
+    MIO_TYPE_F32 = 0,  MIO_TYPE_F16 = 1,   MIO_TYPE_Q4_0 = 2,  MIO_TYPE_Q4_1 = 3,
+    /* 4 and 5 were Q4_2/Q4_3, removed from ggml */
+    MIO_TYPE_Q5_0 = 6, MIO_TYPE_Q5_1 = 7,  MIO_TYPE_Q8_0 = 8,  MIO_TYPE_Q8_1 = 9,
+    MIO_TYPE_Q2_K = 10, MIO_TYPE_Q3_K = 11, MIO_TYPE_Q4_K = 12, MIO_TYPE_Q5_K = 13,
+    MIO_TYPE_Q6_K = 14, MIO_TYPE_Q8_K = 15,
+    MIO_TYPE_IQ2_XXS = 16, MIO_TYPE_IQ2_XS = 17, MIO_TYPE_IQ3_XXS = 18, MIO_TYPE_IQ1_S = 19,
+    MIO_TYPE_IQ4_NL = 20, MIO_TYPE_IQ3_S = 21, MIO_TYPE_IQ2_S = 22, MIO_TYPE_IQ4_XS = 23,
+    MIO_TYPE_I8 = 24, MIO_TYPE_I16 = 25, MIO_TYPE_I32 = 26, MIO_TYPE_I64 = 27,
+    MIO_TYPE_F64 = 28, MIO_TYPE_IQ1_M = 29, MIO_TYPE_BF16 = 30,
+    /* 31..33 and 36..38 were interleaved Q4_0/IQ4_NL layouts, removed from ggml */
+    MIO_TYPE_TQ1_0 = 34, MIO_TYPE_TQ2_0 = 35,
+    MIO_TYPE_MXFP4 = 39, MIO_TYPE_NVFP4 = 40, MIO_TYPE_Q1_0 = 41, MIO_TYPE_Q2_0 = 42,
+    MIO_TYPE_GGML_COUNT = 43 /* one past the highest ggml code this library knows */
+};
+
+/* Lower-case ggml name ("q4_K", "f16", "iq2_xxs"); NULL for an unknown or removed code. */
+MIO_API const char *mio_type_name(int type);
+/* Code for a name (case-insensitive: "Q4_K", "q4_k"), or -1. */
+MIO_API int mio_type_from_name(const char *name);
+/* Elements per block (1 for scalar types) and bytes per block; 0 for unknown codes. */
+MIO_API int64_t mio_type_block_size(int type);
+MIO_API size_t mio_type_block_bytes(int type);
+/* Byte size of a tensor of type with n_dims dims ne[] (innermost first).
+ * Errors: unknown type, n_dims not in 1..4, negative dim, ne[0] not a multiple
+ * of the block size, overflow. */
+MIO_API mio_status mio_tensor_nbytes(int type, uint32_t n_dims, const int64_t *ne, uint64_t *out);
+
+/* ------------------------------------------------------------------------- */
+/* Half-precision scalars.                                                   */
+/* ------------------------------------------------------------------------- */
+MIO_API float mio_fp16_to_f32(uint16_t h);
+MIO_API uint16_t mio_f32_to_fp16(float f);   /* round to nearest even, overflow to inf, NaN stays NaN */
+MIO_API float mio_bf16_to_f32(uint16_t h);
+MIO_API uint16_t mio_f32_to_bf16(float f);   /* round to nearest even, NaN quieted */
+
+/* ------------------------------------------------------------------------- */
+/* GGUF reader                                                               */
+/* ------------------------------------------------------------------------- */
+typedef struct mio_gguf_file mio_gguf_file;
+
+/* GGUF metadata value types (wire codes). */
+typedef enum mio_gguf_type {
+    MIO_GGUF_U8 = 0, MIO_GGUF_I8 = 1, MIO_GGUF_U16 = 2, MIO_GGUF_I16 = 3,
+    MIO_GGUF_U32 = 4, MIO_GGUF_I32 = 5, MIO_GGUF_F32 = 6, MIO_GGUF_BOOL = 7,
+    MIO_GGUF_STRING = 8, MIO_GGUF_ARRAY = 9, MIO_GGUF_U64 = 10, MIO_GGUF_I64 = 11,
+    MIO_GGUF_F64 = 12
+} mio_gguf_type;
+
+/* "u8", "i8", ..., "string", "array", "f64"; NULL for unknown codes. */
+MIO_API const char *mio_gguf_type_name(int type);
+
+/* Open flags. */
+#define MIO_OPEN_MMAP   0u        /* default: mmap PROT_READ/MAP_PRIVATE, fd closed after mapping */
+#define MIO_OPEN_READ   (1u << 0) /* read the whole file into a heap buffer instead of mapping */
+#define MIO_OPEN_SPLITS (1u << 1) /* path names part 1 of a split (name-00001-of-0000N.gguf): load all parts */
+/* For mio_gguf_open_buffer: */
+#define MIO_BUFFER_BORROW 0u        /* caller keeps the buffer alive and frees it after close */
+#define MIO_BUFFER_TAKE   (1u << 2) /* the handle owns the buffer (from malloc) and free()s it exactly
+                                       once, on close or on a failed open */
+
+/* Nested arrays (arrays of arrays) are accepted up to this depth (1 = plain array). */
+#define MIO_GGUF_MAX_ARRAY_DEPTH 8
+/* Strings and array counts longer than this are refused. */
+#define MIO_GGUF_MAX_LEN ((uint64_t)1 << 30)
+
+MIO_API mio_status mio_gguf_open(const char *path, uint32_t flags, mio_gguf_file **out);
+/* Parse a GGUF image in memory. flags: MIO_BUFFER_BORROW or MIO_BUFFER_TAKE. */
+MIO_API mio_status mio_gguf_open_buffer(const void *data, size_t len, uint32_t flags, mio_gguf_file **out);
+MIO_API void mio_gguf_close(mio_gguf_file *f);
+
+MIO_API uint32_t mio_gguf_version(const mio_gguf_file *f);
+MIO_API uint32_t mio_gguf_alignment(const mio_gguf_file *f);
+/* End of the tensor-info table (the header proper), before alignment padding. Part 1 for splits. */
+MIO_API uint64_t mio_gguf_header_size(const mio_gguf_file *f);
+/* Offset of the data section (header_size rounded up to the alignment). Part 1 for splits. */
+MIO_API uint64_t mio_gguf_data_offset(const mio_gguf_file *f);
+/* Size of the file in bytes (part 1 for splits). */
+MIO_API uint64_t mio_gguf_file_size(const mio_gguf_file *f);
+/* Number of files behind the handle (1 unless opened with MIO_OPEN_SPLITS). */
+MIO_API uint32_t mio_gguf_part_count(const mio_gguf_file *f);
+/* Data-section offset of part p within its own file. */
+MIO_API uint64_t mio_gguf_part_data_offset(const mio_gguf_file *f, uint32_t part);
+
+/* --- metadata --- */
+MIO_API int64_t mio_gguf_kv_count(const mio_gguf_file *f);
+/* Index of key (NUL-terminated) or -1. O(1) (hash lookup). */
+MIO_API int64_t mio_gguf_find_key(const mio_gguf_file *f, const char *key);
+MIO_API mio_str mio_gguf_kv_key(const mio_gguf_file *f, int64_t i);     /* {NULL,0} on bad index */
+MIO_API int mio_gguf_kv_type(const mio_gguf_file *f, int64_t i);        /* mio_gguf_type, -1 on bad index */
+
+/* A metadata value exactly as on the wire. For arrays, elem_type/count describe
+ * the elements and data/size span the element bytes (after the element type and
+ * count fields). For scalars count is 1 and data/size span the value itself; for
+ * strings data/size span the string bytes. */
+typedef struct mio_gguf_value {
+    int type;            /* mio_gguf_type */
+    int elem_type;       /* arrays: element type; otherwise -1 */
+    uint64_t count;      /* arrays: element count; otherwise 1 */
+    const void *data;    /* view into the file */
+    size_t size;         /* bytes at data */
+    uint32_t depth;      /* arrays: nesting depth (1 = array of scalars/strings) */
+} mio_gguf_value;
+
+MIO_API mio_status mio_gguf_kv_value(const mio_gguf_file *f, int64_t i, mio_gguf_value *out);
+/* The whole wire encoding of entry i's value (type field excluded), for verbatim copies. */
+MIO_API mio_status mio_gguf_kv_raw(const mio_gguf_file *f, int64_t i, mio_str *out);
+
+/* Widening getters. Integers: any integer type (and bool) widens; a u64 >= 2^63
+ * read as i64, or a negative value read as u64, is MIO_ERR_OUT_OF_RANGE. Floats:
+ * f32/f64 widen to double. Other types: MIO_ERR_TYPE_MISMATCH. */
+MIO_API mio_status mio_gguf_kv_i64(const mio_gguf_file *f, int64_t i, int64_t *out);
+MIO_API mio_status mio_gguf_kv_u64(const mio_gguf_file *f, int64_t i, uint64_t *out);
+MIO_API mio_status mio_gguf_kv_f64(const mio_gguf_file *f, int64_t i, double *out);
+MIO_API mio_status mio_gguf_kv_bool(const mio_gguf_file *f, int64_t i, int *out);
+MIO_API mio_status mio_gguf_kv_str(const mio_gguf_file *f, int64_t i, mio_str *out);
+
+/* Element j of the array at entry i, widened the same way. *_str is O(1) once the
+ * array's offset index exists; the index is built on the first call (thread-safe). */
+MIO_API mio_status mio_gguf_arr_i64(const mio_gguf_file *f, int64_t i, uint64_t j, int64_t *out);
+MIO_API mio_status mio_gguf_arr_u64(const mio_gguf_file *f, int64_t i, uint64_t j, uint64_t *out);
+MIO_API mio_status mio_gguf_arr_f64(const mio_gguf_file *f, int64_t i, uint64_t j, double *out);
+MIO_API mio_status mio_gguf_arr_str(const mio_gguf_file *f, int64_t i, uint64_t j, mio_str *out);
+
+/* Element j of an array value (any element type, nested arrays included), as a
+ * value of its own. O(j) for string/array elements, O(1) otherwise. */
+MIO_API mio_status mio_gguf_value_elem(const mio_gguf_value *arr, uint64_t j, mio_gguf_value *out);
+/* Widen a scalar value (same rules as the kv getters). */
+MIO_API mio_status mio_gguf_value_i64(const mio_gguf_value *v, int64_t *out);
+MIO_API mio_status mio_gguf_value_u64(const mio_gguf_value *v, uint64_t *out);
+MIO_API mio_status mio_gguf_value_f64(const mio_gguf_value *v, double *out);
+
+/* --- tensors --- */
+typedef struct mio_gguf_tensor {
+    mio_str name;
+    uint32_t n_dims;     /* 1..4 */
+    int64_t ne[4];       /* GGUF order: ne[0] is the innermost (row length); unused dims are 1 */
+    int type;            /* ggml type code */
+    uint64_t offset;     /* relative to its part's data section */
+    const void *data;    /* view of the tensor bytes */
+    uint64_t nbytes;
+    uint32_t part;       /* 0-based index of the file holding it (0 unless split) */
+} mio_gguf_tensor;
+
+MIO_API int64_t mio_gguf_tensor_count(const mio_gguf_file *f);
+MIO_API mio_status mio_gguf_tensor_info(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out);
+/* Index of the tensor named name (NUL-terminated) or -1. O(1). */
+MIO_API int64_t mio_gguf_find_tensor(const mio_gguf_file *f, const char *name);
+/* Logical [rows, cols] of a 2-D tensor (rows = ne[1], cols = ne[0]). */
+MIO_API mio_status mio_gguf_tensor_shape2d(const mio_gguf_tensor *t, int64_t *rows, int64_t *cols);
+
+/* Transfer the file mapping to the caller: afterwards mio_gguf_close no longer
+ * unmaps, and every view stays valid until mio_unmap(*addr, *len). For heap,
+ * buffer and split loads nothing is transferred: *addr = NULL, *len = 0, MIO_OK. */
+MIO_API mio_status mio_gguf_take_mapping(mio_gguf_file *f, void **addr, size_t *len);
+MIO_API mio_status mio_unmap(void *addr, size_t len);
+
+/* madvise(WILLNEED / DONTNEED) over [ptr, ptr+len), rounded out to pages and
+ * clipped to f's mappings. Best effort: a no-op for heap/buffer loads and for
+ * ranges outside f's mappings. */
+MIO_API void mio_prefetch(const mio_gguf_file *f, const void *ptr, size_t len);
+MIO_API void mio_release(const mio_gguf_file *f, const void *ptr, size_t len);
+
+/* ------------------------------------------------------------------------- */
+/* GGUF writer                                                               */
+/* ------------------------------------------------------------------------- */
+typedef struct mio_writer mio_writer;
+
+/* Writer flags. */
+#define MIO_WRITER_DEFAULT 0u
+/* With no tensors, end the file right after the header (gguf-py's layout)
+ * instead of padding the empty data section to the alignment (ggml's). */
+#define MIO_WRITER_NO_EMPTY_PAD (1u << 0)
+
+/* Sink for mio_writer_write_cb / mio_writer_begin_cb: return 0 on success, any
+ * other value aborts the write with MIO_ERR_IO. */
+typedef int (*mio_write_fn)(void *user, const void *data, size_t len);
+
+MIO_API mio_status mio_writer_new(uint32_t flags, mio_writer **out);
+/* Frees the writer; an unfinished streamed path write removes its temp file. */
+MIO_API void mio_writer_free(mio_writer *w);
+
+/* Typed metadata: the setter fixes the wire type. Setting an existing key replaces
+ * its value in place (file order kept). key is NUL-terminated and non-empty.
+ * Setting general.alignment (as u32) changes the writer's alignment; it must be a
+ * power of two in 1..2^20. */
+MIO_API mio_status mio_writer_set_u8(mio_writer *w, const char *key, uint8_t v);
+MIO_API mio_status mio_writer_set_i8(mio_writer *w, const char *key, int8_t v);
+MIO_API mio_status mio_writer_set_u16(mio_writer *w, const char *key, uint16_t v);
+MIO_API mio_status mio_writer_set_i16(mio_writer *w, const char *key, int16_t v);
+MIO_API mio_status mio_writer_set_u32(mio_writer *w, const char *key, uint32_t v);
+MIO_API mio_status mio_writer_set_i32(mio_writer *w, const char *key, int32_t v);
+MIO_API mio_status mio_writer_set_u64(mio_writer *w, const char *key, uint64_t v);
+MIO_API mio_status mio_writer_set_i64(mio_writer *w, const char *key, int64_t v);
+MIO_API mio_status mio_writer_set_f32(mio_writer *w, const char *key, float v);
+MIO_API mio_status mio_writer_set_f64(mio_writer *w, const char *key, double v);
+MIO_API mio_status mio_writer_set_bool(mio_writer *w, const char *key, int v);
+/* s: len bytes, copied (any bytes allowed). */
+MIO_API mio_status mio_writer_set_str(mio_writer *w, const char *key, const char *s, size_t len);
+/* Array of a fixed-width element type (not string/array): n elements at data, copied. */
+MIO_API mio_status mio_writer_set_arr(mio_writer *w, const char *key, int elem_type, const void *data, uint64_t n);
+/* Array of n strings; lens may be NULL (then each strs[k] is NUL-terminated). Copied. */
+MIO_API mio_status mio_writer_set_arr_str(mio_writer *w, const char *key, const char *const *strs,
+                                          const size_t *lens, uint64_t n);
+/* Remove a key; MIO_ERR_NOT_FOUND if absent. */
+MIO_API mio_status mio_writer_remove_key(mio_writer *w, const char *key);
+/* Copy entry i of src byte-verbatim (exact wire type kept); the bytes are copied. */
+MIO_API mio_status mio_writer_copy_kv(mio_writer *w, const mio_gguf_file *src, int64_t i);
+/* Copy every entry of src in file order, except the n_skip NUL-terminated keys in skip. */
+MIO_API mio_status mio_writer_copy_all_kv(mio_writer *w, const mio_gguf_file *src,
+                                          const char *const *skip, size_t n_skip);
+MIO_API int64_t mio_writer_kv_count(const mio_writer *w);
+MIO_API uint32_t mio_writer_alignment(const mio_writer *w);
+
+/* Tensors, in file order. add_tensor borrows data (len must equal the type x
+ * dims size) until the write completes; declare_tensor announces a tensor whose
+ * data is streamed later. Names: non-empty, < 64 bytes, unique. */
+MIO_API mio_status mio_writer_add_tensor(mio_writer *w, const char *name, int type, uint32_t n_dims,
+                                         const int64_t *ne, const void *data, size_t len);
+MIO_API mio_status mio_writer_declare_tensor(mio_writer *w, const char *name, int type, uint32_t n_dims,
+                                             const int64_t *ne);
+MIO_API int64_t mio_writer_tensor_count(const mio_writer *w);
+/* Size of the header as it will be written (before the data-section padding). */
+MIO_API uint64_t mio_writer_header_size(const mio_writer *w);
+
+/* One-shot output; every tensor must have data (add_tensor). The path write is
+ * atomic: temp file in the same directory, fsync, rename; nothing is left behind
+ * on failure. */
+MIO_API mio_status mio_writer_write_file(mio_writer *w, const char *path);
+MIO_API mio_status mio_writer_write_cb(mio_writer *w, mio_write_fn fn, void *user);
+MIO_API mio_status mio_writer_write_fd(mio_writer *w, int fd);
+
+/* Streaming output: begin writes the whole header; then one write_tensor call per
+ * tensor, in order, with exactly that tensor's bytes (a tensor added with data
+ * still needs its call — pass the same bytes or NULL to use the borrowed ones);
+ * finish writes the last padding and, for a path, fsyncs and renames into place.
+ * Errors: wrong length MIO_ERR_SIZE_MISMATCH, one call too many
+ * MIO_ERR_TOO_MANY_TENSORS, finish before the last tensor MIO_ERR_INCOMPLETE.
+ * After any error the stream is dead (temp file removed); mio_writer_free cleans up. */
+MIO_API mio_status mio_writer_begin_file(mio_writer *w, const char *path);
+MIO_API mio_status mio_writer_begin_cb(mio_writer *w, mio_write_fn fn, void *user);
+MIO_API mio_status mio_writer_begin_fd(mio_writer *w, int fd);
+MIO_API mio_status mio_writer_write_tensor(mio_writer *w, const void *data, size_t len);
+MIO_API mio_status mio_writer_finish(mio_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MODELIO_H */

@@ -1,0 +1,87 @@
+/* core.h — internal helpers shared by every module: error reporting, checked
+ * arithmetic, file I/O (mmap, heap read, atomic replace) and the name hash table.
+ * Nothing here is exported; public entry points live in include/modelio.h. */
+#ifndef MIO_CORE_H
+#define MIO_CORE_H
+
+#include "modelio.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define MIO_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define MIO_PRINTF(a, b)
+#endif
+
+/* Record a failure for mio_last_error() and return its status. */
+mio_status err_set(mio_status st, const char *fmt, ...) MIO_PRINTF(2, 3);
+/* Prefix the current message with more context ("part 2: ..."), keep status. */
+mio_status err_prefix(mio_status st, const char *fmt, ...) MIO_PRINTF(2, 3);
+
+/* Append more text to the current message. */
+void err_append(const char *fmt, ...) MIO_PRINTF(1, 2);
+
+/* Checked arithmetic: return false on overflow. */
+static inline bool ck_add(uint64_t a, uint64_t b, uint64_t *r) { return !__builtin_add_overflow(a, b, r); }
+static inline bool ck_mul(uint64_t a, uint64_t b, uint64_t *r) { return !__builtin_mul_overflow(a, b, r); }
+/* Round x up to a multiple of align (a power of two); false on overflow. */
+static inline bool ck_pad(uint64_t x, uint64_t align, uint64_t *r) {
+    uint64_t t;
+    if (!ck_add(x, align - 1, &t)) return false;
+    *r = t & ~(align - 1);
+    return true;
+}
+
+/* Escape bytes for a message: printable ASCII kept, others as \xNN, cut at max
+ * bytes with "...". Returns buf. */
+const char *esc_bytes(char *buf, size_t bufsz, const void *p, size_t len);
+
+/* --- file I/O --- */
+typedef struct mio_region {
+    const uint8_t *data;
+    size_t size;
+    void *map_addr;   /* non-NULL when data comes from mmap */
+    size_t map_len;
+    void *heap;       /* non-NULL when data is owned heap memory (free()) */
+} mio_region;
+
+/* mmap the whole file read-only (an empty file gives an empty region). */
+mio_status region_map(const char *path, mio_region *out);
+/* Read the whole file into a heap buffer. */
+mio_status region_read(const char *path, mio_region *out);
+void region_free(mio_region *r);
+
+/* Write everything or fail with MIO_ERR_IO naming what. */
+mio_status fd_write_all(int fd, const void *p, size_t n, const char *what);
+
+/* Atomic replacement of a path: write to a temp file in the same directory,
+ * then fsync + rename in commit; abort removes the temp file. */
+typedef struct mio_atomic_file {
+    int fd;
+    char *path;
+    char *tmp_path;
+} mio_atomic_file;
+mio_status atomic_open(const char *path, mio_atomic_file *af);
+mio_status atomic_commit(mio_atomic_file *af);
+void atomic_abort(mio_atomic_file *af);
+
+/* --- name hash table (xxHash), indices into a caller-owned array --- */
+typedef struct mio_namehash {
+    uint64_t *slots;   /* 0 = empty, else (hash & ~0xffffffff) | (index+1) */
+    uint64_t mask;
+} mio_namehash;
+/* Capacity for n names. */
+mio_status namehash_init(mio_namehash *h, uint64_t n);
+void namehash_free(mio_namehash *h);
+typedef mio_str (*namehash_key_fn)(const void *ctx, uint64_t index);
+/* Insert index; if an equal name exists returns false and sets *dup to its index. */
+bool namehash_insert(mio_namehash *h, const char *name, size_t len, uint64_t index,
+                     namehash_key_fn key, const void *ctx, uint64_t *dup);
+/* Index of name or -1. */
+int64_t namehash_find(const mio_namehash *h, const char *name, size_t len, namehash_key_fn key,
+                      const void *ctx);
+
+#endif

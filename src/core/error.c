@@ -1,0 +1,92 @@
+/* error.c — status names and the thread-local message behind mio_last_error().
+ * The message buffer is per thread, so concurrent readers never see each
+ * other's failures. */
+#include "core.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MIO_ERRBUF 1024
+static _Thread_local char g_err[MIO_ERRBUF];
+
+const char *mio_version(void) { return "0.1.0"; }
+
+mio_status err_set(mio_status st, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_err, sizeof g_err, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+mio_status err_prefix(mio_status st, const char *fmt, ...) {
+    char old[MIO_ERRBUF];
+    memcpy(old, g_err, sizeof old);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(g_err, sizeof g_err, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < sizeof g_err) snprintf(g_err + n, sizeof g_err - (size_t)n, "%s", old);
+    return st;
+}
+
+void err_append(const char *fmt, ...) {
+    size_t n = strlen(g_err);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_err + n, sizeof g_err - n, fmt, ap);
+    va_end(ap);
+}
+
+const char *mio_last_error(void) { return g_err; }
+
+const char *mio_status_name(mio_status s) {
+    switch (s) {
+    case MIO_OK: return "MIO_OK";
+    case MIO_ERR_IO: return "MIO_ERR_IO";
+    case MIO_ERR_NOMEM: return "MIO_ERR_NOMEM";
+    case MIO_ERR_INVALID_ARG: return "MIO_ERR_INVALID_ARG";
+    case MIO_ERR_BAD_MAGIC: return "MIO_ERR_BAD_MAGIC";
+    case MIO_ERR_UNSUPPORTED_VERSION: return "MIO_ERR_UNSUPPORTED_VERSION";
+    case MIO_ERR_TRUNCATED: return "MIO_ERR_TRUNCATED";
+    case MIO_ERR_INVALID_TENSOR_INFO: return "MIO_ERR_INVALID_TENSOR_INFO";
+    case MIO_ERR_INVALID_ALIGNMENT: return "MIO_ERR_INVALID_ALIGNMENT";
+    case MIO_ERR_DUPLICATE_KEY: return "MIO_ERR_DUPLICATE_KEY";
+    case MIO_ERR_DUPLICATE_TENSOR: return "MIO_ERR_DUPLICATE_TENSOR";
+    case MIO_ERR_UNSUPPORTED_TYPE: return "MIO_ERR_UNSUPPORTED_TYPE";
+    case MIO_ERR_OUT_OF_RANGE: return "MIO_ERR_OUT_OF_RANGE";
+    case MIO_ERR_NOT_FOUND: return "MIO_ERR_NOT_FOUND";
+    case MIO_ERR_TYPE_MISMATCH: return "MIO_ERR_TYPE_MISMATCH";
+    case MIO_ERR_OVERFLOW: return "MIO_ERR_OVERFLOW";
+    case MIO_ERR_INVALID_KV: return "MIO_ERR_INVALID_KV";
+    case MIO_ERR_LIMIT: return "MIO_ERR_LIMIT";
+    case MIO_ERR_INVALID_OFFSET: return "MIO_ERR_INVALID_OFFSET";
+    case MIO_ERR_SPLIT: return "MIO_ERR_SPLIT";
+    case MIO_ERR_SIZE_MISMATCH: return "MIO_ERR_SIZE_MISMATCH";
+    case MIO_ERR_TOO_MANY_TENSORS: return "MIO_ERR_TOO_MANY_TENSORS";
+    case MIO_ERR_INCOMPLETE: return "MIO_ERR_INCOMPLETE";
+    case MIO_ERR_STATE: return "MIO_ERR_STATE";
+    case MIO_ERR_BYTE_ORDER: return "MIO_ERR_BYTE_ORDER";
+    }
+    return "MIO_ERR_UNKNOWN";
+}
+
+const char *esc_bytes(char *buf, size_t bufsz, const void *p, size_t len) {
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *s = p;
+    size_t o = 0;
+    if (bufsz < 8) { if (bufsz) buf[0] = 0; return buf; }
+    for (size_t i = 0; i < len; i++) {
+        if (o + 8 >= bufsz) { memcpy(buf + o, "...", 4); return buf; }
+        unsigned char c = s[i];
+        if (c >= 0x20 && c < 0x7f && c != '\\') {
+            buf[o++] = (char)c;
+        } else {
+            buf[o++] = '\\'; buf[o++] = 'x';
+            buf[o++] = hex[c >> 4]; buf[o++] = hex[c & 15];
+        }
+    }
+    buf[o] = 0;
+    return buf;
+}

@@ -1,0 +1,55 @@
+/* namehash.c — open-addressing hash of names (xxHash3) to indices, used for
+ * duplicate detection while parsing and for O(1) lookups afterwards. The table
+ * stores only indices; names are fetched back through a callback, so no name
+ * bytes are copied. Capacity is fixed at init (load factor <= 1/2). */
+#include "core.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+mio_status namehash_init(mio_namehash *h, uint64_t n) {
+    uint64_t cap = 16;
+    while (cap < 2 * n + 2) cap <<= 1;
+    h->slots = calloc((size_t)cap, sizeof *h->slots);
+    if (!h->slots) { h->mask = 0; return err_set(MIO_ERR_NOMEM, "cannot allocate a hash table for %llu names", (unsigned long long)n); }
+    h->mask = cap - 1;
+    return MIO_OK;
+}
+
+void namehash_free(mio_namehash *h) {
+    free(h->slots);
+    h->slots = NULL;
+    h->mask = 0;
+}
+
+#define HI(x) ((x) & 0xffffffff00000000ull)
+
+bool namehash_insert(mio_namehash *h, const char *name, size_t len, uint64_t index,
+                     namehash_key_fn key, const void *ctx, uint64_t *dup) {
+    uint64_t hv = XXH3_64bits(name, len);
+    for (uint64_t i = hv & h->mask;; i = (i + 1) & h->mask) {
+        uint64_t s = h->slots[i];
+        if (!s) { h->slots[i] = HI(hv) | (index + 1); return true; }
+        if (HI(s) == HI(hv)) {
+            uint64_t other = (s & 0xffffffffu) - 1;
+            mio_str k = key(ctx, other);
+            if (k.len == len && memcmp(k.ptr, name, len) == 0) { if (dup) *dup = other; return false; }
+        }
+    }
+}
+
+int64_t namehash_find(const mio_namehash *h, const char *name, size_t len, namehash_key_fn key,
+                      const void *ctx) {
+    if (!h->slots) return -1;
+    uint64_t hv = XXH3_64bits(name, len);
+    for (uint64_t i = hv & h->mask;; i = (i + 1) & h->mask) {
+        uint64_t s = h->slots[i];
+        if (!s) return -1;
+        if (HI(s) == HI(hv)) {
+            uint64_t idx = (s & 0xffffffffu) - 1;
+            mio_str k = key(ctx, idx);
+            if (k.len == len && memcmp(k.ptr, name, len) == 0) return (int64_t)idx;
+        }
+    }
+}

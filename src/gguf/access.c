@@ -1,0 +1,399 @@
+/* access.c — read-only accessors over a parsed mio_gguf_file: metadata getters
+ * with widening, array element access, tensor info, mappings and madvise hints.
+ * All of these may run concurrently on one handle; the only lazy state (string
+ * array offset indices) is published with an atomic compare-and-swap. */
+#include "gguf_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static const gguf_kv *kv_at(const mio_gguf_file *f, int64_t i) {
+    if (!f) { err_set(MIO_ERR_INVALID_ARG, "file handle is NULL"); return NULL; }
+    if (i < 0 || (uint64_t)i >= f->n_kv) {
+        err_set(MIO_ERR_INVALID_ARG, "metadata index %lld out of range (file has %llu entries)", (long long)i,
+                (unsigned long long)f->n_kv);
+        return NULL;
+    }
+    return &f->kv[i];
+}
+
+uint32_t mio_gguf_version(const mio_gguf_file *f) { return f ? f->version : 0; }
+uint32_t mio_gguf_alignment(const mio_gguf_file *f) { return f ? f->alignment : 0; }
+uint64_t mio_gguf_header_size(const mio_gguf_file *f) { return f ? f->parts[0].header_size : 0; }
+uint64_t mio_gguf_data_offset(const mio_gguf_file *f) { return f ? f->parts[0].data_offset : 0; }
+uint64_t mio_gguf_file_size(const mio_gguf_file *f) { return f ? f->parts[0].region.size : 0; }
+uint32_t mio_gguf_part_count(const mio_gguf_file *f) { return f ? f->n_parts : 0; }
+uint64_t mio_gguf_part_data_offset(const mio_gguf_file *f, uint32_t part) {
+    return (f && part < f->n_parts) ? f->parts[part].data_offset : 0;
+}
+
+int64_t mio_gguf_kv_count(const mio_gguf_file *f) { return f ? (int64_t)f->n_kv : -1; }
+int64_t mio_gguf_tensor_count(const mio_gguf_file *f) { return f ? (int64_t)f->n_tensors : -1; }
+
+int64_t mio_gguf_find_key(const mio_gguf_file *f, const char *key) {
+    if (!f || !key) return -1;
+    return namehash_find(&f->kv_hash, key, strlen(key), gguf_kv_key_at, f);
+}
+
+int64_t mio_gguf_find_tensor(const mio_gguf_file *f, const char *name) {
+    if (!f || !name) return -1;
+    return namehash_find(&f->t_hash, name, strlen(name), gguf_tensor_name_at, f);
+}
+
+mio_str mio_gguf_kv_key(const mio_gguf_file *f, int64_t i) {
+    const gguf_kv *kv = kv_at(f, i);
+    mio_str s = {NULL, 0};
+    return kv ? kv->key : s;
+}
+
+int mio_gguf_kv_type(const mio_gguf_file *f, int64_t i) {
+    const gguf_kv *kv = kv_at(f, i);
+    return kv ? kv->type : -1;
+}
+
+static void kv_to_value(const gguf_kv *kv, mio_gguf_value *out) {
+    out->type = kv->type;
+    out->elem_type = kv->elem_type;
+    out->count = kv->count;
+    out->data = kv->val;
+    out->size = kv->val_len;
+    out->depth = kv->type == MIO_GGUF_ARRAY ? kv->depth : 0;
+}
+
+mio_status mio_gguf_kv_value(const mio_gguf_file *f, int64_t i, mio_gguf_value *out) {
+    const gguf_kv *kv = kv_at(f, i);
+    if (!kv) return MIO_ERR_INVALID_ARG;
+    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    kv_to_value(kv, out);
+    return MIO_OK;
+}
+
+mio_status mio_gguf_kv_raw(const mio_gguf_file *f, int64_t i, mio_str *out) {
+    const gguf_kv *kv = kv_at(f, i);
+    if (!kv) return MIO_ERR_INVALID_ARG;
+    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    out->ptr = (const char *)kv->raw;
+    out->len = kv->raw_len;
+    return MIO_OK;
+}
+
+/* --- widening of one scalar at p of type t --- */
+static bool is_int_type(int t) {
+    return t == MIO_GGUF_U8 || t == MIO_GGUF_I8 || t == MIO_GGUF_U16 || t == MIO_GGUF_I16 || t == MIO_GGUF_U32 ||
+           t == MIO_GGUF_I32 || t == MIO_GGUF_U64 || t == MIO_GGUF_I64 || t == MIO_GGUF_BOOL;
+}
+static bool is_signed(int t) { return t == MIO_GGUF_I8 || t == MIO_GGUF_I16 || t == MIO_GGUF_I32 || t == MIO_GGUF_I64; }
+
+/* Loads an integer as (negative?, magnitude bits): signed values sign-extended into i, unsigned into u. */
+static void load_int(const uint8_t *p, int t, int64_t *i, uint64_t *u) {
+    switch (t) {
+    case MIO_GGUF_U8: case MIO_GGUF_BOOL: *u = p[0]; break;
+    case MIO_GGUF_I8: *i = (int8_t)p[0]; break;
+    case MIO_GGUF_U16: *u = ld16(p); break;
+    case MIO_GGUF_I16: *i = (int16_t)ld16(p); break;
+    case MIO_GGUF_U32: *u = ld32(p); break;
+    case MIO_GGUF_I32: *i = (int32_t)ld32(p); break;
+    case MIO_GGUF_U64: *u = ld64(p); break;
+    case MIO_GGUF_I64: *i = (int64_t)ld64(p); break;
+    default: break;
+    }
+}
+
+static mio_status widen_i64(const uint8_t *p, int t, int64_t *out, const char *what) {
+    if (!is_int_type(t)) return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not an integer", what,
+                                        mio_gguf_type_name(t) ? mio_gguf_type_name(t) : "?");
+    int64_t i = 0;
+    uint64_t u = 0;
+    load_int(p, t, &i, &u);
+    if (is_signed(t)) { *out = i; return MIO_OK; }
+    if (u > (uint64_t)INT64_MAX)
+        return err_set(MIO_ERR_OUT_OF_RANGE, "%s is %llu, which does not fit in int64 (read it as u64)", what,
+                       (unsigned long long)u);
+    *out = (int64_t)u;
+    return MIO_OK;
+}
+
+static mio_status widen_u64(const uint8_t *p, int t, uint64_t *out, const char *what) {
+    if (!is_int_type(t)) return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not an integer", what,
+                                        mio_gguf_type_name(t) ? mio_gguf_type_name(t) : "?");
+    int64_t i = 0;
+    uint64_t u = 0;
+    load_int(p, t, &i, &u);
+    if (!is_signed(t)) { *out = u; return MIO_OK; }
+    if (i < 0) return err_set(MIO_ERR_OUT_OF_RANGE, "%s is negative (%lld), not representable as u64", what, (long long)i);
+    *out = (uint64_t)i;
+    return MIO_OK;
+}
+
+static mio_status widen_f64(const uint8_t *p, int t, double *out, const char *what) {
+    if (t == MIO_GGUF_F32) { float v; memcpy(&v, p, 4); *out = v; return MIO_OK; }
+    if (t == MIO_GGUF_F64) { memcpy(out, p, 8); return MIO_OK; }
+    return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not a float", what,
+                   mio_gguf_type_name(t) ? mio_gguf_type_name(t) : "?");
+}
+
+
+static const char *key_desc(const gguf_kv *kv, char *buf, size_t n) {
+    char k[160];
+    esc_bytes(k, sizeof k, kv->key.ptr, kv->key.len);
+    snprintf(buf, n, "key '%s'", k);
+    return buf;
+}
+
+mio_status mio_gguf_kv_i64(const mio_gguf_file *f, int64_t i, int64_t *out) {
+    const gguf_kv *kv = kv_at(f, i);
+    if (!kv) return MIO_ERR_INVALID_ARG;
+    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    char d[200];
+    return widen_i64(kv->val, kv->type, out, key_desc(kv, d, sizeof d));
+}
+
+mio_status mio_gguf_kv_u64(const mio_gguf_file *f, int64_t i, uint64_t *out) {
+    const gguf_kv *kv = kv_at(f, i);
+    if (!kv) return MIO_ERR_INVALID_ARG;
+    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    char d[200];
+    return widen_u64(kv->val, kv->type, out, key_desc(kv, d, sizeof d));
+}
+
+mio_status mio_gguf_kv_f64(const mio_gguf_file *f, int64_t i, double *out) {
+    const gguf_kv *kv = kv_at(f, i);
+    if (!kv) return MIO_ERR_INVALID_ARG;
+    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    char d[200];
+    return widen_f64(kv->val, kv->type, out, key_desc(kv, d, sizeof d));
+}
+
+mio_status mio_gguf_kv_bool(const mio_gguf_file *f, int64_t i, int *out) {
+    const gguf_kv *kv = kv_at(f, i);
+    if (!kv) return MIO_ERR_INVALID_ARG;
+    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    char d[200];
+    if (kv->type != MIO_GGUF_BOOL)
+        return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not bool", key_desc(kv, d, sizeof d),
+                       mio_gguf_type_name(kv->type));
+    *out = kv->val[0] != 0;
+    return MIO_OK;
+}
+
+mio_status mio_gguf_kv_str(const mio_gguf_file *f, int64_t i, mio_str *out) {
+    const gguf_kv *kv = kv_at(f, i);
+    if (!kv) return MIO_ERR_INVALID_ARG;
+    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    char d[200];
+    if (kv->type != MIO_GGUF_STRING)
+        return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not string", key_desc(kv, d, sizeof d),
+                       mio_gguf_type_name(kv->type));
+    out->ptr = (const char *)kv->val;
+    out->len = kv->val_len;
+    return MIO_OK;
+}
+
+/* --- arrays --- */
+static mio_status arr_elem(const gguf_kv *kv, uint64_t j, const uint8_t **p, int want_class) {
+    char d[200];
+    if (kv->type != MIO_GGUF_ARRAY)
+        return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not an array", key_desc(kv, d, sizeof d),
+                       mio_gguf_type_name(kv->type));
+    if (j >= kv->count)
+        return err_set(MIO_ERR_OUT_OF_RANGE, "%s: index %llu out of range (array has %llu elements)",
+                       key_desc(kv, d, sizeof d), (unsigned long long)j, (unsigned long long)kv->count);
+    size_t es = gguf_type_size(kv->elem_type);
+    if (want_class == 0 && !es)
+        return err_set(MIO_ERR_TYPE_MISMATCH, "%s is an array of %s, not of numbers", key_desc(kv, d, sizeof d),
+                       mio_gguf_type_name(kv->elem_type));
+    *p = kv->val + j * es;
+    return MIO_OK;
+}
+
+mio_status mio_gguf_arr_i64(const mio_gguf_file *f, int64_t i, uint64_t j, int64_t *out) {
+    const gguf_kv *kv = kv_at(f, i);
+    if (!kv) return MIO_ERR_INVALID_ARG;
+    const uint8_t *p;
+    mio_status st = arr_elem(kv, j, &p, 0);
+    if (st) return st;
+    char d[200];
+    return widen_i64(p, kv->elem_type, out, key_desc(kv, d, sizeof d));
+}
+
+mio_status mio_gguf_arr_u64(const mio_gguf_file *f, int64_t i, uint64_t j, uint64_t *out) {
+    const gguf_kv *kv = kv_at(f, i);
+    if (!kv) return MIO_ERR_INVALID_ARG;
+    const uint8_t *p;
+    mio_status st = arr_elem(kv, j, &p, 0);
+    if (st) return st;
+    char d[200];
+    return widen_u64(p, kv->elem_type, out, key_desc(kv, d, sizeof d));
+}
+
+mio_status mio_gguf_arr_f64(const mio_gguf_file *f, int64_t i, uint64_t j, double *out) {
+    const gguf_kv *kv = kv_at(f, i);
+    if (!kv) return MIO_ERR_INVALID_ARG;
+    const uint8_t *p;
+    mio_status st = arr_elem(kv, j, &p, 0);
+    if (st) return st;
+    char d[200];
+    return widen_f64(p, kv->elem_type, out, key_desc(kv, d, sizeof d));
+}
+
+/* The offset index of a string array: built once, published with CAS. */
+static const uint64_t *str_index(const gguf_kv *kv) {
+    gguf_kv *mkv = (gguf_kv *)(uintptr_t)kv;
+    uint64_t *idx = atomic_load_explicit(&mkv->str_index, memory_order_acquire);
+    if (idx) return idx;
+    idx = malloc((size_t)(kv->count ? kv->count : 1) * sizeof *idx);
+    if (!idx) return NULL;
+    uint64_t off = 0;
+    for (uint64_t k = 0; k < kv->count; k++) {
+        idx[k] = off;
+        off += 8 + ld64(kv->val + off); /* validated at parse time */
+    }
+    uint64_t *expected = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&mkv->str_index, &expected, idx, memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+        free(idx);
+        return expected;
+    }
+    return idx;
+}
+
+mio_status mio_gguf_arr_str(const mio_gguf_file *f, int64_t i, uint64_t j, mio_str *out) {
+    const gguf_kv *kv = kv_at(f, i);
+    if (!kv) return MIO_ERR_INVALID_ARG;
+    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    const uint8_t *p;
+    mio_status st = arr_elem(kv, j, &p, 1);
+    if (st) return st;
+    char d[200];
+    if (kv->elem_type != MIO_GGUF_STRING)
+        return err_set(MIO_ERR_TYPE_MISMATCH, "%s is an array of %s, not of strings", key_desc(kv, d, sizeof d),
+                       mio_gguf_type_name(kv->elem_type));
+    const uint64_t *idx = str_index(kv);
+    if (!idx) return err_set(MIO_ERR_NOMEM, "cannot allocate the string index of %s", key_desc(kv, d, sizeof d));
+    const uint8_t *s = kv->val + idx[j];
+    out->ptr = (const char *)s + 8;
+    out->len = (size_t)ld64(s);
+    return MIO_OK;
+}
+
+/* --- generic values (may be caller-built: everything is bounds-checked) --- */
+mio_status mio_gguf_value_elem(const mio_gguf_value *arr, uint64_t j, mio_gguf_value *out) {
+    if (!arr || !out) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    if (arr->type != MIO_GGUF_ARRAY) return err_set(MIO_ERR_TYPE_MISMATCH, "value is not an array");
+    if (j >= arr->count)
+        return err_set(MIO_ERR_OUT_OF_RANGE, "index %llu out of range (array has %llu elements)", (unsigned long long)j,
+                       (unsigned long long)arr->count);
+    const uint8_t *p = arr->data, *end = p + arr->size;
+    int et = arr->elem_type;
+    size_t es = gguf_type_size(et);
+    uint64_t len = 0;
+    if (es) {
+        uint64_t off;
+        if (!ck_mul(j, es, &off) || off + es > arr->size) return err_set(MIO_ERR_TRUNCATED, "array data too short");
+        p += off;
+        len = es;
+    } else {
+        uint32_t depth = arr->depth ? arr->depth : 1;
+        for (uint64_t k = 0;; k++) {
+            mio_status st = gguf_skip_value(p, end, et, depth, &len, "array element");
+            if (st) return st;
+            if (k == j) break;
+            p += len;
+        }
+    }
+    out->type = et;
+    out->elem_type = -1;
+    out->count = 1;
+    out->depth = 0;
+    if (et == MIO_GGUF_STRING) {
+        out->data = p + 8;
+        out->size = (size_t)len - 8;
+    } else if (et == MIO_GGUF_ARRAY) {
+        out->elem_type = (int32_t)ld32(p);
+        out->count = ld64(p + 4);
+        out->data = p + 12;
+        out->size = (size_t)len - 12;
+        out->depth = (arr->depth ? arr->depth : 2) - 1;
+    } else {
+        out->data = p;
+        out->size = (size_t)len;
+    }
+    return MIO_OK;
+}
+
+static mio_status value_scalar(const mio_gguf_value *v) {
+    if (!v || !v->data) return err_set(MIO_ERR_INVALID_ARG, "NULL value");
+    size_t es = gguf_type_size(v->type);
+    if (es && v->size < es) return err_set(MIO_ERR_TRUNCATED, "value needs %zu bytes, has %zu", es, v->size);
+    return MIO_OK;
+}
+
+mio_status mio_gguf_value_i64(const mio_gguf_value *v, int64_t *out) {
+    mio_status st = value_scalar(v);
+    return st ? st : widen_i64(v->data, v->type, out, "value");
+}
+mio_status mio_gguf_value_u64(const mio_gguf_value *v, uint64_t *out) {
+    mio_status st = value_scalar(v);
+    return st ? st : widen_u64(v->data, v->type, out, "value");
+}
+mio_status mio_gguf_value_f64(const mio_gguf_value *v, double *out) {
+    mio_status st = value_scalar(v);
+    return st ? st : widen_f64(v->data, v->type, out, "value");
+}
+
+/* --- tensors --- */
+mio_status mio_gguf_tensor_info(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out) {
+    if (!f || !out) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    if (i < 0 || (uint64_t)i >= f->n_tensors)
+        return err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
+                       (unsigned long long)f->n_tensors);
+    *out = f->tensors[i];
+    return MIO_OK;
+}
+
+mio_status mio_gguf_tensor_shape2d(const mio_gguf_tensor *t, int64_t *rows, int64_t *cols) {
+    if (!t || !rows || !cols) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    if (t->n_dims != 2)
+        return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%.*s' has %u dims, not 2", (int)(t->name.len < 100 ? t->name.len : 100),
+                       t->name.ptr, t->n_dims);
+    *rows = t->ne[1];
+    *cols = t->ne[0];
+    return MIO_OK;
+}
+
+/* --- mappings --- */
+mio_status mio_gguf_take_mapping(mio_gguf_file *f, void **addr, size_t *len) {
+    if (!f || !addr || !len) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    *addr = NULL;
+    *len = 0;
+    if (f->split || f->n_parts != 1 || !f->parts[0].region.map_addr) return MIO_OK;
+    *addr = f->parts[0].region.map_addr;
+    *len = f->parts[0].region.map_len;
+    f->parts[0].region.map_addr = NULL; /* close no longer unmaps */
+    f->parts[0].region.map_len = 0;
+    return MIO_OK;
+}
+
+static void advise(const mio_gguf_file *f, const void *ptr, size_t len, int advice) {
+    if (!f || !ptr || !len) return;
+    uintptr_t a = (uintptr_t)ptr, b = a + len;
+    if (b < a) return;
+    long pg = sysconf(_SC_PAGESIZE);
+    uintptr_t page = pg > 0 ? (uintptr_t)pg : 4096;
+    for (uint32_t p = 0; p < f->n_parts; p++) {
+        const mio_region *r = &f->parts[p].region;
+        if (!r->map_addr) continue;
+        uintptr_t ms = (uintptr_t)r->map_addr, me = ms + r->map_len;
+        uintptr_t s = a > ms ? a : ms, e = b < me ? b : me;
+        if (s >= e) continue;
+        s &= ~(page - 1);
+        e = (e + page - 1) & ~(page - 1);
+        (void)madvise((void *)s, e - s, advice); /* best effort */
+    }
+}
+
+void mio_prefetch(const mio_gguf_file *f, const void *ptr, size_t len) { advise(f, ptr, len, MADV_WILLNEED); }
+void mio_release(const mio_gguf_file *f, const void *ptr, size_t len) { advise(f, ptr, len, MADV_DONTNEED); }

@@ -1,0 +1,71 @@
+/* gguf_internal.h — the parsed representation behind mio_gguf_file, shared by
+ * parse.c (building it), access.c (reading it), split.c (merging parts) and
+ * write.c (verbatim copies). Every pointer here is a view into a part's region. */
+#ifndef MIO_GGUF_INTERNAL_H
+#define MIO_GGUF_INTERNAL_H
+
+#include "core/core.h"
+
+#include <stdatomic.h>
+
+#define GGUF_DEFAULT_ALIGNMENT 32u
+#define GGUF_MAX_ALIGNMENT (1u << 20)
+#define GGUF_MAX_NAME 64u /* tensor names must be shorter (ggml's GGML_MAX_NAME) */
+
+typedef struct gguf_kv {
+    mio_str key;
+    int32_t type;
+    int32_t elem_type;            /* arrays only, else -1 */
+    uint32_t depth;               /* arrays only */
+    uint64_t count;               /* arrays: elements; else 1 */
+    const uint8_t *val;           /* scalars/strings: the value bytes; arrays: the element bytes */
+    size_t val_len;
+    const uint8_t *raw;           /* whole wire value after the type field */
+    size_t raw_len;
+    _Atomic(uint64_t *) str_index; /* string arrays: lazily built element offsets (from val) */
+} gguf_kv;
+
+typedef struct gguf_part {
+    mio_region region;
+    uint64_t header_size;
+    uint64_t data_offset;
+} gguf_part;
+
+struct mio_gguf_file {
+    uint32_t version;
+    uint32_t alignment;
+    gguf_part *parts;
+    uint32_t n_parts;
+    bool split;
+    gguf_kv *kv;
+    uint64_t n_kv;
+    mio_namehash kv_hash;
+    mio_gguf_tensor *tensors;
+    uint64_t n_tensors;
+    mio_namehash t_hash;
+};
+
+/* Size in bytes of a fixed-width GGUF value type, 0 for string/array/unknown. */
+size_t gguf_type_size(int type);
+/* Validate the value of type at [p, end) (depth = enclosing array depth) and
+ * return its wire length in *len. Messages name `what`. */
+mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint32_t depth, uint64_t *len,
+                           const char *what);
+
+/* Parse one GGUF image in region (ownership of region moves into *out, also on failure). */
+mio_status gguf_parse_region(mio_region *region, mio_gguf_file **out);
+void gguf_file_free(mio_gguf_file *f);
+/* Map (or read, with MIO_OPEN_READ) and parse one file. */
+mio_status gguf_open_single(const char *path, uint32_t flags, mio_gguf_file **out);
+/* Build the hash of tensor names (after tensors are complete). */
+mio_status gguf_index_tensors(mio_gguf_file *f);
+
+mio_str gguf_kv_key_at(const void *f, uint64_t i);
+mio_str gguf_tensor_name_at(const void *f, uint64_t i);
+
+/* Little-endian loads from unaligned bytes. */
+static inline uint16_t ld16(const uint8_t *p) { uint16_t v; __builtin_memcpy(&v, p, 2); return v; }
+static inline uint32_t ld32(const uint8_t *p) { uint32_t v; __builtin_memcpy(&v, p, 4); return v; }
+static inline uint64_t ld64(const uint8_t *p) { uint64_t v; __builtin_memcpy(&v, p, 8); return v; }
+
+#endif

@@ -1,0 +1,544 @@
+/* write.c — mio_writer: builds a GGUF v3 file with llama.cpp-exact layout
+ * (tensor offsets are the running sum of sizes padded to the alignment; every
+ * tensor, the last included, is padded). One code path writes everything: the
+ * one-shot calls are begin + one write_tensor per tensor + finish. Path output
+ * goes through a temp file that is renamed into place only by finish. */
+#include "gguf_internal.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct wkv {
+    char *key;
+    size_t key_len;
+    int32_t type;
+    uint8_t *raw; /* wire bytes of the value (after the type field) */
+    size_t raw_len;
+} wkv;
+
+typedef struct wtensor {
+    char *name;
+    size_t name_len;
+    int type;
+    uint32_t n_dims;
+    int64_t ne[4];
+    uint64_t nbytes;
+    uint64_t offset;
+    const void *data; /* borrowed; NULL for declared tensors */
+} wtensor;
+
+enum { W_IDLE, W_STREAM, W_DEAD };
+enum { SINK_NONE, SINK_PATH, SINK_FD, SINK_CB };
+
+struct mio_writer {
+    uint32_t flags;
+    uint32_t alignment;
+    wkv *kv;
+    uint64_t n_kv, cap_kv;
+    wtensor *t;
+    uint64_t n_t, cap_t;
+    mio_namehash kv_hash, t_hash;
+    /* streaming state */
+    int state;
+    int sink;
+    mio_atomic_file af;
+    int fd;
+    mio_write_fn fn;
+    void *user;
+    uint64_t next;
+};
+
+static mio_str wkv_key_at(const void *w, uint64_t i) {
+    const wkv *k = &((const mio_writer *)w)->kv[i];
+    mio_str s = {k->key, k->key_len};
+    return s;
+}
+static mio_str wt_name_at(const void *w, uint64_t i) {
+    const wtensor *t = &((const mio_writer *)w)->t[i];
+    mio_str s = {t->name, t->name_len};
+    return s;
+}
+
+/* Grow (rebuild) a hash so it keeps a load factor <= 1/2 after one more insert. */
+static mio_status hash_reserve(mio_namehash *h, uint64_t n_after, namehash_key_fn key, const void *ctx) {
+    if (h->slots && n_after * 2 + 2 <= h->mask + 1) return MIO_OK;
+    mio_namehash nh;
+    mio_status st = namehash_init(&nh, n_after * 2);
+    if (st) return st;
+    for (uint64_t i = 0; i + 1 < n_after; i++) {
+        mio_str s = key(ctx, i);
+        namehash_insert(&nh, s.ptr, s.len, i, key, ctx, NULL);
+    }
+    namehash_free(h);
+    *h = nh;
+    return MIO_OK;
+}
+
+mio_status mio_writer_new(uint32_t flags, mio_writer **out) {
+    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (flags & ~MIO_WRITER_NO_EMPTY_PAD) return err_set(MIO_ERR_INVALID_ARG, "unknown writer flags 0x%x", flags);
+    mio_writer *w = calloc(1, sizeof *w);
+    if (!w) return err_set(MIO_ERR_NOMEM, "out of memory");
+    w->flags = flags;
+    w->alignment = GGUF_DEFAULT_ALIGNMENT;
+    w->fd = -1;
+    w->af.fd = -1;
+    *out = w;
+    return MIO_OK;
+}
+
+static void stream_abort(mio_writer *w) {
+    if (w->sink == SINK_PATH) atomic_abort(&w->af);
+    w->sink = SINK_NONE;
+    w->state = W_DEAD;
+}
+
+void mio_writer_free(mio_writer *w) {
+    if (!w) return;
+    if (w->state == W_STREAM) stream_abort(w);
+    for (uint64_t i = 0; i < w->n_kv; i++) { free(w->kv[i].key); free(w->kv[i].raw); }
+    for (uint64_t i = 0; i < w->n_t; i++) free(w->t[i].name);
+    free(w->kv);
+    free(w->t);
+    namehash_free(&w->kv_hash);
+    namehash_free(&w->t_hash);
+    free(w);
+}
+
+int64_t mio_writer_kv_count(const mio_writer *w) { return w ? (int64_t)w->n_kv : -1; }
+int64_t mio_writer_tensor_count(const mio_writer *w) { return w ? (int64_t)w->n_t : -1; }
+uint32_t mio_writer_alignment(const mio_writer *w) { return w ? w->alignment : 0; }
+
+static mio_status check_mutable(const mio_writer *w) {
+    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer is NULL");
+    if (w->state == W_STREAM) return err_set(MIO_ERR_STATE, "the writer is streaming; finish or free it before changing it");
+    return MIO_OK;
+}
+
+/* Store key = (type, raw) taking ownership of raw; replaces in place if present. */
+static mio_status put_kv(mio_writer *w, const char *key, size_t key_len, int32_t type, uint8_t *raw, size_t raw_len) {
+    mio_status st = check_mutable(w);
+    if (!st && (!key || key_len == 0)) st = err_set(MIO_ERR_INVALID_KV, "metadata key is empty");
+    if (!st && key_len > MIO_GGUF_MAX_LEN) st = err_set(MIO_ERR_LIMIT, "metadata key is longer than 2^30 bytes");
+    if (!st && key_len == 17 && memcmp(key, "general.alignment", 17) == 0) {
+        uint32_t a = type == MIO_GGUF_U32 ? ld32(raw) : 0;
+        if (type != MIO_GGUF_U32)
+            st = err_set(MIO_ERR_INVALID_ALIGNMENT, "general.alignment must be a u32, not %s", mio_gguf_type_name(type));
+        else if (a == 0 || (a & (a - 1)) || a > GGUF_MAX_ALIGNMENT)
+            st = err_set(MIO_ERR_INVALID_ALIGNMENT, "general.alignment is %u (must be a power of two between 1 and %u)",
+                         a, GGUF_MAX_ALIGNMENT);
+        else
+            w->alignment = a;
+    }
+    if (st) { free(raw); return st; }
+    int64_t at = namehash_find(&w->kv_hash, key, key_len, wkv_key_at, w);
+    if (at >= 0) {
+        free(w->kv[at].raw);
+        w->kv[at].type = type;
+        w->kv[at].raw = raw;
+        w->kv[at].raw_len = raw_len;
+        return MIO_OK;
+    }
+    if (w->n_kv == w->cap_kv) {
+        uint64_t nc = w->cap_kv ? w->cap_kv * 2 : 16;
+        wkv *nk = realloc(w->kv, (size_t)nc * sizeof *nk);
+        if (!nk) { free(raw); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+        w->kv = nk;
+        w->cap_kv = nc;
+    }
+    char *k = malloc(key_len + 1);
+    if (!k) { free(raw); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+    memcpy(k, key, key_len);
+    k[key_len] = 0;
+    w->kv[w->n_kv] = (wkv){k, key_len, type, raw, raw_len};
+    w->n_kv++;
+    st = hash_reserve(&w->kv_hash, w->n_kv, wkv_key_at, w);
+    if (st) { w->n_kv--; free(k); free(raw); return st; }
+    namehash_insert(&w->kv_hash, k, key_len, w->n_kv - 1, wkv_key_at, w, NULL);
+    return MIO_OK;
+}
+
+static mio_status set_fixed(mio_writer *w, const char *key, int32_t type, const void *v, size_t n) {
+    uint8_t *raw = malloc(n);
+    if (!raw) return err_set(MIO_ERR_NOMEM, "out of memory");
+    memcpy(raw, v, n);
+    return put_kv(w, key, key ? strlen(key) : 0, type, raw, n);
+}
+
+mio_status mio_writer_set_u8(mio_writer *w, const char *key, uint8_t v) { return set_fixed(w, key, MIO_GGUF_U8, &v, 1); }
+mio_status mio_writer_set_i8(mio_writer *w, const char *key, int8_t v) { return set_fixed(w, key, MIO_GGUF_I8, &v, 1); }
+mio_status mio_writer_set_u16(mio_writer *w, const char *key, uint16_t v) { return set_fixed(w, key, MIO_GGUF_U16, &v, 2); }
+mio_status mio_writer_set_i16(mio_writer *w, const char *key, int16_t v) { return set_fixed(w, key, MIO_GGUF_I16, &v, 2); }
+mio_status mio_writer_set_u32(mio_writer *w, const char *key, uint32_t v) { return set_fixed(w, key, MIO_GGUF_U32, &v, 4); }
+mio_status mio_writer_set_i32(mio_writer *w, const char *key, int32_t v) { return set_fixed(w, key, MIO_GGUF_I32, &v, 4); }
+mio_status mio_writer_set_u64(mio_writer *w, const char *key, uint64_t v) { return set_fixed(w, key, MIO_GGUF_U64, &v, 8); }
+mio_status mio_writer_set_i64(mio_writer *w, const char *key, int64_t v) { return set_fixed(w, key, MIO_GGUF_I64, &v, 8); }
+mio_status mio_writer_set_f32(mio_writer *w, const char *key, float v) { return set_fixed(w, key, MIO_GGUF_F32, &v, 4); }
+mio_status mio_writer_set_f64(mio_writer *w, const char *key, double v) { return set_fixed(w, key, MIO_GGUF_F64, &v, 8); }
+mio_status mio_writer_set_bool(mio_writer *w, const char *key, int v) {
+    uint8_t b = v != 0;
+    return set_fixed(w, key, MIO_GGUF_BOOL, &b, 1);
+}
+
+mio_status mio_writer_set_str(mio_writer *w, const char *key, const char *s, size_t len) {
+    if (!s && len) return err_set(MIO_ERR_INVALID_ARG, "string is NULL");
+    if (len > MIO_GGUF_MAX_LEN) return err_set(MIO_ERR_LIMIT, "string of %zu bytes exceeds the 2^30 cap", len);
+    uint8_t *raw = malloc(8 + len);
+    if (!raw) return err_set(MIO_ERR_NOMEM, "out of memory");
+    uint64_t l = len;
+    memcpy(raw, &l, 8);
+    if (len) memcpy(raw + 8, s, len);
+    return put_kv(w, key, key ? strlen(key) : 0, MIO_GGUF_STRING, raw, 8 + len);
+}
+
+mio_status mio_writer_set_arr(mio_writer *w, const char *key, int elem_type, const void *data, uint64_t n) {
+    size_t es = gguf_type_size(elem_type);
+    if (!es) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "mio_writer_set_arr takes a fixed-width element type, not %d (%s)",
+                            elem_type, mio_gguf_type_name(elem_type) ? mio_gguf_type_name(elem_type) : "unknown");
+    if (n > MIO_GGUF_MAX_LEN) return err_set(MIO_ERR_LIMIT, "array of %llu elements exceeds the 2^30 cap", (unsigned long long)n);
+    if (!data && n) return err_set(MIO_ERR_INVALID_ARG, "array data is NULL");
+    if (elem_type == MIO_GGUF_BOOL)
+        for (uint64_t k = 0; k < n; k++)
+            if (((const uint8_t *)data)[k] > 1)
+                return err_set(MIO_ERR_INVALID_KV, "bool array element %llu is %u (must be 0 or 1)", (unsigned long long)k,
+                               ((const uint8_t *)data)[k]);
+    size_t len = 12 + (size_t)n * es;
+    uint8_t *raw = malloc(len);
+    if (!raw) return err_set(MIO_ERR_NOMEM, "out of memory");
+    int32_t et = elem_type;
+    memcpy(raw, &et, 4);
+    memcpy(raw + 4, &n, 8);
+    if (n) memcpy(raw + 12, data, (size_t)n * es);
+    return put_kv(w, key, key ? strlen(key) : 0, MIO_GGUF_ARRAY, raw, len);
+}
+
+mio_status mio_writer_set_arr_str(mio_writer *w, const char *key, const char *const *strs, const size_t *lens,
+                                  uint64_t n) {
+    if (n > MIO_GGUF_MAX_LEN) return err_set(MIO_ERR_LIMIT, "array of %llu elements exceeds the 2^30 cap", (unsigned long long)n);
+    if (!strs && n) return err_set(MIO_ERR_INVALID_ARG, "strings are NULL");
+    uint64_t len = 12;
+    for (uint64_t k = 0; k < n; k++) {
+        if (!strs[k] && (!lens || lens[k])) return err_set(MIO_ERR_INVALID_ARG, "string %llu is NULL", (unsigned long long)k);
+        uint64_t l = lens ? lens[k] : strlen(strs[k]);
+        if (l > MIO_GGUF_MAX_LEN) return err_set(MIO_ERR_LIMIT, "string %llu exceeds the 2^30 cap", (unsigned long long)k);
+        if (!ck_add(len, 8 + l, &len) || len > SIZE_MAX / 2) return err_set(MIO_ERR_OVERFLOW, "string array too large");
+    }
+    uint8_t *raw = malloc((size_t)len);
+    if (!raw) return err_set(MIO_ERR_NOMEM, "out of memory");
+    int32_t et = MIO_GGUF_STRING;
+    memcpy(raw, &et, 4);
+    memcpy(raw + 4, &n, 8);
+    size_t o = 12;
+    for (uint64_t k = 0; k < n; k++) {
+        uint64_t l = lens ? lens[k] : strlen(strs[k]);
+        memcpy(raw + o, &l, 8);
+        if (l) memcpy(raw + o + 8, strs[k], (size_t)l);
+        o += 8 + (size_t)l;
+    }
+    return put_kv(w, key, key ? strlen(key) : 0, MIO_GGUF_ARRAY, raw, (size_t)len);
+}
+
+mio_status mio_writer_remove_key(mio_writer *w, const char *key) {
+    mio_status st = check_mutable(w);
+    if (st) return st;
+    if (!key) return err_set(MIO_ERR_INVALID_ARG, "key is NULL");
+    int64_t at = namehash_find(&w->kv_hash, key, strlen(key), wkv_key_at, w);
+    if (at < 0) return err_set(MIO_ERR_NOT_FOUND, "key '%s' is not set", key);
+    if (strcmp(key, "general.alignment") == 0) w->alignment = GGUF_DEFAULT_ALIGNMENT;
+    free(w->kv[at].key);
+    free(w->kv[at].raw);
+    memmove(&w->kv[at], &w->kv[at + 1], (size_t)(w->n_kv - (uint64_t)at - 1) * sizeof *w->kv);
+    w->n_kv--;
+    /* Indices shifted: rebuild the hash. */
+    namehash_free(&w->kv_hash);
+    st = namehash_init(&w->kv_hash, w->n_kv * 2);
+    if (st) return st;
+    for (uint64_t i = 0; i < w->n_kv; i++) namehash_insert(&w->kv_hash, w->kv[i].key, w->kv[i].key_len, i, wkv_key_at, w, NULL);
+    return MIO_OK;
+}
+
+mio_status mio_writer_copy_kv(mio_writer *w, const mio_gguf_file *src, int64_t i) {
+    if (!src || i < 0 || (uint64_t)i >= src->n_kv)
+        return err_set(MIO_ERR_INVALID_ARG, "source entry %lld does not exist", (long long)i);
+    const gguf_kv *kv = &src->kv[i];
+    uint8_t *raw = malloc(kv->raw_len ? kv->raw_len : 1);
+    if (!raw) return err_set(MIO_ERR_NOMEM, "out of memory");
+    memcpy(raw, kv->raw, kv->raw_len);
+    return put_kv(w, kv->key.ptr, kv->key.len, kv->type, raw, kv->raw_len);
+}
+
+mio_status mio_writer_copy_all_kv(mio_writer *w, const mio_gguf_file *src, const char *const *skip, size_t n_skip) {
+    if (!src) return err_set(MIO_ERR_INVALID_ARG, "source file is NULL");
+    for (uint64_t i = 0; i < src->n_kv; i++) {
+        const mio_str *k = &src->kv[i].key;
+        bool skipped = false;
+        for (size_t s = 0; s < n_skip && !skipped; s++)
+            skipped = skip[s] && strlen(skip[s]) == k->len && memcmp(skip[s], k->ptr, k->len) == 0;
+        if (skipped) continue;
+        mio_status st = mio_writer_copy_kv(w, src, (int64_t)i);
+        if (st) return st;
+    }
+    return MIO_OK;
+}
+
+static mio_status add_tensor(mio_writer *w, const char *name, int type, uint32_t n_dims, const int64_t *ne,
+                             const void *data, size_t len, bool has_data) {
+    mio_status st = check_mutable(w);
+    if (st) return st;
+    if (!name || !*name) return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor name is empty");
+    size_t nl = strlen(name);
+    if (nl >= GGUF_MAX_NAME)
+        return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor name '%.40s...' is %zu bytes (must be under %u)", name, nl,
+                       GGUF_MAX_NAME);
+    uint64_t nbytes;
+    st = mio_tensor_nbytes(type, n_dims, ne, &nbytes);
+    if (st) return err_prefix(st, "tensor '%s': ", name);
+    if (has_data && (len != nbytes || (!data && len)))
+        return err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s': %zu data bytes given, %s x dims needs %llu", name, len,
+                       mio_type_name(type), (unsigned long long)nbytes);
+    if (namehash_find(&w->t_hash, name, nl, wt_name_at, w) >= 0)
+        return err_set(MIO_ERR_DUPLICATE_TENSOR, "tensor '%s' is already in the writer", name);
+    if (w->n_t == w->cap_t) {
+        uint64_t nc = w->cap_t ? w->cap_t * 2 : 64;
+        wtensor *nt = realloc(w->t, (size_t)nc * sizeof *nt);
+        if (!nt) return err_set(MIO_ERR_NOMEM, "out of memory");
+        w->t = nt;
+        w->cap_t = nc;
+    }
+    char *nm = malloc(nl + 1);
+    if (!nm) return err_set(MIO_ERR_NOMEM, "out of memory");
+    memcpy(nm, name, nl + 1);
+    wtensor *t = &w->t[w->n_t];
+    memset(t, 0, sizeof *t);
+    t->name = nm;
+    t->name_len = nl;
+    t->type = type;
+    t->n_dims = n_dims;
+    for (uint32_t d = 0; d < 4; d++) t->ne[d] = d < n_dims ? ne[d] : 1;
+    t->nbytes = nbytes;
+    t->data = has_data ? data : NULL;
+    w->n_t++;
+    st = hash_reserve(&w->t_hash, w->n_t, wt_name_at, w);
+    if (st) { w->n_t--; free(nm); return st; }
+    namehash_insert(&w->t_hash, nm, nl, w->n_t - 1, wt_name_at, w, NULL);
+    return MIO_OK;
+}
+
+mio_status mio_writer_add_tensor(mio_writer *w, const char *name, int type, uint32_t n_dims, const int64_t *ne,
+                                 const void *data, size_t len) {
+    return add_tensor(w, name, type, n_dims, ne, data, len, true);
+}
+
+mio_status mio_writer_declare_tensor(mio_writer *w, const char *name, int type, uint32_t n_dims, const int64_t *ne) {
+    return add_tensor(w, name, type, n_dims, ne, NULL, 0, false);
+}
+
+/* --- serialization --- */
+uint64_t mio_writer_header_size(const mio_writer *w) {
+    if (!w) return 0;
+    uint64_t n = 24;
+    for (uint64_t i = 0; i < w->n_kv; i++) n += 8 + w->kv[i].key_len + 4 + w->kv[i].raw_len;
+    for (uint64_t i = 0; i < w->n_t; i++) n += 8 + w->t[i].name_len + 4 + 8ull * w->t[i].n_dims + 4 + 8;
+    return n;
+}
+
+static uint64_t pad_to(uint64_t x, uint32_t a) { return (x + a - 1) & ~(uint64_t)(a - 1); }
+
+static void put(uint8_t **p, const void *v, size_t n) { memcpy(*p, v, n); *p += n; }
+
+/* The header bytes including the padding up to the data section. */
+static mio_status build_header(mio_writer *w, uint8_t **out, size_t *out_len, uint64_t *total) {
+    uint64_t hs = mio_writer_header_size(w);
+    uint64_t ds = (w->n_t == 0 && (w->flags & MIO_WRITER_NO_EMPTY_PAD)) ? hs : pad_to(hs, w->alignment);
+    if (ds > SIZE_MAX / 2) return err_set(MIO_ERR_OVERFLOW, "header too large");
+    uint8_t *buf = calloc(1, (size_t)ds ? (size_t)ds : 1);
+    if (!buf) return err_set(MIO_ERR_NOMEM, "cannot allocate %llu header bytes", (unsigned long long)ds);
+    uint8_t *p = buf;
+    uint32_t version = 3;
+    uint64_t nt = w->n_t, nk = w->n_kv;
+    put(&p, "GGUF", 4);
+    put(&p, &version, 4);
+    put(&p, &nt, 8);
+    put(&p, &nk, 8);
+    for (uint64_t i = 0; i < w->n_kv; i++) {
+        const wkv *k = &w->kv[i];
+        uint64_t kl = k->key_len;
+        put(&p, &kl, 8);
+        put(&p, k->key, k->key_len);
+        put(&p, &k->type, 4);
+        put(&p, k->raw, k->raw_len);
+    }
+    uint64_t off = 0;
+    for (uint64_t i = 0; i < w->n_t; i++) {
+        wtensor *t = &w->t[i];
+        uint64_t nl = t->name_len;
+        int32_t ty = t->type;
+        t->offset = off;
+        put(&p, &nl, 8);
+        put(&p, t->name, t->name_len);
+        put(&p, &t->n_dims, 4);
+        put(&p, t->ne, 8ull * t->n_dims);
+        put(&p, &ty, 4);
+        put(&p, &t->offset, 8);
+        off += pad_to(t->nbytes, w->alignment);
+    }
+    *out = buf;
+    *out_len = (size_t)ds;
+    *total = ds + off;
+    return MIO_OK;
+}
+
+static mio_status sink_write(mio_writer *w, const void *p, size_t n) {
+    if (!n) return MIO_OK;
+    switch (w->sink) {
+    case SINK_PATH: return fd_write_all(w->af.fd, p, n, w->af.tmp_path);
+    case SINK_FD: return fd_write_all(w->fd, p, n, "the output descriptor");
+    case SINK_CB:
+        if (w->fn(w->user, p, n) != 0) return err_set(MIO_ERR_IO, "the write callback reported a failure");
+        return MIO_OK;
+    default: return err_set(MIO_ERR_STATE, "no output is open");
+    }
+}
+
+static mio_status begin(mio_writer *w) {
+    uint8_t *hdr = NULL;
+    size_t hl = 0;
+    uint64_t total = 0;
+    mio_status st = build_header(w, &hdr, &hl, &total);
+    if (!st && w->sink == SINK_PATH && total > 0) (void)posix_fallocate(w->af.fd, 0, (off_t)total); /* best effort */
+    if (!st) st = sink_write(w, hdr, hl);
+    free(hdr);
+    if (st) { stream_abort(w); return st; }
+    w->state = W_STREAM;
+    w->next = 0;
+    return MIO_OK;
+}
+
+static mio_status begin_check(mio_writer *w) {
+    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer is NULL");
+    if (w->state == W_STREAM) return err_set(MIO_ERR_STATE, "a write is already in progress");
+    w->state = W_IDLE;
+    return MIO_OK;
+}
+
+mio_status mio_writer_begin_file(mio_writer *w, const char *path) {
+    mio_status st = begin_check(w);
+    if (st) return st;
+    st = atomic_open(path, &w->af);
+    if (st) return st;
+    w->sink = SINK_PATH;
+    return begin(w);
+}
+
+mio_status mio_writer_begin_fd(mio_writer *w, int fd) {
+    mio_status st = begin_check(w);
+    if (st) return st;
+    if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
+    w->fd = fd;
+    w->sink = SINK_FD;
+    return begin(w);
+}
+
+mio_status mio_writer_begin_cb(mio_writer *w, mio_write_fn fn, void *user) {
+    mio_status st = begin_check(w);
+    if (st) return st;
+    if (!fn) return err_set(MIO_ERR_INVALID_ARG, "write callback is NULL");
+    w->fn = fn;
+    w->user = user;
+    w->sink = SINK_CB;
+    return begin(w);
+}
+
+static const uint8_t g_zeros[4096];
+
+static mio_status write_zeros(mio_writer *w, uint64_t n) {
+    while (n) {
+        size_t k = n < sizeof g_zeros ? (size_t)n : sizeof g_zeros;
+        mio_status st = sink_write(w, g_zeros, k);
+        if (st) return st;
+        n -= k;
+    }
+    return MIO_OK;
+}
+
+mio_status mio_writer_write_tensor(mio_writer *w, const void *data, size_t len) {
+    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer is NULL");
+    if (w->state != W_STREAM) return err_set(MIO_ERR_STATE, "no streamed write is in progress (call a begin function first)");
+    if (w->next >= w->n_t) {
+        mio_status st = err_set(MIO_ERR_TOO_MANY_TENSORS, "tensor data call %llu, but only %llu tensors were declared",
+                                (unsigned long long)w->next + 1, (unsigned long long)w->n_t);
+        stream_abort(w);
+        return st;
+    }
+    const wtensor *t = &w->t[w->next];
+    if (!data && len == 0 && t->data) { data = t->data; len = (size_t)t->nbytes; }
+    if (len != t->nbytes || (!data && len)) {
+        mio_status st = err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s' (#%llu) needs %llu bytes, %zu given", t->name,
+                                (unsigned long long)w->next, (unsigned long long)t->nbytes, len);
+        stream_abort(w);
+        return st;
+    }
+    mio_status st = sink_write(w, data, len);
+    if (!st) st = write_zeros(w, pad_to(t->nbytes, w->alignment) - t->nbytes);
+    if (st) {
+        err_prefix(st, "tensor '%s': ", t->name);
+        stream_abort(w);
+        return st;
+    }
+    w->next++;
+    return MIO_OK;
+}
+
+mio_status mio_writer_finish(mio_writer *w) {
+    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer is NULL");
+    if (w->state != W_STREAM) return err_set(MIO_ERR_STATE, "no streamed write is in progress");
+    if (w->next != w->n_t) {
+        mio_status st = err_set(MIO_ERR_INCOMPLETE, "finish after %llu of %llu tensors; tensor '%s' and later are missing",
+                                (unsigned long long)w->next, (unsigned long long)w->n_t, w->t[w->next].name);
+        stream_abort(w);
+        return st;
+    }
+    mio_status st = MIO_OK;
+    if (w->sink == SINK_PATH) st = atomic_commit(&w->af);
+    w->sink = SINK_NONE;
+    w->state = st ? W_DEAD : W_IDLE;
+    return st;
+}
+
+static mio_status write_all_tensors(mio_writer *w) {
+    for (uint64_t i = 0; i < w->n_t; i++) {
+        mio_status st = mio_writer_write_tensor(w, w->t[i].data, (size_t)w->t[i].nbytes);
+        if (st) return st;
+    }
+    return mio_writer_finish(w);
+}
+
+static mio_status check_all_data(const mio_writer *w) {
+    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer is NULL");
+    for (uint64_t i = 0; i < w->n_t; i++)
+        if (!w->t[i].data && w->t[i].nbytes)
+            return err_set(MIO_ERR_INCOMPLETE, "tensor '%s' was declared without data; use the streaming calls",
+                           w->t[i].name);
+    return MIO_OK;
+}
+
+mio_status mio_writer_write_file(mio_writer *w, const char *path) {
+    mio_status st = check_all_data(w);
+    if (!st) st = mio_writer_begin_file(w, path);
+    return st ? st : write_all_tensors(w);
+}
+
+mio_status mio_writer_write_fd(mio_writer *w, int fd) {
+    mio_status st = check_all_data(w);
+    if (!st) st = mio_writer_begin_fd(w, fd);
+    return st ? st : write_all_tensors(w);
+}
+
+mio_status mio_writer_write_cb(mio_writer *w, mio_write_fn fn, void *user) {
+    mio_status st = check_all_data(w);
+    if (!st) st = mio_writer_begin_cb(w, fn, user);
+    return st ? st : write_all_tensors(w);
+}
