@@ -1,0 +1,20 @@
+# Sourced by the project scripts: install the build dependencies that are missing
+# (Debian packages; as root directly, otherwise through sudo).
+mio_install_deps() {
+  local need=()
+  command -v cmake >/dev/null || need+=(cmake)
+  command -v cc >/dev/null || need+=(gcc)
+  command -v make >/dev/null || need+=(make)
+  command -v pkg-config >/dev/null || need+=(pkg-config)
+  [ -f /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
+  [ -f /usr/include/xxhash.h ] || need+=(libxxhash-dev)
+  if [ "${1:-}" = "--with-npm" ] || [ -z "${MIO_NO_PEER:-}" ]; then
+    command -v npm >/dev/null || need+=(npm)
+  fi
+  [ ${#need[@]} -eq 0 ] && return 0
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing: ${need[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}"
+}

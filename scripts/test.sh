@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh Debian machine: installs what is missing,
+# builds with warnings as errors, fetches the ggml peer library (interop tests),
+# runs ctest; then, unless MIO_TEST_SANITIZE=0, rebuilds with ASan+UBSan and
+# runs the suite again.
+#   usage: scripts/test.sh            (build dirs: build/ and build-asan/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+mio_install_deps
+
+jobs=2
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIO_WERROR=ON
+cmake --build build -j"$jobs"
+
+# The reference implementation (llama.cpp's ggml, prebuilt, from npm) for the interop tests.
+if peer=$(scripts/fetch-ggml-peer.sh); then
+  export MIO_PEER_DIR="$peer"
+  echo "ggml peer: $MIO_PEER_DIR"
+elif [ "${CI:-}" = "true" ]; then
+  echo "error: could not fetch the ggml peer library; CI requires the interop tests" >&2
+  exit 1
+else
+  echo "warning: ggml peer library unavailable; interop tests will be skipped" >&2
+fi
+
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+if [ "${MIO_TEST_SANITIZE:-1}" != "0" ]; then
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMIO_WERROR=ON -DMIO_SANITIZE=ON -DMIO_BUILD_BENCH=OFF
+  cmake --build build-asan -j"$jobs"
+  # ggml's own libraries are not instrumented; leaks inside them are not ours to judge.
+  ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp" \
+    ctest --test-dir build-asan --output-on-failure -j"$jobs"
+fi
