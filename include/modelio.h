@@ -53,7 +53,7 @@ typedef enum mio_status {
     MIO_OK = 0,
     MIO_ERR_IO = 1,                  /* open/read/write/mmap/rename failed (errno text in message) */
     MIO_ERR_NOMEM = 2,               /* allocation failed */
-    MIO_ERR_INVALID_ARG = 3,         /* NULL handle, bad flag, bad index, bad name from the caller */
+    MIO_ERR_INVALID_ARG = 3,         /* NULL handle, bad flag, bad key/tensor index, bad name from the caller */
     MIO_ERR_BAD_MAGIC = 4,           /* not a GGUF file (first four bytes) */
     MIO_ERR_UNSUPPORTED_VERSION = 5, /* GGUF v1, or a version newer than 3 */
     MIO_ERR_TRUNCATED = 6,           /* file ends before the structure it announces */
@@ -62,7 +62,8 @@ typedef enum mio_status {
     MIO_ERR_DUPLICATE_KEY = 9,
     MIO_ERR_DUPLICATE_TENSOR = 10,
     MIO_ERR_UNSUPPORTED_TYPE = 11,   /* unknown ggml type code or GGUF value type */
-    MIO_ERR_OUT_OF_RANGE = 12,       /* value does not fit the requested width (u64 >= 2^63 as i64, ...) */
+    MIO_ERR_OUT_OF_RANGE = 12,       /* value does not fit the requested width (u64 >= 2^63 as i64, ...),
+                                        or an array element / slice index past the end */
     MIO_ERR_NOT_FOUND = 13,          /* no such key / tensor / file */
     MIO_ERR_TYPE_MISMATCH = 14,      /* key holds another type than the getter reads */
     MIO_ERR_OVERFLOW = 15,           /* size arithmetic overflows (dims product, byte counts) */
@@ -74,7 +75,16 @@ typedef enum mio_status {
     MIO_ERR_TOO_MANY_TENSORS = 21,   /* streaming writer: more tensor data than declared tensors */
     MIO_ERR_INCOMPLETE = 22,         /* streaming writer: finished before every tensor was written */
     MIO_ERR_STATE = 23,              /* call not valid in the object's current state */
-    MIO_ERR_BYTE_ORDER = 24          /* big-endian (byte-swapped) GGUF: not supported */
+    MIO_ERR_BYTE_ORDER = 24,         /* big-endian (byte-swapped) GGUF: not supported */
+    /* safetensors (upstream's error classes, finer where noted) */
+    MIO_ERR_HEADER_TOO_SMALL = 25,   /* fewer than 8 bytes */
+    MIO_ERR_HEADER_TOO_LARGE = 26,   /* header length above 100,000,000 */
+    MIO_ERR_INVALID_HEADER_LENGTH = 27, /* 8 + header length runs past the end */
+    MIO_ERR_INVALID_UTF8 = 28,       /* header is not valid UTF-8 */
+    MIO_ERR_INVALID_JSON = 29,       /* JSON syntax or schema error in the header */
+    MIO_ERR_MISALIGNED_SLICE = 30,   /* sub-byte tensor whose bit count is not a multiple of 8 */
+    MIO_ERR_INCOMPLETE_BUFFER = 31,  /* data buffer longer or shorter than the tensors describe */
+    MIO_ERR_INVALID_METADATA = 32    /* __metadata__ with a duplicate key, a bad index file */
 } mio_status;
 
 /* Stable upper-case name of a status ("MIO_ERR_TRUNCATED"); "MIO_ERR_UNKNOWN" for others. */
@@ -338,6 +348,124 @@ MIO_API mio_status mio_writer_begin_cb(mio_writer *w, mio_write_fn fn, void *use
 MIO_API mio_status mio_writer_begin_fd(mio_writer *w, int fd);
 MIO_API mio_status mio_writer_write_tensor(mio_writer *w, const void *data, size_t len);
 MIO_API mio_status mio_writer_finish(mio_writer *w);
+
+/* ------------------------------------------------------------------------- */
+/* safetensors                                                               */
+/* ------------------------------------------------------------------------- */
+/* safetensors dtypes, numbered in upstream's declaration order (the order its
+ * writer sorts by, descending). */
+typedef enum mio_st_dtype {
+    MIO_ST_BOOL = 0, MIO_ST_F4 = 1, MIO_ST_F6_E2M3 = 2, MIO_ST_F6_E3M2 = 3, MIO_ST_U8 = 4, MIO_ST_I8 = 5,
+    MIO_ST_F8_E5M2 = 6, MIO_ST_F8_E4M3 = 7, MIO_ST_F8_E8M0 = 8, MIO_ST_F8_E4M3FNUZ = 9, MIO_ST_F8_E5M2FNUZ = 10,
+    MIO_ST_I16 = 11, MIO_ST_U16 = 12, MIO_ST_F16 = 13, MIO_ST_BF16 = 14, MIO_ST_I32 = 15, MIO_ST_U32 = 16,
+    MIO_ST_F32 = 17, MIO_ST_C64 = 18, MIO_ST_F64 = 19, MIO_ST_I64 = 20, MIO_ST_U64 = 21,
+    MIO_ST_DTYPE_COUNT = 22
+} mio_st_dtype;
+
+/* Library type codes for safetensors dtypes that ggml has no code for (outside
+ * ggml's range). F32/F16/BF16/F64/I8/I16/I32/I64 map to the ggml codes. */
+enum {
+    MIO_TYPE_BOOL = 1000, MIO_TYPE_F4 = 1001, MIO_TYPE_F6_E2M3 = 1002, MIO_TYPE_F6_E3M2 = 1003,
+    MIO_TYPE_U8 = 1004, MIO_TYPE_F8_E5M2 = 1005, MIO_TYPE_F8_E4M3 = 1006, MIO_TYPE_F8_E8M0 = 1007,
+    MIO_TYPE_F8_E4M3FNUZ = 1008, MIO_TYPE_F8_E5M2FNUZ = 1009, MIO_TYPE_U16 = 1010, MIO_TYPE_U32 = 1011,
+    MIO_TYPE_C64 = 1012, MIO_TYPE_U64 = 1013
+};
+
+/* "F32", "BF16", "F8_E4M3", ... (upstream spelling); NULL for unknown. */
+MIO_API const char *mio_st_dtype_name(int dtype);
+/* dtype for an upstream name (exact, case-sensitive as upstream), or -1. */
+MIO_API int mio_st_dtype_from_name(const char *name);
+/* Bits per element (4 for F4, 6 for F6_*, 8..64 otherwise); 0 for unknown. */
+MIO_API uint32_t mio_st_dtype_bits(int dtype);
+/* dtype <-> library type code (mio_type_name works on both ranges); -1 if none. */
+MIO_API int mio_st_dtype_to_type(int dtype);
+MIO_API int mio_type_to_st_dtype(int type);
+
+typedef struct mio_st_file mio_st_file;
+
+/* Header length cap (both ways), as upstream. */
+#define MIO_ST_MAX_HEADER 100000000u
+
+/* flags: MIO_OPEN_MMAP (0) or MIO_OPEN_READ. A path ending in ".index.json" opens
+ * a sharded checkpoint (model.safetensors.index.json) as one handle over all shards. */
+MIO_API mio_status mio_st_open(const char *path, uint32_t flags, mio_st_file **out);
+/* flags: MIO_BUFFER_BORROW or MIO_BUFFER_TAKE (as mio_gguf_open_buffer). */
+MIO_API mio_status mio_st_open_buffer(const void *data, size_t len, uint32_t flags, mio_st_file **out);
+/* Source for mio_st_read_frame: read up to len bytes into buf; return the count
+ * (0 at end of stream) or a negative value on error. */
+typedef int64_t (*mio_read_fn)(void *user, void *buf, size_t len);
+/* Read exactly one safetensors frame (length, header, exactly the data it
+ * describes) from a stream, leaving it positioned just after the frame. */
+MIO_API mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out);
+MIO_API mio_status mio_st_read_frame_fd(int fd, mio_st_file **out);
+MIO_API void mio_st_close(mio_st_file *f);
+
+MIO_API uint64_t mio_st_header_size(const mio_st_file *f);  /* N, the JSON length (first shard) */
+MIO_API uint64_t mio_st_file_size(const mio_st_file *f);    /* bytes of the (first) file */
+MIO_API uint32_t mio_st_shard_count(const mio_st_file *f);  /* 1 unless opened from an index */
+
+typedef struct mio_st_tensor {
+    mio_str name;            /* JSON escapes decoded */
+    int dtype;               /* mio_st_dtype */
+    int type;                /* library type code (mio_st_dtype_to_type) */
+    uint32_t n_dims;         /* 0 for a scalar */
+    const uint64_t *shape;   /* n_dims entries, outermost first (row-major) */
+    uint64_t data_start;     /* data_offsets, relative to the data buffer */
+    uint64_t data_end;
+    const void *data;        /* view of the tensor bytes */
+    uint64_t nbytes;
+    uint32_t shard;          /* 0 unless opened from an index */
+} mio_st_tensor;
+
+MIO_API int64_t mio_st_tensor_count(const mio_st_file *f);
+/* Tensors are indexed in data order (sorted by data_offsets; by shard first). */
+MIO_API mio_status mio_st_tensor_info(const mio_st_file *f, int64_t i, mio_st_tensor *out);
+MIO_API int64_t mio_st_find_tensor(const mio_st_file *f, const char *name);
+/* __metadata__ entries (string to string), sorted by key. */
+MIO_API int64_t mio_st_meta_count(const mio_st_file *f);
+MIO_API mio_status mio_st_meta_at(const mio_st_file *f, int64_t i, mio_str *key, mio_str *value);
+MIO_API mio_status mio_st_find_meta(const mio_st_file *f, const char *key, mio_str *value);
+
+/* Copy the row-major sub-block [starts[k], ends[k]) of the leading n_ranges axes
+ * (trailing axes whole) of tensor i into dst (dst_len bytes at least). Errors:
+ * n_ranges > rank, start > end, end > dim, sub-byte dtypes, dst too small. */
+MIO_API mio_status mio_st_slice(const mio_st_file *f, int64_t i, uint32_t n_ranges, const uint64_t *starts,
+                                const uint64_t *ends, void *dst, size_t dst_len, size_t *written);
+
+/* --- writing: upstream's canonical form (byte-identical to serialize_to_file) --- */
+typedef struct mio_st_entry {
+    const char *name;        /* NUL-terminated UTF-8, not empty, not "__metadata__" */
+    int dtype;               /* mio_st_dtype */
+    uint32_t n_dims;
+    const uint64_t *shape;
+    const void *data;        /* borrowed for the duration of the call */
+    size_t nbytes;           /* must equal dtype x shape */
+} mio_st_entry;
+
+typedef struct mio_st_meta {
+    const char *key;         /* NUL-terminated UTF-8 */
+    const char *value;
+} mio_st_meta;
+
+/* Everything is validated before the first byte is written. The path write is
+ * atomic (preallocated temp file in the same directory, fsync, rename). */
+MIO_API mio_status mio_st_save_file(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
+                                    size_t n_meta);
+/* *out is malloc()ed; release it with mio_free. */
+MIO_API mio_status mio_st_save_buffer(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
+                                      void **out, size_t *out_len);
+MIO_API mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
+                                  mio_write_fn fn, void *user);
+/* Hugging Face save_pretrained layout in directory dir: tensors go, in the given
+ * order, into shards of at most max_shard_bytes of tensor data (a larger tensor
+ * gets a shard of its own), named model-00001-of-0000N.safetensors, plus
+ * model.safetensors.index.json; a single shard is written as model.safetensors
+ * with no index. *n_shards (may be NULL) receives N. */
+MIO_API mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
+                                       size_t n_meta, uint64_t max_shard_bytes, uint32_t *n_shards);
+
+/* Free memory the library allocated for the caller. */
+MIO_API void mio_free(void *p);
 
 #ifdef __cplusplus
 }

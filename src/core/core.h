@@ -80,6 +80,10 @@ typedef mio_str (*namehash_key_fn)(const void *ctx, uint64_t index);
 /* Insert index; if an equal name exists returns false and sets *dup to its index. */
 bool namehash_insert(mio_namehash *h, const char *name, size_t len, uint64_t index,
                      namehash_key_fn key, const void *ctx, uint64_t *dup);
+/* Make room for n_after names in total, the first n_before (indices 0..n_before-1)
+ * already inserted: rebuilds a larger table when the load would exceed 1/2. */
+mio_status namehash_reserve(mio_namehash *h, uint64_t n_before, uint64_t n_after, namehash_key_fn key,
+                            const void *ctx);
 /* Index of name or -1. */
 int64_t namehash_find(const mio_namehash *h, const char *name, size_t len, namehash_key_fn key,
                       const void *ctx);

@@ -5,12 +5,15 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MIO_ERRBUF 1024
 static _Thread_local char g_err[MIO_ERRBUF];
 
 const char *mio_version(void) { return "0.1.0"; }
+
+void mio_free(void *p) { free(p); }
 
 mio_status err_set(mio_status st, const char *fmt, ...) {
     va_list ap;
@@ -68,6 +71,14 @@ const char *mio_status_name(mio_status s) {
     case MIO_ERR_INCOMPLETE: return "MIO_ERR_INCOMPLETE";
     case MIO_ERR_STATE: return "MIO_ERR_STATE";
     case MIO_ERR_BYTE_ORDER: return "MIO_ERR_BYTE_ORDER";
+    case MIO_ERR_HEADER_TOO_SMALL: return "MIO_ERR_HEADER_TOO_SMALL";
+    case MIO_ERR_HEADER_TOO_LARGE: return "MIO_ERR_HEADER_TOO_LARGE";
+    case MIO_ERR_INVALID_HEADER_LENGTH: return "MIO_ERR_INVALID_HEADER_LENGTH";
+    case MIO_ERR_INVALID_UTF8: return "MIO_ERR_INVALID_UTF8";
+    case MIO_ERR_INVALID_JSON: return "MIO_ERR_INVALID_JSON";
+    case MIO_ERR_MISALIGNED_SLICE: return "MIO_ERR_MISALIGNED_SLICE";
+    case MIO_ERR_INCOMPLETE_BUFFER: return "MIO_ERR_INCOMPLETE_BUFFER";
+    case MIO_ERR_INVALID_METADATA: return "MIO_ERR_INVALID_METADATA";
     }
     return "MIO_ERR_UNKNOWN";
 }

@@ -53,3 +53,18 @@ int64_t namehash_find(const mio_namehash *h, const char *name, size_t len, nameh
         }
     }
 }
+
+mio_status namehash_reserve(mio_namehash *h, uint64_t n_before, uint64_t n_after, namehash_key_fn key,
+                            const void *ctx) {
+    if (h->slots && n_after * 2 + 2 <= h->mask + 1) return MIO_OK;
+    mio_namehash nh;
+    mio_status st = namehash_init(&nh, n_after * 2);
+    if (st) return st;
+    for (uint64_t i = 0; i < n_before; i++) {
+        mio_str s = key(ctx, i);
+        namehash_insert(&nh, s.ptr, s.len, i, key, ctx, NULL);
+    }
+    namehash_free(h);
+    *h = nh;
+    return MIO_OK;
+}

@@ -296,9 +296,10 @@ mio_status mio_gguf_value_elem(const mio_gguf_value *arr, uint64_t j, mio_gguf_v
         p += off;
         len = es;
     } else {
-        uint32_t depth = arr->depth ? arr->depth : 1;
+        /* depth argument = arrays enclosing the element: one (this array); the
+         * element's own nesting is still capped inside gguf_skip_value. */
         for (uint64_t k = 0;; k++) {
-            mio_status st = gguf_skip_value(p, end, et, depth, &len, "array element");
+            mio_status st = gguf_skip_value(p, end, et, 1, &len, "array element");
             if (st) return st;
             if (k == j) break;
             p += len;

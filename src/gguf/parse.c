@@ -194,10 +194,12 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
     if (!ck_mul(n_kv, MIN_KV_BYTES, &need_kv) || !ck_mul(n_tensors, MIN_TENSOR_BYTES, &need_t) ||
         !ck_add(need_kv, need_t, &need) || need > cur_rem(&c))
         return err_set(MIO_ERR_TRUNCATED,
-                       "header claims %llu metadata entries and %llu tensors, which need at least %s bytes, but only "
-                       "%zu bytes follow",
+                       "header claims %llu metadata entries and %llu tensors, which need at least %s%llu bytes, but "
+                       "only %zu bytes follow",
                        (unsigned long long)n_kv, (unsigned long long)n_tensors,
-                       (need_kv > UINT64_MAX / 2 || need_t > UINT64_MAX / 2) ? "2^63" : "that many", cur_rem(&c));
+                       (n_kv > UINT64_MAX / MIN_KV_BYTES || n_tensors > UINT64_MAX / MIN_TENSOR_BYTES) ? "more than " : "",
+                       (unsigned long long)(n_kv > UINT64_MAX / MIN_KV_BYTES || n_tensors > UINT64_MAX / MIN_TENSOR_BYTES
+                                                ? UINT64_MAX : need_kv + need_t), cur_rem(&c));
     f->alignment = GGUF_DEFAULT_ALIGNMENT;
     f->kv = calloc(n_kv ? (size_t)n_kv : 1, sizeof *f->kv);
     f->tensors = calloc(n_tensors ? (size_t)n_tensors : 1, sizeof *f->tensors);
@@ -304,7 +306,7 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
         t->type = (int32_t)ld32(c.p);
         t->offset = ld64(c.p + 4);
         c.p += 12;
-        if (!mio_type_name(t->type))
+        if (t->type < 0 || t->type >= MIO_TYPE_GGML_COUNT || !mio_type_name(t->type))
             return err_set(MIO_ERR_UNSUPPORTED_TYPE, "tensor '%s': unknown ggml type code %d", nb, t->type);
         st = mio_tensor_nbytes(t->type, nd, t->ne, &t->nbytes);
         if (st) return err_prefix(st, "tensor '%s': ", nb);

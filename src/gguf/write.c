@@ -62,21 +62,6 @@ static mio_str wt_name_at(const void *w, uint64_t i) {
     return s;
 }
 
-/* Grow (rebuild) a hash so it keeps a load factor <= 1/2 after one more insert. */
-static mio_status hash_reserve(mio_namehash *h, uint64_t n_after, namehash_key_fn key, const void *ctx) {
-    if (h->slots && n_after * 2 + 2 <= h->mask + 1) return MIO_OK;
-    mio_namehash nh;
-    mio_status st = namehash_init(&nh, n_after * 2);
-    if (st) return st;
-    for (uint64_t i = 0; i + 1 < n_after; i++) {
-        mio_str s = key(ctx, i);
-        namehash_insert(&nh, s.ptr, s.len, i, key, ctx, NULL);
-    }
-    namehash_free(h);
-    *h = nh;
-    return MIO_OK;
-}
-
 mio_status mio_writer_new(uint32_t flags, mio_writer **out) {
     if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     if (flags & ~MIO_WRITER_NO_EMPTY_PAD) return err_set(MIO_ERR_INVALID_ARG, "unknown writer flags 0x%x", flags);
@@ -155,7 +140,7 @@ static mio_status put_kv(mio_writer *w, const char *key, size_t key_len, int32_t
     k[key_len] = 0;
     w->kv[w->n_kv] = (wkv){k, key_len, type, raw, raw_len};
     w->n_kv++;
-    st = hash_reserve(&w->kv_hash, w->n_kv, wkv_key_at, w);
+    st = namehash_reserve(&w->kv_hash, w->n_kv - 1, w->n_kv, wkv_key_at, w);
     if (st) { w->n_kv--; free(k); free(raw); return st; }
     namehash_insert(&w->kv_hash, k, key_len, w->n_kv - 1, wkv_key_at, w, NULL);
     return MIO_OK;
@@ -293,6 +278,8 @@ static mio_status add_tensor(mio_writer *w, const char *name, int type, uint32_t
     if (nl >= GGUF_MAX_NAME)
         return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor name '%.40s...' is %zu bytes (must be under %u)", name, nl,
                        GGUF_MAX_NAME);
+    if (type < 0 || type >= MIO_TYPE_GGML_COUNT || !mio_type_name(type))
+        return err_set(MIO_ERR_UNSUPPORTED_TYPE, "tensor '%s': %d is not a ggml type code", name, type);
     uint64_t nbytes;
     st = mio_tensor_nbytes(type, n_dims, ne, &nbytes);
     if (st) return err_prefix(st, "tensor '%s': ", name);
@@ -321,7 +308,7 @@ static mio_status add_tensor(mio_writer *w, const char *name, int type, uint32_t
     t->nbytes = nbytes;
     t->data = has_data ? data : NULL;
     w->n_t++;
-    st = hash_reserve(&w->t_hash, w->n_t, wt_name_at, w);
+    st = namehash_reserve(&w->t_hash, w->n_t - 1, w->n_t, wt_name_at, w);
     if (st) { w->n_t--; free(nm); return st; }
     namehash_insert(&w->t_hash, nm, nl, w->n_t - 1, wt_name_at, w, NULL);
     return MIO_OK;

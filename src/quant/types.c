@@ -1,4 +1,4 @@
-/* types.c — the ggml type table: names, block sizes and bytes per block, keyed
+/* types.c — the type table (ggml codes, then safetensors-only codes from 1000): names, block sizes and bytes per block, keyed
  * by ggml's wire codes (verified against libggml-base's ggml_type_name /
  * ggml_blck_size / ggml_type_size in tests/interop). Removed codes have no row. */
 #include "core/core.h"
@@ -29,7 +29,23 @@ static const type_row g_types[MIO_TYPE_GGML_COUNT] = {
     [MIO_TYPE_Q2_0] = {"q2_0", 64, 18},
 };
 
+/* safetensors dtypes ggml has no code for; sub-byte types as the smallest
+ * whole-byte group (F4: 2 per byte, F6: 4 per 3 bytes). */
+#define ST_FIRST MIO_TYPE_BOOL
+static const type_row g_st_types[] = {
+    [MIO_TYPE_BOOL - ST_FIRST] = {"bool", 1, 1},         [MIO_TYPE_F4 - ST_FIRST] = {"f4", 2, 1},
+    [MIO_TYPE_F6_E2M3 - ST_FIRST] = {"f6_e2m3", 4, 3},   [MIO_TYPE_F6_E3M2 - ST_FIRST] = {"f6_e3m2", 4, 3},
+    [MIO_TYPE_U8 - ST_FIRST] = {"u8", 1, 1},             [MIO_TYPE_F8_E5M2 - ST_FIRST] = {"f8_e5m2", 1, 1},
+    [MIO_TYPE_F8_E4M3 - ST_FIRST] = {"f8_e4m3", 1, 1},   [MIO_TYPE_F8_E8M0 - ST_FIRST] = {"f8_e8m0", 1, 1},
+    [MIO_TYPE_F8_E4M3FNUZ - ST_FIRST] = {"f8_e4m3fnuz", 1, 1},
+    [MIO_TYPE_F8_E5M2FNUZ - ST_FIRST] = {"f8_e5m2fnuz", 1, 1},
+    [MIO_TYPE_U16 - ST_FIRST] = {"u16", 1, 2},           [MIO_TYPE_U32 - ST_FIRST] = {"u32", 1, 4},
+    [MIO_TYPE_C64 - ST_FIRST] = {"c64", 1, 8},           [MIO_TYPE_U64 - ST_FIRST] = {"u64", 1, 8},
+};
+#define ST_COUNT (int)(sizeof g_st_types / sizeof g_st_types[0])
+
 static const type_row *row(int type) {
+    if (type >= ST_FIRST && type < ST_FIRST + ST_COUNT) return &g_st_types[type - ST_FIRST];
     if (type < 0 || type >= MIO_TYPE_GGML_COUNT || !g_types[type].name) return NULL;
     return &g_types[type];
 }
@@ -40,8 +56,9 @@ size_t mio_type_block_bytes(int type) { const type_row *r = row(type); return r 
 
 int mio_type_from_name(const char *name) {
     if (!name) return -1;
-    for (int t = 0; t < MIO_TYPE_GGML_COUNT; t++) {
-        const char *n = g_types[t].name;
+    for (int k = 0; k < MIO_TYPE_GGML_COUNT + ST_COUNT; k++) {
+        int t = k < MIO_TYPE_GGML_COUNT ? k : ST_FIRST + (k - MIO_TYPE_GGML_COUNT);
+        const char *n = row(t) ? row(t)->name : NULL;
         if (!n) continue;
         size_t i = 0;
         while (n[i] && name[i] && tolower((unsigned char)n[i]) == tolower((unsigned char)name[i])) i++;
