@@ -1,0 +1,82 @@
+#!/bin/sh
+# quickstart.sh — the README's first command: on a fresh Debian machine with git,
+# gcc, make, cmake and apt, install the missing build dependencies, build
+# libmodelio and its tools into build/, write a small sample model and run
+# mio-inspect and mio-export-gguf on it (the copy must be byte-identical).
+#
+# Usage: scripts/quickstart.sh
+# Environment: MIO_BUILD_DIR (default: <repo>/build), MIO_JOBS (default: 2).
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${MIO_BUILD_DIR:-$ROOT/build}
+JOBS=${MIO_JOBS:-2}
+SAMPLE_DIR=$BUILD/sample
+
+say() { printf '\n==> %s\n' "$*"; }
+run() { printf '+ %s\n' "$*"; "$@"; }
+die() { printf 'quickstart: error: %s\n' "$*" >&2; exit 1; }
+
+for tool in cc make cmake; do
+  command -v "$tool" >/dev/null 2>&1 || die "'$tool' is not installed (apt-get install gcc make cmake)"
+done
+
+# --- 1. build dependencies (Debian packages) --------------------------------
+pkg_installed() {
+  dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null | grep -qx installed
+}
+missing=""
+if command -v dpkg-query >/dev/null 2>&1; then
+  for p in pkg-config libcjson-dev libxxhash-dev; do
+    pkg_installed "$p" || missing="$missing $p"
+  done
+else
+  command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libcjson libxxhash ||
+    die "pkg-config, cJSON and xxHash development files are needed (no dpkg here to install them)"
+fi
+if [ -n "$missing" ]; then
+  say "installing missing build dependencies:$missing"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || die "not root and no sudo: install$missing by hand"
+    SUDO=sudo
+  fi
+  run $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update
+  # shellcheck disable=SC2086
+  run $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
+else
+  say "build dependencies present (pkg-config, libcjson-dev, libxxhash-dev)"
+fi
+
+# --- 2. configure and build --------------------------------------------------
+say "configuring and building libmodelio into $BUILD"
+run cmake -S "$ROOT" -B "$BUILD"
+run cmake --build "$BUILD" -j"$JOBS" --target modelio mio-inspect mio-export-gguf mio-make-sample
+
+INSPECT=$BUILD/tools/mio-inspect
+EXPORT=$BUILD/tools/mio-export-gguf
+MKSAMPLE=$BUILD/examples/mio-make-sample
+for exe in "$INSPECT" "$EXPORT" "$MKSAMPLE"; do
+  [ -x "$exe" ] || die "build did not produce $exe"
+done
+
+# --- 3. sample model ---------------------------------------------------------
+say "writing a small llama-shaped sample model"
+mkdir -p "$SAMPLE_DIR"
+SAMPLE=$SAMPLE_DIR/sample.gguf
+COPY=$SAMPLE_DIR/sample-copy.gguf
+rm -f "$COPY"
+run "$MKSAMPLE" "$SAMPLE"
+
+say "mio-inspect: summary"
+run "$INSPECT" "$SAMPLE"
+say "mio-inspect: tensors"
+run "$INSPECT" --tensors "$SAMPLE"
+
+# --- 4. verbatim re-emit -----------------------------------------------------
+say "mio-export-gguf: streaming a verbatim copy through the writer"
+run "$EXPORT" --from-gguf "$SAMPLE" --out "$COPY"
+say "checking the copy is byte-identical"
+run cmp "$SAMPLE" "$COPY"
+echo "OK: $COPY is byte-identical to $SAMPLE"
+echo "Next: mio-inspect --meta $SAMPLE, mio-inspect --json $SAMPLE"

@@ -1,0 +1,221 @@
+/* cli.c — shared helpers of the command-line tools: UTF-8 decoding that never
+ * fails (invalid bytes become U+FFFD), terminal and JSON escaping, round-trip
+ * float formatting, human byte sizes and option matching. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+size_t cli_utf8_next(const unsigned char *p, size_t n, uint32_t *cp, int *valid)
+{
+    unsigned char c = p[0];
+    size_t len;
+    uint32_t v, min;
+
+    *valid = 0;
+    *cp = 0xFFFDu;
+    if (c < 0x80) {
+        *cp = c;
+        *valid = 1;
+        return 1;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2; v = c & 0x1Fu; min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3; v = c & 0x0Fu; min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4; v = c & 0x07u; min = 0x10000;
+    } else {
+        return 1; /* continuation byte, C0/C1, F5..FF */
+    }
+    if (len > n)
+        return 1;
+    for (size_t k = 1; k < len; k++) {
+        if ((p[k] & 0xC0u) != 0x80u)
+            return 1;
+        v = (v << 6) | (p[k] & 0x3Fu);
+    }
+    if (v < min || v > 0x10FFFFu || (v >= 0xD800u && v <= 0xDFFFu))
+        return 1;
+    *cp = v;
+    *valid = 1;
+    return len;
+}
+
+int cli_utf8_valid(const char *p, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    size_t i = 0;
+    while (i < n) {
+        uint32_t cp;
+        int ok;
+        i += cli_utf8_next(u + i, n - i, &cp, &ok);
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+size_t cli_print_escaped(FILE *out, const char *p, size_t n, size_t max_bytes, int quoted)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    size_t i = 0;
+
+    while (i < n) {
+        uint32_t cp;
+        int ok;
+        size_t k = cli_utf8_next(u + i, n - i, &cp, &ok);
+        if (i + k > max_bytes)
+            break;
+        if (!ok) {
+            fputs("\xEF\xBF\xBD", out);
+        } else if (cp == '\n') {
+            fputs("\\n", out);
+        } else if (cp == '\t') {
+            fputs("\\t", out);
+        } else if (cp == '\r') {
+            fputs("\\r", out);
+        } else if (cp < 0x20 || cp == 0x7F) {
+            fprintf(out, "\\x%02X", (unsigned)cp);
+        } else if (quoted && (cp == '"' || cp == '\\')) {
+            fputc('\\', out);
+            fputc((int)cp, out);
+        } else {
+            fwrite(u + i, 1, k, out);
+        }
+        i += k;
+    }
+    return i;
+}
+
+char *cli_json_quote(const char *p, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    /* worst case: every byte becomes "\u00XX" (6 bytes) or U+FFFD (3 bytes) */
+    if (n > (SIZE_MAX - 3) / 6)
+        return NULL;
+    char *buf = malloc(n * 6 + 3);
+    if (!buf)
+        return NULL;
+    size_t o = 0, i = 0;
+    buf[o++] = '"';
+    while (i < n) {
+        uint32_t cp;
+        int ok;
+        size_t k = cli_utf8_next(u + i, n - i, &cp, &ok);
+        if (!ok) {
+            memcpy(buf + o, "\xEF\xBF\xBD", 3);
+            o += 3;
+        } else if (cp == '"' || cp == '\\') {
+            buf[o++] = '\\';
+            buf[o++] = (char)cp;
+        } else if (cp == '\n') {
+            buf[o++] = '\\'; buf[o++] = 'n';
+        } else if (cp == '\t') {
+            buf[o++] = '\\'; buf[o++] = 't';
+        } else if (cp == '\r') {
+            buf[o++] = '\\'; buf[o++] = 'r';
+        } else if (cp < 0x20 || cp == 0x7F) {
+            static const char hex[] = "0123456789abcdef";
+            memcpy(buf + o, "\\u00", 4);
+            o += 4;
+            buf[o++] = hex[(cp >> 4) & 0xF];
+            buf[o++] = hex[cp & 0xF];
+        } else {
+            memcpy(buf + o, u + i, k);
+            o += k;
+        }
+        i += k;
+    }
+    buf[o++] = '"';
+    buf[o] = '\0';
+    return buf;
+}
+
+char *cli_fmt_f32(char *buf, size_t cap, float v)
+{
+    if (isnan(v) || isinf(v)) {
+        snprintf(buf, cap, "null");
+        return buf;
+    }
+    for (int prec = 6; prec <= 9; prec++) {
+        snprintf(buf, cap, "%.*g", prec, (double)v);
+        if (strtof(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
+char *cli_fmt_f64(char *buf, size_t cap, double v)
+{
+    if (isnan(v) || isinf(v)) {
+        snprintf(buf, cap, "null");
+        return buf;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
+char *cli_human_size(char *buf, size_t cap, uint64_t bytes)
+{
+    static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+    if (bytes < 1024) {
+        snprintf(buf, cap, "%u B", (unsigned)bytes);
+        return buf;
+    }
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024.0 && u < 6) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, cap, "%.2f %s", v, units[u]);
+    return buf;
+}
+
+int cli_is(const char *arg, const char *name)
+{
+    return strcmp(arg, name) == 0;
+}
+
+int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    const char *arg = argv[*i];
+    size_t nl = strlen(name);
+    if (strncmp(arg, name, nl) != 0)
+        return 0;
+    if (arg[nl] == '=') {
+        *value = arg + nl + 1;
+        return 1;
+    }
+    if (arg[nl] != '\0')
+        return 0;
+    if (*i + 1 >= argc)
+        return -1;
+    *i += 1;
+    *value = argv[*i];
+    return 1;
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void cli_report(const char *prog, const char *path, const char *msg)
+{
+    size_t pl = strlen(path);
+    if (strncmp(msg, path, pl) == 0 && msg[pl] == ':' && msg[pl + 1] == ' ')
+        fprintf(stderr, "%s: %s\n", prog, msg);
+    else
+        fprintf(stderr, "%s: %s: %s\n", prog, path, msg);
+}

@@ -1,0 +1,59 @@
+/* cli.h — helpers shared by the libmodelio command-line tools: option matching,
+ * UTF-8-safe escaping of file bytes for terminals and JSON, number formatting
+ * that round-trips, and human-readable byte sizes. Tools use only modelio.h. */
+#ifndef MIO_CLI_H
+#define MIO_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses shared by every tool. */
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_USAGE 2
+
+/* Decode one UTF-8 sequence at p (n bytes available). Returns the number of
+ * bytes consumed (1..4) and the code point in *cp. An invalid or truncated
+ * sequence (overlong, surrogate, > U+10FFFF, stray continuation byte) consumes
+ * exactly one byte and yields U+FFFD with *valid = 0. */
+size_t cli_utf8_next(const unsigned char *p, size_t n, uint32_t *cp, int *valid);
+
+/* 1 if the n bytes at p are entirely valid UTF-8. */
+int cli_utf8_valid(const char *p, size_t n);
+
+/* Print n bytes as text for a terminal: valid UTF-8 passes through, invalid
+ * bytes become U+FFFD, control characters are escaped (\n, \t, \xNN, and \" \\
+ * when quoted is set). At most max_bytes input bytes are printed (stopping on a
+ * sequence boundary); returns the number of input bytes consumed. */
+size_t cli_print_escaped(FILE *out, const char *p, size_t n, size_t max_bytes, int quoted);
+
+/* A JSON string literal (with the quotes) for n arbitrary bytes: invalid UTF-8
+ * becomes U+FFFD, control characters and NUL are \u-escaped. malloc'd, NUL
+ * terminated; NULL on allocation failure. Always valid UTF-8 and valid JSON. */
+char *cli_json_quote(const char *p, size_t n);
+
+/* Shortest decimal text that reads back to the same float/double ("0.1",
+ * "1e-05"); "null" for NaN and infinities (JSON has no such numbers). buf must
+ * hold at least 40 bytes. Returns buf. */
+char *cli_fmt_f32(char *buf, size_t cap, float v);
+char *cli_fmt_f64(char *buf, size_t cap, double v);
+
+/* "1.50 MiB", "512 B". buf must hold at least 32 bytes. Returns buf. */
+char *cli_human_size(char *buf, size_t cap, uint64_t bytes);
+
+/* Option matching: 1 if arg equals name. For options taking a value,
+ * cli_opt_value accepts "--name VALUE" and "--name=VALUE": on a match it stores
+ * the value, advances *i past what it consumed and returns 1; it returns -1 when
+ * the value is missing, 0 when arg is not this option. */
+int cli_is(const char *arg, const char *name);
+int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **value);
+
+/* Print "prog: path: msg" on stderr. Library messages often start with the path
+ * already ("path: ..." ); then it is not repeated. */
+void cli_report(const char *prog, const char *path, const char *msg);
+
+/* Seconds on a monotonic clock. */
+double cli_now(void);
+
+#endif
