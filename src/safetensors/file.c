@@ -1,0 +1,298 @@
+/* file.c — mio_st_file constructors (path, buffer, stream frame), accessors and
+ * slicing. A shard is accepted only after the full upstream check sequence:
+ * size, header length cap, header within the file, UTF-8, JSON, per-tensor
+ * validation, and finally data buffer length == what the tensors describe. */
+#include "st_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+mio_st_file *st_new(void) { return calloc(1, sizeof(mio_st_file)); }
+
+void st_free(mio_st_file *f) {
+    if (!f) return;
+    for (uint32_t s = 0; s < f->n_shards; s++) {
+        region_free(&f->shards[s].region);
+        free(f->shards[s].decoded);
+    }
+    free(f->shards);
+    free(f->t);
+    free(f->shapes);
+    free(f->meta);
+    namehash_free(&f->hash);
+    free(f);
+}
+
+void mio_st_close(mio_st_file *f) { st_free(f); }
+
+/* Check the 8-byte prefix against the total length available. */
+static mio_status check_prefix(const uint8_t *b, uint64_t len, uint64_t *n) {
+    if (len < 8) return err_set(MIO_ERR_HEADER_TOO_SMALL, "file has %llu bytes; a safetensors file starts with an 8-byte header length",
+                                (unsigned long long)len);
+    uint64_t h;
+    memcpy(&h, b, 8);
+    if (h > MIO_ST_MAX_HEADER)
+        return err_set(MIO_ERR_HEADER_TOO_LARGE, "header length %llu exceeds the limit of %u bytes", (unsigned long long)h,
+                       MIO_ST_MAX_HEADER);
+    if (h > len - 8)
+        return err_set(MIO_ERR_INVALID_HEADER_LENGTH, "header length %llu runs past the end of the file (%llu bytes after the length field)",
+                       (unsigned long long)h, (unsigned long long)(len - 8));
+    *n = h;
+    return MIO_OK;
+}
+
+mio_status st_add_shard(mio_st_file *f, mio_region *region) {
+    st_shard *ns = realloc(f->shards, (f->n_shards + 1) * sizeof *ns);
+    if (!ns) { region_free(region); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+    f->shards = ns;
+    uint32_t s = f->n_shards++;
+    memset(&f->shards[s], 0, sizeof f->shards[s]);
+    f->shards[s].region = *region;
+    memset(region, 0, sizeof *region);
+    const uint8_t *b = f->shards[s].region.data;
+    uint64_t len = f->shards[s].region.size, n = 0, data_len = 0;
+    uint64_t first = f->n_t;
+    mio_status st = check_prefix(b, len, &n);
+    if (st) return st;
+    f->shards[s].header_size = n;
+    st = st_parse_header(f, s, b + 8, (size_t)n, &data_len);
+    if (st) return st;
+    if (data_len != len - 8 - n)
+        return err_set(MIO_ERR_INCOMPLETE_BUFFER, "the tensors describe a data buffer of %llu bytes but the file holds %llu after the header",
+                       (unsigned long long)data_len, (unsigned long long)(len - 8 - n));
+    for (uint64_t i = first; i < f->n_t; i++) f->t[i].data = b + 8 + n + f->t[i].start;
+    return MIO_OK;
+}
+
+mio_status st_open_single(const char *path, uint32_t flags, mio_st_file *f);
+mio_status st_open_single(const char *path, uint32_t flags, mio_st_file *f) {
+    mio_region r;
+    mio_status st = (flags & MIO_OPEN_READ) ? region_read(path, &r) : region_map(path, &r);
+    if (st) return st;
+    st = st_add_shard(f, &r);
+    if (st) return err_prefix(st, "%s: ", path);
+    return MIO_OK;
+}
+
+mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out);
+
+mio_status mio_st_open(const char *path, uint32_t flags, mio_st_file **out) {
+    if (!path || !out) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !path ? "path" : "out");
+    if (flags & ~MIO_OPEN_READ) return err_set(MIO_ERR_INVALID_ARG, "unknown open flags 0x%x", flags);
+    size_t n = strlen(path);
+    if (n >= 11 && strcmp(path + n - 11, ".index.json") == 0) return st_open_index(path, flags, out);
+    mio_st_file *f = st_new();
+    if (!f) return err_set(MIO_ERR_NOMEM, "out of memory");
+    mio_status st = st_open_single(path, flags, f);
+    if (st) { st_free(f); return st; }
+    *out = f;
+    return MIO_OK;
+}
+
+mio_status mio_st_open_buffer(const void *data, size_t len, uint32_t flags, mio_st_file **out) {
+    bool take = (flags & MIO_BUFFER_TAKE) != 0;
+    mio_region r = {0};
+    r.data = data;
+    r.size = len;
+    if (take) r.heap = (void *)(uintptr_t)data;
+    if (!out || (!data && len) || (flags & ~MIO_BUFFER_TAKE)) {
+        region_free(&r);
+        return err_set(MIO_ERR_INVALID_ARG, !out ? "out is NULL" : !data ? "data is NULL" : "unknown flags 0x%x", flags);
+    }
+    mio_st_file *f = st_new();
+    if (!f) { region_free(&r); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+    mio_status st = st_add_shard(f, &r);
+    if (st) { st_free(f); return st; }
+    *out = f;
+    return MIO_OK;
+}
+
+/* Read exactly n bytes or fail. */
+static mio_status read_exact(mio_read_fn fn, void *user, void *buf, uint64_t n, const char *what) {
+    uint8_t *b = buf;
+    uint64_t got = 0;
+    while (got < n) {
+        size_t want = (n - got) > (1u << 30) ? (1u << 30) : (size_t)(n - got);
+        int64_t r = fn(user, b + got, want);
+        if (r < 0) return err_set(MIO_ERR_IO, "reading the %s failed after %llu of %llu bytes", what, (unsigned long long)got,
+                                  (unsigned long long)n);
+        if (r == 0) return err_set(MIO_ERR_TRUNCATED, "stream ended after %llu of the %llu bytes of the %s",
+                                   (unsigned long long)got, (unsigned long long)n, what);
+        got += (uint64_t)r;
+    }
+    return MIO_OK;
+}
+
+mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out) {
+    if (!fn || !out) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    uint8_t len8[8];
+    mio_status st = read_exact(fn, user, len8, 8, "header length");
+    if (st) return st == MIO_ERR_TRUNCATED ? err_set(MIO_ERR_HEADER_TOO_SMALL, "%s", mio_last_error()) : st;
+    uint64_t n;
+    memcpy(&n, len8, 8);
+    if (n > MIO_ST_MAX_HEADER)
+        return err_set(MIO_ERR_HEADER_TOO_LARGE, "header length %llu exceeds the limit of %u bytes", (unsigned long long)n,
+                       MIO_ST_MAX_HEADER);
+    /* Parse the header on its own first: it tells how many data bytes belong to this frame. */
+    uint8_t *hdr = malloc((size_t)n + 8);
+    if (!hdr) return err_set(MIO_ERR_NOMEM, "cannot allocate %llu header bytes", (unsigned long long)n);
+    memcpy(hdr, len8, 8);
+    st = read_exact(fn, user, hdr + 8, n, "header");
+    if (st) {
+        free(hdr);
+        return st == MIO_ERR_TRUNCATED ? err_set(MIO_ERR_INVALID_HEADER_LENGTH, "%s", mio_last_error()) : st;
+    }
+    mio_st_file *probe = st_new();
+    uint64_t data_len = 0;
+    if (!probe || !(probe->shards = calloc(1, sizeof *probe->shards))) {
+        st_free(probe);
+        free(hdr);
+        return err_set(MIO_ERR_NOMEM, "out of memory");
+    }
+    probe->n_shards = 1;
+    st = st_parse_header(probe, 0, hdr + 8, (size_t)n, &data_len);
+    st_free(probe);
+    if (st) { free(hdr); return st; }
+    uint64_t total;
+    if (!ck_add(8 + n, data_len, &total) || total > SIZE_MAX) {
+        free(hdr);
+        return err_set(MIO_ERR_OVERFLOW, "frame of %llu data bytes is too large", (unsigned long long)data_len);
+    }
+    uint8_t *buf = realloc(hdr, (size_t)total);
+    if (!buf) { free(hdr); return err_set(MIO_ERR_NOMEM, "cannot allocate %llu bytes for the frame", (unsigned long long)total); }
+    st = read_exact(fn, user, buf + 8 + n, data_len, "tensor data");
+    if (st) { free(buf); return st; }
+    return mio_st_open_buffer(buf, (size_t)total, MIO_BUFFER_TAKE, out);
+}
+
+static int64_t fd_read(void *user, void *buf, size_t len) {
+    int fd = *(int *)user;
+    for (;;) {
+        ssize_t r = read(fd, buf, len);
+        if (r < 0 && errno == EINTR) continue;
+        return (int64_t)r;
+    }
+}
+
+mio_status mio_st_read_frame_fd(int fd, mio_st_file **out) {
+    if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
+    return mio_st_read_frame(fd_read, &fd, out);
+}
+
+uint64_t mio_st_header_size(const mio_st_file *f) { return f && f->n_shards ? f->shards[0].header_size : 0; }
+uint64_t mio_st_file_size(const mio_st_file *f) { return f && f->n_shards ? f->shards[0].region.size : 0; }
+uint32_t mio_st_shard_count(const mio_st_file *f) { return f ? f->n_shards : 0; }
+int64_t mio_st_tensor_count(const mio_st_file *f) { return f ? (int64_t)f->n_t : -1; }
+int64_t mio_st_meta_count(const mio_st_file *f) { return f ? (int64_t)f->n_meta : -1; }
+
+mio_status mio_st_tensor_info(const mio_st_file *f, int64_t i, mio_st_tensor *out) {
+    if (!f || !out) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    if (i < 0 || (uint64_t)i >= f->n_t)
+        return err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
+                       (unsigned long long)f->n_t);
+    const st_rec *r = &f->t[i];
+    out->name = r->name;
+    out->dtype = r->dtype;
+    out->type = mio_st_dtype_to_type(r->dtype);
+    out->n_dims = r->n_dims;
+    out->shape = f->shapes ? f->shapes + r->shape_at : NULL;
+    out->data_start = r->start;
+    out->data_end = r->end;
+    out->data = r->data;
+    out->nbytes = r->end - r->start;
+    out->shard = r->shard;
+    return MIO_OK;
+}
+
+int64_t mio_st_find_tensor(const mio_st_file *f, const char *name) {
+    if (!f || !name) return -1;
+    return namehash_find(&f->hash, name, strlen(name), st_name_at, f);
+}
+
+mio_status mio_st_meta_at(const mio_st_file *f, int64_t i, mio_str *key, mio_str *value) {
+    if (!f) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    if (i < 0 || (uint64_t)i >= f->n_meta)
+        return err_set(MIO_ERR_INVALID_ARG, "metadata index %lld out of range (%llu entries)", (long long)i,
+                       (unsigned long long)f->n_meta);
+    if (key) *key = f->meta[2 * i];
+    if (value) *value = f->meta[2 * i + 1];
+    return MIO_OK;
+}
+
+mio_status mio_st_find_meta(const mio_st_file *f, const char *key, mio_str *value) {
+    if (!f || !key) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    size_t n = strlen(key);
+    /* sorted by key: binary search */
+    uint64_t lo = 0, hi = f->n_meta;
+    while (lo < hi) {
+        uint64_t mid = (lo + hi) / 2;
+        const mio_str *k = &f->meta[2 * mid];
+        size_t m = k->len < n ? k->len : n;
+        int c = memcmp(k->ptr, key, m);
+        if (!c) c = k->len < n ? -1 : k->len > n;
+        if (!c) { if (value) *value = f->meta[2 * mid + 1]; return MIO_OK; }
+        if (c < 0) lo = mid + 1; else hi = mid;
+    }
+    return err_set(MIO_ERR_NOT_FOUND, "no __metadata__ key '%s'", key);
+}
+
+mio_status mio_st_slice(const mio_st_file *f, int64_t i, uint32_t n_ranges, const uint64_t *starts,
+                        const uint64_t *ends, void *dst, size_t dst_len, size_t *written) {
+    mio_st_tensor t;
+    mio_status st = mio_st_tensor_info(f, i, &t);
+    if (st) return st;
+    char nb[160];
+    esc_bytes(nb, sizeof nb, t.name.ptr, t.name.len);
+    uint32_t bits = mio_st_dtype_bits(t.dtype);
+    if (bits % 8) return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': slicing a sub-byte dtype (%s) is not supported", nb,
+                                 mio_st_dtype_name(t.dtype));
+    if (n_ranges > t.n_dims)
+        return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': %u ranges given for a rank-%u tensor", nb, n_ranges, t.n_dims);
+    if (n_ranges && (!starts || !ends)) return err_set(MIO_ERR_INVALID_ARG, "starts/ends are NULL");
+    for (uint32_t d = 0; d < n_ranges; d++) {
+        if (starts[d] > ends[d])
+            return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': axis %u range [%llu, %llu) has start > end", nb, d,
+                           (unsigned long long)starts[d], (unsigned long long)ends[d]);
+        if (ends[d] > t.shape[d])
+            return err_set(MIO_ERR_OUT_OF_RANGE, "tensor '%s': axis %u range end %llu exceeds the dimension %llu", nb, d,
+                           (unsigned long long)ends[d], (unsigned long long)t.shape[d]);
+    }
+    /* Bytes of one contiguous run: the element size times all axes from the last ranged one on. */
+    uint64_t esz = bits / 8, inner = esz; /* bytes per index step of axis n_ranges-1 */
+    for (uint32_t d = n_ranges; d < t.n_dims; d++) inner *= t.shape[d];
+    uint64_t total = inner;
+    for (uint32_t d = 0; d < n_ranges; d++) total *= ends[d] - starts[d];
+    if (n_ranges == 0) total = t.nbytes;
+    if (total > dst_len)
+        return err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s': the slice is %llu bytes, the destination holds %zu", nb,
+                       (unsigned long long)total, dst_len);
+    if (!dst && total) return err_set(MIO_ERR_INVALID_ARG, "dst is NULL");
+    if (written) *written = (size_t)total;
+    if (total == 0) return MIO_OK;
+    if (n_ranges == 0) { memcpy(dst, t.data, (size_t)total); return MIO_OK; }
+    /* Strides (bytes) of the ranged axes; copy runs of the last ranged axis with an odometer. */
+    uint64_t stride[64], idx[64];
+    if (n_ranges > 64) return err_set(MIO_ERR_INVALID_ARG, "more than 64 ranged axes");
+    uint64_t s = inner;
+    for (uint32_t d = n_ranges; d-- > 0;) { stride[d] = s; s *= t.shape[d]; }
+    uint32_t last = n_ranges - 1;
+    uint64_t run = (ends[last] - starts[last]) * stride[last];
+    for (uint32_t d = 0; d < n_ranges; d++) idx[d] = starts[d];
+    uint8_t *o = dst;
+    const uint8_t *src = t.data;
+    for (;;) {
+        uint64_t off = 0;
+        for (uint32_t d = 0; d < n_ranges; d++) off += idx[d] * stride[d];
+        memcpy(o, src + off, (size_t)run);
+        o += run;
+        uint32_t d = last;
+        for (;;) {
+            if (d == 0) return MIO_OK;
+            d--;
+            if (++idx[d] < ends[d]) break;
+            idx[d] = starts[d];
+        }
+    }
+}

@@ -1,0 +1,258 @@
+/* index.c — sharded checkpoints as Hugging Face ships them: a
+ * model.safetensors.index.json (weight_map + metadata.total_size) over
+ * model-0000K-of-0000N.safetensors shards. Reading validates every shard, that
+ * each mapped tensor lives in its shard and nowhere else, and total_size.
+ * Writing splits tensors exactly like huggingface_hub's
+ * split_state_dict_into_shards and writes the index last. */
+#include "st_internal.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+mio_status st_open_single(const char *path, uint32_t flags, mio_st_file *f);
+mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out);
+
+static int cmp_cstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static mio_status index_fail(cJSON *root, char **files, mio_st_file *f, char *pathbuf, mio_status st) {
+    cJSON_Delete(root);
+    free(files);
+    st_free(f);
+    free(pathbuf);
+    return st;
+}
+
+mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
+    mio_region r;
+    mio_status st = region_read(path, &r);
+    if (st) return st;
+    cJSON *root = cJSON_ParseWithLength((const char *)r.data, r.size);
+    region_free(&r);
+    if (!root || !cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return err_set(MIO_ERR_INVALID_METADATA, "%s: not a JSON object (a model.safetensors.index.json is expected)", path);
+    }
+    cJSON *wm = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
+    if (!cJSON_IsObject(wm)) {
+        cJSON_Delete(root);
+        return err_set(MIO_ERR_INVALID_METADATA, "%s: no \"weight_map\" object", path);
+    }
+    size_t n_map = 0;
+    for (cJSON *e = wm->child; e; e = e->next) {
+        if (!cJSON_IsString(e) || !e->valuestring[0] || strchr(e->valuestring, '/') || strcmp(e->valuestring, "..") == 0 ||
+            strcmp(e->valuestring, ".") == 0) {
+            mio_status s2 = err_set(MIO_ERR_INVALID_METADATA,
+                                    "%s: weight_map entry '%.60s' must name a shard file in the index's directory", path,
+                                    e->string ? e->string : "");
+            cJSON_Delete(root);
+            return s2;
+        }
+        n_map++;
+    }
+    /* Shard files in name order (model-00001-of-N sorts first), each once. */
+    char **files = malloc((n_map ? n_map : 1) * sizeof *files);
+    mio_st_file *f = st_new();
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+    char *pathbuf = malloc(dirlen + 4096);
+    if (!files || !f || !pathbuf) return index_fail(root, files, f, pathbuf, err_set(MIO_ERR_NOMEM, "out of memory"));
+    size_t k = 0;
+    for (cJSON *e = wm->child; e; e = e->next) files[k++] = e->valuestring;
+    qsort(files, n_map, sizeof *files, cmp_cstr);
+    size_t n_files = 0;
+    for (size_t i = 0; i < n_map; i++)
+        if (!n_files || strcmp(files[n_files - 1], files[i]) != 0) files[n_files++] = files[i];
+    memcpy(pathbuf, path, dirlen);
+    for (size_t i = 0; i < n_files; i++) {
+        if (strlen(files[i]) >= 4096) return index_fail(root, files, f, pathbuf, err_set(MIO_ERR_INVALID_METADATA, "%s: shard name too long", path));
+        strcpy(pathbuf + dirlen, files[i]);
+        st = st_open_single(pathbuf, flags, f);
+        if (st) return index_fail(root, files, f, pathbuf, err_prefix(st, "shard %zu of %zu: ", i + 1, n_files));
+    }
+    /* Every mapped tensor is in the shard the map names; the map covers every tensor. */
+    mio_namehash seen = {0};
+    st = namehash_init(&seen, n_map);
+    if (st) return index_fail(root, files, f, pathbuf, st);
+    uint64_t total = 0;
+    for (cJSON *e = wm->child; e && !st; e = e->next) {
+        int64_t ti = mio_st_find_tensor(f, e->string);
+        if (ti < 0) {
+            st = err_set(MIO_ERR_NOT_FOUND, "%s: tensor '%.80s' is mapped to %s but that shard does not contain it", path,
+                         e->string, e->valuestring);
+            break;
+        }
+        const char *want = e->valuestring;
+        const char *have = NULL;
+        for (size_t i = 0; i < n_files; i++)
+            if (i == f->t[ti].shard) have = files[i];
+        if (!have || strcmp(have, want) != 0) {
+            st = err_set(MIO_ERR_INVALID_METADATA, "%s: tensor '%.80s' is mapped to %s but found in %s", path, e->string, want,
+                         have ? have : "?");
+            break;
+        }
+        uint64_t dup;
+        if (!namehash_insert(&seen, e->string, strlen(e->string), (uint64_t)ti, st_name_at, f, &dup)) {
+            st = err_set(MIO_ERR_INVALID_METADATA, "%s: weight_map lists tensor '%.80s' twice", path, e->string);
+            break;
+        }
+        total += f->t[ti].end - f->t[ti].start;
+    }
+    namehash_free(&seen);
+    if (!st && n_map != f->n_t) {
+        /* a shard holds a tensor the map does not mention */
+        for (uint64_t i = 0; i < f->n_t; i++) {
+            char nb[100];
+            esc_bytes(nb, sizeof nb, f->t[i].name.ptr, f->t[i].name.len);
+            if (!cJSON_GetObjectItemCaseSensitive(wm, nb)) {
+                st = err_set(MIO_ERR_INVALID_METADATA, "%s: shard %s holds tensor '%s', which weight_map does not list", path,
+                             files[f->t[i].shard], nb);
+                break;
+            }
+        }
+        if (!st) st = err_set(MIO_ERR_INVALID_METADATA, "%s: weight_map lists %zu tensors, the shards hold %llu", path, n_map,
+                              (unsigned long long)f->n_t);
+    }
+    if (!st) {
+        cJSON *md = cJSON_GetObjectItemCaseSensitive(root, "metadata");
+        cJSON *ts = md ? cJSON_GetObjectItemCaseSensitive(md, "total_size") : NULL;
+        if (ts) {
+            if (!cJSON_IsNumber(ts) || ts->valuedouble < 0 || ts->valuedouble != (double)(uint64_t)ts->valuedouble)
+                st = err_set(MIO_ERR_INVALID_METADATA, "%s: metadata.total_size is not a non-negative integer", path);
+            else if ((uint64_t)ts->valuedouble != total)
+                st = err_set(MIO_ERR_INVALID_METADATA, "%s: metadata.total_size is %.0f but the mapped tensors hold %llu bytes",
+                             path, ts->valuedouble, (unsigned long long)total);
+        }
+    }
+    if (st) return index_fail(root, files, f, pathbuf, st);
+    cJSON_Delete(root);
+    free(files);
+    free(pathbuf);
+    *out = f;
+    return MIO_OK;
+}
+
+/* --------------------------------- writing -------------------------------- */
+
+/* Python json.dumps string (ensure_ascii=True). */
+static void py_json_str(FILE *o, const char *s) {
+    fputc('"', o);
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        unsigned c = *p;
+        uint32_t cp;
+        int len;
+        if (c < 0x80) { cp = c; len = 1; }
+        else if (c < 0xe0) { cp = (c & 0x1f) << 6 | (p[1] & 0x3f); len = 2; }
+        else if (c < 0xf0) { cp = (c & 0x0f) << 12 | (uint32_t)(p[1] & 0x3f) << 6 | (p[2] & 0x3f); len = 3; }
+        else { cp = (c & 0x07) << 18 | (uint32_t)(p[1] & 0x3f) << 12 | (uint32_t)(p[2] & 0x3f) << 6 | (p[3] & 0x3f); len = 4; }
+        p += len;
+        switch (cp) {
+        case '"': fputs("\\\"", o); continue;
+        case '\\': fputs("\\\\", o); continue;
+        case '\n': fputs("\\n", o); continue;
+        case '\r': fputs("\\r", o); continue;
+        case '\t': fputs("\\t", o); continue;
+        case '\b': fputs("\\b", o); continue;
+        case '\f': fputs("\\f", o); continue;
+        default: break;
+        }
+        if (cp < 0x20 || (cp >= 0x7f && cp < 0x10000)) fprintf(o, "\\u%04x", cp);
+        else if (cp >= 0x10000) {
+            cp -= 0x10000;
+            fprintf(o, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+        } else fputc((int)cp, o);
+    }
+    fputc('"', o);
+}
+
+static const char *const *g_names_sort;
+static int cmp_by_name(const void *a, const void *b) {
+    return strcmp(g_names_sort[*(const size_t *)a], g_names_sort[*(const size_t *)b]);
+}
+
+mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
+                               uint64_t max_shard_bytes, uint32_t *n_shards) {
+    if (!dir || (n && !t)) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    if (max_shard_bytes == 0) return err_set(MIO_ERR_INVALID_ARG, "max_shard_bytes is 0");
+    /* Validate the whole set once (names unique across shards, sizes) before writing anything. */
+    mio_status st = st_validate_entries(t, n, meta, n_meta);
+    if (st) return st;
+    /* huggingface_hub's split, in list order: a tensor over the limit gets a shard of its own,
+     * appended at once; the open shard is appended when the next tensor would overflow it and
+     * at the end. Shards are numbered in that append order. */
+    uint32_t *shard_of = malloc((n ? n : 1) * sizeof *shard_of);
+    uint32_t *final_id = malloc((n ? n : 1) * sizeof *final_id);
+    if (!shard_of || !final_id) { free(shard_of); free(final_id); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+    uint32_t groups = 0, ns = 0;
+    int64_t cur = -1;
+    uint64_t cur_size = 0, total = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t sz = t[i].nbytes;
+        total += sz;
+        if (sz > max_shard_bytes) {
+            shard_of[i] = groups;
+            final_id[groups++] = ns++;
+            continue;
+        }
+        if (cur >= 0 && cur_size + sz > max_shard_bytes) { final_id[cur] = ns++; cur = -1; }
+        if (cur < 0) { cur = groups++; cur_size = 0; }
+        shard_of[i] = (uint32_t)cur;
+        cur_size += sz;
+    }
+    if (cur >= 0) final_id[cur] = ns++;
+    for (size_t i = 0; i < n; i++) shard_of[i] = final_id[shard_of[i]];
+    free(final_id);
+    if (ns == 0) ns = 1;
+    size_t dl = strlen(dir);
+    char *path = malloc(dl + 64);
+    mio_st_entry *sub = malloc((n ? n : 1) * sizeof *sub);
+    if (!path || !sub) { free(path); free(sub); free(shard_of); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+    for (uint32_t s = 0; s < ns && !st; s++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (shard_of[i] == s) sub[m++] = t[i];
+        if (ns == 1) snprintf(path, dl + 64, "%s/model.safetensors", dir);
+        else snprintf(path, dl + 64, "%s/model-%05u-of-%05u.safetensors", dir, s + 1, ns);
+        st = mio_st_save_file(path, sub, m, meta, n_meta);
+    }
+    if (!st && ns > 1) {
+        /* The index, as transformers writes it: json.dumps(indent=2, sort_keys=True) + "\n". */
+        size_t *ord = malloc((n ? n : 1) * sizeof *ord);
+        const char **names = malloc((n ? n : 1) * sizeof *names);
+        char *buf = NULL;
+        size_t blen = 0;
+        FILE *o = open_memstream(&buf, &blen);
+        if (!ord || !names || !o) st = err_set(MIO_ERR_NOMEM, "out of memory");
+        else {
+            for (size_t i = 0; i < n; i++) { ord[i] = i; names[i] = t[i].name; }
+            g_names_sort = names;
+            qsort(ord, n, sizeof *ord, cmp_by_name);
+            fprintf(o, "{\n  \"metadata\": {\n    \"total_size\": %llu\n  },\n  \"weight_map\": {", (unsigned long long)total);
+            for (size_t k = 0; k < n; k++) {
+                fputs(k ? ",\n    " : "\n    ", o);
+                py_json_str(o, t[ord[k]].name);
+                fprintf(o, ": \"model-%05u-of-%05u.safetensors\"", shard_of[ord[k]] + 1, ns);
+            }
+            fputs(n ? "\n  }\n}\n" : "}\n}\n", o);
+        }
+        if (o) fclose(o);
+        if (!st) {
+            mio_atomic_file af;
+            snprintf(path, dl + 64, "%s/model.safetensors.index.json", dir);
+            st = atomic_open(path, &af);
+            if (!st) st = fd_write_all(af.fd, buf, blen, path);
+            if (!st) st = atomic_commit(&af);
+            else atomic_abort(&af);
+        }
+        free(buf);
+        free(ord);
+        free(names);
+    }
+    free(path);
+    free(sub);
+    free(shard_of);
+    if (!st && n_shards) *n_shards = ns;
+    return st;
+}

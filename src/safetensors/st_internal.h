@@ -1,0 +1,59 @@
+/* st_internal.h — the parsed representation behind mio_st_file, shared by the
+ * header parser (parse.c), the writer (write.c) and sharded checkpoints
+ * (index.c). Names and metadata strings are views into the header bytes unless
+ * they contained JSON escapes, in which case they point into the decoded arena. */
+#ifndef MIO_ST_INTERNAL_H
+#define MIO_ST_INTERNAL_H
+
+#include "core/core.h"
+
+typedef struct st_rec {
+    mio_str name;
+    int dtype;
+    uint32_t n_dims;
+    uint64_t shape_at;   /* index into mio_st_file.shapes */
+    uint64_t start, end; /* data_offsets */
+    uint32_t shard;
+    const uint8_t *data;
+} st_rec;
+
+typedef struct st_shard {
+    mio_region region;
+    uint64_t header_size;
+    char *decoded;       /* arena of decoded (unescaped) strings, or NULL */
+} st_shard;
+
+struct mio_st_file {
+    st_shard *shards;
+    uint32_t n_shards;
+    st_rec *t;
+    uint64_t n_t, cap_t;
+    uint64_t *shapes;
+    uint64_t n_shapes, cap_shapes;
+    mio_str *meta;       /* key, value pairs: meta[2k], meta[2k+1], sorted by key */
+    uint64_t n_meta, cap_meta;
+    mio_namehash hash;
+};
+
+/* dtype helpers */
+int st_dtype_lookup(const char *s, size_t n);
+
+/* Parse and validate the JSON header of shard `shard` (bytes json[0..n)),
+ * appending its tensors and (for shard 0) metadata to f. Sets *data_len to the
+ * size of the data buffer the header describes. Does not bind data pointers. */
+mio_status st_parse_header(mio_st_file *f, uint32_t shard, const uint8_t *json, size_t n, uint64_t *data_len);
+/* Full parse of one safetensors image held in region (ownership moves to f). */
+mio_status st_add_shard(mio_st_file *f, mio_region *region);
+mio_st_file *st_new(void);
+void st_free(mio_st_file *f);
+mio_str st_name_at(const void *f, uint64_t i);
+
+/* UTF-8 validation: returns true if valid, else sets *bad to the first bad offset. */
+bool st_utf8_valid(const uint8_t *p, size_t n, size_t *bad);
+/* Tensor byte size from dtype and shape, with upstream's checks. */
+mio_status st_tensor_size(int dtype, uint32_t n_dims, const uint64_t *shape, uint64_t *bytes, const char *name);
+
+/* Every check the writer makes, without writing. */
+mio_status st_validate_entries(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta);
+
+#endif

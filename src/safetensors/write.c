@@ -1,0 +1,310 @@
+/* write.c — safetensors serialization in upstream's canonical form
+ * (serialize_to_file): tensors ordered by dtype descending then name, compact
+ * JSON with __metadata__ first, serde_json's string escaping, header padded with
+ * spaces to a multiple of 8, data packed with no gaps. Everything is validated
+ * and the header is built before the first byte goes out. */
+#include "st_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sbuf { char *p; size_t n, cap; bool oom; } sbuf;
+
+static void sb_put(sbuf *b, const void *s, size_t n) {
+    if (b->oom) return;
+    if (b->n + n > b->cap) {
+        size_t nc = b->cap ? b->cap : 256;
+        while (nc < b->n + n) nc *= 2;
+        char *np = realloc(b->p, nc);
+        if (!np) { b->oom = true; return; }
+        b->p = np;
+        b->cap = nc;
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+}
+static void sb_str(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+static void sb_u64(sbuf *b, uint64_t v) {
+    char t[24];
+    int k = snprintf(t, sizeof t, "%llu", (unsigned long long)v);
+    sb_put(b, t, (size_t)k);
+}
+
+/* serde_json's escaping: short forms for " \ \b \f \n \r \t, \u00xx for other
+ * control characters, everything else (UTF-8, DEL) raw. */
+static void sb_json_str(sbuf *b, const char *s, size_t n) {
+    static const char hex[] = "0123456789abcdef";
+    sb_put(b, "\"", 1);
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        const char *e = NULL;
+        char u[6];
+        switch (c) {
+        case '"': e = "\\\""; break;
+        case '\\': e = "\\\\"; break;
+        case '\b': e = "\\b"; break;
+        case '\f': e = "\\f"; break;
+        case '\n': e = "\\n"; break;
+        case '\r': e = "\\r"; break;
+        case '\t': e = "\\t"; break;
+        default:
+            if (c < 0x20) {
+                memcpy(u, "\\u00", 4);
+                u[4] = hex[c >> 4];
+                u[5] = hex[c & 15];
+            } else continue;
+        }
+        sb_put(b, s + run, i - run);
+        if (e) sb_str(b, e); else sb_put(b, u, 6);
+        run = i + 1;
+    }
+    sb_put(b, s + run, n - run);
+    sb_put(b, "\"", 1);
+}
+
+typedef struct plan {
+    size_t *order;      /* entry indices in file order */
+    char *header;       /* 8-byte length + padded JSON */
+    size_t header_len;
+    uint64_t data_len;
+} plan;
+
+static int cmp_str(const char *a, const char *b) { return strcmp(a, b); } /* bytewise for UTF-8 */
+
+static const mio_st_entry *g_sort_entries; /* qsort has no context argument in C11 */
+static int cmp_entry(const void *x, const void *y) {
+    const mio_st_entry *a = &g_sort_entries[*(const size_t *)x], *b = &g_sort_entries[*(const size_t *)y];
+    if (a->dtype != b->dtype) return a->dtype > b->dtype ? -1 : 1; /* dtype descending */
+    return cmp_str(a->name, b->name);
+}
+static const mio_st_meta *g_sort_meta;
+static int cmp_meta_idx(const void *x, const void *y) {
+    return cmp_str(g_sort_meta[*(const size_t *)x].key, g_sort_meta[*(const size_t *)y].key);
+}
+
+static mio_status check_utf8(const char *s, const char *what) {
+    size_t bad;
+    if (!st_utf8_valid((const uint8_t *)s, strlen(s), &bad))
+        return err_set(MIO_ERR_INVALID_UTF8, "%s is not valid UTF-8 (byte %zu)", what, bad);
+    return MIO_OK;
+}
+
+static void plan_free(plan *p) {
+    free(p->order);
+    free(p->header);
+    memset(p, 0, sizeof *p);
+}
+
+/* Serialization lock: the qsort comparators use file-scope pointers. */
+static pthread_mutex_t g_sort_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static mio_status make_plan(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, plan *p) {
+    memset(p, 0, sizeof *p);
+    if (n && !t) return err_set(MIO_ERR_INVALID_ARG, "tensor list is NULL");
+    if (n_meta && !meta) return err_set(MIO_ERR_INVALID_ARG, "metadata list is NULL");
+    for (size_t i = 0; i < n; i++) {
+        const mio_st_entry *e = &t[i];
+        if (!e->name || !*e->name) return err_set(MIO_ERR_INVALID_ARG, "tensor #%zu has an empty name", i);
+        if (strcmp(e->name, "__metadata__") == 0)
+            return err_set(MIO_ERR_INVALID_ARG, "tensor #%zu is named __metadata__, which is reserved", i);
+        mio_status st = check_utf8(e->name, "a tensor name");
+        if (st) return err_prefix(st, "tensor #%zu: ", i);
+        if (!mio_st_dtype_name(e->dtype)) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "tensor '%s': unknown dtype %d", e->name, e->dtype);
+        if (e->n_dims && !e->shape) return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': shape is NULL", e->name);
+        uint64_t bytes;
+        st = st_tensor_size(e->dtype, e->n_dims, e->shape, &bytes, e->name);
+        if (st) return st;
+        if (bytes != e->nbytes)
+            return err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s': %zu data bytes given, %s x shape needs %llu", e->name,
+                           e->nbytes, mio_st_dtype_name(e->dtype), (unsigned long long)bytes);
+        if (bytes && !e->data) return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': data is NULL", e->name);
+        if (!ck_add(p->data_len, bytes, &p->data_len)) return err_set(MIO_ERR_OVERFLOW, "total data size overflows");
+    }
+    for (size_t i = 0; i < n_meta; i++) {
+        if (!meta[i].key || !meta[i].value) return err_set(MIO_ERR_INVALID_ARG, "metadata entry #%zu has a NULL key or value", i);
+        mio_status st = check_utf8(meta[i].key, "a metadata key");
+        if (!st) st = check_utf8(meta[i].value, "a metadata value");
+        if (st) return err_prefix(st, "metadata '%.60s': ", meta[i].key);
+    }
+    size_t *mord = malloc((n_meta ? n_meta : 1) * sizeof *mord);
+    p->order = malloc((n ? n : 1) * sizeof *p->order);
+    if (!mord || !p->order) { free(mord); plan_free(p); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+    for (size_t i = 0; i < n; i++) p->order[i] = i;
+    for (size_t i = 0; i < n_meta; i++) mord[i] = i;
+    pthread_mutex_lock(&g_sort_lock);
+    g_sort_entries = t;
+    qsort(p->order, n, sizeof *p->order, cmp_entry);
+    g_sort_meta = meta;
+    qsort(mord, n_meta, sizeof *mord, cmp_meta_idx);
+    pthread_mutex_unlock(&g_sort_lock);
+    mio_status st = MIO_OK;
+    for (size_t i = 1; i < n_meta && !st; i++)
+        if (cmp_str(meta[mord[i - 1]].key, meta[mord[i]].key) == 0)
+            st = err_set(MIO_ERR_INVALID_METADATA, "metadata key '%.60s' is given twice", meta[mord[i]].key);
+    if (st) { free(mord); plan_free(p); return st; }
+
+    sbuf b = {0};
+    sb_put(&b, "\0\0\0\0\0\0\0\0", 8);
+    sb_put(&b, "{", 1);
+    if (n_meta) {
+        sb_str(&b, "\"__metadata__\":{");
+        for (size_t k = 0; k < n_meta; k++) {
+            if (k) sb_put(&b, ",", 1);
+            const mio_st_meta *m = &meta[mord[k]];
+            sb_json_str(&b, m->key, strlen(m->key));
+            sb_put(&b, ":", 1);
+            sb_json_str(&b, m->value, strlen(m->value));
+        }
+        sb_put(&b, "}", 1);
+        if (n) sb_put(&b, ",", 1);
+    }
+    free(mord);
+    uint64_t off = 0;
+    for (size_t k = 0; k < n; k++) {
+        const mio_st_entry *e = &t[p->order[k]];
+        if (k) sb_put(&b, ",", 1);
+        sb_json_str(&b, e->name, strlen(e->name));
+        sb_str(&b, ":{\"dtype\":\"");
+        sb_str(&b, mio_st_dtype_name(e->dtype));
+        sb_str(&b, "\",\"shape\":[");
+        for (uint32_t d = 0; d < e->n_dims; d++) {
+            if (d) sb_put(&b, ",", 1);
+            sb_u64(&b, e->shape[d]);
+        }
+        sb_str(&b, "],\"data_offsets\":[");
+        sb_u64(&b, off);
+        sb_put(&b, ",", 1);
+        off += e->nbytes;
+        sb_u64(&b, off);
+        sb_str(&b, "]}");
+    }
+    sb_put(&b, "}", 1);
+    while ((b.n - 8) % 8) sb_put(&b, " ", 1);
+    if (b.oom) { free(b.p); plan_free(p); return err_set(MIO_ERR_NOMEM, "out of memory building the header"); }
+    uint64_t hl = b.n - 8;
+    if (hl > MIO_ST_MAX_HEADER) {
+        free(b.p);
+        plan_free(p);
+        return err_set(MIO_ERR_HEADER_TOO_LARGE, "the header would be %llu bytes, over the %u-byte limit", (unsigned long long)hl,
+                       MIO_ST_MAX_HEADER);
+    }
+    memcpy(b.p, &hl, 8);
+    p->header = b.p;
+    p->header_len = b.n;
+    return MIO_OK;
+}
+
+/* Duplicate tensor names, checked with a sorted copy of the names. */
+static int cmp_name_ptr(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
+static mio_status check_duplicates(const mio_st_entry *t, size_t n) {
+    if (n < 2) return MIO_OK;
+    const char **names = malloc(n * sizeof *names);
+    if (!names) return err_set(MIO_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) names[i] = t[i].name;
+    qsort(names, n, sizeof *names, cmp_name_ptr);
+    mio_status st = MIO_OK;
+    for (size_t i = 1; i < n && !st; i++)
+        if (strcmp(names[i - 1], names[i]) == 0)
+            st = err_set(MIO_ERR_DUPLICATE_TENSOR, "tensor name '%.60s' is given twice", names[i]);
+    free(names);
+    return st;
+}
+
+static mio_status plan_build(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, plan *p) {
+    mio_status st = make_plan(t, n, meta, n_meta, p);
+    if (st) return st;
+    st = check_duplicates(t, n);
+    if (st) plan_free(p);
+    return st;
+}
+
+mio_status st_validate_entries(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta) {
+    plan p;
+    mio_status st = plan_build(t, n, meta, n_meta, &p);
+    if (!st) plan_free(&p);
+    return st;
+}
+
+typedef mio_status (*emit_fn)(void *ctx, const void *p, size_t n);
+
+static mio_status emit_all(const plan *p, const mio_st_entry *t, size_t n, emit_fn emit, void *ctx) {
+    mio_status st = emit(ctx, p->header, p->header_len);
+    for (size_t k = 0; k < n && !st; k++) {
+        const mio_st_entry *e = &t[p->order[k]];
+        if (e->nbytes) st = emit(ctx, e->data, e->nbytes);
+    }
+    return st;
+}
+
+static mio_status emit_fd(void *ctx, const void *p, size_t n) {
+    mio_atomic_file *af = ctx;
+    return fd_write_all(af->fd, p, n, af->tmp_path);
+}
+
+mio_status mio_st_save_file(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta) {
+    plan p;
+    mio_status st = plan_build(t, n, meta, n_meta, &p);
+    if (st) return st;
+    mio_atomic_file af;
+    st = atomic_open(path, &af);
+    if (st) { plan_free(&p); return st; }
+    uint64_t total = p.header_len + p.data_len;
+    if (total) {
+        int e = posix_fallocate(af.fd, 0, (off_t)total);
+        if (e != 0 && e != EINVAL && e != EOPNOTSUPP) {
+            st = err_set(MIO_ERR_IO, "cannot preallocate %llu bytes for '%s'", (unsigned long long)total, path);
+        }
+    }
+    if (!st) st = emit_all(&p, t, n, emit_fd, &af);
+    plan_free(&p);
+    if (st) { atomic_abort(&af); return st; }
+    return atomic_commit(&af);
+}
+
+typedef struct membuf { uint8_t *p; size_t n; } membuf;
+static mio_status emit_mem(void *ctx, const void *p, size_t n) {
+    membuf *m = ctx;
+    memcpy(m->p + m->n, p, n);
+    m->n += n;
+    return MIO_OK;
+}
+
+mio_status mio_st_save_buffer(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, void **out,
+                              size_t *out_len) {
+    if (!out || !out_len) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    plan p;
+    mio_status st = plan_build(t, n, meta, n_meta, &p);
+    if (st) return st;
+    uint64_t total = p.header_len + p.data_len;
+    membuf m = {malloc(total > SIZE_MAX ? 1 : (size_t)total), 0};
+    if (!m.p) { plan_free(&p); return err_set(MIO_ERR_NOMEM, "cannot allocate %llu bytes", (unsigned long long)total); }
+    emit_all(&p, t, n, emit_mem, &m);
+    plan_free(&p);
+    *out = m.p;
+    *out_len = m.n;
+    return MIO_OK;
+}
+
+typedef struct cbctx { mio_write_fn fn; void *user; } cbctx;
+static mio_status emit_cb(void *ctx, const void *p, size_t n) {
+    cbctx *c = ctx;
+    if (c->fn(c->user, p, n) != 0) return err_set(MIO_ERR_IO, "the write callback reported a failure");
+    return MIO_OK;
+}
+
+mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, mio_write_fn fn,
+                          void *user) {
+    if (!fn) return err_set(MIO_ERR_INVALID_ARG, "write callback is NULL");
+    plan p;
+    mio_status st = plan_build(t, n, meta, n_meta, &p);
+    if (st) return st;
+    cbctx c = {fn, user};
+    st = emit_all(&p, t, n, emit_cb, &c);
+    plan_free(&p);
+    return st;
+}
