@@ -214,7 +214,8 @@ MIO_API mio_status mio_gguf_kv_raw(const mio_gguf_file *f, int64_t i, mio_str *o
 
 /* Widening getters. Integers: any integer type (and bool) widens; a u64 >= 2^63
  * read as i64, or a negative value read as u64, is MIO_ERR_OUT_OF_RANGE. Floats:
- * f32/f64 widen to double. Other types: MIO_ERR_TYPE_MISMATCH. */
+ * f32/f64 widen to double (integers are not converted). bool reads only bool.
+ * Other types: MIO_ERR_TYPE_MISMATCH. */
 MIO_API mio_status mio_gguf_kv_i64(const mio_gguf_file *f, int64_t i, int64_t *out);
 MIO_API mio_status mio_gguf_kv_u64(const mio_gguf_file *f, int64_t i, uint64_t *out);
 MIO_API mio_status mio_gguf_kv_f64(const mio_gguf_file *f, int64_t i, double *out);
@@ -308,7 +309,8 @@ MIO_API mio_status mio_writer_set_arr(mio_writer *w, const char *key, int elem_t
 /* Array of n strings; lens may be NULL (then each strs[k] is NUL-terminated). Copied. */
 MIO_API mio_status mio_writer_set_arr_str(mio_writer *w, const char *key, const char *const *strs,
                                           const size_t *lens, uint64_t n);
-/* Remove a key; MIO_ERR_NOT_FOUND if absent. */
+/* Remove a key; MIO_ERR_NOT_FOUND if absent. Removing general.alignment restores
+ * the default alignment (32). */
 MIO_API mio_status mio_writer_remove_key(mio_writer *w, const char *key);
 /* Copy entry i of src byte-verbatim (exact wire type kept); the bytes are copied. */
 MIO_API mio_status mio_writer_copy_kv(mio_writer *w, const mio_gguf_file *src, int64_t i);
@@ -338,7 +340,8 @@ MIO_API mio_status mio_writer_write_fd(mio_writer *w, int fd);
 
 /* Streaming output: begin writes the whole header; then one write_tensor call per
  * tensor, in order, with exactly that tensor's bytes (a tensor added with data
- * still needs its call — pass the same bytes or NULL to use the borrowed ones);
+ * still needs its call — pass the same bytes, or NULL (with len 0 or its size) to
+ * use the borrowed ones);
  * finish writes the last padding and, for a path, fsyncs and renames into place.
  * Errors: wrong length MIO_ERR_SIZE_MISMATCH, one call too many
  * MIO_ERR_TOO_MANY_TENSORS, finish before the last tensor MIO_ERR_INCOMPLETE.

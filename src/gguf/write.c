@@ -461,7 +461,7 @@ mio_status mio_writer_write_tensor(mio_writer *w, const void *data, size_t len) 
         return st;
     }
     const wtensor *t = &w->t[w->next];
-    if (!data && len == 0 && t->data) { data = t->data; len = (size_t)t->nbytes; }
+    if (!data && t->data && (len == 0 || len == t->nbytes)) { data = t->data; len = (size_t)t->nbytes; }
     if (len != t->nbytes || (!data && len)) {
         mio_status st = err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s' (#%llu) needs %llu bytes, %zu given", t->name,
                                 (unsigned long long)w->next, (unsigned long long)t->nbytes, len);

@@ -1,0 +1,283 @@
+/* test_gguf_split.c — split GGUF loading (MIO_OPEN_SPLITS): a 3-part model written
+ * with the writer merges into one handle (part 1's metadata, every tensor tagged
+ * with its part); split errors; mio_gguf_take_mapping; prefetch/release. */
+#include "modelio.h"
+#include "test.h"
+
+#include <unistd.h>
+
+typedef struct tdesc { const char *name; int type; uint32_t n_dims; int64_t ne[4]; size_t nbytes; } tdesc;
+
+/* part 0: p0.a f32[8] (32 B), p0.b f32[5000] (20000 B, several pages)
+ * part 1: p1.a q8_0[32,2] (68 B)
+ * part 2: p2.a f32[3] (12 B -> padded 32), p2.b i32[5] (20 B) */
+static const tdesc k_t[5] = {
+    {"p0.a", MIO_TYPE_F32, 1, {8, 1, 1, 1}, 32},
+    {"p0.b", MIO_TYPE_F32, 1, {5000, 1, 1, 1}, 20000},
+    {"p1.a", MIO_TYPE_Q8_0, 2, {32, 2, 1, 1}, 68},
+    {"p2.a", MIO_TYPE_F32, 1, {3, 1, 1, 1}, 12},
+    {"p2.b", MIO_TYPE_I32, 1, {5, 1, 1, 1}, 20},
+};
+static const uint32_t k_part[5] = {0, 0, 1, 2, 2};
+static const uint64_t k_off[5] = {0, 32, 0, 0, 32};
+static uint8_t g_data[5][20000];
+
+static void fill(void) {
+    for (int i = 0; i < 5; i++)
+        for (size_t k = 0; k < k_t[i].nbytes; k++) g_data[i][k] = (uint8_t)(k * (size_t)(i + 3) + (size_t)i);
+}
+
+typedef struct part_opts {
+    int split_no;      /* value of split.no (u16), -1 to omit */
+    int split_count;   /* value of split.count (u16) */
+    int tensors_count; /* split.tensors.count (i32) */
+    int meta;          /* carry the model metadata */
+    const char *extra_tensor; /* an additional tensor name (for duplicates), or NULL */
+} part_opts;
+
+static void write_part(const char *path, const part_opts *o, uint32_t part) {
+    mio_writer *w = NULL;
+    T_OK(mio_writer_new(0, &w));
+    if (!w) return;
+    if (o->meta) {
+        T_OK(mio_writer_set_str(w, "general.architecture", "test", 4));
+        T_OK(mio_writer_set_u32(w, "x.val", 7));
+    }
+    if (o->split_no >= 0) T_OK(mio_writer_set_u16(w, "split.no", (uint16_t)o->split_no));
+    T_OK(mio_writer_set_u16(w, "split.count", (uint16_t)o->split_count));
+    T_OK(mio_writer_set_i32(w, "split.tensors.count", o->tensors_count));
+    for (int i = 0; i < 5; i++) {
+        if (k_part[i] != part) continue;
+        T_OK(mio_writer_add_tensor(w, k_t[i].name, k_t[i].type, k_t[i].n_dims, k_t[i].ne, g_data[i], k_t[i].nbytes));
+    }
+    if (o->extra_tensor) {
+        int64_t ne[1] = {4};
+        T_OK(mio_writer_add_tensor(w, o->extra_tensor, MIO_TYPE_F32, 1, ne, g_data[0], 16));
+    }
+    unlink(path);
+    T_OK(mio_writer_write_file(w, path));
+    mio_writer_free(w);
+}
+
+static void write_split(const char *base, int count_in_name, const part_opts opts[], int nparts) {
+    char path[256];
+    for (int p = 0; p < nparts; p++) {
+        snprintf(path, sizeof path, "%s-%05d-of-%05d.gguf", base, p + 1, count_in_name);
+        write_part(path, &opts[p], (uint32_t)p);
+    }
+}
+
+static void test_good(void) {
+    part_opts o[3] = {{0, 3, 5, 1, NULL}, {1, 3, 5, 0, NULL}, {2, 3, 5, 0, NULL}};
+    write_split("sp_good", 3, o, 3);
+
+    /* each part alone, for reference offsets */
+    uint64_t part_doff[3] = {0};
+    for (int p = 0; p < 3; p++) {
+        char path[64];
+        snprintf(path, sizeof path, "sp_good-%05d-of-00003.gguf", p + 1);
+        mio_gguf_file *f = NULL;
+        T_OK(mio_gguf_open(path, 0, &f));
+        if (!f) continue;
+        part_doff[p] = mio_gguf_data_offset(f);
+        T_EQ_INT(mio_gguf_part_count(f), 1);
+        T_EQ_INT(mio_gguf_tensor_count(f), p == 1 ? 1 : 2);
+        if (p == 0) {
+            /* without MIO_OPEN_SPLITS part 1 is just itself */
+            T_EQ_INT(mio_gguf_find_tensor(f, "p0.b"), 1);
+            T_EQ_INT(mio_gguf_find_tensor(f, "p1.a"), -1);
+            T_EQ_INT(mio_gguf_kv_count(f), 5);
+        }
+        mio_gguf_close(f);
+    }
+
+    mio_gguf_file *f = NULL;
+    T_OK(mio_gguf_open("sp_good-00001-of-00003.gguf", MIO_OPEN_SPLITS, &f));
+    if (!f) return;
+    T_EQ_INT(mio_gguf_part_count(f), 3);
+    T_EQ_INT(mio_gguf_tensor_count(f), 5);
+    for (uint32_t p = 0; p < 3; p++) T_EQ_U64(mio_gguf_part_data_offset(f, p), part_doff[p]);
+    T_EQ_U64(mio_gguf_data_offset(f), part_doff[0]);
+    /* metadata = part 1's */
+    T_EQ_INT(mio_gguf_kv_count(f), 5);
+    T_EQ_MSTR(mio_gguf_kv_key(f, 0), "general.architecture");
+    T_EQ_MSTR(mio_gguf_kv_key(f, 1), "x.val");
+    T_EQ_MSTR(mio_gguf_kv_key(f, 2), "split.no");
+    int64_t v = -1;
+    T_OK(mio_gguf_kv_i64(f, mio_gguf_find_key(f, "split.no"), &v));
+    T_EQ_INT(v, 0);
+    T_OK(mio_gguf_kv_i64(f, mio_gguf_find_key(f, "x.val"), &v));
+    T_EQ_INT(v, 7);
+    T_EQ_INT(mio_gguf_kv_type(f, mio_gguf_find_key(f, "split.count")), MIO_GGUF_U16);
+    for (int i = 0; i < 5; i++) {
+        int64_t ti = mio_gguf_find_tensor(f, k_t[i].name);
+        T_CHECK(ti >= 0);
+        if (ti < 0) continue;
+        mio_gguf_tensor t;
+        T_OK(mio_gguf_tensor_info(f, ti, &t));
+        T_EQ_MSTR(t.name, k_t[i].name);
+        T_EQ_INT(t.part, k_part[i]);
+        T_EQ_U64(t.offset, k_off[i]);
+        T_EQ_U64(t.nbytes, k_t[i].nbytes);
+        T_EQ_INT(t.type, k_t[i].type);
+        T_CHECK(t.data && memcmp(t.data, g_data[i], k_t[i].nbytes) == 0);
+    }
+    /* parts in order, each part's tensors in file order */
+    mio_gguf_tensor t;
+    T_OK(mio_gguf_tensor_info(f, 2, &t));
+    T_EQ_MSTR(t.name, "p1.a");
+
+    /* split loads transfer no mapping */
+    void *addr = (void *)&v;
+    size_t len = 99;
+    T_OK(mio_gguf_take_mapping(f, &addr, &len));
+    T_CHECK(addr == NULL);
+    T_EQ_U64(len, 0);
+
+    /* prefetch/release over every part's tensors keep the bytes */
+    for (int i = 0; i < 5; i++) {
+        T_OK(mio_gguf_tensor_info(f, mio_gguf_find_tensor(f, k_t[i].name), &t));
+        mio_prefetch(f, t.data, (size_t)t.nbytes);
+        mio_release(f, t.data, (size_t)t.nbytes);
+        T_CHECK(memcmp(t.data, g_data[i], k_t[i].nbytes) == 0);
+    }
+    mio_gguf_close(f);
+}
+
+static void expect_split_error(const char *path, mio_status want, const char *msg) {
+    mio_gguf_file *f = (mio_gguf_file *)&f;
+    mio_status st = mio_gguf_open(path, MIO_OPEN_SPLITS, &f);
+    T_STATUS(st, want);
+    if (msg) T_MSG_HAS(msg);
+    if (st == MIO_OK) mio_gguf_close(f);
+}
+
+static void test_errors(void) {
+    /* opening a non-first part */
+    expect_split_error("sp_good-00002-of-00003.gguf", MIO_ERR_SPLIT, "sp_good-00002-of-00003.gguf");
+    /* the same part without MIO_OPEN_SPLITS is fine */
+    mio_gguf_file *f = NULL;
+    T_OK(mio_gguf_open("sp_good-00002-of-00003.gguf", 0, &f));
+    mio_gguf_close(f);
+
+    /* part 2 claims split.no = 2 */
+    part_opts bad_no[3] = {{0, 3, 5, 1, NULL}, {2, 3, 5, 0, NULL}, {2, 3, 5, 0, NULL}};
+    write_split("sp_badno", 3, bad_no, 3);
+    expect_split_error("sp_badno-00001-of-00003.gguf", MIO_ERR_SPLIT, "split.no");
+
+    /* part 1 claims split.no = 1 */
+    part_opts bad_no1[3] = {{1, 3, 5, 1, NULL}, {1, 3, 5, 0, NULL}, {2, 3, 5, 0, NULL}};
+    write_split("sp_badno1", 3, bad_no1, 3);
+    expect_split_error("sp_badno1-00001-of-00003.gguf", MIO_ERR_SPLIT, "split.no");
+
+    /* split.count = 2 in files named -of-00003 */
+    part_opts bad_count[3] = {{0, 2, 5, 1, NULL}, {1, 2, 5, 0, NULL}, {2, 2, 5, 0, NULL}};
+    write_split("sp_badcount", 3, bad_count, 3);
+    expect_split_error("sp_badcount-00001-of-00003.gguf", MIO_ERR_SPLIT, "split.count");
+
+    /* split.count mismatch only in part 3 */
+    part_opts bad_count3[3] = {{0, 3, 5, 1, NULL}, {1, 3, 5, 0, NULL}, {2, 4, 5, 0, NULL}};
+    write_split("sp_badcount3", 3, bad_count3, 3);
+    expect_split_error("sp_badcount3-00001-of-00003.gguf", MIO_ERR_SPLIT, "split.count");
+
+    /* missing third part */
+    part_opts two[2] = {{0, 3, 5, 1, NULL}, {1, 3, 5, 0, NULL}};
+    write_split("sp_missing", 3, two, 2);
+    unlink("sp_missing-00003-of-00003.gguf");
+    f = (mio_gguf_file *)&f;
+    mio_status st = mio_gguf_open("sp_missing-00001-of-00003.gguf", MIO_OPEN_SPLITS, &f);
+    T_CHECK(st == MIO_ERR_SPLIT || st == MIO_ERR_NOT_FOUND);
+    if (st != MIO_ERR_SPLIT) fprintf(stderr, "missing part gives %s: %s\n", mio_status_name(st), mio_last_error());
+    T_MSG_HAS("sp_missing-00003-of-00003.gguf");
+    if (st == MIO_OK) mio_gguf_close(f);
+
+    /* a tensor in both part 1 and part 3 */
+    part_opts dup[3] = {{0, 3, 6, 1, NULL}, {1, 3, 6, 0, NULL}, {2, 3, 6, 0, "p0.a"}};
+    write_split("sp_dup", 3, dup, 3);
+    expect_split_error("sp_dup-00001-of-00003.gguf", MIO_ERR_DUPLICATE_TENSOR, "p0.a");
+
+    /* part 1 has no split.no at all */
+    part_opts nono[3] = {{-1, 3, 5, 1, NULL}, {1, 3, 5, 0, NULL}, {2, 3, 5, 0, NULL}};
+    write_split("sp_nono", 3, nono, 3);
+    expect_split_error("sp_nono-00001-of-00003.gguf", MIO_ERR_SPLIT, NULL);
+}
+
+static void test_take_mapping(void) {
+    mio_gguf_file *f = NULL;
+    T_OK(mio_gguf_open("sp_good-00001-of-00003.gguf", MIO_OPEN_MMAP, &f));
+    if (!f) return;
+    uint64_t fsize = mio_gguf_file_size(f);
+    mio_str key = mio_gguf_kv_key(f, 0), val;
+    T_OK(mio_gguf_kv_str(f, 0, &val));
+    mio_gguf_tensor t;
+    T_OK(mio_gguf_tensor_info(f, 1, &t));
+    /* prefetch/release on a mapping keep the bytes */
+    mio_prefetch(f, t.data, (size_t)t.nbytes);
+    mio_release(f, t.data, (size_t)t.nbytes);
+    T_CHECK(memcmp(t.data, g_data[1], 20000) == 0);
+    mio_release(f, (const uint8_t *)t.data + 1, 5000); /* unaligned range: rounded to pages */
+    T_CHECK(memcmp(t.data, g_data[1], 20000) == 0);
+    uint8_t local[64];
+    memset(local, 0xAB, sizeof local);
+    mio_release(f, local, sizeof local); /* outside the mapping: ignored */
+    T_CHECK(local[0] == 0xAB && local[63] == 0xAB);
+
+    void *addr = NULL;
+    size_t len = 0;
+    T_OK(mio_gguf_take_mapping(f, &addr, &len));
+    T_CHECK(addr != NULL);
+    T_CHECK(len >= fsize);
+    T_CHECK(addr && memcmp(addr, "GGUF", 4) == 0);
+    mio_gguf_close(f);
+    /* views outlive the handle */
+    T_EQ_MSTR(key, "general.architecture");
+    T_EQ_MSTR(val, "test");
+    T_EQ_MSTR(t.name, "p0.b");
+    T_CHECK(memcmp(t.data, g_data[1], 20000) == 0);
+    T_OK(mio_unmap(addr, len));
+
+    /* heap and buffer loads: nothing to transfer */
+    f = NULL;
+    T_OK(mio_gguf_open("sp_good-00001-of-00003.gguf", MIO_OPEN_READ, &f));
+    if (f) {
+        addr = (void *)&len;
+        len = 5;
+        T_OK(mio_gguf_take_mapping(f, &addr, &len));
+        T_CHECK(addr == NULL);
+        T_EQ_U64(len, 0);
+        T_OK(mio_gguf_tensor_info(f, 1, &t));
+        mio_prefetch(f, t.data, (size_t)t.nbytes); /* no-op on heap */
+        mio_release(f, t.data, (size_t)t.nbytes);
+        T_CHECK(memcmp(t.data, g_data[1], 20000) == 0);
+        mio_gguf_close(f);
+    }
+    /* a buffer load */
+    FILE *fp = fopen("sp_good-00002-of-00003.gguf", "rb");
+    T_CHECK(fp != NULL);
+    if (fp) {
+        uint8_t *buf = malloc(4096);
+        size_t n = fread(buf, 1, 4096, fp);
+        fclose(fp);
+        f = NULL;
+        T_OK(mio_gguf_open_buffer(buf, n, MIO_BUFFER_TAKE, &f));
+        if (f) {
+            addr = (void *)&len;
+            len = 5;
+            T_OK(mio_gguf_take_mapping(f, &addr, &len));
+            T_CHECK(addr == NULL);
+            T_EQ_U64(len, 0);
+            T_OK(mio_gguf_tensor_info(f, 0, &t));
+            mio_release(f, t.data, (size_t)t.nbytes);
+            T_CHECK(memcmp(t.data, g_data[2], 68) == 0);
+            mio_gguf_close(f);
+        }
+    }
+}
+
+int main(void) {
+    fill();
+    test_good();
+    test_errors();
+    test_take_mapping();
+    T_DONE();
+}
