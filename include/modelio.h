@@ -84,7 +84,11 @@ typedef enum mio_status {
     MIO_ERR_INVALID_JSON = 29,       /* JSON syntax or schema error in the header */
     MIO_ERR_MISALIGNED_SLICE = 30,   /* sub-byte tensor whose bit count is not a multiple of 8 */
     MIO_ERR_INCOMPLETE_BUFFER = 31,  /* data buffer longer or shorter than the tensors describe */
-    MIO_ERR_INVALID_METADATA = 32    /* __metadata__ with a duplicate key, a bad index file */
+    MIO_ERR_INVALID_METADATA = 32,   /* __metadata__ with a duplicate key, a bad index file */
+    /* codecs */
+    MIO_ERR_ENCODER_UNAVAILABLE = 33, /* no encoder for this type (needs an importance matrix, or none exists) */
+    MIO_ERR_DECODER_UNAVAILABLE = 34, /* no float view of this type */
+    MIO_ERR_NON_FINITE = 35           /* NaN or infinity in block-encoder input */
 } mio_status;
 
 /* Stable upper-case name of a status ("MIO_ERR_TRUNCATED"); "MIO_ERR_UNKNOWN" for others. */
@@ -222,8 +226,8 @@ MIO_API mio_status mio_gguf_kv_f64(const mio_gguf_file *f, int64_t i, double *ou
 MIO_API mio_status mio_gguf_kv_bool(const mio_gguf_file *f, int64_t i, int *out);
 MIO_API mio_status mio_gguf_kv_str(const mio_gguf_file *f, int64_t i, mio_str *out);
 
-/* Element j of the array at entry i, widened the same way. *_str is O(1) once the
- * array's offset index exists; the index is built on the first call (thread-safe). */
+/* Element j of the array at entry i, widened the same way. All O(1): the offsets
+ * of string-array elements are recorded while parsing. */
 MIO_API mio_status mio_gguf_arr_i64(const mio_gguf_file *f, int64_t i, uint64_t j, int64_t *out);
 MIO_API mio_status mio_gguf_arr_u64(const mio_gguf_file *f, int64_t i, uint64_t j, uint64_t *out);
 MIO_API mio_status mio_gguf_arr_f64(const mio_gguf_file *f, int64_t i, uint64_t j, double *out);
@@ -351,6 +355,34 @@ MIO_API mio_status mio_writer_begin_cb(mio_writer *w, mio_write_fn fn, void *use
 MIO_API mio_status mio_writer_begin_fd(mio_writer *w, int fd);
 MIO_API mio_status mio_writer_write_tensor(mio_writer *w, const void *data, size_t len);
 MIO_API mio_status mio_writer_finish(mio_writer *w);
+
+/* ------------------------------------------------------------------------- */
+/* Block codecs: f32 <-> ggml wire bytes                                      */
+/* ------------------------------------------------------------------------- */
+/* Encode n floats (a whole number of blocks; may span many rows) into dst, which
+ * must be exactly the wire size of n elements. Byte-exact with ggml's
+ * ggml_quantize_chunk(type, src, dst, 0, rows, n_per_row, NULL) for every type
+ * ggml quantizes without an importance matrix. Block types refuse NaN/inf input
+ * (MIO_ERR_NON_FINITE, naming the first bad index); f16/bf16 casts do not check.
+ * Any pointer alignment is accepted. */
+MIO_API mio_status mio_encode_f32(int type, const float *src, size_t n, void *dst, size_t dst_len);
+/* Decode src (exactly the wire size of n elements) into n floats. Bit-exact with
+ * ggml's to_float for any input bytes. */
+MIO_API mio_status mio_decode_f32(int type, const void *src, size_t src_len, float *dst, size_t n);
+/* Importance-weighted encode: rows of n_per_row elements (n a multiple of it),
+ * imatrix holds n_per_row per-column weights (NULL = plain encode). Byte-exact
+ * with ggml_quantize_chunk(type, src, dst, 0, n / n_per_row, n_per_row, imatrix). */
+MIO_API mio_status mio_encode_f32_imatrix(int type, const float *src, size_t n, int64_t n_per_row,
+                                          const float *imatrix, void *dst, size_t dst_len);
+/* mio_encode_f32 / mio_decode_f32 split over n_threads threads (0 = one per
+ * core); the output is identical to the single-threaded call. */
+MIO_API mio_status mio_encode_f32_mt(int type, const float *src, size_t n, void *dst, size_t dst_len, int n_threads);
+MIO_API mio_status mio_decode_f32_mt(int type, const void *src, size_t src_len, float *dst, size_t n, int n_threads);
+/* 1 if mio_encode_f32 / mio_encode_f32_imatrix (with a non-NULL imatrix) /
+ * mio_decode_f32 support type, else 0. */
+MIO_API int mio_type_can_encode(int type);
+MIO_API int mio_type_can_encode_imatrix(int type);
+MIO_API int mio_type_can_decode(int type);
 
 /* ------------------------------------------------------------------------- */
 /* safetensors                                                               */

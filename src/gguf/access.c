@@ -1,7 +1,6 @@
 /* access.c — read-only accessors over a parsed mio_gguf_file: metadata getters
  * with widening, array element access, tensor info, mappings and madvise hints.
- * All of these may run concurrently on one handle; the only lazy state (string
- * array offset indices) is published with an atomic compare-and-swap. */
+ * All of these may run concurrently on one handle: nothing here mutates it. */
 #include "gguf_internal.h"
 
 #include <stdio.h>
@@ -102,36 +101,42 @@ static void load_int(const uint8_t *p, int t, int64_t *i, uint64_t *u) {
     }
 }
 
-static mio_status widen_i64(const uint8_t *p, int t, int64_t *out, const char *what) {
-    if (!is_int_type(t)) return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not an integer", what,
+static const char *key_desc(const gguf_kv *kv, char *buf, size_t n);
+#define WHAT(kv) (kv ? key_desc(kv, d_, sizeof d_) : "value")
+
+static mio_status widen_i64(const uint8_t *p, int t, int64_t *out, const gguf_kv *kv) {
+    char d_[200];
+    if (!is_int_type(t)) return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not an integer", WHAT(kv),
                                         mio_gguf_type_name(t) ? mio_gguf_type_name(t) : "?");
     int64_t i = 0;
     uint64_t u = 0;
     load_int(p, t, &i, &u);
     if (is_signed(t)) { *out = i; return MIO_OK; }
     if (u > (uint64_t)INT64_MAX)
-        return err_set(MIO_ERR_OUT_OF_RANGE, "%s is %llu, which does not fit in int64 (read it as u64)", what,
+        return err_set(MIO_ERR_OUT_OF_RANGE, "%s is %llu, which does not fit in int64 (read it as u64)", WHAT(kv),
                        (unsigned long long)u);
     *out = (int64_t)u;
     return MIO_OK;
 }
 
-static mio_status widen_u64(const uint8_t *p, int t, uint64_t *out, const char *what) {
-    if (!is_int_type(t)) return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not an integer", what,
+static mio_status widen_u64(const uint8_t *p, int t, uint64_t *out, const gguf_kv *kv) {
+    char d_[200];
+    if (!is_int_type(t)) return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not an integer", WHAT(kv),
                                         mio_gguf_type_name(t) ? mio_gguf_type_name(t) : "?");
     int64_t i = 0;
     uint64_t u = 0;
     load_int(p, t, &i, &u);
     if (!is_signed(t)) { *out = u; return MIO_OK; }
-    if (i < 0) return err_set(MIO_ERR_OUT_OF_RANGE, "%s is negative (%lld), not representable as u64", what, (long long)i);
+    if (i < 0) return err_set(MIO_ERR_OUT_OF_RANGE, "%s is negative (%lld), not representable as u64", WHAT(kv), (long long)i);
     *out = (uint64_t)i;
     return MIO_OK;
 }
 
-static mio_status widen_f64(const uint8_t *p, int t, double *out, const char *what) {
+static mio_status widen_f64(const uint8_t *p, int t, double *out, const gguf_kv *kv) {
+    char d_[200];
     if (t == MIO_GGUF_F32) { float v; memcpy(&v, p, 4); *out = v; return MIO_OK; }
     if (t == MIO_GGUF_F64) { memcpy(out, p, 8); return MIO_OK; }
-    return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not a float", what,
+    return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not a float", WHAT(kv),
                    mio_gguf_type_name(t) ? mio_gguf_type_name(t) : "?");
 }
 
@@ -147,24 +152,21 @@ mio_status mio_gguf_kv_i64(const mio_gguf_file *f, int64_t i, int64_t *out) {
     const gguf_kv *kv = kv_at(f, i);
     if (!kv) return MIO_ERR_INVALID_ARG;
     if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
-    char d[200];
-    return widen_i64(kv->val, kv->type, out, key_desc(kv, d, sizeof d));
+    return widen_i64(kv->val, kv->type, out, kv);
 }
 
 mio_status mio_gguf_kv_u64(const mio_gguf_file *f, int64_t i, uint64_t *out) {
     const gguf_kv *kv = kv_at(f, i);
     if (!kv) return MIO_ERR_INVALID_ARG;
     if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
-    char d[200];
-    return widen_u64(kv->val, kv->type, out, key_desc(kv, d, sizeof d));
+    return widen_u64(kv->val, kv->type, out, kv);
 }
 
 mio_status mio_gguf_kv_f64(const mio_gguf_file *f, int64_t i, double *out) {
     const gguf_kv *kv = kv_at(f, i);
     if (!kv) return MIO_ERR_INVALID_ARG;
     if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
-    char d[200];
-    return widen_f64(kv->val, kv->type, out, key_desc(kv, d, sizeof d));
+    return widen_f64(kv->val, kv->type, out, kv);
 }
 
 mio_status mio_gguf_kv_bool(const mio_gguf_file *f, int64_t i, int *out) {
@@ -215,8 +217,7 @@ mio_status mio_gguf_arr_i64(const mio_gguf_file *f, int64_t i, uint64_t j, int64
     const uint8_t *p;
     mio_status st = arr_elem(kv, j, &p, 0);
     if (st) return st;
-    char d[200];
-    return widen_i64(p, kv->elem_type, out, key_desc(kv, d, sizeof d));
+    return widen_i64(p, kv->elem_type, out, kv);
 }
 
 mio_status mio_gguf_arr_u64(const mio_gguf_file *f, int64_t i, uint64_t j, uint64_t *out) {
@@ -225,8 +226,7 @@ mio_status mio_gguf_arr_u64(const mio_gguf_file *f, int64_t i, uint64_t j, uint6
     const uint8_t *p;
     mio_status st = arr_elem(kv, j, &p, 0);
     if (st) return st;
-    char d[200];
-    return widen_u64(p, kv->elem_type, out, key_desc(kv, d, sizeof d));
+    return widen_u64(p, kv->elem_type, out, kv);
 }
 
 mio_status mio_gguf_arr_f64(const mio_gguf_file *f, int64_t i, uint64_t j, double *out) {
@@ -235,29 +235,7 @@ mio_status mio_gguf_arr_f64(const mio_gguf_file *f, int64_t i, uint64_t j, doubl
     const uint8_t *p;
     mio_status st = arr_elem(kv, j, &p, 0);
     if (st) return st;
-    char d[200];
-    return widen_f64(p, kv->elem_type, out, key_desc(kv, d, sizeof d));
-}
-
-/* The offset index of a string array: built once, published with CAS. */
-static const uint64_t *str_index(const gguf_kv *kv) {
-    gguf_kv *mkv = (gguf_kv *)(uintptr_t)kv;
-    uint64_t *idx = atomic_load_explicit(&mkv->str_index, memory_order_acquire);
-    if (idx) return idx;
-    idx = malloc((size_t)(kv->count ? kv->count : 1) * sizeof *idx);
-    if (!idx) return NULL;
-    uint64_t off = 0;
-    for (uint64_t k = 0; k < kv->count; k++) {
-        idx[k] = off;
-        off += 8 + ld64(kv->val + off); /* validated at parse time */
-    }
-    uint64_t *expected = NULL;
-    if (!atomic_compare_exchange_strong_explicit(&mkv->str_index, &expected, idx, memory_order_acq_rel,
-                                                 memory_order_acquire)) {
-        free(idx);
-        return expected;
-    }
-    return idx;
+    return widen_f64(p, kv->elem_type, out, kv);
 }
 
 mio_status mio_gguf_arr_str(const mio_gguf_file *f, int64_t i, uint64_t j, mio_str *out) {
@@ -271,9 +249,10 @@ mio_status mio_gguf_arr_str(const mio_gguf_file *f, int64_t i, uint64_t j, mio_s
     if (kv->elem_type != MIO_GGUF_STRING)
         return err_set(MIO_ERR_TYPE_MISMATCH, "%s is an array of %s, not of strings", key_desc(kv, d, sizeof d),
                        mio_gguf_type_name(kv->elem_type));
-    const uint64_t *idx = str_index(kv);
-    if (!idx) return err_set(MIO_ERR_NOMEM, "cannot allocate the string index of %s", key_desc(kv, d, sizeof d));
-    const uint8_t *s = kv->val + idx[j];
+    /* The table's width was chosen from the bytes remaining at parse time, which is
+     * at least val_len: narrow whenever those fit in 32 bits. */
+    const void *idx = kv->str_index;
+    const uint8_t *s = kv->val + (kv->str_narrow ? ((const uint32_t *)idx)[j] : ((const uint64_t *)idx)[j]);
     out->ptr = (const char *)s + 8;
     out->len = (size_t)ld64(s);
     return MIO_OK;
@@ -299,7 +278,7 @@ mio_status mio_gguf_value_elem(const mio_gguf_value *arr, uint64_t j, mio_gguf_v
         /* depth argument = arrays enclosing the element: one (this array); the
          * element's own nesting is still capped inside gguf_skip_value. */
         for (uint64_t k = 0;; k++) {
-            mio_status st = gguf_skip_value(p, end, et, 1, &len, "array element");
+            mio_status st = gguf_skip_value(p, end, et, 1, &len, "array element", NULL);
             if (st) return st;
             if (k == j) break;
             p += len;
@@ -334,15 +313,15 @@ static mio_status value_scalar(const mio_gguf_value *v) {
 
 mio_status mio_gguf_value_i64(const mio_gguf_value *v, int64_t *out) {
     mio_status st = value_scalar(v);
-    return st ? st : widen_i64(v->data, v->type, out, "value");
+    return st ? st : widen_i64(v->data, v->type, out, NULL);
 }
 mio_status mio_gguf_value_u64(const mio_gguf_value *v, uint64_t *out) {
     mio_status st = value_scalar(v);
-    return st ? st : widen_u64(v->data, v->type, out, "value");
+    return st ? st : widen_u64(v->data, v->type, out, NULL);
 }
 mio_status mio_gguf_value_f64(const mio_gguf_value *v, double *out) {
     mio_status st = value_scalar(v);
-    return st ? st : widen_f64(v->data, v->type, out, "value");
+    return st ? st : widen_f64(v->data, v->type, out, NULL);
 }
 
 /* --- tensors --- */

@@ -6,7 +6,6 @@
 
 #include "core/core.h"
 
-#include <stdatomic.h>
 
 #define GGUF_DEFAULT_ALIGNMENT 32u
 #define GGUF_MAX_ALIGNMENT (1u << 20)
@@ -22,7 +21,9 @@ typedef struct gguf_kv {
     size_t val_len;
     const uint8_t *raw;           /* whole wire value after the type field */
     size_t raw_len;
-    _Atomic(uint64_t *) str_index; /* string arrays: lazily built element offsets (from val) */
+    void *str_index;              /* string arrays: element offsets from val, recorded while parsing;
+                                     u32 if str_narrow, else u64 */
+    bool str_narrow;
 } gguf_kv;
 
 typedef struct gguf_part {
@@ -48,9 +49,12 @@ struct mio_gguf_file {
 /* Size in bytes of a fixed-width GGUF value type, 0 for string/array/unknown. */
 size_t gguf_type_size(int type);
 /* Validate the value of type at [p, end) (depth = enclosing array depth) and
- * return its wire length in *len. Messages name `what`. */
+ * return its wire length in *len. Messages name `what`. For an array of strings,
+ * when str_offsets is non-NULL, *str_offsets receives a malloc()ed table of the
+ * elements' offsets from the first element (u32 when the bytes that remain fit
+ * in 32 bits, else u64). */
 mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint32_t depth, uint64_t *len,
-                           const char *what);
+                           const char *what, void **str_offsets);
 
 /* Parse one GGUF image in region (ownership of region moves into *out, also on failure). */
 mio_status gguf_parse_region(mio_region *region, mio_gguf_file **out);

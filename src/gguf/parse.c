@@ -29,7 +29,7 @@ const char *mio_gguf_type_name(int type) {
 }
 
 mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint32_t depth, uint64_t *len,
-                           const char *what) {
+                           const char *what, void **str_offsets) {
     size_t rem = (size_t)(end - p);
     size_t fs = gguf_type_size(type);
     if (fs) {
@@ -85,8 +85,22 @@ mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint3
             return err_set(MIO_ERR_TRUNCATED, "%s: array claims %llu %s elements but only %zu bytes remain", what,
                            (unsigned long long)n, mio_gguf_type_name(et), erem);
         if (et == MIO_GGUF_STRING) {
-            /* Hot loop for vocabularies: inline the string check. */
+            /* Hot loop for vocabularies: inline the string check, and record each
+             * element's offset (32-bit when the bytes allow) for O(1) access. */
+            uint32_t *o32 = NULL;
+            uint64_t *o64 = NULL;
+            if (str_offsets) {
+                bool narrow = erem <= UINT32_MAX;
+                void *o = malloc((size_t)(n ? n : 1) * (narrow ? 4 : 8));
+                if (!o) return err_set(MIO_ERR_NOMEM, "%s: cannot allocate the index of %llu strings", what,
+                                       (unsigned long long)n);
+                *str_offsets = o;
+                if (narrow) o32 = o; else o64 = o;
+            }
+            const uint8_t *base = q;
             for (uint64_t k = 0; k < n; k++) {
+                if (o32) o32[k] = (uint32_t)(q - base);
+                else if (o64) o64[k] = (uint64_t)(q - base);
                 size_t r = (size_t)(end - q);
                 if (r < 8) return err_set(MIO_ERR_TRUNCATED, "%s: element %llu: string length needs 8 bytes, %zu remain",
                                           what, (unsigned long long)k, r);
@@ -105,7 +119,7 @@ mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint3
                 uint64_t l;
                 char sub[200];
                 snprintf(sub, sizeof sub, "%s[%llu]", what, (unsigned long long)k);
-                mio_status st = gguf_skip_value(q, end, et, depth + 1, &l, sub);
+                mio_status st = gguf_skip_value(q, end, et, depth + 1, &l, sub, NULL);
                 if (st) return st;
                 q += l;
             }
@@ -121,7 +135,7 @@ mio_str gguf_tensor_name_at(const void *f, uint64_t i) { return ((const mio_gguf
 
 void gguf_file_free(mio_gguf_file *f) {
     if (!f) return;
-    for (uint64_t i = 0; i < f->n_kv; i++) free(atomic_load(&f->kv[i].str_index));
+    for (uint64_t i = 0; i < f->n_kv; i++) free(f->kv[i].str_index);
     free(f->kv);
     free(f->tensors);
     namehash_free(&f->kv_hash);
@@ -237,7 +251,7 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
         kv->type = (int32_t)ld32(c.p);
         c.p += 4;
         uint64_t vl;
-        st = gguf_skip_value(c.p, c.end, kv->type, 0, &vl, what);
+        st = gguf_skip_value(c.p, c.end, kv->type, 0, &vl, what, &kv->str_index);
         if (st) return st;
         kv->raw = c.p;
         kv->raw_len = (size_t)vl;
@@ -249,6 +263,7 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
             kv->val = c.p + 12;
             kv->val_len = (size_t)vl - 12;
             kv->depth = 1;
+            kv->str_narrow = (size_t)(c.end - c.p) - 12 <= UINT32_MAX; /* as gguf_skip_value chose */
             for (const uint8_t *q = c.p; ld32(q) == MIO_GGUF_ARRAY && ld64(q + 4) > 0; q += 12) kv->depth++;
         } else if (kv->type == MIO_GGUF_STRING) {
             kv->val = c.p + 8;
