@@ -1,0 +1,196 @@
+/* codec.c — public entry points of the block codecs: argument and length
+ * validation, the finiteness check (one vectorizable pass), multi-threaded
+ * splitting (by whole blocks or rows, so results equal the single-threaded
+ * call), and dispatch to the family tables registered once at first use. */
+#include "codec.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static mio_codec g_tab[MIO_TYPE_GGML_COUNT];
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void init_table(void) {
+    codec_register_scalar(g_tab);
+    codec_register_legacy(g_tab);
+    codec_register_kquants(g_tab);
+    codec_register_iq(g_tab);
+    codec_register_ternary(g_tab);
+    codec_register_fp4(g_tab);
+}
+
+const mio_codec *codec_get(int type) {
+    if (type < 0 || type >= MIO_TYPE_GGML_COUNT || !mio_type_name(type)) return NULL;
+    pthread_once(&g_once, init_table);
+    return &g_tab[type];
+}
+
+int mio_type_can_encode(int type) { const mio_codec *c = codec_get(type); return c && c->enc; }
+int mio_type_can_encode_imatrix(int type) { const mio_codec *c = codec_get(type); return c && c->enc_w; }
+int mio_type_can_decode(int type) { const mio_codec *c = codec_get(type); return c && c->dec; }
+
+/* Index of the first NaN/inf in x, or -1. Branch-free inner loop over chunks. */
+static int64_t first_non_finite(const float *x, size_t n) {
+    const size_t CH = 1024;
+    for (size_t s = 0; s < n; s += CH) {
+        size_t e = s + CH < n ? s + CH : n;
+        uint32_t bad = 0;
+        for (size_t i = s; i < e; i++) {
+            uint32_t u;
+            memcpy(&u, x + i, 4);
+            bad |= (uint32_t)((u & 0x7f800000u) == 0x7f800000u);
+        }
+        if (bad)
+            for (size_t i = s; i < e; i++) {
+                uint32_t u;
+                memcpy(&u, x + i, 4);
+                if ((u & 0x7f800000u) == 0x7f800000u) return (int64_t)i;
+            }
+    }
+    return -1;
+}
+
+/* Common checks; on success *c is the codec, *nb the block count. */
+static mio_status check(int type, size_t n, size_t bytes, const void *a, const void *b, bool enc, const mio_codec **c,
+                        int64_t *nb) {
+    const char *name = mio_type_name(type);
+    *c = codec_get(type);
+    if (!*c) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown ggml type code %d", type);
+    if (enc && !(*c)->enc)
+        return err_set(MIO_ERR_ENCODER_UNAVAILABLE, "no encoder for %s: %s", name,
+                       (*c)->no_enc ? (*c)->no_enc : "not implemented");
+    if (!enc && !(*c)->dec) return err_set(MIO_ERR_DECODER_UNAVAILABLE, "%s has no float view", name);
+    int64_t bs = mio_type_block_size(type);
+    size_t bb = mio_type_block_bytes(type);
+    if (n % (uint64_t)bs)
+        return err_set(MIO_ERR_SIZE_MISMATCH, "%zu elements is not a whole number of %s blocks (%lld per block)", n, name,
+                       (long long)bs);
+    uint64_t want;
+    if (!ck_mul(n / (uint64_t)bs, bb, &want)) return err_set(MIO_ERR_OVERFLOW, "%zu elements of %s overflow", n, name);
+    if (want != bytes)
+        return err_set(MIO_ERR_SIZE_MISMATCH, "%zu elements of %s take %llu bytes, %zu given", n, name,
+                       (unsigned long long)want, bytes);
+    if (n && (!a || !b)) return err_set(MIO_ERR_INVALID_ARG, "NULL buffer");
+    *nb = (int64_t)(n / (uint64_t)bs);
+    return MIO_OK;
+}
+
+static mio_status finite(const mio_codec *c, int type, const float *src, size_t n) {
+    if (!c->check_finite) return MIO_OK;
+    int64_t bad = first_non_finite(src, n);
+    if (bad < 0) return MIO_OK;
+    float v;
+    memcpy(&v, src + bad, 4);
+    return err_set(MIO_ERR_NON_FINITE, "element %lld is %s; %s blocks need finite input", (long long)bad,
+                   v != v ? "NaN" : v > 0 ? "+inf" : "-inf", mio_type_name(type));
+}
+
+mio_status mio_encode_f32(int type, const float *src, size_t n, void *dst, size_t dst_len) {
+    const mio_codec *c;
+    int64_t nb;
+    mio_status st = check(type, n, dst_len, src, dst, true, &c, &nb);
+    if (!st) st = finite(c, type, src, n);
+    if (st) return st;
+    if (nb) c->enc(src, dst, nb);
+    return MIO_OK;
+}
+
+mio_status mio_decode_f32(int type, const void *src, size_t src_len, float *dst, size_t n) {
+    const mio_codec *c;
+    int64_t nb;
+    mio_status st = check(type, n, src_len, src, dst, false, &c, &nb);
+    if (st) return st;
+    if (nb) c->dec(src, dst, nb);
+    return MIO_OK;
+}
+
+mio_status mio_encode_f32_imatrix(int type, const float *src, size_t n, int64_t n_per_row, const float *imatrix,
+                                  void *dst, size_t dst_len) {
+    if (!imatrix) return mio_encode_f32(type, src, n, dst, dst_len);
+    const mio_codec *c = codec_get(type);
+    if (!c) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown ggml type code %d", type);
+    if (!c->enc_w)
+        return err_set(MIO_ERR_ENCODER_UNAVAILABLE, "no importance-weighted encoder for %s", mio_type_name(type));
+    int64_t bs = mio_type_block_size(type);
+    if (n_per_row <= 0 || n_per_row % bs || n % (uint64_t)n_per_row)
+        return err_set(MIO_ERR_SIZE_MISMATCH, "n_per_row %lld must be a positive multiple of the %s block size %lld dividing n = %zu",
+                       (long long)n_per_row, mio_type_name(type), (long long)bs, n);
+    int64_t nb;
+    mio_status st = check(type, n, dst_len, src, dst, true, &c, &nb);
+    if (!st) st = finite(c, type, src, n);
+    if (!st) st = finite(c, type, imatrix, (size_t)n_per_row);
+    if (st) return st;
+    size_t row_bytes = (size_t)(n_per_row / bs) * mio_type_block_bytes(type);
+    for (size_t r = 0; r < n / (uint64_t)n_per_row; r++)
+        c->enc_w(src + r * (size_t)n_per_row, (uint8_t *)dst + r * row_bytes, n_per_row, imatrix);
+    return MIO_OK;
+}
+
+/* --- threads: contiguous block ranges, one per thread --- */
+typedef struct job {
+    const mio_codec *c;
+    bool enc;
+    const uint8_t *in;
+    uint8_t *out;
+    int64_t nb;
+    size_t in_stride, out_stride; /* bytes per block */
+} job;
+
+static void *run_job(void *arg) {
+    job *j = arg;
+    if (j->enc) j->c->enc((const float *)(const void *)j->in, j->out, j->nb);
+    else j->c->dec(j->in, (float *)(void *)j->out, j->nb);
+    return NULL;
+}
+
+static int cores(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static mio_status run_threads(const mio_codec *c, bool enc, const void *in, void *out, int64_t nb, size_t in_stride,
+                              size_t out_stride, int n_threads) {
+    if (n_threads <= 0) n_threads = cores();
+    if (n_threads > 256) n_threads = 256;
+    if (n_threads > nb) n_threads = (int)(nb ? nb : 1);
+    job jobs[256];
+    pthread_t th[256];
+    int64_t per = nb / n_threads, extra = nb % n_threads, b = 0;
+    for (int t = 0; t < n_threads; t++) {
+        int64_t cnt = per + (t < extra);
+        jobs[t] = (job){c, enc, (const uint8_t *)in + (size_t)b * in_stride, (uint8_t *)out + (size_t)b * out_stride, cnt,
+                        in_stride, out_stride};
+        b += cnt;
+    }
+    for (int t = 1; t < n_threads; t++) {
+        if (jobs[t].nb == 0) continue;
+        if (pthread_create(&th[t], NULL, run_job, &jobs[t]) != 0) jobs[t].nb = -jobs[t].nb;
+    }
+    if (jobs[0].nb) run_job(&jobs[0]);
+    for (int t = 1; t < n_threads; t++) {
+        if (jobs[t].nb > 0) pthread_join(th[t], NULL);
+        else if (jobs[t].nb < 0) { jobs[t].nb = -jobs[t].nb; run_job(&jobs[t]); } /* could not start: do it here */
+    }
+    return MIO_OK;
+}
+
+mio_status mio_encode_f32_mt(int type, const float *src, size_t n, void *dst, size_t dst_len, int n_threads) {
+    const mio_codec *c;
+    int64_t nb;
+    mio_status st = check(type, n, dst_len, src, dst, true, &c, &nb);
+    if (!st) st = finite(c, type, src, n);
+    if (st || !nb) return st;
+    return run_threads(c, true, src, dst, nb, (size_t)mio_type_block_size(type) * sizeof(float), mio_type_block_bytes(type),
+                       n_threads);
+}
+
+mio_status mio_decode_f32_mt(int type, const void *src, size_t src_len, float *dst, size_t n, int n_threads) {
+    const mio_codec *c;
+    int64_t nb;
+    mio_status st = check(type, n, src_len, src, dst, false, &c, &nb);
+    if (st || !nb) return st;
+    return run_threads(c, false, src, dst, nb, mio_type_block_bytes(type), (size_t)mio_type_block_size(type) * sizeof(float),
+                       n_threads);
+}

@@ -1,0 +1,45 @@
+/* codec.h — the internal codec table behind mio_encode_f32 / mio_decode_f32.
+ * Each family file (scalar.c, legacy.c, kquants.c, iq.c, ternary.c, fp4.c)
+ * fills the rows of the types it implements from its codec_register_* function;
+ * codec.c validates arguments, checks finiteness, splits work over threads and
+ * dispatches. Family code never sees a partial block and never validates
+ * lengths: it gets whole blocks only.
+ * Rules for family code: src floats and dst bytes may have any alignment — read
+ * and write multi-byte fields with memcpy (or byte by byte), never through
+ * casted struct pointers; no global mutable state except tables built once. */
+#ifndef MIO_QUANT_CODEC_H
+#define MIO_QUANT_CODEC_H
+
+#include "core/core.h"
+
+typedef struct mio_codec {
+    /* nb whole blocks: x holds nb * block_size floats, y nb * block_bytes bytes. */
+    void (*enc)(const float *x, void *y, int64_t nb);
+    /* One row of n_per_row elements with its importance weights qw (n_per_row
+     * floats, never NULL): ggml's quantize_<type>(..., imatrix) for one row. */
+    void (*enc_w)(const float *x, void *y, int64_t n_per_row, const float *qw);
+    void (*dec)(const void *x, float *y, int64_t nb);
+    /* Why enc is NULL (shown to the user), e.g. "iq2_xxs needs an importance matrix". */
+    const char *no_enc;
+    /* Block types refuse NaN/inf input; plain casts (f16, bf16) do not. */
+    bool check_finite;
+} mio_codec;
+
+/* Row for a type code, or NULL. */
+const mio_codec *codec_get(int type);
+
+void codec_register_scalar(mio_codec *tab);
+void codec_register_legacy(mio_codec *tab);
+void codec_register_kquants(mio_codec *tab);
+void codec_register_iq(mio_codec *tab);
+void codec_register_ternary(mio_codec *tab);
+void codec_register_fp4(mio_codec *tab);
+
+/* Shared scalar helpers for family code. */
+static inline uint16_t codec_ld16(const void *p) { uint16_t v; __builtin_memcpy(&v, p, 2); return v; }
+static inline void codec_st16(void *p, uint16_t v) { __builtin_memcpy(p, &v, 2); }
+static inline uint32_t codec_ld32(const void *p) { uint32_t v; __builtin_memcpy(&v, p, 4); return v; }
+static inline void codec_st32(void *p, uint32_t v) { __builtin_memcpy(p, &v, 4); }
+static inline float codec_ldf(const void *p) { float v; __builtin_memcpy(&v, p, 4); return v; }
+
+#endif
