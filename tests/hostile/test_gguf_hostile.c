@@ -783,7 +783,7 @@ static void test_small_valid(void) {
             /* bias toward the header, where the structure is */
             if (it % 3 != 2) at = (size_t)(rng % doff);
             uint8_t v = (uint8_t)(rng >> 40);
-            copy[at] = (it & 1) ? v : (uint8_t)(copy[at] ^ (1u << ((rng >> 32) & 7)));
+            copy[at] = (uint8_t)((it & 1) ? v : (copy[at] ^ (1u << ((rng >> 32) & 7))));
         }
         mio_gguf_file *g = NULL;
         uint32_t fl = (it & 2) ? MIO_BUFFER_TAKE : MIO_BUFFER_BORROW;
