@@ -23,7 +23,8 @@ expect_rc 0 "$MKSAMPLE" sample.gguf
 check '[ "$(stat -c %s sample.gguf)" -eq 180224 ]'   # 2816 header+pad + 177408 tensor bytes
 expect_rc 0 "$EXPORT" --from-gguf sample.gguf --out copy.gguf
 check 'cmp -s sample.gguf copy.gguf'
-check 'grep -q "wrote copy.gguf: 21 tensors, 22 keys, 180224 bytes" err.txt'
+check 'grep -q "wrote copy.gguf: 21 tensors (0 converted to -, 21 kept), 22 keys; .* (180224 bytes)" err.txt'
+check 'grep -q "peak RSS" err.txt'
 check '[ ! -s out.txt ]'
 # --quiet: nothing on stderr; --dtype verbatim accepted; existing OUT is replaced
 printf 'old junk' > copy2.gguf
@@ -37,8 +38,10 @@ check 'cmp -s "$DATA/vocab-llama-spm.gguf" vocab.gguf'
 check '[ "$(stat -c %s vocab.gguf)" -eq 723869 ]'
 
 # 3. usage errors: exit 2, no output written
-expect_rc 2 "$EXPORT" --from-gguf sample.gguf --out q.gguf --dtype q8_0
-check 'grep -q "only verbatim is supported in this version" err.txt'
+expect_rc 2 "$EXPORT" --from-gguf sample.gguf --out q.gguf --dtype q9_9
+check 'grep -q "dtype q9_9: not a target type" err.txt'
+expect_rc 2 "$EXPORT" --from-gguf sample.gguf --out q.gguf --dtype q8_k   # activation format, not a weight type
+expect_rc 2 "$EXPORT" --from-gguf sample.gguf --out q.gguf --threads -1
 check '[ ! -e q.gguf ]'
 expect_rc 2 "$EXPORT" --from-gguf sample.gguf
 check 'grep -q "usage: mio-export-gguf" err.txt'
