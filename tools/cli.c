@@ -1,6 +1,6 @@
 /* cli.c — shared helpers of the command-line tools: UTF-8 decoding that never
  * fails (invalid bytes become U+FFFD), terminal and JSON escaping, round-trip
- * float formatting, human byte sizes and option matching. */
+ * float formatting, human byte sizes, option matching and format detection. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -218,4 +218,45 @@ void cli_report(const char *prog, const char *path, const char *msg)
         fprintf(stderr, "%s: %s\n", prog, msg);
     else
         fprintf(stderr, "%s: %s: %s\n", prog, path, msg);
+}
+
+int cli_ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+cli_format cli_detect_format(const char *path)
+{
+    unsigned char b[9];
+    size_t n;
+    FILE *fp;
+
+    if (cli_ends_with(path, ".index.json"))
+        return CLI_FMT_ST_INDEX;
+    fp = fopen(path, "rb");
+    if (!fp)
+        return CLI_FMT_UNREADABLE;
+    n = fread(b, 1, sizeof b, fp);
+    int err = ferror(fp);
+    fclose(fp);
+    if (err)
+        return CLI_FMT_UNREADABLE;
+    if (n >= 4 && memcmp(b, "GGUF", 4) == 0)
+        return CLI_FMT_GGUF;
+    if (n == 9 && (b[8] == '{' || b[8] == ' ' || b[8] == '\t' || b[8] == '\n' || b[8] == '\r'))
+        return CLI_FMT_ST;
+    if (cli_ends_with(path, ".safetensors"))
+        return CLI_FMT_ST;
+    return CLI_FMT_UNKNOWN;
+}
+
+const char *cli_format_name(cli_format f)
+{
+    switch (f) {
+    case CLI_FMT_GGUF: return "GGUF";
+    case CLI_FMT_ST: return "safetensors";
+    case CLI_FMT_ST_INDEX: return "safetensors index";
+    default: return "unknown";
+    }
 }

@@ -53,6 +53,27 @@ int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **
  * already ("path: ..." ); then it is not repeated. */
 void cli_report(const char *prog, const char *path, const char *msg);
 
+/* File formats the tools recognise, by content (see cli_detect_format). */
+typedef enum cli_format {
+    CLI_FMT_UNREADABLE = -1, /* could not open/read the file (errno set) */
+    CLI_FMT_UNKNOWN = 0,
+    CLI_FMT_GGUF = 1,        /* starts with "GGUF" */
+    CLI_FMT_ST = 2,          /* safetensors file */
+    CLI_FMT_ST_INDEX = 3     /* sharded safetensors index (*.index.json) */
+} cli_format;
+
+/* Detect the format of path: a name ending in ".index.json" is a sharded
+ * safetensors index; otherwise the first bytes decide: "GGUF" is GGUF; an
+ * 8-byte little-endian length followed by '{' or JSON whitespace is safetensors.
+ * A file that matches neither but whose name ends in ".safetensors" is reported
+ * as safetensors too (so the library names what is wrong with it). */
+cli_format cli_detect_format(const char *path);
+/* "GGUF", "safetensors", "safetensors index", "unknown". */
+const char *cli_format_name(cli_format f);
+
+/* 1 if s ends with suffix. */
+int cli_ends_with(const char *s, const char *suffix);
+
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 

@@ -1,6 +1,8 @@
-/* mio_inspect.c — mio-inspect: print what a GGUF file holds (summary, metadata,
- * tensor table) for humans or as one JSON object. Uses only the public API;
- * every string from the file is escaped so the output is always valid UTF-8. */
+/* mio_inspect.c — mio-inspect: print what a GGUF or safetensors file (or a
+ * sharded safetensors index) holds — summary, metadata, tensor table — for
+ * humans or as one JSON object. The format is detected by content. Uses only
+ * the public API; every string from the file is escaped so the output is always
+ * valid UTF-8. */
 #define _POSIX_C_SOURCE 200809L
 #include <modelio.h>
 
@@ -22,11 +24,13 @@ static void usage(FILE *o)
 {
     fprintf(o,
             "usage: " PROG " FILE [--meta] [--tensors] [--json] [--splits]\n"
-            "  Summarize a GGUF file: version, alignment, counts, offsets, per-type totals.\n"
+            "  Summarize a GGUF file (version, alignment, counts, offsets, per-type totals),\n"
+            "  a safetensors file or a sharded safetensors index (model.safetensors.index.json:\n"
+            "  header size, counts, per-dtype totals). The format is detected by content.\n"
             "  --meta     list every metadata key with its type and value\n"
-            "  --tensors  list every tensor: name, logical shape, type, offset, bytes\n"
+            "  --tensors  list every tensor: name, shape, type, offsets, bytes\n"
             "  --json     print one JSON object with everything instead\n"
-            "  --splits   FILE is part 1 of a split model (name-00001-of-0000N.gguf): load all parts\n"
+            "  --splits   GGUF only: FILE is part 1 of a split model (name-00001-of-0000N.gguf): load all parts\n"
             "exit status: 0 ok, 1 unreadable or invalid file, 2 usage error\n");
 }
 
@@ -491,6 +495,281 @@ out:
 }
 
 /* ------------------------------------------------------------------------- */
+/* safetensors                                                                */
+/* ------------------------------------------------------------------------- */
+
+static uint64_t st_elements(const mio_st_tensor *t)
+{
+    uint64_t n = 1; /* a scalar (rank 0) has one element; the library checked overflow */
+    for (uint32_t d = 0; d < t->n_dims; d++)
+        n *= t->shape[d];
+    return n;
+}
+
+static const char *st_dtype_text(int dtype)
+{
+    const char *n = mio_st_dtype_name(dtype);
+    return n ? n : "?";
+}
+
+/* "[2, 3]" ("[]" for a scalar) into buf; truncated with "...]" when too long. */
+static const char *st_shape_text(const mio_st_tensor *t, char *buf, size_t cap)
+{
+    size_t sl = 0;
+    buf[sl++] = '[';
+    for (uint32_t d = 0; d < t->n_dims; d++) {
+        int w = snprintf(buf + sl, cap - sl, "%" PRIu64 "%s", t->shape[d], d + 1 < t->n_dims ? ", " : "");
+        if (w < 0 || (size_t)w >= cap - sl) {
+            snprintf(buf + (cap > 5 ? cap - 5 : 0), 5, "...]");
+            return buf;
+        }
+        sl += (size_t)w;
+    }
+    snprintf(buf + sl, cap - sl, "]");
+    return buf;
+}
+
+/* Totals per dtype (slots 0..MIO_ST_DTYPE_COUNT-1), over every tensor. */
+static mio_status st_totals(const mio_st_file *f, type_total *totals, type_total *all)
+{
+    int64_t nt = mio_st_tensor_count(f);
+    mio_status st;
+    memset(totals, 0, sizeof(type_total) * MIO_ST_DTYPE_COUNT);
+    memset(all, 0, sizeof *all);
+    for (int64_t i = 0; i < nt; i++) {
+        mio_st_tensor t;
+        if ((st = mio_st_tensor_info(f, i, &t)) != MIO_OK)
+            return st;
+        if (t.dtype < 0 || t.dtype >= MIO_ST_DTYPE_COUNT)
+            continue;
+        uint64_t el = st_elements(&t);
+        totals[t.dtype].tensors++;
+        totals[t.dtype].elements += el;
+        totals[t.dtype].bytes += t.nbytes;
+        all->tensors++;
+        all->elements += el;
+        all->bytes += t.nbytes;
+    }
+    return MIO_OK;
+}
+
+static mio_status st_print_summary(FILE *o, const char *path, const mio_st_file *f, int index)
+{
+    char h[32], tb[32];
+    type_total totals[MIO_ST_DTYPE_COUNT], all;
+    mio_status st;
+
+    if ((st = st_totals(f, totals, &all)) != MIO_OK)
+        return st;
+    fputs("file:          ", o);
+    cli_print_escaped(o, path, strlen(path), SIZE_MAX, 0);
+    fputc('\n', o);
+    fprintf(o, "format:        safetensors%s\n", index ? " (sharded, index file)" : "");
+    uint32_t shards = mio_st_shard_count(f);
+    if (index)
+        fprintf(o, "shards:        %" PRIu32 "\n", shards);
+    fprintf(o, "header size:   %" PRIu64 " bytes%s\n", mio_st_header_size(f), index ? " (shard 1)" : "");
+    fprintf(o, "data offset:   %" PRIu64 "%s\n", 8 + mio_st_header_size(f), index ? " (shard 1)" : "");
+    fprintf(o, "file size:     %" PRIu64 " bytes (%s)%s\n", mio_st_file_size(f),
+            cli_human_size(h, sizeof h, mio_st_file_size(f)), index ? " (shard 1)" : "");
+    fprintf(o, "metadata keys: %" PRId64 "\n", mio_st_meta_count(f));
+    fprintf(o, "tensor count:  %" PRId64 "\n", mio_st_tensor_count(f));
+    fprintf(o, "tensor data:   %" PRIu64 " bytes (%s), %" PRIu64 " elements\n", all.bytes,
+            cli_human_size(tb, sizeof tb, all.bytes), all.elements);
+    if (all.tensors == 0)
+        return MIO_OK;
+    fprintf(o, "dtypes:\n");
+    fprintf(o, "  %-12s %8s %16s %18s\n", "dtype", "tensors", "elements", "bytes");
+    /* upstream's writer order: widest/last-declared dtype first */
+    for (int d = MIO_ST_DTYPE_COUNT; d-- > 0;) {
+        if (!totals[d].tensors)
+            continue;
+        fprintf(o, "  %-12s %8" PRIu64 " %16" PRIu64 " %18" PRIu64 "\n", st_dtype_text(d), totals[d].tensors,
+                totals[d].elements, totals[d].bytes);
+    }
+    fprintf(o, "  %-12s %8" PRIu64 " %16" PRIu64 " %18" PRIu64 "\n", "total", all.tensors, all.elements, all.bytes);
+    return MIO_OK;
+}
+
+static mio_status st_print_meta(FILE *o, const mio_st_file *f)
+{
+    int64_t n = mio_st_meta_count(f);
+    mio_status st;
+
+    fprintf(o, "\nmetadata (%" PRId64 " keys, string values):\n", n);
+    for (int64_t i = 0; i < n; i++) {
+        mio_str key, val;
+        if ((st = mio_st_meta_at(f, i, &key, &val)) != MIO_OK)
+            return st;
+        fputs("  ", o);
+        cli_print_escaped(o, key.ptr, key.len, SIZE_MAX, 0);
+        for (size_t pad = key.len; pad < 40; pad++)
+            fputc(' ', o);
+        fputs(" \"", o);
+        size_t used = cli_print_escaped(o, val.ptr, val.len, META_STRING_SHOWN, 1);
+        fputc('"', o);
+        if (used < val.len)
+            fprintf(o, "... (%zu bytes)", val.len);
+        fputc('\n', o);
+    }
+    return MIO_OK;
+}
+
+static mio_status st_print_tensors(FILE *o, const mio_st_file *f, int index)
+{
+    int64_t n = mio_st_tensor_count(f);
+    mio_status st;
+
+    fprintf(o, "\ntensors (%" PRId64 "; shape outermost first; offsets are relative to the data buffer%s):\n", n,
+            index ? " of the shard" : "");
+    fprintf(o, "  %-40s %-24s %-12s %-28s %14s%s\n", "name", "shape", "dtype", "data_offsets", "bytes",
+            index ? "  shard" : "");
+    for (int64_t i = 0; i < n; i++) {
+        mio_st_tensor t;
+        char shape[128], offs[64];
+        if ((st = mio_st_tensor_info(f, i, &t)) != MIO_OK)
+            return st;
+        snprintf(offs, sizeof offs, "[%" PRIu64 ", %" PRIu64 "]", t.data_start, t.data_end);
+        fputs("  ", o);
+        cli_print_escaped(o, t.name.ptr, t.name.len, SIZE_MAX, 0);
+        for (size_t pad = t.name.len; pad < 40; pad++)
+            fputc(' ', o);
+        fprintf(o, " %-24s %-12s %-28s %14" PRIu64, st_shape_text(&t, shape, sizeof shape), st_dtype_text(t.dtype),
+                offs, t.nbytes);
+        if (index)
+            fprintf(o, "  %" PRIu32, t.shard + 1);
+        fputc('\n', o);
+    }
+    return MIO_OK;
+}
+
+static mio_status st_print_json(FILE *o, const mio_st_file *f, int index)
+{
+    cJSON *root = cJSON_CreateObject();
+    mio_status st = MIO_ERR_NOMEM;
+    type_total totals[MIO_ST_DTYPE_COUNT], all;
+    if (!root)
+        return MIO_ERR_NOMEM;
+    if ((st = st_totals(f, totals, &all)) != MIO_OK)
+        goto out;
+    st = MIO_ERR_NOMEM;
+    if (!add(root, "format", cJSON_CreateString("safetensors")) || !add(root, "index", cJSON_CreateBool(index)) ||
+        !add(root, "header_size", json_u64(mio_st_header_size(f))) ||
+        !add(root, "data_offset", json_u64(8 + mio_st_header_size(f))) ||
+        !add(root, "file_size", json_u64(mio_st_file_size(f))) ||
+        !add(root, "shards", json_u64(mio_st_shard_count(f))) ||
+        !add(root, "tensor_count", json_i64(mio_st_tensor_count(f))))
+        goto out;
+
+    cJSON *meta = cJSON_CreateArray();
+    if (!add(root, "metadata", meta))
+        goto out;
+    int64_t nm = mio_st_meta_count(f);
+    for (int64_t i = 0; i < nm; i++) {
+        mio_str key, val;
+        if ((st = mio_st_meta_at(f, i, &key, &val)) != MIO_OK)
+            goto out;
+        st = MIO_ERR_NOMEM;
+        cJSON *kv = cJSON_CreateObject();
+        if (!push(meta, kv) || !add(kv, "key", json_bytes(key.ptr, key.len)) ||
+            !add(kv, "value", json_bytes(val.ptr, val.len)))
+            goto out;
+    }
+
+    cJSON *arr = cJSON_CreateArray();
+    if (!add(root, "tensors", arr))
+        goto out;
+    int64_t nt = mio_st_tensor_count(f);
+    for (int64_t i = 0; i < nt; i++) {
+        mio_st_tensor t;
+        if ((st = mio_st_tensor_info(f, i, &t)) != MIO_OK)
+            goto out;
+        st = MIO_ERR_NOMEM;
+        cJSON *to = cJSON_CreateObject();
+        cJSON *shape = cJSON_CreateArray();
+        cJSON *offs = cJSON_CreateArray();
+        if (!push(arr, to)) {
+            cJSON_Delete(shape);
+            cJSON_Delete(offs);
+            goto out;
+        }
+        if (!add(to, "name", json_bytes(t.name.ptr, t.name.len)) ||
+            !add(to, "dtype", cJSON_CreateString(st_dtype_text(t.dtype)))) {
+            cJSON_Delete(shape);
+            cJSON_Delete(offs);
+            goto out;
+        }
+        if (!add(to, "shape", shape)) {
+            cJSON_Delete(offs);
+            goto out;
+        }
+        for (uint32_t d = 0; d < t.n_dims; d++)
+            if (!push(shape, json_u64(t.shape[d])))
+                goto out;
+        if (!add(to, "data_offsets", offs) || !push(offs, json_u64(t.data_start)) ||
+            !push(offs, json_u64(t.data_end)) || !add(to, "nbytes", json_u64(t.nbytes)))
+            goto out;
+        if (index && !add(to, "shard", json_u64(t.shard)))
+            goto out;
+    }
+
+    cJSON *types = cJSON_CreateArray();
+    if (!add(root, "dtypes", types))
+        goto out;
+    for (int d = MIO_ST_DTYPE_COUNT; d-- > 0;) {
+        if (!totals[d].tensors)
+            continue;
+        cJSON *to = cJSON_CreateObject();
+        if (!push(types, to) || !add(to, "dtype", cJSON_CreateString(st_dtype_text(d))) ||
+            !add(to, "tensors", json_u64(totals[d].tensors)) || !add(to, "elements", json_u64(totals[d].elements)) ||
+            !add(to, "bytes", json_u64(totals[d].bytes)))
+            goto out;
+    }
+
+    char *text = cJSON_Print(root);
+    if (!text)
+        goto out;
+    fputs(text, o);
+    fputc('\n', o);
+    cJSON_free(text);
+    st = MIO_OK;
+out:
+    cJSON_Delete(root);
+    return st;
+}
+
+static int inspect_safetensors(const char *path, int index, int meta, int tensors, int json)
+{
+    mio_st_file *f = NULL;
+    mio_status st = mio_st_open(path, MIO_OPEN_MMAP, &f);
+    if (st != MIO_OK) {
+        cli_report(PROG, path, mio_last_error());
+        return CLI_EXIT_FAIL;
+    }
+    if (json) {
+        st = st_print_json(stdout, f, index);
+    } else {
+        st = st_print_summary(stdout, path, f, index);
+        if (st == MIO_OK && meta)
+            st = st_print_meta(stdout, f);
+        if (st == MIO_OK && tensors)
+            st = st_print_tensors(stdout, f, index);
+    }
+    if (st != MIO_OK) {
+        fflush(stdout);
+        cli_report(PROG, path, st == MIO_ERR_NOMEM ? "out of memory" : mio_last_error());
+        mio_st_close(f);
+        return CLI_EXIT_FAIL;
+    }
+    mio_st_close(f);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, PROG ": error writing output\n");
+        return CLI_EXIT_FAIL;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
 {
@@ -534,6 +813,16 @@ int main(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
 
+    cli_format fmt = cli_detect_format(path);
+    if (fmt == CLI_FMT_ST || fmt == CLI_FMT_ST_INDEX) {
+        if (splits) {
+            fprintf(stderr, PROG ": --splits applies to GGUF files only; for a sharded safetensors checkpoint "
+                            "give its model.safetensors.index.json\n");
+            return CLI_EXIT_USAGE;
+        }
+        return inspect_safetensors(path, fmt == CLI_FMT_ST_INDEX, meta, tensors, json);
+    }
+    /* GGUF, and anything unrecognised or unreadable: the GGUF reader names the problem */
     mio_gguf_file *f = NULL;
     mio_status st = mio_gguf_open(path, splits ? MIO_OPEN_SPLITS : MIO_OPEN_MMAP, &f);
     if (st != MIO_OK) {

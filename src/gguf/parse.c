@@ -224,6 +224,7 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
 
     for (uint64_t i = 0; i < n_kv; i++) {
         gguf_kv *kv = &f->kv[i];
+        f->n_kv = i + 1; /* counted from the start so a failure frees what this entry allocated */
         uint64_t at = cur_off(&c);
         if (cur_rem(&c) < 8)
             return err_set(MIO_ERR_TRUNCATED, "metadata entry #%llu at byte %llu: key length needs 8 bytes, %zu remain",
@@ -273,7 +274,6 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
             kv->val_len = (size_t)vl;
         }
         c.p += vl;
-        f->n_kv = i + 1;
         if (kv->key.len == 17 && memcmp(kv->key.ptr, "general.alignment", 17) == 0) {
             if (kv->type != MIO_GGUF_U32)
                 return err_set(MIO_ERR_INVALID_ALIGNMENT, "general.alignment has type %s (must be u32)",

@@ -1,0 +1,234 @@
+/* mio_transcode.c — mio-transcode IN OUT: convert between model file formats.
+ * First mode: safetensors (a file, or a sharded checkpoint's .index.json) ->
+ * one safetensors file in upstream's canonical form, written atomically. */
+#define _POSIX_C_SOURCE 200809L
+#include <modelio.h>
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+#define PROG "mio-transcode"
+#define CONVERSIONS "supported conversions: safetensors (file or .index.json) -> safetensors"
+
+static void usage(FILE *o)
+{
+    fprintf(o,
+            "usage: " PROG " [--quiet] IN OUT\n"
+            "  Convert the model file IN to OUT. The input format is detected by content.\n"
+            "  " CONVERSIONS ".\n"
+            "  safetensors -> safetensors re-serializes in upstream's canonical form (dtype\n"
+            "  order, compact JSON, space padding): a file written by the safetensors library\n"
+            "  comes out byte-identical; a sharded checkpoint (model.safetensors.index.json)\n"
+            "  is merged into one file. OUT is written atomically (nothing is left on failure).\n"
+            "  --quiet  no summary line\n"
+            "exit status: 0 ok, 1 failure (library message on stderr), 2 usage error\n");
+}
+
+static int usage_error(const char *msg)
+{
+    fprintf(stderr, PROG ": %s\n", msg);
+    usage(stderr);
+    return CLI_EXIT_USAGE;
+}
+
+/* 1 if a and b name the same file (same path, or same device and inode). */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0)
+        return 1;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
+        return 0;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* A NUL-terminated copy of a view; NULL (with *nul set) if it holds a NUL byte. */
+static char *dup_view(mio_str s, int *nul)
+{
+    *nul = 0;
+    if (s.len && memchr(s.ptr, '\0', s.len)) {
+        *nul = 1;
+        return NULL;
+    }
+    char *p = malloc(s.len + 1);
+    if (!p)
+        return NULL;
+    if (s.len)
+        memcpy(p, s.ptr, s.len);
+    p[s.len] = '\0';
+    return p;
+}
+
+/* safetensors -> safetensors. Returns an exit status; reports its own errors. */
+static int st_to_st(const char *in, const char *out, int quiet)
+{
+    double t0 = cli_now();
+    mio_st_file *f = NULL;
+    mio_st_entry *ents = NULL;
+    mio_st_meta *meta = NULL;
+    int64_t nt = 0, nm = 0, ni = 0, nmi = 0; /* counts, and how many name/key copies were made */
+    int rc = CLI_EXIT_FAIL;
+    uint64_t data_bytes = 0;
+
+    mio_status st = mio_st_open(in, MIO_OPEN_MMAP, &f);
+    if (st != MIO_OK) {
+        cli_report(PROG, in, mio_last_error());
+        return CLI_EXIT_FAIL;
+    }
+    nt = mio_st_tensor_count(f);
+    nm = mio_st_meta_count(f);
+    ents = calloc(nt ? (size_t)nt : 1, sizeof *ents);
+    meta = calloc(nm ? (size_t)nm : 1, sizeof *meta);
+    if (!ents || !meta) {
+        fprintf(stderr, PROG ": out of memory\n");
+        goto done;
+    }
+    for (; ni < nt; ni++) {
+        mio_st_tensor t;
+        int nul;
+        if ((st = mio_st_tensor_info(f, ni, &t)) != MIO_OK) {
+            cli_report(PROG, in, mio_last_error());
+            goto done;
+        }
+        char *name = dup_view(t.name, &nul);
+        if (!name) {
+            if (nul)
+                fprintf(stderr, PROG ": %s: tensor %" PRId64 ": the name holds a NUL byte (\\u0000), which the "
+                                "writer cannot take\n", in, ni);
+            else
+                fprintf(stderr, PROG ": out of memory\n");
+            goto done;
+        }
+        if (t.nbytes > SIZE_MAX) {
+            free(name);
+            fprintf(stderr, PROG ": %s: tensor %" PRId64 " is larger than the address space\n", in, ni);
+            goto done;
+        }
+        ents[ni].name = name;
+        ents[ni].dtype = t.dtype;
+        ents[ni].n_dims = t.n_dims;
+        ents[ni].shape = t.shape;
+        ents[ni].data = t.data;
+        ents[ni].nbytes = (size_t)t.nbytes;
+        data_bytes += t.nbytes;
+    }
+    for (; nmi < nm; nmi++) {
+        mio_str k, v;
+        int nul_k = 0, nul_v = 0;
+        if ((st = mio_st_meta_at(f, nmi, &k, &v)) != MIO_OK) {
+            cli_report(PROG, in, mio_last_error());
+            goto done;
+        }
+        char *key = dup_view(k, &nul_k);
+        char *val = key ? dup_view(v, &nul_v) : NULL;
+        if (!key || !val) {
+            free(key);
+            if (nul_k || nul_v)
+                fprintf(stderr, PROG ": %s: metadata entry %" PRId64 ": a NUL byte (\\u0000) in the %s, which the "
+                                "writer cannot take\n", in, nmi, nul_k ? "key" : "value");
+            else
+                fprintf(stderr, PROG ": out of memory\n");
+            goto done;
+        }
+        meta[nmi].key = key;
+        meta[nmi].value = val;
+    }
+
+    st = mio_st_save_file(out, ents, (size_t)nt, meta, (size_t)nm);
+    if (st != MIO_OK) {
+        cli_report(PROG, out, mio_last_error());
+        goto done;
+    }
+    rc = CLI_EXIT_OK;
+    if (!quiet) {
+        struct stat so;
+        char hs[32];
+        uint64_t out_size = stat(out, &so) == 0 ? (uint64_t)so.st_size : 0;
+        uint32_t shards = mio_st_shard_count(f);
+        fprintf(stderr, PROG ": wrote %s: %" PRId64 " tensors (%" PRIu64 " data bytes), %" PRId64
+                        " metadata keys, %" PRIu64 " bytes (%s) in %.3f s",
+                out, nt, data_bytes, nm, out_size, cli_human_size(hs, sizeof hs, out_size), cli_now() - t0);
+        if (shards > 1)
+            fprintf(stderr, " (merged from %" PRIu32 " shards)", shards);
+        fputc('\n', stderr);
+    }
+done:
+    for (int64_t i = 0; i < ni; i++)
+        free((char *)ents[i].name);
+    for (int64_t i = 0; i < nmi; i++) {
+        free((char *)meta[i].key);
+        free((char *)meta[i].value);
+    }
+    free(ents);
+    free(meta);
+    mio_st_close(f);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL;
+    int quiet = 0, only_paths = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only_paths && (cli_is(a, "--quiet") || cli_is(a, "-q"))) {
+            quiet = 1;
+        } else if (!only_paths && (cli_is(a, "-h") || cli_is(a, "--help"))) {
+            usage(stdout);
+            return CLI_EXIT_OK;
+        } else if (!only_paths && cli_is(a, "--")) {
+            only_paths = 1;
+        } else if (!only_paths && a[0] == '-' && a[1] != '\0') {
+            char msg[256];
+            snprintf(msg, sizeof msg, "unknown option '%.200s'", a);
+            return usage_error(msg);
+        } else if (!in) {
+            in = a;
+        } else if (!out) {
+            out = a;
+        } else {
+            char msg[320];
+            snprintf(msg, sizeof msg, "unexpected argument '%.200s' (exactly IN and OUT are expected)", a);
+            return usage_error(msg);
+        }
+    }
+    if (!in || !*in || !out || !*out)
+        return usage_error("IN and OUT are required");
+    if (same_file(in, out)) {
+        fprintf(stderr, PROG ": OUT %s is the input file; refusing to overwrite it\n", out);
+        return CLI_EXIT_USAGE;
+    }
+
+    cli_format fmt = cli_detect_format(in);
+    switch (fmt) {
+    case CLI_FMT_ST:
+    case CLI_FMT_ST_INDEX:
+        break;
+    case CLI_FMT_GGUF:
+        fprintf(stderr, PROG ": %s: GGUF -> safetensors is not supported yet (" CONVERSIONS ")\n", in);
+        return CLI_EXIT_FAIL;
+    case CLI_FMT_UNREADABLE: {
+        /* let the library name the problem (missing file, permission, ...) */
+        mio_st_file *f = NULL;
+        if (mio_st_open(in, MIO_OPEN_MMAP, &f) == MIO_OK) {
+            mio_st_close(f);
+            break;
+        }
+        cli_report(PROG, in, mio_last_error());
+        return CLI_EXIT_FAIL;
+    }
+    default:
+        fprintf(stderr, PROG ": %s: unknown input format (neither safetensors nor GGUF); " CONVERSIONS "\n", in);
+        return CLI_EXIT_FAIL;
+    }
+    if (cli_ends_with(out, ".gguf")) {
+        fprintf(stderr, PROG ": %s: safetensors -> GGUF is not supported yet (" CONVERSIONS ")\n", out);
+        return CLI_EXIT_FAIL;
+    }
+    return st_to_st(in, out, quiet);
+}
