@@ -39,6 +39,13 @@ static inline bool ck_pad(uint64_t x, uint64_t align, uint64_t *r) {
  * bytes with "...". Returns buf. */
 const char *esc_bytes(char *buf, size_t bufsz, const void *p, size_t len);
 
+/* --- large zeroed allocations (alloc.c): mmap + MAP_POPULATE above 64 KiB --- */
+void *mem_big_calloc(size_t n);
+void mem_big_free(void *p, size_t n);
+/* Grow a mem_big_calloc block from old_n to new_n bytes (contents kept, tail
+ * zeroed); on failure NULL and p is still valid. */
+void *mem_big_grow(void *p, size_t old_n, size_t new_n);
+
 /* --- file I/O --- */
 typedef struct mio_region {
     const uint8_t *data;

@@ -11,14 +11,14 @@
 mio_status namehash_init(mio_namehash *h, uint64_t n) {
     uint64_t cap = 16;
     while (cap < 2 * n + 2) cap <<= 1;
-    h->slots = calloc((size_t)cap, sizeof *h->slots);
+    h->slots = mem_big_calloc((size_t)cap * sizeof *h->slots);
     if (!h->slots) { h->mask = 0; return err_set(MIO_ERR_NOMEM, "cannot allocate a hash table for %llu names", (unsigned long long)n); }
     h->mask = cap - 1;
     return MIO_OK;
 }
 
 void namehash_free(mio_namehash *h) {
-    free(h->slots);
+    if (h->slots) mem_big_free(h->slots, (size_t)(h->mask + 1) * sizeof *h->slots);
     h->slots = NULL;
     h->mask = 0;
 }

@@ -18,9 +18,9 @@ void st_free(mio_st_file *f) {
         free(f->shards[s].decoded);
     }
     free(f->shards);
-    free(f->t);
-    free(f->shapes);
-    free(f->meta);
+    mem_big_free(f->t, (size_t)f->cap_t * sizeof *f->t);
+    mem_big_free(f->shapes, (size_t)f->cap_shapes * sizeof *f->shapes);
+    mem_big_free(f->meta, (size_t)f->cap_meta * sizeof *f->meta);
     namehash_free(&f->hash);
     free(f);
 }
@@ -129,7 +129,8 @@ mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out) {
     if (!fn || !out) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
     uint8_t len8[8];
     mio_status st = read_exact(fn, user, len8, 8, "header length");
-    if (st) return st == MIO_ERR_TRUNCATED ? err_set(MIO_ERR_HEADER_TOO_SMALL, "%s", mio_last_error()) : st;
+    if (st == MIO_ERR_TRUNCATED) return err_prefix(MIO_ERR_HEADER_TOO_SMALL, "%s", "");
+    if (st) return st;
     uint64_t n;
     memcpy(&n, len8, 8);
     if (n > MIO_ST_MAX_HEADER)
@@ -142,7 +143,7 @@ mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out) {
     st = read_exact(fn, user, hdr + 8, n, "header");
     if (st) {
         free(hdr);
-        return st == MIO_ERR_TRUNCATED ? err_set(MIO_ERR_INVALID_HEADER_LENGTH, "%s", mio_last_error()) : st;
+        return st == MIO_ERR_TRUNCATED ? err_prefix(MIO_ERR_INVALID_HEADER_LENGTH, "%s", "") : st;
     }
     mio_st_file *probe = st_new();
     uint64_t data_len = 0;

@@ -7,6 +7,8 @@
 #include "st_internal.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,8 +106,11 @@ mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
         /* a shard holds a tensor the map does not mention */
         for (uint64_t i = 0; i < f->n_t; i++) {
             char nb[100];
-            esc_bytes(nb, sizeof nb, f->t[i].name.ptr, f->t[i].name.len);
-            if (!cJSON_GetObjectItemCaseSensitive(wm, nb)) {
+            bool listed = false;
+            for (cJSON *e = wm->child; e && !listed; e = e->next)
+                listed = strlen(e->string) == f->t[i].name.len && memcmp(e->string, f->t[i].name.ptr, f->t[i].name.len) == 0;
+            if (!listed) {
+                esc_bytes(nb, sizeof nb, f->t[i].name.ptr, f->t[i].name.len);
                 st = err_set(MIO_ERR_INVALID_METADATA, "%s: shard %s holds tensor '%s', which weight_map does not list", path,
                              files[f->t[i].shard], nb);
                 break;
@@ -165,6 +170,30 @@ static void py_json_str(FILE *o, const char *s) {
         } else fputc((int)cp, o);
     }
     fputc('"', o);
+}
+
+/* After a successful save, remove what an earlier save_sharded into the same
+ * directory left that the new layout does not use (as save_pretrained does):
+ * shard files of another shard count, the index when there is now a single
+ * shard, model.safetensors when there are now several. Only these exact
+ * names are touched. */
+static void remove_stale(const char *dir, uint32_t ns) {
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    char p[4096];
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        unsigned a, b;
+        char tail[32];
+        bool stale = false;
+        if (strlen(n) == 33 && sscanf(n, "model-%5u-of-%5u%31s", &a, &b, tail) == 3 && strcmp(tail, ".safetensors") == 0)
+            stale = b != ns || ns == 1;
+        else if (strcmp(n, "model.safetensors.index.json") == 0) stale = ns == 1;
+        else if (strcmp(n, "model.safetensors") == 0) stale = ns > 1;
+        if (stale && (size_t)snprintf(p, sizeof p, "%s/%s", dir, n) < sizeof p) unlink(p);
+    }
+    closedir(d);
 }
 
 static const char *const *g_names_sort;
@@ -250,6 +279,7 @@ mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n,
         free(ord);
         free(names);
     }
+    if (!st) remove_stale(dir, ns);
     free(path);
     free(sub);
     free(shard_of);

@@ -36,8 +36,9 @@ int mio_type_to_st_dtype(int type) {
     return -1;
 }
 int st_dtype_lookup(const char *s, size_t n) {
+    if (n < 2 || n > 11) return -1; /* "F4" .. "F8_E4M3FNUZ" */
     for (int d = 0; d < MIO_ST_DTYPE_COUNT; d++)
-        if (strlen(g_dtypes[d].name) == n && memcmp(g_dtypes[d].name, s, n) == 0) return d;
+        if (g_dtypes[d].name[0] == s[0] && g_dtypes[d].name[n] == 0 && memcmp(g_dtypes[d].name, s, n) == 0) return d;
     return -1;
 }
 int mio_st_dtype_from_name(const char *name) { return name ? st_dtype_lookup(name, strlen(name)) : -1; }
@@ -72,7 +73,9 @@ bool st_utf8_valid(const uint8_t *p, size_t n, size_t *bad) {
     return true;
 }
 
-mio_status st_tensor_size(int dtype, uint32_t n_dims, const uint64_t *shape, uint64_t *bytes, const char *name) {
+mio_status st_tensor_size(int dtype, uint32_t n_dims, const uint64_t *shape, uint64_t *bytes, const mio_str *nm) {
+    char name_[160];
+#define name esc_bytes(name_, sizeof name_, nm->ptr, nm->len)
     uint64_t ne = 1, bits;
     for (uint32_t d = 0; d < n_dims; d++)
         if (!ck_mul(ne, shape[d], &ne))
@@ -86,6 +89,7 @@ mio_status st_tensor_size(int dtype, uint32_t n_dims, const uint64_t *shape, uin
                        name, (unsigned long long)ne, mio_st_dtype_name(dtype), (unsigned long long)bits);
     *bytes = bits / 8;
     return MIO_OK;
+#undef name
 }
 
 /* --------------------------- JSON scanner --------------------------- */
@@ -231,12 +235,14 @@ static mio_status jliteral(jp *j, const char *lit) {
     return MIO_OK;
 }
 
-/* Skip any JSON value (unknown fields), validating its syntax. */
-static mio_status jskip(jp *j, int depth) {
+/* Skip any JSON value (unknown fields), validating its syntax. `open` counts
+ * the arrays/objects already open around it (the header object included): like
+ * serde_json, the 128th nested container is refused. */
+static mio_status jskip(jp *j, int open) {
     ws(j);
     if (j->p >= j->e) return jerr(j, "%sEOF while parsing a value", NULL);
-    if (depth > JSON_MAX_DEPTH) return jerr(j, "%srecursion limit exceeded", NULL);
     uint8_t c = *j->p;
+    if ((c == '[' || c == '{') && open + 1 >= JSON_MAX_DEPTH) return jerr(j, "%srecursion limit exceeded", NULL);
     mio_str s;
     switch (c) {
     case '"': return jstring(j, &s);
@@ -258,7 +264,7 @@ static mio_status jskip(jp *j, int depth) {
                 if (j->p >= j->e || *j->p != ':') return jerr(j, "%sexpected ':'", NULL);
                 j->p++;
             }
-            mio_status st = jskip(j, depth + 1);
+            mio_status st = jskip(j, open + 1);
             if (st) return st;
             ws(j);
             if (j->p < j->e && *j->p == ',') { j->p++; continue; }
@@ -293,7 +299,7 @@ static bool grow(void **p, uint64_t *cap, uint64_t need, size_t elem) {
     if (need <= *cap) return true;
     uint64_t nc = *cap ? *cap : 16;
     while (nc < need) nc *= 2;
-    void *np = realloc(*p, (size_t)nc * elem);
+    void *np = mem_big_grow(*p, (size_t)*cap * elem, (size_t)nc * elem);
     if (!np) return false;
     *p = np;
     *cap = nc;
@@ -337,8 +343,9 @@ static mio_status parse_metadata(jp *j, mio_st_file *f, bool keep) {
 }
 
 static mio_status parse_tensor(jp *j, mio_st_file *f, mio_str name, uint32_t shard) {
-    char nb[160];
-    esc_bytes(nb, sizeof nb, name.ptr, name.len);
+    char nb_[160];
+    /* the tensor's name, escaped for a message: formatted only on an error path */
+#define nb esc_bytes(nb_, sizeof nb_, name.ptr, name.len)
     ws(j);
     if (j->p >= j->e || *j->p != '{') return jerr(j, "invalid type, expected struct TensorInfo for tensor '%s'", nb);
     j->p++;
@@ -408,7 +415,7 @@ static mio_status parse_tensor(jp *j, mio_st_file *f, mio_str name, uint32_t sha
                 if (j->p >= j->e || *j->p != ']') return jerr(j, "trailing elements, expected a tuple of size 2 for data_offsets of '%s'", nb);
                 j->p++;
             } else {
-                st = jskip(j, 3); /* unknown field: accepted, like upstream */
+                st = jskip(j, 2); /* unknown field (inside the header and tensor objects): accepted, like upstream */
                 if (st) return st;
             }
             ws(j);
@@ -430,6 +437,7 @@ static mio_status parse_tensor(jp *j, mio_st_file *f, mio_str name, uint32_t sha
     r->end = off[1];
     r->shard = shard;
     return MIO_OK;
+#undef nb
 }
 
 mio_str st_name_at(const void *f, uint64_t i) { return ((const mio_st_file *)f)->t[i].name; }
@@ -460,6 +468,14 @@ mio_status st_parse_header(mio_st_file *f, uint32_t shard, const uint8_t *json, 
                        json[bad], bad, bad + 8);
     jp j = {json, json, json + n, NULL, 0, 0, &f->shards[shard].decoded};
     uint64_t first = f->n_t;
+    /* Reserve once: every tensor entry opens one '{' (an upper bound), and most
+     * shapes have at most 4 dims. Growing by doubling would copy the tables
+     * several times over for a large header. */
+    uint64_t braces = 0;
+    for (size_t k = 0; k < n; k++) braces += json[k] == '{';
+    if (!grow((void **)&f->t, &f->cap_t, f->n_t + braces, sizeof *f->t) ||
+        !grow((void **)&f->shapes, &f->cap_shapes, f->n_shapes + 4 * braces, sizeof *f->shapes))
+        return err_set(MIO_ERR_NOMEM, "out of memory for %llu tensor entries", (unsigned long long)braces);
     ws(&j);
     if (j.p >= j.e || *j.p != '{') return jerr(&j, "%sinvalid type, expected a JSON object (map of tensors)", NULL);
     j.p++;
@@ -504,7 +520,9 @@ mio_status st_parse_header(mio_st_file *f, uint32_t shard, const uint8_t *json, 
     }
     st_rec *t = f->t + first;
     uint64_t nt = f->n_t - first;
-    qsort(t, (size_t)nt, sizeof *t, cmp_rec);
+    bool sorted = true; /* files written by upstream are already in data order */
+    for (uint64_t i = 1; i < nt && sorted; i++) sorted = cmp_rec(&t[i - 1], &t[i]) < 0;
+    if (!sorted) qsort(t, (size_t)nt, sizeof *t, cmp_rec);
     /* Names are unique across the whole handle (all shards). */
     mio_status hs = namehash_reserve(&f->hash, first, f->n_t, st_name_at, f);
     if (hs) return hs;
@@ -523,8 +541,8 @@ mio_status st_parse_header(mio_st_file *f, uint32_t shard, const uint8_t *json, 
     /* Upstream's validation, in data order. */
     uint64_t run = 0;
     for (uint64_t i = 0; i < nt; i++) {
-        char nb[160];
-        esc_bytes(nb, sizeof nb, t[i].name.ptr, t[i].name.len);
+        char nb_[160];
+#define nb esc_bytes(nb_, sizeof nb_, t[i].name.ptr, t[i].name.len)
         if (t[i].start != run || t[i].end < t[i].start)
             return err_set(MIO_ERR_INVALID_OFFSET,
                            "tensor '%s' has data_offsets [%llu, %llu]; expected it to start at %llu%s", nb,
@@ -532,12 +550,13 @@ mio_status st_parse_header(mio_st_file *f, uint32_t shard, const uint8_t *json, 
                            t[i].end < t[i].start ? " and end after its start" : " (tensors must tile the buffer without gaps or overlaps)");
         run = t[i].end;
         uint64_t bytes;
-        mio_status st = st_tensor_size(t[i].dtype, t[i].n_dims, f->shapes + t[i].shape_at, &bytes, nb);
+        mio_status st = st_tensor_size(t[i].dtype, t[i].n_dims, f->shapes + t[i].shape_at, &bytes, &t[i].name);
         if (st) return st;
         if (t[i].end - t[i].start != bytes)
             return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%s': data_offsets span %llu bytes but %s x shape needs %llu",
                            nb, (unsigned long long)(t[i].end - t[i].start), mio_st_dtype_name(t[i].dtype),
                            (unsigned long long)bytes);
+#undef nb
     }
     *data_len = run;
     return MIO_OK;

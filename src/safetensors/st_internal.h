@@ -51,7 +51,7 @@ mio_str st_name_at(const void *f, uint64_t i);
 /* UTF-8 validation: returns true if valid, else sets *bad to the first bad offset. */
 bool st_utf8_valid(const uint8_t *p, size_t n, size_t *bad);
 /* Tensor byte size from dtype and shape, with upstream's checks. */
-mio_status st_tensor_size(int dtype, uint32_t n_dims, const uint64_t *shape, uint64_t *bytes, const char *name);
+mio_status st_tensor_size(int dtype, uint32_t n_dims, const uint64_t *shape, uint64_t *bytes, const mio_str *name);
 
 /* Every check the writer makes, without writing. */
 mio_status st_validate_entries(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta);

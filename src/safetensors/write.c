@@ -117,7 +117,8 @@ static mio_status make_plan(const mio_st_entry *t, size_t n, const mio_st_meta *
         if (!mio_st_dtype_name(e->dtype)) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "tensor '%s': unknown dtype %d", e->name, e->dtype);
         if (e->n_dims && !e->shape) return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': shape is NULL", e->name);
         uint64_t bytes;
-        st = st_tensor_size(e->dtype, e->n_dims, e->shape, &bytes, e->name);
+        mio_str nm = {e->name, strlen(e->name)};
+        st = st_tensor_size(e->dtype, e->n_dims, e->shape, &bytes, &nm);
         if (st) return st;
         if (bytes != e->nbytes)
             return err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s': %zu data bytes given, %s x shape needs %llu", e->name,
@@ -257,7 +258,8 @@ mio_status mio_st_save_file(const char *path, const mio_st_entry *t, size_t n, c
     if (total) {
         int e = posix_fallocate(af.fd, 0, (off_t)total);
         if (e != 0 && e != EINVAL && e != EOPNOTSUPP) {
-            st = err_set(MIO_ERR_IO, "cannot preallocate %llu bytes for '%s'", (unsigned long long)total, path);
+            st = err_set(MIO_ERR_IO, "cannot preallocate %llu bytes for '%s': %s", (unsigned long long)total, path,
+                         strerror(e));
         }
     }
     if (!st) st = emit_all(&p, t, n, emit_fd, &af);
@@ -281,7 +283,8 @@ mio_status mio_st_save_buffer(const mio_st_entry *t, size_t n, const mio_st_meta
     mio_status st = plan_build(t, n, meta, n_meta, &p);
     if (st) return st;
     uint64_t total = p.header_len + p.data_len;
-    membuf m = {malloc(total > SIZE_MAX ? 1 : (size_t)total), 0};
+    if (total > SIZE_MAX) { plan_free(&p); return err_set(MIO_ERR_OVERFLOW, "a %llu-byte image does not fit in memory", (unsigned long long)total); }
+    membuf m = {malloc((size_t)total ? (size_t)total : 1), 0};
     if (!m.p) { plan_free(&p); return err_set(MIO_ERR_NOMEM, "cannot allocate %llu bytes", (unsigned long long)total); }
     emit_all(&p, t, n, emit_mem, &m);
     plan_free(&p);
