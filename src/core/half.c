@@ -12,7 +12,8 @@ float mio_fp16_to_f32(uint16_t h) {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
     uint32_t exp = (h >> 10) & 0x1f;
     uint32_t man = h & 0x3ffu;
-    if (exp == 0x1f) return u2f(sign | 0x7f800000u | (man << 13));      /* inf / NaN, payload kept */
+    if (exp == 0x1f) /* inf, or NaN with its payload kept and quieted (as ggml does) */
+        return u2f(sign | 0x7f800000u | (man << 13) | (man ? 0x00400000u : 0));
     if (exp == 0) {
         if (man == 0) return u2f(sign);
         /* subnormal: value = man * 2^-24, exact in f32 */

@@ -36,6 +36,10 @@ int mio_type_to_st_dtype(int type) {
     return -1;
 }
 int st_dtype_lookup(const char *s, size_t n) {
+    /* the common ones first, by length and first characters */
+    if (n == 3 && s[0] == 'F' && s[1] == '3' && s[2] == '2') return MIO_ST_F32;
+    if (n == 4 && memcmp(s, "BF16", 4) == 0) return MIO_ST_BF16;
+    if (n == 3 && s[0] == 'F' && s[1] == '1' && s[2] == '6') return MIO_ST_F16;
     if (n < 2 || n > 11) return -1; /* "F4" .. "F8_E4M3FNUZ" */
     for (int d = 0; d < MIO_ST_DTYPE_COUNT; d++)
         if (g_dtypes[d].name[0] == s[0] && g_dtypes[d].name[n] == 0 && memcmp(g_dtypes[d].name, s, n) == 0) return d;
@@ -137,6 +141,16 @@ static bool hex4(jp *j, uint32_t *v) {
 static mio_status jstring(jp *j, mio_str *out) {
     const uint8_t *start = ++j->p;
     const uint8_t *q = start;
+    /* 8 bytes at a time: stop at the word holding a quote, a backslash or a control byte. */
+    while (j->e - q >= 8) {
+        uint64_t w;
+        memcpy(&w, q, 8);
+        const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+        uint64_t quote = w ^ (ones * '"'), bslash = w ^ (ones * '\\');
+        uint64_t hit = ((quote - ones) & ~quote) | ((bslash - ones) & ~bslash) | (w - ones * 0x20);
+        if ((hit & ~w & highs) != 0) break;
+        q += 8;
+    }
     while (q < j->e && *q != '"' && *q != '\\' && *q >= 0x20) q++;
     if (q < j->e && *q == '"') { /* common case: no escapes */
         out->ptr = (const char *)start;
@@ -213,11 +227,16 @@ static mio_status juint(jp *j, uint64_t *v, const char *what) {
     bool overflow = false;
     const uint8_t *d = j->p;
     if (*j->p == '0') j->p++;
-    else
-        while (j->p < j->e && *j->p >= '0' && *j->p <= '9') {
-            if (!ck_mul(x, 10, &x) || !ck_add(x, (uint64_t)(*j->p - '0'), &x)) overflow = true;
-            j->p++;
+    else {
+        /* up to 19 digits cannot overflow u64; check only beyond that */
+        const uint8_t *p = j->p, *stop = (j->e - p > 19) ? p + 19 : j->e;
+        while (p < stop && (unsigned)(*p - '0') <= 9) x = x * 10 + (uint64_t)(*p++ - '0');
+        while (p < j->e && (unsigned)(*p - '0') <= 9) {
+            if (!ck_mul(x, 10, &x) || !ck_add(x, (uint64_t)(*p - '0'), &x)) overflow = true;
+            p++;
         }
+        j->p = p;
+    }
     if (j->p < j->e && (*j->p == '.' || *j->p == 'e' || *j->p == 'E'))
         return jerr(j, "invalid type: floating point, expected usize (%s)", what);
     if (j->p < j->e && *j->p >= '0' && *j->p <= '9') return jerr(j, "%sinvalid number (leading zero)", NULL);
@@ -472,7 +491,7 @@ mio_status st_parse_header(mio_st_file *f, uint32_t shard, const uint8_t *json, 
      * shapes have at most 4 dims. Growing by doubling would copy the tables
      * several times over for a large header. */
     uint64_t braces = 0;
-    for (size_t k = 0; k < n; k++) braces += json[k] == '{';
+    for (const uint8_t *q = json, *e = json + n; (q = memchr(q, '{', (size_t)(e - q))) != NULL; q++) braces++;
     if (!grow((void **)&f->t, &f->cap_t, f->n_t + braces, sizeof *f->t) ||
         !grow((void **)&f->shapes, &f->cap_shapes, f->n_shapes + 4 * braces, sizeof *f->shapes))
         return err_set(MIO_ERR_NOMEM, "out of memory for %llu tensor entries", (unsigned long long)braces);

@@ -44,7 +44,7 @@ static struct {
     bool (*requires_imatrix)(int type);
 } g_peer;
 
-static int peer_codec_load(void) {
+static inline int peer_codec_load(void) {
     if (g_peer.h) return 1;
     const char *dir = getenv("MIO_PEER_DIR");
     if (!dir || !*dir) dir = MIO_PEER_DIR_DEFAULT;
@@ -65,32 +65,32 @@ static int peer_codec_load(void) {
     return 1;
 }
 
-static size_t peer_quantize(int type, const float *src, void *dst, int64_t nrows, int64_t n_per_row, const float *imatrix) {
+static inline size_t peer_quantize(int type, const float *src, void *dst, int64_t nrows, int64_t n_per_row, const float *imatrix) {
     g_peer.quantize_init(type);
     return g_peer.quantize_chunk(type, src, dst, 0, nrows, n_per_row, imatrix);
 }
 
-static peer_to_float_fn peer_to_float(int type) {
+static inline peer_to_float_fn peer_to_float(int type) {
     const peer_type_traits *t = g_peer.traits(type);
     return t ? t->to_float : NULL;
 }
 
 /* --- deterministic PRNG (splitmix64) --- */
-static uint64_t rng_next(uint64_t *s) {
+static inline uint64_t rng_next(uint64_t *s) {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
-static float rng_unit(uint64_t *s) { return (float)((rng_next(s) >> 40) * (1.0 / 16777216.0)); } /* [0,1) */
-static float rng_gauss(uint64_t *s) {
+static inline float rng_unit(uint64_t *s) { return (float)((double)(rng_next(s) >> 40) * (1.0 / 16777216.0)); } /* [0,1) */
+static inline float rng_gauss(uint64_t *s) {
     float u = rng_unit(s), v = rng_unit(s);
     if (u < 1e-7f) u = 1e-7f;
     return sqrtf(-2.0f * logf(u)) * cosf(6.2831853f * v);
 }
 
 /* Fresh seed per run unless MIO_SEED is set; printed so a failure can be replayed. */
-static uint64_t test_seed(void) {
+static inline uint64_t test_seed(void) {
     const char *e = getenv("MIO_SEED");
     uint64_t s = e ? strtoull(e, NULL, 0) : ((uint64_t)time(NULL) ^ ((uint64_t)clock() << 20));
     printf("seed: %llu (replay with MIO_SEED=%llu)\n", (unsigned long long)s, (unsigned long long)s);
@@ -101,12 +101,12 @@ enum {
     IN_GAUSS, IN_RAMP, IN_ALTERNATING, IN_NEAR_ZERO, IN_DENORMALS, IN_ALL_EQUAL, IN_ZEROS, IN_OUTLIER,
     IN_F16_MAX, IN_WIDE_RANGE, IN_HEAVY_TAILS, IN_UNIFORM, CODEC_INPUT_KINDS
 };
-static const char *const input_kind_name[CODEC_INPUT_KINDS] = {
+__attribute__((unused)) static const char *const input_kind_name[CODEC_INPUT_KINDS] = {
     "gaussian", "ramp", "alternating-sign", "near-zero", "denormals", "all-equal", "zeros", "outlier-per-block",
     "near-f16-max", "wide-dynamic-range", "heavy-tails", "uniform"};
 
 /* Fill n floats of the given kind; block is the type's block size (outliers). */
-static void fill_input(int kind, uint64_t seed, float *x, int64_t n, int64_t block) {
+static inline void fill_input(int kind, uint64_t seed, float *x, int64_t n, int64_t block) {
     uint64_t s = seed;
     for (int64_t i = 0; i < n; i++) {
         float v;
@@ -129,7 +129,7 @@ static void fill_input(int kind, uint64_t seed, float *x, int64_t n, int64_t blo
 }
 
 /* First differing byte, or -1. */
-static int64_t first_diff(const void *a, const void *b, size_t n) {
+static inline int64_t first_diff(const void *a, const void *b, size_t n) {
     const uint8_t *p = a, *q = b;
     for (size_t i = 0; i < n; i++)
         if (p[i] != q[i]) return (int64_t)i;
@@ -137,7 +137,7 @@ static int64_t first_diff(const void *a, const void *b, size_t n) {
 }
 
 /* Bitwise float comparison treating any NaN as equal to any NaN with the same bits. */
-static int64_t first_float_diff(const float *a, const float *b, size_t n) {
+static inline int64_t first_float_diff(const float *a, const float *b, size_t n) {
     for (size_t i = 0; i < n; i++) {
         uint32_t x, y;
         memcpy(&x, a + i, 4);
