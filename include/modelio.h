@@ -140,7 +140,8 @@ MIO_API mio_status mio_tensor_nbytes(int type, uint32_t n_dims, const int64_t *n
 /* Half-precision scalars.                                                   */
 /* ------------------------------------------------------------------------- */
 MIO_API float mio_fp16_to_f32(uint16_t h);
-MIO_API uint16_t mio_f32_to_fp16(float f);   /* round to nearest even, overflow to inf, NaN stays NaN */
+MIO_API uint16_t mio_f32_to_fp16(float f);   /* round to nearest even, overflow to inf, NaN -> sign|0x7e00 (as ggml) */
+/* fp16 -> f32 is exact; a signalling NaN comes back quiet (as ggml). */
 MIO_API float mio_bf16_to_f32(uint16_t h);
 MIO_API uint16_t mio_f32_to_bf16(float f);   /* round to nearest even, NaN quieted */
 

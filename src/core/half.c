@@ -27,7 +27,7 @@ uint16_t mio_f32_to_fp16(float f) {
     uint32_t x = f2u(f);
     uint32_t sign = (x >> 16) & 0x8000u;
     uint32_t ax = x & 0x7fffffffu;
-    if (ax > 0x7f800000u) return (uint16_t)(sign | 0x7e00u | ((ax >> 13) & 0x3ffu)); /* NaN stays NaN */
+    if (ax > 0x7f800000u) return (uint16_t)(sign | 0x7e00u); /* NaN: the canonical quiet NaN, sign kept (as ggml) */
     if (ax >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);                    /* rounds to >= 65520: inf */
     if (ax < 0x38800000u) {
         /* result is subnormal (or zero): add 0.5 so the FPU rounds the shifted mantissa to even */

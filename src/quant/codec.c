@@ -53,12 +53,17 @@ static int64_t first_non_finite(const float *x, size_t n) {
 }
 
 /* Common checks; on success *c is the codec, *nb the block count. */
-static mio_status check(int type, size_t n, size_t bytes, const void *a, const void *b, bool enc, const mio_codec **c,
+enum { NEED_DEC, NEED_ENC, NEED_ENC_W };
+
+static mio_status check(int type, size_t n, size_t bytes, const void *a, const void *b, int need, const mio_codec **c,
                         int64_t *nb) {
     const char *name = mio_type_name(type);
+    bool enc = need != NEED_DEC;
     *c = codec_get(type);
     if (!*c) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown ggml type code %d", type);
-    if (enc && !(*c)->enc)
+    if (need == NEED_ENC_W && !(*c)->enc_w)
+        return err_set(MIO_ERR_ENCODER_UNAVAILABLE, "no importance-weighted encoder for %s", name);
+    if (need == NEED_ENC && !(*c)->enc)
         return err_set(MIO_ERR_ENCODER_UNAVAILABLE, "no encoder for %s: %s", name,
                        (*c)->no_enc ? (*c)->no_enc : "not implemented");
     if (!enc && !(*c)->dec) return err_set(MIO_ERR_DECODER_UNAVAILABLE, "%s has no float view", name);
@@ -90,7 +95,7 @@ static mio_status finite(const mio_codec *c, int type, const float *src, size_t 
 mio_status mio_encode_f32(int type, const float *src, size_t n, void *dst, size_t dst_len) {
     const mio_codec *c;
     int64_t nb;
-    mio_status st = check(type, n, dst_len, src, dst, true, &c, &nb);
+    mio_status st = check(type, n, dst_len, src, dst, NEED_ENC, &c, &nb);
     if (!st) st = finite(c, type, src, n);
     if (st) return st;
     if (nb) c->enc(src, dst, nb);
@@ -100,7 +105,7 @@ mio_status mio_encode_f32(int type, const float *src, size_t n, void *dst, size_
 mio_status mio_decode_f32(int type, const void *src, size_t src_len, float *dst, size_t n) {
     const mio_codec *c;
     int64_t nb;
-    mio_status st = check(type, n, src_len, src, dst, false, &c, &nb);
+    mio_status st = check(type, n, src_len, src, dst, NEED_DEC, &c, &nb);
     if (st) return st;
     if (nb) c->dec(src, dst, nb);
     return MIO_OK;
@@ -111,14 +116,12 @@ mio_status mio_encode_f32_imatrix(int type, const float *src, size_t n, int64_t 
     if (!imatrix) return mio_encode_f32(type, src, n, dst, dst_len);
     const mio_codec *c = codec_get(type);
     if (!c) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown ggml type code %d", type);
-    if (!c->enc_w)
-        return err_set(MIO_ERR_ENCODER_UNAVAILABLE, "no importance-weighted encoder for %s", mio_type_name(type));
     int64_t bs = mio_type_block_size(type);
     if (n_per_row <= 0 || n_per_row % bs || n % (uint64_t)n_per_row)
         return err_set(MIO_ERR_SIZE_MISMATCH, "n_per_row %lld must be a positive multiple of the %s block size %lld dividing n = %zu",
                        (long long)n_per_row, mio_type_name(type), (long long)bs, n);
     int64_t nb;
-    mio_status st = check(type, n, dst_len, src, dst, true, &c, &nb);
+    mio_status st = check(type, n, dst_len, src, dst, NEED_ENC_W, &c, &nb);
     if (!st) st = finite(c, type, src, n);
     if (!st) st = finite(c, type, imatrix, (size_t)n_per_row);
     if (st) return st;
@@ -179,7 +182,7 @@ static mio_status run_threads(const mio_codec *c, bool enc, const void *in, void
 mio_status mio_encode_f32_mt(int type, const float *src, size_t n, void *dst, size_t dst_len, int n_threads) {
     const mio_codec *c;
     int64_t nb;
-    mio_status st = check(type, n, dst_len, src, dst, true, &c, &nb);
+    mio_status st = check(type, n, dst_len, src, dst, NEED_ENC, &c, &nb);
     if (!st) st = finite(c, type, src, n);
     if (st || !nb) return st;
     return run_threads(c, true, src, dst, nb, (size_t)mio_type_block_size(type) * sizeof(float), mio_type_block_bytes(type),
@@ -189,7 +192,7 @@ mio_status mio_encode_f32_mt(int type, const float *src, size_t n, void *dst, si
 mio_status mio_decode_f32_mt(int type, const void *src, size_t src_len, float *dst, size_t n, int n_threads) {
     const mio_codec *c;
     int64_t nb;
-    mio_status st = check(type, n, src_len, src, dst, false, &c, &nb);
+    mio_status st = check(type, n, src_len, src, dst, NEED_DEC, &c, &nb);
     if (st || !nb) return st;
     return run_threads(c, false, src, dst, nb, mio_type_block_bytes(type), (size_t)mio_type_block_size(type) * sizeof(float),
                        n_threads);

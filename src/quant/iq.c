@@ -1,5 +1,1229 @@
-/* iq.c — codecs for iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq1_s iq1_m iq4_nl iq4_xs.
- * (Being written; until then these types report no encoder/decoder.) */
+/* iq.c — codecs for the importance-quant family: iq2_xxs iq2_xs iq2_s iq3_xxs
+ * iq3_s iq1_s iq1_m iq4_nl iq4_xs. Decoders for all (bit-exact with ggml);
+ * encoders byte-exact with ggml's reference quantizers, using lattice search
+ * structures (grid, code->entry map, neighbour lists) built once per grid. */
 #include "codec.h"
+#include "iq_tables.h"
 
-void codec_register_iq(mio_codec *tab) { (void)tab; }
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SUPER 256 /* elements per super-block (ggml's QK_K) */
+
+/* ------------------------------------------------------------------------- */
+/* Expanded decode tables (filled once from the packed ones at registration)  */
+/* ------------------------------------------------------------------------- */
+static uint8_t dg2xxs[256][8], dg2xs[512][8], dg2s[1024][8];
+static uint8_t dg3xxs[256][4], dg3s[512][4];
+static int8_t dg1[2048][8];
+static float delta1;
+
+static void expand_tables(void) {
+    for (int e = 0; e < 256; e++)
+        for (int j = 0; j < 8; j++) dg2xxs[e][j] = iq_lv2[(iq_grid2_256[e] >> (2 * j)) & 3];
+    for (int e = 0; e < 512; e++)
+        for (int j = 0; j < 8; j++) dg2xs[e][j] = iq_lv2[(iq_grid2_512[e] >> (2 * j)) & 3];
+    for (int e = 0; e < 1024; e++)
+        for (int j = 0; j < 8; j++) dg2s[e][j] = iq_lv2[(iq_grid2_1024[e] >> (2 * j)) & 3];
+    for (int e = 0; e < 256; e++)
+        for (int j = 0; j < 4; j++) dg3xxs[e][j] = iq_lv3xxs[(iq_grid3_256[e] >> (3 * j)) & 7];
+    for (int e = 0; e < 512; e++)
+        for (int j = 0; j < 4; j++) dg3s[e][j] = iq_lv3s[(iq_grid3_512[e] >> (3 * j)) & 7];
+    for (int e = 0; e < 2048; e++)
+        for (int j = 0; j < 8; j++) dg1[e][j] = (int8_t)((int)((iq_grid1_2048[e] >> (2 * j)) & 3) - 1);
+    memcpy(&delta1, &iq_delta1_bits, 4);
+}
+
+static inline void stf(float *y, float v) { memcpy(y, &v, 4); }
+static inline float half(const uint8_t *p) { return mio_fp16_to_f32(codec_ld16(p)); }
+/* ±1 as a float factor (a multiply, as ggml does, keeps NaN payload signs identical) */
+static inline float sgn(unsigned bits, int j) { return (bits >> j) & 1 ? -1.f : 1.f; }
+
+/* ------------------------------------------------------------------------- */
+/* Decoders                                                                   */
+/* ------------------------------------------------------------------------- */
+static void dec_iq2_xxs(const void *vx, float *y, int64_t nb) {
+    const uint8_t *b = vx;
+    for (int64_t i = 0; i < nb; i++, b += 66) {
+        const float d = half(b);
+        for (int ib = 0; ib < 8; ib++) {
+            const uint8_t *q = b + 2 + 8 * ib;
+            uint32_t hi = codec_ld32(q + 4);
+            const float db = d * (0.5f + (float)(hi >> 28)) * 0.25f;
+            for (int l = 0; l < 4; l++) {
+                const uint8_t *g = dg2xxs[q[l]];
+                unsigned s = iq_sign8[(hi >> (7 * l)) & 127];
+                for (int j = 0; j < 8; j++) stf(y + j, db * (float)g[j] * sgn(s, j));
+                y += 8;
+            }
+        }
+    }
+}
+
+static void dec_iq2_xs(const void *vx, float *y, int64_t nb) {
+    const uint8_t *b = vx;
+    for (int64_t i = 0; i < nb; i++, b += 74) {
+        const float d = half(b);
+        for (int ib = 0; ib < 8; ib++) {
+            uint8_t sc = b[66 + ib];
+            float db[2] = {d * (0.5f + (float)(sc & 15)) * 0.25f, d * (0.5f + (float)(sc >> 4)) * 0.25f};
+            for (int l = 0; l < 4; l++) {
+                uint16_t v = codec_ld16(b + 2 + 2 * (4 * ib + l));
+                const uint8_t *g = dg2xs[v & 511];
+                unsigned s = iq_sign8[v >> 9];
+                for (int j = 0; j < 8; j++) stf(y + j, db[l / 2] * (float)g[j] * sgn(s, j));
+                y += 8;
+            }
+        }
+    }
+}
+
+static void dec_iq2_s(const void *vx, float *y, int64_t nb) {
+    const uint8_t *b = vx;
+    for (int64_t i = 0; i < nb; i++, b += 82) {
+        const float d = half(b);
+        const uint8_t *qs = b + 2, *signs = b + 34, *qh = b + 66, *sc = b + 74;
+        for (int ib = 0; ib < 8; ib++) {
+            float db[2] = {d * (0.5f + (float)(sc[ib] & 15)) * 0.25f, d * (0.5f + (float)(sc[ib] >> 4)) * 0.25f};
+            for (int l = 0; l < 4; l++) {
+                const uint8_t *g = dg2s[qs[4 * ib + l] | (((unsigned)qh[ib] << (8 - 2 * l)) & 0x300)];
+                unsigned s = signs[4 * ib + l];
+                for (int j = 0; j < 8; j++) stf(y + j, db[l / 2] * (float)g[j] * sgn(s, j));
+                y += 8;
+            }
+        }
+    }
+}
+
+static void dec_iq3_xxs(const void *vx, float *y, int64_t nb) {
+    const uint8_t *b = vx;
+    for (int64_t i = 0; i < nb; i++, b += 98) {
+        const float d = half(b);
+        const uint8_t *qs = b + 2;
+        for (int ib = 0; ib < 8; ib++) {
+            uint32_t aux = codec_ld32(b + 66 + 4 * ib);
+            const float db = d * (0.5f + (float)(aux >> 28)) * 0.5f;
+            for (int l = 0; l < 4; l++) {
+                unsigned s = iq_sign8[(aux >> (7 * l)) & 127];
+                const uint8_t *g1 = dg3xxs[qs[2 * l]], *g2 = dg3xxs[qs[2 * l + 1]];
+                for (int j = 0; j < 4; j++) {
+                    stf(y + j, db * (float)g1[j] * sgn(s, j));
+                    stf(y + j + 4, db * (float)g2[j] * sgn(s, j + 4));
+                }
+                y += 8;
+            }
+            qs += 8;
+        }
+    }
+}
+
+static void dec_iq3_s(const void *vx, float *y, int64_t nb) {
+    const uint8_t *b = vx;
+    for (int64_t i = 0; i < nb; i++, b += 110) {
+        const float d = half(b);
+        const uint8_t *qs = b + 2, *qh = b + 66, *signs = b + 74, *sc = b + 106;
+        for (int ib = 0; ib < 8; ib++) {
+            const float db = d * (float)(1 + 2 * ((sc[ib / 2] >> (4 * (ib % 2))) & 15));
+            for (int l = 0; l < 4; l++) {
+                const uint8_t *g1 = dg3s[qs[2 * l] | (((unsigned)qh[ib] << (8 - 2 * l)) & 256)];
+                const uint8_t *g2 = dg3s[qs[2 * l + 1] | (((unsigned)qh[ib] << (7 - 2 * l)) & 256)];
+                for (int j = 0; j < 4; j++) {
+                    stf(y + j, db * (float)g1[j] * sgn(signs[l], j));
+                    stf(y + j + 4, db * (float)g2[j] * sgn(signs[l], j + 4));
+                }
+                y += 8;
+            }
+            qs += 8;
+            signs += 4;
+        }
+    }
+}
+
+static void dec_iq1_s(const void *vx, float *y, int64_t nb) {
+    const uint8_t *b = vx;
+    for (int64_t i = 0; i < nb; i++, b += 50) {
+        const float d = half(b);
+        const uint8_t *qs = b + 2;
+        for (int ib = 0; ib < 8; ib++) {
+            uint16_t h = codec_ld16(b + 34 + 2 * ib);
+            const float dl = d * (float)(2 * ((h >> 12) & 7) + 1);
+            const float delta = h & 0x8000 ? -delta1 : delta1;
+            for (int l = 0; l < 4; l++) {
+                const int8_t *g = dg1[qs[l] | (((h >> (3 * l)) & 7) << 8)];
+                for (int j = 0; j < 8; j++) stf(y + j, dl * ((float)g[j] + delta));
+                y += 8;
+            }
+            qs += 4;
+        }
+    }
+}
+
+static void dec_iq1_m(const void *vx, float *y, int64_t nb) {
+    const uint8_t *b = vx;
+    for (int64_t i = 0; i < nb; i++, b += 56) {
+        const uint8_t *qs = b, *qh = b + 32;
+        uint16_t sc[4];
+        for (int k = 0; k < 4; k++) sc[k] = codec_ld16(b + 48 + 2 * k);
+        uint16_t dbits = (uint16_t)((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000));
+        const float d = mio_fp16_to_f32(dbits);
+        for (int ib = 0; ib < 8; ib++) {
+            const float dl1 = d * (float)(2 * ((sc[ib / 2] >> (6 * (ib % 2))) & 7) + 1);
+            const float dl2 = d * (float)(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 3)) & 7) + 1);
+            unsigned idx[4] = {qs[0] | ((qh[0] << 8) & 0x700u), qs[1] | ((qh[0] << 4) & 0x700u),
+                               qs[2] | ((qh[1] << 8) & 0x700u), qs[3] | ((qh[1] << 4) & 0x700u)};
+            float dt[4] = {qh[0] & 0x08 ? -delta1 : delta1, qh[0] & 0x80 ? -delta1 : delta1,
+                           qh[1] & 0x08 ? -delta1 : delta1, qh[1] & 0x80 ? -delta1 : delta1};
+            for (int l = 0; l < 4; l++) {
+                const int8_t *g = dg1[idx[l]];
+                const float dl = l < 2 ? dl1 : dl2;
+                for (int j = 0; j < 8; j++) stf(y + j, dl * ((float)g[j] + dt[l]));
+                y += 8;
+            }
+            qs += 4;
+            qh += 2;
+        }
+    }
+}
+
+static void dec_iq4_nl(const void *vx, float *y, int64_t nb) {
+    const uint8_t *b = vx;
+    for (int64_t i = 0; i < nb; i++, b += 18, y += 32) {
+        const float d = half(b);
+        for (int j = 0; j < 16; j++) {
+            stf(y + j, d * (float)iq_nl4[b[2 + j] & 15]);
+            stf(y + j + 16, d * (float)iq_nl4[b[2 + j] >> 4]);
+        }
+    }
+}
+
+static void dec_iq4_xs(const void *vx, float *y, int64_t nb) {
+    const uint8_t *b = vx;
+    for (int64_t i = 0; i < nb; i++, b += 136) {
+        const float d = half(b);
+        const uint16_t sh = codec_ld16(b + 2);
+        const uint8_t *qs = b + 8;
+        for (int ib = 0; ib < 8; ib++) {
+            int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 15) | (((sh >> (2 * ib)) & 3) << 4);
+            const float dl = d * (float)(ls - 32);
+            for (int j = 0; j < 16; j++) {
+                stf(y + j, dl * (float)iq_nl4[qs[j] & 15]);
+                stf(y + j + 16, dl * (float)iq_nl4[qs[j] >> 4]);
+            }
+            y += 32;
+            qs += 16;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------- */
+/* Shared encoder arithmetic                                                  */
+/* ------------------------------------------------------------------------- */
+/* Round to nearest, ties to even, via the 1.5*2^23 trick (|v| < 2^22). */
+static inline int round_even(float v) {
+    float t = v + 12582912.f;
+    uint32_t u;
+    memcpy(&u, &t, 4);
+    return (int)(u & 0x007fffffu) - 0x00400000;
+}
+static inline int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+static inline float fmaxv(float a, float b) { return a > b ? a : b; }
+
+/* Index of the iq4 value x is closest to (midpoint rule: x picks level i once
+ * 2x reaches val[i-1] + val[i]); 16 sorted values, branch-free halving. */
+static inline int nl4_index(float x) {
+    const float x2 = x + x;
+    int idx = 0;
+    for (int step = 8; step > 0; step >>= 1) {
+        int j = idx + step;
+        idx = x2 >= (float)(iq_nl4[j - 1] + iq_nl4[j]) ? j : idx;
+    }
+    return idx;
+}
+
+/* ------------------------------------------------------------------------- */
+/* iq4_nl / iq4_xs                                                             */
+/* ------------------------------------------------------------------------- */
+/* One super-block of sbs elements (32: iq4_nl, 256: iq4_xs) in 32-sub-blocks.
+ * out points at the block; qw the super-block's weights or NULL. */
+static void iq4_super(const float *x, uint8_t *out, int sbs, const float *qw) {
+    float scales[8], weight[32];
+    uint8_t L[SUPER];
+    const int nsub = sbs / 32, ntry = 7;
+    float sigma2 = 0;
+    for (int j = 0; j < sbs; j++) sigma2 += x[j] * x[j];
+    sigma2 *= 2.f / (float)sbs;
+    float max_scale = 0, amax_scale = 0;
+    for (int ib = 0; ib < nsub; ib++) {
+        const float *xb = x + 32 * ib;
+        uint8_t *Lb = L + 32 * ib;
+        if (qw)
+            for (int j = 0; j < 32; j++) weight[j] = qw[32 * ib + j] * sqrtf(sigma2 + xb[j] * xb[j]);
+        else
+            for (int j = 0; j < 32; j++) weight[j] = xb[j] * xb[j];
+        float amax = 0, max = 0;
+        for (int j = 0; j < 32; j++) {
+            float ax = fabsf(xb[j]);
+            if (ax > amax) { amax = ax; max = xb[j]; }
+        }
+        if (amax < 1e-15f) {
+            scales[ib] = 0;
+            memset(Lb, 0, 32);
+            continue;
+        }
+        float d = -max / (float)iq_nl4[0];
+        float id = 1 / d;
+        float sumqx = 0, sumq2 = 0;
+        for (int j = 0; j < 32; j++) {
+            int l = nl4_index(id * xb[j]);
+            Lb[j] = (uint8_t)l;
+            float q = (float)iq_nl4[l], w = weight[j];
+            sumqx += w * q * xb[j];
+            sumq2 += w * q * q;
+        }
+        d = sumq2 > 0 ? sumqx / sumq2 : 0.f;
+        float best = d * sumqx;
+        for (int t = -ntry; t <= ntry; t++) {
+            id = (float)(t + iq_nl4[0]) / max;
+            sumqx = sumq2 = 0;
+            for (int j = 0; j < 32; j++) {
+                int l = nl4_index(id * xb[j]);
+                float q = (float)iq_nl4[l], w = weight[j];
+                sumqx += w * q * xb[j];
+                sumq2 += w * q * q;
+            }
+            if (sumq2 > 0 && sumqx * sumqx > best * sumq2) { d = sumqx / sumq2; best = d * sumqx; }
+        }
+        scales[ib] = d;
+        if (fabsf(d) > amax_scale) { amax_scale = fabsf(d); max_scale = d; }
+    }
+    uint8_t *qs;
+    if (nsub > 1) { /* iq4_xs: d, scales_h, scales_l[4], qs[128] */
+        float d = -max_scale / 32;
+        codec_st16(out, mio_f32_to_fp16(d));
+        float id = d != 0 ? 1 / d : 0.f;
+        uint16_t sh = 0;
+        memset(out + 4, 0, 4);
+        for (int ib = 0; ib < nsub; ib++) {
+            int l = clampi(round_even(id * scales[ib]), -32, 31);
+            float dl = d * (float)l;
+            float idl = dl != 0 ? 1 / dl : 0.f;
+            for (int j = 0; j < 32; j++) L[32 * ib + j] = (uint8_t)nl4_index(idl * x[32 * ib + j]);
+            l += 32;
+            out[4 + ib / 2] |= (uint8_t)((l & 15) << (4 * (ib % 2)));
+            sh |= (uint16_t)((l >> 4) << (2 * ib));
+        }
+        codec_st16(out + 2, sh);
+        qs = out + 8;
+    } else { /* iq4_nl: d, qs[16] */
+        codec_st16(out, mio_f32_to_fp16(scales[0]));
+        float id = scales[0] != 0 ? 1 / scales[0] : 0;
+        for (int j = 0; j < 32; j++) L[j] = (uint8_t)nl4_index(id * x[j]);
+        qs = out + 2;
+    }
+    for (int i = 0; i < nsub; i++)
+        for (int j = 0; j < 16; j++) qs[16 * i + j] = (uint8_t)(L[32 * i + j] | (L[32 * i + 16 + j] << 4));
+}
+
+static void enc_iq4_nl(const float *x, void *vy, int64_t nb) {
+    for (int64_t i = 0; i < nb; i++) iq4_super(x + 32 * i, (uint8_t *)vy + 18 * i, 32, NULL);
+}
+static void encw_iq4_nl(const float *x, void *vy, int64_t n, const float *qw) {
+    for (int64_t i = 0; i < n / 32; i++) iq4_super(x + 32 * i, (uint8_t *)vy + 18 * i, 32, qw + 32 * i);
+}
+static void enc_iq4_xs(const float *x, void *vy, int64_t nb) {
+    for (int64_t i = 0; i < nb; i++) iq4_super(x + SUPER * i, (uint8_t *)vy + 136 * i, SUPER, NULL);
+}
+static void encw_iq4_xs(const float *x, void *vy, int64_t n, const float *qw) {
+    for (int64_t i = 0; i < n / SUPER; i++) iq4_super(x + SUPER * i, (uint8_t *)vy + 136 * i, SUPER, qw + SUPER * i);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Lattices: grid points as odd coordinates 2*code+1, a map from a packed code */
+/* vector to its grid entry, and for off-grid vectors the list of nearest      */
+/* entries (all entries at the `want` smallest distinct squared distances,     */
+/* ordered by distance then entry number).                                     */
+/* ------------------------------------------------------------------------- */
+typedef struct lattice {
+    int ngrid, width, bits, maxcode, want;
+    const uint16_t *packed;
+    int8_t *pos;       /* ngrid * width */
+    int32_t *map;      /* 1 << (bits*width): entry >= 0, or -(offset+1) into nbr */
+    uint16_t *nbr;     /* at offset: count, then entries */
+    pthread_once_t once;
+} lattice;
+
+static lattice lat_2xxs = {256, 8, 2, 2, 2, iq_grid2_256, NULL, NULL, NULL, PTHREAD_ONCE_INIT};
+static lattice lat_2xs = {512, 8, 2, 2, 2, iq_grid2_512, NULL, NULL, NULL, PTHREAD_ONCE_INIT};
+static lattice lat_2s = {1024, 8, 2, 2, 1, iq_grid2_1024, NULL, NULL, NULL, PTHREAD_ONCE_INIT};
+static lattice lat_1 = {2048, 8, 2, 2, 3, iq_grid1_2048, NULL, NULL, NULL, PTHREAD_ONCE_INIT};
+static lattice lat_3xxs = {256, 4, 3, 7, 2, iq_grid3_256, NULL, NULL, NULL, PTHREAD_ONCE_INIT};
+static lattice lat_3s = {512, 4, 3, 7, 3, iq_grid3_512, NULL, NULL, NULL, PTHREAD_ONCE_INIT};
+
+static void lattice_build(lattice *g) {
+    const int w = g->width, b = g->bits, nmap = 1 << (b * w), mask = (1 << b) - 1;
+    g->pos = malloc((size_t)g->ngrid * (size_t)w);
+    g->map = malloc((size_t)nmap * sizeof(int32_t));
+    int *d2 = malloc((size_t)g->ngrid * sizeof(int));
+    if (!g->pos || !g->map || !d2) abort();
+    for (int e = 0; e < g->ngrid; e++)
+        for (int k = 0; k < w; k++) g->pos[e * w + k] = (int8_t)(2 * ((g->packed[e] >> (b * k)) & mask) + 1);
+    for (int i = 0; i < nmap; i++) g->map[i] = INT32_MIN;
+    for (int e = 0; e < g->ngrid; e++) g->map[g->packed[e]] = e;
+    /* first pass counts, second fills */
+    size_t total = 0;
+    uint16_t *nbr = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            nbr = malloc(total * sizeof(uint16_t));
+            if (!nbr) abort();
+            total = 0;
+        }
+        for (int i = 0; i < nmap; i++) {
+            if (g->map[i] >= 0) continue;
+            int8_t p[8];
+            bool ok = true;
+            for (int k = 0; k < w; k++) {
+                int c = (i >> (b * k)) & mask;
+                if (c > g->maxcode) ok = false;
+                p[k] = (int8_t)(2 * c + 1);
+            }
+            if (!ok) continue; /* never looked up */
+            for (int e = 0; e < g->ngrid; e++) {
+                int s = 0;
+                for (int k = 0; k < w; k++) { int t = g->pos[e * w + k] - p[k]; s += t * t; }
+                d2[e] = s;
+            }
+            /* the `want` smallest distinct distances */
+            int lim = -1, have = 0, cur = -1;
+            while (have < g->want) {
+                int next = INT32_MAX;
+                for (int e = 0; e < g->ngrid; e++) if (d2[e] > cur && d2[e] < next) next = d2[e];
+                if (next == INT32_MAX) break;
+                cur = lim = next;
+                have++;
+            }
+            size_t start = total++;
+            int cnt = 0;
+            for (int dist = 0; dist <= lim; dist++)
+                for (int e = 0; e < g->ngrid; e++)
+                    if (d2[e] == dist) {
+                        if (pass == 1) nbr[total] = (uint16_t)e;
+                        total++;
+                        cnt++;
+                    }
+            if (pass == 1) {
+                nbr[start] = (uint16_t)cnt;
+                g->map[i] = -(int32_t)start - 1;
+            }
+        }
+    }
+    g->nbr = nbr;
+    free(d2);
+}
+
+static void build_2xxs(void) { lattice_build(&lat_2xxs); }
+static void build_2xs(void) { lattice_build(&lat_2xs); }
+static void build_2s(void) { lattice_build(&lat_2s); }
+static void build_1(void) { lattice_build(&lat_1); }
+static void build_3xxs(void) { lattice_build(&lat_3xxs); }
+static void build_3s(void) { lattice_build(&lat_3s); }
+
+static const lattice *lattice_get(lattice *g) {
+    void (*fn)(void) = g == &lat_2xxs ? build_2xxs : g == &lat_2xs ? build_2xs : g == &lat_2s ? build_2s
+                     : g == &lat_1 ? build_1 : g == &lat_3xxs ? build_3xxs : build_3s;
+    pthread_once(&g->once, fn);
+    return g;
+}
+
+/* Among the neighbours listed at nb, the entry minimising the weighted
+ * squared error of scale*pos against xval; writes its codes to L. */
+static int nearest_entry(const lattice *g, const uint16_t *nb, const float *xval, const float *wt, float scale, int8_t *L) {
+    const int w = g->width;
+    float best = FLT_MAX;
+    int found = -1;
+    for (int j = 1; j <= nb[0]; j++) {
+        const int8_t *pg = g->pos + nb[j] * w;
+        float d2 = 0;
+        for (int i = 0; i < w; i++) {
+            float diff = scale * (float)pg[i] - xval[i];
+            d2 += wt[i] * diff * diff;
+        }
+        if (d2 < best) { best = d2; found = nb[j]; }
+    }
+    const int8_t *pg = g->pos + found * w;
+    for (int i = 0; i < w; i++) L[i] = (int8_t)((pg[i] - 1) / 2);
+    return found;
+}
+
+static inline int pack_codes(const int8_t *L, int w, int b) {
+    int u = 0;
+    for (int i = 0; i < w; i++) u |= L[i] << (b * i);
+    return u;
+}
+
+/* Quantize one group of w values at inverse scale id into L (clamped codes),
+ * falling back to the nearest listed entry when off the grid. Returns whether
+ * the rounded codes were on the grid, and the entry in *entry. */
+static bool group_codes(const lattice *g, const float *xval, const float *waux, float id, float scale, int8_t *L,
+                        int *entry) {
+    for (int i = 0; i < g->width; i++)
+        L[i] = (int8_t)clampi(round_even(0.5f * (id * xval[i] - 1)), 0, g->maxcode);
+    int e = g->map[pack_codes(L, g->width, g->bits)];
+    if (e >= 0) { *entry = e; return true; }
+    *entry = nearest_entry(g, g->nbr + (-e - 1), xval, waux, scale, L);
+    return false;
+}
+
+/* ------------------------------------------------------------------------- */
+/* iq3_xxs / iq3_s                                                             */
+/* ------------------------------------------------------------------------- */
+/* Search one 32-sub-block: xval/weight/waux prepared; fills L (32 codes) and
+ * entries[8]; returns the scale (0 when the sub-block is negligible). */
+static float iq3_search(const lattice *g, bool is_xxs, const float *xval, const float *weight, const float *waux, int8_t *L,
+                        int *entries, bool *skip) {
+    const int kMaxQ = 8;
+    int8_t Laux[32];
+    bool on[8], on_aux[8];
+    int eaux[8];
+    float max = xval[0];
+    for (int i = 1; i < 32; i++) max = fmaxv(max, xval[i]);
+    memset(L, 0, 32);
+    *skip = is_xxs ? max < 1e-8f : !(max != 0); /* negligible sub-block */
+    if (*skip) return 0;
+    float best = 0, scale = max / (float)(2 * kMaxQ - 1);
+    for (int k = 0; k < 8; k++) on[k] = is_xxs;
+    const int nsteps = is_xxs ? 15 : 9;
+    for (int is = -nsteps; is <= nsteps; is++) {
+        float id = ((float)(2 * kMaxQ - 1) + (float)is * 0.2f) / max;
+        float this_scale = 1 / id;
+        for (int k = 0; k < 8; k++) on_aux[k] = group_codes(g, xval + 4 * k, waux + 4 * k, id, this_scale, Laux + 4 * k, &eaux[k]);
+        float sumqx = 0, sumq2 = 0;
+        for (int i = 0; i < 32; i++) {
+            float w = weight[i], q = (float)(2 * Laux[i] + 1);
+            sumqx += w * xval[i] * q;
+            sumq2 += w * q * q;
+        }
+        if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
+            scale = sumqx / sumq2;
+            best = scale * sumqx;
+            memcpy(L, Laux, 32);
+            memcpy(on, on_aux, sizeof on);
+        }
+    }
+    int off = 0;
+    for (int k = 0; k < 8; k++) off += !on[k];
+    if (off > 0 && scale > 0) {
+        float id = 1 / scale;
+        for (int k = 0; k < 8; k++) {
+            if (is_xxs && on[k]) continue;
+            int e;
+            group_codes(g, xval + 4 * k, waux + 4 * k, id, scale, L + 4 * k, &e);
+            const int8_t *pg = g->pos + 4 * e;
+            for (int i = 0; i < 4; i++) L[4 * k + i] = (int8_t)((pg[i] - 1) / 2);
+        }
+        float sumqx = 0, sumq2 = 0;
+        for (int i = 0; i < 32; i++) {
+            float w = weight[i], q = (float)(2 * L[i] + 1);
+            sumqx += w * xval[i] * q;
+            sumq2 += w * q * q;
+        }
+        if (sumq2 > 0) scale = sumqx / sumq2;
+    }
+    for (int k = 0; k < 8; k++) {
+        int e = g->map[pack_codes(L + 4 * k, 4, 3)];
+        entries[k] = e >= 0 ? e : 0; /* always on the grid by construction */
+    }
+    return scale;
+}
+
+/* Signs of 8 values: xval = |x| and the mask of negatives. With parity, an odd
+ * count flips the cheapest element back so the stored 7 bits imply the 8th. */
+static uint8_t group_signs(const float *xb, const float *weight, float *xval, bool parity) {
+    unsigned s = 0;
+    int nflip = 0;
+    for (int i = 0; i < 8; i++) {
+        if (xb[i] >= 0) xval[i] = xb[i];
+        else { xval[i] = -xb[i]; nflip++; s |= 1u << i; }
+    }
+    if (parity && nflip % 2) {
+        int imin = 0;
+        float min = weight[0] * xb[0] * xb[0];
+        for (int i = 1; i < 8; i++) {
+            float ax = weight[i] * xb[i] * xb[i];
+            if (ax < min) { min = ax; imin = i; }
+        }
+        xval[imin] = -xval[imin];
+        s ^= 1u << imin;
+    }
+    return (uint8_t)(parity ? s & 127 : s);
+}
+
+static void iq3_block(const float *xbl, uint8_t *out, const float *qw, bool is_xxs) {
+    const lattice *g = lattice_get(is_xxs ? &lat_3xxs : &lat_3s);
+    float scales[8], weight[32], xval[32], waux[32];
+    int8_t L[32];
+    int entries[8];
+    uint8_t bsg[8];
+    const size_t bytes = is_xxs ? 98 : 110;
+    memset(out, 0, bytes);
+    float sumx2 = 0;
+    for (int i = 0; i < SUPER; i++) sumx2 += xbl[i] * xbl[i];
+    float sigma2 = 2 * sumx2 / SUPER;
+    float max_scale = 0;
+    /* iq3_s writes grid bytes and signs through cursors that only advance for
+     * non-negligible sub-blocks (as ggml does) */
+    uint8_t *qs = out + 2, *signs = out + 74;
+    for (int ib = 0; ib < 8; ib++) {
+        const float *xb = xbl + 32 * ib;
+        if (qw)
+            for (int i = 0; i < 32; i++) weight[i] = qw[32 * ib + i] * sqrtf(sigma2 + xb[i] * xb[i]);
+        else
+            for (int i = 0; i < 32; i++) weight[i] = xb[i] * xb[i];
+        for (int i = 0; i < 32; i++) waux[i] = sqrtf(weight[i]);
+        for (int k = 0; k < 4; k++) bsg[k] = group_signs(xb + 8 * k, weight + 8 * k, xval + 8 * k, is_xxs);
+        bool skip;
+        float scale = iq3_search(g, is_xxs, xval, weight, waux, L, entries, &skip);
+        if (skip) { scales[ib] = 0; continue; }
+        if (scale < 0) {
+            scale = -scale;
+            for (int k = 0; k < 4; k++) bsg[k] = is_xxs ? (uint8_t)(~bsg[k] & 127) : (uint8_t)~bsg[k];
+        }
+        if (is_xxs) {
+            for (int k = 0; k < 8; k++) out[2 + 8 * ib + k] = (uint8_t)entries[k];
+            uint32_t ss = (uint32_t)bsg[0] | ((uint32_t)bsg[1] << 7) | ((uint32_t)bsg[2] << 14) | ((uint32_t)bsg[3] << 21);
+            codec_st32(out + 66 + 4 * ib, ss);
+        } else {
+            for (int k = 0; k < 8; k++) {
+                qs[k] = (uint8_t)(entries[k] & 255);
+                out[66 + ib] |= (uint8_t)((entries[k] >> 8) << k);
+            }
+            qs += 8;
+            memcpy(signs, bsg, 4);
+            signs += 4;
+        }
+        scales[ib] = scale;
+        max_scale = fmaxv(max_scale, scale);
+    }
+    if (!(max_scale != 0)) {
+        if (is_xxs) memset(out, 0, bytes);
+        return;
+    }
+    float d = max_scale / 31;
+    codec_st16(out, mio_f32_to_fp16(d * (is_xxs ? 1.0125f : 1.033f)));
+    float id = 1 / d;
+    for (int ib = 0; ib < 8; ib++) {
+        int l = clampi(round_even(0.5f * (id * scales[ib] - 1)), 0, 15);
+        if (is_xxs) codec_st32(out + 66 + 4 * ib, codec_ld32(out + 66 + 4 * ib) | ((uint32_t)l << 28));
+        else out[106 + ib / 2] |= (uint8_t)(l << (4 * (ib % 2)));
+    }
+}
+
+static void enc_iq3_xxs(const float *x, void *vy, int64_t nb) {
+    for (int64_t i = 0; i < nb; i++) iq3_block(x + SUPER * i, (uint8_t *)vy + 98 * i, NULL, true);
+}
+static void encw_iq3_xxs(const float *x, void *vy, int64_t n, const float *qw) {
+    for (int64_t i = 0; i < n / SUPER; i++) iq3_block(x + SUPER * i, (uint8_t *)vy + 98 * i, qw + SUPER * i, true);
+}
+static void enc_iq3_s(const float *x, void *vy, int64_t nb) {
+    for (int64_t i = 0; i < nb; i++) iq3_block(x + SUPER * i, (uint8_t *)vy + 110 * i, NULL, false);
+}
+static void encw_iq3_s(const float *x, void *vy, int64_t n, const float *qw) {
+    for (int64_t i = 0; i < n / SUPER; i++) iq3_block(x + SUPER * i, (uint8_t *)vy + 110 * i, qw + SUPER * i, false);
+}
+
+/* ------------------------------------------------------------------------- */
+/* iq2_s (and the 16-wide search shared with iq2_xs)                           */
+/* ------------------------------------------------------------------------- */
+/* One 16-sub-block on an 8-wide 2-bit lattice; returns the scale (*skip when
+ * the sub-block is below eps). */
+static float iq2_search16(const lattice *g, const float *xval, const float *weight, const float *waux, float eps,
+                          int8_t *L, int *entries, bool *skip) {
+    const int kMaxQ = 3;
+    int8_t Laux[16];
+    bool on[2] = {true, true}, on_aux[2];
+    int eaux[2];
+    float max = xval[0];
+    for (int i = 1; i < 16; i++) max = fmaxv(max, xval[i]);
+    memset(L, 0, 16);
+    *skip = max < eps;
+    if (*skip) return 0;
+    float best = 0, scale = max / (float)(2 * kMaxQ - 1);
+    for (int is = -9; is <= 9; is++) {
+        float id = ((float)(2 * kMaxQ - 1) + (float)is * 0.1f) / max;
+        float this_scale = 1 / id;
+        for (int k = 0; k < 2; k++) on_aux[k] = group_codes(g, xval + 8 * k, waux + 8 * k, id, this_scale, Laux + 8 * k, &eaux[k]);
+        float sumqx = 0, sumq2 = 0;
+        for (int i = 0; i < 16; i++) {
+            float w = weight[i], q = (float)(2 * Laux[i] + 1);
+            sumqx += w * xval[i] * q;
+            sumq2 += w * q * q;
+        }
+        if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
+            scale = sumqx / sumq2;
+            best = scale * sumqx;
+            memcpy(L, Laux, 16);
+            on[0] = on_aux[0];
+            on[1] = on_aux[1];
+        }
+    }
+    if ((!on[0] || !on[1]) && scale > 0) {
+        float id = 1 / scale;
+        for (int k = 0; k < 2; k++) {
+            if (on[k]) continue;
+            int e;
+            group_codes(g, xval + 8 * k, waux + 8 * k, id, scale, L + 8 * k, &e);
+        }
+        float sumqx = 0, sumq2 = 0;
+        for (int i = 0; i < 16; i++) {
+            float w = weight[i], q = (float)(2 * L[i] + 1);
+            sumqx += w * xval[i] * q;
+            sumq2 += w * q * q;
+        }
+        if (sumq2 > 0) scale = sumqx / sumq2;
+    }
+    for (int k = 0; k < 2; k++) {
+        int e = g->map[pack_codes(L + 8 * k, 8, 2)];
+        entries[k] = e >= 0 ? e : 0;
+    }
+    return scale;
+}
+
+static void iq2s_block(const float *xbl, uint8_t *out, const float *qw) {
+    const lattice *g = lattice_get(&lat_2s);
+    float scales[16], weight[16], xval[16], waux[16];
+    int8_t L[16];
+    int entries[2];
+    uint8_t bsg[2];
+    memset(out, 0, 82);
+    float sumx2 = 0;
+    for (int i = 0; i < SUPER; i++) sumx2 += xbl[i] * xbl[i];
+    float sigma2 = 2 * sumx2 / SUPER;
+    float max_scale = 0;
+    for (int ib = 0; ib < 16; ib++) {
+        const float *xb = xbl + 16 * ib;
+        if (qw)
+            for (int i = 0; i < 16; i++) weight[i] = qw[16 * ib + i] * sqrtf(sigma2 + xb[i] * xb[i]);
+        else
+            for (int i = 0; i < 16; i++) weight[i] = 0.25f * sigma2 + xb[i] * xb[i];
+        for (int i = 0; i < 16; i++) waux[i] = sqrtf(weight[i]);
+        for (int k = 0; k < 2; k++) bsg[k] = group_signs(xb + 8 * k, weight + 8 * k, xval + 8 * k, false);
+        bool skip;
+        float scale = iq2_search16(g, xval, weight, waux, 1e-8f, L, entries, &skip);
+        if (skip) { scales[ib] = 0; continue; }
+        if (scale < 0) { scale = -scale; bsg[0] = (uint8_t)~bsg[0]; bsg[1] = (uint8_t)~bsg[1]; }
+        for (int k = 0; k < 2; k++) {
+            int i8 = 2 * ib + k;
+            out[2 + i8] = (uint8_t)(entries[k] & 255);
+            out[66 + i8 / 4] |= (uint8_t)((entries[k] >> 8) << (2 * (i8 % 4)));
+            out[2 + 32 + i8] = bsg[k];
+        }
+        scales[ib] = scale;
+        max_scale = fmaxv(max_scale, scale);
+    }
+    if (!(max_scale != 0)) return;
+    float d = max_scale / 31;
+    codec_st16(out, mio_f32_to_fp16(d * 0.9875f));
+    float id = 1 / d;
+    for (int ib = 0; ib < 16; ib++) {
+        int l = clampi(round_even(0.5f * (id * scales[ib] - 1)), 0, 15);
+        if (ib % 2 == 0) out[74 + ib / 2] = (uint8_t)l;
+        else out[74 + ib / 2] |= (uint8_t)(l << 4);
+    }
+}
+
+static void enc_iq2_s(const float *x, void *vy, int64_t nb) {
+    for (int64_t i = 0; i < nb; i++) iq2s_block(x + SUPER * i, (uint8_t *)vy + 82 * i, NULL);
+}
+static void encw_iq2_s(const float *x, void *vy, int64_t n, const float *qw) {
+    for (int64_t i = 0; i < n / SUPER; i++) iq2s_block(x + SUPER * i, (uint8_t *)vy + 82 * i, qw + SUPER * i);
+}
+
+/* iq2_xs (importance-weighted only: ggml refuses it without weights) */
+static void iq2xs_block(const float *xbl, uint8_t *out, const float *qw) {
+    const lattice *g = lattice_get(&lat_2xs);
+    float scales[16], weight[16], xval[16], waux[16];
+    int8_t L[16];
+    int entries[2];
+    uint8_t bsg[2];
+    uint16_t q2[32];
+    memset(q2, 0, sizeof q2);
+    memset(out, 0, 74);
+    float sumx2 = 0;
+    for (int i = 0; i < SUPER; i++) sumx2 += xbl[i] * xbl[i];
+    float sigma2 = sumx2 / SUPER;
+    float max_scale = 0;
+    for (int ib = 0; ib < 16; ib++) {
+        const float *xb = xbl + 16 * ib;
+        for (int i = 0; i < 16; i++) weight[i] = qw[16 * ib + i] * sqrtf(sigma2 + xb[i] * xb[i]);
+        for (int i = 0; i < 16; i++) waux[i] = sqrtf(weight[i]);
+        for (int k = 0; k < 2; k++) bsg[k] = group_signs(xb + 8 * k, weight + 8 * k, xval + 8 * k, true);
+        bool skip;
+        float scale = iq2_search16(g, xval, weight, waux, 1e-15f, L, entries, &skip);
+        if (skip) { scales[ib] = 0; continue; }
+        if (scale < 0) { scale = -scale; bsg[0] = (uint8_t)(~bsg[0] & 127); bsg[1] = (uint8_t)(~bsg[1] & 127); }
+        for (int k = 0; k < 2; k++) q2[2 * ib + k] = (uint16_t)(entries[k] | (bsg[k] << 9));
+        scales[ib] = scale;
+        max_scale = fmaxv(max_scale, scale);
+    }
+    if (!(max_scale != 0)) return;
+    float d = max_scale / 31;
+    codec_st16(out, mio_f32_to_fp16(d));
+    float id = 1 / d;
+    for (int ib = 0; ib < 16; ib++) {
+        int l = clampi(round_even(0.5f * (id * scales[ib] - 1)), 0, 15);
+        if (ib % 2 == 0) out[66 + ib / 2] = (uint8_t)l;
+        else out[66 + ib / 2] |= (uint8_t)(l << 4);
+    }
+    for (int i = 0; i < 32; i++) codec_st16(out + 2 + 2 * i, q2[i]);
+}
+
+static void encw_iq2_xs(const float *x, void *vy, int64_t n, const float *qw) {
+    for (int64_t i = 0; i < n / SUPER; i++) iq2xs_block(x + SUPER * i, (uint8_t *)vy + 74 * i, qw + SUPER * i);
+}
+
+/* ------------------------------------------------------------------------- */
+/* iq1_m / iq1_s: three levels {-1, 0, 1} shifted by ±delta, exhaustive split  */
+/* search over the sorted values, then snapped to the grid.                     */
+/* ------------------------------------------------------------------------- */
+/* (value, original position) pairs sorted by value with the C library's qsort
+ * and a value-only comparison, as ggml does (equal values keep qsort's order). */
+typedef struct { float v; int i; } vpair;
+static int vpair_cmp(const void *a, const void *b) {
+    float l = ((const vpair *)a)->v, r = ((const vpair *)b)->v;
+    return l < r ? -1 : l > r ? 1 : 0;
+}
+
+/* Nearest listed grid entry for 8 values, levels xx[code] at scale; whole-grid
+ * fallback when nothing scores (mirrors ggml, including its element index). */
+static int iq1_nearest(const lattice *g, const uint16_t *nb, const float *xv, const float *wt, float scale, const float *xx,
+                       int8_t *L) {
+    float best = FLT_MAX;
+    int found = -1;
+    for (int j = 1; j <= nb[0]; j++) {
+        const int8_t *pg = g->pos + 8 * nb[j];
+        float d2 = 0;
+        for (int i = 0; i < 8; i++) {
+            float q = xx[(pg[i] - 1) / 2], w = wt[i];
+            float diff = scale * q - xv[i];
+            d2 += w * diff * diff;
+        }
+        if (d2 < best) { best = d2; found = nb[j]; }
+    }
+    if (found < 0)
+        for (int e = 0; e < g->ngrid; e++) {
+            const int8_t *pg = g->pos + 8 * e;
+            float d2 = 0;
+            for (int j = 0; j < 8; j++) {
+                float w = wt[j], q = xx[(pg[j] - 1) / 2];
+                float diff = scale * q - xv[e < 8 ? e : 7]; /* ggml indexes by the grid entry here */
+                d2 += w * diff * diff;
+            }
+            if (d2 < best) { best = d2; found = e; }
+        }
+    if (found < 0) found = 0;
+    const int8_t *pg = g->pos + 8 * found;
+    for (int i = 0; i < 8; i++) L[i] = (int8_t)((pg[i] - 1) / 2);
+    return found;
+}
+
+static void iq1m_block(const float *xbl, uint8_t *out, const float *qw) {
+    const lattice *g = lattice_get(&lat_1);
+    const float dl = delta1;
+    const float x_p[3] = {-1 + dl, dl, 1 + dl}, x_m[3] = {-1 - dl, -dl, 1 - dl};
+    static const uint8_t masks[4] = {0x00, 0x80, 0x08, 0x88};
+    float scales[16], weight[16];
+    int8_t L[16], shifts[16];
+    int index[2];
+    vpair pairs[16];
+    memset(out, 0, 56);
+    uint8_t *qs = out, *qh = out + 32;
+    float sumx2 = 0;
+    for (int i = 0; i < SUPER; i++) sumx2 += xbl[i] * xbl[i];
+    float sigma2 = 2 * sumx2 / SUPER;
+    float max_scale = 0;
+    for (int ib = 0; ib < 16; ib++) {
+        const float *xb = xbl + 16 * ib;
+        if (qw)
+            for (int i = 0; i < 16; i++) weight[i] = qw[16 * ib + i] * sqrtf(sigma2 + xb[i] * xb[i]);
+        else
+            for (int i = 0; i < 16; i++) weight[i] = xb[i] * xb[i];
+        float max = fabsf(xb[0]);
+        for (int i = 1; i < 16; i++) max = fmaxv(max, fabsf(xb[i]));
+        if (max < 1e-7f) { scales[ib] = 0; shifts[ib] = 0; continue; }
+        for (int j = 0; j < 16; j++) { pairs[j].v = xb[j]; pairs[j].i = j; }
+        qsort(pairs, 16, sizeof pairs[0], vpair_cmp);
+        float best_score = -FLT_MAX, scale = max;
+        int besti1 = -1, besti2 = -1, best_k = -1;
+        float px[2][17], pw[2][17];
+        px[0][0] = px[1][0] = 0;
+        pw[0][0] = pw[1][0] = 0;
+        for (int j = 0; j < 16; j++) {
+            int i = pairs[j].i, h = i < 8 ? 0 : 1;
+            px[h][j + 1] = px[h][j] + weight[i] * xb[i];
+            px[1 - h][j + 1] = px[1 - h][j];
+            pw[h][j + 1] = pw[h][j] + weight[i];
+            pw[1 - h][j + 1] = pw[1 - h][j];
+        }
+        const float txs[2] = {px[0][16], px[1][16]}, tws[2] = {pw[0][16], pw[1][16]};
+        const float p2 = x_p[2], m2 = x_m[2];
+        const float cp1 = x_p[0] * x_p[0] - x_p[1] * x_p[1], cp2 = x_p[1] * x_p[1] - x_p[2] * x_p[2];
+        const float cm1 = x_m[0] * x_m[0] - x_m[1] * x_m[1], cm2 = x_m[1] * x_m[1] - x_m[2] * x_m[2];
+        for (int i1 = 0; i1 <= 16; i1++)
+            for (int i2 = i1; i2 <= 16; i2++) {
+                float qx_p[2], qx_m[2], q2_p[2], q2_m[2], sqx[4], sq2[4];
+                for (int h = 0; h < 2; h++) {
+                    float sx = px[h][i1] + px[h][i2];
+                    qx_p[h] = txs[h] * p2 - sx;
+                    qx_m[h] = txs[h] * m2 - sx;
+                    q2_p[h] = tws[h] * p2 * p2 + pw[h][i1] * cp1 + pw[h][i2] * cp2;
+                    q2_m[h] = tws[h] * m2 * m2 + pw[h][i1] * cm1 + pw[h][i2] * cm2;
+                }
+                sqx[0] = qx_p[0] + qx_p[1]; sqx[1] = qx_p[0] + qx_m[1];
+                sqx[2] = qx_m[0] + qx_p[1]; sqx[3] = qx_m[0] + qx_m[1];
+                sq2[0] = q2_p[0] + q2_p[1]; sq2[1] = q2_p[0] + q2_m[1];
+                sq2[2] = q2_m[0] + q2_p[1]; sq2[3] = q2_m[0] + q2_m[1];
+                for (int k = 0; k < 4; k++)
+                    if (sq2[k] > 0 && sqx[k] * sqx[k] > best_score * sq2[k]) {
+                        scale = sqx[k] / sq2[k];
+                        best_score = scale * sqx[k];
+                        besti1 = i1; besti2 = i2; best_k = k;
+                    }
+            }
+        if (besti1 < 0 || besti2 < 0 || best_k < 0) { scales[ib] = 0; shifts[ib] = 0; continue; }
+        for (int j = 0; j < besti1; j++) L[pairs[j].i] = 0;
+        for (int j = besti1; j < besti2; j++) L[pairs[j].i] = 1;
+        for (int j = besti2; j < 16; j++) L[pairs[j].i] = 2;
+        if (scale < 0) {
+            for (int j = 0; j < 16; j++) L[j] = (int8_t)(2 - L[j]);
+            scale = -scale;
+            best_k = 3 - best_k;
+        }
+        bool all_on = true;
+        for (int k = 0; k < 2; k++) {
+            const float *xx = k == 0 ? (best_k < 2 ? x_p : x_m) : (best_k % 2 == 0 ? x_p : x_m);
+            int e = g->map[pack_codes(L + 8 * k, 8, 2)];
+            if (e < 0) {
+                all_on = false;
+                e = iq1_nearest(g, g->nbr + (-e - 1), xb + 8 * k, weight + 8 * k, scale, xx, L + 8 * k);
+            }
+            index[k] = e;
+        }
+        if (!all_on) {
+            float sqx = 0, sq2 = 0;
+            for (int k = 0; k < 2; k++) {
+                const float *xx = k == 0 ? (best_k < 2 ? x_p : x_m) : (best_k % 2 == 0 ? x_p : x_m);
+                const int8_t *pg = g->pos + 8 * index[k];
+                for (int j = 0; j < 8; j++) {
+                    float w = weight[8 * k + j], q = xx[(pg[j] - 1) / 2];
+                    sqx += w * q * xb[8 * k + j];
+                    sq2 += w * q * q;
+                }
+            }
+            if (sqx > 0 && sq2 > 0) scale = sqx / sq2;
+        }
+        qs[2 * ib] = (uint8_t)(index[0] & 255);
+        qs[2 * ib + 1] = (uint8_t)(index[1] & 255);
+        qh[ib] = (uint8_t)((index[0] >> 8) | ((index[1] >> 8) << 4));
+        scales[ib] = scale;
+        shifts[ib] = (int8_t)best_k;
+        max_scale = fmaxv(max_scale, scale);
+    }
+    if (!(max_scale != 0)) return;
+    uint16_t sc[4] = {0, 0, 0, 0};
+    float d = max_scale / 15;
+    float id = 1 / d;
+    float sqx = 0, sq2 = 0;
+    for (int ib = 0; ib < 16; ib++) {
+        int l = clampi(round_even(0.5f * (id * scales[ib] - 1)), 0, 7);
+        sc[ib / 4] = (uint16_t)(sc[ib / 4] | (l << (3 * (ib % 4))));
+        qh[ib] |= masks[shifts[ib]];
+        const float *xb = xbl + 16 * ib;
+        if (qw)
+            for (int i = 0; i < 16; i++) weight[i] = qw[16 * ib + i] * sqrtf(sigma2 + xb[i] * xb[i]);
+        else
+            for (int i = 0; i < 16; i++) weight[i] = xb[i] * xb[i];
+        for (int k = 0; k < 2; k++) {
+            const float *xx = k == 0 ? (shifts[ib] < 2 ? x_p : x_m) : (shifts[ib] % 2 == 0 ? x_p : x_m);
+            const int8_t *pg = g->pos + 8 * (qs[2 * ib + k] + (((unsigned)qh[ib] << (8 - 4 * k)) & 0x700));
+            for (int j = 0; j < 8; j++) {
+                float w = weight[8 * k + j], q = xx[(pg[j] - 1) / 2] * (float)(2 * l + 1);
+                sqx += w * q * xb[8 * k + j];
+                sq2 += w * q * q;
+            }
+        }
+    }
+    if (sq2 > 0) d = sqx / sq2;
+    uint16_t s = mio_f32_to_fp16(d * 1.1125f);
+    sc[0] = (uint16_t)(sc[0] | ((s & 0x000f) << 12));
+    sc[1] = (uint16_t)(sc[1] | ((s & 0x00f0) << 8));
+    sc[2] = (uint16_t)(sc[2] | ((s & 0x0f00) << 4));
+    sc[3] = (uint16_t)(sc[3] | (s & 0xf000));
+    for (int k = 0; k < 4; k++) codec_st16(out + 48 + 2 * k, sc[k]);
+}
+
+static void enc_iq1_m(const float *x, void *vy, int64_t nb) {
+    for (int64_t i = 0; i < nb; i++) iq1m_block(x + SUPER * i, (uint8_t *)vy + 56 * i, NULL);
+}
+static void encw_iq1_m(const float *x, void *vy, int64_t n, const float *qw) {
+    for (int64_t i = 0; i < n / SUPER; i++) iq1m_block(x + SUPER * i, (uint8_t *)vy + 56 * i, qw + SUPER * i);
+}
+
+/* iq1_s (importance-weighted only): 32-sub-blocks, one shift per sub-block */
+static void iq1s_block(const float *xbl, uint8_t *out, const float *qw) {
+    const lattice *g = lattice_get(&lat_1);
+    const float dl = delta1;
+    const float x_p[3] = {-1 + dl, dl, 1 + dl}, x_m[3] = {-1 - dl, -dl, 1 - dl};
+    float scales[8], weight[32], sumx[33], sumw[33];
+    int8_t L[32], shifts[8];
+    int index[4];
+    vpair pairs[32];
+    uint16_t qh[8] = {0};
+    memset(out, 0, 50);
+    float sumx2 = 0;
+    for (int i = 0; i < SUPER; i++) sumx2 += xbl[i] * xbl[i];
+    float sigma2 = 2 * sumx2 / SUPER;
+    float max_scale = 0;
+    for (int ib = 0; ib < 8; ib++) {
+        const float *xb = xbl + 32 * ib;
+        for (int i = 0; i < 32; i++) weight[i] = qw[32 * ib + i] * sqrtf(sigma2 + xb[i] * xb[i]);
+        float max = fabsf(xb[0]);
+        for (int i = 1; i < 32; i++) max = fmaxv(max, fabsf(xb[i]));
+        if (max < 1e-12f) { scales[ib] = 0; shifts[ib] = 1; continue; }
+        for (int j = 0; j < 32; j++) { pairs[j].v = xb[j]; pairs[j].i = j; }
+        qsort(pairs, 32, sizeof pairs[0], vpair_cmp);
+        sumx[0] = sumw[0] = 0;
+        for (int j = 0; j < 32; j++) {
+            int i = pairs[j].i;
+            sumx[j + 1] = sumx[j] + weight[i] * xb[i];
+            sumw[j + 1] = sumw[j] + weight[i];
+        }
+        float best_score = -FLT_MAX, scale = max;
+        int besti1 = -1, besti2 = -1, best_shift = 0;
+        for (int i1 = 0; i1 <= 32; i1++)
+            for (int i2 = i1; i2 <= 32; i2++) {
+                for (int sh = 0; sh < 2; sh++) {
+                    const float *v = sh ? x_m : x_p;
+                    float sqx = (sumx[i1] - sumx[0]) * v[0] + (sumx[i2] - sumx[i1]) * v[1] + (sumx[32] - sumx[i2]) * v[2];
+                    float sq2 = (sumw[i1] - sumw[0]) * v[0] * v[0] + (sumw[i2] - sumw[i1]) * v[1] * v[1] +
+                                (sumw[32] - sumw[i2]) * v[2] * v[2];
+                    if (sq2 > 0 && sqx * sqx > best_score * sq2) {
+                        scale = sqx / sq2;
+                        best_score = scale * sqx;
+                        besti1 = i1; besti2 = i2; best_shift = sh ? -1 : 1;
+                    }
+                }
+            }
+        if (besti1 < 0 || besti2 < 0 || best_shift == 0) { scales[ib] = 0; shifts[ib] = 1; continue; }
+        for (int j = 0; j < besti1; j++) L[pairs[j].i] = 0;
+        for (int j = besti1; j < besti2; j++) L[pairs[j].i] = 1;
+        for (int j = besti2; j < 32; j++) L[pairs[j].i] = 2;
+        if (scale < 0) {
+            for (int j = 0; j < 32; j++) L[j] = (int8_t)(2 - L[j]);
+            scale = -scale;
+            best_shift = -best_shift;
+        }
+        bool all_on = true;
+        const float *xx = best_shift == 1 ? x_p : x_m;
+        for (int k = 0; k < 4; k++) {
+            int e = g->map[pack_codes(L + 8 * k, 8, 2)];
+            if (e < 0) {
+                all_on = false;
+                e = iq1_nearest(g, g->nbr + (-e - 1), xb + 8 * k, weight + 8 * k, scale, xx, L + 8 * k);
+            }
+            index[k] = e;
+        }
+        if (!all_on) {
+            float sqx = 0, sq2 = 0;
+            for (int k = 0; k < 4; k++) {
+                const int8_t *pg = g->pos + 8 * index[k];
+                for (int j = 0; j < 8; j++) {
+                    float w = weight[8 * k + j], q = xx[(pg[j] - 1) / 2];
+                    sqx += w * q * xb[8 * k + j];
+                    sq2 += w * q * q;
+                }
+            }
+            if (sqx > 0 && sq2 > 0) scale = sqx / sq2;
+        }
+        uint16_t h = 0;
+        for (int k = 0; k < 4; k++) {
+            out[2 + 4 * ib + k] = (uint8_t)(index[k] & 255);
+            h = (uint16_t)(h | ((index[k] >> 8) << (3 * k)));
+        }
+        qh[ib] = h;
+        scales[ib] = scale;
+        shifts[ib] = (int8_t)best_shift;
+        max_scale = fmaxv(max_scale, scale);
+    }
+    if (max_scale != 0) {
+        float d = max_scale / 15;
+        codec_st16(out, mio_f32_to_fp16(d * 1.125f));
+        float id = 1 / d;
+        for (int ib = 0; ib < 8; ib++) {
+            int l = clampi(round_even(0.5f * (id * scales[ib] - 1)), 0, 7);
+            if (shifts[ib] == -1) l |= 8;
+            qh[ib] = (uint16_t)(qh[ib] | (l << 12));
+        }
+    }
+    for (int ib = 0; ib < 8; ib++) codec_st16(out + 34 + 2 * ib, qh[ib]);
+}
+
+static void encw_iq1_s(const float *x, void *vy, int64_t n, const float *qw) {
+    for (int64_t i = 0; i < n / SUPER; i++) iq1s_block(x + SUPER * i, (uint8_t *)vy + 50 * i, qw + SUPER * i);
+}
+
+/* ------------------------------------------------------------------------- */
+/* iq2_xxs (importance-weighted only)                                          */
+/* ------------------------------------------------------------------------- */
+/* Weighted scale for non-negative levels 0..nmax (ggml's make_qp_quants): a
+ * small scale sweep, then coordinate-wise level refinement. L keeps ggml's
+ * byte storage (negative levels wrap), which feeds back into the sums. */
+static float qp_scale(int n, int nmax, const float *x, uint8_t *L, const float *w) {
+    float max = 0;
+    for (int i = 0; i < n; i++) max = fmaxv(max, x[i]);
+    if (max < 1e-15f) { memset(L, 0, (size_t)n); return 0.f; }
+    float iscale = (float)nmax / max;
+    for (int i = 0; i < n; i++) L[i] = (uint8_t)round_even(iscale * x[i]);
+    float scale = 1 / iscale, best = 0;
+    for (int i = 0; i < n; i++) { float diff = x[i] - scale * (float)L[i]; best += w[i] * diff * diff; }
+    for (int is = -4; is <= 4; is++) {
+        if (is == 0) continue;
+        float isc = (0.1f * (float)is + (float)nmax) / max, sc = 1 / isc, mse = 0;
+        for (int i = 0; i < n; i++) {
+            int l = round_even(isc * x[i]);
+            if (l > nmax) l = nmax;
+            float diff = x[i] - sc * (float)l;
+            mse += w[i] * diff * diff;
+        }
+        if (mse < best) { best = mse; iscale = isc; }
+    }
+    float sumlx = 0, suml2 = 0;
+    for (int i = 0; i < n; i++) {
+        int l = round_even(iscale * x[i]);
+        if (l > nmax) l = nmax;
+        L[i] = (uint8_t)l;
+        sumlx += w[i] * x[i] * (float)l;
+        suml2 += w[i] * (float)l * (float)l;
+    }
+    for (int t = 0; t < 5; t++) {
+        int changed = 0;
+        for (int i = 0; i < n; i++) {
+            float slx = sumlx - w[i] * x[i] * (float)L[i];
+            float sl2 = suml2 - w[i] * (float)L[i] * (float)L[i];
+            if (slx > 0 && sl2 > 0) {
+                int nl = round_even(x[i] * sl2 / slx);
+                if (nl > nmax) nl = nmax;
+                if (nl != L[i]) {
+                    slx += w[i] * x[i] * (float)nl;
+                    sl2 += w[i] * (float)nl * (float)nl;
+                    if (slx * slx * suml2 > sumlx * sumlx * sl2) { L[i] = (uint8_t)nl; sumlx = slx; suml2 = sl2; changed++; }
+                }
+            }
+        }
+        if (!changed) break;
+    }
+    return suml2 > 0.0f ? sumlx / suml2 : 0.0f;
+}
+
+static void iq2xxs_block(const float *xbl, uint8_t *out, const float *qw) {
+    const lattice *g = lattice_get(&lat_2xxs);
+    const int kMaxQ = 3;
+    float scales[8], weight[32], xval[32], waux[32];
+    int8_t L[32], Laux[32];
+    uint8_t bsg[4];
+    uint32_t q2[16];
+    memset(q2, 0, sizeof q2);
+    memset(out, 0, 66);
+    float sumx2 = 0;
+    for (int i = 0; i < SUPER; i++) sumx2 += xbl[i] * xbl[i];
+    float sigma2 = sumx2 / SUPER;
+    float max_scale = 0;
+    for (int ib = 0; ib < 8; ib++) {
+        const float *xb = xbl + 32 * ib;
+        for (int i = 0; i < 32; i++) weight[i] = qw[32 * ib + i] * sqrtf(sigma2 + xb[i] * xb[i]);
+        for (int i = 0; i < 32; i++) waux[i] = sqrtf(weight[i]);
+        for (int k = 0; k < 4; k++) bsg[k] = group_signs(xb + 8 * k, weight + 8 * k, xval + 8 * k, true);
+        float max = xval[0];
+        for (int i = 1; i < 32; i++) max = fmaxv(max, xval[i]);
+        if (max < 1e-15f) { scales[ib] = 0; continue; }
+        float scale = qp_scale(32, kMaxQ + 1, xval, (uint8_t *)L, weight);
+        float eff_max = scale * (float)kMaxQ;
+        if (eff_max <= 0) { scales[ib] = 0; continue; }
+        float best = 0;
+        for (int is = -6; is <= 6; is++) {
+            float id = ((float)(2 * kMaxQ - 1) + (float)is * 0.1f) / eff_max;
+            float this_scale = 1 / id;
+            int e;
+            for (int k = 0; k < 4; k++) group_codes(g, xval + 8 * k, waux + 8 * k, id, this_scale, Laux + 8 * k, &e);
+            float sumqx = 0, sumq2 = 0;
+            for (int i = 0; i < 32; i++) {
+                float w = weight[i], q = (float)(2 * Laux[i] + 1);
+                sumqx += w * xval[i] * q;
+                sumq2 += w * q * q;
+            }
+            if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
+                scale = sumqx / sumq2;
+                best = scale * sumqx;
+                memcpy(L, Laux, 32);
+            }
+        }
+        if (scale > 0) {
+            float id = 1 / scale;
+            for (int k = 0; k < 4; k++) {
+                int e;
+                group_codes(g, xval + 8 * k, waux + 8 * k, id, scale, L + 8 * k, &e);
+                const int8_t *pg = g->pos + 8 * e;
+                for (int i = 0; i < 8; i++) L[8 * k + i] = (int8_t)((pg[i] - 1) / 2);
+            }
+            float sumqx = 0, sumq2 = 0;
+            for (int i = 0; i < 32; i++) {
+                float w = weight[i], q = (float)(2 * L[i] + 1);
+                sumqx += w * xval[i] * q;
+                sumq2 += w * q * q;
+            }
+            if (sumq2 > 0) scale = sumqx / sumq2;
+        }
+        if (scale < 0) {
+            scale = -scale;
+            for (int k = 0; k < 4; k++) bsg[k] = (uint8_t)(~bsg[k] & 127);
+        }
+        for (int k = 0; k < 4; k++) {
+            int e = g->map[pack_codes(L + 8 * k, 8, 2)];
+            if (e < 0) e = 0;
+            q2[2 * ib] |= (uint32_t)e << (8 * k);
+            q2[2 * ib + 1] |= (uint32_t)bsg[k] << (7 * k);
+        }
+        scales[ib] = scale;
+        max_scale = fmaxv(max_scale, scale);
+    }
+    if (!(max_scale != 0)) return;
+    float d = max_scale / 31;
+    codec_st16(out, mio_f32_to_fp16(d));
+    float id = 1 / d;
+    for (int ib = 0; ib < 8; ib++) {
+        int l = clampi(round_even(0.5f * (id * scales[ib] - 1)), 0, 15);
+        q2[2 * ib + 1] |= (uint32_t)l << 28;
+    }
+    for (int i = 0; i < 16; i++) codec_st32(out + 2 + 4 * i, q2[i]);
+}
+
+static void encw_iq2_xxs(const float *x, void *vy, int64_t n, const float *qw) {
+    for (int64_t i = 0; i < n / SUPER; i++) iq2xxs_block(x + SUPER * i, (uint8_t *)vy + 66 * i, qw + SUPER * i);
+}
+
+/* ------------------------------------------------------------------------- */
+void codec_register_iq(mio_codec *t) {
+    static const char needs[] = "needs an importance matrix (ggml refuses to quantize it without one)";
+    expand_tables();
+    t[MIO_TYPE_IQ2_XXS] = (mio_codec){NULL, encw_iq2_xxs, dec_iq2_xxs, needs, true};
+    t[MIO_TYPE_IQ2_XS] = (mio_codec){NULL, encw_iq2_xs, dec_iq2_xs, needs, true};
+    t[MIO_TYPE_IQ2_S] = (mio_codec){enc_iq2_s, encw_iq2_s, dec_iq2_s, NULL, true};
+    t[MIO_TYPE_IQ3_XXS] = (mio_codec){enc_iq3_xxs, encw_iq3_xxs, dec_iq3_xxs, NULL, true};
+    t[MIO_TYPE_IQ3_S] = (mio_codec){enc_iq3_s, encw_iq3_s, dec_iq3_s, NULL, true};
+    t[MIO_TYPE_IQ1_S] = (mio_codec){NULL, encw_iq1_s, dec_iq1_s, needs, true};
+    t[MIO_TYPE_IQ1_M] = (mio_codec){enc_iq1_m, encw_iq1_m, dec_iq1_m, NULL, true};
+    t[MIO_TYPE_IQ4_NL] = (mio_codec){enc_iq4_nl, encw_iq4_nl, dec_iq4_nl, NULL, true};
+    t[MIO_TYPE_IQ4_XS] = (mio_codec){enc_iq4_xs, encw_iq4_xs, dec_iq4_xs, NULL, true};
+}
