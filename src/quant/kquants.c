@@ -382,7 +382,7 @@ static void q2_encode_block(const float *x, uint8_t *b) {
     }
     if (max_min > 0) {
         float iscale = 15.f / max_min;
-        for (int j = 0; j < 16; j++) b[Q2_SCALES + j] |= (uint8_t)(kq_nearest_int(iscale * mins[j]) << 4);
+        for (int j = 0; j < 16; j++) b[Q2_SCALES + j] |= (uint8_t)((unsigned)kq_nearest_int(iscale * mins[j]) << 4); /* bits as ggml, without UB */
         f2h(b + Q2_DMIN, max_min / 15.f);
     } else {
         f2h(b + Q2_DMIN, 0.f);
