@@ -39,8 +39,10 @@ static void expand_tables(void) {
 
 static inline void stf(float *y, float v) { memcpy(y, &v, 4); }
 static inline float half(const uint8_t *p) { return mio_fp16_to_f32(codec_ld16(p)); }
-/* ±1 as a float factor (a multiply, as ggml does, keeps NaN payload signs identical) */
-static inline float sgn(unsigned bits, int j) { return (bits >> j) & 1 ? -1.f : 1.f; }
+/* Apply a sign bit. ggml writes x * (bit ? -1.f : 1.f), which its optimizing
+ * compiler turns into a sign flip; flipping explicitly gives those exact bits
+ * (NaN payload signs included) at every optimization level of our build. */
+static inline float neg_if(float v, unsigned bits, int j) { return (bits >> j) & 1 ? -v : v; }
 
 /* ------------------------------------------------------------------------- */
 /* Decoders                                                                   */
@@ -56,7 +58,7 @@ static void dec_iq2_xxs(const void *vx, float *y, int64_t nb) {
             for (int l = 0; l < 4; l++) {
                 const uint8_t *g = dg2xxs[q[l]];
                 unsigned s = iq_sign8[(hi >> (7 * l)) & 127];
-                for (int j = 0; j < 8; j++) stf(y + j, db * (float)g[j] * sgn(s, j));
+                for (int j = 0; j < 8; j++) stf(y + j, neg_if(db * (float)g[j], s, j));
                 y += 8;
             }
         }
@@ -74,7 +76,7 @@ static void dec_iq2_xs(const void *vx, float *y, int64_t nb) {
                 uint16_t v = codec_ld16(b + 2 + 2 * (4 * ib + l));
                 const uint8_t *g = dg2xs[v & 511];
                 unsigned s = iq_sign8[v >> 9];
-                for (int j = 0; j < 8; j++) stf(y + j, db[l / 2] * (float)g[j] * sgn(s, j));
+                for (int j = 0; j < 8; j++) stf(y + j, neg_if(db[l / 2] * (float)g[j], s, j));
                 y += 8;
             }
         }
@@ -91,7 +93,7 @@ static void dec_iq2_s(const void *vx, float *y, int64_t nb) {
             for (int l = 0; l < 4; l++) {
                 const uint8_t *g = dg2s[qs[4 * ib + l] | (((unsigned)qh[ib] << (8 - 2 * l)) & 0x300)];
                 unsigned s = signs[4 * ib + l];
-                for (int j = 0; j < 8; j++) stf(y + j, db[l / 2] * (float)g[j] * sgn(s, j));
+                for (int j = 0; j < 8; j++) stf(y + j, neg_if(db[l / 2] * (float)g[j], s, j));
                 y += 8;
             }
         }
@@ -110,8 +112,8 @@ static void dec_iq3_xxs(const void *vx, float *y, int64_t nb) {
                 unsigned s = iq_sign8[(aux >> (7 * l)) & 127];
                 const uint8_t *g1 = dg3xxs[qs[2 * l]], *g2 = dg3xxs[qs[2 * l + 1]];
                 for (int j = 0; j < 4; j++) {
-                    stf(y + j, db * (float)g1[j] * sgn(s, j));
-                    stf(y + j + 4, db * (float)g2[j] * sgn(s, j + 4));
+                    stf(y + j, neg_if(db * (float)g1[j], s, j));
+                    stf(y + j + 4, neg_if(db * (float)g2[j], s, j + 4));
                 }
                 y += 8;
             }
@@ -131,8 +133,8 @@ static void dec_iq3_s(const void *vx, float *y, int64_t nb) {
                 const uint8_t *g1 = dg3s[qs[2 * l] | (((unsigned)qh[ib] << (8 - 2 * l)) & 256)];
                 const uint8_t *g2 = dg3s[qs[2 * l + 1] | (((unsigned)qh[ib] << (7 - 2 * l)) & 256)];
                 for (int j = 0; j < 4; j++) {
-                    stf(y + j, db * (float)g1[j] * sgn(signs[l], j));
-                    stf(y + j + 4, db * (float)g2[j] * sgn(signs[l], j + 4));
+                    stf(y + j, neg_if(db * (float)g1[j], signs[l], j));
+                    stf(y + j + 4, neg_if(db * (float)g2[j], signs[l], j + 4));
                 }
                 y += 8;
             }

@@ -19,7 +19,7 @@ enum { QK = 32 };
  * inf or NaN and x86's truncating conversion turns it into 0x80000000, whose low
  * byte ggml stores: every code of such a block is 0. We write that directly. */
 
-enum { LANES = 8 };
+enum { LANES = 4 };
 
 /* Value-wise minimum and maximum of a block, kept in LANES independent lanes
  * (elementwise selects the compiler turns into vector min/max), then folded.
@@ -120,8 +120,9 @@ static void enc_q4_0(const float *x, void *y, int64_t nb) {
         codec_st16(o, mio_f32_to_fp16(d));
         if (finite_scale(d, id))
             for (int j = 0; j < QK; j++) {
-                const float t = v[j] * id + 8.5f; /* >= 0: min with 15 commutes with trunc */
-                q[j] = (uint8_t)(int32_t)(t < 15.0f ? t : 15.0f);
+                /* trunc(x/d + 8.5) is in 0..16 here: c - (c >> 4) is ggml's min(15, c) */
+                const int32_t c = (int32_t)(v[j] * id + 8.5f);
+                q[j] = (uint8_t)(c - (c >> 4));
             }
         else memset(q, 0, QK);
         pack4(o + 2, q);
@@ -142,8 +143,8 @@ static void enc_q4_1(const float *x, void *y, int64_t nb) {
         codec_st16(o + 2, mio_f32_to_fp16(mn));
         if (finite_scale(d, id))
             for (int j = 0; j < QK; j++) {
-                const float t = (v[j] - mn) * id + 0.5f;
-                q[j] = (uint8_t)(int32_t)(t < 15.0f ? t : 15.0f);
+                /* (x - min) / d + 0.5 < 15.5 + tiny, so ggml's min(15, .) never bites */
+                q[j] = (uint8_t)(int32_t)((v[j] - mn) * id + 0.5f);
             }
         else memset(q, 0, QK);
         pack4(o + 4, q);
@@ -162,8 +163,8 @@ static void enc_q5_0(const float *x, void *y, int64_t nb) {
         codec_st16(o, mio_f32_to_fp16(d));
         if (finite_scale(d, id))
             for (int j = 0; j < QK; j++) {
-                const float t = v[j] * id + 16.5f;
-                q[j] = (uint8_t)(int32_t)(t < 31.0f ? t : 31.0f);
+                const int32_t c = (int32_t)(v[j] * id + 16.5f); /* 0..32: c - (c >> 5) = min(31, c) */
+                q[j] = (uint8_t)(c - (c >> 5));
             }
         else memset(q, 0, QK);
         pack_high(o + 2, q);
@@ -434,12 +435,20 @@ static void dec_q4_1(const void *x, float *y, int64_t nb) {
     }
 }
 
-/* The 5-bit codes of a q5 block: nibble | fifth bit. */
-static inline void q5_codes(const uint8_t *qh, const uint8_t *qs, int *c) {
-    const uint32_t h = codec_ld32(qh);
+/* The 5-bit codes of a q5 block: nibble | fifth bit. The 32 fifth bits are
+ * spread to one 0x10-or-0 byte each, eight at a time (SWAR), so the rest is
+ * plain byte arithmetic the compiler vectorizes. */
+static inline void q5_codes(const uint8_t *qh, const uint8_t *qs, uint8_t *c) {
+    uint8_t hb[QK];
+    for (int k = 0; k < 4; k++) {
+        const uint64_t e = ((uint64_t)qh[k] * 0x0101010101010101ull) & 0x8040201008040201ull; /* byte i: bit i or 0 */
+        const uint64_t f = (((e & 0x7f7f7f7f7f7f7f7full) + 0x7f7f7f7f7f7f7f7full) | e) & 0x8080808080808080ull;
+        const uint64_t h = f >> 3; /* 0x10 where the bit was set */
+        memcpy(hb + 8 * k, &h, 8);
+    }
     for (int j = 0; j < QK / 2; j++) {
-        c[j] = (qs[j] & 0x0f) | (int)(((h >> j) & 1u) << 4);
-        c[j + QK / 2] = (qs[j] >> 4) | (int)(((h >> (j + QK / 2)) & 1u) << 4);
+        c[j] = (uint8_t)((qs[j] & 0x0f) | hb[j]);
+        c[j + QK / 2] = (uint8_t)((qs[j] >> 4) | hb[j + QK / 2]);
     }
 }
 
@@ -447,10 +456,10 @@ static void dec_q5_0(const void *x, float *y, int64_t nb) {
     const uint8_t *p = x;
     for (int64_t b = 0; b < nb; b++, p += 22, y += QK) {
         const float d = mio_fp16_to_f32(codec_ld16(p));
-        int c[QK];
+        uint8_t c[QK];
         float r[QK];
         q5_codes(p + 2, p + 6, c);
-        for (int j = 0; j < QK; j++) r[j] = (float)(c[j] - 16) * d;
+        for (int j = 0; j < QK; j++) r[j] = (float)((int)c[j] - 16) * d;
         memcpy(y, r, sizeof r);
     }
 }
@@ -460,7 +469,7 @@ static void dec_q5_1(const void *x, float *y, int64_t nb) {
     for (int64_t b = 0; b < nb; b++, p += 24, y += QK) {
         const float d = mio_fp16_to_f32(codec_ld16(p));
         const float m = mio_fp16_to_f32(codec_ld16(p + 2));
-        int c[QK];
+        uint8_t c[QK];
         float r[QK];
         q5_codes(p + 4, p + 8, c);
         for (int j = 0; j < QK; j++) r[j] = (float)c[j] * d + m;

@@ -42,7 +42,7 @@ int st_dtype_lookup(const char *s, size_t n) {
     if (n == 3 && s[0] == 'F' && s[1] == '1' && s[2] == '6') return MIO_ST_F16;
     if (n < 2 || n > 11) return -1; /* "F4" .. "F8_E4M3FNUZ" */
     for (int d = 0; d < MIO_ST_DTYPE_COUNT; d++)
-        if (g_dtypes[d].name[0] == s[0] && g_dtypes[d].name[n] == 0 && memcmp(g_dtypes[d].name, s, n) == 0) return d;
+        if (g_dtypes[d].name[0] == s[0] && strlen(g_dtypes[d].name) == n && memcmp(g_dtypes[d].name, s, n) == 0) return d;
     return -1;
 }
 int mio_st_dtype_from_name(const char *name) { return name ? st_dtype_lookup(name, strlen(name)) : -1; }

@@ -1,0 +1,145 @@
+/* bench_codec.c — block codec throughput, libmodelio vs ggml, one thread each, on
+ * the same gaussian data (256 rows x 4096 floats): ggml_quantize_chunk(type, NULL
+ * imatrix) vs mio_encode_f32, and to_float vs mio_decode_f32, interleaved, median
+ * of 7 runs, MB/s of f32 data. Usage: bench_codec [type-name ...] (default: all). */
+#include "modelio.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../tests/codec/codec_peer.h"
+
+enum { ROWS = 256, WIDTH = 4096, N = ROWS * WIDTH, REPS = 7 };
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v) {
+    qsort(v, REPS, sizeof *v, cmp_double);
+    return v[REPS / 2];
+}
+
+/* ggml's encoder for a type: ggml_quantize_chunk, except for the types it refuses
+ * there (q8_1, q8_K), whose from_float_ref is ggml's only encoder. */
+static void peer_encode(int type, const float *x, void *y, int64_t nrows, int64_t n_per_row) {
+    if (type == MIO_TYPE_Q8_1 || type == MIO_TYPE_Q8_K) {
+        const peer_type_traits *t = g_peer.traits(type);
+        t->from_float_ref(x, y, nrows * n_per_row);
+    } else {
+        g_peer.quantize_chunk(type, x, y, 0, nrows, n_per_row, NULL);
+    }
+}
+
+/* Whether ggml encodes this type without an imatrix: tried once in a child
+ * process, since ggml aborts on types ggml_quantize_chunk does not handle. */
+static int peer_can_encode(int type, const float *x) {
+    if (type == MIO_TYPE_Q8_1 || type == MIO_TYPE_Q8_K) {
+        const peer_type_traits *t = g_peer.traits(type);
+        return t && t->from_float_ref;
+    }
+    if (g_peer.requires_imatrix && g_peer.requires_imatrix(type)) return 0;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd >= 0) { dup2(fd, 2); close(fd); }
+        void *y = malloc(WIDTH * 8);
+        peer_encode(type, x, y, 1, WIDTH);
+        _exit(0);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0) return 0;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static int selected(int type, int argc, char **argv) {
+    if (argc < 2) return 1;
+    for (int i = 1; i < argc; i++)
+        if (mio_type_from_name(argv[i]) == type) return 1;
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (!peer_codec_load()) {
+        fprintf(stderr, "bench_codec needs the ggml peer (set MIO_PEER_DIR)\n");
+        return 1;
+    }
+    for (int i = 1; i < argc; i++)
+        if (mio_type_from_name(argv[i]) < 0) { fprintf(stderr, "unknown type name '%s'\n", argv[i]); return 2; }
+    float *x = malloc((size_t)N * sizeof(float)), *out = malloc((size_t)N * sizeof(float));
+    uint8_t *a = malloc((size_t)N * 4), *b = malloc((size_t)N * 4);
+    if (!x || !out || !a || !b) return 1;
+    fill_input(IN_GAUSS, 42, x, N, 32);
+    const double mb = (double)N * 4.0 / 1e6;
+
+    printf("encode: %d rows x %d floats (%.1f MB of f32), one thread, median of %d interleaved runs\n", ROWS, WIDTH, mb, REPS);
+    printf("%-8s %12s %12s %8s %s\n", "type", "ggml MB/s", "ours MB/s", "ours/ggml", "");
+    for (int type = 0; type < MIO_TYPE_GGML_COUNT; type++) {
+        if (!mio_type_name(type) || !selected(type, argc, argv) || !mio_type_can_encode(type)) continue;
+        if (WIDTH % mio_type_block_size(type)) continue;
+        if (!peer_can_encode(type, x)) { printf("%-8s (no ggml encoder to compare: needs an imatrix or not exposed)\n", mio_type_name(type)); continue; }
+        size_t len = (size_t)(N / mio_type_block_size(type)) * mio_type_block_bytes(type);
+        g_peer.quantize_init(type);
+        double tg[REPS], tm[REPS];
+        peer_encode(type, x, b, ROWS, WIDTH); /* warm up */
+        if (mio_encode_f32(type, x, N, a, len)) { printf("%-8s error: %s\n", mio_type_name(type), mio_last_error()); continue; }
+        for (int r = 0; r < REPS; r++) {
+            double t0 = now();
+            peer_encode(type, x, b, ROWS, WIDTH);
+            double t1 = now();
+            mio_encode_f32(type, x, N, a, len);
+            double t2 = now();
+            tg[r] = t1 - t0;
+            tm[r] = t2 - t1;
+        }
+        double g = mb / median(tg), m = mb / median(tm);
+        printf("%-8s %12.1f %12.1f %8.2fx %s\n", mio_type_name(type), g, m, m / g,
+               memcmp(a, b, len) ? "(bytes differ from ggml!)" : "");
+    }
+
+    printf("\ndecode: MB/s of f32 output, same layout\n");
+    printf("%-8s %12s %12s %8s\n", "type", "ggml MB/s", "ours MB/s", "ours/ggml");
+    for (int type = 0; type < MIO_TYPE_GGML_COUNT; type++) {
+        if (!mio_type_name(type) || !selected(type, argc, argv) || !mio_type_can_decode(type)) continue;
+        if (WIDTH % mio_type_block_size(type)) continue;
+        peer_to_float_fn ref = peer_to_float(type);
+        if (!ref) continue;
+        size_t len = (size_t)(N / mio_type_block_size(type)) * mio_type_block_bytes(type);
+        const char *note = "";
+        if (!mio_type_can_encode(type) || mio_encode_f32(type, x, N, a, len)) {
+            uint64_t s = 7; /* random block bytes for types we cannot encode */
+            for (size_t i = 0; i < len; i++) a[i] = (uint8_t)rng_next(&s);
+            note = "(random bytes)";
+        }
+        double tg[REPS], tm[REPS];
+        ref(a, out, N);
+        mio_decode_f32(type, a, len, out, N);
+        for (int r = 0; r < REPS; r++) {
+            double t0 = now();
+            ref(a, out, N);
+            double t1 = now();
+            mio_decode_f32(type, a, len, out, N);
+            double t2 = now();
+            tg[r] = t1 - t0;
+            tm[r] = t2 - t1;
+        }
+        double g = mb / median(tg), m = mb / median(tm);
+        printf("%-8s %12.1f %12.1f %8.2fx %s\n", mio_type_name(type), g, m, m / g, note);
+    }
+    free(x); free(out); free(a); free(b);
+    return 0;
+}
