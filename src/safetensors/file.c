@@ -125,6 +125,30 @@ static mio_status read_exact(mio_read_fn fn, void *user, void *buf, uint64_t n, 
     return MIO_OK;
 }
 
+/* Read n more bytes into *buf at offset at, growing the buffer only as data
+ * actually arrives (1 MiB first, then doubling): a frame that claims a huge
+ * size but ends early costs at most twice what was really received. */
+static mio_status read_growing(mio_read_fn fn, void *user, uint8_t **buf, size_t *cap, size_t at, uint64_t n,
+                               const char *what) {
+    uint64_t done = 0;
+    while (done < n) {
+        size_t need = at + (size_t)done + 1;
+        if (need > *cap) {
+            size_t nc = *cap < ((size_t)1 << 20) ? ((size_t)1 << 20) : *cap * 2;
+            if (nc > at + n) nc = at + (size_t)n;
+            uint8_t *nb = realloc(*buf, nc);
+            if (!nb) return err_set(MIO_ERR_NOMEM, "cannot grow the frame buffer to %zu bytes", nc);
+            *buf = nb;
+            *cap = nc;
+        }
+        size_t room = *cap - at - (size_t)done;
+        mio_status st = read_exact(fn, user, *buf + at + done, room, what);
+        if (st) return err_prefix(st, "after %llu of %llu bytes: ", (unsigned long long)done, (unsigned long long)n);
+        done += room;
+    }
+    return MIO_OK;
+}
+
 mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out) {
     if (!fn || !out) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
     uint8_t len8[8];
@@ -137,10 +161,11 @@ mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out) {
         return err_set(MIO_ERR_HEADER_TOO_LARGE, "header length %llu exceeds the limit of %u bytes", (unsigned long long)n,
                        MIO_ST_MAX_HEADER);
     /* Parse the header on its own first: it tells how many data bytes belong to this frame. */
-    uint8_t *hdr = malloc((size_t)n + 8);
-    if (!hdr) return err_set(MIO_ERR_NOMEM, "cannot allocate %llu header bytes", (unsigned long long)n);
+    size_t cap = 8;
+    uint8_t *hdr = malloc(cap);
+    if (!hdr) return err_set(MIO_ERR_NOMEM, "out of memory");
     memcpy(hdr, len8, 8);
-    st = read_exact(fn, user, hdr + 8, n, "header");
+    st = read_growing(fn, user, &hdr, &cap, 8, n, "header");
     if (st) {
         free(hdr);
         return st == MIO_ERR_TRUNCATED ? err_prefix(MIO_ERR_INVALID_HEADER_LENGTH, "%s", "") : st;
@@ -161,11 +186,9 @@ mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out) {
         free(hdr);
         return err_set(MIO_ERR_OVERFLOW, "frame of %llu data bytes is too large", (unsigned long long)data_len);
     }
-    uint8_t *buf = realloc(hdr, (size_t)total);
-    if (!buf) { free(hdr); return err_set(MIO_ERR_NOMEM, "cannot allocate %llu bytes for the frame", (unsigned long long)total); }
-    st = read_exact(fn, user, buf + 8 + n, data_len, "tensor data");
-    if (st) { free(buf); return st; }
-    return mio_st_open_buffer(buf, (size_t)total, MIO_BUFFER_TAKE, out);
+    st = read_growing(fn, user, &hdr, &cap, (size_t)(8 + n), data_len, "tensor data");
+    if (st) { free(hdr); return st; }
+    return mio_st_open_buffer(hdr, (size_t)total, MIO_BUFFER_TAKE, out);
 }
 
 static int64_t fd_read(void *user, void *buf, size_t len) {
