@@ -47,8 +47,8 @@ static void usage(FILE *o) {
             "                 Only matrix weights are converted: n_dims >= 2, name ending '.weight',\n"
             "                 no 'norm' in the name, source f32/f16/bf16 (a quantized source is an\n"
             "                 error); a row length that is not a whole number of the target's blocks\n"
-            "                 keeps the source type; everything else keeps its type. general.file_type\n"
-            "                 is set to llama.cpp's llama_ftype for MODE.\n"
+            "                 keeps the source type; everything else keeps its type. When any tensor\n"
+            "                 is converted, general.file_type is set to llama.cpp's llama_ftype for MODE.\n"
             "  --threads N    encode each tensor with N threads (0 = one per core; output identical)\n"
             "  --dry-run      print the per-tensor plan and exit without writing\n"
             "  --quiet        no progress bar and no summary\n"
@@ -91,7 +91,7 @@ static int contains(mio_str s, const char *needle) {
 
 /* Decide what happens to tensor t under target type `target` (-1 = verbatim).
  * Returns 0, or 1 with a message printed when the tensor makes the run fail. */
-static int make_plan(const mio_gguf_tensor *t, int target, plan *p) {
+static int make_plan(const char *in, const mio_gguf_tensor *t, int target, plan *p) {
     p->action = KEEP;
     p->out_type = t->type;
     p->out_bytes = t->nbytes;
@@ -101,9 +101,9 @@ static int make_plan(const mio_gguf_tensor *t, int target, plan *p) {
     if (!has_suffix(t->name, ".weight")) { p->why = "not a .weight"; return 0; }
     if (contains(t->name, "norm")) { p->why = "norm"; return 0; }
     if (t->type != MIO_TYPE_F32 && t->type != MIO_TYPE_F16 && t->type != MIO_TYPE_BF16) {
-        fprintf(stderr, PROG ": tensor '%.*s' is %s: only f32/f16/bf16 sources can be transcoded (re-quantizing a "
+        fprintf(stderr, PROG ": %s: tensor '%.*s' is %s: only f32/f16/bf16 sources can be transcoded (re-quantizing a "
                         "quantized tensor would compound its error); convert from the unquantized model\n",
-                (int)t->name.len, t->name.ptr, mio_type_name(t->type));
+                in, (int)t->name.len, t->name.ptr, mio_type_name(t->type));
         return 1;
     }
     if (t->ne[0] % mio_type_block_size(target) != 0) { p->why = "row not a whole number of blocks"; return 0; }
@@ -227,7 +227,7 @@ int main(int argc, char **argv) {
     for (int64_t i = 0; i < nt; i++) {
         mio_gguf_tensor t;
         if ((st = mio_gguf_tensor_info(f, i, &t)) != MIO_OK) goto fail;
-        if (make_plan(&t, target, &plans[i])) goto out_plain;
+        if (make_plan(in, &t, target, &plans[i])) goto out_plain;
         total_in += t.nbytes;
         total_out += plans[i].out_bytes;
         if (plans[i].action == CONVERT) {
@@ -261,7 +261,8 @@ int main(int argc, char **argv) {
     where = out;
     if ((st = mio_writer_new(wflags, &w)) != MIO_OK) goto fail;
     if ((st = mio_writer_copy_all_kv(w, f, NULL, 0)) != MIO_OK) goto fail;
-    if (target >= 0 && (st = mio_writer_set_u32(w, "general.file_type", (uint32_t)ftype_of(target))) != MIO_OK) goto fail;
+    /* general.file_type describes the weights: only claim the target when some were converted. */
+    if (n_conv > 0 && (st = mio_writer_set_u32(w, "general.file_type", (uint32_t)ftype_of(target))) != MIO_OK) goto fail;
     for (int64_t i = 0; i < nt; i++) {
         mio_gguf_tensor t;
         char name[256];

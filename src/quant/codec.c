@@ -28,7 +28,10 @@ const mio_codec *codec_get(int type) {
 }
 
 int mio_type_can_encode(int type) { const mio_codec *c = codec_get(type); return c && c->enc; }
-int mio_type_can_encode_imatrix(int type) { const mio_codec *c = codec_get(type); return c && c->enc_w; }
+int mio_type_can_encode_imatrix(int type) {
+    const mio_codec *c = codec_get(type);
+    return c && (c->enc_w || (c->enc && !c->check_finite)); /* casts: the imatrix is ignored */
+}
 int mio_type_can_decode(int type) { const mio_codec *c = codec_get(type); return c && c->dec; }
 
 /* Index of the first NaN/inf in x, or -1. Whole 256-element chunks are screened
@@ -120,6 +123,8 @@ mio_status mio_encode_f32_imatrix(int type, const float *src, size_t n, int64_t 
     if (!imatrix) return mio_encode_f32(type, src, n, dst, dst_len);
     const mio_codec *c = codec_get(type);
     if (!c) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown ggml type code %d", type);
+    /* ggml ignores the importance matrix for the plain casts (f32/f16/bf16). */
+    if (!c->enc_w && c->enc && !c->check_finite) return mio_encode_f32(type, src, n, dst, dst_len);
     int64_t bs = mio_type_block_size(type);
     if (n_per_row <= 0 || n_per_row % bs || n % (uint64_t)n_per_row)
         return err_set(MIO_ERR_SIZE_MISMATCH, "n_per_row %lld must be a positive multiple of the %s block size %lld dividing n = %zu",
@@ -127,7 +132,7 @@ mio_status mio_encode_f32_imatrix(int type, const float *src, size_t n, int64_t 
     int64_t nb;
     mio_status st = check(type, n, dst_len, src, dst, NEED_ENC_W, &c, &nb);
     if (!st) st = finite(c, type, src, n);
-    if (!st) st = finite(c, type, imatrix, (size_t)n_per_row);
+    if (!st && (st = finite(c, type, imatrix, (size_t)n_per_row)) != MIO_OK) err_prefix(st, "imatrix: ");
     if (st) return st;
     size_t row_bytes = (size_t)(n_per_row / bs) * mio_type_block_bytes(type);
     for (size_t r = 0; r < n / (uint64_t)n_per_row; r++)

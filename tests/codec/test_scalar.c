@@ -156,7 +156,16 @@ static void hand_checks(void) {
     T_STATUS(mio_encode_f32(MIO_TYPE_I32, &one, 1, y, 4), MIO_ERR_ENCODER_UNAVAILABLE);
     T_MSG_HAS("ggml does not produce");
     T_CHECK(!mio_type_can_encode(MIO_TYPE_F64) && mio_type_can_decode(MIO_TYPE_F64));
-    T_CHECK(mio_type_can_encode(MIO_TYPE_F16) && !mio_type_can_encode_imatrix(MIO_TYPE_F16));
+    T_CHECK(mio_type_can_encode(MIO_TYPE_F16) && mio_type_can_encode_imatrix(MIO_TYPE_F16));
+    {   /* f16 with an imatrix: ignored, as ggml does (same bytes as the plain cast) */
+        float xs[4] = {1.0f, -2.5f, 65504.0f, 1e-8f}, w[4] = {1, 2, 3, 4};
+        uint8_t a[8], b[8];
+        T_OK(mio_encode_f32(MIO_TYPE_F16, xs, 4, a, 8));
+        T_OK(mio_encode_f32_imatrix(MIO_TYPE_F16, xs, 4, 4, w, b, 8));
+        T_CHECK(memcmp(a, b, 8) == 0);
+        T_EQ_INT(a[0] | a[1] << 8, 0x3c00); /* 1.0 */
+    }
+    T_CHECK(!mio_type_can_encode_imatrix(MIO_TYPE_Q8_K));
     T_STATUS(mio_encode_f32(4, &one, 1, y, 4), MIO_ERR_UNSUPPORTED_TYPE); /* removed Q4_2 */
     T_MSG_HAS("unknown ggml type code 4");
 

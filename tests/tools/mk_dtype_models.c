@@ -1,0 +1,136 @@
+/* mk_dtype_models.c — writes the small GGUF inputs of test_export_dtype.sh (one tensor per
+ * --dtype policy branch, a quantized matrix, NaN/inf at known elements, wide rows for the
+ * thread checks) with libmodelio's writer. Usage: mk_dtype_models DIR */
+#include <modelio.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng = 0x64747970652d7473ull;
+
+/* mio_writer_add_tensor borrows the data until the write: keep it here. */
+#define MAX_BUFS 64
+static void *bufs[MAX_BUFS];
+static int n_bufs;
+
+static float next_float(void) {
+    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (float)((double)(z >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0) * 0.1f;
+}
+
+/* Tensor of ne0 x ne1 (ne1 = 0: 1-D) of the given type (f32/f16/bf16/q8_0) from
+ * fresh values; element bad_at (if >= 0) is set to bad before encoding. */
+static mio_status add(mio_writer *w, const char *name, int type, int64_t ne0, int64_t ne1, int64_t bad_at, float bad) {
+    int64_t ne[2] = {ne0, ne1};
+    size_t n = (size_t)ne0 * (size_t)(ne1 ? ne1 : 1);
+    float *x = malloc(n * sizeof *x);
+    uint64_t nbytes = 0;
+    mio_status st = mio_tensor_nbytes(type, ne1 ? 2u : 1u, ne, &nbytes);
+    unsigned char *buf = malloc((size_t)nbytes + 1);
+    if (!x || !buf || st != MIO_OK || n_bufs == MAX_BUFS) {
+        free(x);
+        free(buf);
+        return st != MIO_OK ? st : MIO_ERR_NOMEM;
+    }
+    for (size_t k = 0; k < n; k++) x[k] = next_float();
+    if (bad_at >= 0) x[bad_at] = bad;
+    if (type == MIO_TYPE_F32) {
+        memcpy(buf, x, n * 4);
+    } else if (type == MIO_TYPE_F16 || type == MIO_TYPE_BF16) {
+        for (size_t k = 0; k < n; k++) {
+            uint16_t h = type == MIO_TYPE_F16 ? mio_f32_to_fp16(x[k]) : mio_f32_to_bf16(x[k]);
+            memcpy(buf + 2 * k, &h, 2);
+        }
+    } else {
+        st = mio_encode_f32(type, x, n, buf, (size_t)nbytes);
+    }
+    if (st == MIO_OK) st = mio_writer_add_tensor(w, name, type, ne1 ? 2u : 1u, ne, buf, (size_t)nbytes);
+    free(x);
+    bufs[n_bufs++] = buf;
+    return st;
+}
+
+static int write_model(const char *dir, const char *file, mio_status (*fill)(mio_writer *)) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    mio_writer *w = NULL;
+    mio_status st = mio_writer_new(MIO_WRITER_DEFAULT, &w);
+    if (st == MIO_OK) st = mio_writer_set_str(w, "general.architecture", "llama", 5);
+    if (st == MIO_OK) st = mio_writer_set_u32(w, "general.file_type", 0);
+    if (st == MIO_OK) st = fill(w);
+    if (st == MIO_OK) st = mio_writer_write_file(w, path);
+    mio_writer_free(w);
+    while (n_bufs > 0) free(bufs[--n_bufs]);
+    if (st != MIO_OK) {
+        fprintf(stderr, "mk_dtype_models: %s: %s\n", path, mio_last_error());
+        return 1;
+    }
+    return 0;
+}
+
+/* every policy branch */
+static mio_status fill_mixed(mio_writer *w) {
+    mio_status st;
+    if ((st = add(w, "a.weight", MIO_TYPE_F32, 64, 4, -1, 0)) != MIO_OK) return st;      /* converted */
+    if ((st = add(w, "b.weight", MIO_TYPE_F16, 64, 2, -1, 0)) != MIO_OK) return st;      /* converted */
+    if ((st = add(w, "c.weight", MIO_TYPE_BF16, 64, 2, -1, 0)) != MIO_OK) return st;     /* converted */
+    if ((st = add(w, "vec.weight", MIO_TYPE_F32, 64, 0, -1, 0)) != MIO_OK) return st;    /* 1-D */
+    if ((st = add(w, "lin.bias", MIO_TYPE_F32, 64, 2, -1, 0)) != MIO_OK) return st;      /* not a .weight */
+    if ((st = add(w, "q_norm.weight", MIO_TYPE_F32, 64, 2, -1, 0)) != MIO_OK) return st; /* norm */
+    if ((st = add(w, "odd.weight", MIO_TYPE_F32, 48, 2, -1, 0)) != MIO_OK) return st;    /* 48: not whole q8_0 blocks */
+    return add(w, "d3.weight", MIO_TYPE_F16, 32, 3, -1, 0);                               /* converted for 32-blocks */
+}
+
+/* a quantized 1-D tensor (kept, fine) then a quantized matrix (refused) */
+static mio_status fill_quant(mio_writer *w) {
+    mio_status st;
+    if ((st = add(w, "scale.weight", MIO_TYPE_Q8_0, 64, 0, -1, 0)) != MIO_OK) return st;
+    if ((st = add(w, "ok.weight", MIO_TYPE_F32, 64, 2, -1, 0)) != MIO_OK) return st;
+    return add(w, "blk.0.attn_q.weight", MIO_TYPE_Q8_0, 64, 2, -1, 0);
+}
+
+static mio_status fill_nan(mio_writer *w) {
+    mio_status st;
+    if ((st = add(w, "ok.weight", MIO_TYPE_F32, 64, 2, -1, 0)) != MIO_OK) return st;
+    return add(w, "blk.3.ffn_up.weight", MIO_TYPE_F32, 64, 4, 70, NAN);
+}
+
+static mio_status fill_inf(mio_writer *w) {
+    return add(w, "output.weight", MIO_TYPE_F16, 64, 2, 5, -INFINITY);
+}
+
+/* non-finite values only in tensors the policy keeps: nothing to refuse */
+static mio_status fill_nan_kept(mio_writer *w) {
+    mio_status st;
+    if ((st = add(w, "norm_nan.weight", MIO_TYPE_F32, 64, 2, 3, NAN)) != MIO_OK) return st;
+    if ((st = add(w, "vec.weight", MIO_TYPE_F32, 64, 0, 0, INFINITY)) != MIO_OK) return st;
+    return add(w, "w.weight", MIO_TYPE_F32, 64, 2, -1, 0);
+}
+
+/* wide rows and odd row counts, for the thread-count invariance checks */
+static mio_status fill_wide(mio_writer *w) {
+    mio_status st;
+    if ((st = add(w, "big.weight", MIO_TYPE_F32, 256, 97, -1, 0)) != MIO_OK) return st;
+    if ((st = add(w, "big_norm.weight", MIO_TYPE_F32, 256, 0, -1, 0)) != MIO_OK) return st;
+    return add(w, "big2.weight", MIO_TYPE_F16, 512, 33, -1, 0);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: mk_dtype_models DIR\n");
+        return 2;
+    }
+    int rc = 0;
+    rc |= write_model(argv[1], "mixed.gguf", fill_mixed);
+    rc |= write_model(argv[1], "quant.gguf", fill_quant);
+    rc |= write_model(argv[1], "nan.gguf", fill_nan);
+    rc |= write_model(argv[1], "inf.gguf", fill_inf);
+    rc |= write_model(argv[1], "nan_kept.gguf", fill_nan_kept);
+    rc |= write_model(argv[1], "wide.gguf", fill_wide);
+    return rc;
+}
