@@ -211,31 +211,31 @@ static mio_status arr_elem(const gguf_kv *kv, uint64_t j, const uint8_t **p, int
     return MIO_OK;
 }
 
+/* Entry i's element j of a fixed-width array: its entry and bytes. */
+static mio_status num_elem(const mio_gguf_file *f, int64_t i, uint64_t j, const gguf_kv **kv, const uint8_t **p) {
+    *kv = kv_at(f, i);
+    return *kv ? arr_elem(*kv, j, p, 0) : MIO_ERR_INVALID_ARG;
+}
+
 mio_status mio_gguf_arr_i64(const mio_gguf_file *f, int64_t i, uint64_t j, int64_t *out) {
-    const gguf_kv *kv = kv_at(f, i);
-    if (!kv) return MIO_ERR_INVALID_ARG;
+    const gguf_kv *kv;
     const uint8_t *p;
-    mio_status st = arr_elem(kv, j, &p, 0);
-    if (st) return st;
-    return widen_i64(p, kv->elem_type, out, kv);
+    mio_status st = num_elem(f, i, j, &kv, &p);
+    return st ? st : widen_i64(p, kv->elem_type, out, kv);
 }
 
 mio_status mio_gguf_arr_u64(const mio_gguf_file *f, int64_t i, uint64_t j, uint64_t *out) {
-    const gguf_kv *kv = kv_at(f, i);
-    if (!kv) return MIO_ERR_INVALID_ARG;
+    const gguf_kv *kv;
     const uint8_t *p;
-    mio_status st = arr_elem(kv, j, &p, 0);
-    if (st) return st;
-    return widen_u64(p, kv->elem_type, out, kv);
+    mio_status st = num_elem(f, i, j, &kv, &p);
+    return st ? st : widen_u64(p, kv->elem_type, out, kv);
 }
 
 mio_status mio_gguf_arr_f64(const mio_gguf_file *f, int64_t i, uint64_t j, double *out) {
-    const gguf_kv *kv = kv_at(f, i);
-    if (!kv) return MIO_ERR_INVALID_ARG;
+    const gguf_kv *kv;
     const uint8_t *p;
-    mio_status st = arr_elem(kv, j, &p, 0);
-    if (st) return st;
-    return widen_f64(p, kv->elem_type, out, kv);
+    mio_status st = num_elem(f, i, j, &kv, &p);
+    return st ? st : widen_f64(p, kv->elem_type, out, kv);
 }
 
 mio_status mio_gguf_arr_str(const mio_gguf_file *f, int64_t i, uint64_t j, mio_str *out) {
