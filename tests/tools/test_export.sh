@@ -6,17 +6,7 @@
 set -u
 EXPORT=$1 INSPECT=$2 MKSAMPLE=$3 DATA=$4
 W=$PWD/tools_export_work
-rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if eval "$1"; then ok; else bad "$1"; fi; }
-# expect_rc RC CMD... : run CMD (stdout/stderr to out.txt/err.txt), compare exit status
-expect_rc() {
-  local want=$1; shift
-  "$@" >out.txt 2>err.txt; local rc=$?
-  if [ "$rc" -eq "$want" ]; then ok; else bad "exit $rc (want $want): $* -- $(cat err.txt)"; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # 1. sample model: export is byte-identical, summary line on stderr
 expect_rc 0 "$MKSAMPLE" sample.gguf
@@ -106,5 +96,4 @@ else
   echo "python3 not available: JSON check of the sample skipped (test_inspect.c covers JSON)"
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -9,17 +9,7 @@
 set -u
 EXPORT=$1 INSPECT=$2 MKSAMPLE=$3 MKMODELS=$4
 W=$PWD/tools_export_dtype_work
-rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if eval "$1"; then ok; else bad "$1"; fi; }
-# expect_rc RC CMD... : run CMD (stdout/stderr to out.txt/err.txt), compare exit status
-expect_rc() {
-  local want=$1; shift
-  "$@" >out.txt 2>err.txt; local rc=$?
-  if [ "$rc" -eq "$want" ]; then ok; else bad "exit $rc (want $want): $* -- $(cat err.txt)"; fi
-}
+. "$(dirname "$0")/lib.sh"
 # tensor FILE NAME -> "TYPE OFFSET BYTES" as mio-inspect lists it
 tensor() { "$INSPECT" "$1" --tensors | awk -v n="$2" '$1 == n { print $(NF-2), $(NF-1), $NF }'; }
 # tensor_sum FILE NAME -> checksum of the tensor's bytes in the file
@@ -173,5 +163,4 @@ expect_rc 2 "$EXPORT" --from-gguf sample.gguf --out u_out.gguf --dtype q8_0 --th
 check '[ ! -e u_out.gguf ]'
 
 only_files "$FILES|s_q8.gguf|s_q4k.gguf|m_q8.gguf"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -6,17 +6,7 @@
 set -u
 TRANSCODE=$1 INSPECT=$2 DATA=$3
 W=$PWD/tools_transcode_work
-rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
-pass=0 fail=0
-ok()  { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { if eval "$1"; then ok; else bad "$1"; fi; }
-# expect_rc RC CMD... : run CMD (stdout/stderr to out.txt/err.txt), compare exit status
-expect_rc() {
-  local want=$1; shift
-  "$@" >out.txt 2>err.txt; local rc=$?
-  if [ "$rc" -eq "$want" ]; then ok; else bad "exit $rc (want $want): $* -- $(cat err.txt)"; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 # 1. every golden written by upstream's serialize_to_file comes back byte-identical
 n_golden=0
@@ -126,5 +116,4 @@ left=$(ls -A | grep -v -x -E 're_.*\.safetensors|three\.safetensors|q\.safetenso
 check '[ -z "$left" ]' || echo "left behind: $left" >&2
 check '[ "$(ls -A ro)" = keep.safetensors ]'
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
