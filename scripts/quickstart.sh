@@ -79,4 +79,11 @@ run "$EXPORT" --from-gguf "$SAMPLE" --out "$COPY"
 say "checking the copy is byte-identical"
 run cmp "$SAMPLE" "$COPY"
 echo "OK: $COPY is byte-identical to $SAMPLE"
-echo "Next: mio-inspect --meta $SAMPLE, mio-inspect --json $SAMPLE"
+
+# --- 5. quantize -------------------------------------------------------------
+Q8="${SAMPLE%.gguf}-q8_0.gguf"
+say "mio-export-gguf: quantizing the matrix weights to q8_0 (the plan, then the run)"
+run "$EXPORT" --from-gguf "$SAMPLE" --out "$Q8" --dtype q8_0 --dry-run
+run "$EXPORT" --from-gguf "$SAMPLE" --out "$Q8" --dtype q8_0
+run "$INSPECT" "$Q8"
+echo "Next: mio-inspect --meta $SAMPLE, mio-inspect --json $Q8, mio-export-gguf --help"
