@@ -4,123 +4,140 @@
  * scale first). Byte-exact with ggml's reference quantizers, bit-exact decoders.
  * ggml ignores importance weights for all four, so enc_w is the plain encoder. */
 #include "codec.h"
+#include "core/half.h"
 
-#include <limits.h>
 #include <math.h>
 #include <string.h>
 
-/* ggml's float -> integer conversions, made explicit for inputs that are NaN or
- * out of range (which only happens when a block's scale is so small that its
- * reciprocal overflows): x86-64 converts those to the "integer indefinite"
- * value, LONG_MIN / INT_MIN, and ggml's code relies on what follows from that. */
-static long lround_x86(float v) {
-    if (!(v > -9.2233720e18f && v < 9.2233720e18f)) return LONG_MIN;
-    return lroundf(v);
-}
-static int round_to_int_x86(float v) {
-    float r = roundf(v);
-    if (!(r >= -2147483648.0f && r < 2147483648.0f)) return INT_MIN;
-    return (int)r;
+/* Every encoder below works on one block at a time with fixed-trip-count loops
+ * over local copies (gcc's -O2 vectorizer takes those); the per-element
+ * arithmetic is ggml's, re-expressed without libm calls:
+ *  - ggml's codes come from lroundf(x * id) (tq*) or (int)roundf(x * id) (q2_0)
+ *    with id = 1/max|x|, so |x * id| <= 1 + 1 ulp and the rounded value is
+ *    (v >= 0.5) - (v <= -0.5) exactly (half away from zero);
+ *  - when 1/max|x| overflows (max|x| <= 2^-128), every product is +-inf or NaN
+ *    and x86's conversion gives the "integer indefinite" value: ggml's lroundf
+ *    path then yields trit 1 everywhere (as id = 0 does), its (int)roundf path
+ *    code 0 everywhere (INT_MIN + 1 clamped). */
+
+static inline float block_amax(const float *v, int n) {
+    float m[8] = {0};
+    for (int k = 0; k < n; k += 8)
+        for (int l = 0; l < 8; l++) {
+            float a = fabsf(v[k + l]);
+            m[l] = a > m[l] ? a : m[l];
+        }
+    float r = m[0];
+    for (int l = 1; l < 8; l++) r = m[l] > r ? m[l] : r;
+    return r;
 }
 
-/* A trit 0..2 as ggml computes it: lroundf(v) + 1 truncated to int (an
- * out-of-range lroundf gives LONG_MIN, whose low 32 bits are 0, so trit 1). */
-static int trit_of(float v) {
-    long l = lround_x86(v);
-    return (int)(uint32_t)((unsigned long)l + 1ul);
+/* lroundf(v) for |v| <= 1 + 1 ulp, as a float in {-1, 0, 1}. */
+static inline float tern(float v) { return (float)((int32_t)(v >= 0.5f) - (int32_t)(v <= -0.5f)); }
+
+/* 1/d as ggml computes it for the ternary types (0 for d = 0), with an
+ * overflowed reciprocal replaced by 0 (see above). */
+static inline float tern_inverse(float d) {
+    float id = d != 0.0f ? 1.0f / d : 0.0f;
+    return id <= 3.40282347e38f ? id : 0.0f;
 }
 
-static float block_amax(const float *x, int n) {
-    float amax = 0.0f;
-    for (int j = 0; j < n; j++) {
-        float a = fabsf(codec_ldf(x + j));
-        amax = amax > a ? amax : a;
-    }
-    return amax;
-}
+/* ggml's 8-bit fixed point of q trits (q = 0..242 as a float): the ceiling of
+ * q * 256 / 243, i.e. (q * 256 + 242) / 243 in integers. Computed in float as
+ * trunc((q * 256 + 242.5) * (float)(1/243)): the sum is exact, the true
+ * quotient is at least 0.5/243 away from an integer and the two roundings move
+ * it by less than 256 * 2^-23, so the truncation gives the integer result
+ * (also verified exhaustively over the 243 values). */
+static inline uint8_t tq1_fixed(float q) { return (uint8_t)(int32_t)((q * 256.0f + 242.5f) * (1.0f / 243.0f)); }
 
 /* ---------------- tq1_0: 48 bytes of 5 trits, 4 bytes of 4 trits, f16 d ---------------- */
 #define TQ1_BYTES 54
 #define TQ1_QS 48
 #define TQ1_QH 4
 
-/* Pack trits of x[stride*0..stride*(count-1)] into one byte: first trit most
- * significant, then the 8-bit fixed point ceil(q * 256 / 243). */
-static uint8_t tq1_pack(const float *x, size_t stride, int count, float id, int pad) {
-    uint8_t q = 0;
-    for (int t = 0; t < count; t++) q = (uint8_t)(q * 3 + trit_of(codec_ldf(x + (size_t)t * stride) * id));
-    for (int t = 0; t < pad; t++) q = (uint8_t)(q * 3);
-    return (uint8_t)(((unsigned)q * 256u + 242u) / 243u);
-}
-
+/* Byte layout (ggml's): byte m < 32 holds the trits of elements m + 32n
+ * (n = 0..4, first most significant), bytes 32 + m (m < 16) those of
+ * 160 + m + 16n, bytes 48 + j (j < 4) those of 240 + j + 4n (n = 0..3)
+ * followed by one zero trit; each byte stores tq1_fixed of its base-3 value. */
 static void enc_tq1_0(const float *x, void *y, int64_t nb) {
     uint8_t *o = y;
     for (int64_t b = 0; b < nb; b++, x += 256, o += TQ1_BYTES) {
-        float d = block_amax(x, 256);
-        float id = d != 0.0f ? 1.0f / d : 0.0f;
-        const float *p = x;
-        for (int m = 0; m < 32; m++) o[m] = tq1_pack(p + m, 32, 5, id, 0); /* elements 0..159 */
-        p += 160;
-        for (int m = 0; m < 16; m++) o[32 + m] = tq1_pack(p + m, 16, 5, id, 0); /* 160..239 */
-        p += 80;
-        for (int j = 0; j < TQ1_QH; j++) o[TQ1_QS + j] = tq1_pack(p + j, 4, 4, id, 1); /* 240..255 */
-        codec_st16(o + TQ1_QS + TQ1_QH, mio_f32_to_fp16(d));
+        float v[256], t[256], q[32];
+        memcpy(v, x, sizeof v);
+        const float d = block_amax(v, 256), id = tern_inverse(d);
+        for (int j = 0; j < 256; j++) t[j] = tern(v[j] * id);
+        /* trits are t + 1: the sum of 3^k over five trits is 121, over four 40 */
+        for (int m = 0; m < 32; m++) q[m] = (((t[m] * 3 + t[32 + m]) * 3 + t[64 + m]) * 3 + t[96 + m]) * 3 + t[128 + m] + 121;
+        for (int m = 0; m < 32; m++) o[m] = tq1_fixed(q[m]);
+        const float *u = t + 160;
+        for (int m = 0; m < 16; m++) q[m] = (((u[m] * 3 + u[16 + m]) * 3 + u[32 + m]) * 3 + u[48 + m]) * 3 + u[64 + m] + 121;
+        for (int m = 0; m < 16; m++) o[32 + m] = tq1_fixed(q[m]);
+        u = t + 240;
+        for (int j = 0; j < TQ1_QH; j++) q[j] = (((u[j] * 3 + u[4 + j]) * 3 + u[8 + j]) * 3 + u[12 + j] + 40) * 3;
+        for (int j = 0; j < TQ1_QH; j++) o[TQ1_QS + j] = tq1_fixed(q[j]);
+        codec_st16(o + TQ1_QS + TQ1_QH, half_from_f32(d));
     }
 }
 
-/* Trit n (0 = most significant) of a fixed-point byte, times d. */
-static float tq1_trit(uint8_t byte, unsigned pow3, float d) {
-    uint8_t q = (uint8_t)(byte * pow3);
-    int xi = (int)(((unsigned)q * 3u) >> 8);
-    return (float)(xi - 1) * d;
-}
+/* Trit n (0 = most significant) of byte q: ((q * 3^n mod 256) * 3) >> 8. */
+static inline void put_f32(float *p, float v) { memcpy(p, &v, 4); }
+
+static inline float tq1_trit(uint32_t q, uint32_t pow3) { return (float)((int32_t)((((q * pow3) & 255u) * 3u) >> 8) - 1); }
 
 static void dec_tq1_0(const void *vx, float *y, int64_t nb) {
-    static const unsigned pow3[5] = {1, 3, 9, 27, 81};
     const uint8_t *x = vx;
-    for (int64_t b = 0; b < nb; b++, x += TQ1_BYTES) {
-        float d = mio_fp16_to_f32(codec_ld16(x + TQ1_QS + TQ1_QH));
-        float v;
-        for (int n = 0; n < 5; n++)
-            for (int m = 0; m < 32; m++) { v = tq1_trit(x[m], pow3[n], d); memcpy(y++, &v, 4); }
-        for (int n = 0; n < 5; n++)
-            for (int m = 0; m < 16; m++) { v = tq1_trit(x[32 + m], pow3[n], d); memcpy(y++, &v, 4); }
-        for (int n = 0; n < 4; n++)
-            for (int j = 0; j < TQ1_QH; j++) { v = tq1_trit(x[TQ1_QS + j], pow3[n], d); memcpy(y++, &v, 4); }
+    for (int64_t b = 0; b < nb; b++, x += TQ1_BYTES, y += 256) {
+        const float d = half_to_f32(codec_ld16(x + TQ1_QS + TQ1_QH));
+        uint32_t q[32];
+        for (int m = 0; m < 32; m++) q[m] = x[m];
+        for (int m = 0; m < 32; m++) put_f32(y + m, tq1_trit(q[m], 1) * d);
+        for (int m = 0; m < 32; m++) put_f32(y + 32 + m, tq1_trit(q[m], 3) * d);
+        for (int m = 0; m < 32; m++) put_f32(y + 64 + m, tq1_trit(q[m], 9) * d);
+        for (int m = 0; m < 32; m++) put_f32(y + 96 + m, tq1_trit(q[m], 27) * d);
+        for (int m = 0; m < 32; m++) put_f32(y + 128 + m, tq1_trit(q[m], 81) * d);
+        for (int m = 0; m < 16; m++) q[m] = x[32 + m];
+        for (int m = 0; m < 16; m++) put_f32(y + 160 + m, tq1_trit(q[m], 1) * d);
+        for (int m = 0; m < 16; m++) put_f32(y + 176 + m, tq1_trit(q[m], 3) * d);
+        for (int m = 0; m < 16; m++) put_f32(y + 192 + m, tq1_trit(q[m], 9) * d);
+        for (int m = 0; m < 16; m++) put_f32(y + 208 + m, tq1_trit(q[m], 27) * d);
+        for (int m = 0; m < 16; m++) put_f32(y + 224 + m, tq1_trit(q[m], 81) * d);
+        for (int j = 0; j < TQ1_QH; j++) q[j] = x[TQ1_QS + j];
+        for (int j = 0; j < TQ1_QH; j++) put_f32(y + 240 + j, tq1_trit(q[j], 1) * d);
+        for (int j = 0; j < TQ1_QH; j++) put_f32(y + 244 + j, tq1_trit(q[j], 3) * d);
+        for (int j = 0; j < TQ1_QH; j++) put_f32(y + 248 + j, tq1_trit(q[j], 9) * d);
+        for (int j = 0; j < TQ1_QH; j++) put_f32(y + 252 + j, tq1_trit(q[j], 27) * d);
     }
 }
 
 /* ---------------- tq2_0: 64 bytes of 2-bit trits, f16 d ---------------- */
 #define TQ2_BYTES 66
 
+/* Byte 32h + m holds the trits of elements 128h + m + 32n at bits 2n. */
 static void enc_tq2_0(const float *x, void *y, int64_t nb) {
     uint8_t *o = y;
     for (int64_t b = 0; b < nb; b++, x += 256, o += TQ2_BYTES) {
-        float d = block_amax(x, 256);
-        float id = d != 0.0f ? 1.0f / d : 0.0f;
-        for (int half = 0; half < 2; half++) {
-            const float *p = x + 128 * half;
-            for (int m = 0; m < 32; m++) {
-                unsigned q = 0;
-                for (int n = 0; n < 4; n++) q += (unsigned)(trit_of(codec_ldf(p + m + 32 * n) * id) & 3) << (2 * n);
-                o[32 * half + m] = (uint8_t)q;
-            }
-        }
-        codec_st16(o + 64, mio_f32_to_fp16(d));
+        float v[256], t[256];
+        memcpy(v, x, sizeof v);
+        const float d = block_amax(v, 256), id = tern_inverse(d);
+        for (int j = 0; j < 256; j++) t[j] = tern(v[j] * id);
+        /* trits are t + 1: 1 + 4 + 16 + 64 = 85 */
+        for (int m = 0; m < 32; m++) o[m] = (uint8_t)(int32_t)(t[m] + 4 * t[32 + m] + 16 * t[64 + m] + 64 * t[96 + m] + 85);
+        const float *u = t + 128;
+        for (int m = 0; m < 32; m++) o[32 + m] = (uint8_t)(int32_t)(u[m] + 4 * u[32 + m] + 16 * u[64 + m] + 64 * u[96 + m] + 85);
+        codec_st16(o + 64, half_from_f32(d));
     }
 }
 
 static void dec_tq2_0(const void *vx, float *y, int64_t nb) {
     const uint8_t *x = vx;
-    for (int64_t b = 0; b < nb; b++, x += TQ2_BYTES) {
-        float d = mio_fp16_to_f32(codec_ld16(x + 64));
-        for (int half = 0; half < 2; half++)
+    for (int64_t b = 0; b < nb; b++, x += TQ2_BYTES, y += 256) {
+        const float d = half_to_f32(codec_ld16(x + 64));
+        for (int half = 0; half < 2; half++) {
+            uint32_t q[32];
+            for (int m = 0; m < 32; m++) q[m] = x[32 * half + m];
             for (int n = 0; n < 4; n++)
-                for (int m = 0; m < 32; m++) {
-                    int q = (x[32 * half + m] >> (2 * n)) & 3;
-                    float v = (float)(q - 1) * d;
-                    memcpy(y++, &v, 4);
-                }
+                for (int m = 0; m < 32; m++) put_f32(y + 128 * half + 32 * n + m, (float)((int32_t)((q[m] >> (2 * n)) & 3u) - 1) * d);
+        }
     }
 }
 
@@ -132,7 +149,7 @@ static void enc_q1_0(const float *x, void *y, int64_t nb) {
     for (int64_t b = 0; b < nb; b++, x += 128, o += Q1_BYTES) {
         float sum = 0.0f;
         for (int j = 0; j < 128; j++) sum += fabsf(codec_ldf(x + j));
-        codec_st16(o, mio_f32_to_fp16(sum / 128));
+        codec_st16(o, half_from_f32(sum / 128));
         for (int k = 0; k < 16; k++) {
             unsigned bits = 0;
             for (int t = 0; t < 8; t++) bits |= (unsigned)(codec_ldf(x + 8 * k + t) >= 0.0f) << t;
@@ -143,49 +160,57 @@ static void enc_q1_0(const float *x, void *y, int64_t nb) {
 
 static void dec_q1_0(const void *vx, float *y, int64_t nb) {
     const uint8_t *x = vx;
-    for (int64_t b = 0; b < nb; b++, x += Q1_BYTES) {
-        float d = mio_fp16_to_f32(codec_ld16(x)), nd = -d;
-        for (int j = 0; j < 128; j++) {
-            float v = (x[2 + j / 8] >> (j % 8)) & 1 ? d : nd;
-            memcpy(y++, &v, 4);
+    for (int64_t b = 0; b < nb; b++, x += Q1_BYTES, y += 128) {
+        /* d for a set bit, -d (d with its sign bit flipped, as negation does) otherwise */
+        const uint32_t db = half_f2u(half_to_f32(codec_ld16(x)));
+        uint8_t c[128];
+        for (int k = 0; k < 16; k++) {
+            /* bit t of byte k to byte t of a word: replicate, keep bit t in byte t, test */
+            uint64_t w = (uint64_t)x[2 + k] * 0x0101010101010101ull & 0x8040201008040201ull;
+            w = ((w + 0x7f7f7f7f7f7f7f7full) >> 7) & 0x0101010101010101ull;
+            memcpy(c + 8 * k, &w, 8);
         }
+        for (int j = 0; j < 128; j++) codec_st32(y + j, db ^ (uint32_t)(c[j] ^ 1u) << 31);
     }
 }
 
 /* ---------------- q2_0: f16 d = max |x|, 16 bytes of 2-bit codes (q-1)*d ---------------- */
 #define Q2_BYTES 18
 
+/* Byte k holds the codes of elements 4k..4k+3 at bits 0, 2, 4, 6. */
 static void enc_q2_0(const float *x, void *y, int64_t nb) {
     uint8_t *o = y;
     for (int64_t b = 0; b < nb; b++, x += 64, o += Q2_BYTES) {
-        float amax = 0.0f;
-        for (int j = 0; j < 64; j++) {
-            float a = fabsf(codec_ldf(x + j));
-            if (a > amax) amax = a;
+        float v[64];
+        uint8_t c[64];
+        memcpy(v, x, sizeof v);
+        const float amax = block_amax(v, 64);
+        const float id = amax > 0.0f ? 1.0f / amax : 0.0f;
+        codec_st16(o, half_from_f32(amax));
+        if (!(id <= 3.40282347e38f)) { /* 1/amax overflowed: ggml's codes are all 0 (see above) */
+            memset(o + 2, 0, 16);
+            continue;
         }
-        float id = amax > 0.0f ? 1.0f / amax : 0.0f;
-        codec_st16(o, mio_f32_to_fp16(amax));
+        for (int j = 0; j < 64; j++) c[j] = (uint8_t)(int32_t)(tern(v[j] * id) + 1.0f);
+        /* four 2-bit codes, one per byte of w, gathered into the low byte */
         for (int k = 0; k < 16; k++) {
-            unsigned bits = 0;
-            for (int t = 0; t < 4; t++) {
-                long q = (long)round_to_int_x86(codec_ldf(x + 4 * k + t) * id) + 1; /* INT_MIN + 1 clamps to 0 */
-                q = q < 0 ? 0 : q > 3 ? 3 : q;
-                bits |= (unsigned)q << (2 * t);
-            }
-            o[2 + k] = (uint8_t)bits;
+            uint32_t w = codec_ld32(c + 4 * k);
+            o[2 + k] = (uint8_t)(w | w >> 6 | w >> 12 | w >> 18);
         }
     }
 }
 
 static void dec_q2_0(const void *vx, float *y, int64_t nb) {
     const uint8_t *x = vx;
-    for (int64_t b = 0; b < nb; b++, x += Q2_BYTES) {
-        float d = mio_fp16_to_f32(codec_ld16(x));
-        for (int j = 0; j < 64; j++) {
-            int q = (x[2 + j / 4] >> (2 * (j % 4))) & 3;
-            float v = (float)(q - 1) * d;
-            memcpy(y++, &v, 4);
+    for (int64_t b = 0; b < nb; b++, x += Q2_BYTES, y += 64) {
+        const float d = half_to_f32(codec_ld16(x));
+        uint8_t c[64];
+        for (int k = 0; k < 16; k++) { /* code t of byte k to byte t of a word */
+            uint32_t w = x[2 + k];
+            w = (w | w << 6 | w << 12 | w << 18) & 0x03030303u;
+            memcpy(c + 4 * k, &w, 4);
         }
+        for (int j = 0; j < 64; j++) put_f32(y + j, (float)((int32_t)c[j] - 1) * d);
     }
 }
 

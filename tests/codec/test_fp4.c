@@ -90,6 +90,34 @@ static void check_hand_blocks(void) {
     T_CHECK(back[0] == 0.0f && back[16] == 6.0f && back[32] == ldexpf(1.0f, -9) && back[48] == 6.0f * 480.0f);
 }
 
+/* mxfp4's shared exponent is ggml's floor(log2f(max |x|)) - 2 + 127, where
+ * log2f rounds up to the next integer for a max just below a power of two:
+ * 16 - 2^-20 gives log2f = 4.0 (e = 129), although its binary exponent is 3;
+ * 2 - 2^-23 gives 0.99999994 (e = 125). The sign fold of the code search: -0
+ * and 0 give code 0, a negative tie (-1.25: -1 / -1.5) keeps the first (-1). */
+static void check_mxfp4_exponent_edges(void) {
+    float x[32] = {0};
+    uint8_t y[17];
+    x[5] = -(16.0f - ldexpf(1.0f, -20));
+    T_OK(mio_encode_f32(MIO_TYPE_MXFP4, x, 32, y, 17));
+    T_EQ_INT(y[0], 129);
+    T_EQ_INT(y[6], 0x0e); /* scale 2 per half-unit: -15.99 is nearest -8 units = -16 -> code 14 */
+    x[5] = 2.0f - ldexpf(1.0f, -23);
+    T_OK(mio_encode_f32(MIO_TYPE_MXFP4, x, 32, y, 17));
+    T_EQ_INT(y[0], 125);
+    T_EQ_INT(y[6], 0x07); /* scale 2^-3 per half-unit: top code 7 = 12 units = 1.5 */
+    x[5] = 6.0f;
+    x[0] = -0.0f;
+    x[1] = -1.25f;
+    x[17] = 1.25f;
+    x[2] = -0.25f; /* tie 0 / -0.5 -> code 0 */
+    T_OK(mio_encode_f32(MIO_TYPE_MXFP4, x, 32, y, 17));
+    T_EQ_INT(y[0], 127);
+    T_EQ_INT(y[1], 0x00);
+    T_EQ_INT(y[2], 0x2a); /* -1.25 -> code 10 (-1), 1.25 -> code 2 */
+    T_EQ_INT(y[3], 0x00);
+}
+
 /* |x - dec| within the grid's half gap (one scale unit) or the clipping at the top code. */
 static void check_round_trip(uint64_t seed) {
     enum { N = 4096 };
@@ -291,6 +319,7 @@ int main(void) {
     uint64_t seed = test_seed();
     check_table();
     check_hand_blocks();
+    check_mxfp4_exponent_edges();
     check_round_trip(seed);
     check_errors();
     check_threads(seed);

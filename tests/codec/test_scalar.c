@@ -1,12 +1,15 @@
 /* test_scalar.c — the non-block codecs: f32 copy, f16/bf16 encoders byte-exact with
  * ggml_quantize_chunk (overflow to inf, NaN, subnormals) and decoders bit-exact with
  * to_float on every bit pattern; float views of f64 and the integer types by hand;
- * length errors; multi-threaded encode/decode identical to one thread. */
+ * length errors; multi-threaded encode/decode identical to one thread. bf16 has
+ * AVX2 kernels: every check re-runs in a child with MIO_ISA=scalar. */
 #include "modelio.h"
 #include "test.h"
 #include "codec_peer.h"
 
 #include <math.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static float f_of(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static uint32_t u_of(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
@@ -182,6 +185,55 @@ static void hand_checks(void) {
     T_STATUS(mio_encode_f32(MIO_TYPE_F16, NULL, 2, y, 4), MIO_ERR_INVALID_ARG);
 }
 
+/* bf16 casts over lengths that end mid-vector, at odd addresses: each element
+ * equals the one-element call (which takes the per-element path), so the vector
+ * kernels and the tails agree bit for bit; rounding edges and NaNs by hand. */
+static void bf16_lengths(uint64_t seed) {
+    enum { N = 83 };
+    float x[N];
+    uint8_t xb[4 * N + 1], y[2 * N + 3], one[2], back[4 * N + 2];
+    special_inputs(x, N, seed);
+    memcpy(xb + 1, x, sizeof x);
+    const float *xu = (const float *)(const void *)(xb + 1);
+    int bad = 0;
+    for (size_t n = 1; n <= N; n += n < 40 ? 1 : 7) {
+        memset(y, 0xee, sizeof y);
+        T_OK(mio_encode_f32(MIO_TYPE_BF16, xu, n, y + 1, 2 * n));
+        T_EQ_INT(y[2 * n + 1], 0xee); /* nothing written past the end */
+        for (size_t i = 0; i < n && !bad; i++) {
+            T_OK(mio_encode_f32(MIO_TYPE_BF16, x + i, 1, one, 2));
+            if (memcmp(one, y + 1 + 2 * i, 2)) {
+                fprintf(stderr, "bf16 encode n=%zu element %zu (x bits %08x): %04x vs one by one %04x\n", n, i,
+                        u_of(x[i]), ld16(y + 1 + 2 * i), ld16(one));
+                bad = 1;
+            }
+        }
+        float *bu = (float *)(void *)(back + 2);
+        T_OK(mio_decode_f32(MIO_TYPE_BF16, y + 1, 2 * n, bu, n));
+        for (size_t i = 0; i < n && !bad; i++) {
+            uint32_t got;
+            memcpy(&got, back + 2 + 4 * i, 4);
+            if (got != (uint32_t)ld16(y + 1 + 2 * i) << 16) {
+                fprintf(stderr, "bf16 decode n=%zu element %zu: %08x\n", n, i, got);
+                bad = 1;
+            }
+        }
+    }
+    T_EQ_INT(bad, 0);
+    /* 16 values, so the vector kernel takes them all: NaNs keep their top bits,
+     * quieted; ties go to even; the largest finite floats round up to inf */
+    static const uint32_t in[16] = {0x7f800001u, 0xff812345u, 0x7fc00000u, 0x7f800000u, 0x3f808000u, 0x3f818000u,
+                                    0x3f808001u, 0x7f7f8000u, 0x7f7f7fffu, 0xff7fffffu, 0x00000001u, 0x80008000u,
+                                    0x00018000u, 0xbf800000u, 0x00000000u, 0x80000000u};
+    static const uint16_t want[16] = {0x7fc0, 0xffc1, 0x7fc0, 0x7f80, 0x3f80, 0x3f82, 0x3f81, 0x7f80,
+                                      0x7f7f, 0xff80, 0x0000, 0x8000, 0x0002, 0xbf80, 0x0000, 0x8000};
+    float v[16];
+    uint8_t o[32];
+    for (int i = 0; i < 16; i++) v[i] = f_of(in[i]);
+    T_OK(mio_encode_f32(MIO_TYPE_BF16, v, 16, o, 32));
+    for (int i = 0; i < 16; i++) T_EQ_INT(ld16(o + 2 * i), want[i]);
+}
+
 /* Multi-threaded calls give exactly the single-threaded bytes / floats. */
 static void threads(uint64_t seed) {
     enum { NB = 1001 }; /* odd number of q8_0 blocks */
@@ -217,11 +269,32 @@ static void threads(uint64_t seed) {
     free(x); free(r1); free(rt); free(y1); free(yt);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    (void)argc;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const char *isa = getenv("MIO_ISA");
+    printf("ISA path: %s\n", isa ? isa : "auto (AVX2 when the CPU has it)");
     uint64_t seed = test_seed();
     hand_checks();
+    bf16_lengths(seed);
     threads(seed);
     if (peer_codec_load()) interop(seed);
     else printf("interop part skipped (no ggml peer)\n");
+    /* the same checks again on the scalar path, in a child process */
+    if (!isa) {
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            char sbuf[32];
+            snprintf(sbuf, sizeof sbuf, "%llu", (unsigned long long)seed);
+            setenv("MIO_ISA", "scalar", 1);
+            setenv("MIO_SEED", sbuf, 1);
+            execv("/proc/self/exe", argv);
+            _exit(127);
+        }
+        int status = 0;
+        T_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+        T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
     T_DONE();
 }

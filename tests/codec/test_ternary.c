@@ -200,6 +200,40 @@ static void check_errors(void) {
     T_EQ_INT(memcmp(a, b, 36), 0);
 }
 
+/* A block whose max |x| is below 2^-128: 1 / max overflows, ggml's products are
+ * +-inf or NaN, and its integer conversions give x86's "integer indefinite":
+ * tq1_0/tq2_0 end with trit 1 everywhere (lroundf path), q2_0 with code 0 (the
+ * (int)roundf path, clamped); the f16 scales round to 0. Next to it, a block
+ * just above the threshold (1 / max finite) quantizes normally. */
+static void check_reciprocal_overflow(void) {
+    float x[256];
+    uint8_t y[66];
+    uint32_t bits = 0x001fffffu; /* 2^-128 - 2^-149 */
+    float tiny;
+    memcpy(&tiny, &bits, 4);
+    for (int j = 0; j < 256; j++) x[j] = (float)(j % 3 - 1) * tiny;
+    T_OK(mio_encode_f32(MIO_TYPE_TQ1_0, x, 256, y, 54));
+    T_EQ_INT(y[0], 128); /* five trits 1 = 121 -> (121 * 256 + 242) / 243 = 128 */
+    T_EQ_INT(y[47], 128);
+    T_EQ_INT(y[48], 127); /* four trits 1 and the pad: 120 -> 127 */
+    T_EQ_INT(y[51], 127);
+    T_EQ_INT(y[52] | y[53] << 8, 0);
+    T_OK(mio_encode_f32(MIO_TYPE_TQ2_0, x, 256, y, 66));
+    T_EQ_INT(y[0], 0x55);
+    T_EQ_INT(y[63], 0x55);
+    T_EQ_INT(y[64] | y[65] << 8, 0);
+    T_OK(mio_encode_f32(MIO_TYPE_Q2_0, x, 64, y, 18));
+    T_EQ_INT(y[0] | y[1] << 8, 0);
+    T_EQ_INT(y[2], 0);
+    T_EQ_INT(y[17], 0);
+    /* max = 2^-128 + 2^-148: 1 / max is finite, so x = max -> code 2, -max -> 0, 0 -> 1 */
+    bits = 0x00200002u;
+    memcpy(&tiny, &bits, 4);
+    for (int j = 0; j < 64; j++) x[j] = (float)(j % 3 - 1) * tiny;
+    T_OK(mio_encode_f32(MIO_TYPE_Q2_0, x, 64, y, 18));
+    T_EQ_INT(y[2], 0x24); /* elements 0..3 = -1, 0, 1, -1 -> codes 0, 1, 2, 0 */
+}
+
 /* Multi-threaded output equals single-threaded. */
 static void check_threads(uint64_t seed) {
     enum { N = 256 * 37 };
@@ -249,6 +283,26 @@ static void fill_tiny(uint64_t seed, float *x, int64_t n) {
     }
 }
 
+/* Blocks whose max |x| straddles 2^-128, where 1 / max stops overflowing (and
+ * x / max is computed with a huge reciprocal), with elements at +-max / 2. */
+static void fill_threshold(uint64_t seed, float *x, int64_t n, int64_t bs) {
+    uint64_t s = seed;
+    for (int64_t b = 0; b < n / bs; b++) {
+        uint32_t abits = 0x00200000u + (uint32_t)(rng_next(&s) % 17) - 8u;
+        float a;
+        memcpy(&a, &abits, 4);
+        for (int64_t j = 0; j < bs; j++) {
+            float v;
+            switch (rng_next(&s) % 4) {
+            case 0: v = a; break;
+            case 1: v = a * 0.5f; break;
+            default: v = a * rng_unit(&s); break;
+            }
+            x[b * bs + j] = rng_next(&s) & 1 ? -v : v;
+        }
+    }
+}
+
 static int interop(uint64_t seed) {
     int failures = 0;
     for (int i = 0; i < N_CASES; i++) {
@@ -266,7 +320,7 @@ static int interop(uint64_t seed) {
         }
         int64_t rows_len[] = {c->bs, 2 * c->bs, 4096, 8192 + 2 * c->bs};
         int checked = 0;
-        for (int kind = 0; kind <= CODEC_INPUT_KINDS; kind++) { /* last = tiny denormals */
+        for (int kind = 0; kind <= CODEC_INPUT_KINDS + 1; kind++) { /* then tiny denormals, scale threshold */
             for (size_t r = 0; r < sizeof rows_len / sizeof rows_len[0]; r++) {
                 int64_t npr = rows_len[r], nrows = 3, n = npr * nrows;
                 size_t bytes = (size_t)(n / c->bs) * c->bb;
@@ -274,9 +328,12 @@ static int interop(uint64_t seed) {
                 uint8_t *ref = malloc(bytes), *ours = malloc(bytes);
                 uint64_t s = seed ^ ((uint64_t)kind << 32) ^ (uint64_t)npr;
                 if (kind == CODEC_INPUT_KINDS) fill_tiny(s, x, n);
+                else if (kind == CODEC_INPUT_KINDS + 1) fill_threshold(s, x, n, c->bs);
                 else fill_input(kind, s, x, n, c->bs);
                 for (int64_t j = 0; j < npr; j++) w[j] = rng_unit(&s) * 4.0f;
-                const char *kname = kind == CODEC_INPUT_KINDS ? "tiny-denormals" : input_kind_name[kind];
+                const char *kname = kind == CODEC_INPUT_KINDS       ? "tiny-denormals"
+                                    : kind == CODEC_INPUT_KINDS + 1 ? "scale-threshold"
+                                                                    : input_kind_name[kind];
                 for (int weighted = 0; weighted < 2; weighted++) {
                     const float *qw = weighted ? w : NULL;
                     size_t got = table ? peer_quantize(c->type, x, ref, nrows, npr, qw) : pq(x, ref, nrows, npr, qw);
@@ -319,7 +376,7 @@ static int interop(uint64_t seed) {
             free(q); free(ref); free(ours);
         }
         printf("%s: %d encodes compared (%d input kinds x 4 row lengths x plain/imatrix), decoder on random blocks%s\n",
-               c->name, checked, CODEC_INPUT_KINDS + 1, table ? "" : " (peer functions called directly)");
+               c->name, checked, CODEC_INPUT_KINDS + 2, table ? "" : " (peer functions called directly)");
     }
     return failures;
 }
@@ -349,6 +406,7 @@ int main(void) {
     check_hand_blocks();
     check_round_trip(seed);
     check_errors();
+    check_reciprocal_overflow();
     check_threads(seed);
     check_unaligned(seed);
     if (peer_codec_load()) {
