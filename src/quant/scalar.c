@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* bf16 casts run the AVX2 kernels when the CPU has them (MIO_ISA=scalar forces
- * the plain C below); both give the same bits. */
-static bool g_avx2;
+/* bf16 casts and the f16 decode run the AVX2/F16C kernels when the CPU has them
+ * (MIO_ISA=scalar forces the plain C below); both give the same bits. */
+static bool g_avx2, g_f16c;
 
 static void enc_f32(const float *x, void *y, int64_t nb) { memcpy(y, x, (size_t)nb * 4); }
 static void dec_f32(const void *x, float *y, int64_t nb) { memcpy(y, x, (size_t)nb * 4); }
@@ -38,6 +38,10 @@ static void enc_f16(const float *x, void *y, int64_t nb) {
     CONVERT_LOOP(float, uint16_t, 4, 2, half_from_f32)
 }
 static void dec_f16(const void *x, float *y, int64_t nb) {
+    if (g_f16c) {
+        cv_f16c_f16_to_f32(x, y, nb);
+        return;
+    }
     const uint8_t *src = x;
     uint8_t *dst = (uint8_t *)y;
     CONVERT_LOOP(uint16_t, float, 2, 4, half_to_f32)
@@ -81,6 +85,7 @@ void codec_register_scalar(mio_codec *t) {
     static const char why[] = "ggml does not produce this type from f32";
     const char *isa = getenv("MIO_ISA");
     g_avx2 = cv_avx2_available() && !(isa && strcmp(isa, "scalar") == 0);
+    g_f16c = g_avx2 && cv_f16c_available();
     t[MIO_TYPE_F32] = (mio_codec){enc_f32, NULL, dec_f32, NULL, false};
     t[MIO_TYPE_F16] = (mio_codec){enc_f16, NULL, dec_f16, NULL, false};
     t[MIO_TYPE_BF16] = (mio_codec){enc_bf16, NULL, dec_bf16, NULL, false};

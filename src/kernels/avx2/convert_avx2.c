@@ -60,10 +60,33 @@ KT void cv_avx2_bf16_to_f32(const uint8_t *x, float *y, int64_t n) {
     }
 }
 
+int cv_f16c_available(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") ? 1 : 0;
+}
+
+__attribute__((target("avx2,f16c"))) void cv_f16c_f16_to_f32(const uint8_t *x, float *y, int64_t n) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m128i h0 = _mm_loadu_si128((const __m128i *)(const void *)(x + 2 * i));
+        const __m128i h1 = _mm_loadu_si128((const __m128i *)(const void *)(x + 2 * i + 16));
+        _mm256_storeu_ps(y + i, _mm256_cvtph_ps(h0));
+        _mm256_storeu_ps(y + i + 8, _mm256_cvtph_ps(h1));
+    }
+    for (; i < n; i++) {
+        uint16_t h;
+        memcpy(&h, x + 2 * i, 2);
+        const float v = half_to_f32(h);
+        memcpy(y + i, &v, 4);
+    }
+}
+
 #else /* no x86-64: the scalar code is used; these are never called */
 
 int cv_avx2_available(void) { return 0; }
 void cv_avx2_f32_to_bf16(const float *x, uint8_t *y, int64_t n) { (void)x; (void)y; (void)n; }
 void cv_avx2_bf16_to_f32(const uint8_t *x, float *y, int64_t n) { (void)x; (void)y; (void)n; }
+int cv_f16c_available(void) { return 0; }
+void cv_f16c_f16_to_f32(const uint8_t *x, float *y, int64_t n) { (void)x; (void)y; (void)n; }
 
 #endif
