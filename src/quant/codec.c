@@ -42,14 +42,15 @@ static int64_t first_non_finite(const float *x, size_t n) {
     enum { CH = 256 };
     size_t i = 0;
     for (; i + CH <= n; i += CH) {
+        /* exponent + one exponent step carries into bit 31 only for an all-ones
+         * exponent (inf/NaN): three plain vector ops per element */
         uint32_t m = 0;
         for (int k = 0; k < CH; k++) {
             uint32_t u;
             memcpy(&u, x + i + k, 4);
-            u &= 0x7f800000u;
-            m = u > m ? u : m;
+            m |= (u & 0x7f800000u) + 0x00800000u;
         }
-        if (m == 0x7f800000u) break;
+        if (m & 0x80000000u) break;
     }
     for (; i < n; i++) {
         uint32_t u;

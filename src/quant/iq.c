@@ -1,8 +1,13 @@
 /* iq.c — codecs for the importance-quant family: iq2_xxs iq2_xs iq2_s iq3_xxs
- * iq3_s iq1_s iq1_m iq4_nl iq4_xs. Decoders for all (bit-exact with ggml);
- * encoders byte-exact with ggml's reference quantizers, using lattice search
- * structures (grid, code->entry map, neighbour lists) built once per grid. */
+ * iq3_s iq1_s iq1_m iq4_nl iq4_xs. Decoders for all (bit-exact with ggml; AVX2
+ * versions in kernels/avx2/dec_avx2.c); encoders byte-exact with ggml's
+ * reference quantizers, using lattice search structures (grid, code->entry map,
+ * neighbour lists) built once per grid. The hot searches (neighbour distances,
+ * the iq3 trial-scale step, iq1_m's split scan) have AVX2 versions here, picked
+ * at run time (MIO_ISA=scalar forces the scalar code). */
 #include "codec.h"
+#include "core/half.h"
+#include "kernels/avx2/dec_avx2.h"
 #include "iq_tables.h"
 
 #include <float.h>
@@ -20,6 +25,7 @@ static uint8_t dg2xxs[256][8], dg2xs[512][8], dg2s[1024][8];
 static uint8_t dg3xxs[256][4], dg3s[512][4];
 static int8_t dg1[2048][8];
 static float delta1;
+static int g_dec_avx2; /* AVX2 decoders (kernels/avx2/dec_avx2.c) */
 
 static void expand_tables(void) {
     for (int e = 0; e < 256; e++)
@@ -38,7 +44,7 @@ static void expand_tables(void) {
 }
 
 static inline void stf(float *y, float v) { memcpy(y, &v, 4); }
-static inline float half(const uint8_t *p) { return mio_fp16_to_f32(codec_ld16(p)); }
+static inline float half(const uint8_t *p) { return half_to_f32(codec_ld16(p)); }
 /* Apply a sign bit. ggml writes x * (bit ? -1.f : 1.f), which its optimizing
  * compiler turns into a sign flip; flipping explicitly gives those exact bits
  * (NaN payload signs included) at every optimization level of our build. */
@@ -48,6 +54,7 @@ static inline float neg_if(float v, unsigned bits, int j) { return (bits >> j) &
 /* Decoders                                                                   */
 /* ------------------------------------------------------------------------- */
 static void dec_iq2_xxs(const void *vx, float *y, int64_t nb) {
+    if (g_dec_avx2) { dq_avx2_iq2_xxs(vx, y, nb, (const uint8_t(*)[8])dg2xxs, iq_sign8); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 66) {
         const float d = half(b);
@@ -66,6 +73,7 @@ static void dec_iq2_xxs(const void *vx, float *y, int64_t nb) {
 }
 
 static void dec_iq2_xs(const void *vx, float *y, int64_t nb) {
+    if (g_dec_avx2) { dq_avx2_iq2_xs(vx, y, nb, (const uint8_t(*)[8])dg2xs, iq_sign8); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 74) {
         const float d = half(b);
@@ -84,6 +92,7 @@ static void dec_iq2_xs(const void *vx, float *y, int64_t nb) {
 }
 
 static void dec_iq2_s(const void *vx, float *y, int64_t nb) {
+    if (g_dec_avx2) { dq_avx2_iq2_s(vx, y, nb, (const uint8_t(*)[8])dg2s); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 82) {
         const float d = half(b);
@@ -101,6 +110,7 @@ static void dec_iq2_s(const void *vx, float *y, int64_t nb) {
 }
 
 static void dec_iq3_xxs(const void *vx, float *y, int64_t nb) {
+    if (g_dec_avx2) { dq_avx2_iq3_xxs(vx, y, nb, (const uint8_t(*)[4])dg3xxs, iq_sign8); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 98) {
         const float d = half(b);
@@ -123,6 +133,7 @@ static void dec_iq3_xxs(const void *vx, float *y, int64_t nb) {
 }
 
 static void dec_iq3_s(const void *vx, float *y, int64_t nb) {
+    if (g_dec_avx2) { dq_avx2_iq3_s(vx, y, nb, (const uint8_t(*)[4])dg3s); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 110) {
         const float d = half(b);
@@ -145,6 +156,7 @@ static void dec_iq3_s(const void *vx, float *y, int64_t nb) {
 }
 
 static void dec_iq1_s(const void *vx, float *y, int64_t nb) {
+    if (g_dec_avx2) { dq_avx2_iq1_s(vx, y, nb, (const int8_t(*)[8])dg1, delta1); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 50) {
         const float d = half(b);
@@ -164,13 +176,14 @@ static void dec_iq1_s(const void *vx, float *y, int64_t nb) {
 }
 
 static void dec_iq1_m(const void *vx, float *y, int64_t nb) {
+    if (g_dec_avx2) { dq_avx2_iq1_m(vx, y, nb, (const int8_t(*)[8])dg1, delta1); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 56) {
         const uint8_t *qs = b, *qh = b + 32;
         uint16_t sc[4];
         for (int k = 0; k < 4; k++) sc[k] = codec_ld16(b + 48 + 2 * k);
         uint16_t dbits = (uint16_t)((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000));
-        const float d = mio_fp16_to_f32(dbits);
+        const float d = half_to_f32(dbits);
         for (int ib = 0; ib < 8; ib++) {
             const float dl1 = d * (float)(2 * ((sc[ib / 2] >> (6 * (ib % 2))) & 7) + 1);
             const float dl2 = d * (float)(2 * ((sc[ib / 2] >> (6 * (ib % 2) + 3)) & 7) + 1);
@@ -304,7 +317,7 @@ static void iq4_super(const float *x, uint8_t *out, int sbs, const float *qw) {
     uint8_t *qs;
     if (nsub > 1) { /* iq4_xs: d, scales_h, scales_l[4], qs[128] */
         float d = -max_scale / 32;
-        codec_st16(out, mio_f32_to_fp16(d));
+        codec_st16(out, half_from_f32(d));
         float id = d != 0 ? 1 / d : 0.f;
         uint16_t sh = 0;
         memset(out + 4, 0, 4);
@@ -320,7 +333,7 @@ static void iq4_super(const float *x, uint8_t *out, int sbs, const float *qw) {
         codec_st16(out + 2, sh);
         qs = out + 8;
     } else { /* iq4_nl: d, qs[16] */
-        codec_st16(out, mio_f32_to_fp16(scales[0]));
+        codec_st16(out, half_from_f32(scales[0]));
         float id = scales[0] != 0 ? 1 / scales[0] : 0;
         for (int j = 0; j < 32; j++) L[j] = (uint8_t)nl4_index(id * x[j]);
         qs = out + 2;
@@ -346,84 +359,115 @@ static void encw_iq4_xs(const float *x, void *vy, int64_t n, const float *qw) {
 /* Lattices: grid points as odd coordinates 2*code+1, a map from a packed code */
 /* vector to its grid entry, and for off-grid vectors the list of nearest      */
 /* entries (all entries at the `want` smallest distinct squared distances,     */
-/* ordered by distance then entry number).                                     */
+/* ordered by distance then entry number). Each list also keeps its entries'   */
+/* codes transposed (coordinate-major, padded to 8 entries by repeating the    */
+/* last), for the 8-entries-at-once search below.                              */
 /* ------------------------------------------------------------------------- */
 typedef struct lattice {
     int ngrid, width, bits, maxcode, want;
     const uint16_t *packed;
     int8_t *pos;       /* ngrid * width */
-    int32_t *map;      /* 1 << (bits*width): entry >= 0, or -(offset+1) into nbr */
-    uint16_t *nbr;     /* at offset: count, then entries */
+    int32_t *map;      /* 1 << (bits*width): entry >= 0, or -(list+1) */
+    uint32_t *loff;    /* per list: start of its entries in ids (a multiple of 8) */
+    uint16_t *lcnt;    /* per list: entry count */
+    uint16_t *ids;     /* entries of all lists, each list padded to 8 */
+    uint8_t *soa;      /* per list at width*loff: width rows of pad codes */
     pthread_once_t once;
 } lattice;
 
-static lattice lat_2xxs = {256, 8, 2, 2, 2, iq_grid2_256, NULL, NULL, NULL, PTHREAD_ONCE_INIT};
-static lattice lat_2xs = {512, 8, 2, 2, 2, iq_grid2_512, NULL, NULL, NULL, PTHREAD_ONCE_INIT};
-static lattice lat_2s = {1024, 8, 2, 2, 1, iq_grid2_1024, NULL, NULL, NULL, PTHREAD_ONCE_INIT};
-static lattice lat_1 = {2048, 8, 2, 2, 3, iq_grid1_2048, NULL, NULL, NULL, PTHREAD_ONCE_INIT};
-static lattice lat_3xxs = {256, 4, 3, 7, 2, iq_grid3_256, NULL, NULL, NULL, PTHREAD_ONCE_INIT};
-static lattice lat_3s = {512, 4, 3, 7, 3, iq_grid3_512, NULL, NULL, NULL, PTHREAD_ONCE_INIT};
+#define LAT(n, w, b, mc, want, grid) {n, w, b, mc, want, grid, NULL, NULL, NULL, NULL, NULL, NULL, PTHREAD_ONCE_INIT}
+static lattice lat_2xxs = LAT(256, 8, 2, 2, 2, iq_grid2_256);
+static lattice lat_2xs = LAT(512, 8, 2, 2, 2, iq_grid2_512);
+static lattice lat_2s = LAT(1024, 8, 2, 2, 1, iq_grid2_1024);
+static lattice lat_1 = LAT(2048, 8, 2, 2, 3, iq_grid1_2048);
+static lattice lat_3xxs = LAT(256, 4, 3, 7, 2, iq_grid3_256);
+static lattice lat_3s = LAT(512, 4, 3, 7, 3, iq_grid3_512);
+#undef LAT
+
+static inline int pad8(int n) { return (n + 7) & ~7; }
 
 static void lattice_build(lattice *g) {
-    const int w = g->width, b = g->bits, nmap = 1 << (b * w), mask = (1 << b) - 1;
-    g->pos = malloc((size_t)g->ngrid * (size_t)w);
+    enum { MAXD = 1024 }; /* squared distances: at most 8 * 4^2 (2-bit) or 4 * 14^2 (3-bit) */
+    const int w = g->width, b = g->bits, nmap = 1 << (b * w), mask = (1 << b) - 1, ng = g->ngrid;
+    g->pos = malloc((size_t)ng * (size_t)w);
     g->map = malloc((size_t)nmap * sizeof(int32_t));
-    int *d2 = malloc((size_t)g->ngrid * sizeof(int));
-    if (!g->pos || !g->map || !d2) abort();
-    for (int e = 0; e < g->ngrid; e++)
-        for (int k = 0; k < w; k++) g->pos[e * w + k] = (int8_t)(2 * ((g->packed[e] >> (b * k)) & mask) + 1);
+    g->loff = malloc((size_t)nmap * sizeof(uint32_t));
+    g->lcnt = malloc((size_t)nmap * sizeof(uint16_t));
+    int16_t *posT = malloc((size_t)ng * (size_t)w * sizeof(int16_t)); /* coordinate-major */
+    int *d2 = malloc((size_t)ng * sizeof(int));
+    uint16_t *sel = malloc((size_t)ng * sizeof(uint16_t)), *order = malloc((size_t)ng * sizeof(uint16_t));
+    uint8_t *seen = malloc(MAXD);
+    size_t cap = 1 << 16, total = 0;
+    g->ids = malloc(cap * sizeof(uint16_t));
+    g->soa = malloc(cap * (size_t)w);
+    if (!g->pos || !g->map || !g->loff || !g->lcnt || !posT || !d2 || !sel || !order || !seen || !g->ids || !g->soa) abort();
+    for (int e = 0; e < ng; e++)
+        for (int k = 0; k < w; k++) {
+            const int v = 2 * ((g->packed[e] >> (b * k)) & mask) + 1;
+            g->pos[e * w + k] = (int8_t)v;
+            posT[k * ng + e] = (int16_t)v;
+        }
     for (int i = 0; i < nmap; i++) g->map[i] = INT32_MIN;
-    for (int e = 0; e < g->ngrid; e++) g->map[g->packed[e]] = e;
-    /* first pass counts, second fills */
-    size_t total = 0;
-    uint16_t *nbr = NULL;
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) {
-            nbr = malloc(total * sizeof(uint16_t));
-            if (!nbr) abort();
-            total = 0;
+    for (int e = 0; e < ng; e++) g->map[g->packed[e]] = e;
+    int nlists = 0;
+    for (int i = 0; i < nmap; i++) {
+        if (g->map[i] >= 0) continue;
+        int p[8];
+        bool ok = true;
+        for (int k = 0; k < w; k++) {
+            int c = (i >> (b * k)) & mask;
+            if (c > g->maxcode) ok = false;
+            p[k] = 2 * c + 1;
         }
-        for (int i = 0; i < nmap; i++) {
-            if (g->map[i] >= 0) continue;
-            int8_t p[8];
-            bool ok = true;
-            for (int k = 0; k < w; k++) {
-                int c = (i >> (b * k)) & mask;
-                if (c > g->maxcode) ok = false;
-                p[k] = (int8_t)(2 * c + 1);
-            }
-            if (!ok) continue; /* never looked up */
-            for (int e = 0; e < g->ngrid; e++) {
-                int s = 0;
-                for (int k = 0; k < w; k++) { int t = g->pos[e * w + k] - p[k]; s += t * t; }
-                d2[e] = s;
-            }
-            /* the `want` smallest distinct distances */
-            int lim = -1, have = 0, cur = -1;
-            while (have < g->want) {
-                int next = INT32_MAX;
-                for (int e = 0; e < g->ngrid; e++) if (d2[e] > cur && d2[e] < next) next = d2[e];
-                if (next == INT32_MAX) break;
-                cur = lim = next;
-                have++;
-            }
-            size_t start = total++;
-            int cnt = 0;
-            for (int dist = 0; dist <= lim; dist++)
-                for (int e = 0; e < g->ngrid; e++)
-                    if (d2[e] == dist) {
-                        if (pass == 1) nbr[total] = (uint16_t)e;
-                        total++;
-                        cnt++;
-                    }
-            if (pass == 1) {
-                nbr[start] = (uint16_t)cnt;
-                g->map[i] = -(int32_t)start - 1;
-            }
+        if (!ok) continue; /* never looked up */
+        /* squared distances to every entry, 16 entries at a time */
+        for (int e0 = 0; e0 < ng; e0 += 16) {
+            int s[16] = {0};
+            for (int k = 0; k < w; k++)
+                for (int j = 0; j < 16; j++) { const int t = posT[k * ng + e0 + j] - p[k]; s[j] += t * t; }
+            memcpy(d2 + e0, s, sizeof s);
         }
+        /* the `want` smallest distinct distances: lim is the largest kept */
+        memset(seen, 0, MAXD);
+        for (int e = 0; e < ng; e++) seen[d2[e] < MAXD ? d2[e] : MAXD - 1] = 1;
+        int lim = -1, have = 0;
+        for (int s = 0; s < MAXD && have < g->want; s++)
+            if (seen[s]) { lim = s; have++; }
+        /* the kept entries, by distance then entry number (stable counting sort) */
+        int n = 0;
+        for (int e = 0; e < ng; e++)
+            if (d2[e] <= lim) sel[n++] = (uint16_t)e;
+        int start[MAXD];
+        for (int s = 0; s <= lim; s++) start[s] = 0;
+        for (int j = 0; j < n; j++) start[d2[sel[j]]]++;
+        for (int s = 0, acc = 0; s <= lim; s++) { const int c = start[s]; start[s] = acc; acc += c; }
+        for (int j = 0; j < n; j++) order[start[d2[sel[j]]]++] = sel[j];
+        const int pad = pad8(n);
+        if (pad > (w == 4 ? 64 : 512)) abort(); /* the search kernels' scratch sizes */
+        if (total + (size_t)pad > cap) {
+            cap *= 2;
+            g->ids = realloc(g->ids, cap * sizeof(uint16_t));
+            g->soa = realloc(g->soa, cap * (size_t)w);
+            if (!g->ids || !g->soa) abort();
+        }
+        uint16_t *ids = g->ids + total;
+        uint8_t *soa = g->soa + total * (size_t)w;
+        for (int j = 0; j < pad; j++) {
+            const int e = order[j < n ? j : n - 1]; /* padding repeats the last entry */
+            ids[j] = (uint16_t)e;
+            for (int k = 0; k < w; k++) soa[k * pad + j] = (uint8_t)((g->pos[e * w + k] - 1) / 2);
+        }
+        g->loff[nlists] = (uint32_t)total;
+        g->lcnt[nlists] = (uint16_t)n;
+        g->map[i] = -(int32_t)nlists - 1;
+        total += (size_t)pad;
+        nlists++;
     }
-    g->nbr = nbr;
+    free(posT);
     free(d2);
+    free(sel);
+    free(order);
+    free(seen);
 }
 
 static void build_2xxs(void) { lattice_build(&lat_2xxs); }
@@ -440,21 +484,101 @@ static const lattice *lattice_get(lattice *g) {
     return g;
 }
 
-/* Among the neighbours listed at nb, the entry minimising the weighted
- * squared error of scale*pos against xval; writes its codes to L. */
-static int nearest_entry(const lattice *g, const uint16_t *nb, const float *xval, const float *wt, float scale, int8_t *L) {
-    const int w = g->width;
+/* Nearest-entry search over a list. The squared distance of an entry is
+ * sum_i wt[i] * (scale*q - xv[i])^2, accumulated in i order from 0, where q is
+ * the level of the entry's code at coordinate i (odd values 2c+1, or iq1's
+ * shifted levels). Each term depends only on (i, code), so the terms are
+ * tabulated once per search (same operations as ggml's loop) and each entry's
+ * distance is the same ordered sum of table terms: bit-identical d2 values.
+ * The result is the first entry of smallest d2 below FLT_MAX, which is what
+ * ggml's scan "if (d2 < best) ..." from best = FLT_MAX keeps (NaN never wins);
+ * -1 when there is none. */
+static int list_best_scalar(const uint8_t *codes, int n, int w, const float *lev, int nlev, const float *xv,
+                            const float *wt, float scale) {
+    const int pad = pad8(n);
+    float t[8][8];
+    for (int i = 0; i < w; i++)
+        for (int c = 0; c < nlev; c++) {
+            const float diff = scale * lev[c] - xv[i];
+            t[i][c] = wt[i] * diff * diff;
+        }
     float best = FLT_MAX;
     int found = -1;
-    for (int j = 1; j <= nb[0]; j++) {
-        const int8_t *pg = g->pos + nb[j] * w;
+    for (int j = 0; j < n; j++) {
         float d2 = 0;
-        for (int i = 0; i < w; i++) {
-            float diff = scale * (float)pg[i] - xval[i];
-            d2 += wt[i] * diff * diff;
-        }
-        if (d2 < best) { best = d2; found = nb[j]; }
+        for (int i = 0; i < w; i++) d2 += t[i][codes[i * pad + j]];
+        if (d2 < best) { best = d2; found = j; }
     }
+    return found;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define IQ_AVX2 __attribute__((target("avx2")))
+/* The same search, 8 entries per step: a table lookup per coordinate is a
+ * lane permute of that coordinate's 8 tabulated terms. */
+IQ_AVX2 static int list_best_avx2(const uint8_t *codes, int n, int w, const float *lev, int nlev, const float *xv,
+                                  const float *wt, float scale) {
+    (void)nlev;
+    const int pad = pad8(n);
+    __m256 t[8];
+    const __m256 lv = _mm256_loadu_ps(lev), sc = _mm256_set1_ps(scale);
+    for (int i = 0; i < w; i++) {
+        const __m256 diff = _mm256_sub_ps(_mm256_mul_ps(sc, lv), _mm256_set1_ps(xv[i]));
+        t[i] = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(wt[i]), diff), diff);
+    }
+    float d2[512]; /* longest list: 292 entries (iq2_xs) */
+    __m256 m = _mm256_set1_ps(FLT_MAX);
+    for (int c = 0; c < pad; c += 8) {
+        __m256 acc = _mm256_setzero_ps();
+        for (int i = 0; i < w; i++) {
+            const __m256i ci = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(codes + i * pad + c)));
+            acc = _mm256_add_ps(acc, _mm256_permutevar8x32_ps(t[i], ci));
+        }
+        _mm256_storeu_ps(d2 + c, acc);
+        m = _mm256_min_ps(acc, m); /* a NaN lane keeps m */
+    }
+    __m128 h = _mm_min_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    h = _mm_min_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_min_ss(h, _mm_shuffle_ps(h, h, 1));
+    const float best = _mm_cvtss_f32(h);
+    if (!(best < FLT_MAX)) return -1;
+    const __m256 bv = _mm256_set1_ps(best);
+    for (int c = 0;; c += 8) {
+        const int mask = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(d2 + c), bv, _CMP_EQ_OQ));
+        if (mask) return c + __builtin_ctz((unsigned)mask);
+    }
+}
+static int g_iq_avx2;
+static void iq_isa_init(void) {
+    const char *isa = getenv("MIO_ISA");
+    __builtin_cpu_init();
+    g_iq_avx2 = __builtin_cpu_supports("avx2") && !(isa && strcmp(isa, "scalar") == 0);
+    g_dec_avx2 = g_iq_avx2 && dq_avx2_available();
+}
+#else
+static const int g_iq_avx2 = 0;
+static void iq_isa_init(void) {}
+#endif
+
+static inline int list_best(const uint8_t *codes, int n, int w, const float *lev, int nlev, const float *xv,
+                            const float *wt, float scale) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (g_iq_avx2) return list_best_avx2(codes, n, w, lev, nlev, xv, wt, scale);
+#endif
+    return list_best_scalar(codes, n, w, lev, nlev, xv, wt, scale);
+}
+
+/* Level tables: odd coordinates 2c+1 for the iq2/iq3 lattices. */
+static const float lev_odd[8] = {1, 3, 5, 7, 9, 11, 13, 15};
+
+/* Among the neighbours of list k, the entry minimising the weighted squared
+ * error of scale*pos against xval; writes its codes to L. */
+static inline int nearest_entry(const lattice *g, int k, const float *xval, const float *wt, float scale, int8_t *L) {
+    const uint32_t off = g->loff[k];
+    const int n = g->lcnt[k], w = g->width;
+    const int j = list_best(g->soa + (size_t)off * (size_t)w, n, w, lev_odd, g->maxcode + 1, xval, wt, scale);
+    const int found = g->ids[off + (uint32_t)(j < 0 ? 0 : j)]; /* ggml asserts on j < 0 (non-finite scores) */
     const int8_t *pg = g->pos + found * w;
     for (int i = 0; i < w; i++) L[i] = (int8_t)((pg[i] - 1) / 2);
     return found;
@@ -469,14 +593,103 @@ static inline int pack_codes(const int8_t *L, int w, int b) {
 /* Quantize one group of w values at inverse scale id into L (clamped codes),
  * falling back to the nearest listed entry when off the grid. Returns whether
  * the rounded codes were on the grid, and the entry in *entry. */
-static bool group_codes(const lattice *g, const float *xval, const float *waux, float id, float scale, int8_t *L,
-                        int *entry) {
+static inline bool group_codes(const lattice *g, const float *xval, const float *waux, float id, float scale, int8_t *L,
+                           int *entry) {
     for (int i = 0; i < g->width; i++)
         L[i] = (int8_t)clampi(round_even(0.5f * (id * xval[i] - 1)), 0, g->maxcode);
     int e = g->map[pack_codes(L, g->width, g->bits)];
     if (e >= 0) { *entry = e; return true; }
-    *entry = nearest_entry(g, g->nbr + (-e - 1), xval, waux, scale, L);
+    *entry = nearest_entry(g, -e - 1, xval, waux, scale, L);
     return false;
+}
+
+/* One trial scale of the iq3 search: the 8 groups of 4 codes of a sub-block
+ * at inverse scale id (off-grid groups snapped to their nearest listed entry
+ * at this_scale); on_aux[k] tells whether group k was on the grid. */
+static void iq3_step_scalar(const lattice *g, const float *xval, const float *waux, float id, float this_scale,
+                            int8_t *Laux, bool *on_aux) {
+    int e;
+    for (int k = 0; k < 8; k++) on_aux[k] = group_codes(g, xval + 4 * k, waux + 4 * k, id, this_scale, Laux + 4 * k, &e);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* The same with the 32 roundings, the grid lookups and the neighbour distances
+ * in AVX2 lanes (per lane the scalar operation sequence). */
+IQ_AVX2 static void iq3_step_avx2(const lattice *g, const float *xval, const float *waux, float id, float this_scale,
+                                  int8_t *Laux, bool *on_aux) {
+    const __m256 vid = _mm256_set1_ps(id), half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.f);
+    const __m256 magic = _mm256_set1_ps(12582912.f);
+    const __m256i mant = _mm256_set1_epi32(0x007fffff), bias = _mm256_set1_epi32(0x00400000);
+    const __m256i hi = _mm256_set1_epi32(g->maxcode), sh = _mm256_setr_epi32(0, 3, 6, 9, 0, 3, 6, 9);
+    __m256i r[4], k[4];
+    for (int v = 0; v < 4; v++) {
+        const __m256 t = _mm256_mul_ps(half, _mm256_sub_ps(_mm256_mul_ps(vid, _mm256_loadu_ps(xval + 8 * v)), one));
+        __m256i l = _mm256_sub_epi32(_mm256_and_si256(_mm256_castps_si256(_mm256_add_ps(t, magic)), mant), bias);
+        r[v] = _mm256_max_epi32(_mm256_setzero_si256(), _mm256_min_epi32(hi, l));
+        k[v] = _mm256_sllv_epi32(r[v], sh);
+    }
+    /* group keys c0 | c1 << 3 | c2 << 6 | c3 << 9 (disjoint bits: sums) */
+    const __m256i ks = _mm256_permutevar8x32_epi32(
+        _mm256_hadd_epi32(_mm256_hadd_epi32(k[0], k[1]), _mm256_hadd_epi32(k[2], k[3])), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    const __m256i ev = _mm256_i32gather_epi32(g->map, ks, 4);
+    /* codes as bytes, in order */
+    const __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(r[0], r[1]), _mm256_packs_epi32(r[2], r[3]));
+    _mm256_storeu_si256((__m256i *)(void *)Laux, _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+    unsigned off = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(ev));
+    for (int i = 0; i < 8; i++) on_aux[i] = !((off >> i) & 1);
+    if (!off) return;
+    int32_t e[8];
+    _mm256_storeu_si256((__m256i *)(void *)e, ev);
+    const __m256 lv = _mm256_loadu_ps(lev_odd), sc = _mm256_set1_ps(this_scale);
+    const __m256 slv = _mm256_mul_ps(sc, lv);
+    while (off) {
+        const int grp = __builtin_ctz(off);
+        off &= off - 1;
+        const int lst = -e[grp] - 1;
+        const uint32_t lo = g->loff[lst];
+        const int n = g->lcnt[lst], pad = pad8(n);
+        const uint8_t *codes = g->soa + (size_t)lo * 4;
+        const float *xv = xval + 4 * grp, *wt = waux + 4 * grp;
+        __m256 t[4];
+        for (int i = 0; i < 4; i++) {
+            const __m256 diff = _mm256_sub_ps(slv, _mm256_set1_ps(xv[i]));
+            t[i] = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(wt[i]), diff), diff);
+        }
+        float d2[64]; /* iq3 lists hold at most 38 entries */
+        __m256 m = _mm256_set1_ps(FLT_MAX);
+        for (int c = 0; c < pad; c += 8) {
+            __m256 acc = _mm256_setzero_ps();
+            for (int i = 0; i < 4; i++) {
+                const __m256i ci = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(codes + i * pad + c)));
+                acc = _mm256_add_ps(acc, _mm256_permutevar8x32_ps(t[i], ci));
+            }
+            _mm256_storeu_ps(d2 + c, acc);
+            m = _mm256_min_ps(acc, m);
+        }
+        __m128 h = _mm_min_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+        h = _mm_min_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_min_ss(h, _mm_shuffle_ps(h, h, 1));
+        const float best = _mm_cvtss_f32(h);
+        int j = 0;
+        if (best < FLT_MAX) {
+            const __m256 bv = _mm256_set1_ps(best);
+            for (int c = 0;; c += 8) {
+                const int mask = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(d2 + c), bv, _CMP_EQ_OQ));
+                if (mask) { j = c + __builtin_ctz((unsigned)mask); break; }
+            }
+        } /* else: ggml asserts (non-finite scores); take the first entry */
+        const int8_t *pg = g->pos + 4 * g->ids[lo + (uint32_t)j];
+        for (int i = 0; i < 4; i++) Laux[4 * grp + i] = (int8_t)((pg[i] - 1) / 2);
+    }
+}
+#endif
+
+static inline void iq3_step(const lattice *g, const float *xval, const float *waux, float id, float this_scale, int8_t *Laux,
+                            bool *on_aux) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (g_iq_avx2) { iq3_step_avx2(g, xval, waux, id, this_scale, Laux, on_aux); return; }
+#endif
+    iq3_step_scalar(g, xval, waux, id, this_scale, Laux, on_aux);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -489,7 +702,6 @@ static float iq3_search(const lattice *g, bool is_xxs, const float *xval, const 
     const int kMaxQ = 8;
     int8_t Laux[32];
     bool on[8], on_aux[8];
-    int eaux[8];
     float max = xval[0];
     for (int i = 1; i < 32; i++) max = fmaxv(max, xval[i]);
     memset(L, 0, 32);
@@ -501,7 +713,7 @@ static float iq3_search(const lattice *g, bool is_xxs, const float *xval, const 
     for (int is = -nsteps; is <= nsteps; is++) {
         float id = ((float)(2 * kMaxQ - 1) + (float)is * 0.2f) / max;
         float this_scale = 1 / id;
-        for (int k = 0; k < 8; k++) on_aux[k] = group_codes(g, xval + 4 * k, waux + 4 * k, id, this_scale, Laux + 4 * k, &eaux[k]);
+        iq3_step(g, xval, waux, id, this_scale, Laux, on_aux);
         float sumqx = 0, sumq2 = 0;
         for (int i = 0; i < 32; i++) {
             float w = weight[i], q = (float)(2 * Laux[i] + 1);
@@ -543,7 +755,7 @@ static float iq3_search(const lattice *g, bool is_xxs, const float *xval, const 
 
 /* Signs of 8 values: xval = |x| and the mask of negatives. With parity, an odd
  * count flips the cheapest element back so the stored 7 bits imply the 8th. */
-static uint8_t group_signs(const float *xb, const float *weight, float *xval, bool parity) {
+static inline uint8_t group_signs(const float *xb, const float *weight, float *xval, bool parity) {
     unsigned s = 0;
     int nflip = 0;
     for (int i = 0; i < 8; i++) {
@@ -614,7 +826,7 @@ static void iq3_block(const float *xbl, uint8_t *out, const float *qw, bool is_x
         return;
     }
     float d = max_scale / 31;
-    codec_st16(out, mio_f32_to_fp16(d * (is_xxs ? 1.0125f : 1.033f)));
+    codec_st16(out, half_from_f32(d * (is_xxs ? 1.0125f : 1.033f)));
     float id = 1 / d;
     for (int ib = 0; ib < 8; ib++) {
         int l = clampi(round_even(0.5f * (id * scales[ib] - 1)), 0, 15);
@@ -727,7 +939,7 @@ static void iq2s_block(const float *xbl, uint8_t *out, const float *qw) {
     }
     if (!(max_scale != 0)) return;
     float d = max_scale / 31;
-    codec_st16(out, mio_f32_to_fp16(d * 0.9875f));
+    codec_st16(out, half_from_f32(d * 0.9875f));
     float id = 1 / d;
     for (int ib = 0; ib < 16; ib++) {
         int l = clampi(round_even(0.5f * (id * scales[ib] - 1)), 0, 15);
@@ -772,7 +984,7 @@ static void iq2xs_block(const float *xbl, uint8_t *out, const float *qw) {
     }
     if (!(max_scale != 0)) return;
     float d = max_scale / 31;
-    codec_st16(out, mio_f32_to_fp16(d));
+    codec_st16(out, half_from_f32(d));
     float id = 1 / d;
     for (int ib = 0; ib < 16; ib++) {
         int l = clampi(round_even(0.5f * (id * scales[ib] - 1)), 0, 15);
@@ -798,22 +1010,121 @@ static int vpair_cmp(const void *a, const void *b) {
     return l < r ? -1 : l > r ? 1 : 0;
 }
 
+/* iq1_m's exhaustive split search over the sorted sub-block: for every pair of
+ * cut points i1 <= i2 (prefix sums px/pw per half, padded to 24) and each of
+ * the 4 shift combinations k, ggml's score test in (i1, i2, k) order. */
+typedef struct { float best, scale; int i1, i2, k; } iq1m_pick;
+typedef struct { float txs[2], tws[2], p2, m2, cp1, cp2, cm1, cm2; } iq1m_consts;
+
+static inline void iq1m_test(iq1m_pick *pk, const float *sqx, const float *sq2, int i1, int i2) {
+    for (int k = 0; k < 4; k++)
+        if (sq2[k] > 0 && sqx[k] * sqx[k] > pk->best * sq2[k]) {
+            pk->scale = sqx[k] / sq2[k];
+            pk->best = pk->scale * sqx[k];
+            pk->i1 = i1; pk->i2 = i2; pk->k = k;
+        }
+}
+
+static void iq1m_scan_scalar(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk) {
+    for (int i1 = 0; i1 <= 16; i1++)
+        for (int i2 = i1; i2 <= 16; i2++) {
+            float qx_p[2], qx_m[2], q2_p[2], q2_m[2], sqx[4], sq2[4];
+            for (int h = 0; h < 2; h++) {
+                float sx = px[h][i1] + px[h][i2];
+                qx_p[h] = c->txs[h] * c->p2 - sx;
+                qx_m[h] = c->txs[h] * c->m2 - sx;
+                q2_p[h] = c->tws[h] * c->p2 * c->p2 + pw[h][i1] * c->cp1 + pw[h][i2] * c->cp2;
+                q2_m[h] = c->tws[h] * c->m2 * c->m2 + pw[h][i1] * c->cm1 + pw[h][i2] * c->cm2;
+            }
+            sqx[0] = qx_p[0] + qx_p[1]; sqx[1] = qx_p[0] + qx_m[1];
+            sqx[2] = qx_m[0] + qx_p[1]; sqx[3] = qx_m[0] + qx_m[1];
+            sq2[0] = q2_p[0] + q2_p[1]; sq2[1] = q2_p[0] + q2_m[1];
+            sq2[2] = q2_m[0] + q2_p[1]; sq2[3] = q2_m[0] + q2_m[1];
+            iq1m_test(pk, sqx, sq2, i1, i2);
+        }
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* Eight i2 per step, one per lane, same operations. A step in which no
+ * candidate beats the running best (tested against the best at step start,
+ * which stays unchanged while nothing passes) changes nothing; otherwise its
+ * candidates are replayed in order through the scalar test. */
+IQ_AVX2 static void iq1m_scan_avx2(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk) {
+    const __m256 zero = _mm256_setzero_ps(), cp2 = _mm256_set1_ps(c->cp2), cm2 = _mm256_set1_ps(c->cm2);
+    __m256 tp[2], tm[2];
+    float wp[2], wm[2];
+    for (int h = 0; h < 2; h++) {
+        tp[h] = _mm256_set1_ps(c->txs[h] * c->p2);
+        tm[h] = _mm256_set1_ps(c->txs[h] * c->m2);
+        wp[h] = c->tws[h] * c->p2 * c->p2;
+        wm[h] = c->tws[h] * c->m2 * c->m2;
+    }
+    for (int i1 = 0; i1 <= 16; i1++) {
+        __m256 a1[2], ap[2], am[2];
+        for (int h = 0; h < 2; h++) {
+            a1[h] = _mm256_set1_ps(px[h][i1]);
+            ap[h] = _mm256_set1_ps(wp[h] + pw[h][i1] * c->cp1);
+            am[h] = _mm256_set1_ps(wm[h] + pw[h][i1] * c->cm1);
+        }
+        for (int i2 = i1; i2 <= 16; i2 += 8) {
+            __m256 qxp[2], qxm[2], q2p[2], q2m[2];
+            for (int h = 0; h < 2; h++) {
+                const __m256 sx = _mm256_add_ps(a1[h], _mm256_loadu_ps(px[h] + i2));
+                const __m256 w2 = _mm256_loadu_ps(pw[h] + i2);
+                qxp[h] = _mm256_sub_ps(tp[h], sx);
+                qxm[h] = _mm256_sub_ps(tm[h], sx);
+                q2p[h] = _mm256_add_ps(ap[h], _mm256_mul_ps(w2, cp2));
+                q2m[h] = _mm256_add_ps(am[h], _mm256_mul_ps(w2, cm2));
+            }
+            __m256 sqx[4], sq2[4];
+            sqx[0] = _mm256_add_ps(qxp[0], qxp[1]); sqx[1] = _mm256_add_ps(qxp[0], qxm[1]);
+            sqx[2] = _mm256_add_ps(qxm[0], qxp[1]); sqx[3] = _mm256_add_ps(qxm[0], qxm[1]);
+            sq2[0] = _mm256_add_ps(q2p[0], q2p[1]); sq2[1] = _mm256_add_ps(q2p[0], q2m[1]);
+            sq2[2] = _mm256_add_ps(q2m[0], q2p[1]); sq2[3] = _mm256_add_ps(q2m[0], q2m[1]);
+            const __m256 bv = _mm256_set1_ps(pk->best);
+            int any = 0;
+            for (int k = 0; k < 4; k++)
+                any |= _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(sq2[k], zero, _CMP_GT_OQ),
+                                                        _mm256_cmp_ps(_mm256_mul_ps(sqx[k], sqx[k]), _mm256_mul_ps(bv, sq2[k]), _CMP_GT_OQ)));
+            const int nl = 17 - i2 < 8 ? 17 - i2 : 8;
+            any &= (1 << nl) - 1;
+            if (!any) continue;
+            float vx[4][8], v2[4][8];
+            for (int k = 0; k < 4; k++) { _mm256_storeu_ps(vx[k], sqx[k]); _mm256_storeu_ps(v2[k], sq2[k]); }
+            for (int l = __builtin_ctz((unsigned)any); l < nl; l++) { /* nothing changes before the first pass */
+                const float x4[4] = {vx[0][l], vx[1][l], vx[2][l], vx[3][l]}, y4[4] = {v2[0][l], v2[1][l], v2[2][l], v2[3][l]};
+                iq1m_test(pk, x4, y4, i1, i2 + l);
+            }
+        }
+    }
+}
+#endif
+
+/* Sort (value, position) pairs by value as the C library's qsort with a
+ * value-only comparison does. With distinct values the order is unique, so an
+ * insertion sort gives it; with ties (qsort's tie order is its own) qsort runs. */
+static void sort_pairs(vpair *p, int n) {
+    vpair s[32];
+    for (int j = 0; j < n; j++) {
+        vpair v = p[j];
+        int i = j;
+        while (i > 0 && s[i - 1].v > v.v) { s[i] = s[i - 1]; i--; }
+        s[i] = v;
+    }
+    for (int j = 1; j < n; j++)
+        if (s[j].v == s[j - 1].v) { qsort(p, (size_t)n, sizeof *p, vpair_cmp); return; }
+    memcpy(p, s, (size_t)n * sizeof *p);
+}
+
 /* Nearest listed grid entry for 8 values, levels xx[code] at scale; whole-grid
  * fallback when nothing scores (mirrors ggml, including its element index). */
-static int iq1_nearest(const lattice *g, const uint16_t *nb, const float *xv, const float *wt, float scale, const float *xx,
-                       int8_t *L) {
+static inline int iq1_nearest(const lattice *g, int k, const float *xv, const float *wt, float scale, const float *xx,
+                          int8_t *L) {
+    const uint32_t off = g->loff[k];
+    const float xx8[8] = {xx[0], xx[1], xx[2], 0, 0, 0, 0, 0};
+    const int jb = list_best(g->soa + (size_t)off * 8, g->lcnt[k], 8, xx8, 3, xv, wt, scale);
     float best = FLT_MAX;
-    int found = -1;
-    for (int j = 1; j <= nb[0]; j++) {
-        const int8_t *pg = g->pos + 8 * nb[j];
-        float d2 = 0;
-        for (int i = 0; i < 8; i++) {
-            float q = xx[(pg[i] - 1) / 2], w = wt[i];
-            float diff = scale * q - xv[i];
-            d2 += w * diff * diff;
-        }
-        if (d2 < best) { best = d2; found = nb[j]; }
-    }
+    int found = jb < 0 ? -1 : g->ids[off + (uint32_t)jb];
     if (found < 0)
         for (int e = 0; e < g->ngrid; e++) {
             const int8_t *pg = g->pos + 8 * e;
@@ -856,12 +1167,10 @@ static void iq1m_block(const float *xbl, uint8_t *out, const float *qw) {
         for (int i = 1; i < 16; i++) max = fmaxv(max, fabsf(xb[i]));
         if (max < 1e-7f) { scales[ib] = 0; shifts[ib] = 0; continue; }
         for (int j = 0; j < 16; j++) { pairs[j].v = xb[j]; pairs[j].i = j; }
-        qsort(pairs, 16, sizeof pairs[0], vpair_cmp);
-        float best_score = -FLT_MAX, scale = max;
-        int besti1 = -1, besti2 = -1, best_k = -1;
-        float px[2][17], pw[2][17];
-        px[0][0] = px[1][0] = 0;
-        pw[0][0] = pw[1][0] = 0;
+        sort_pairs(pairs, 16);
+        float px[2][24], pw[2][24];
+        memset(px, 0, sizeof px);
+        memset(pw, 0, sizeof pw);
         for (int j = 0; j < 16; j++) {
             int i = pairs[j].i, h = i < 8 ? 0 : 1;
             px[h][j + 1] = px[h][j] + weight[i] * xb[i];
@@ -869,31 +1178,17 @@ static void iq1m_block(const float *xbl, uint8_t *out, const float *qw) {
             pw[h][j + 1] = pw[h][j] + weight[i];
             pw[1 - h][j + 1] = pw[1 - h][j];
         }
-        const float txs[2] = {px[0][16], px[1][16]}, tws[2] = {pw[0][16], pw[1][16]};
-        const float p2 = x_p[2], m2 = x_m[2];
-        const float cp1 = x_p[0] * x_p[0] - x_p[1] * x_p[1], cp2 = x_p[1] * x_p[1] - x_p[2] * x_p[2];
-        const float cm1 = x_m[0] * x_m[0] - x_m[1] * x_m[1], cm2 = x_m[1] * x_m[1] - x_m[2] * x_m[2];
-        for (int i1 = 0; i1 <= 16; i1++)
-            for (int i2 = i1; i2 <= 16; i2++) {
-                float qx_p[2], qx_m[2], q2_p[2], q2_m[2], sqx[4], sq2[4];
-                for (int h = 0; h < 2; h++) {
-                    float sx = px[h][i1] + px[h][i2];
-                    qx_p[h] = txs[h] * p2 - sx;
-                    qx_m[h] = txs[h] * m2 - sx;
-                    q2_p[h] = tws[h] * p2 * p2 + pw[h][i1] * cp1 + pw[h][i2] * cp2;
-                    q2_m[h] = tws[h] * m2 * m2 + pw[h][i1] * cm1 + pw[h][i2] * cm2;
-                }
-                sqx[0] = qx_p[0] + qx_p[1]; sqx[1] = qx_p[0] + qx_m[1];
-                sqx[2] = qx_m[0] + qx_p[1]; sqx[3] = qx_m[0] + qx_m[1];
-                sq2[0] = q2_p[0] + q2_p[1]; sq2[1] = q2_p[0] + q2_m[1];
-                sq2[2] = q2_m[0] + q2_p[1]; sq2[3] = q2_m[0] + q2_m[1];
-                for (int k = 0; k < 4; k++)
-                    if (sq2[k] > 0 && sqx[k] * sqx[k] > best_score * sq2[k]) {
-                        scale = sqx[k] / sq2[k];
-                        best_score = scale * sqx[k];
-                        besti1 = i1; besti2 = i2; best_k = k;
-                    }
-            }
+        iq1m_consts cs = {{px[0][16], px[1][16]}, {pw[0][16], pw[1][16]}, x_p[2], x_m[2],
+                          x_p[0] * x_p[0] - x_p[1] * x_p[1], x_p[1] * x_p[1] - x_p[2] * x_p[2],
+                          x_m[0] * x_m[0] - x_m[1] * x_m[1], x_m[1] * x_m[1] - x_m[2] * x_m[2]};
+        iq1m_pick pk = {-FLT_MAX, max, -1, -1, -1};
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+        if (g_iq_avx2) iq1m_scan_avx2((const float(*)[24])px, (const float(*)[24])pw, &cs, &pk);
+        else
+#endif
+            iq1m_scan_scalar((const float(*)[24])px, (const float(*)[24])pw, &cs, &pk);
+        float scale = pk.scale;
+        int besti1 = pk.i1, besti2 = pk.i2, best_k = pk.k;
         if (besti1 < 0 || besti2 < 0 || best_k < 0) { scales[ib] = 0; shifts[ib] = 0; continue; }
         for (int j = 0; j < besti1; j++) L[pairs[j].i] = 0;
         for (int j = besti1; j < besti2; j++) L[pairs[j].i] = 1;
@@ -909,7 +1204,7 @@ static void iq1m_block(const float *xbl, uint8_t *out, const float *qw) {
             int e = g->map[pack_codes(L + 8 * k, 8, 2)];
             if (e < 0) {
                 all_on = false;
-                e = iq1_nearest(g, g->nbr + (-e - 1), xb + 8 * k, weight + 8 * k, scale, xx, L + 8 * k);
+                e = iq1_nearest(g, -e - 1, xb + 8 * k, weight + 8 * k, scale, xx, L + 8 * k);
             }
             index[k] = e;
         }
@@ -958,7 +1253,7 @@ static void iq1m_block(const float *xbl, uint8_t *out, const float *qw) {
         }
     }
     if (sq2 > 0) d = sqx / sq2;
-    uint16_t s = mio_f32_to_fp16(d * 1.1125f);
+    uint16_t s = half_from_f32(d * 1.1125f);
     sc[0] = (uint16_t)(sc[0] | ((s & 0x000f) << 12));
     sc[1] = (uint16_t)(sc[1] | ((s & 0x00f0) << 8));
     sc[2] = (uint16_t)(sc[2] | ((s & 0x0f00) << 4));
@@ -995,7 +1290,7 @@ static void iq1s_block(const float *xbl, uint8_t *out, const float *qw) {
         for (int i = 1; i < 32; i++) max = fmaxv(max, fabsf(xb[i]));
         if (max < 1e-12f) { scales[ib] = 0; shifts[ib] = 1; continue; }
         for (int j = 0; j < 32; j++) { pairs[j].v = xb[j]; pairs[j].i = j; }
-        qsort(pairs, 32, sizeof pairs[0], vpair_cmp);
+        sort_pairs(pairs, 32);
         sumx[0] = sumw[0] = 0;
         for (int j = 0; j < 32; j++) {
             int i = pairs[j].i;
@@ -1033,7 +1328,7 @@ static void iq1s_block(const float *xbl, uint8_t *out, const float *qw) {
             int e = g->map[pack_codes(L + 8 * k, 8, 2)];
             if (e < 0) {
                 all_on = false;
-                e = iq1_nearest(g, g->nbr + (-e - 1), xb + 8 * k, weight + 8 * k, scale, xx, L + 8 * k);
+                e = iq1_nearest(g, -e - 1, xb + 8 * k, weight + 8 * k, scale, xx, L + 8 * k);
             }
             index[k] = e;
         }
@@ -1061,7 +1356,7 @@ static void iq1s_block(const float *xbl, uint8_t *out, const float *qw) {
     }
     if (max_scale != 0) {
         float d = max_scale / 15;
-        codec_st16(out, mio_f32_to_fp16(d * 1.125f));
+        codec_st16(out, half_from_f32(d * 1.125f));
         float id = 1 / d;
         for (int ib = 0; ib < 8; ib++) {
             int l = clampi(round_even(0.5f * (id * scales[ib] - 1)), 0, 7);
@@ -1082,7 +1377,7 @@ static void encw_iq1_s(const float *x, void *vy, int64_t n, const float *qw) {
 /* Weighted scale for non-negative levels 0..nmax (ggml's make_qp_quants): a
  * small scale sweep, then coordinate-wise level refinement. L keeps ggml's
  * byte storage (negative levels wrap), which feeds back into the sums. */
-static float qp_scale(int n, int nmax, const float *x, uint8_t *L, const float *w) {
+static inline float qp_scale(int n, int nmax, const float *x, uint8_t *L, const float *w) {
     float max = 0;
     for (int i = 0; i < n; i++) max = fmaxv(max, x[i]);
     if (max < 1e-15f) { memset(L, 0, (size_t)n); return 0.f; }
@@ -1202,7 +1497,7 @@ static void iq2xxs_block(const float *xbl, uint8_t *out, const float *qw) {
     }
     if (!(max_scale != 0)) return;
     float d = max_scale / 31;
-    codec_st16(out, mio_f32_to_fp16(d));
+    codec_st16(out, half_from_f32(d));
     float id = 1 / d;
     for (int ib = 0; ib < 8; ib++) {
         int l = clampi(round_even(0.5f * (id * scales[ib] - 1)), 0, 15);
@@ -1219,6 +1514,7 @@ static void encw_iq2_xxs(const float *x, void *vy, int64_t n, const float *qw) {
 void codec_register_iq(mio_codec *t) {
     static const char needs[] = "needs an importance matrix (ggml refuses to quantize it without one)";
     expand_tables();
+    iq_isa_init();
     t[MIO_TYPE_IQ2_XXS] = (mio_codec){NULL, encw_iq2_xxs, dec_iq2_xxs, needs, true};
     t[MIO_TYPE_IQ2_XS] = (mio_codec){NULL, encw_iq2_xs, dec_iq2_xs, needs, true};
     t[MIO_TYPE_IQ2_S] = (mio_codec){enc_iq2_s, encw_iq2_s, dec_iq2_s, NULL, true};

@@ -4,7 +4,9 @@
  * per-sub-block searches have AVX2 versions in kernels/avx2/ (picked at run
  * time, MIO_ISA=scalar forces the scalar code written here). */
 #include "codec.h"
+#include "core/half.h"
 #include "kernels/kquants_kernels.h"
+#include "kernels/avx2/dec_avx2.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,7 +34,7 @@ static bool g_avx2;
 
 static inline int imin(int a, int b) { return a < b ? a : b; }
 static inline int imax(int a, int b) { return a > b ? a : b; }
-static inline float h2f(const uint8_t *p) { return mio_fp16_to_f32(codec_ld16(p)); }
+static inline float h2f(const uint8_t *p) { return half_to_f32(codec_ld16(p)); }
 static inline void f2h(uint8_t *p, float v) { codec_st16(p, mio_f32_to_fp16(v)); }
 
 /* like make_qkx2_quants (use_mad as given) */
@@ -797,10 +799,17 @@ static void dec_k45(const void *x, float *y, int64_t nb, bool five) {
         memcpy(y, out, sizeof out);
     }
 }
-static void dec_q4_K(const void *x, float *y, int64_t nb) { dec_k45(x, y, nb, false); }
-static void dec_q5_K(const void *x, float *y, int64_t nb) { dec_k45(x, y, nb, true); }
+static void dec_q4_K(const void *x, float *y, int64_t nb) {
+    if (g_avx2) dq_avx2_q4_K(x, y, nb);
+    else dec_k45(x, y, nb, false);
+}
+static void dec_q5_K(const void *x, float *y, int64_t nb) {
+    if (g_avx2) dq_avx2_q5_K(x, y, nb);
+    else dec_k45(x, y, nb, true);
+}
 
 static void dec_q6_K(const void *x, float *y, int64_t nb) {
+    if (g_avx2) { dq_avx2_q6_K(x, y, nb); return; }
     const uint8_t *p = x;
     float out[QK];
     for (int64_t i = 0; i < nb; i++, p += Q6_BYTES, y += QK) {

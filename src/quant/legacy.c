@@ -1,10 +1,15 @@
 /* legacy.c — codecs for the 32-element block types q4_0 q4_1 q5_0 q5_1 q8_0 q8_1:
  * plain encoders byte-exact with ggml's reference quantizers (written as fixed
  * 32-lane loops the compiler vectorizes), importance-weighted encoders byte-exact
- * with ggml's quantize_<type>(..., imatrix), and decoders bit-exact with to_float. */
+ * with ggml's quantize_<type>(..., imatrix), and decoders bit-exact with to_float.
+ * q4_1's encoder and q8_0's decoder have AVX2 versions, picked at run time
+ * (MIO_ISA=scalar forces the portable code). */
 #include "codec.h"
+#include "core/half.h"
+#include "kernels/avx2/dec_avx2.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { QK = 32 };
@@ -117,7 +122,7 @@ static void enc_q4_0(const float *x, void *y, int64_t nb) {
         memcpy(v, x, sizeof v);
         const float d = first_absmax(v) / -8.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        codec_st16(o, mio_f32_to_fp16(d));
+        codec_st16(o, half_from_f32(d));
         if (finite_scale(d, id))
             for (int j = 0; j < QK; j++) {
                 /* trunc(x/d + 8.5) is in 0..16 here: c - (c >> 4) is ggml's min(15, c) */
@@ -130,7 +135,7 @@ static void enc_q4_0(const float *x, void *y, int64_t nb) {
 }
 
 /* q4_1: 20 bytes = f16 d, f16 m (block min), nibbles of trunc((x - min) / d + 0.5). */
-static void enc_q4_1(const float *x, void *y, int64_t nb) {
+static void enc_q4_1_scalar(const float *x, void *y, int64_t nb) {
     uint8_t *o = y;
     for (int64_t b = 0; b < nb; b++, x += QK, o += 20) {
         float v[QK], mn, mx;
@@ -139,8 +144,8 @@ static void enc_q4_1(const float *x, void *y, int64_t nb) {
         block_min_max(v, &mn, &mx);
         const float d = (mx - mn) / 15.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        codec_st16(o, mio_f32_to_fp16(d));
-        codec_st16(o + 2, mio_f32_to_fp16(mn));
+        codec_st16(o, half_from_f32(d));
+        codec_st16(o + 2, half_from_f32(mn));
         if (finite_scale(d, id))
             for (int j = 0; j < QK; j++) {
                 /* (x - min) / d + 0.5 < 15.5 + tiny, so ggml's min(15, .) never bites */
@@ -149,6 +154,55 @@ static void enc_q4_1(const float *x, void *y, int64_t nb) {
         else memset(q, 0, QK);
         pack4(o + 4, q);
     }
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define LEG_AVX2 __attribute__((target("avx2")))
+/* The same per block in AVX2 registers: lane-wise min/max folded across
+ * lanes (value-exact; a zero extreme takes the scalar path for its sign), then
+ * the 32 codes with ggml's operations, packed to nibbles. */
+LEG_AVX2 static void enc_q4_1_avx2(const float *x, void *y, int64_t nb) {
+    uint8_t *o = y;
+    const __m256 half = _mm256_set1_ps(0.5f);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    for (int64_t b = 0; b < nb; b++, x += QK, o += 20) {
+        const __m256 v0 = _mm256_loadu_ps(x), v1 = _mm256_loadu_ps(x + 8);
+        const __m256 v2 = _mm256_loadu_ps(x + 16), v3 = _mm256_loadu_ps(x + 24);
+        __m256 lo = _mm256_min_ps(_mm256_min_ps(v0, v1), _mm256_min_ps(v2, v3));
+        __m256 hi = _mm256_max_ps(_mm256_max_ps(v0, v1), _mm256_max_ps(v2, v3));
+        __m128 l4 = _mm_min_ps(_mm256_castps256_ps128(lo), _mm256_extractf128_ps(lo, 1));
+        __m128 h4 = _mm_max_ps(_mm256_castps256_ps128(hi), _mm256_extractf128_ps(hi, 1));
+        l4 = _mm_min_ps(l4, _mm_movehl_ps(l4, l4));
+        h4 = _mm_max_ps(h4, _mm_movehl_ps(h4, h4));
+        float mn = _mm_cvtss_f32(_mm_min_ss(l4, _mm_shuffle_ps(l4, l4, 1)));
+        float mx = _mm_cvtss_f32(_mm_max_ss(h4, _mm_shuffle_ps(h4, h4, 1)));
+        if (mn == 0.0f || mx == 0.0f) { enc_q4_1_scalar(x, o, 1); continue; }
+        const float d = (mx - mn) / 15.0f;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        codec_st16(o, half_from_f32(d));
+        codec_st16(o + 2, half_from_f32(mn));
+        if (!finite_scale(d, id)) { memset(o + 4, 0, QK / 2); continue; }
+        const __m256 vm = _mm256_set1_ps(mn), vi = _mm256_set1_ps(id);
+        const __m256i q0 = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(v0, vm), vi), half));
+        const __m256i q1 = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(v1, vm), vi), half));
+        const __m256i q2 = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(v2, vm), vi), half));
+        const __m256i q3 = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(v3, vm), vi), half));
+        /* codes are 0..15: saturating packs keep them; bytes back in order */
+        const __m256i q = _mm256_permutevar8x32_epi32(
+            _mm256_packus_epi16(_mm256_packs_epi32(q0, q1), _mm256_packs_epi32(q2, q3)), order);
+        const __m128i packed = _mm_or_si128(_mm256_castsi256_si128(q), _mm_slli_epi16(_mm256_extracti128_si256(q, 1), 4));
+        _mm_storeu_si128((__m128i *)(void *)(o + 4), packed);
+    }
+}
+static int g_leg_avx2 = -1;
+#endif
+
+static void enc_q4_1(const float *x, void *y, int64_t nb) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (g_leg_avx2) { enc_q4_1_avx2(x, y, nb); return; }
+#endif
+    enc_q4_1_scalar(x, y, nb);
 }
 
 /* q5_0: 22 bytes = f16 d, 4 bytes of fifth bits, nibbles; d = (first abs-max) / -16. */
@@ -160,7 +214,7 @@ static void enc_q5_0(const float *x, void *y, int64_t nb) {
         memcpy(v, x, sizeof v);
         const float d = first_absmax(v) / -16.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        codec_st16(o, mio_f32_to_fp16(d));
+        codec_st16(o, half_from_f32(d));
         if (finite_scale(d, id))
             for (int j = 0; j < QK; j++) {
                 const int32_t c = (int32_t)(v[j] * id + 16.5f); /* 0..32: c - (c >> 5) = min(31, c) */
@@ -182,8 +236,8 @@ static void enc_q5_1(const float *x, void *y, int64_t nb) {
         block_min_max(v, &mn, &mx);
         const float d = (mx - mn) / 31.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        codec_st16(o, mio_f32_to_fp16(d));
-        codec_st16(o + 2, mio_f32_to_fp16(mn));
+        codec_st16(o, half_from_f32(d));
+        codec_st16(o + 2, half_from_f32(mn));
         if (finite_scale(d, id))
             for (int j = 0; j < QK; j++) q[j] = (uint8_t)(int32_t)((v[j] - mn) * id + 0.5f);
         else memset(q, 0, QK);
@@ -217,7 +271,7 @@ static void enc_q8_0(const float *x, void *y, int64_t nb) {
     for (int64_t b = 0; b < nb; b++, x += QK, o += 34) {
         int8_t q[QK];
         const float d = q8_block(x, q);
-        codec_st16(o, mio_f32_to_fp16(d));
+        codec_st16(o, half_from_f32(d));
         memcpy(o + 2, q, QK);
     }
 }
@@ -230,8 +284,8 @@ static void enc_q8_1(const float *x, void *y, int64_t nb) {
         const float d = q8_block(x, q);
         int sum = 0;
         for (int j = 0; j < QK; j++) sum += q[j];
-        codec_st16(o, mio_f32_to_fp16(d));
-        codec_st16(o + 2, mio_f32_to_fp16((float)sum * d));
+        codec_st16(o, half_from_f32(d));
+        codec_st16(o + 2, half_from_f32((float)sum * d));
         memcpy(o + 4, q, QK);
     }
 }
@@ -377,7 +431,7 @@ static void encw_sym(const float *x, uint8_t *o, int64_t n, const float *qw, int
         float w[QK];
         uint8_t L[QK];
         block_weights(x, qw, sigma2, w);
-        codec_st16(o, mio_f32_to_fp16(fit_symmetric(x, w, nmax, L)));
+        codec_st16(o, half_from_f32(fit_symmetric(x, w, nmax, L)));
         if (nmax == 8) pack4(o + 2, L);
         else { pack_high(o + 2, L); pack4(o + 6, L); }
     }
@@ -390,8 +444,8 @@ static void encw_affine(const float *x, uint8_t *o, int64_t n, const float *qw, 
         uint8_t L[QK];
         block_weights(x, qw, sigma2, w);
         float d = fit_affine(x, w, nmax, L, &neg_min);
-        codec_st16(o, mio_f32_to_fp16(d));
-        codec_st16(o + 2, mio_f32_to_fp16(-neg_min));
+        codec_st16(o, half_from_f32(d));
+        codec_st16(o + 2, half_from_f32(-neg_min));
         if (nmax == 15) pack4(o + 4, L);
         else { pack_high(o + 4, L); pack4(o + 8, L); }
     }
@@ -411,7 +465,7 @@ static void encw_q8_0(const float *x, void *y, int64_t n, const float *qw) { (vo
 static void dec_q4_0(const void *x, float *y, int64_t nb) {
     const uint8_t *p = x;
     for (int64_t b = 0; b < nb; b++, p += 18, y += QK) {
-        const float d = mio_fp16_to_f32(codec_ld16(p));
+        const float d = half_to_f32(codec_ld16(p));
         float r[QK];
         for (int j = 0; j < QK / 2; j++) {
             r[j] = (float)((p[2 + j] & 0x0f) - 8) * d;
@@ -424,8 +478,8 @@ static void dec_q4_0(const void *x, float *y, int64_t nb) {
 static void dec_q4_1(const void *x, float *y, int64_t nb) {
     const uint8_t *p = x;
     for (int64_t b = 0; b < nb; b++, p += 20, y += QK) {
-        const float d = mio_fp16_to_f32(codec_ld16(p));
-        const float m = mio_fp16_to_f32(codec_ld16(p + 2));
+        const float d = half_to_f32(codec_ld16(p));
+        const float m = half_to_f32(codec_ld16(p + 2));
         float r[QK];
         for (int j = 0; j < QK / 2; j++) {
             r[j] = (float)(p[4 + j] & 0x0f) * d + m;
@@ -455,7 +509,7 @@ static inline void q5_codes(const uint8_t *qh, const uint8_t *qs, uint8_t *c) {
 static void dec_q5_0(const void *x, float *y, int64_t nb) {
     const uint8_t *p = x;
     for (int64_t b = 0; b < nb; b++, p += 22, y += QK) {
-        const float d = mio_fp16_to_f32(codec_ld16(p));
+        const float d = half_to_f32(codec_ld16(p));
         uint8_t c[QK];
         float r[QK];
         q5_codes(p + 2, p + 6, c);
@@ -467,8 +521,8 @@ static void dec_q5_0(const void *x, float *y, int64_t nb) {
 static void dec_q5_1(const void *x, float *y, int64_t nb) {
     const uint8_t *p = x;
     for (int64_t b = 0; b < nb; b++, p += 24, y += QK) {
-        const float d = mio_fp16_to_f32(codec_ld16(p));
-        const float m = mio_fp16_to_f32(codec_ld16(p + 2));
+        const float d = half_to_f32(codec_ld16(p));
+        const float m = half_to_f32(codec_ld16(p + 2));
         uint8_t c[QK];
         float r[QK];
         q5_codes(p + 4, p + 8, c);
@@ -484,8 +538,11 @@ static inline void dec_q8_block(const uint8_t *qs, float d, float *y) {
 }
 
 static void dec_q8_0(const void *x, float *y, int64_t nb) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (g_leg_avx2) { dq_avx2_q8_0(x, y, nb); return; }
+#endif
     const uint8_t *p = x;
-    for (int64_t b = 0; b < nb; b++, p += 34, y += QK) dec_q8_block(p + 2, mio_fp16_to_f32(codec_ld16(p)), y);
+    for (int64_t b = 0; b < nb; b++, p += 34, y += QK) dec_q8_block(p + 2, half_to_f32(codec_ld16(p)), y);
 }
 
 /* q8_1: ggml has no to_float for this type (it only serves as the activation
@@ -493,10 +550,15 @@ static void dec_q8_0(const void *x, float *y, int64_t nb) {
  * the s field (sum of codes times d) is redundant and ignored. */
 static void dec_q8_1(const void *x, float *y, int64_t nb) {
     const uint8_t *p = x;
-    for (int64_t b = 0; b < nb; b++, p += 36, y += QK) dec_q8_block(p + 4, mio_fp16_to_f32(codec_ld16(p)), y);
+    for (int64_t b = 0; b < nb; b++, p += 36, y += QK) dec_q8_block(p + 4, half_to_f32(codec_ld16(p)), y);
 }
 
 void codec_register_legacy(mio_codec *t) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    const char *isa = getenv("MIO_ISA");
+    __builtin_cpu_init();
+    g_leg_avx2 = __builtin_cpu_supports("avx2") && !(isa && strcmp(isa, "scalar") == 0);
+#endif
     t[MIO_TYPE_Q4_0] = (mio_codec){enc_q4_0, encw_q4_0, dec_q4_0, NULL, true};
     t[MIO_TYPE_Q4_1] = (mio_codec){enc_q4_1, encw_q4_1, dec_q4_1, NULL, true};
     t[MIO_TYPE_Q5_0] = (mio_codec){enc_q5_0, encw_q5_0, dec_q5_0, NULL, true};

@@ -250,6 +250,41 @@ static void live_encoders(uint64_t seed) {
     }
 }
 
+/* Inputs drawn from six values (many exact ties, +-0 included): the iq1 encoders
+ * sort each sub-block, and equal values must come out in the C library qsort's
+ * order, as ggml's; every lattice encoder's neighbour search sees repeated
+ * distances. Byte comparison with the peer, plain and imatrix. */
+static void live_ties(uint64_t seed) {
+    static const float vals[6] = {-2.0f, -0.5f, -0.0f, 0.0f, 0.75f, 1.5f};
+    const int64_t npr = 8 * 256, nr = 2, n = npr * nr;
+    float *x = malloc((size_t)n * 4), *qw = malloc((size_t)npr * 4);
+    uint8_t *a = malloc((size_t)n), *b = malloc((size_t)n);
+    uint64_t s = seed ^ 0x7e57u;
+    for (int64_t i = 0; i < n; i++) x[i] = vals[rng_next(&s) % 6];
+    for (int64_t i = 0; i < npr; i++) qw[i] = (float)(1 + rng_next(&s) % 3); /* equal weights too */
+    for (int k = 0; k < NT; k++) {
+        const iqtype *t = &T[k];
+        if (t->block != 256) continue;
+        const size_t bytes = (size_t)(n / 256) * t->bytes;
+        bool req = g_peer.requires_imatrix && g_peer.requires_imatrix(t->type);
+        for (int w = 0; w < 2; w++) {
+            if (w == 0 && (req || !mio_type_can_encode(t->type))) continue;
+            if (w == 1 && !mio_type_can_encode_imatrix(t->type)) continue;
+            memset(a, 0xa5, bytes);
+            peer_quantize(t->type, x, b, nr, npr, w ? qw : NULL);
+            mio_status st = w ? mio_encode_f32_imatrix(t->type, x, (size_t)n, npr, qw, a, bytes)
+                              : mio_encode_f32(t->type, x, (size_t)n, a, bytes);
+            int64_t d = st ? 0 : first_diff(a, b, bytes);
+            if (st || d >= 0)
+                fprintf(stderr, "encode %s%s (tied values) seed %llu: %s at byte %lld: ours %02x ggml %02x\n", t->name,
+                        w ? " (imatrix)" : "", (unsigned long long)seed, st ? mio_last_error() : "differs", (long long)d,
+                        st ? 0 : a[d], st ? 0 : b[d]);
+            T_CHECK(!st && d < 0);
+        }
+    }
+    free(x); free(qw); free(a); free(b);
+}
+
 int main(void) {
     check_tables();
     check_by_hand();
@@ -259,6 +294,7 @@ int main(void) {
         uint64_t seed = test_seed();
         live_decoders(seed);
         live_encoders(seed);
+        live_ties(seed);
     } else {
         printf("live interop skipped\n");
     }
