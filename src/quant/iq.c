@@ -3,11 +3,13 @@
  * versions in kernels/avx2/dec_avx2.c); encoders byte-exact with ggml's
  * reference quantizers, using lattice search structures (grid, code->entry map,
  * neighbour lists) built once per grid. The hot searches (neighbour distances,
- * the iq3 trial-scale step, iq1_m's split scan) have AVX2 versions here, picked
- * at run time (MIO_ISA=scalar forces the scalar code). */
+ * the iq3 trial-scale step, iq1_m's split scan) have AVX2 versions in
+ * kernels/avx2/iq_avx2.c, picked at run time (MIO_ISA=scalar forces the scalar
+ * code). */
 #include "codec.h"
 #include "core/half.h"
 #include "kernels/avx2/dec_avx2.h"
+#include "kernels/iq_kernels.h"
 #include "iq_tables.h"
 
 #include <float.h>
@@ -361,20 +363,9 @@ static void encw_iq4_xs(const float *x, void *vy, int64_t n, const float *qw) {
 /* entries (all entries at the `want` smallest distinct squared distances,     */
 /* ordered by distance then entry number). Each list also keeps its entries'   */
 /* codes transposed (coordinate-major, padded to 8 entries by repeating the    */
-/* last), for the 8-entries-at-once search below.                              */
+/* last), for the 8-entries-at-once search below. The struct (and pad8) are in */
+/* kernels/iq_kernels.h, shared with the AVX2 kernels.                         */
 /* ------------------------------------------------------------------------- */
-typedef struct lattice {
-    int ngrid, width, bits, maxcode, want;
-    const uint16_t *packed;
-    int8_t *pos;       /* ngrid * width */
-    int32_t *map;      /* 1 << (bits*width): entry >= 0, or -(list+1) */
-    uint32_t *loff;    /* per list: start of its entries in ids (a multiple of 8) */
-    uint16_t *lcnt;    /* per list: entry count */
-    uint16_t *ids;     /* entries of all lists, each list padded to 8 */
-    uint8_t *soa;      /* per list at width*loff: width rows of pad codes */
-    pthread_once_t once;
-} lattice;
-
 #define LAT(n, w, b, mc, want, grid) {n, w, b, mc, want, grid, NULL, NULL, NULL, NULL, NULL, NULL, PTHREAD_ONCE_INIT}
 static lattice lat_2xxs = LAT(256, 8, 2, 2, 2, iq_grid2_256);
 static lattice lat_2xs = LAT(512, 8, 2, 2, 2, iq_grid2_512);
@@ -383,8 +374,6 @@ static lattice lat_1 = LAT(2048, 8, 2, 2, 3, iq_grid1_2048);
 static lattice lat_3xxs = LAT(256, 4, 3, 7, 2, iq_grid3_256);
 static lattice lat_3s = LAT(512, 4, 3, 7, 3, iq_grid3_512);
 #undef LAT
-
-static inline int pad8(int n) { return (n + 7) & ~7; }
 
 static void lattice_build(lattice *g) {
     enum { MAXD = 1024 }; /* squared distances: at most 8 * 4^2 (2-bit) or 4 * 14^2 (3-bit) */
@@ -512,60 +501,16 @@ static int list_best_scalar(const uint8_t *codes, int n, int w, const float *lev
     return found;
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define IQ_AVX2 __attribute__((target("avx2")))
-/* The same search, 8 entries per step: a table lookup per coordinate is a
- * lane permute of that coordinate's 8 tabulated terms. */
-IQ_AVX2 static int list_best_avx2(const uint8_t *codes, int n, int w, const float *lev, int nlev, const float *xv,
-                                  const float *wt, float scale) {
-    (void)nlev;
-    const int pad = pad8(n);
-    __m256 t[8];
-    const __m256 lv = _mm256_loadu_ps(lev), sc = _mm256_set1_ps(scale);
-    for (int i = 0; i < w; i++) {
-        const __m256 diff = _mm256_sub_ps(_mm256_mul_ps(sc, lv), _mm256_set1_ps(xv[i]));
-        t[i] = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(wt[i]), diff), diff);
-    }
-    float d2[512]; /* longest list: 292 entries (iq2_xs) */
-    __m256 m = _mm256_set1_ps(FLT_MAX);
-    for (int c = 0; c < pad; c += 8) {
-        __m256 acc = _mm256_setzero_ps();
-        for (int i = 0; i < w; i++) {
-            const __m256i ci = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(codes + i * pad + c)));
-            acc = _mm256_add_ps(acc, _mm256_permutevar8x32_ps(t[i], ci));
-        }
-        _mm256_storeu_ps(d2 + c, acc);
-        m = _mm256_min_ps(acc, m); /* a NaN lane keeps m */
-    }
-    __m128 h = _mm_min_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
-    h = _mm_min_ps(h, _mm_movehl_ps(h, h));
-    h = _mm_min_ss(h, _mm_shuffle_ps(h, h, 1));
-    const float best = _mm_cvtss_f32(h);
-    if (!(best < FLT_MAX)) return -1;
-    const __m256 bv = _mm256_set1_ps(best);
-    for (int c = 0;; c += 8) {
-        const int mask = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(d2 + c), bv, _CMP_EQ_OQ));
-        if (mask) return c + __builtin_ctz((unsigned)mask);
-    }
-}
 static int g_iq_avx2;
 static void iq_isa_init(void) {
     const char *isa = getenv("MIO_ISA");
-    __builtin_cpu_init();
-    g_iq_avx2 = __builtin_cpu_supports("avx2") && !(isa && strcmp(isa, "scalar") == 0);
+    g_iq_avx2 = iq_avx2_available() && !(isa && strcmp(isa, "scalar") == 0);
     g_dec_avx2 = g_iq_avx2 && dq_avx2_available();
 }
-#else
-static const int g_iq_avx2 = 0;
-static void iq_isa_init(void) {}
-#endif
 
 static inline int list_best(const uint8_t *codes, int n, int w, const float *lev, int nlev, const float *xv,
                             const float *wt, float scale) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (g_iq_avx2) return list_best_avx2(codes, n, w, lev, nlev, xv, wt, scale);
-#endif
+    if (g_iq_avx2) return iq_avx2_list_best(codes, n, w, lev, nlev, xv, wt, scale);
     return list_best_scalar(codes, n, w, lev, nlev, xv, wt, scale);
 }
 
@@ -612,83 +557,9 @@ static void iq3_step_scalar(const lattice *g, const float *xval, const float *wa
     for (int k = 0; k < 8; k++) on_aux[k] = group_codes(g, xval + 4 * k, waux + 4 * k, id, this_scale, Laux + 4 * k, &e);
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-/* The same with the 32 roundings, the grid lookups and the neighbour distances
- * in AVX2 lanes (per lane the scalar operation sequence). */
-IQ_AVX2 static void iq3_step_avx2(const lattice *g, const float *xval, const float *waux, float id, float this_scale,
-                                  int8_t *Laux, bool *on_aux) {
-    const __m256 vid = _mm256_set1_ps(id), half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.f);
-    const __m256 magic = _mm256_set1_ps(12582912.f);
-    const __m256i mant = _mm256_set1_epi32(0x007fffff), bias = _mm256_set1_epi32(0x00400000);
-    const __m256i hi = _mm256_set1_epi32(g->maxcode), sh = _mm256_setr_epi32(0, 3, 6, 9, 0, 3, 6, 9);
-    __m256i r[4], k[4];
-    for (int v = 0; v < 4; v++) {
-        const __m256 t = _mm256_mul_ps(half, _mm256_sub_ps(_mm256_mul_ps(vid, _mm256_loadu_ps(xval + 8 * v)), one));
-        __m256i l = _mm256_sub_epi32(_mm256_and_si256(_mm256_castps_si256(_mm256_add_ps(t, magic)), mant), bias);
-        r[v] = _mm256_max_epi32(_mm256_setzero_si256(), _mm256_min_epi32(hi, l));
-        k[v] = _mm256_sllv_epi32(r[v], sh);
-    }
-    /* group keys c0 | c1 << 3 | c2 << 6 | c3 << 9 (disjoint bits: sums) */
-    const __m256i ks = _mm256_permutevar8x32_epi32(
-        _mm256_hadd_epi32(_mm256_hadd_epi32(k[0], k[1]), _mm256_hadd_epi32(k[2], k[3])), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-    const __m256i ev = _mm256_i32gather_epi32(g->map, ks, 4);
-    /* codes as bytes, in order */
-    const __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(r[0], r[1]), _mm256_packs_epi32(r[2], r[3]));
-    _mm256_storeu_si256((__m256i *)(void *)Laux, _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
-    unsigned off = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(ev));
-    for (int i = 0; i < 8; i++) on_aux[i] = !((off >> i) & 1);
-    if (!off) return;
-    int32_t e[8];
-    _mm256_storeu_si256((__m256i *)(void *)e, ev);
-    const __m256 lv = _mm256_loadu_ps(lev_odd), sc = _mm256_set1_ps(this_scale);
-    const __m256 slv = _mm256_mul_ps(sc, lv);
-    while (off) {
-        const int grp = __builtin_ctz(off);
-        off &= off - 1;
-        const int lst = -e[grp] - 1;
-        const uint32_t lo = g->loff[lst];
-        const int n = g->lcnt[lst], pad = pad8(n);
-        const uint8_t *codes = g->soa + (size_t)lo * 4;
-        const float *xv = xval + 4 * grp, *wt = waux + 4 * grp;
-        __m256 t[4];
-        for (int i = 0; i < 4; i++) {
-            const __m256 diff = _mm256_sub_ps(slv, _mm256_set1_ps(xv[i]));
-            t[i] = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(wt[i]), diff), diff);
-        }
-        float d2[64]; /* iq3 lists hold at most 38 entries */
-        __m256 m = _mm256_set1_ps(FLT_MAX);
-        for (int c = 0; c < pad; c += 8) {
-            __m256 acc = _mm256_setzero_ps();
-            for (int i = 0; i < 4; i++) {
-                const __m256i ci = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(codes + i * pad + c)));
-                acc = _mm256_add_ps(acc, _mm256_permutevar8x32_ps(t[i], ci));
-            }
-            _mm256_storeu_ps(d2 + c, acc);
-            m = _mm256_min_ps(acc, m);
-        }
-        __m128 h = _mm_min_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
-        h = _mm_min_ps(h, _mm_movehl_ps(h, h));
-        h = _mm_min_ss(h, _mm_shuffle_ps(h, h, 1));
-        const float best = _mm_cvtss_f32(h);
-        int j = 0;
-        if (best < FLT_MAX) {
-            const __m256 bv = _mm256_set1_ps(best);
-            for (int c = 0;; c += 8) {
-                const int mask = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(d2 + c), bv, _CMP_EQ_OQ));
-                if (mask) { j = c + __builtin_ctz((unsigned)mask); break; }
-            }
-        } /* else: ggml asserts (non-finite scores); take the first entry */
-        const int8_t *pg = g->pos + 4 * g->ids[lo + (uint32_t)j];
-        for (int i = 0; i < 4; i++) Laux[4 * grp + i] = (int8_t)((pg[i] - 1) / 2);
-    }
-}
-#endif
-
 static inline void iq3_step(const lattice *g, const float *xval, const float *waux, float id, float this_scale, int8_t *Laux,
                             bool *on_aux) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (g_iq_avx2) { iq3_step_avx2(g, xval, waux, id, this_scale, Laux, on_aux); return; }
-#endif
+    if (g_iq_avx2) { iq_avx2_iq3_step(g, xval, waux, id, this_scale, Laux, on_aux); return; }
     iq3_step_scalar(g, xval, waux, id, this_scale, Laux, on_aux);
 }
 
@@ -1012,19 +883,8 @@ static int vpair_cmp(const void *a, const void *b) {
 
 /* iq1_m's exhaustive split search over the sorted sub-block: for every pair of
  * cut points i1 <= i2 (prefix sums px/pw per half, padded to 24) and each of
- * the 4 shift combinations k, ggml's score test in (i1, i2, k) order. */
-typedef struct { float best, scale; int i1, i2, k; } iq1m_pick;
-typedef struct { float txs[2], tws[2], p2, m2, cp1, cp2, cm1, cm2; } iq1m_consts;
-
-static inline void iq1m_test(iq1m_pick *pk, const float *sqx, const float *sq2, int i1, int i2) {
-    for (int k = 0; k < 4; k++)
-        if (sq2[k] > 0 && sqx[k] * sqx[k] > pk->best * sq2[k]) {
-            pk->scale = sqx[k] / sq2[k];
-            pk->best = pk->scale * sqx[k];
-            pk->i1 = i1; pk->i2 = i2; pk->k = k;
-        }
-}
-
+ * the 4 shift combinations k, ggml's score test in (i1, i2, k) order.
+ * (iq1m_pick, iq1m_consts and iq1m_test are in kernels/iq_kernels.h.) */
 static void iq1m_scan_scalar(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk) {
     for (int i1 = 0; i1 <= 16; i1++)
         for (int i2 = i1; i2 <= 16; i2++) {
@@ -1043,62 +903,6 @@ static void iq1m_scan_scalar(const float (*px)[24], const float (*pw)[24], const
             iq1m_test(pk, sqx, sq2, i1, i2);
         }
 }
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-/* Eight i2 per step, one per lane, same operations. A step in which no
- * candidate beats the running best (tested against the best at step start,
- * which stays unchanged while nothing passes) changes nothing; otherwise its
- * candidates are replayed in order through the scalar test. */
-IQ_AVX2 static void iq1m_scan_avx2(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk) {
-    const __m256 zero = _mm256_setzero_ps(), cp2 = _mm256_set1_ps(c->cp2), cm2 = _mm256_set1_ps(c->cm2);
-    __m256 tp[2], tm[2];
-    float wp[2], wm[2];
-    for (int h = 0; h < 2; h++) {
-        tp[h] = _mm256_set1_ps(c->txs[h] * c->p2);
-        tm[h] = _mm256_set1_ps(c->txs[h] * c->m2);
-        wp[h] = c->tws[h] * c->p2 * c->p2;
-        wm[h] = c->tws[h] * c->m2 * c->m2;
-    }
-    for (int i1 = 0; i1 <= 16; i1++) {
-        __m256 a1[2], ap[2], am[2];
-        for (int h = 0; h < 2; h++) {
-            a1[h] = _mm256_set1_ps(px[h][i1]);
-            ap[h] = _mm256_set1_ps(wp[h] + pw[h][i1] * c->cp1);
-            am[h] = _mm256_set1_ps(wm[h] + pw[h][i1] * c->cm1);
-        }
-        for (int i2 = i1; i2 <= 16; i2 += 8) {
-            __m256 qxp[2], qxm[2], q2p[2], q2m[2];
-            for (int h = 0; h < 2; h++) {
-                const __m256 sx = _mm256_add_ps(a1[h], _mm256_loadu_ps(px[h] + i2));
-                const __m256 w2 = _mm256_loadu_ps(pw[h] + i2);
-                qxp[h] = _mm256_sub_ps(tp[h], sx);
-                qxm[h] = _mm256_sub_ps(tm[h], sx);
-                q2p[h] = _mm256_add_ps(ap[h], _mm256_mul_ps(w2, cp2));
-                q2m[h] = _mm256_add_ps(am[h], _mm256_mul_ps(w2, cm2));
-            }
-            __m256 sqx[4], sq2[4];
-            sqx[0] = _mm256_add_ps(qxp[0], qxp[1]); sqx[1] = _mm256_add_ps(qxp[0], qxm[1]);
-            sqx[2] = _mm256_add_ps(qxm[0], qxp[1]); sqx[3] = _mm256_add_ps(qxm[0], qxm[1]);
-            sq2[0] = _mm256_add_ps(q2p[0], q2p[1]); sq2[1] = _mm256_add_ps(q2p[0], q2m[1]);
-            sq2[2] = _mm256_add_ps(q2m[0], q2p[1]); sq2[3] = _mm256_add_ps(q2m[0], q2m[1]);
-            const __m256 bv = _mm256_set1_ps(pk->best);
-            int any = 0;
-            for (int k = 0; k < 4; k++)
-                any |= _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(sq2[k], zero, _CMP_GT_OQ),
-                                                        _mm256_cmp_ps(_mm256_mul_ps(sqx[k], sqx[k]), _mm256_mul_ps(bv, sq2[k]), _CMP_GT_OQ)));
-            const int nl = 17 - i2 < 8 ? 17 - i2 : 8;
-            any &= (1 << nl) - 1;
-            if (!any) continue;
-            float vx[4][8], v2[4][8];
-            for (int k = 0; k < 4; k++) { _mm256_storeu_ps(vx[k], sqx[k]); _mm256_storeu_ps(v2[k], sq2[k]); }
-            for (int l = __builtin_ctz((unsigned)any); l < nl; l++) { /* nothing changes before the first pass */
-                const float x4[4] = {vx[0][l], vx[1][l], vx[2][l], vx[3][l]}, y4[4] = {v2[0][l], v2[1][l], v2[2][l], v2[3][l]};
-                iq1m_test(pk, x4, y4, i1, i2 + l);
-            }
-        }
-    }
-}
-#endif
 
 /* Sort (value, position) pairs by value as the C library's qsort with a
  * value-only comparison does. With distinct values the order is unique, so an
@@ -1182,11 +986,8 @@ static void iq1m_block(const float *xbl, uint8_t *out, const float *qw) {
                           x_p[0] * x_p[0] - x_p[1] * x_p[1], x_p[1] * x_p[1] - x_p[2] * x_p[2],
                           x_m[0] * x_m[0] - x_m[1] * x_m[1], x_m[1] * x_m[1] - x_m[2] * x_m[2]};
         iq1m_pick pk = {-FLT_MAX, max, -1, -1, -1};
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-        if (g_iq_avx2) iq1m_scan_avx2((const float(*)[24])px, (const float(*)[24])pw, &cs, &pk);
-        else
-#endif
-            iq1m_scan_scalar((const float(*)[24])px, (const float(*)[24])pw, &cs, &pk);
+        if (g_iq_avx2) iq_avx2_iq1m_scan((const float(*)[24])px, (const float(*)[24])pw, &cs, &pk);
+        else iq1m_scan_scalar((const float(*)[24])px, (const float(*)[24])pw, &cs, &pk);
         float scale = pk.scale;
         int besti1 = pk.i1, besti2 = pk.i2, best_k = pk.k;
         if (besti1 < 0 || besti2 < 0 || best_k < 0) { scales[ib] = 0; shifts[ib] = 0; continue; }

@@ -2,11 +2,13 @@
  * plain encoders byte-exact with ggml's reference quantizers (written as fixed
  * 32-lane loops the compiler vectorizes), importance-weighted encoders byte-exact
  * with ggml's quantize_<type>(..., imatrix), and decoders bit-exact with to_float.
- * q4_1's encoder and q8_0's decoder have AVX2 versions, picked at run time
- * (MIO_ISA=scalar forces the portable code). */
+ * q4_1's encoder and q8_0's decoder have AVX2 versions (kernels/avx2/
+ * legacy_avx2.c, dec_avx2.c), picked at run time (MIO_ISA=scalar forces the
+ * portable code). */
 #include "codec.h"
 #include "core/half.h"
 #include "kernels/avx2/dec_avx2.h"
+#include "kernels/legacy_kernels.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -91,9 +93,6 @@ static inline float block_absmax(const float *v) {
     return a;
 }
 
-/* d and 1/d both finite (see the note on non-finite scales above). */
-static inline int finite_scale(float d, float id) { return fabsf(d) <= 3.40282347e38f && fabsf(id) <= 3.40282347e38f; }
-
 /* Pack 32 nibble codes: byte j holds code j (low) and code j+16 (high). */
 static inline void pack4(uint8_t *qs, const uint8_t *q) {
     for (int j = 0; j < QK / 2; j++) qs[j] = (uint8_t)((q[j] & 0x0f) | ((q[j + QK / 2] & 0x0f) << 4));
@@ -123,7 +122,7 @@ static void enc_q4_0(const float *x, void *y, int64_t nb) {
         const float d = first_absmax(v) / -8.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         codec_st16(o, half_from_f32(d));
-        if (finite_scale(d, id))
+        if (lg_finite_scale(d, id))
             for (int j = 0; j < QK; j++) {
                 /* trunc(x/d + 8.5) is in 0..16 here: c - (c >> 4) is ggml's min(15, c) */
                 const int32_t c = (int32_t)(v[j] * id + 8.5f);
@@ -146,7 +145,7 @@ static void enc_q4_1_scalar(const float *x, void *y, int64_t nb) {
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         codec_st16(o, half_from_f32(d));
         codec_st16(o + 2, half_from_f32(mn));
-        if (finite_scale(d, id))
+        if (lg_finite_scale(d, id))
             for (int j = 0; j < QK; j++) {
                 /* (x - min) / d + 0.5 < 15.5 + tiny, so ggml's min(15, .) never bites */
                 q[j] = (uint8_t)(int32_t)((v[j] - mn) * id + 0.5f);
@@ -156,53 +155,17 @@ static void enc_q4_1_scalar(const float *x, void *y, int64_t nb) {
     }
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define LEG_AVX2 __attribute__((target("avx2")))
-/* The same per block in AVX2 registers: lane-wise min/max folded across
- * lanes (value-exact; a zero extreme takes the scalar path for its sign), then
- * the 32 codes with ggml's operations, packed to nibbles. */
-LEG_AVX2 static void enc_q4_1_avx2(const float *x, void *y, int64_t nb) {
-    uint8_t *o = y;
-    const __m256 half = _mm256_set1_ps(0.5f);
-    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    for (int64_t b = 0; b < nb; b++, x += QK, o += 20) {
-        const __m256 v0 = _mm256_loadu_ps(x), v1 = _mm256_loadu_ps(x + 8);
-        const __m256 v2 = _mm256_loadu_ps(x + 16), v3 = _mm256_loadu_ps(x + 24);
-        __m256 lo = _mm256_min_ps(_mm256_min_ps(v0, v1), _mm256_min_ps(v2, v3));
-        __m256 hi = _mm256_max_ps(_mm256_max_ps(v0, v1), _mm256_max_ps(v2, v3));
-        __m128 l4 = _mm_min_ps(_mm256_castps256_ps128(lo), _mm256_extractf128_ps(lo, 1));
-        __m128 h4 = _mm_max_ps(_mm256_castps256_ps128(hi), _mm256_extractf128_ps(hi, 1));
-        l4 = _mm_min_ps(l4, _mm_movehl_ps(l4, l4));
-        h4 = _mm_max_ps(h4, _mm_movehl_ps(h4, h4));
-        float mn = _mm_cvtss_f32(_mm_min_ss(l4, _mm_shuffle_ps(l4, l4, 1)));
-        float mx = _mm_cvtss_f32(_mm_max_ss(h4, _mm_shuffle_ps(h4, h4, 1)));
-        if (mn == 0.0f || mx == 0.0f) { enc_q4_1_scalar(x, o, 1); continue; }
-        const float d = (mx - mn) / 15.0f;
-        const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        codec_st16(o, half_from_f32(d));
-        codec_st16(o + 2, half_from_f32(mn));
-        if (!finite_scale(d, id)) { memset(o + 4, 0, QK / 2); continue; }
-        const __m256 vm = _mm256_set1_ps(mn), vi = _mm256_set1_ps(id);
-        const __m256i q0 = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(v0, vm), vi), half));
-        const __m256i q1 = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(v1, vm), vi), half));
-        const __m256i q2 = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(v2, vm), vi), half));
-        const __m256i q3 = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(v3, vm), vi), half));
-        /* codes are 0..15: saturating packs keep them; bytes back in order */
-        const __m256i q = _mm256_permutevar8x32_epi32(
-            _mm256_packus_epi16(_mm256_packs_epi32(q0, q1), _mm256_packs_epi32(q2, q3)), order);
-        const __m128i packed = _mm_or_si128(_mm256_castsi256_si128(q), _mm_slli_epi16(_mm256_extracti128_si256(q, 1), 4));
-        _mm_storeu_si128((__m128i *)(void *)(o + 4), packed);
-    }
-}
-static int g_leg_avx2 = -1;
-#endif
+static int g_leg_avx2; /* AVX2 kernels (kernels/avx2/legacy_avx2.c, dec_avx2.c) in use */
 
 static void enc_q4_1(const float *x, void *y, int64_t nb) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (g_leg_avx2) { enc_q4_1_avx2(x, y, nb); return; }
-#endif
-    enc_q4_1_scalar(x, y, nb);
+    if (!g_leg_avx2) { enc_q4_1_scalar(x, y, nb); return; }
+    /* the AVX2 kernel stops before a block with a zero extreme, done here */
+    uint8_t *o = y;
+    while (nb > 0) {
+        const int64_t done = lg_avx2_enc_q4_1(x, o, nb);
+        x += QK * done, o += 20 * done, nb -= done;
+        if (nb > 0) { enc_q4_1_scalar(x, o, 1); x += QK, o += 20, nb--; }
+    }
 }
 
 /* q5_0: 22 bytes = f16 d, 4 bytes of fifth bits, nibbles; d = (first abs-max) / -16. */
@@ -215,7 +178,7 @@ static void enc_q5_0(const float *x, void *y, int64_t nb) {
         const float d = first_absmax(v) / -16.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         codec_st16(o, half_from_f32(d));
-        if (finite_scale(d, id))
+        if (lg_finite_scale(d, id))
             for (int j = 0; j < QK; j++) {
                 const int32_t c = (int32_t)(v[j] * id + 16.5f); /* 0..32: c - (c >> 5) = min(31, c) */
                 q[j] = (uint8_t)(c - (c >> 5));
@@ -238,7 +201,7 @@ static void enc_q5_1(const float *x, void *y, int64_t nb) {
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
         codec_st16(o, half_from_f32(d));
         codec_st16(o + 2, half_from_f32(mn));
-        if (finite_scale(d, id))
+        if (lg_finite_scale(d, id))
             for (int j = 0; j < QK; j++) q[j] = (uint8_t)(int32_t)((v[j] - mn) * id + 0.5f);
         else memset(q, 0, QK);
         pack_high(o + 4, q);
@@ -253,7 +216,7 @@ static inline float q8_block(const float *x, int8_t *q) {
     memcpy(v, x, sizeof v);
     const float d = block_absmax(v) / 127.0f;
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
-    if (finite_scale(d, id))
+    if (lg_finite_scale(d, id))
         for (int j = 0; j < QK; j++) {
             const float t = v[j] * id;
             int32_t i = (int32_t)t;
@@ -538,9 +501,7 @@ static inline void dec_q8_block(const uint8_t *qs, float d, float *y) {
 }
 
 static void dec_q8_0(const void *x, float *y, int64_t nb) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     if (g_leg_avx2) { dq_avx2_q8_0(x, y, nb); return; }
-#endif
     const uint8_t *p = x;
     for (int64_t b = 0; b < nb; b++, p += 34, y += QK) dec_q8_block(p + 2, half_to_f32(codec_ld16(p)), y);
 }
@@ -554,11 +515,8 @@ static void dec_q8_1(const void *x, float *y, int64_t nb) {
 }
 
 void codec_register_legacy(mio_codec *t) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     const char *isa = getenv("MIO_ISA");
-    __builtin_cpu_init();
-    g_leg_avx2 = __builtin_cpu_supports("avx2") && !(isa && strcmp(isa, "scalar") == 0);
-#endif
+    g_leg_avx2 = lg_avx2_available() && !(isa && strcmp(isa, "scalar") == 0);
     t[MIO_TYPE_Q4_0] = (mio_codec){enc_q4_0, encw_q4_0, dec_q4_0, NULL, true};
     t[MIO_TYPE_Q4_1] = (mio_codec){enc_q4_1, encw_q4_1, dec_q4_1, NULL, true};
     t[MIO_TYPE_Q5_0] = (mio_codec){enc_q5_0, encw_q5_0, dec_q5_0, NULL, true};

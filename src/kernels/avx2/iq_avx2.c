@@ -1,0 +1,193 @@
+/* iq_avx2.c — AVX2 kernels for the iq encoders' hot searches (quant/iq.c): the
+ * nearest-entry search over a lattice list, the iq3 trial-scale step and iq1_m's
+ * split scan. Each lane performs the scalar code's exact IEEE operation sequence
+ * (no FMA, no reassociation), so the chosen entries and scales are identical. */
+#include "kernels/iq_kernels.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <float.h>
+#include <immintrin.h>
+
+#define IT __attribute__((target("avx2")))
+
+int iq_avx2_available(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") ? 1 : 0;
+}
+
+/* iq.c's nearest-entry search (list_best_scalar), 8 entries per step: a table
+ * lookup per coordinate is a lane permute of that coordinate's 8 tabulated terms. */
+IT int iq_avx2_list_best(const uint8_t *codes, int n, int w, const float *lev, int nlev, const float *xv, const float *wt,
+                         float scale) {
+    (void)nlev;
+    const int pad = pad8(n);
+    __m256 t[8];
+    const __m256 lv = _mm256_loadu_ps(lev), sc = _mm256_set1_ps(scale);
+    for (int i = 0; i < w; i++) {
+        const __m256 diff = _mm256_sub_ps(_mm256_mul_ps(sc, lv), _mm256_set1_ps(xv[i]));
+        t[i] = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(wt[i]), diff), diff);
+    }
+    float d2[512]; /* longest list: 292 entries (iq2_xs) */
+    __m256 m = _mm256_set1_ps(FLT_MAX);
+    for (int c = 0; c < pad; c += 8) {
+        __m256 acc = _mm256_setzero_ps();
+        for (int i = 0; i < w; i++) {
+            const __m256i ci = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(codes + i * pad + c)));
+            acc = _mm256_add_ps(acc, _mm256_permutevar8x32_ps(t[i], ci));
+        }
+        _mm256_storeu_ps(d2 + c, acc);
+        m = _mm256_min_ps(acc, m); /* a NaN lane keeps m */
+    }
+    __m128 h = _mm_min_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    h = _mm_min_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_min_ss(h, _mm_shuffle_ps(h, h, 1));
+    const float best = _mm_cvtss_f32(h);
+    if (!(best < FLT_MAX)) return -1;
+    const __m256 bv = _mm256_set1_ps(best);
+    for (int c = 0;; c += 8) {
+        const int mask = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(d2 + c), bv, _CMP_EQ_OQ));
+        if (mask) return c + __builtin_ctz((unsigned)mask);
+    }
+}
+
+/* iq.c's iq3_step_scalar with the 32 roundings, the grid lookups and the
+ * neighbour distances in AVX2 lanes (per lane the scalar operation sequence). */
+IT void iq_avx2_iq3_step(const lattice *g, const float *xval, const float *waux, float id, float this_scale, int8_t *Laux,
+                         bool *on_aux) {
+    const __m256 vid = _mm256_set1_ps(id), half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.f);
+    const __m256 magic = _mm256_set1_ps(12582912.f);
+    const __m256i mant = _mm256_set1_epi32(0x007fffff), bias = _mm256_set1_epi32(0x00400000);
+    const __m256i hi = _mm256_set1_epi32(g->maxcode), sh = _mm256_setr_epi32(0, 3, 6, 9, 0, 3, 6, 9);
+    __m256i r[4], k[4];
+    for (int v = 0; v < 4; v++) {
+        const __m256 t = _mm256_mul_ps(half, _mm256_sub_ps(_mm256_mul_ps(vid, _mm256_loadu_ps(xval + 8 * v)), one));
+        __m256i l = _mm256_sub_epi32(_mm256_and_si256(_mm256_castps_si256(_mm256_add_ps(t, magic)), mant), bias);
+        r[v] = _mm256_max_epi32(_mm256_setzero_si256(), _mm256_min_epi32(hi, l));
+        k[v] = _mm256_sllv_epi32(r[v], sh);
+    }
+    /* group keys c0 | c1 << 3 | c2 << 6 | c3 << 9 (disjoint bits: sums) */
+    const __m256i ks = _mm256_permutevar8x32_epi32(
+        _mm256_hadd_epi32(_mm256_hadd_epi32(k[0], k[1]), _mm256_hadd_epi32(k[2], k[3])), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    const __m256i ev = _mm256_i32gather_epi32(g->map, ks, 4);
+    /* codes as bytes, in order */
+    const __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(r[0], r[1]), _mm256_packs_epi32(r[2], r[3]));
+    _mm256_storeu_si256((__m256i *)(void *)Laux, _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+    unsigned off = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(ev));
+    for (int i = 0; i < 8; i++) on_aux[i] = !((off >> i) & 1);
+    if (!off) return;
+    int32_t e[8];
+    _mm256_storeu_si256((__m256i *)(void *)e, ev);
+    const __m256 lv = _mm256_setr_ps(1, 3, 5, 7, 9, 11, 13, 15) /* the odd levels 2c+1 */, sc = _mm256_set1_ps(this_scale);
+    const __m256 slv = _mm256_mul_ps(sc, lv);
+    while (off) {
+        const int grp = __builtin_ctz(off);
+        off &= off - 1;
+        const int lst = -e[grp] - 1;
+        const uint32_t lo = g->loff[lst];
+        const int n = g->lcnt[lst], pad = pad8(n);
+        const uint8_t *codes = g->soa + (size_t)lo * 4;
+        const float *xv = xval + 4 * grp, *wt = waux + 4 * grp;
+        __m256 t[4];
+        for (int i = 0; i < 4; i++) {
+            const __m256 diff = _mm256_sub_ps(slv, _mm256_set1_ps(xv[i]));
+            t[i] = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(wt[i]), diff), diff);
+        }
+        float d2[64]; /* iq3 lists hold at most 38 entries */
+        __m256 m = _mm256_set1_ps(FLT_MAX);
+        for (int c = 0; c < pad; c += 8) {
+            __m256 acc = _mm256_setzero_ps();
+            for (int i = 0; i < 4; i++) {
+                const __m256i ci = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(codes + i * pad + c)));
+                acc = _mm256_add_ps(acc, _mm256_permutevar8x32_ps(t[i], ci));
+            }
+            _mm256_storeu_ps(d2 + c, acc);
+            m = _mm256_min_ps(acc, m);
+        }
+        __m128 h = _mm_min_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+        h = _mm_min_ps(h, _mm_movehl_ps(h, h));
+        h = _mm_min_ss(h, _mm_shuffle_ps(h, h, 1));
+        const float best = _mm_cvtss_f32(h);
+        int j = 0;
+        if (best < FLT_MAX) {
+            const __m256 bv = _mm256_set1_ps(best);
+            for (int c = 0;; c += 8) {
+                const int mask = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(d2 + c), bv, _CMP_EQ_OQ));
+                if (mask) { j = c + __builtin_ctz((unsigned)mask); break; }
+            }
+        } /* else: ggml asserts (non-finite scores); take the first entry */
+        const int8_t *pg = g->pos + 4 * g->ids[lo + (uint32_t)j];
+        for (int i = 0; i < 4; i++) Laux[4 * grp + i] = (int8_t)((pg[i] - 1) / 2);
+    }
+}
+
+/* iq.c's iq1m_scan_scalar, eight i2 per step, one per lane, same operations. A step in which no
+ * candidate beats the running best (tested against the best at step start,
+ * which stays unchanged while nothing passes) changes nothing; otherwise its
+ * candidates are replayed in order through the scalar test. */
+IT void iq_avx2_iq1m_scan(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk) {
+    const __m256 zero = _mm256_setzero_ps(), cp2 = _mm256_set1_ps(c->cp2), cm2 = _mm256_set1_ps(c->cm2);
+    __m256 tp[2], tm[2];
+    float wp[2], wm[2];
+    for (int h = 0; h < 2; h++) {
+        tp[h] = _mm256_set1_ps(c->txs[h] * c->p2);
+        tm[h] = _mm256_set1_ps(c->txs[h] * c->m2);
+        wp[h] = c->tws[h] * c->p2 * c->p2;
+        wm[h] = c->tws[h] * c->m2 * c->m2;
+    }
+    for (int i1 = 0; i1 <= 16; i1++) {
+        __m256 a1[2], ap[2], am[2];
+        for (int h = 0; h < 2; h++) {
+            a1[h] = _mm256_set1_ps(px[h][i1]);
+            ap[h] = _mm256_set1_ps(wp[h] + pw[h][i1] * c->cp1);
+            am[h] = _mm256_set1_ps(wm[h] + pw[h][i1] * c->cm1);
+        }
+        for (int i2 = i1; i2 <= 16; i2 += 8) {
+            __m256 qxp[2], qxm[2], q2p[2], q2m[2];
+            for (int h = 0; h < 2; h++) {
+                const __m256 sx = _mm256_add_ps(a1[h], _mm256_loadu_ps(px[h] + i2));
+                const __m256 w2 = _mm256_loadu_ps(pw[h] + i2);
+                qxp[h] = _mm256_sub_ps(tp[h], sx);
+                qxm[h] = _mm256_sub_ps(tm[h], sx);
+                q2p[h] = _mm256_add_ps(ap[h], _mm256_mul_ps(w2, cp2));
+                q2m[h] = _mm256_add_ps(am[h], _mm256_mul_ps(w2, cm2));
+            }
+            __m256 sqx[4], sq2[4];
+            sqx[0] = _mm256_add_ps(qxp[0], qxp[1]); sqx[1] = _mm256_add_ps(qxp[0], qxm[1]);
+            sqx[2] = _mm256_add_ps(qxm[0], qxp[1]); sqx[3] = _mm256_add_ps(qxm[0], qxm[1]);
+            sq2[0] = _mm256_add_ps(q2p[0], q2p[1]); sq2[1] = _mm256_add_ps(q2p[0], q2m[1]);
+            sq2[2] = _mm256_add_ps(q2m[0], q2p[1]); sq2[3] = _mm256_add_ps(q2m[0], q2m[1]);
+            const __m256 bv = _mm256_set1_ps(pk->best);
+            int any = 0;
+            for (int k = 0; k < 4; k++)
+                any |= _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(sq2[k], zero, _CMP_GT_OQ),
+                                                        _mm256_cmp_ps(_mm256_mul_ps(sqx[k], sqx[k]), _mm256_mul_ps(bv, sq2[k]), _CMP_GT_OQ)));
+            const int nl = 17 - i2 < 8 ? 17 - i2 : 8;
+            any &= (1 << nl) - 1;
+            if (!any) continue;
+            float vx[4][8], v2[4][8];
+            for (int k = 0; k < 4; k++) { _mm256_storeu_ps(vx[k], sqx[k]); _mm256_storeu_ps(v2[k], sq2[k]); }
+            for (int l = __builtin_ctz((unsigned)any); l < nl; l++) { /* nothing changes before the first pass */
+                const float x4[4] = {vx[0][l], vx[1][l], vx[2][l], vx[3][l]}, y4[4] = {v2[0][l], v2[1][l], v2[2][l], v2[3][l]};
+                iq1m_test(pk, x4, y4, i1, i2 + l);
+            }
+        }
+    }
+}
+
+#else /* no x86-64: the scalar code is used; these are never called */
+
+int iq_avx2_available(void) { return 0; }
+int iq_avx2_list_best(const uint8_t *codes, int n, int w, const float *lev, int nlev, const float *xv, const float *wt,
+                      float scale) {
+    (void)codes; (void)n; (void)w; (void)lev; (void)nlev; (void)xv; (void)wt; (void)scale;
+    return -1;
+}
+void iq_avx2_iq3_step(const lattice *g, const float *xval, const float *waux, float id, float this_scale, int8_t *Laux,
+                      bool *on_aux) {
+    (void)g; (void)xval; (void)waux; (void)id; (void)this_scale; (void)Laux; (void)on_aux;
+}
+void iq_avx2_iq1m_scan(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk) {
+    (void)px; (void)pw; (void)c; (void)pk;
+}
+
+#endif
