@@ -3,6 +3,7 @@
  * All of these may run concurrently on one handle: nothing here mutates it. */
 #include "gguf_internal.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,52 +102,52 @@ static void load_int(const uint8_t *p, int t, int64_t *i, uint64_t *u) {
     }
 }
 
-static const char *key_desc(const gguf_kv *kv, char *buf, size_t n);
-#define WHAT(kv) (kv ? key_desc(kv, d_, sizeof d_) : "value")
+/* Failure path of the getters, kept out of line so the hot paths carry no
+ * message buffer: the message is "key '<name>'" (or "value" for a caller-built
+ * value) followed by the formatted rest. */
+MIO_PRINTF(3, 4) __attribute__((cold, noinline)) static mio_status kv_fail(mio_status st, const gguf_kv *kv, const char *fmt, ...) {
+    char k[160], rest[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rest, sizeof rest, fmt, ap);
+    va_end(ap);
+    if (!kv) return err_set(st, "value%s", rest);
+    return err_set(st, "key '%s'%s", esc_bytes(k, sizeof k, kv->key.ptr, kv->key.len), rest);
+}
 
 static mio_status widen_i64(const uint8_t *p, int t, int64_t *out, const gguf_kv *kv) {
-    char d_[200];
-    if (!is_int_type(t)) return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not an integer", WHAT(kv),
+    if (!is_int_type(t)) return kv_fail(MIO_ERR_TYPE_MISMATCH, kv, " holds %s, not an integer",
                                         mio_gguf_type_name(t) ? mio_gguf_type_name(t) : "?");
     int64_t i = 0;
     uint64_t u = 0;
     load_int(p, t, &i, &u);
     if (is_signed(t)) { *out = i; return MIO_OK; }
     if (u > (uint64_t)INT64_MAX)
-        return err_set(MIO_ERR_OUT_OF_RANGE, "%s is %llu, which does not fit in int64 (read it as u64)", WHAT(kv),
+        return kv_fail(MIO_ERR_OUT_OF_RANGE, kv, " is %llu, which does not fit in int64 (read it as u64)",
                        (unsigned long long)u);
     *out = (int64_t)u;
     return MIO_OK;
 }
 
 static mio_status widen_u64(const uint8_t *p, int t, uint64_t *out, const gguf_kv *kv) {
-    char d_[200];
-    if (!is_int_type(t)) return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not an integer", WHAT(kv),
+    if (!is_int_type(t)) return kv_fail(MIO_ERR_TYPE_MISMATCH, kv, " holds %s, not an integer",
                                         mio_gguf_type_name(t) ? mio_gguf_type_name(t) : "?");
     int64_t i = 0;
     uint64_t u = 0;
     load_int(p, t, &i, &u);
     if (!is_signed(t)) { *out = u; return MIO_OK; }
-    if (i < 0) return err_set(MIO_ERR_OUT_OF_RANGE, "%s is negative (%lld), not representable as u64", WHAT(kv), (long long)i);
+    if (i < 0) return kv_fail(MIO_ERR_OUT_OF_RANGE, kv, " is negative (%lld), not representable as u64", (long long)i);
     *out = (uint64_t)i;
     return MIO_OK;
 }
 
 static mio_status widen_f64(const uint8_t *p, int t, double *out, const gguf_kv *kv) {
-    char d_[200];
     if (t == MIO_GGUF_F32) { float v; memcpy(&v, p, 4); *out = v; return MIO_OK; }
     if (t == MIO_GGUF_F64) { memcpy(out, p, 8); return MIO_OK; }
-    return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not a float", WHAT(kv),
+    return kv_fail(MIO_ERR_TYPE_MISMATCH, kv, " holds %s, not a float",
                    mio_gguf_type_name(t) ? mio_gguf_type_name(t) : "?");
 }
 
-
-static const char *key_desc(const gguf_kv *kv, char *buf, size_t n) {
-    char k[160];
-    esc_bytes(k, sizeof k, kv->key.ptr, kv->key.len);
-    snprintf(buf, n, "key '%s'", k);
-    return buf;
-}
 
 mio_status mio_gguf_kv_i64(const mio_gguf_file *f, int64_t i, int64_t *out) {
     const gguf_kv *kv = kv_at(f, i);
@@ -173,9 +174,8 @@ mio_status mio_gguf_kv_bool(const mio_gguf_file *f, int64_t i, int *out) {
     const gguf_kv *kv = kv_at(f, i);
     if (!kv) return MIO_ERR_INVALID_ARG;
     if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
-    char d[200];
     if (kv->type != MIO_GGUF_BOOL)
-        return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not bool", key_desc(kv, d, sizeof d),
+        return kv_fail(MIO_ERR_TYPE_MISMATCH, kv, " holds %s, not bool",
                        mio_gguf_type_name(kv->type));
     *out = kv->val[0] != 0;
     return MIO_OK;
@@ -185,9 +185,8 @@ mio_status mio_gguf_kv_str(const mio_gguf_file *f, int64_t i, mio_str *out) {
     const gguf_kv *kv = kv_at(f, i);
     if (!kv) return MIO_ERR_INVALID_ARG;
     if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
-    char d[200];
     if (kv->type != MIO_GGUF_STRING)
-        return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not string", key_desc(kv, d, sizeof d),
+        return kv_fail(MIO_ERR_TYPE_MISMATCH, kv, " holds %s, not string",
                        mio_gguf_type_name(kv->type));
     out->ptr = (const char *)kv->val;
     out->len = kv->val_len;
@@ -196,16 +195,14 @@ mio_status mio_gguf_kv_str(const mio_gguf_file *f, int64_t i, mio_str *out) {
 
 /* --- arrays --- */
 static mio_status arr_elem(const gguf_kv *kv, uint64_t j, const uint8_t **p, int want_class) {
-    char d[200];
     if (kv->type != MIO_GGUF_ARRAY)
-        return err_set(MIO_ERR_TYPE_MISMATCH, "%s holds %s, not an array", key_desc(kv, d, sizeof d),
+        return kv_fail(MIO_ERR_TYPE_MISMATCH, kv, " holds %s, not an array",
                        mio_gguf_type_name(kv->type));
     if (j >= kv->count)
-        return err_set(MIO_ERR_OUT_OF_RANGE, "%s: index %llu out of range (array has %llu elements)",
-                       key_desc(kv, d, sizeof d), (unsigned long long)j, (unsigned long long)kv->count);
+        return kv_fail(MIO_ERR_OUT_OF_RANGE, kv, ": index %llu out of range (array has %llu elements)", (unsigned long long)j, (unsigned long long)kv->count);
     size_t es = gguf_type_size(kv->elem_type);
     if (want_class == 0 && !es)
-        return err_set(MIO_ERR_TYPE_MISMATCH, "%s is an array of %s, not of numbers", key_desc(kv, d, sizeof d),
+        return kv_fail(MIO_ERR_TYPE_MISMATCH, kv, " is an array of %s, not of numbers",
                        mio_gguf_type_name(kv->elem_type));
     *p = kv->val + j * es;
     return MIO_OK;
@@ -245,14 +242,13 @@ mio_status mio_gguf_arr_str(const mio_gguf_file *f, int64_t i, uint64_t j, mio_s
     const uint8_t *p;
     mio_status st = arr_elem(kv, j, &p, 1);
     if (st) return st;
-    char d[200];
     if (kv->elem_type != MIO_GGUF_STRING)
-        return err_set(MIO_ERR_TYPE_MISMATCH, "%s is an array of %s, not of strings", key_desc(kv, d, sizeof d),
+        return kv_fail(MIO_ERR_TYPE_MISMATCH, kv, " is an array of %s, not of strings",
                        mio_gguf_type_name(kv->elem_type));
     /* The table's width was chosen from the bytes remaining at parse time, which is
      * at least val_len: narrow whenever those fit in 32 bits. */
-    const void *idx = kv->str_index;
-    const uint8_t *s = kv->val + (kv->str_narrow ? ((const uint32_t *)idx)[j] : ((const uint64_t *)idx)[j]);
+    const gguf_str_index *idx = &kv->str_index;
+    const uint8_t *s = kv->val + (idx->narrow ? ((const uint32_t *)idx->p)[j] : ((const uint64_t *)idx->p)[j]);
     out->ptr = (const char *)s + 8;
     out->len = (size_t)ld64(s);
     return MIO_OK;

@@ -11,6 +11,14 @@
 #define GGUF_MAX_ALIGNMENT (1u << 20)
 #define GGUF_MAX_NAME 64u /* tensor names must be shorter (ggml's GGML_MAX_NAME) */
 
+/* Offsets of a string array's elements from its first element, recorded while
+ * parsing: u32 when narrow, else u64; bytes is the allocation (mem_big_*). */
+typedef struct gguf_str_index {
+    void *p;
+    size_t bytes;
+    bool narrow;
+} gguf_str_index;
+
 typedef struct gguf_kv {
     mio_str key;
     int32_t type;
@@ -21,9 +29,7 @@ typedef struct gguf_kv {
     size_t val_len;
     const uint8_t *raw;           /* whole wire value after the type field */
     size_t raw_len;
-    void *str_index;              /* string arrays: element offsets from val, recorded while parsing;
-                                     u32 if str_narrow, else u64 */
-    bool str_narrow;
+    gguf_str_index str_index;     /* string arrays only */
 } gguf_kv;
 
 typedef struct gguf_part {
@@ -46,15 +52,18 @@ struct mio_gguf_file {
     mio_namehash t_hash;
 };
 
-/* Size in bytes of a fixed-width GGUF value type, 0 for string/array/unknown. */
-size_t gguf_type_size(int type);
+/* Size in bytes of a fixed-width GGUF value type, 0 for string/array/unknown.
+ * Inline: every array-element getter asks it. */
+static inline size_t gguf_type_size(int type) {
+    static const uint8_t sz[13] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+    return (type >= 0 && type <= 12) ? sz[type] : 0;
+}
 /* Validate the value of type at [p, end) (depth = enclosing array depth) and
  * return its wire length in *len. Messages name `what`. For an array of strings,
- * when str_offsets is non-NULL, *str_offsets receives a malloc()ed table of the
- * elements' offsets from the first element (u32 when the bytes that remain fit
- * in 32 bits, else u64). */
+ * when idx is non-NULL, it receives the table of the elements' offsets (owned by
+ * the caller, also on failure: free with mem_big_free(idx->p, idx->bytes)). */
 mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint32_t depth, uint64_t *len,
-                           const char *what, void **str_offsets);
+                           const char *what, gguf_str_index *idx);
 
 /* Parse one GGUF image in region (ownership of region moves into *out, also on failure). */
 mio_status gguf_parse_region(mio_region *region, mio_gguf_file **out);

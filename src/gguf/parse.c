@@ -12,16 +12,6 @@
 #define MIN_KV_BYTES 14u     /* key len (8) + 1 key byte + type (4) + 1 value byte */
 #define MIN_TENSOR_BYTES 33u /* name len (8) + 1 name byte + n_dims (4) + ne (8) + type (4) + offset (8) */
 
-size_t gguf_type_size(int type) {
-    switch (type) {
-    case MIO_GGUF_U8: case MIO_GGUF_I8: case MIO_GGUF_BOOL: return 1;
-    case MIO_GGUF_U16: case MIO_GGUF_I16: return 2;
-    case MIO_GGUF_U32: case MIO_GGUF_I32: case MIO_GGUF_F32: return 4;
-    case MIO_GGUF_U64: case MIO_GGUF_I64: case MIO_GGUF_F64: return 8;
-    default: return 0;
-    }
-}
-
 const char *mio_gguf_type_name(int type) {
     static const char *names[] = {"u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool",
                                   "string", "array", "u64", "i64", "f64"};
@@ -29,7 +19,7 @@ const char *mio_gguf_type_name(int type) {
 }
 
 mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint32_t depth, uint64_t *len,
-                           const char *what, void **str_offsets) {
+                           const char *what, gguf_str_index *idx) {
     size_t rem = (size_t)(end - p);
     size_t fs = gguf_type_size(type);
     if (fs) {
@@ -89,12 +79,14 @@ mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint3
              * element's offset (32-bit when the bytes allow) for O(1) access. */
             uint32_t *o32 = NULL;
             uint64_t *o64 = NULL;
-            if (str_offsets) {
+            if (idx) {
+                /* mem_big_*: warm, prefaulted blocks reused across opens (vocabularies are large) */
                 bool narrow = erem <= UINT32_MAX;
-                void *o = malloc((size_t)(n ? n : 1) * (narrow ? 4 : 8));
+                size_t bytes = (size_t)(n ? n : 1) * (narrow ? 4 : 8);
+                void *o = mem_big_calloc(bytes);
                 if (!o) return err_set(MIO_ERR_NOMEM, "%s: cannot allocate the index of %llu strings", what,
                                        (unsigned long long)n);
-                *str_offsets = o;
+                *idx = (gguf_str_index){o, bytes, narrow};
                 if (narrow) o32 = o; else o64 = o;
             }
             const uint8_t *base = q;
@@ -135,7 +127,7 @@ mio_str gguf_tensor_name_at(const void *f, uint64_t i) { return ((const mio_gguf
 
 void gguf_file_free(mio_gguf_file *f) {
     if (!f) return;
-    for (uint64_t i = 0; i < f->n_kv; i++) free(f->kv[i].str_index);
+    for (uint64_t i = 0; i < f->n_kv; i++) mem_big_free(f->kv[i].str_index.p, f->kv[i].str_index.bytes);
     free(f->kv);
     free(f->tensors);
     namehash_free(&f->kv_hash);
@@ -264,7 +256,6 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
             kv->val = c.p + 12;
             kv->val_len = (size_t)vl - 12;
             kv->depth = 1;
-            kv->str_narrow = (size_t)(c.end - c.p) - 12 <= UINT32_MAX; /* as gguf_skip_value chose */
             for (const uint8_t *q = c.p; ld32(q) == MIO_GGUF_ARRAY && ld64(q + 4) > 0; q += 12) kv->depth++;
         } else if (kv->type == MIO_GGUF_STRING) {
             kv->val = c.p + 8;
@@ -300,8 +291,9 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
         t->name.ptr = (const char *)c.p + 8;
         t->name.len = (size_t)nl;
         c.p += 8 + nl;
-        char nb[160];
-        esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len);
+        char nb_[160];
+        /* the name escaped for a message, formatted only on an error path */
+#define nb esc_bytes(nb_, sizeof nb_, t->name.ptr, t->name.len)
         if (nl == 0) return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor info #%llu has an empty name", (unsigned long long)i);
         if (nl >= GGUF_MAX_NAME)
             return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor #%llu '%s': name is %llu bytes (must be under %u)",
@@ -325,6 +317,7 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
             return err_set(MIO_ERR_UNSUPPORTED_TYPE, "tensor '%s': unknown ggml type code %d", nb, t->type);
         st = mio_tensor_nbytes(t->type, nd, t->ne, &t->nbytes);
         if (st) return err_prefix(st, "tensor '%s': ", nb);
+#undef nb
         f->n_tensors = i + 1;
     }
     st = gguf_index_tensors(f);
