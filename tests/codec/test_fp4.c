@@ -3,6 +3,7 @@
  * comparison against ggml_quantize_chunk / to_float on every adversarial input
  * kind, plus every UE4M3 scale byte through the peer's decoder. */
 #include "codec_peer.h"
+#include "codec_checks.h"
 #include "modelio.h"
 #include "test.h"
 
@@ -185,42 +186,13 @@ static void check_errors(void) {
     T_EQ_INT(memcmp(a, b, 36), 0);
 }
 
+/* Multi-threaded output equals single-threaded; any alignment gives the same results. */
 static void check_threads(uint64_t seed) {
-    enum { N = 64 * 101 };
-    static float x[N], d1[N], d2[N];
-    static uint8_t a[N / 64 * 36], b[N / 64 * 36]; /* nvfp4 is the larger per element */
-    for (int i = 0; i < N_CASES; i++) {
-        const fcase *c = &g_cases[i];
-        fill_input(IN_HEAVY_TAILS, seed, x, N, c->bs);
-        size_t bytes = (size_t)(N / c->bs) * c->bb;
-        T_OK(mio_encode_f32(c->type, x, N, a, bytes));
-        T_OK(mio_encode_f32_mt(c->type, x, N, b, bytes, 4));
-        int64_t fd = first_diff(a, b, bytes);
-        if (fd >= 0) printf("%s: 4 threads differ at byte %lld: %02x vs %02x\n", c->name, (long long)fd, a[fd], b[fd]);
-        T_EQ_INT(fd, -1);
-        T_OK(mio_decode_f32(c->type, a, bytes, d1, N));
-        T_OK(mio_decode_f32_mt(c->type, a, bytes, d2, N, 4));
-        T_EQ_INT(memcmp(d1, d2, sizeof d1), 0);
-    }
+    for (int i = 0; i < N_CASES; i++) check_type_threads(g_cases[i].type, IN_HEAVY_TAILS, seed, 64 * 101, 4);
 }
 
-/* Any alignment: input floats and output bytes at odd addresses give the same results. */
 static void check_unaligned(uint64_t seed) {
-    enum { N = 512 };
-    static float x[N], d1[N];
-    static uint8_t a[N / 64 * 36], xb[N * 4 + 8], yb[N / 64 * 36 + 8], db[N * 4 + 8];
-    for (int i = 0; i < N_CASES; i++) {
-        const fcase *c = &g_cases[i];
-        fill_input(IN_GAUSS, seed + 7, x, N, c->bs);
-        size_t bytes = (size_t)(N / c->bs) * c->bb;
-        memcpy(xb + 1, x, sizeof x);
-        T_OK(mio_encode_f32(c->type, x, N, a, bytes));
-        T_OK(mio_encode_f32(c->type, (const float *)(const void *)(xb + 1), N, yb + 3, bytes));
-        T_EQ_INT(memcmp(a, yb + 3, bytes), 0);
-        T_OK(mio_decode_f32(c->type, a, bytes, d1, N));
-        T_OK(mio_decode_f32(c->type, yb + 3, bytes, (float *)(void *)(db + 2), N));
-        T_EQ_INT(memcmp(d1, db + 2, sizeof d1), 0);
-    }
+    for (int i = 0; i < N_CASES; i++) check_type_unaligned(g_cases[i].type, seed, 512);
 }
 
 /* ---------------- against the peer ---------------- */

@@ -4,6 +4,7 @@
  * table ends at q1_0, so q2_0 is compared with its exported quantize_q2_0 and
  * dequantize_row_q2_0 called directly. */
 #include "codec_peer.h"
+#include "codec_checks.h"
 #include "modelio.h"
 #include "test.h"
 
@@ -234,41 +235,13 @@ static void check_reciprocal_overflow(void) {
     T_EQ_INT(y[2], 0x24); /* elements 0..3 = -1, 0, 1, -1 -> codes 0, 1, 2, 0 */
 }
 
-/* Multi-threaded output equals single-threaded. */
+/* Multi-threaded output equals single-threaded; any alignment gives the same results. */
 static void check_threads(uint64_t seed) {
-    enum { N = 256 * 37 };
-    static float x[N], d1[N], d2[N];
-    static uint8_t a[N / 64 * 18], b[N / 64 * 18];
-    for (int i = 0; i < N_CASES; i++) {
-        const tcase *c = &g_cases[i];
-        fill_input(IN_GAUSS, seed, x, N, c->bs);
-        size_t bytes = (size_t)(N / c->bs) * c->bb;
-        T_OK(mio_encode_f32(c->type, x, N, a, bytes));
-        T_OK(mio_encode_f32_mt(c->type, x, N, b, bytes, 3));
-        T_EQ_INT(memcmp(a, b, bytes), 0);
-        T_OK(mio_decode_f32(c->type, a, bytes, d1, N));
-        T_OK(mio_decode_f32_mt(c->type, a, bytes, d2, N, 3));
-        T_EQ_INT(memcmp(d1, d2, sizeof d1), 0);
-    }
+    for (int i = 0; i < N_CASES; i++) check_type_threads(g_cases[i].type, IN_GAUSS, seed, 256 * 37, 3);
 }
 
-/* Any alignment: input floats and output bytes at odd addresses give the same results. */
 static void check_unaligned(uint64_t seed) {
-    enum { N = 512 };
-    static float x[N], d1[N];
-    static uint8_t a[N / 64 * 36], xb[N * 4 + 8], yb[N / 64 * 36 + 8], db[N * 4 + 8];
-    for (int i = 0; i < N_CASES; i++) {
-        const tcase *c = &g_cases[i];
-        fill_input(IN_GAUSS, seed + 7, x, N, c->bs);
-        size_t bytes = (size_t)(N / c->bs) * c->bb;
-        memcpy(xb + 1, x, sizeof x);
-        T_OK(mio_encode_f32(c->type, x, N, a, bytes));
-        T_OK(mio_encode_f32(c->type, (const float *)(const void *)(xb + 1), N, yb + 3, bytes));
-        T_EQ_INT(memcmp(a, yb + 3, bytes), 0);
-        T_OK(mio_decode_f32(c->type, a, bytes, d1, N));
-        T_OK(mio_decode_f32(c->type, yb + 3, bytes, (float *)(void *)(db + 2), N));
-        T_EQ_INT(memcmp(d1, db + 2, sizeof d1), 0);
-    }
+    for (int i = 0; i < N_CASES; i++) check_type_unaligned(g_cases[i].type, seed, 512);
 }
 
 /* ---------------- against the peer ---------------- */
