@@ -198,14 +198,17 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
     /* Counts against the bytes that remain, before any allocation sized by them. */
     uint64_t need_kv = 0, need_t = 0, need = 0;
     if (!ck_mul(n_kv, MIN_KV_BYTES, &need_kv) || !ck_mul(n_tensors, MIN_TENSOR_BYTES, &need_t) ||
-        !ck_add(need_kv, need_t, &need) || need > cur_rem(&c))
+        !ck_add(need_kv, need_t, &need) || need > cur_rem(&c)) {
+        char need_s[32];
+        bool over = n_kv > UINT64_MAX / MIN_KV_BYTES || n_tensors > UINT64_MAX / MIN_TENSOR_BYTES ||
+                    need_kv + need_t < need_kv;
+        if (over) snprintf(need_s, sizeof need_s, "more than 2^64");
+        else snprintf(need_s, sizeof need_s, "at least %llu", (unsigned long long)(need_kv + need_t));
         return err_set(MIO_ERR_TRUNCATED,
-                       "header claims %llu metadata entries and %llu tensors, which need at least %s%llu bytes, but "
-                       "only %zu bytes follow",
-                       (unsigned long long)n_kv, (unsigned long long)n_tensors,
-                       (n_kv > UINT64_MAX / MIN_KV_BYTES || n_tensors > UINT64_MAX / MIN_TENSOR_BYTES) ? "more than " : "",
-                       (unsigned long long)(n_kv > UINT64_MAX / MIN_KV_BYTES || n_tensors > UINT64_MAX / MIN_TENSOR_BYTES
-                                                ? UINT64_MAX : need_kv + need_t), cur_rem(&c));
+                       "header claims %llu metadata entries and %llu tensors, which need %s bytes, but only %zu bytes "
+                       "follow",
+                       (unsigned long long)n_kv, (unsigned long long)n_tensors, need_s, cur_rem(&c));
+    }
     f->alignment = GGUF_DEFAULT_ALIGNMENT;
     f->kv = calloc(n_kv ? (size_t)n_kv : 1, sizeof *f->kv);
     f->tensors = calloc(n_tensors ? (size_t)n_tensors : 1, sizeof *f->tensors);
