@@ -77,7 +77,8 @@ int main(void) {
         G.gguf_free(gc);
         mio_gguf_close(f);
     } else {
-        T_CHECK(!"vocab-gpt-2.gguf missing from tests/data");
+        printf("vocab-gpt-2.gguf missing from tests/data\n");
+        T_CHECK(0);
     }
     T_DONE();
 }

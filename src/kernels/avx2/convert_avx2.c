@@ -6,6 +6,7 @@
 #include "core/half.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 
 #define KT __attribute__((target("avx2")))
@@ -61,8 +62,10 @@ KT void cv_avx2_bf16_to_f32(const uint8_t *x, float *y, int64_t n) {
 }
 
 int cv_f16c_available(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c") ? 1 : 0;
+    /* F16C is CPUID leaf 1, ECX bit 29 (clang's __builtin_cpu_supports has no "f16c") */
+    unsigned a, b, c, d;
+    if (!cv_avx2_available() || !__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    return (c >> 29) & 1u;
 }
 
 __attribute__((target("avx2,f16c"))) void cv_f16c_f16_to_f32(const uint8_t *x, float *y, int64_t n) {
