@@ -1,14 +1,16 @@
-/* make_sample_model.c — mio-make-sample: write a tiny llama-shaped GGUF (2 layers,
- * 64-wide, 32-token vocabulary, f32/f16 weights from a fixed-seed generator) with
- * libmodelio's writer. Same bytes on every run. Usage: mio-make-sample OUT.gguf */
+/* make_sample_model.c — mio-make-sample: write a small llama-shaped GGUF (2 layers,
+ * 256-wide, 32-token vocabulary, f32/f16 weights from a fixed-seed generator) with
+ * libmodelio's writer. Rows are 256 or 512 wide, whole blocks of every type
+ * (the k-quants' 256 included), so `--dtype q4_k` converts every matrix.
+ * Same bytes on every run. Usage: mio-make-sample OUT.gguf */
 #include <modelio.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define N_EMBD 64
-#define N_FF 128
+#define N_EMBD 256
+#define N_FF 512
 #define N_HEAD 4
 #define N_LAYER 2
 
@@ -142,7 +144,7 @@ int main(int argc, char **argv)
 {
     if (argc != 2 || argv[1][0] == '\0' || (argv[1][0] == '-' && argv[1][1] != '\0')) {
         fprintf(stderr, "usage: mio-make-sample OUT.gguf\n"
-                        "  write a small llama-shaped GGUF (2 layers, 64 wide, 32 tokens, f32/f16)\n");
+                        "  write a small llama-shaped GGUF (2 layers, 256 wide, 32 tokens, f32/f16)\n");
         return 2;
     }
     mio_writer *w = NULL;

@@ -212,6 +212,19 @@ MIO_API uint64_t mio_gguf_data_offset(const mio_gguf_file *f);
 MIO_API uint64_t mio_gguf_file_size(const mio_gguf_file *f);
 /* Number of files behind the handle (1 unless opened with MIO_OPEN_SPLITS). */
 MIO_API uint32_t mio_gguf_part_count(const mio_gguf_file *f);
+/* 1 if path names (same device and inode) one of the files f was read from —
+ * any part of a split — so a tool can refuse to write its output over its own
+ * input; 0 otherwise (also for a missing path, a NULL argument, or a handle
+ * parsed from a buffer). */
+MIO_API int mio_gguf_uses_file(const mio_gguf_file *f, const char *path);
+/* Where the file has a non-zero byte outside the header and the tensor data:
+ * in the padding before the data section, between tensors, or after the last
+ * tensor. GGUF writers pad with zeros (so does mio_writer); a file with other
+ * bytes there cannot be re-emitted byte for byte. MIO_OK with the part
+ * (0-based) and the byte offset in that part's file, or MIO_ERR_NOT_FOUND when
+ * every such byte is zero. Reads every padding byte (at most alignment - 1
+ * per tensor). */
+MIO_API mio_status mio_gguf_find_nonzero_padding(const mio_gguf_file *f, uint32_t *part, uint64_t *offset);
 /* Data-section offset of part p within its own file. */
 MIO_API uint64_t mio_gguf_part_data_offset(const mio_gguf_file *f, uint32_t part);
 
@@ -461,6 +474,11 @@ MIO_API void mio_st_close(mio_st_file *f);
 MIO_API uint64_t mio_st_header_size(const mio_st_file *f);  /* N, the JSON length (first shard) */
 MIO_API uint64_t mio_st_file_size(const mio_st_file *f);    /* bytes of the (first) file */
 MIO_API uint32_t mio_st_shard_count(const mio_st_file *f);  /* 1 unless opened from an index */
+/* 1 if path names (same device and inode) one of the shard files f was read
+ * from, so a tool can refuse to write over its own input; 0 otherwise (also for
+ * a missing path, a NULL argument or a buffer). The index file itself is not a
+ * shard: compare against the path you opened. */
+MIO_API int mio_st_uses_file(const mio_st_file *f, const char *path);
 
 typedef struct mio_st_tensor {
     mio_str name;            /* JSON escapes decoded */

@@ -81,9 +81,12 @@ run cmp "$SAMPLE" "$COPY"
 echo "OK: $COPY is byte-identical to $SAMPLE"
 
 # --- 5. quantize -------------------------------------------------------------
-Q8="${SAMPLE%.gguf}-q8_0.gguf"
-say "mio-export-gguf: quantizing the matrix weights to q8_0 (the plan, then the run)"
-run "$EXPORT" --from-gguf "$SAMPLE" --out "$Q8" --dtype q8_0 --dry-run
-run "$EXPORT" --from-gguf "$SAMPLE" --out "$Q8" --dtype q8_0
-run "$INSPECT" "$Q8"
-echo "Next: mio-inspect --meta $SAMPLE, mio-inspect --json $Q8, mio-export-gguf --help"
+# The sample's rows are 256 and 512 wide: whole q4_K blocks, so every matrix converts.
+Q4K="${SAMPLE%.gguf}-q4_k.gguf"
+say "mio-export-gguf: quantizing the matrix weights to q4_K (the plan, then the run)"
+run "$EXPORT" --from-gguf "$SAMPLE" --out "$Q4K" --dtype q4_k --dry-run
+run "$EXPORT" --from-gguf "$SAMPLE" --out "$Q4K" --dtype q4_k
+run "$INSPECT" "$Q4K"
+"$INSPECT" "$Q4K" | grep -Eq '^  q4_K +16 ' || die "expected 16 q4_K tensors in $Q4K"
+echo "OK: 16 matrix weights are q4_K"
+echo "Next: mio-inspect --meta $SAMPLE, mio-inspect --json $Q4K, mio-export-gguf --help"

@@ -4,10 +4,17 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
+#include <modelio.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 size_t cli_utf8_next(const unsigned char *p, size_t n, uint32_t *cp, int *valid)
 {
@@ -211,13 +218,102 @@ double cli_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+void cli_esc(FILE *out, const char *p, size_t n)
+{
+    cli_print_escaped(out, p, n, SIZE_MAX, 0);
+}
+
+void cli_esc_str(FILE *out, const char *s)
+{
+    cli_print_escaped(out, s, strlen(s), SIZE_MAX, 0);
+}
+
 void cli_report(const char *prog, const char *path, const char *msg)
 {
+    /* Library messages quote names from the file: escaped like everything else. */
     size_t pl = strlen(path);
-    if (strncmp(msg, path, pl) == 0 && msg[pl] == ':' && msg[pl + 1] == ' ')
-        fprintf(stderr, "%s: %s\n", prog, msg);
+    fprintf(stderr, "%s: ", prog);
+    if (!(strncmp(msg, path, pl) == 0 && msg[pl] == ':' && msg[pl + 1] == ' ')) {
+        cli_esc_str(stderr, path);
+        fputs(": ", stderr);
+    }
+    cli_esc_str(stderr, msg);
+    fputc('\n', stderr);
+}
+
+const char *cli_plural(uint64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+static const char *g_prog = "mio";
+static volatile sig_atomic_t g_progress_line;
+
+void cli_set_progress_line(int on)
+{
+    g_progress_line = on;
+}
+
+static void on_fatal_signal(int sig)
+{
+    /* Only async-signal-safe calls: remove every temp file in flight, say so, exit. */
+    int removed = mio_cancel_writes();
+    if (g_progress_line)
+        (void)!write(STDERR_FILENO, "\n", 1);
+    (void)!write(STDERR_FILENO, g_prog, strlen(g_prog));
+    static const char a[] = ": interrupted", b[] = "; removed the unfinished output\n", c[] = "\n";
+    (void)!write(STDERR_FILENO, a, sizeof a - 1);
+    if (removed > 0)
+        (void)!write(STDERR_FILENO, b, sizeof b - 1);
     else
-        fprintf(stderr, "%s: %s: %s\n", prog, path, msg);
+        (void)!write(STDERR_FILENO, c, sizeof c - 1);
+    _exit(128 + sig);
+}
+
+void cli_install_signals(const char *prog)
+{
+    struct sigaction sa;
+    g_prog = prog;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    /* Over a file-size limit (ulimit -f) the default action kills the process
+     * mid-write; ignored, write() fails with EFBIG and the error path cleans up. */
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+int cli_is_stdout(const char *path)
+{
+    return strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0;
+}
+
+int cli_stdout_usable(const char *prog)
+{
+    if (isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "%s: refusing to write a binary model file to a terminal; redirect the output or name a file\n",
+                prog);
+        return 0;
+    }
+    return 1;
+}
+
+int cli_write_stdout(void *user, const void *p, size_t n)
+{
+    (void)user;
+    const char *b = p;
+    while (n) {
+        ssize_t w = write(STDOUT_FILENO, b, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        b += w;
+        n -= (size_t)w;
+    }
+    return 0;
 }
 
 int cli_ends_with(const char *s, const char *suffix)
@@ -234,9 +330,21 @@ cli_format cli_detect_format(const char *path)
 
     if (cli_ends_with(path, ".index.json"))
         return CLI_FMT_ST_INDEX;
-    fp = fopen(path, "rb");
-    if (!fp)
+    /* O_NONBLOCK and a regular-file check first: reading a FIFO or a device
+     * could block forever; the library names what it is. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
         return CLI_FMT_UNREADABLE;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return CLI_FMT_UNREADABLE;
+    }
+    fp = fdopen(fd, "rb");
+    if (!fp) {
+        close(fd);
+        return CLI_FMT_UNREADABLE;
+    }
     n = fread(b, 1, sizeof b, fp);
     int err = ferror(fp);
     fclose(fp);

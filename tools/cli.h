@@ -49,9 +49,32 @@ char *cli_human_size(char *buf, size_t cap, uint64_t bytes);
 int cli_is(const char *arg, const char *name);
 int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **value);
 
-/* Print "prog: path: msg" on stderr. Library messages often start with the path
- * already ("path: ..." ); then it is not repeated. */
+/* The one way tools print text that comes from a file (names, keys, library
+ * messages quoting them): escaped for a terminal by cli_print_escaped, so a
+ * crafted file cannot send escape sequences to the user's terminal. */
+void cli_esc(FILE *out, const char *p, size_t n);
+void cli_esc_str(FILE *out, const char *s);
+
+/* Print "prog: path: msg" on stderr, escaped. Library messages often start with
+ * the path already ("path: ..." ); then it is not repeated. */
 void cli_report(const char *prog, const char *path, const char *msg);
+
+/* one or many by count: "1 tensor", "2 tensors" */
+const char *cli_plural(uint64_t n, const char *one, const char *many);
+
+/* SIGINT/SIGTERM/SIGHUP: remove the temporary file of any write in progress
+ * (mio_cancel_writes), print "prog: interrupted", exit 128+signal (130, 143).
+ * SIGXFSZ is ignored so that a file-size limit fails the write cleanly.
+ * cli_set_progress_line(1) while a "\r" progress line is on screen. */
+void cli_install_signals(const char *prog);
+void cli_set_progress_line(int on);
+
+/* OUT names standard output ("-" or "/dev/stdout"): the tools stream to it
+ * directly, with no temp file and no rename. cli_stdout_usable refuses (with a
+ * message) when stdout is a terminal. cli_write_stdout is a mio_write_fn. */
+int cli_is_stdout(const char *path);
+int cli_stdout_usable(const char *prog);
+int cli_write_stdout(void *user, const void *p, size_t n);
 
 /* File formats the tools recognise, by content (see cli_detect_format). */
 typedef enum cli_format {

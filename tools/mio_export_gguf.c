@@ -40,8 +40,13 @@ static void usage(FILE *o) {
             "usage: " PROG " --from-gguf IN --out OUT [--dtype MODE] [--threads N] [--dry-run] [--quiet]\n"
             "  Re-emit the GGUF file IN as OUT through libmodelio's streaming writer. Metadata is\n"
             "  copied verbatim (exact wire types); tensors are streamed one at a time. The output\n"
-            "  is written atomically: nothing is left behind on failure.\n"
-            "  --dtype MODE   verbatim (default: every tensor as is; byte-identical to a v3 input),\n"
+            "  is written atomically: nothing is left behind on failure or interruption (SIGINT,\n"
+            "  SIGTERM: exit 130/143). OUT may not be a device, FIFO or directory; '-' (or\n"
+            "  /dev/stdout) streams the file to standard output instead, which must not be a\n"
+            "  terminal. IN may be the first part of a split model (name-00001-of-0000N.gguf):\n"
+            "  all parts are read and OUT is one file without the split.* keys.\n"
+            "  --dtype MODE   verbatim (default: every tensor as is; byte-identical to a v3 input\n"
+            "                 whose padding is zero — otherwise a note says where it differs),\n"
             "                 f32, f16, bf16, or a block type by name (q4_0 q4_1 q5_0 q5_1 q8_0 q2_k\n"
             "                 q3_k q4_k q5_k q6_k iq4_nl iq4_xs ... — any type libmodelio can encode).\n"
             "                 Only matrix weights are converted: n_dims >= 2, name ending '.weight',\n"
@@ -61,13 +66,6 @@ static int usage_error(const char *msg) {
     return CLI_EXIT_USAGE;
 }
 
-/* 1 if a and b name the same file (same path, or same device and inode). */
-static int same_file(const char *a, const char *b) {
-    struct stat sa, sb;
-    if (strcmp(a, b) == 0) return 1;
-    if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
 
 enum { KEEP, CONVERT };
 
@@ -101,12 +99,16 @@ static int make_plan(const char *in, const mio_gguf_tensor *t, int target, plan 
     if (!has_suffix(t->name, ".weight")) { p->why = "not a .weight"; return 0; }
     if (contains(t->name, "norm")) { p->why = "norm"; return 0; }
     if (t->type != MIO_TYPE_F32 && t->type != MIO_TYPE_F16 && t->type != MIO_TYPE_BF16) {
-        fprintf(stderr, PROG ": %s: tensor '%.*s' is %s: only f32/f16/bf16 sources can be transcoded (re-quantizing a "
-                        "quantized tensor would compound its error); convert from the unquantized model\n",
-                in, (int)t->name.len, t->name.ptr, mio_type_name(t->type));
+        fprintf(stderr, PROG ": ");
+        cli_esc_str(stderr, in);
+        fprintf(stderr, ": tensor '");
+        cli_esc(stderr, t->name.ptr, t->name.len);
+        fprintf(stderr, "' is %s: only f32/f16/bf16 sources can be transcoded (re-quantizing a quantized tensor would "
+                        "compound its error); convert from the unquantized model\n", mio_type_name(t->type));
         return 1;
     }
     if (t->ne[0] % mio_type_block_size(target) != 0) { p->why = "row not a whole number of blocks"; return 0; }
+    /* keep in sync with the reasons counted in main's "converted nothing" note */
     uint64_t nb;
     if (mio_tensor_nbytes(target, t->n_dims, t->ne, &nb) != MIO_OK) { p->why = "size"; return 0; }
     p->action = CONVERT;
@@ -122,6 +124,15 @@ static uint64_t elements(const mio_gguf_tensor *t) {
     return n;
 }
 
+/* "mio-export-gguf: IN: tensor 'NAME': " on stderr, escaped; after a progress line, on a new line. */
+static void tensor_prefix(int after_progress, const char *in, const mio_gguf_tensor *t) {
+    fprintf(stderr, "%s" PROG ": ", after_progress ? "\n" : "");
+    cli_esc_str(stderr, in);
+    fputs(": tensor '", stderr);
+    cli_esc(stderr, t->name.ptr, t->name.len);
+    fputs("': ", stderr);
+}
+
 static void print_shape(FILE *o, const mio_gguf_tensor *t) {
     fputc('[', o);
     for (uint32_t d = t->n_dims; d-- > 0;) fprintf(o, "%" PRId64 "%s", t->ne[d], d ? ", " : "");
@@ -135,11 +146,12 @@ static void progress(int64_t done, int64_t total, const mio_gguf_tensor *t, uint
     char bar[32];
     for (int k = 0; k < width; k++) bar[k] = k < fill ? '#' : '.';
     bar[width] = 0;
-    fprintf(stderr, "\r[%s] %3d%% %" PRId64 "/%" PRId64 " %s/%s %.0f MB/s %-40.*s", bar,
+    fprintf(stderr, "\r[%s] %3d%% %" PRId64 "/%" PRId64 " %s/%s %.0f MB/s ", bar,
             total_bytes ? (int)(100.0 * (double)bytes / (double)total_bytes) : 100, done, total,
             cli_human_size(a, sizeof a, bytes), cli_human_size(b, sizeof b, total_bytes),
-            secs > 0 ? (double)bytes / 1e6 / secs : 0.0, t ? (int)(t->name.len < 40 ? t->name.len : 40) : 0,
-            t ? t->name.ptr : "");
+            secs > 0 ? (double)bytes / 1e6 / secs : 0.0);
+    size_t shown = t ? cli_print_escaped(stderr, t->name.ptr, t->name.len, 40, 0) : 0;
+    fprintf(stderr, "%*s", (int)(40 - shown), "");
     fflush(stderr);
 }
 
@@ -202,10 +214,15 @@ int main(int argc, char **argv) {
             return CLI_EXIT_USAGE;
         }
     }
-    if (out && same_file(in, out)) {
-        fprintf(stderr, PROG ": --out %s is the input file; refusing to overwrite it\n", out);
+    int to_stdout = !dry && cli_is_stdout(out);
+    if (to_stdout && !cli_stdout_usable(PROG)) return CLI_EXIT_USAGE;
+    if (out && !to_stdout && strcmp(in, out) == 0) {
+        fprintf(stderr, PROG ": --out ");
+        cli_esc_str(stderr, out);
+        fprintf(stderr, " is the input file; refusing to overwrite it\n");
         return CLI_EXIT_USAGE;
     }
+    cli_install_signals(PROG);
 
     double t0 = cli_now();
     int show_progress = !quiet && !dry && isatty(STDERR_FILENO);
@@ -216,14 +233,33 @@ int main(int argc, char **argv) {
     void *ebuf = NULL;
     const char *where = in;
     int rc = CLI_EXIT_FAIL;
-    mio_status st = mio_gguf_open(in, MIO_OPEN_MMAP, &f);
+    /* A split model is read whole (all parts), never cut to its first part. */
+    mio_status st = mio_gguf_open(in, MIO_OPEN_MMAP | MIO_OPEN_SPLITS, &f);
     if (st != MIO_OK) goto fail;
+    uint32_t parts = mio_gguf_part_count(f);
+    uint64_t split_count = 0;
+    int64_t ksc = mio_gguf_find_key(f, "split.count");
+    if (ksc >= 0 && mio_gguf_kv_u64(f, ksc, &split_count) == MIO_OK && split_count > 1 && parts == 1) {
+        fprintf(stderr, PROG ": ");
+        cli_esc_str(stderr, in);
+        fprintf(stderr, ": this file is one part of a model split into %" PRIu64 " files (split.count), but its name "
+                        "does not follow the name-0000K-of-%05" PRIu64 ".gguf pattern that locates the others; refusing "
+                        "to convert part of a model — rename the parts\n", split_count, split_count);
+        goto out_plain;
+    }
+    if (out && !to_stdout && mio_gguf_uses_file(f, out)) {
+        fprintf(stderr, PROG ": --out ");
+        cli_esc_str(stderr, out);
+        fprintf(stderr, " is one of the input files; refusing to overwrite it\n");
+        rc = CLI_EXIT_USAGE;
+        goto out_plain;
+    }
 
     int64_t nt = mio_gguf_tensor_count(f);
     plans = calloc((size_t)(nt ? nt : 1), sizeof *plans);
     if (!plans) { fprintf(stderr, PROG ": out of memory\n"); goto out_plain; }
     uint64_t total_in = 0, total_out = 0, max_f32 = 0, max_enc = 0;
-    int64_t n_conv = 0;
+    int64_t n_conv = 0, n_rows = 0, n_1d = 0, n_other = 0;
     for (int64_t i = 0; i < nt; i++) {
         mio_gguf_tensor t;
         if ((st = mio_gguf_tensor_info(f, i, &t)) != MIO_OK) goto fail;
@@ -234,15 +270,26 @@ int main(int argc, char **argv) {
             n_conv++;
             if (elements(&t) * 4 > max_f32) max_f32 = elements(&t) * 4;
             if (plans[i].out_bytes > max_enc) max_enc = plans[i].out_bytes;
+        } else if (target >= 0) {
+            if (strcmp(plans[i].why, "row not a whole number of blocks") == 0) n_rows++;
+            else if (strcmp(plans[i].why, "1-D") == 0) n_1d++;
+            else n_other++;
         }
     }
     if (dry) {
-        printf("plan for %s -> %s (--dtype %s): %" PRId64 " of %" PRId64 " tensors converted\n", in, out ? out : "(dry run)",
-               dtype, n_conv, nt);
+        printf("plan for ");
+        cli_esc_str(stdout, in);
+        printf(" -> ");
+        if (out) cli_esc_str(stdout, out); else printf("(dry run)");
+        printf(" (--dtype %s): %" PRId64 " of %" PRId64 " %s converted\n", dtype, n_conv, nt,
+               cli_plural((uint64_t)nt, "tensor", "tensors"));
+        if (parts > 1) printf("input: %" PRIu32 " split parts, merged into one output file\n", parts);
         for (int64_t i = 0; i < nt; i++) {
             mio_gguf_tensor t;
             mio_gguf_tensor_info(f, i, &t);
-            printf("  %-40.*s ", (int)t.name.len, t.name.ptr);
+            printf("  ");
+            size_t shown = cli_print_escaped(stdout, t.name.ptr, t.name.len, SIZE_MAX, 0);
+            printf("%*s ", shown < 40 ? (int)(40 - shown) : 0, "");
             print_shape(stdout, &t);
             printf("  %s -> %s  %" PRIu64 " -> %" PRIu64 " bytes%s%s%s\n", mio_type_name(t.type),
                    mio_type_name(plans[i].out_type), t.nbytes, plans[i].out_bytes, plans[i].why ? "  (kept: " : "",
@@ -251,16 +298,22 @@ int main(int argc, char **argv) {
         char a[32], b[32], c[32];
         printf("bytes: %s in, %s out; peak working set per tensor: %s\n", cli_human_size(a, sizeof a, total_in),
                cli_human_size(b, sizeof b, total_out), cli_human_size(c, sizeof c, max_f32 + max_enc));
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, PROG ": error writing the plan to standard output\n");
+            goto out_plain;
+        }
         rc = CLI_EXIT_OK;
         goto out_plain;
     }
 
     /* gguf-py ends a tensor-less file right after the header; ggml pads it. */
-    uint32_t wflags = (nt == 0 && mio_gguf_file_size(f) == mio_gguf_header_size(f)) ? MIO_WRITER_NO_EMPTY_PAD
-                                                                                     : MIO_WRITER_DEFAULT;
+    uint32_t wflags = (nt == 0 && parts == 1 && mio_gguf_file_size(f) == mio_gguf_header_size(f))
+                          ? MIO_WRITER_NO_EMPTY_PAD : MIO_WRITER_DEFAULT;
     where = out;
     if ((st = mio_writer_new(wflags, &w)) != MIO_OK) goto fail;
-    if ((st = mio_writer_copy_all_kv(w, f, NULL, 0)) != MIO_OK) goto fail;
+    /* One output file: the split bookkeeping of the parts does not describe it. */
+    static const char *const split_keys[] = {"split.no", "split.count", "split.tensors.count"};
+    if ((st = mio_writer_copy_all_kv(w, f, split_keys, parts > 1 ? 3 : 0)) != MIO_OK) goto fail;
     /* general.file_type describes the weights: only claim the target when some were converted. */
     if (n_conv > 0 && (st = mio_writer_set_u32(w, "general.file_type", (uint32_t)ftype_of(target))) != MIO_OK) goto fail;
     for (int64_t i = 0; i < nt; i++) {
@@ -268,7 +321,9 @@ int main(int argc, char **argv) {
         char name[256];
         if ((st = mio_gguf_tensor_info(f, i, &t)) != MIO_OK) goto fail;
         if (t.name.len >= sizeof name || memchr(t.name.ptr, '\0', t.name.len)) {
-            fprintf(stderr, PROG ": %s: tensor %" PRId64 ": name cannot be copied (NUL byte or too long)\n", in, i);
+            fprintf(stderr, PROG ": ");
+            cli_esc_str(stderr, in);
+            fprintf(stderr, ": tensor %" PRId64 ": name cannot be copied (NUL byte or too long)\n", i);
             goto out_plain;
         }
         memcpy(name, t.name.ptr, t.name.len);
@@ -284,14 +339,17 @@ int main(int argc, char **argv) {
         }
     }
 
-    if ((st = mio_writer_begin_file(w, out)) != MIO_OK) goto fail;
+    if ((st = to_stdout ? mio_writer_begin_fd(w, STDOUT_FILENO) : mio_writer_begin_file(w, out)) != MIO_OK) goto fail;
+    cli_set_progress_line(show_progress);
     double last = 0.0;
     uint64_t done_in = 0;
     for (int64_t i = 0; i < nt; i++) {
         mio_gguf_tensor t;
         if ((st = mio_gguf_tensor_info(f, i, &t)) != MIO_OK) goto fail;
         if (t.nbytes > SIZE_MAX) {
-            fprintf(stderr, PROG ": %s: tensor %" PRId64 " is larger than the address space\n", in, i);
+            fprintf(stderr, PROG ": ");
+            cli_esc_str(stderr, in);
+            fprintf(stderr, ": tensor %" PRId64 " is larger than the address space\n", i);
             goto out_plain;
         }
         mio_prefetch(f, t.data, (size_t)t.nbytes);
@@ -303,17 +361,17 @@ int main(int argc, char **argv) {
             if (st == MIO_OK) {
                 int64_t bad = first_bad(fbuf, n);
                 if (bad >= 0) {
-                    fprintf(stderr, "%s" PROG ": %s: tensor '%.*s': element %" PRId64 " is %s; refusing to convert "
-                                    "non-finite weights\n",
-                            show_progress ? "\n" : "", in, (int)t.name.len, t.name.ptr, bad,
+                    tensor_prefix(show_progress, in, &t);
+                    fprintf(stderr, "element %" PRId64 " is %s; refusing to convert non-finite weights\n", bad,
                             fbuf[bad] != fbuf[bad] ? "NaN" : "infinite");
                     goto out_plain;
                 }
                 st = mio_encode_f32_mt(plans[i].out_type, fbuf, n, ebuf, (size_t)plans[i].out_bytes, (int)nthreads);
             }
             if (st != MIO_OK) {
-                fprintf(stderr, "%s" PROG ": %s: tensor '%.*s': %s\n", show_progress ? "\n" : "", in, (int)t.name.len,
-                        t.name.ptr, mio_last_error());
+                tensor_prefix(show_progress, in, &t);
+                cli_esc_str(stderr, mio_last_error());
+                fputc('\n', stderr);
                 goto out_plain;
             }
             st = mio_writer_write_tensor(w, ebuf, (size_t)plans[i].out_bytes);
@@ -330,35 +388,65 @@ int main(int argc, char **argv) {
         }
     }
     if ((st = mio_writer_finish(w)) != MIO_OK) goto fail;
+    cli_set_progress_line(0);
     if (show_progress && nt > 0) fputc('\n', stderr);
 
+    /* Converting nothing gives a copy: say so even with --quiet, and why. */
+    if (target >= 0 && n_conv == 0) {
+        fprintf(stderr, PROG ": warning: --dtype %s converted no tensor; the output holds the same tensors as the input",
+                mio_type_name(target));
+        if (n_rows)
+            fprintf(stderr, "; %" PRId64 " matrix %s a row length that is not a multiple of %" PRId64, n_rows,
+                    cli_plural((uint64_t)n_rows, "weight has", "weights have"), mio_type_block_size(target));
+        if (n_1d || n_other)
+            fprintf(stderr, "; %" PRId64 " %s not a matrix weight", n_1d + n_other,
+                    cli_plural((uint64_t)(n_1d + n_other), "tensor is", "tensors are"));
+        fputs(" (--dry-run shows the plan)\n", stderr);
+    }
     int64_t nkv = mio_writer_kv_count(w);
     uint64_t in_size = mio_gguf_file_size(f);
     uint32_t in_version = mio_gguf_version(f);
     struct stat so;
-    uint64_t out_size = stat(out, &so) == 0 ? (uint64_t)so.st_size : 0;
+    uint64_t out_size = 0;
+    if (to_stdout ? fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode) : stat(out, &so) == 0)
+        out_size = (uint64_t)so.st_size;
     if (!quiet) {
         double secs = cli_now() - t0;
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         char a[32], b[32], c[32];
-        fprintf(stderr,
-                PROG ": wrote %s: %" PRId64 " tensors (%" PRId64 " converted to %s, %" PRId64 " kept), %" PRId64
-                     " keys; %s in, %s out (%" PRIu64 " bytes); %.3f s, %.1f MB/s; peak RSS %s\n",
-                out, nt, n_conv, target >= 0 ? mio_type_name(target) : "-", nt - n_conv, nkv,
-                cli_human_size(a, sizeof a, total_in), cli_human_size(b, sizeof b, total_out), out_size, secs,
-                secs > 0 ? (double)total_in / 1e6 / secs : 0.0, cli_human_size(c, sizeof c, (uint64_t)ru.ru_maxrss * 1024));
-        if (target < 0 && (out_size != in_size || in_version != 3))
-            fprintf(stderr, PROG ": note: input was GGUF v%" PRIu32 " of %" PRIu64 " bytes; the output is v3 "
-                            "of %" PRIu64 " bytes (re-emitted, not byte-identical)\n",
-                    in_version, in_size, out_size);
+        fprintf(stderr, PROG ": wrote ");
+        if (to_stdout) fputs("standard output", stderr); else cli_esc_str(stderr, out);
+        fprintf(stderr, ": %" PRId64 " %s", nt, cli_plural((uint64_t)nt, "tensor", "tensors"));
+        if (target >= 0) fprintf(stderr, " (%" PRId64 " converted to %s, %" PRId64 " kept)", n_conv, mio_type_name(target),
+                                 nt - n_conv);
+        else fputs(" (verbatim)", stderr);
+        fprintf(stderr, ", %" PRId64 " %s", nkv, cli_plural((uint64_t)nkv, "key", "keys"));
+        if (parts > 1) fprintf(stderr, " (from %" PRIu32 " split parts, split.* keys dropped)", parts);
+        fprintf(stderr, "; %s in, %s out", cli_human_size(a, sizeof a, total_in), cli_human_size(b, sizeof b, total_out));
+        if (out_size) fprintf(stderr, " (%" PRIu64 " bytes)", out_size);
+        fprintf(stderr, "; %.3f s, %.1f MB/s; peak RSS %s\n", secs, secs > 0 ? (double)total_in / 1e6 / secs : 0.0,
+                cli_human_size(c, sizeof c, (uint64_t)ru.ru_maxrss * 1024));
+        if (target < 0 && parts == 1) {
+            uint32_t pp;
+            uint64_t at;
+            if (in_version != 3 || (out_size && out_size != in_size))
+                fprintf(stderr, PROG ": note: input was GGUF v%" PRIu32 " of %" PRIu64 " bytes; the output is v3 "
+                                "of %" PRIu64 " bytes (re-emitted, not byte-identical)\n",
+                        in_version, in_size, out_size);
+            else if (mio_gguf_find_nonzero_padding(f, &pp, &at) == MIO_OK)
+                fprintf(stderr, PROG ": note: the input has a non-zero padding byte at offset %" PRIu64 " (outside the "
+                                "header and tensor data); the output pads with zeros, so it is not byte-identical\n",
+                        at);
+        }
     }
     rc = CLI_EXIT_OK;
     goto out_plain;
 
 fail:
+    cli_set_progress_line(0);
     if (show_progress) fputc('\n', stderr);
-    cli_report(PROG, where, mio_last_error());
+    cli_report(PROG, where ? where : in, mio_last_error());
 out_plain:
     mio_writer_free(w); /* removes the temp file of an unfinished stream */
     mio_gguf_close(f);

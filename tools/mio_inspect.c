@@ -23,14 +23,17 @@
 static void usage(FILE *o)
 {
     fprintf(o,
-            "usage: " PROG " FILE [--meta] [--tensors] [--json] [--splits]\n"
+            "usage: " PROG " FILE [--meta] [--tensors] [--json] [--part]\n"
             "  Summarize a GGUF file (version, alignment, counts, offsets, per-type totals),\n"
             "  a safetensors file or a sharded safetensors index (model.safetensors.index.json:\n"
             "  header size, counts, per-dtype totals). The format is detected by content.\n"
             "  --meta     list every metadata key with its type and value\n"
             "  --tensors  list every tensor: name, shape, type, offsets, bytes\n"
             "  --json     print one JSON object with everything instead\n"
-            "  --splits   GGUF only: FILE is part 1 of a split model (name-00001-of-0000N.gguf): load all parts\n"
+            "  A GGUF split model (name-00001-of-0000N.gguf) is shown whole: all its parts are read;\n"
+            "  given a later part, the first part is named instead.\n"
+            "  --part     GGUF only: show this one file of a split model on its own\n"
+            "  --splits   accepted for compatibility (following the parts is the default)\n"
             "exit status: 0 ok, 1 unreadable or invalid file, 2 usage error\n");
 }
 
@@ -187,8 +190,16 @@ static mio_status print_summary(FILE *o, const char *path, const mio_gguf_file *
     fprintf(o, "file size:     %" PRIu64 " bytes (%s)\n", mio_gguf_file_size(f),
             cli_human_size(h, sizeof h, mio_gguf_file_size(f)));
     uint32_t parts = mio_gguf_part_count(f);
+    uint64_t split_no = 0, split_count = 0;
+    int64_t kno = mio_gguf_find_key(f, "split.no"), kcount = mio_gguf_find_key(f, "split.count");
+    if (parts == 1 && kcount >= 0 && mio_gguf_kv_u64(f, kcount, &split_count) == MIO_OK && split_count > 1) {
+        if (kno < 0 || mio_gguf_kv_u64(f, kno, &split_no) != MIO_OK)
+            split_no = 0;
+        fprintf(o, "parts:         this file only: part %" PRIu64 " of a model split into %" PRIu64 " files\n",
+                split_no + 1, split_count);
+    }
     if (parts > 1) {
-        fprintf(o, "parts:         %" PRIu32 "\n", parts);
+        fprintf(o, "parts:         %" PRIu32 " (split model; every part is read)\n", parts);
         for (uint32_t p = 0; p < parts; p++)
             fprintf(o, "  part %" PRIu32 " data offset: %" PRIu64 "\n", p + 1,
                     mio_gguf_part_data_offset(f, p));
@@ -774,7 +785,7 @@ static int inspect_safetensors(const char *path, int index, int meta, int tensor
 int main(int argc, char **argv)
 {
     const char *path = NULL;
-    int meta = 0, tensors = 0, json = 0, splits = 0;
+    int meta = 0, tensors = 0, json = 0, one_part = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -785,7 +796,9 @@ int main(int argc, char **argv)
         } else if (cli_is(a, "--json")) {
             json = 1;
         } else if (cli_is(a, "--splits")) {
-            splits = 1;
+            one_part = 0;
+        } else if (cli_is(a, "--part")) {
+            one_part = 1;
         } else if (cli_is(a, "-h") || cli_is(a, "--help")) {
             usage(stdout);
             return CLI_EXIT_OK;
@@ -815,16 +828,16 @@ int main(int argc, char **argv)
 
     cli_format fmt = cli_detect_format(path);
     if (fmt == CLI_FMT_ST || fmt == CLI_FMT_ST_INDEX) {
-        if (splits) {
-            fprintf(stderr, PROG ": --splits applies to GGUF files only; for a sharded safetensors checkpoint "
-                            "give its model.safetensors.index.json\n");
+        if (one_part) {
+            fprintf(stderr, PROG ": --part applies to GGUF files only; a safetensors shard file can be given "
+                            "directly\n");
             return CLI_EXIT_USAGE;
         }
         return inspect_safetensors(path, fmt == CLI_FMT_ST_INDEX, meta, tensors, json);
     }
     /* GGUF, and anything unrecognised or unreadable: the GGUF reader names the problem */
     mio_gguf_file *f = NULL;
-    mio_status st = mio_gguf_open(path, splits ? MIO_OPEN_SPLITS : MIO_OPEN_MMAP, &f);
+    mio_status st = mio_gguf_open(path, one_part ? MIO_OPEN_MMAP : MIO_OPEN_SPLITS, &f);
     if (st != MIO_OK) {
         cli_report(PROG, path, mio_last_error());
         return CLI_EXIT_FAIL;

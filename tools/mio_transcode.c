@@ -23,7 +23,10 @@ static void usage(FILE *o)
             "  safetensors -> safetensors re-serializes in upstream's canonical form (dtype\n"
             "  order, compact JSON, space padding): a file written by the safetensors library\n"
             "  comes out byte-identical; a sharded checkpoint (model.safetensors.index.json)\n"
-            "  is merged into one file. OUT is written atomically (nothing is left on failure).\n"
+            "  is merged into one file. OUT is written atomically (nothing is left on failure or\n"
+            "  interruption: SIGINT/SIGTERM exit 130/143). OUT may not be one of the input files\n"
+            "  (the index or a shard), a device, a FIFO or a directory; '-' (or /dev/stdout)\n"
+            "  streams the file to standard output, which must not be a terminal.\n"
             "  --quiet  no summary line\n"
             "exit status: 0 ok, 1 failure (library message on stderr), 2 usage error\n");
 }
@@ -44,6 +47,12 @@ static int same_file(const char *a, const char *b)
     if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
         return 0;
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static void say_path(const char *what, const char *path)
+{
+    fprintf(stderr, PROG ": %s", what);
+    cli_esc_str(stderr, path);
 }
 
 /* A NUL-terminated copy of a view; NULL (with *nul set) if it holds a NUL byte. */
@@ -79,6 +88,13 @@ static int st_to_st(const char *in, const char *out, int quiet)
         cli_report(PROG, in, mio_last_error());
         return CLI_EXIT_FAIL;
     }
+    int to_stdout = cli_is_stdout(out);
+    if (!to_stdout && mio_st_uses_file(f, out)) {
+        say_path("OUT ", out);
+        fprintf(stderr, " is one of the input's shard files; refusing to overwrite it\n");
+        mio_st_close(f);
+        return CLI_EXIT_USAGE;
+    }
     nt = mio_st_tensor_count(f);
     nm = mio_st_meta_count(f);
     ents = calloc(nt ? (size_t)nt : 1, sizeof *ents);
@@ -96,16 +112,19 @@ static int st_to_st(const char *in, const char *out, int quiet)
         }
         char *name = dup_view(t.name, &nul);
         if (!name) {
-            if (nul)
-                fprintf(stderr, PROG ": %s: tensor %" PRId64 ": the name holds a NUL byte (\\u0000), which the "
-                                "writer cannot take\n", in, ni);
+            if (nul) {
+                say_path("", in);
+                fprintf(stderr, ": tensor %" PRId64 ": the name holds a NUL byte (\\u0000), which the writer cannot "
+                                "take\n", ni);
+            }
             else
                 fprintf(stderr, PROG ": out of memory\n");
             goto done;
         }
         if (t.nbytes > SIZE_MAX) {
             free(name);
-            fprintf(stderr, PROG ": %s: tensor %" PRId64 " is larger than the address space\n", in, ni);
+            say_path("", in);
+            fprintf(stderr, ": tensor %" PRId64 " is larger than the address space\n", ni);
             goto done;
         }
         ents[ni].name = name;
@@ -127,9 +146,11 @@ static int st_to_st(const char *in, const char *out, int quiet)
         char *val = key ? dup_view(v, &nul_v) : NULL;
         if (!key || !val) {
             free(key);
-            if (nul_k || nul_v)
-                fprintf(stderr, PROG ": %s: metadata entry %" PRId64 ": a NUL byte (\\u0000) in the %s, which the "
-                                "writer cannot take\n", in, nmi, nul_k ? "key" : "value");
+            if (nul_k || nul_v) {
+                say_path("", in);
+                fprintf(stderr, ": metadata entry %" PRId64 ": a NUL byte (\\u0000) in the %s, which the writer "
+                                "cannot take\n", nmi, nul_k ? "key" : "value");
+            }
             else
                 fprintf(stderr, PROG ": out of memory\n");
             goto done;
@@ -138,7 +159,8 @@ static int st_to_st(const char *in, const char *out, int quiet)
         meta[nmi].value = val;
     }
 
-    st = mio_st_save_file(out, ents, (size_t)nt, meta, (size_t)nm);
+    st = to_stdout ? mio_st_save_cb(ents, (size_t)nt, meta, (size_t)nm, cli_write_stdout, NULL)
+                   : mio_st_save_file(out, ents, (size_t)nt, meta, (size_t)nm);
     if (st != MIO_OK) {
         cli_report(PROG, out, mio_last_error());
         goto done;
@@ -147,11 +169,14 @@ static int st_to_st(const char *in, const char *out, int quiet)
     if (!quiet) {
         struct stat so;
         char hs[32];
-        uint64_t out_size = stat(out, &so) == 0 ? (uint64_t)so.st_size : 0;
+        uint64_t out_size = !to_stdout && stat(out, &so) == 0 ? (uint64_t)so.st_size : 0;
         uint32_t shards = mio_st_shard_count(f);
-        fprintf(stderr, PROG ": wrote %s: %" PRId64 " tensors (%" PRIu64 " data bytes), %" PRId64
-                        " metadata keys, %" PRIu64 " bytes (%s) in %.3f s",
-                out, nt, data_bytes, nm, out_size, cli_human_size(hs, sizeof hs, out_size), cli_now() - t0);
+        say_path("wrote ", to_stdout ? "standard output" : out);
+        fprintf(stderr, ": %" PRId64 " %s (%" PRIu64 " data bytes), %" PRId64 " metadata %s", nt,
+                cli_plural((uint64_t)nt, "tensor", "tensors"), data_bytes, nm, cli_plural((uint64_t)nm, "key", "keys"));
+        if (out_size)
+            fprintf(stderr, ", %" PRIu64 " bytes (%s)", out_size, cli_human_size(hs, sizeof hs, out_size));
+        fprintf(stderr, " in %.3f s", cli_now() - t0);
         if (shards > 1)
             fprintf(stderr, " (merged from %" PRIu32 " shards)", shards);
         fputc('\n', stderr);
@@ -199,10 +224,15 @@ int main(int argc, char **argv)
     }
     if (!in || !*in || !out || !*out)
         return usage_error("IN and OUT are required");
-    if (same_file(in, out)) {
-        fprintf(stderr, PROG ": OUT %s is the input file; refusing to overwrite it\n", out);
+    if (cli_is_stdout(out)) {
+        if (!cli_stdout_usable(PROG))
+            return CLI_EXIT_USAGE;
+    } else if (same_file(in, out)) {
+        say_path("OUT ", out);
+        fprintf(stderr, " is the input file; refusing to overwrite it\n");
         return CLI_EXIT_USAGE;
     }
+    cli_install_signals(PROG);
 
     cli_format fmt = cli_detect_format(in);
     switch (fmt) {
@@ -210,7 +240,8 @@ int main(int argc, char **argv)
     case CLI_FMT_ST_INDEX:
         break;
     case CLI_FMT_GGUF:
-        fprintf(stderr, PROG ": %s: GGUF -> safetensors is not supported yet (" CONVERSIONS ")\n", in);
+        say_path("", in);
+        fprintf(stderr, ": GGUF -> safetensors is not supported yet (" CONVERSIONS ")\n");
         return CLI_EXIT_FAIL;
     case CLI_FMT_UNREADABLE: {
         /* let the library name the problem (missing file, permission, ...) */
@@ -223,11 +254,13 @@ int main(int argc, char **argv)
         return CLI_EXIT_FAIL;
     }
     default:
-        fprintf(stderr, PROG ": %s: unknown input format (neither safetensors nor GGUF); " CONVERSIONS "\n", in);
+        say_path("", in);
+        fprintf(stderr, ": unknown input format (neither safetensors nor GGUF); " CONVERSIONS "\n");
         return CLI_EXIT_FAIL;
     }
     if (cli_ends_with(out, ".gguf")) {
-        fprintf(stderr, PROG ": %s: safetensors -> GGUF is not supported yet (" CONVERSIONS ")\n", out);
+        say_path("", out);
+        fprintf(stderr, ": safetensors -> GGUF is not supported yet (" CONVERSIONS ")\n");
         return CLI_EXIT_FAIL;
     }
     return st_to_st(in, out, quiet);

@@ -30,6 +30,43 @@ uint64_t mio_gguf_part_data_offset(const mio_gguf_file *f, uint32_t part) {
     return (f && part < f->n_parts) ? f->parts[part].data_offset : 0;
 }
 
+int mio_gguf_uses_file(const mio_gguf_file *f, const char *path) {
+    if (!f || !path) return 0;
+    for (uint32_t p = 0; p < f->n_parts; p++)
+        if (region_is_file(&f->parts[p].region, path)) return 1;
+    return 0;
+}
+
+/* First non-zero byte in [a, b) of part p's bytes, or false. */
+static bool nonzero_in(const gguf_part *part, uint64_t a, uint64_t b, uint64_t *at) {
+    if (b > part->region.size) b = part->region.size;
+    for (uint64_t i = a; i < b; i++)
+        if (part->region.data[i]) { *at = i; return true; }
+    return false;
+}
+
+mio_status mio_gguf_find_nonzero_padding(const mio_gguf_file *f, uint32_t *part, uint64_t *offset) {
+    if (!f || !part || !offset) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file" : !part ? "part" : "offset");
+    for (uint32_t p = 0; p < f->n_parts; p++) {
+        const gguf_part *gp = &f->parts[p];
+        uint64_t at, from = gp->header_size;
+        bool found = false;
+        for (uint64_t i = 0; i < f->n_tensors && !found; i++) {
+            const mio_gguf_tensor *t = &f->tensors[i];
+            if (t->part != p) continue;
+            found = nonzero_in(gp, from, gp->data_offset + t->offset, &at);
+            from = gp->data_offset + t->offset + t->nbytes;
+        }
+        if (!found) found = nonzero_in(gp, from, gp->region.size, &at);
+        if (found) {
+            *part = p;
+            *offset = at;
+            return MIO_OK;
+        }
+    }
+    return err_set(MIO_ERR_NOT_FOUND, "every padding byte is zero");
+}
+
 int64_t mio_gguf_kv_count(const mio_gguf_file *f) { return f ? (int64_t)f->n_kv : -1; }
 int64_t mio_gguf_tensor_count(const mio_gguf_file *f) { return f ? (int64_t)f->n_tensors : -1; }
 

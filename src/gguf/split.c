@@ -41,8 +41,8 @@ static mio_status open_splits(const char *path, uint32_t flags, mio_gguf_file **
     if (!split_name(path, &prefix, &no, &count))
         return gguf_open_single(path, flags, out); /* not a split name: a plain file */
     if (no != 1)
-        return err_set(MIO_ERR_SPLIT, "%s is part %u of %u; open the first part (-00001-of-%05u.gguf) to load a split model",
-                       path, no, count, count);
+        return err_set(MIO_ERR_SPLIT, "%s: this is part %u of %u of a split model; open the first part, %.*s-00001-of-%05u.gguf, "
+                       "to load the whole model", path, no, count, (int)prefix, path, count);
     if (count == 0) return err_set(MIO_ERR_SPLIT, "%s: split count in the file name is 0", path);
     mio_gguf_file **parts = calloc(count, sizeof *parts);
     char *pp = malloc(strlen(path) + 1);

@@ -208,6 +208,12 @@ mio_status mio_st_read_frame_fd(int fd, mio_st_file **out) {
 uint64_t mio_st_header_size(const mio_st_file *f) { return f && f->n_shards ? f->shards[0].header_size : 0; }
 uint64_t mio_st_file_size(const mio_st_file *f) { return f && f->n_shards ? f->shards[0].region.size : 0; }
 uint32_t mio_st_shard_count(const mio_st_file *f) { return f ? f->n_shards : 0; }
+int mio_st_uses_file(const mio_st_file *f, const char *path) {
+    if (!f || !path) return 0;
+    for (uint32_t i = 0; i < f->n_shards; i++)
+        if (region_is_file(&f->shards[i].region, path)) return 1;
+    return 0;
+}
 int64_t mio_st_tensor_count(const mio_st_file *f) { return f ? (int64_t)f->n_t : -1; }
 int64_t mio_st_meta_count(const mio_st_file *f) { return f ? (int64_t)f->n_meta : -1; }
 

@@ -1,6 +1,11 @@
 /* mk_dtype_models.c — writes the small GGUF inputs of test_export_dtype.sh (one tensor per
  * --dtype policy branch, a quantized matrix, NaN/inf at known elements, wide rows for the
- * thread checks) with libmodelio's writer. Usage: mk_dtype_models DIR */
+ * thread checks) and of test_tool_defects.sh (a two-part split model, a part renamed,
+ * tensor names carrying terminal escape sequences) with libmodelio's writer.
+ * Usage: mk_dtype_models DIR          the --dtype models
+ *        mk_dtype_models DIR defects  the split and escape-sequence models
+ *        mk_dtype_models DIR big      big.gguf: 48 f32 matrices of 256 x 4096 (192 MiB), for
+ *                                     interrupting a conversion mid-write */
 #include <modelio.h>
 
 #include <math.h>
@@ -120,12 +125,62 @@ static mio_status fill_wide(mio_writer *w) {
     return add(w, "big2.weight", MIO_TYPE_F16, 512, 33, -1, 0);
 }
 
+/* a model split in two parts the way gguf-split writes them: split.no (u16,
+ * 0-based), split.count (u16), split.tensors.count (i32) in every part */
+static mio_status split_keys(mio_writer *w, uint16_t no) {
+    mio_status st = mio_writer_set_u16(w, "split.no", no);
+    if (st == MIO_OK) st = mio_writer_set_u16(w, "split.count", 2);
+    if (st == MIO_OK) st = mio_writer_set_i32(w, "split.tensors.count", 3);
+    return st;
+}
+static mio_status fill_split1(mio_writer *w) {
+    mio_status st;
+    if ((st = split_keys(w, 0)) != MIO_OK) return st;
+    if ((st = add(w, "a.weight", MIO_TYPE_F32, 256, 2, -1, 0)) != MIO_OK) return st;
+    return add(w, "b.weight", MIO_TYPE_F32, 256, 0, -1, 0);
+}
+static mio_status fill_split2(mio_writer *w) {
+    mio_status st;
+    if ((st = split_keys(w, 1)) != MIO_OK) return st;
+    return add(w, "c.weight", MIO_TYPE_F16, 256, 3, -1, 0);
+}
+
+/* Names that try to drive the terminal: an OSC title sequence ended by BEL,
+ * and a CSI clear-screen. */
+#define ESC_OSC "\x1b]0;PWNED\x07"
+#define ESC_CSI "\x1b[2J"
+static mio_status fill_esc_nan(mio_writer *w) {
+    return add(w, ESC_OSC "x.weight", MIO_TYPE_F32, 64, 2, 3, NAN);
+}
+static mio_status fill_esc_quant(mio_writer *w) {
+    return add(w, ESC_CSI "q.weight", MIO_TYPE_Q8_0, 64, 2, -1, 0);
+}
+
+static mio_status fill_big(mio_writer *w) {
+    mio_status st = MIO_OK;
+    char name[64];
+    for (int i = 0; i < 48 && st == MIO_OK; i++) {
+        snprintf(name, sizeof name, "blk.%d.ffn_up.weight", i);
+        st = add(w, name, MIO_TYPE_F32, 256, 4096, -1, 0);
+    }
+    return st;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: mk_dtype_models DIR\n");
+    if (argc != 2 && !(argc == 3 && (strcmp(argv[2], "big") == 0 || strcmp(argv[2], "defects") == 0))) {
+        fprintf(stderr, "usage: mk_dtype_models DIR [defects|big]\n");
         return 2;
     }
     int rc = 0;
+    if (argc == 3 && strcmp(argv[2], "big") == 0) return write_model(argv[1], "big.gguf", fill_big);
+    if (argc == 3) {
+        rc |= write_model(argv[1], "m-00001-of-00002.gguf", fill_split1);
+        rc |= write_model(argv[1], "m-00002-of-00002.gguf", fill_split2);
+        rc |= write_model(argv[1], "renamed-part.gguf", fill_split1);
+        rc |= write_model(argv[1], "esc_nan.gguf", fill_esc_nan);
+        rc |= write_model(argv[1], "esc_quant.gguf", fill_esc_quant);
+        return rc;
+    }
     rc |= write_model(argv[1], "mixed.gguf", fill_mixed);
     rc |= write_model(argv[1], "quant.gguf", fill_quant);
     rc |= write_model(argv[1], "nan.gguf", fill_nan);

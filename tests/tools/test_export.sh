@@ -10,10 +10,10 @@ W=$PWD/tools_export_work
 
 # 1. sample model: export is byte-identical, summary line on stderr
 expect_rc 0 "$MKSAMPLE" sample.gguf
-check '[ "$(stat -c %s sample.gguf)" -eq 180224 ]'   # 2816 header+pad + 177408 tensor bytes
+check '[ "$(stat -c %s sample.gguf)" -eq 2678528 ]'   # 2816 header+pad + 2675712 tensor bytes
 expect_rc 0 "$EXPORT" --from-gguf sample.gguf --out copy.gguf
 check 'cmp -s sample.gguf copy.gguf'
-check 'grep -q "wrote copy.gguf: 21 tensors (0 converted to -, 21 kept), 22 keys; .* (180224 bytes)" err.txt'
+check 'grep -q "wrote copy.gguf: 21 tensors (verbatim), 22 keys; .* (2678528 bytes)" err.txt'
 check 'grep -q "peak RSS" err.txt'
 check '[ ! -s out.txt ]'
 # --quiet: nothing on stderr; --dtype verbatim accepted; existing OUT is replaced
@@ -67,7 +67,7 @@ check '[ -z "$left" ]' || echo "left behind: $left" >&2
 expect_rc 0 "$INSPECT" sample.gguf --tensors
 check 'grep -q "^tensor count:  21$" out.txt'
 check 'grep -q "^data offset:   2816$" out.txt'
-check 'grep -Eq "^  blk.1.ffn_down.weight +\[64, 128\] +f16 +152576 +16384$" out.txt'
+check 'grep -Eq "^  blk.1.ffn_down.weight +\[256, 512\] +f16 +2379776 +262144$" out.txt'
 expect_rc 0 "$INSPECT" "$DATA/vocab-llama-spm.gguf" --meta
 check 'grep -q "tokenizer.ggml.tokens .*\[array of 32000 string\]" out.txt'
 expect_rc 1 "$INSPECT" truncated.gguf
@@ -78,17 +78,17 @@ if command -v python3 >/dev/null 2>&1 && python3 -c 'import json' 2>/dev/null; t
 import json, sys
 d = json.load(open(sys.argv[1], encoding="utf-8"))
 assert d["format"] == "gguf" and d["version"] == 3 and d["alignment"] == 32, d
-assert d["data_offset"] == 2816 and d["file_size"] == 180224, d
+assert d["data_offset"] == 2816 and d["file_size"] == 2678528, d
 md = {kv["key"]: kv for kv in d["metadata"]}
 assert md["general.architecture"] == {"key": "general.architecture", "type": "string", "value": "llama"}
-assert md["llama.embedding_length"]["value"] == 64 and md["llama.embedding_length"]["type"] == "u32"
+assert md["llama.embedding_length"]["value"] == 256 and md["llama.embedding_length"]["type"] == "u32"
 tok = md["tokenizer.ggml.tokens"]
 assert tok["type"] == "array" and tok["array_type"] == "string" and tok["count"] == 32
 assert tok["value"][5] == "\u2581the", tok["value"][5]
 t = d["tensors"]
 assert len(t) == 21
-assert t[0] == {"name": "token_embd.weight", "type": "f16", "ne": [64, 32], "offset": 0, "nbytes": 4096, "part": 0}, t[0]
-assert t[20] == {"name": "output.weight", "type": "f32", "ne": [64, 32], "offset": 169216, "nbytes": 8192, "part": 0}, t[20]
+assert t[0] == {"name": "token_embd.weight", "type": "f16", "ne": [256, 32], "offset": 0, "nbytes": 16384, "part": 0}, t[0]
+assert t[20] == {"name": "output.weight", "type": "f32", "ne": [256, 32], "offset": 2642944, "nbytes": 32768, "part": 0}, t[20]
 PY'
   "$INSPECT" --json "$DATA/vocab-llama-spm.gguf" > inspect.json
   check 'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); md={k[\"key\"]:k for k in d[\"metadata\"]}; t=md[\"tokenizer.ggml.tokens\"]; assert t[\"count\"]==32000 and \"value\" not in t; assert d[\"tensors\"]==[] and d[\"file_size\"]==723869" inspect.json'

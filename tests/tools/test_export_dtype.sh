@@ -32,26 +32,27 @@ expect_rc 0 "$MKMODELS" .
 FILES='sample.gguf|mixed.gguf|quant.gguf|nan.gguf|inf.gguf|nan_kept.gguf|wide.gguf'
 only_files "$FILES"
 
-# 1. sample model (rows of 64 and 128): q8_0 converts the 16 matrices ---------
+# 1. sample model (rows of 256 and 512): q8_0 converts the 16 matrices -------
 expect_rc 0 "$EXPORT" --from-gguf sample.gguf --out s_q8.gguf --dtype q8_0 --dry-run
 check '[ ! -e s_q8.gguf ] && [ ! -s err.txt ]'
 check 'grep -qx "plan for sample.gguf -> s_q8.gguf (--dtype q8_0): 16 of 21 tensors converted" out.txt'
-check 'grep -Eqx "  blk.0.attn_q.weight +\[64, 64\]  f16 -> q8_0  8192 -> 4352 bytes" out.txt'
-check 'grep -Eqx "  blk.1.ffn_down.weight +\[64, 128\]  f16 -> q8_0  16384 -> 8704 bytes" out.txt'
-check 'grep -Eqx "  output.weight +\[32, 64\]  f32 -> q8_0  8192 -> 2176 bytes" out.txt'
-check 'grep -Eqx "  blk.0.attn_norm.weight +\[64\]  f32 -> f32  256 -> 256 bytes  \(kept: 1-D\)" out.txt'
+check 'grep -Eqx "  blk.0.attn_q.weight +\[256, 256\]  f16 -> q8_0  131072 -> 69632 bytes" out.txt'
+check 'grep -Eqx "  blk.1.ffn_down.weight +\[256, 512\]  f16 -> q8_0  262144 -> 139264 bytes" out.txt'
+check 'grep -Eqx "  output.weight +\[32, 256\]  f32 -> q8_0  32768 -> 8704 bytes" out.txt'
+check 'grep -Eqx "  blk.0.attn_norm.weight +\[256\]  f32 -> f32  1024 -> 1024 bytes  \(kept: 1-D\)" out.txt'
 check '[ "$(grep -c "(kept: 1-D)" out.txt)" -eq 5 ] && [ "$(grep -c " -> q8_0 " out.txt)" -eq 16 ]'
-check 'grep -qx "bytes: 173.25 KiB in, 90.50 KiB out; peak working set per tensor: 40.50 KiB" out.txt'
+check 'grep -qx "bytes: 2.55 MiB in, 1.35 MiB out; peak working set per tensor: 648.00 KiB" out.txt'
 
 expect_rc 0 "$EXPORT" --from-gguf sample.gguf --out s_q8.gguf --dtype q8_0
 check '[ ! -s out.txt ]'
-# summary: counts, keys, sizes (92672 tensor bytes + 2816 header and padding)
-check 'grep -Eq "^mio-export-gguf: wrote s_q8.gguf: 21 tensors \(16 converted to q8_0, 5 kept\), 22 keys; 173.25 KiB in, 90.50 KiB out \(95488 bytes\); [0-9]+\.[0-9]{3} s, [0-9]+\.[0-9] MB/s; peak RSS [0-9.]+ (B|KiB|MiB|GiB)$" err.txt'
-check '[ "$(stat -c %s s_q8.gguf)" -eq 95488 ]'
+# summary: counts, keys, sizes (1415168 tensor bytes + 2816 header and padding);
+# q8_0 is 34 bytes per 32 weights: attn_q 65536 weights -> 69632 bytes
+check 'grep -Eq "^mio-export-gguf: wrote s_q8.gguf: 21 tensors \(16 converted to q8_0, 5 kept\), 22 keys; 2.55 MiB in, 1.35 MiB out \(1417984 bytes\); [0-9]+\.[0-9]{3} s, [0-9]+\.[0-9] MB/s; peak RSS [0-9.]+ (B|KiB|MiB|GiB)$" err.txt'
+check '[ "$(stat -c %s s_q8.gguf)" -eq 1417984 ]'
 check '[ "$(file_type s_q8.gguf)" = "u32 7" ]'
-check '[ "$(tensor s_q8.gguf blk.0.attn_q.weight)" = "q8_0 2432 4352" ]'
-check '[ "$(tensor s_q8.gguf token_embd.weight)" = "q8_0 0 2176" ]'
-check '[ "$(tensor s_q8.gguf blk.0.attn_norm.weight)" = "f32 2176 256" ]'
+check '[ "$(tensor s_q8.gguf blk.0.attn_q.weight)" = "q8_0 9728 69632" ]'
+check '[ "$(tensor s_q8.gguf token_embd.weight)" = "q8_0 0 8704" ]'
+check '[ "$(tensor s_q8.gguf blk.0.attn_norm.weight)" = "f32 8704 1024" ]'
 # kept tensors are copied byte for byte
 check '[ "$(tensor_sum s_q8.gguf blk.1.ffn_norm.weight)" = "$(tensor_sum sample.gguf blk.1.ffn_norm.weight)" ]'
 check '[ "$(tensor_sum s_q8.gguf output_norm.weight)" = "$(tensor_sum sample.gguf output_norm.weight)" ]'
@@ -68,25 +69,35 @@ for th in 0 2 3; do
   rm -f s_q8_t$th.gguf
 done
 
-# 2. sample model, q4_k (256-blocks): every row is 64 or 128 wide, so every tensor
-#    keeps its type, so general.file_type is left alone and the output equals the input
+# 2. sample model, q4_k (256-blocks, 144 bytes each): the rows are 256 or 512 wide,
+#    so the headline command converts all 16 matrices (Q4_K_S is llama_ftype 14)
 expect_rc 0 "$EXPORT" --from-gguf sample.gguf --out s_q4k.gguf --dtype q4_k --dry-run
-check 'grep -qx "plan for sample.gguf -> s_q4k.gguf (--dtype q4_k): 0 of 21 tensors converted" out.txt'
-check 'grep -Eqx "  blk.0.ffn_down.weight +\[64, 128\]  f16 -> f16  16384 -> 16384 bytes  \(kept: row not a whole number of blocks\)" out.txt'
-check '[ "$(grep -c "(kept: row not a whole number of blocks)" out.txt)" -eq 16 ]'
+check 'grep -qx "plan for sample.gguf -> s_q4k.gguf (--dtype q4_k): 16 of 21 tensors converted" out.txt'
+check 'grep -Eqx "  blk.0.ffn_down.weight +\[256, 512\]  f16 -> q4_K  262144 -> 73728 bytes" out.txt'
+check '[ "$(grep -c "(kept: row not a whole number of blocks)" out.txt)" -eq 0 ]'
 expect_rc 0 "$EXPORT" --from-gguf sample.gguf --out s_q4k.gguf --dtype q4_k
-check 'grep -q "wrote s_q4k.gguf: 21 tensors (0 converted to q4_K, 21 kept), 22 keys; .* (180224 bytes)" err.txt'
-check '[ "$(file_type s_q4k.gguf)" = "u32 1" ]'
-check 'cmp -s sample.gguf s_q4k.gguf' 
+# 751616 tensor bytes (token_embd/output 4608, attn 36864, ffn 73728, norms 1024) + 2816
+check 'grep -q "wrote s_q4k.gguf: 21 tensors (16 converted to q4_K, 5 kept), 22 keys; .* (754432 bytes)" err.txt'
+check '! grep -q "warning" err.txt'
+check '[ "$(file_type s_q4k.gguf)" = "u32 14" ]'
+check '[ "$(tensor s_q4k.gguf blk.0.attn_q.weight | cut -d" " -f1,3)" = "q4_K 36864" ]'
+
+# 2b. --dtype that converts nothing (every row of mixed.gguf is under 256 wide): the
+#     output is a copy, and a warning on stderr says so and why, even with --quiet
+expect_rc 0 "$EXPORT" --from-gguf mixed.gguf --out m_q4k.gguf --dtype q4_k --quiet
+check 'grep -qx "mio-export-gguf: warning: --dtype q4_K converted no tensor; the output holds the same tensors as the input; 5 matrix weights have a row length that is not a multiple of 256; 3 tensors are not a matrix weight (--dry-run shows the plan)" err.txt'
+check 'cmp -s mixed.gguf m_q4k.gguf'
+rm -f m_q4k.gguf
 
 # 3. more targets on the sample: file_type codes and tensor types
-for spec in "f32 0 f32 16384" "f16 1 f16 8192" "bf16 32 bf16 8192" "q4_0 2 q4_0 2304" "q5_1 9 q5_1 3072" \
-            "iq4_nl 25 iq4_nl 2304" "mxfp4 38 mxfp4 2176" "q4_1 3 q4_1 2560"; do
+# (attn_q is 65536 weights: q4_0 and iq4_nl 18 bytes per 32, q5_1 24, mxfp4 17, q4_1 20)
+for spec in "f32 0 f32 262144" "f16 1 f16 131072" "bf16 32 bf16 131072" "q4_0 2 q4_0 36864" "q5_1 9 q5_1 49152" \
+            "iq4_nl 25 iq4_nl 36864" "mxfp4 38 mxfp4 34816" "q4_1 3 q4_1 40960"; do
   set -- $spec
   expect_rc 0 "$EXPORT" --from-gguf sample.gguf --out s_$1.gguf --dtype $1 --quiet
   check '[ "$(file_type s_'$1'.gguf)" = "u32 '$2'" ]'
   check '[ "$(tensor s_'$1'.gguf blk.0.attn_q.weight | cut -d" " -f1,3)" = "'"$3 $4"'" ]'
-  check '[ "$(tensor s_'$1'.gguf blk.0.attn_norm.weight | cut -d" " -f1,3)" = "f32 256" ]'
+  check '[ "$(tensor s_'$1'.gguf blk.0.attn_norm.weight | cut -d" " -f1,3)" = "f32 1024" ]'
   rm -f s_$1.gguf
 done
 

@@ -307,39 +307,52 @@ static void write_part(const char *path, uint16_t no, const char *tname, int64_t
     mio_writer_free(w);
 }
 
-/* --splits loads both parts of insp-0000N-of-00002.gguf; tensors carry their part */
+/* A split model is read whole by default (--splits is accepted and changes
+ * nothing); --part shows one file and says which part it is; a later part is
+ * refused with the name of the first part. */
 static void check_splits(void)
 {
     write_part("insp-00001-of-00002.gguf", 0, "first", 4);
     write_part("insp-00002-of-00002.gguf", 1, "second", 8);
-    T_EQ_INT(run("--json --splits insp-00001-of-00002.gguf"), 0);
-    char *text = slurp("inspect_out.txt", NULL);
-    cJSON *root = text ? cJSON_Parse(text) : NULL;
-    T_CHECK(root != NULL);
-    if (root) {
-        T_CHECK(num(root, "parts") == 2.0);
-        T_CHECK(num(root, "tensor_count") == 2.0);
-        const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "tensors"), 1);
-        T_EQ_STR(str(t, "name"), "second");
-        T_CHECK(num(t, "part") == 1.0);
-        T_CHECK(num(t, "offset") == 0.0);
-        T_CHECK(num(t, "nbytes") == 32.0);
-        cJSON_Delete(root);
+    for (int with_flag = 0; with_flag < 2; with_flag++) {
+        T_EQ_INT(run(with_flag ? "--json --splits insp-00001-of-00002.gguf" : "--json insp-00001-of-00002.gguf"), 0);
+        char *text = slurp("inspect_out.txt", NULL);
+        cJSON *root = text ? cJSON_Parse(text) : NULL;
+        T_CHECK(root != NULL);
+        if (root) {
+            T_CHECK(num(root, "parts") == 2.0);
+            T_CHECK(num(root, "tensor_count") == 2.0);
+            const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "tensors"), 1);
+            T_EQ_STR(str(t, "name"), "second");
+            T_CHECK(num(t, "part") == 1.0);
+            T_CHECK(num(t, "offset") == 0.0);
+            T_CHECK(num(t, "nbytes") == 32.0);
+            cJSON_Delete(root);
+        }
+        free(text);
     }
+    T_EQ_INT(run("insp-00001-of-00002.gguf"), 0);
+    char *text = slurp("inspect_out.txt", NULL);
+    T_CHECK(text && strstr(text, "parts:         2 (split model; every part is read)\n") != NULL);
+    T_CHECK(text && strstr(text, "tensor count:  2\n") != NULL);
     free(text);
-    T_EQ_INT(run("--splits insp-00001-of-00002.gguf"), 0);
+    /* --part: only the file given, and the summary says what it is */
+    T_EQ_INT(run("--json --part insp-00001-of-00002.gguf"), 0);
     text = slurp("inspect_out.txt", NULL);
-    T_CHECK(text && strstr(text, "parts:         2\n") != NULL);
-    free(text);
-    /* without --splits only part 1 is read */
-    T_EQ_INT(run("--json insp-00001-of-00002.gguf"), 0);
-    text = slurp("inspect_out.txt", NULL);
-    root = text ? cJSON_Parse(text) : NULL;
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
     T_CHECK(root && num(root, "parts") == 1.0 && num(root, "tensor_count") == 1.0);
     cJSON_Delete(root);
     free(text);
-    /* --splits on part 2 is an error (exit 1) */
-    T_EQ_INT(run("--splits insp-00002-of-00002.gguf"), 1);
+    T_EQ_INT(run("--part insp-00002-of-00002.gguf"), 0);
+    text = slurp("inspect_out.txt", NULL);
+    T_CHECK(text && strstr(text, "parts:         this file only: part 2 of a model split into 2 files\n") != NULL);
+    free(text);
+    /* a later part: exit 1, the message names the file to open */
+    T_EQ_INT(run("insp-00002-of-00002.gguf"), 1);
+    text = slurp("inspect_err.txt", NULL);
+    T_CHECK(text && strstr(text, "this is part 2 of 2 of a split model; open the first part, "
+                                 "insp-00001-of-00002.gguf, to load the whole model") != NULL);
+    free(text);
 }
 
 int main(void)

@@ -275,8 +275,8 @@ static void check_index(void)
     T_CHECK(text && strstr(text, "total_size is 37 but the mapped tensors hold 36 bytes") != NULL);
     free(text);
 
-    /* --splits is GGUF-only: usage error */
-    T_EQ_INT(run("--splits st_sharded/model.safetensors.index.json"), 2);
+    /* --part is GGUF-only: usage error */
+    T_EQ_INT(run("--part st_sharded/model.safetensors.index.json"), 2);
 }
 
 /* hostile files: exit 1, "mio-inspect: PATH: <library message>", nothing on stdout */
