@@ -196,9 +196,11 @@ static void remove_stale(const char *dir, uint32_t ns) {
     closedir(d);
 }
 
-static const char *const *g_names_sort;
-static int cmp_by_name(const void *a, const void *b) {
-    return strcmp(g_names_sort[*(const size_t *)a], g_names_sort[*(const size_t *)b]);
+/* weight_map order: (name, entry) pairs sorted by name. The comparator reads
+ * only its arguments, so concurrent saves are independent (no file-scope state). */
+typedef struct name_ix { const char *name; size_t i; } name_ix;
+static int cmp_name_ix(const void *a, const void *b) {
+    return strcmp(((const name_ix *)a)->name, ((const name_ix *)b)->name);
 }
 
 mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
@@ -248,21 +250,19 @@ mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n,
     }
     if (!st && ns > 1) {
         /* The index, as transformers writes it: json.dumps(indent=2, sort_keys=True) + "\n". */
-        size_t *ord = malloc((n ? n : 1) * sizeof *ord);
-        const char **names = malloc((n ? n : 1) * sizeof *names);
+        name_ix *ord = malloc((n ? n : 1) * sizeof *ord);
         char *buf = NULL;
         size_t blen = 0;
         FILE *o = open_memstream(&buf, &blen);
-        if (!ord || !names || !o) st = err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!ord || !o) st = err_set(MIO_ERR_NOMEM, "out of memory");
         else {
-            for (size_t i = 0; i < n; i++) { ord[i] = i; names[i] = t[i].name; }
-            g_names_sort = names;
-            qsort(ord, n, sizeof *ord, cmp_by_name);
+            for (size_t i = 0; i < n; i++) ord[i] = (name_ix){t[i].name, i};
+            qsort(ord, n, sizeof *ord, cmp_name_ix);
             fprintf(o, "{\n  \"metadata\": {\n    \"total_size\": %llu\n  },\n  \"weight_map\": {", (unsigned long long)total);
             for (size_t k = 0; k < n; k++) {
                 fputs(k ? ",\n    " : "\n    ", o);
-                py_json_str(o, t[ord[k]].name);
-                fprintf(o, ": \"model-%05u-of-%05u.safetensors\"", shard_of[ord[k]] + 1, ns);
+                py_json_str(o, ord[k].name);
+                fprintf(o, ": \"model-%05u-of-%05u.safetensors\"", shard_of[ord[k].i] + 1, ns);
             }
             fputs(n ? "\n  }\n}\n" : "}\n}\n", o);
         }
@@ -277,7 +277,6 @@ mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n,
         }
         free(buf);
         free(ord);
-        free(names);
     }
     if (!st) remove_stale(dir, ns);
     free(path);
