@@ -86,9 +86,8 @@ mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
             break;
         }
         const char *want = e->valuestring;
-        const char *have = NULL;
-        for (size_t i = 0; i < n_files; i++)
-            if (i == f->t[ti].shard) have = files[i];
+        /* shard K was opened from files[K] */
+        const char *have = f->t[ti].shard < n_files ? files[f->t[ti].shard] : NULL;
         if (!have || strcmp(have, want) != 0) {
             st = err_set(MIO_ERR_INVALID_METADATA, "%s: tensor '%.80s' is mapped to %s but found in %s", path, e->string, want,
                          have ? have : "?");
@@ -101,15 +100,13 @@ mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
         }
         total += f->t[ti].end - f->t[ti].start;
     }
-    namehash_free(&seen);
     if (!st && n_map != f->n_t) {
-        /* a shard holds a tensor the map does not mention */
+        /* A shard holds a tensor the map does not mention: name the first one, in
+         * handle order. `seen` holds every mapped name, so this is one lookup per
+         * tensor (scanning weight_map per tensor was O(n^2): 21 s at 100k entries). */
         for (uint64_t i = 0; i < f->n_t; i++) {
             char nb[100];
-            bool listed = false;
-            for (cJSON *e = wm->child; e && !listed; e = e->next)
-                listed = strlen(e->string) == f->t[i].name.len && memcmp(e->string, f->t[i].name.ptr, f->t[i].name.len) == 0;
-            if (!listed) {
+            if (namehash_find(&seen, f->t[i].name.ptr, f->t[i].name.len, st_name_at, f) < 0) {
                 esc_bytes(nb, sizeof nb, f->t[i].name.ptr, f->t[i].name.len);
                 st = err_set(MIO_ERR_INVALID_METADATA, "%s: shard %s holds tensor '%s', which weight_map does not list", path,
                              files[f->t[i].shard], nb);
@@ -119,6 +116,7 @@ mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
         if (!st) st = err_set(MIO_ERR_INVALID_METADATA, "%s: weight_map lists %zu tensors, the shards hold %llu", path, n_map,
                               (unsigned long long)f->n_t);
     }
+    namehash_free(&seen);
     if (!st) {
         cJSON *md = cJSON_GetObjectItemCaseSensitive(root, "metadata");
         cJSON *ts = md ? cJSON_GetObjectItemCaseSensitive(md, "total_size") : NULL;

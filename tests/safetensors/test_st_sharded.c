@@ -150,6 +150,22 @@ static void test_sharded_roundtrip(void) {
              S2, S2, S1, S3, S3, S3);
     write_text(dir, "missing2.index.json", buf);
     expect_index(dir, "missing2.index.json", MIO_ERR_INVALID_METADATA, "'\\xc3\\xa9'");
+    /* the whole message, exactly (issue 7 item 11 made this check a hash lookup per tensor;
+     * the text stays): two tensors unlisted, b in shard 2 and d in shard 3 — the first in
+     * handle order (shard, then data order) is named */
+    snprintf(buf, sizeof buf,
+             "{\"weight_map\":{\"a\":\"%s\",\"big\":\"%s\",\"c\":\"%s\",\"\\u00e9\":\"%s\",\"q\\\"\\u007f\":\"%s\"}}", S2, S1,
+             S3, S3, S3);
+    write_text(dir, "unlisted.index.json", buf);
+    expect_index(dir, "unlisted.index.json", MIO_ERR_INVALID_METADATA, NULL);
+    snprintf(p, sizeof p, "%s/unlisted.index.json: shard %s holds tensor 'b', which weight_map does not list", dir, S2);
+    T_EQ_STR(mio_last_error(), p);
+    /* the same with only d unlisted: named with its shard (the last one) */
+    MAP(270, S2, "");
+    write_text(dir, "unlisted2.index.json", buf);
+    expect_index(dir, "unlisted2.index.json", MIO_ERR_INVALID_METADATA, NULL);
+    snprintf(p, sizeof p, "%s/unlisted2.index.json: shard %s holds tensor 'd', which weight_map does not list", dir, S3);
+    T_EQ_STR(mio_last_error(), p);
     /* a mapped tensor absent from its shard */
     MAP(300, S2, ",\"d\":\"model-00003-of-00003.safetensors\",\"ghost\":\"model-00001-of-00003.safetensors\"");
     write_text(dir, "ghost.index.json", buf);
