@@ -88,7 +88,8 @@ typedef enum mio_status {
     /* codecs */
     MIO_ERR_ENCODER_UNAVAILABLE = 33, /* no encoder for this type (needs an importance matrix, or none exists) */
     MIO_ERR_DECODER_UNAVAILABLE = 34, /* no float view of this type */
-    MIO_ERR_NON_FINITE = 35           /* NaN or infinity in block-encoder input */
+    MIO_ERR_NON_FINITE = 35,          /* NaN or infinity in block-encoder input */
+    MIO_ERR_CANCELLED = 36            /* the write was cancelled by mio_cancel_writes (its temp file is removed) */
 } mio_status;
 
 /* Stable upper-case name of a status ("MIO_ERR_TRUNCATED"); "MIO_ERR_UNKNOWN" for others. */
@@ -97,6 +98,27 @@ MIO_API const char *mio_status_name(mio_status s);
 /* Message of the last failure on the calling thread ("" if none yet). The
  * pointer stays valid until the next failing libmodelio call on this thread. */
 MIO_API const char *mio_last_error(void);
+
+/* Writes to a path (mio_writer_write_file/begin_file, mio_st_save_file,
+ * mio_st_save_sharded) are atomic: the bytes go to a temporary file next to the
+ * destination ("<name>.tmp-XXXXXX", or ".mio-XXXXXX" when the name is too long
+ * for that), which is fsynced and renamed into place only when everything is
+ * written; on failure it is removed and the old file is untouched. Only a
+ * missing path or a regular file is replaced: a path that names a device, a
+ * FIFO, a socket or a directory (also through a symlink, like /dev/stdout) is
+ * refused with MIO_ERR_IO — to stream into one, open it yourself and use the
+ * _fd or _cb calls. A symlink to a regular file is followed (its target is
+ * replaced, the link stays). The replacement keeps the old file's permission
+ * bits; a new file gets 0666 minus the umask.
+ *
+ * mio_cancel_writes cancels every such write in progress in the process: it
+ * removes their temporary files at once and those writes then fail with
+ * MIO_ERR_CANCELLED (the destinations are untouched). It is async-signal-safe
+ * (it only calls unlink and touches lock-free state), so a SIGINT/SIGTERM
+ * handler can call it and then _exit; it returns how many temporary files it
+ * removed. Up to 64 writes at once are tracked; a write started beyond that
+ * cannot be cancelled this way (it still cleans up after itself on failure). */
+MIO_API int mio_cancel_writes(void);
 
 /* A byte view: NOT NUL-terminated, may contain any bytes (GGUF strings are not
  * guaranteed to be UTF-8). */

@@ -53,9 +53,16 @@ typedef struct mio_region {
     void *map_addr;   /* non-NULL when data comes from mmap */
     size_t map_len;
     void *heap;       /* non-NULL when data is owned heap memory (free()) */
+    uint64_t dev, ino; /* identity of the file it was read from (0 for caller buffers) */
 } mio_region;
 
-/* mmap the whole file read-only (an empty file gives an empty region). */
+/* "a FIFO (named pipe)", "a character device", ... for a st_mode. */
+const char *file_kind(unsigned mode);
+/* 1 if path names the file (device and inode) region was read from. */
+bool region_is_file(const mio_region *r, const char *path);
+
+/* mmap the whole file read-only (an empty file gives an empty region).
+ * Anything but a regular file is refused without blocking (FIFOs included). */
 mio_status region_map(const char *path, mio_region *out);
 /* Read the whole file into a heap buffer. */
 mio_status region_read(const char *path, mio_region *out);
@@ -65,15 +72,27 @@ void region_free(mio_region *r);
 mio_status fd_write_all(int fd, const void *p, size_t n, const char *what);
 
 /* Atomic replacement of a path: write to a temp file in the same directory,
- * then fsync + rename in commit; abort removes the temp file. */
+ * then fsync + rename in commit; abort removes the temp file. Only a missing
+ * path or a regular file (or a symlink to one: its target is replaced) is
+ * accepted; the replacement keeps the old file's permission bits. The temp
+ * file is registered for mio_cancel_writes until it is renamed or removed. */
 typedef struct mio_atomic_file {
     int fd;
-    char *path;
+    int slot;        /* index in the cancel table, -1 if not registered */
+    char *path;      /* destination (symlinks resolved) */
     char *tmp_path;
 } mio_atomic_file;
 mio_status atomic_open(const char *path, mio_atomic_file *af);
+/* fsync + rename (= atomic_close_tmp then atomic_rename). */
 mio_status atomic_commit(mio_atomic_file *af);
+/* The two halves, for writing several files and renaming them together:
+ * close_tmp fsyncs and closes the temp file, rename moves it into place. Each
+ * aborts (removing the temp file) on failure; abort is valid before the rename. */
+mio_status atomic_close_tmp(mio_atomic_file *af);
+mio_status atomic_rename(mio_atomic_file *af);
 void atomic_abort(mio_atomic_file *af);
+/* MIO_ERR_CANCELLED (with the message) once mio_cancel_writes removed the temp file. */
+mio_status atomic_check(const mio_atomic_file *af);
 
 /* --- name hash table (xxHash), indices into a caller-owned array --- */
 typedef struct mio_namehash {

@@ -1,11 +1,16 @@
 /* io.c — whole-file mmap/heap reads and atomic file replacement.
  * Invariant: a region is either mapped (map_addr), heap-owned (heap) or empty;
  * region_free releases exactly what it owns. Atomic writes never leave a temp
- * file behind once abort or a failed commit returns. */
+ * file behind once abort or a failed commit returns, and every temp file in
+ * flight is listed in a fixed table that mio_cancel_writes (async-signal-safe)
+ * can empty from a signal handler. Only regular files are read or replaced. */
 #include "core.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +18,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static mio_status open_stat(const char *path, int *fd, size_t *size) {
+const char *file_kind(unsigned mode) {
+    switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a directory";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFIFO: return "a FIFO (named pipe)";
+    case S_IFSOCK: return "a socket";
+    case S_IFLNK: return "a symbolic link";
+    default: return "not a regular file";
+    }
+}
+
+static mio_status open_stat(const char *path, int *fd, size_t *size, uint64_t *dev, uint64_t *ino) {
     if (!path) return err_set(MIO_ERR_INVALID_ARG, "path is NULL");
-    int f = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
+     * forever; on a regular file the flag changes nothing. */
+    int f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (f < 0) {
         int e = errno;
         return err_set(e == ENOENT ? MIO_ERR_NOT_FOUND : MIO_ERR_IO, "cannot open '%s': %s", path, strerror(e));
@@ -28,7 +48,7 @@ static mio_status open_stat(const char *path, int *fd, size_t *size) {
     }
     if (!S_ISREG(st.st_mode)) {
         close(f);
-        return err_set(MIO_ERR_IO, "'%s' is not a regular file", path);
+        return err_set(MIO_ERR_IO, "'%s' is not a regular file (it is %s)", path, file_kind((unsigned)st.st_mode));
     }
     if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
         close(f);
@@ -36,15 +56,21 @@ static mio_status open_stat(const char *path, int *fd, size_t *size) {
     }
     *fd = f;
     *size = (size_t)st.st_size;
+    *dev = (uint64_t)st.st_dev;
+    *ino = (uint64_t)st.st_ino;
     return MIO_OK;
 }
 
 mio_status region_map(const char *path, mio_region *out) {
-    int fd;
-    size_t size;
-    mio_status st = open_stat(path, &fd, &size);
+    /* initialized: gcc -O3 cannot see that err_set never returns MIO_OK */
+    int fd = -1;
+    size_t size = 0;
+    uint64_t dev = 0, ino = 0;
+    mio_status st = open_stat(path, &fd, &size, &dev, &ino);
     if (st) return st;
     memset(out, 0, sizeof *out);
+    out->dev = dev;
+    out->ino = ino;
     if (size == 0) { close(fd); return MIO_OK; }
     void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
@@ -58,11 +84,15 @@ mio_status region_map(const char *path, mio_region *out) {
 }
 
 mio_status region_read(const char *path, mio_region *out) {
-    int fd;
-    size_t size;
-    mio_status st = open_stat(path, &fd, &size);
+    /* initialized: gcc -O3 cannot see that err_set never returns MIO_OK */
+    int fd = -1;
+    size_t size = 0;
+    uint64_t dev = 0, ino = 0;
+    mio_status st = open_stat(path, &fd, &size, &dev, &ino);
     if (st) return st;
     memset(out, 0, sizeof *out);
+    out->dev = dev;
+    out->ino = ino;
     uint8_t *buf = malloc(size ? size : 1);
     if (!buf) { close(fd); return err_set(MIO_ERR_NOMEM, "cannot allocate %zu bytes to read '%s'", size, path); }
     size_t got = 0;
@@ -83,6 +113,12 @@ mio_status region_read(const char *path, mio_region *out) {
     out->size = size;
     out->heap = buf;
     return MIO_OK;
+}
+
+bool region_is_file(const mio_region *r, const char *path) {
+    struct stat st;
+    return r && path && (r->dev || r->ino) && stat(path, &st) == 0 && (uint64_t)st.st_dev == r->dev &&
+           (uint64_t)st.st_ino == r->ino;
 }
 
 void region_free(mio_region *r) {
@@ -110,56 +146,162 @@ mio_status fd_write_all(int fd, const void *p, size_t n, const char *what) {
     return MIO_OK;
 }
 
+/* ----------------------------- atomic replace ----------------------------- */
+
+/* Temp files in flight, for mio_cancel_writes. A fixed table because a signal
+ * handler may neither allocate nor take a lock; the path buffer of a slot is
+ * only rewritten while the slot is claimed by its owner. States: */
+enum { TS_FREE, TS_CLAIMED, TS_ACTIVE, TS_CANCELLING, TS_CANCELLED };
+#define TMP_SLOTS 64
+static struct {
+    atomic_int state;
+    char path[PATH_MAX];
+} g_tmp[TMP_SLOTS];
+
+static int tmp_register(const char *path) {
+    size_t n = strlen(path);
+    if (n >= PATH_MAX) return -1;
+    for (int i = 0; i < TMP_SLOTS; i++) {
+        int expect = TS_FREE;
+        if (atomic_compare_exchange_strong(&g_tmp[i].state, &expect, TS_CLAIMED)) {
+            memcpy(g_tmp[i].path, path, n + 1);
+            atomic_store(&g_tmp[i].state, TS_ACTIVE);
+            return i;
+        }
+    }
+    return -1; /* more than TMP_SLOTS writes at once: this one cannot be cancelled */
+}
+
+/* Take the slot back from the cancel table. Returns false if mio_cancel_writes
+ * got to it first (the temp file is gone). */
+static bool tmp_release(int slot) {
+    if (slot < 0) return true;
+    for (;;) {
+        int s = atomic_load(&g_tmp[slot].state);
+        if (s == TS_CANCELLING) { sched_yield(); continue; } /* another thread's handler is unlinking it */
+        if (atomic_compare_exchange_strong(&g_tmp[slot].state, &s, TS_FREE)) return s == TS_ACTIVE;
+    }
+}
+
+int mio_cancel_writes(void) {
+    int saved = errno, n = 0;
+    for (int i = 0; i < TMP_SLOTS; i++) {
+        int expect = TS_ACTIVE;
+        if (atomic_compare_exchange_strong(&g_tmp[i].state, &expect, TS_CANCELLING)) {
+            if (unlink(g_tmp[i].path) == 0) n++;
+            atomic_store(&g_tmp[i].state, TS_CANCELLED);
+        }
+    }
+    errno = saved;
+    return n;
+}
+
+static bool atomic_cancelled(const mio_atomic_file *af) {
+    return af->slot >= 0 && atomic_load(&g_tmp[af->slot].state) >= TS_CANCELLING;
+}
+
+static mio_status cancelled_error(const mio_atomic_file *af) {
+    return err_set(MIO_ERR_CANCELLED, "the write of '%s' was cancelled (mio_cancel_writes); its temporary file is removed",
+                   af->path);
+}
+
+mio_status atomic_check(const mio_atomic_file *af) {
+    return atomic_cancelled(af) ? cancelled_error(af) : MIO_OK;
+}
+
+static mio_status atomic_open_fail(mio_atomic_file *af, mio_status st) {
+    free(af->path);
+    free(af->tmp_path);
+    af->path = af->tmp_path = NULL;
+    return st;
+}
+
 mio_status atomic_open(const char *path, mio_atomic_file *af) {
     memset(af, 0, sizeof *af);
     af->fd = -1;
+    af->slot = -1;
     if (!path || !*path) return err_set(MIO_ERR_INVALID_ARG, "output path is empty");
-    size_t n = strlen(path);
-    af->path = malloc(n + 1);
-    af->tmp_path = malloc(n + 32);
-    if (!af->path || !af->tmp_path) {
-        free(af->path); free(af->tmp_path);
-        af->path = af->tmp_path = NULL;
-        return err_set(MIO_ERR_NOMEM, "out of memory");
+    /* What is there now decides what we may do: only a regular file is ever
+     * replaced (renaming over a device, FIFO or socket would destroy it, and
+     * /dev/stdout is a symlink to one); a symlink to a regular file is
+     * followed, so the file it points to is replaced and the link survives;
+     * the replacement keeps the old file's permission bits. */
+    struct stat lst, st;
+    mode_t mode;
+    char *real = NULL;
+    if (stat(path, &st) == 0) {
+        if (!S_ISREG(st.st_mode))
+            return err_set(MIO_ERR_IO, "refusing to write '%s': it exists and is %s, not a regular file (only regular "
+                                       "files are replaced)", path, file_kind((unsigned)st.st_mode));
+        mode = st.st_mode & 07777;
+        if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+            real = realpath(path, NULL);
+            if (!real) return err_set(MIO_ERR_IO, "cannot resolve the symbolic link '%s': %s", path, strerror(errno));
+        }
+    } else if (errno == ENOENT) {
+        mode_t um = umask(0);
+        umask(um);
+        mode = 0666 & ~um; /* mkostemp makes 0600; model files are normally world-readable */
+    } else {
+        return err_set(MIO_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
     }
-    memcpy(af->path, path, n + 1);
-    /* Same directory as the target so rename() is atomic. */
-    snprintf(af->tmp_path, n + 32, "%s.tmp-XXXXXX", path);
+    const char *dest = real ? real : path;
+    size_t n = strlen(dest);
+    af->path = real ? real : malloc(n + 1);
+    af->tmp_path = malloc(n + 32);
+    if (!af->path || !af->tmp_path) return atomic_open_fail(af, err_set(MIO_ERR_NOMEM, "out of memory"));
+    if (!real) memcpy(af->path, path, n + 1);
+    /* Same directory as the target so rename() is atomic. "<name>.tmp-XXXXXX"
+     * says what it belongs to; when that would pass the 255-byte name limit a
+     * short hidden name is used instead. */
+    const char *slash = strrchr(af->path, '/');
+    size_t dirlen = slash ? (size_t)(slash - af->path + 1) : 0;
+    if (n - dirlen + 11 <= NAME_MAX) snprintf(af->tmp_path, n + 32, "%s.tmp-XXXXXX", af->path);
+    else snprintf(af->tmp_path, n + 32, "%.*s.mio-XXXXXX", (int)dirlen, af->path);
     int fd = mkostemp(af->tmp_path, O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
-        free(af->path); free(af->tmp_path);
-        af->path = af->tmp_path = NULL;
-        return err_set(MIO_ERR_IO, "cannot create a temporary file next to '%s': %s", path, strerror(e));
+        return atomic_open_fail(af, err_set(MIO_ERR_IO, "cannot create a temporary file next to '%s': %s", path,
+                                            strerror(e)));
     }
-    { mode_t um = umask(0); umask(um); fchmod(fd, 0666 & ~um); } /* mkostemp makes 0600; model files are normally world-readable */
+    af->slot = tmp_register(af->tmp_path);
+    (void)fchmod(fd, mode);
     af->fd = fd;
     return MIO_OK;
 }
 
 void atomic_abort(mio_atomic_file *af) {
     if (af->fd >= 0) close(af->fd);
-    if (af->tmp_path) unlink(af->tmp_path);
+    if (tmp_release(af->slot) && af->tmp_path) unlink(af->tmp_path);
     free(af->path);
     free(af->tmp_path);
     af->fd = -1;
+    af->slot = -1;
     af->path = af->tmp_path = NULL;
 }
 
-mio_status atomic_commit(mio_atomic_file *af) {
+mio_status atomic_close_tmp(mio_atomic_file *af) {
     if (af->fd < 0) return err_set(MIO_ERR_STATE, "atomic file is not open");
-    if (fsync(af->fd) != 0) {
-        mio_status st = err_set(MIO_ERR_IO, "fsync of '%s' failed: %s", af->tmp_path, strerror(errno));
-        atomic_abort(af);
-        return st;
-    }
-    if (close(af->fd) != 0) {
-        af->fd = -1;
-        mio_status st = err_set(MIO_ERR_IO, "close of '%s' failed: %s", af->tmp_path, strerror(errno));
-        atomic_abort(af);
-        return st;
-    }
+    mio_status st = MIO_OK;
+    if (atomic_cancelled(af)) st = cancelled_error(af);
+    else if (fsync(af->fd) != 0) st = err_set(MIO_ERR_IO, "fsync of '%s' failed: %s", af->tmp_path, strerror(errno));
+    int rc = close(af->fd);
     af->fd = -1;
+    if (!st && rc != 0) st = err_set(MIO_ERR_IO, "close of '%s' failed: %s", af->tmp_path, strerror(errno));
+    if (st) atomic_abort(af);
+    return st;
+}
+
+mio_status atomic_rename(mio_atomic_file *af) {
+    if (!af->tmp_path || af->fd >= 0) return err_set(MIO_ERR_STATE, "atomic file is not closed");
+    /* Take the slot back first: from here on a cancel no longer touches the file. */
+    if (!tmp_release(af->slot)) {
+        mio_status st = cancelled_error(af);
+        af->slot = -1;
+        atomic_abort(af);
+        return st;
+    }
+    af->slot = -1;
     if (rename(af->tmp_path, af->path) != 0) {
         mio_status st = err_set(MIO_ERR_IO, "cannot rename '%s' to '%s': %s", af->tmp_path, af->path, strerror(errno));
         atomic_abort(af);
@@ -175,4 +317,9 @@ mio_status atomic_commit(mio_atomic_file *af) {
     free(af->tmp_path);
     af->path = af->tmp_path = NULL;
     return MIO_OK;
+}
+
+mio_status atomic_commit(mio_atomic_file *af) {
+    mio_status st = atomic_close_tmp(af);
+    return st ? st : atomic_rename(af);
 }

@@ -381,7 +381,10 @@ static mio_status build_header(mio_writer *w, uint8_t **out, size_t *out_len, ui
 static mio_status sink_write(mio_writer *w, const void *p, size_t n) {
     if (!n) return MIO_OK;
     switch (w->sink) {
-    case SINK_PATH: return fd_write_all(w->af.fd, p, n, w->af.tmp_path);
+    case SINK_PATH: {
+        mio_status st = atomic_check(&w->af);
+        return st ? st : fd_write_all(w->af.fd, p, n, w->af.tmp_path);
+    }
     case SINK_FD: return fd_write_all(w->fd, p, n, "the output descriptor");
     case SINK_CB:
         if (w->fn(w->user, p, n) != 0) return err_set(MIO_ERR_IO, "the write callback reported a failure");
