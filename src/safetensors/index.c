@@ -234,17 +234,28 @@ mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n,
     for (size_t i = 0; i < n; i++) shard_of[i] = final_id[shard_of[i]];
     free(final_id);
     if (ns == 0) ns = 1;
+    /* Every file goes to a temp name first (shards, then the index) and is renamed into
+     * place only once all of them are written and fsynced, the index last: a failure
+     * before the renames (a full disk, a bad write) leaves the checkpoint that was there
+     * untouched and no temp file behind. (Renaming each shard as soon as it was written
+     * put new shards under the old index, which then no longer opened.) */
     size_t dl = strlen(dir);
     char *path = malloc(dl + 64);
     mio_st_entry *sub = malloc((n ? n : 1) * sizeof *sub);
-    if (!path || !sub) { free(path); free(sub); free(shard_of); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+    mio_atomic_file *af = malloc(((size_t)ns + 1) * sizeof *af); /* ns shards + the index */
+    if (!path || !sub || !af) {
+        free(path); free(sub); free(af); free(shard_of);
+        return err_set(MIO_ERR_NOMEM, "out of memory");
+    }
+    uint32_t n_tmp = 0; /* af[0..n_tmp) hold closed temp files, not yet renamed */
     for (uint32_t s = 0; s < ns && !st; s++) {
         size_t m = 0;
         for (size_t i = 0; i < n; i++)
             if (shard_of[i] == s) sub[m++] = t[i];
         if (ns == 1) snprintf(path, dl + 64, "%s/model.safetensors", dir);
         else snprintf(path, dl + 64, "%s/model-%05u-of-%05u.safetensors", dir, s + 1, ns);
-        st = mio_st_save_file(path, sub, m, meta, n_meta);
+        st = st_save_tmp(path, sub, m, meta, n_meta, &af[n_tmp]);
+        if (!st) n_tmp++;
     }
     if (!st && ns > 1) {
         /* The index, as transformers writes it: json.dumps(indent=2, sort_keys=True) + "\n". */
@@ -264,19 +275,31 @@ mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n,
             }
             fputs(n ? "\n  }\n}\n" : "}\n}\n", o);
         }
-        if (o) fclose(o);
+        if (o && fclose(o) != 0 && !st) st = err_set(MIO_ERR_NOMEM, "out of memory building the index");
         if (!st) {
-            mio_atomic_file af;
             snprintf(path, dl + 64, "%s/model.safetensors.index.json", dir);
-            st = atomic_open(path, &af);
-            if (!st) st = fd_write_all(af.fd, buf, blen, path);
-            if (!st) st = atomic_commit(&af);
-            else atomic_abort(&af);
+            st = atomic_open(path, &af[n_tmp]);
+            if (!st) {
+                st = fd_write_all(af[n_tmp].fd, buf, blen, path);
+                if (st) atomic_abort(&af[n_tmp]);
+                else st = atomic_close_tmp(&af[n_tmp]); /* aborts on failure */
+                if (!st) n_tmp++;
+            }
         }
         free(buf);
         free(ord);
     }
-    if (!st) remove_stale(dir, ns);
+    /* A cancel (mio_cancel_writes) may have removed a temp file since it was closed:
+     * find out before the first rename rather than half-way through them. */
+    for (uint32_t k = 0; k < n_tmp && !st; k++) st = atomic_check(&af[k]);
+    /* Shards first, the index last: until the index is renamed, the old index still
+     * names the old shard files. Renames do not fail on a healthy file system; if one
+     * does, the rest are abandoned (temp files removed). */
+    uint32_t k = 0;
+    for (; k < n_tmp && !st; k++) st = atomic_rename(&af[k]); /* aborts itself on failure */
+    for (; k < n_tmp; k++) atomic_abort(&af[k]);
+    free(af);
+    if (!st) remove_stale(dir, ns); /* only after success: a failed save deletes nothing */
     free(path);
     free(sub);
     free(shard_of);

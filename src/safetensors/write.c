@@ -236,28 +236,43 @@ static mio_status emit_all(const plan *p, size_t n, emit_fn emit, void *ctx) {
 
 static mio_status emit_fd(void *ctx, const void *p, size_t n) {
     mio_atomic_file *af = ctx;
-    return fd_write_all(af->fd, p, n, af->tmp_path);
+    mio_status st = atomic_check(af); /* stop early once mio_cancel_writes removed the temp file */
+    return st ? st : fd_write_all(af->fd, p, n, af->tmp_path);
 }
 
-mio_status mio_st_save_file(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta) {
+/* Write the image p describes into af, a temp file atomic_open just created, and
+ * fsync + close it (atomic_close_tmp) without renaming it into place. On failure
+ * af is aborted: its temp file is removed. */
+static mio_status write_image(mio_atomic_file *af, const plan *p, size_t n, const char *path) {
+    mio_status st = MIO_OK;
+    uint64_t total = p->header_len + p->data_len;
+    if (total) {
+        int e = posix_fallocate(af->fd, 0, (off_t)total);
+        if (e != 0 && e != EINVAL && e != EOPNOTSUPP)
+            st = err_set(MIO_ERR_IO, "cannot preallocate %llu bytes for '%s': %s", (unsigned long long)total, path,
+                         strerror(e));
+    }
+    if (!st) st = emit_all(p, n, emit_fd, af);
+    if (st) { atomic_abort(af); return st; }
+    return atomic_close_tmp(af);
+}
+
+mio_status st_save_tmp(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
+                       mio_atomic_file *af) {
+    /* validate and build the header before a temp file exists */
     plan p;
     mio_status st = plan_build(t, n, meta, n_meta, &p);
     if (st) return st;
-    mio_atomic_file af;
-    st = atomic_open(path, &af);
-    if (st) { plan_free(&p); return st; }
-    uint64_t total = p.header_len + p.data_len;
-    if (total) {
-        int e = posix_fallocate(af.fd, 0, (off_t)total);
-        if (e != 0 && e != EINVAL && e != EOPNOTSUPP) {
-            st = err_set(MIO_ERR_IO, "cannot preallocate %llu bytes for '%s': %s", (unsigned long long)total, path,
-                         strerror(e));
-        }
-    }
-    if (!st) st = emit_all(&p, n, emit_fd, &af);
+    st = atomic_open(path, af);
+    if (!st) st = write_image(af, &p, n, path);
     plan_free(&p);
-    if (st) { atomic_abort(&af); return st; }
-    return atomic_commit(&af);
+    return st;
+}
+
+mio_status mio_st_save_file(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta) {
+    mio_atomic_file af;
+    mio_status st = st_save_tmp(path, t, n, meta, n_meta, &af);
+    return st ? st : atomic_rename(&af);
 }
 
 typedef struct membuf { uint8_t *p; size_t n; } membuf;
