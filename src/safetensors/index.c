@@ -170,6 +170,22 @@ static void py_json_str(FILE *o, const char *s) {
     fputc('"', o);
 }
 
+/* If n is exactly "model-DDDDD-of-DDDDD.safetensors" (five decimal digits each,
+ * 32 bytes), set *of to the second number. Stricter than sscanf("%5u"), which
+ * also takes signs, spaces and shorter numbers. */
+static bool shard_name_count(const char *n, uint32_t *of) {
+    static const char pat[] = "model-#####-of-#####.safetensors";
+    if (strlen(n) != sizeof pat - 1) return false;
+    uint32_t v = 0;
+    for (size_t i = 0; i < sizeof pat - 1; i++) {
+        if (pat[i] != '#') { if (n[i] != pat[i]) return false; continue; }
+        if (n[i] < '0' || n[i] > '9') return false;
+        if (i >= 15) v = v * 10 + (uint32_t)(n[i] - '0'); /* the second number starts at byte 15 */
+    }
+    *of = v;
+    return true;
+}
+
 /* After a successful save, remove what an earlier save_sharded into the same
  * directory left that the new layout does not use (as save_pretrained does):
  * shard files of another shard count, the index when there is now a single
@@ -182,11 +198,9 @@ static void remove_stale(const char *dir, uint32_t ns) {
     char p[4096];
     while ((e = readdir(d)) != NULL) {
         const char *n = e->d_name;
-        unsigned a, b;
-        char tail[32];
+        uint32_t of;
         bool stale = false;
-        if (strlen(n) == 33 && sscanf(n, "model-%5u-of-%5u%31s", &a, &b, tail) == 3 && strcmp(tail, ".safetensors") == 0)
-            stale = b != ns || ns == 1;
+        if (shard_name_count(n, &of)) stale = of != ns || ns == 1;
         else if (strcmp(n, "model.safetensors.index.json") == 0) stale = ns == 1;
         else if (strcmp(n, "model.safetensors") == 0) stale = ns > 1;
         if (stale && (size_t)snprintf(p, sizeof p, "%s/%s", dir, n) < sizeof p) unlink(p);

@@ -298,6 +298,24 @@ static void test_single_and_edges(void) {
         int stale_shards = st_count_prefix(d2, "model-0000");
         printf("after a 1-shard save over a 3-shard save: %d stale index, %d stale shards\n", stale_index, stale_shards);
         T_EQ_INT(stale_index, 0);
+        T_EQ_INT(stale_shards, 0); /* the 3 old shards too (their names are 32 bytes long) */
+        T_EQ_INT(st_count_prefix(d2, ""), 3); /* ., .., model.safetensors */
+        /* 3 shards, then 2: the model-0000K-of-00003 files go, a look-alike with a sign
+         * instead of a digit and a longer name stay (only the exact names are touched) */
+        char q[400];
+        snprintf(q, sizeof q, "%s/model-+0001-of-00003.safetensors", d2);
+        T_CHECK(st_write_all(q, "x", 1) == 0);
+        snprintf(q, sizeof q, "%s/model-00001-of-00003.safetensors.bak", d2);
+        T_CHECK(st_write_all(q, "x", 1) == 0);
+        T_OK(mio_st_save_sharded(d2, g_e, N_T, NULL, 0, 100, &ns));
+        T_EQ_INT(ns, 3);
+        T_OK(mio_st_save_sharded(d2, g_e, N_T, NULL, 0, 250, &ns)); /* {a, b, big} 240, {c, d, é, q"DEL} 60 */
+        T_EQ_INT(ns, 2);
+        T_EQ_INT(st_count_prefix(d2, "model-00001-of-00003.safetensors"), 1); /* the .bak */
+        T_EQ_INT(st_count_prefix(d2, "model-00003-of-00003"), 0);
+        T_EQ_INT(st_count_prefix(d2, "model-+0001"), 1);
+        T_EQ_INT(st_count_prefix(d2, "model-0000"), 3); /* 2 new shards + the .bak */
+        T_EQ_INT(st_count_prefix(d2, "model.safetensors"), 1); /* the index; model.safetensors is gone */
         st_rmdir(d2);
     }
     /* no tensors: one (empty) model.safetensors */
