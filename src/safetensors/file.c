@@ -109,20 +109,29 @@ mio_status mio_st_open_buffer(const void *data, size_t len, uint32_t flags, mio_
     return MIO_OK;
 }
 
-/* Read exactly n bytes or fail. */
-static mio_status read_exact(mio_read_fn fn, void *user, void *buf, uint64_t n, const char *what) {
+/* Read up to n bytes; *got says how many arrived. MIO_OK when all n did,
+ * MIO_ERR_TRUNCATED when the stream ended first, MIO_ERR_IO when fn failed. Sets
+ * no message: the caller knows what the bytes are and states it in frame terms. */
+static mio_status read_upto(mio_read_fn fn, void *user, void *buf, uint64_t n, uint64_t *got) {
     uint8_t *b = buf;
-    uint64_t got = 0;
-    while (got < n) {
-        size_t want = (n - got) > (1u << 30) ? (1u << 30) : (size_t)(n - got);
-        int64_t r = fn(user, b + got, want);
-        if (r < 0) return err_set(MIO_ERR_IO, "reading the %s failed after %llu of %llu bytes", what, (unsigned long long)got,
-                                  (unsigned long long)n);
-        if (r == 0) return err_set(MIO_ERR_TRUNCATED, "stream ended after %llu of the %llu bytes of the %s",
-                                   (unsigned long long)got, (unsigned long long)n, what);
-        got += (uint64_t)r;
+    *got = 0;
+    while (*got < n) {
+        size_t want = (n - *got) > (1u << 30) ? (1u << 30) : (size_t)(n - *got);
+        int64_t r = fn(user, b + *got, want);
+        if (r < 0) return MIO_ERR_IO;
+        if (r == 0) return MIO_ERR_TRUNCATED;
+        *got += (uint64_t)r;
     }
     return MIO_OK;
+}
+
+/* The message for a short or failed read of `what`: how many of the bytes the
+ * frame announced arrived (whole-frame counts, never a buffer chunk's). */
+static mio_status read_fail(mio_status st, uint64_t got, uint64_t n, const char *what) {
+    if (st == MIO_ERR_TRUNCATED)
+        return err_set(st, "stream ended after %llu of the %llu %s", (unsigned long long)got, (unsigned long long)n, what);
+    return err_set(st, "reading the stream failed after %llu of the %llu %s", (unsigned long long)got, (unsigned long long)n,
+                   what);
 }
 
 /* Read n more bytes into *buf at offset at, growing the buffer only as data
@@ -142,9 +151,10 @@ static mio_status read_growing(mio_read_fn fn, void *user, uint8_t **buf, size_t
             *cap = nc;
         }
         size_t room = *cap - at - (size_t)done;
-        mio_status st = read_exact(fn, user, *buf + at + done, room, what);
-        if (st) return err_prefix(st, "after %llu of %llu bytes: ", (unsigned long long)done, (unsigned long long)n);
-        done += room;
+        uint64_t got;
+        mio_status st = read_upto(fn, user, *buf + at + done, room, &got);
+        done += got;
+        if (st) return read_fail(st, done, n, what);
     }
     return MIO_OK;
 }
@@ -152,9 +162,12 @@ static mio_status read_growing(mio_read_fn fn, void *user, uint8_t **buf, size_t
 mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out) {
     if (!fn || !out) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
     uint8_t len8[8];
-    mio_status st = read_exact(fn, user, len8, 8, "header length");
-    if (st == MIO_ERR_TRUNCATED) return err_prefix(MIO_ERR_HEADER_TOO_SMALL, "%s", "");
-    if (st) return st;
+    uint64_t got;
+    mio_status st = read_upto(fn, user, len8, 8, &got);
+    if (st) {
+        read_fail(st, got, 8, "bytes of the header length");
+        return st == MIO_ERR_TRUNCATED ? err_prefix(MIO_ERR_HEADER_TOO_SMALL, "%s", "") : st;
+    }
     uint64_t n;
     memcpy(&n, len8, 8);
     if (n > MIO_ST_MAX_HEADER)
@@ -165,7 +178,7 @@ mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out) {
     uint8_t *hdr = malloc(cap);
     if (!hdr) return err_set(MIO_ERR_NOMEM, "out of memory");
     memcpy(hdr, len8, 8);
-    st = read_growing(fn, user, &hdr, &cap, 8, n, "header");
+    st = read_growing(fn, user, &hdr, &cap, 8, n, "header bytes the length field announces");
     if (st) {
         free(hdr);
         return st == MIO_ERR_TRUNCATED ? err_prefix(MIO_ERR_INVALID_HEADER_LENGTH, "%s", "") : st;
@@ -186,7 +199,7 @@ mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out) {
         free(hdr);
         return err_set(MIO_ERR_OVERFLOW, "frame of %llu data bytes is too large", (unsigned long long)data_len);
     }
-    st = read_growing(fn, user, &hdr, &cap, (size_t)(8 + n), data_len, "tensor data");
+    st = read_growing(fn, user, &hdr, &cap, (size_t)(8 + n), data_len, "data bytes the header announces");
     if (st) { free(hdr); return st; }
     return mio_st_open_buffer(hdr, (size_t)total, MIO_BUFFER_TAKE, out);
 }

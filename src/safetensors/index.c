@@ -86,9 +86,8 @@ mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
             break;
         }
         const char *want = e->valuestring;
-        const char *have = NULL;
-        for (size_t i = 0; i < n_files; i++)
-            if (i == f->t[ti].shard) have = files[i];
+        /* shard K was opened from files[K] */
+        const char *have = f->t[ti].shard < n_files ? files[f->t[ti].shard] : NULL;
         if (!have || strcmp(have, want) != 0) {
             st = err_set(MIO_ERR_INVALID_METADATA, "%s: tensor '%.80s' is mapped to %s but found in %s", path, e->string, want,
                          have ? have : "?");
@@ -101,15 +100,13 @@ mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
         }
         total += f->t[ti].end - f->t[ti].start;
     }
-    namehash_free(&seen);
     if (!st && n_map != f->n_t) {
-        /* a shard holds a tensor the map does not mention */
+        /* A shard holds a tensor the map does not mention: name the first one, in
+         * handle order. `seen` holds every mapped name, so this is one lookup per
+         * tensor (scanning weight_map per tensor was O(n^2): 21 s at 100k entries). */
         for (uint64_t i = 0; i < f->n_t; i++) {
             char nb[100];
-            bool listed = false;
-            for (cJSON *e = wm->child; e && !listed; e = e->next)
-                listed = strlen(e->string) == f->t[i].name.len && memcmp(e->string, f->t[i].name.ptr, f->t[i].name.len) == 0;
-            if (!listed) {
+            if (namehash_find(&seen, f->t[i].name.ptr, f->t[i].name.len, st_name_at, f) < 0) {
                 esc_bytes(nb, sizeof nb, f->t[i].name.ptr, f->t[i].name.len);
                 st = err_set(MIO_ERR_INVALID_METADATA, "%s: shard %s holds tensor '%s', which weight_map does not list", path,
                              files[f->t[i].shard], nb);
@@ -119,6 +116,7 @@ mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
         if (!st) st = err_set(MIO_ERR_INVALID_METADATA, "%s: weight_map lists %zu tensors, the shards hold %llu", path, n_map,
                               (unsigned long long)f->n_t);
     }
+    namehash_free(&seen);
     if (!st) {
         cJSON *md = cJSON_GetObjectItemCaseSensitive(root, "metadata");
         cJSON *ts = md ? cJSON_GetObjectItemCaseSensitive(md, "total_size") : NULL;
@@ -172,6 +170,22 @@ static void py_json_str(FILE *o, const char *s) {
     fputc('"', o);
 }
 
+/* If n is exactly "model-DDDDD-of-DDDDD.safetensors" (five decimal digits each,
+ * 32 bytes), set *of to the second number. Stricter than sscanf("%5u"), which
+ * also takes signs, spaces and shorter numbers. */
+static bool shard_name_count(const char *n, uint32_t *of) {
+    static const char pat[] = "model-#####-of-#####.safetensors";
+    if (strlen(n) != sizeof pat - 1) return false;
+    uint32_t v = 0;
+    for (size_t i = 0; i < sizeof pat - 1; i++) {
+        if (pat[i] != '#') { if (n[i] != pat[i]) return false; continue; }
+        if (n[i] < '0' || n[i] > '9') return false;
+        if (i >= 15) v = v * 10 + (uint32_t)(n[i] - '0'); /* the second number starts at byte 15 */
+    }
+    *of = v;
+    return true;
+}
+
 /* After a successful save, remove what an earlier save_sharded into the same
  * directory left that the new layout does not use (as save_pretrained does):
  * shard files of another shard count, the index when there is now a single
@@ -184,11 +198,9 @@ static void remove_stale(const char *dir, uint32_t ns) {
     char p[4096];
     while ((e = readdir(d)) != NULL) {
         const char *n = e->d_name;
-        unsigned a, b;
-        char tail[32];
+        uint32_t of;
         bool stale = false;
-        if (strlen(n) == 33 && sscanf(n, "model-%5u-of-%5u%31s", &a, &b, tail) == 3 && strcmp(tail, ".safetensors") == 0)
-            stale = b != ns || ns == 1;
+        if (shard_name_count(n, &of)) stale = of != ns || ns == 1;
         else if (strcmp(n, "model.safetensors.index.json") == 0) stale = ns == 1;
         else if (strcmp(n, "model.safetensors") == 0) stale = ns > 1;
         if (stale && (size_t)snprintf(p, sizeof p, "%s/%s", dir, n) < sizeof p) unlink(p);
@@ -196,9 +208,11 @@ static void remove_stale(const char *dir, uint32_t ns) {
     closedir(d);
 }
 
-static const char *const *g_names_sort;
-static int cmp_by_name(const void *a, const void *b) {
-    return strcmp(g_names_sort[*(const size_t *)a], g_names_sort[*(const size_t *)b]);
+/* weight_map order: (name, entry) pairs sorted by name. The comparator reads
+ * only its arguments, so concurrent saves are independent (no file-scope state). */
+typedef struct name_ix { const char *name; size_t i; } name_ix;
+static int cmp_name_ix(const void *a, const void *b) {
+    return strcmp(((const name_ix *)a)->name, ((const name_ix *)b)->name);
 }
 
 mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
@@ -234,52 +248,72 @@ mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n,
     for (size_t i = 0; i < n; i++) shard_of[i] = final_id[shard_of[i]];
     free(final_id);
     if (ns == 0) ns = 1;
+    /* Every file goes to a temp name first (shards, then the index) and is renamed into
+     * place only once all of them are written and fsynced, the index last: a failure
+     * before the renames (a full disk, a bad write) leaves the checkpoint that was there
+     * untouched and no temp file behind. (Renaming each shard as soon as it was written
+     * put new shards under the old index, which then no longer opened.) */
     size_t dl = strlen(dir);
     char *path = malloc(dl + 64);
     mio_st_entry *sub = malloc((n ? n : 1) * sizeof *sub);
-    if (!path || !sub) { free(path); free(sub); free(shard_of); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+    mio_atomic_file *af = malloc(((size_t)ns + 1) * sizeof *af); /* ns shards + the index */
+    if (!path || !sub || !af) {
+        free(path); free(sub); free(af); free(shard_of);
+        return err_set(MIO_ERR_NOMEM, "out of memory");
+    }
+    uint32_t n_tmp = 0; /* af[0..n_tmp) hold closed temp files, not yet renamed */
     for (uint32_t s = 0; s < ns && !st; s++) {
         size_t m = 0;
         for (size_t i = 0; i < n; i++)
             if (shard_of[i] == s) sub[m++] = t[i];
         if (ns == 1) snprintf(path, dl + 64, "%s/model.safetensors", dir);
         else snprintf(path, dl + 64, "%s/model-%05u-of-%05u.safetensors", dir, s + 1, ns);
-        st = mio_st_save_file(path, sub, m, meta, n_meta);
+        st = st_save_tmp(path, sub, m, meta, n_meta, &af[n_tmp]);
+        if (!st) n_tmp++;
     }
     if (!st && ns > 1) {
         /* The index, as transformers writes it: json.dumps(indent=2, sort_keys=True) + "\n". */
-        size_t *ord = malloc((n ? n : 1) * sizeof *ord);
-        const char **names = malloc((n ? n : 1) * sizeof *names);
+        name_ix *ord = malloc((n ? n : 1) * sizeof *ord);
         char *buf = NULL;
         size_t blen = 0;
         FILE *o = open_memstream(&buf, &blen);
-        if (!ord || !names || !o) st = err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!ord || !o) st = err_set(MIO_ERR_NOMEM, "out of memory");
         else {
-            for (size_t i = 0; i < n; i++) { ord[i] = i; names[i] = t[i].name; }
-            g_names_sort = names;
-            qsort(ord, n, sizeof *ord, cmp_by_name);
+            for (size_t i = 0; i < n; i++) ord[i] = (name_ix){t[i].name, i};
+            qsort(ord, n, sizeof *ord, cmp_name_ix);
             fprintf(o, "{\n  \"metadata\": {\n    \"total_size\": %llu\n  },\n  \"weight_map\": {", (unsigned long long)total);
             for (size_t k = 0; k < n; k++) {
                 fputs(k ? ",\n    " : "\n    ", o);
-                py_json_str(o, t[ord[k]].name);
-                fprintf(o, ": \"model-%05u-of-%05u.safetensors\"", shard_of[ord[k]] + 1, ns);
+                py_json_str(o, ord[k].name);
+                fprintf(o, ": \"model-%05u-of-%05u.safetensors\"", shard_of[ord[k].i] + 1, ns);
             }
             fputs(n ? "\n  }\n}\n" : "}\n}\n", o);
         }
-        if (o) fclose(o);
+        if (o && fclose(o) != 0 && !st) st = err_set(MIO_ERR_NOMEM, "out of memory building the index");
         if (!st) {
-            mio_atomic_file af;
             snprintf(path, dl + 64, "%s/model.safetensors.index.json", dir);
-            st = atomic_open(path, &af);
-            if (!st) st = fd_write_all(af.fd, buf, blen, path);
-            if (!st) st = atomic_commit(&af);
-            else atomic_abort(&af);
+            st = atomic_open(path, &af[n_tmp]);
+            if (!st) {
+                st = fd_write_all(af[n_tmp].fd, buf, blen, path);
+                if (st) atomic_abort(&af[n_tmp]);
+                else st = atomic_close_tmp(&af[n_tmp]); /* aborts on failure */
+                if (!st) n_tmp++;
+            }
         }
         free(buf);
         free(ord);
-        free(names);
     }
-    if (!st) remove_stale(dir, ns);
+    /* A cancel (mio_cancel_writes) may have removed a temp file since it was closed:
+     * find out before the first rename rather than half-way through them. */
+    for (uint32_t k = 0; k < n_tmp && !st; k++) st = atomic_check(&af[k]);
+    /* Shards first, the index last: until the index is renamed, the old index still
+     * names the old shard files. Renames do not fail on a healthy file system; if one
+     * does, the rest are abandoned (temp files removed). */
+    uint32_t k = 0;
+    for (; k < n_tmp && !st; k++) st = atomic_rename(&af[k]); /* aborts itself on failure */
+    for (; k < n_tmp; k++) atomic_abort(&af[k]);
+    free(af);
+    if (!st) remove_stale(dir, ns); /* only after success: a failed save deletes nothing */
     free(path);
     free(sub);
     free(shard_of);

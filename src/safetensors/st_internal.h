@@ -55,5 +55,11 @@ mio_status st_tensor_size(int dtype, uint32_t n_dims, const uint64_t *shape, uin
 
 /* Every check the writer makes, without writing. */
 mio_status st_validate_entries(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta);
+/* The first half of mio_st_save_file: validate, write the canonical image to a
+ * temp file next to path (atomic_open), fsync and close it (atomic_close_tmp).
+ * On success af is ready for atomic_rename (or atomic_abort); on failure no temp
+ * file is left and af needs nothing more. */
+mio_status st_save_tmp(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
+                       mio_atomic_file *af);
 
 #endif

@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +67,7 @@ static void sb_json_str(sbuf *b, const char *s, size_t n) {
 }
 
 typedef struct plan {
-    size_t *order;      /* entry indices in file order */
+    const mio_st_entry **order; /* the entries in file order */
     char *header;       /* 8-byte length + padded JSON */
     size_t header_len;
     uint64_t data_len;
@@ -76,15 +75,15 @@ typedef struct plan {
 
 static int cmp_str(const char *a, const char *b) { return strcmp(a, b); } /* bytewise for UTF-8 */
 
-static const mio_st_entry *g_sort_entries; /* qsort has no context argument in C11 */
+/* The comparators read only what their arguments point to (no file-scope
+ * state), so concurrent saves never see each other's arrays. */
 static int cmp_entry(const void *x, const void *y) {
-    const mio_st_entry *a = &g_sort_entries[*(const size_t *)x], *b = &g_sort_entries[*(const size_t *)y];
+    const mio_st_entry *a = *(const mio_st_entry *const *)x, *b = *(const mio_st_entry *const *)y;
     if (a->dtype != b->dtype) return a->dtype > b->dtype ? -1 : 1; /* dtype descending */
     return cmp_str(a->name, b->name);
 }
-static const mio_st_meta *g_sort_meta;
-static int cmp_meta_idx(const void *x, const void *y) {
-    return cmp_str(g_sort_meta[*(const size_t *)x].key, g_sort_meta[*(const size_t *)y].key);
+static int cmp_meta_ptr(const void *x, const void *y) {
+    return cmp_str((*(const mio_st_meta *const *)x)->key, (*(const mio_st_meta *const *)y)->key);
 }
 
 static mio_status check_utf8(const char *s, const char *what) {
@@ -99,9 +98,6 @@ static void plan_free(plan *p) {
     free(p->header);
     memset(p, 0, sizeof *p);
 }
-
-/* Serialization lock: the qsort comparators use file-scope pointers. */
-static pthread_mutex_t g_sort_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static mio_status make_plan(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, plan *p) {
     memset(p, 0, sizeof *p);
@@ -132,21 +128,17 @@ static mio_status make_plan(const mio_st_entry *t, size_t n, const mio_st_meta *
         if (!st) st = check_utf8(meta[i].value, "a metadata value");
         if (st) return err_prefix(st, "metadata '%.60s': ", meta[i].key);
     }
-    size_t *mord = malloc((n_meta ? n_meta : 1) * sizeof *mord);
+    const mio_st_meta **mord = malloc((n_meta ? n_meta : 1) * sizeof *mord);
     p->order = malloc((n ? n : 1) * sizeof *p->order);
     if (!mord || !p->order) { free(mord); plan_free(p); return err_set(MIO_ERR_NOMEM, "out of memory"); }
-    for (size_t i = 0; i < n; i++) p->order[i] = i;
-    for (size_t i = 0; i < n_meta; i++) mord[i] = i;
-    pthread_mutex_lock(&g_sort_lock);
-    g_sort_entries = t;
+    for (size_t i = 0; i < n; i++) p->order[i] = &t[i];
+    for (size_t i = 0; i < n_meta; i++) mord[i] = &meta[i];
     qsort(p->order, n, sizeof *p->order, cmp_entry);
-    g_sort_meta = meta;
-    qsort(mord, n_meta, sizeof *mord, cmp_meta_idx);
-    pthread_mutex_unlock(&g_sort_lock);
+    qsort(mord, n_meta, sizeof *mord, cmp_meta_ptr);
     mio_status st = MIO_OK;
     for (size_t i = 1; i < n_meta && !st; i++)
-        if (cmp_str(meta[mord[i - 1]].key, meta[mord[i]].key) == 0)
-            st = err_set(MIO_ERR_INVALID_METADATA, "metadata key '%.60s' is given twice", meta[mord[i]].key);
+        if (cmp_str(mord[i - 1]->key, mord[i]->key) == 0)
+            st = err_set(MIO_ERR_INVALID_METADATA, "metadata key '%.60s' is given twice", mord[i]->key);
     if (st) { free(mord); plan_free(p); return st; }
 
     sbuf b = {0};
@@ -156,7 +148,7 @@ static mio_status make_plan(const mio_st_entry *t, size_t n, const mio_st_meta *
         sb_str(&b, "\"__metadata__\":{");
         for (size_t k = 0; k < n_meta; k++) {
             if (k) sb_put(&b, ",", 1);
-            const mio_st_meta *m = &meta[mord[k]];
+            const mio_st_meta *m = mord[k];
             sb_json_str(&b, m->key, strlen(m->key));
             sb_put(&b, ":", 1);
             sb_json_str(&b, m->value, strlen(m->value));
@@ -167,7 +159,7 @@ static mio_status make_plan(const mio_st_entry *t, size_t n, const mio_st_meta *
     free(mord);
     uint64_t off = 0;
     for (size_t k = 0; k < n; k++) {
-        const mio_st_entry *e = &t[p->order[k]];
+        const mio_st_entry *e = p->order[k];
         if (k) sb_put(&b, ",", 1);
         sb_json_str(&b, e->name, strlen(e->name));
         sb_str(&b, ":{\"dtype\":\"");
@@ -233,10 +225,10 @@ mio_status st_validate_entries(const mio_st_entry *t, size_t n, const mio_st_met
 
 typedef mio_status (*emit_fn)(void *ctx, const void *p, size_t n);
 
-static mio_status emit_all(const plan *p, const mio_st_entry *t, size_t n, emit_fn emit, void *ctx) {
+static mio_status emit_all(const plan *p, size_t n, emit_fn emit, void *ctx) {
     mio_status st = emit(ctx, p->header, p->header_len);
     for (size_t k = 0; k < n && !st; k++) {
-        const mio_st_entry *e = &t[p->order[k]];
+        const mio_st_entry *e = p->order[k];
         if (e->nbytes) st = emit(ctx, e->data, e->nbytes);
     }
     return st;
@@ -244,28 +236,43 @@ static mio_status emit_all(const plan *p, const mio_st_entry *t, size_t n, emit_
 
 static mio_status emit_fd(void *ctx, const void *p, size_t n) {
     mio_atomic_file *af = ctx;
-    return fd_write_all(af->fd, p, n, af->tmp_path);
+    mio_status st = atomic_check(af); /* stop early once mio_cancel_writes removed the temp file */
+    return st ? st : fd_write_all(af->fd, p, n, af->tmp_path);
 }
 
-mio_status mio_st_save_file(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta) {
+/* Write the image p describes into af, a temp file atomic_open just created, and
+ * fsync + close it (atomic_close_tmp) without renaming it into place. On failure
+ * af is aborted: its temp file is removed. */
+static mio_status write_image(mio_atomic_file *af, const plan *p, size_t n, const char *path) {
+    mio_status st = MIO_OK;
+    uint64_t total = p->header_len + p->data_len;
+    if (total) {
+        int e = posix_fallocate(af->fd, 0, (off_t)total);
+        if (e != 0 && e != EINVAL && e != EOPNOTSUPP)
+            st = err_set(MIO_ERR_IO, "cannot preallocate %llu bytes for '%s': %s", (unsigned long long)total, path,
+                         strerror(e));
+    }
+    if (!st) st = emit_all(p, n, emit_fd, af);
+    if (st) { atomic_abort(af); return st; }
+    return atomic_close_tmp(af);
+}
+
+mio_status st_save_tmp(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
+                       mio_atomic_file *af) {
+    /* validate and build the header before a temp file exists */
     plan p;
     mio_status st = plan_build(t, n, meta, n_meta, &p);
     if (st) return st;
-    mio_atomic_file af;
-    st = atomic_open(path, &af);
-    if (st) { plan_free(&p); return st; }
-    uint64_t total = p.header_len + p.data_len;
-    if (total) {
-        int e = posix_fallocate(af.fd, 0, (off_t)total);
-        if (e != 0 && e != EINVAL && e != EOPNOTSUPP) {
-            st = err_set(MIO_ERR_IO, "cannot preallocate %llu bytes for '%s': %s", (unsigned long long)total, path,
-                         strerror(e));
-        }
-    }
-    if (!st) st = emit_all(&p, t, n, emit_fd, &af);
+    st = atomic_open(path, af);
+    if (!st) st = write_image(af, &p, n, path);
     plan_free(&p);
-    if (st) { atomic_abort(&af); return st; }
-    return atomic_commit(&af);
+    return st;
+}
+
+mio_status mio_st_save_file(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta) {
+    mio_atomic_file af;
+    mio_status st = st_save_tmp(path, t, n, meta, n_meta, &af);
+    return st ? st : atomic_rename(&af);
 }
 
 typedef struct membuf { uint8_t *p; size_t n; } membuf;
@@ -286,7 +293,7 @@ mio_status mio_st_save_buffer(const mio_st_entry *t, size_t n, const mio_st_meta
     if (total > SIZE_MAX) { plan_free(&p); return err_set(MIO_ERR_OVERFLOW, "a %llu-byte image does not fit in memory", (unsigned long long)total); }
     membuf m = {malloc((size_t)total ? (size_t)total : 1), 0};
     if (!m.p) { plan_free(&p); return err_set(MIO_ERR_NOMEM, "cannot allocate %llu bytes", (unsigned long long)total); }
-    emit_all(&p, t, n, emit_mem, &m);
+    emit_all(&p, n, emit_mem, &m);
     plan_free(&p);
     *out = m.p;
     *out_len = m.n;
@@ -307,7 +314,7 @@ mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_meta *me
     mio_status st = plan_build(t, n, meta, n_meta, &p);
     if (st) return st;
     cbctx c = {fn, user};
-    st = emit_all(&p, t, n, emit_cb, &c);
+    st = emit_all(&p, n, emit_cb, &c);
     plan_free(&p);
     return st;
 }

@@ -5,6 +5,10 @@
  * tensor with its shard; broken indexes are refused with clear messages. */
 #include "st_util.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <sys/resource.h>
+
 #define N_T 7
 static uint8_t g_data[N_T][160];
 static const uint64_t sh_a[] = {10}, sh_b[] = {50}, sh_big[] = {150}, sh_c[] = {5}, sh_d[] = {30}, sh_e[] = {5}, sh_q[] = {5};
@@ -150,6 +154,22 @@ static void test_sharded_roundtrip(void) {
              S2, S2, S1, S3, S3, S3);
     write_text(dir, "missing2.index.json", buf);
     expect_index(dir, "missing2.index.json", MIO_ERR_INVALID_METADATA, "'\\xc3\\xa9'");
+    /* the whole message, exactly (issue 7 item 11 made this check a hash lookup per tensor;
+     * the text stays): two tensors unlisted, b in shard 2 and d in shard 3 — the first in
+     * handle order (shard, then data order) is named */
+    snprintf(buf, sizeof buf,
+             "{\"weight_map\":{\"a\":\"%s\",\"big\":\"%s\",\"c\":\"%s\",\"\\u00e9\":\"%s\",\"q\\\"\\u007f\":\"%s\"}}", S2, S1,
+             S3, S3, S3);
+    write_text(dir, "unlisted.index.json", buf);
+    expect_index(dir, "unlisted.index.json", MIO_ERR_INVALID_METADATA, NULL);
+    snprintf(p, sizeof p, "%s/unlisted.index.json: shard %s holds tensor 'b', which weight_map does not list", dir, S2);
+    T_EQ_STR(mio_last_error(), p);
+    /* the same with only d unlisted: named with its shard (the last one) */
+    MAP(270, S2, "");
+    write_text(dir, "unlisted2.index.json", buf);
+    expect_index(dir, "unlisted2.index.json", MIO_ERR_INVALID_METADATA, NULL);
+    snprintf(p, sizeof p, "%s/unlisted2.index.json: shard %s holds tensor 'd', which weight_map does not list", dir, S3);
+    T_EQ_STR(mio_last_error(), p);
     /* a mapped tensor absent from its shard */
     MAP(300, S2, ",\"d\":\"model-00003-of-00003.safetensors\",\"ghost\":\"model-00001-of-00003.safetensors\"");
     write_text(dir, "ghost.index.json", buf);
@@ -278,6 +298,24 @@ static void test_single_and_edges(void) {
         int stale_shards = st_count_prefix(d2, "model-0000");
         printf("after a 1-shard save over a 3-shard save: %d stale index, %d stale shards\n", stale_index, stale_shards);
         T_EQ_INT(stale_index, 0);
+        T_EQ_INT(stale_shards, 0); /* the 3 old shards too (their names are 32 bytes long) */
+        T_EQ_INT(st_count_prefix(d2, ""), 3); /* ., .., model.safetensors */
+        /* 3 shards, then 2: the model-0000K-of-00003 files go, a look-alike with a sign
+         * instead of a digit and a longer name stay (only the exact names are touched) */
+        char q[400];
+        snprintf(q, sizeof q, "%s/model-+0001-of-00003.safetensors", d2);
+        T_CHECK(st_write_all(q, "x", 1) == 0);
+        snprintf(q, sizeof q, "%s/model-00001-of-00003.safetensors.bak", d2);
+        T_CHECK(st_write_all(q, "x", 1) == 0);
+        T_OK(mio_st_save_sharded(d2, g_e, N_T, NULL, 0, 100, &ns));
+        T_EQ_INT(ns, 3);
+        T_OK(mio_st_save_sharded(d2, g_e, N_T, NULL, 0, 250, &ns)); /* {a, b, big} 240, {c, d, é, q"DEL} 60 */
+        T_EQ_INT(ns, 2);
+        T_EQ_INT(st_count_prefix(d2, "model-00001-of-00003.safetensors"), 1); /* the .bak */
+        T_EQ_INT(st_count_prefix(d2, "model-00003-of-00003"), 0);
+        T_EQ_INT(st_count_prefix(d2, "model-+0001"), 1);
+        T_EQ_INT(st_count_prefix(d2, "model-0000"), 3); /* 2 new shards + the .bak */
+        T_EQ_INT(st_count_prefix(d2, "model.safetensors"), 1); /* the index; model.safetensors is gone */
         st_rmdir(d2);
     }
     /* no tensors: one (empty) model.safetensors */
@@ -286,8 +324,124 @@ static void test_single_and_edges(void) {
     st_rmdir(dir);
 }
 
+
+/* Names in dir containing ".tmp" (temp files of an atomic write). */
+static int count_tmp(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strstr(e->d_name, ".tmp")) n++;
+    closedir(d);
+    return n;
+}
+
+/* The old checkpoint in dir opens through its index with exactly old1, old2, old3,
+ * one per shard, and its data bytes. */
+static void check_old_checkpoint(const char *dir) {
+    char p[400];
+    snprintf(p, sizeof p, "%s/model.safetensors.index.json", dir);
+    mio_st_file *f = NULL;
+    T_OK(mio_st_open(p, 0, &f));
+    if (!f) return;
+    T_EQ_INT(mio_st_shard_count(f), 3);
+    T_EQ_INT(mio_st_tensor_count(f), 3);
+    static const char *const names[] = {"old1", "old2", "old3"};
+    for (int i = 0; i < 3; i++) {
+        mio_st_tensor t;
+        T_OK(mio_st_tensor_info(f, i, &t));
+        T_EQ_MSTR(t.name, names[i]);
+        T_EQ_INT(t.shard, i);
+        T_CHECK(t.nbytes == 1000 && ((const uint8_t *)t.data)[0] == 0xa0 + i);
+    }
+    mio_st_close(f);
+}
+
+/* Issue 7 item 3: a save that fails part-way (here: EFBIG from RLIMIT_FSIZE, as a disk
+ * filling up would) must leave the checkpoint that was there intact. The old code renamed
+ * each shard into place as soon as it was written, so new shard 1 replaced old shard 1
+ * under the old index and the checkpoint no longer opened. Both layouts have 3 shards, so
+ * the new shard names are the old ones. */
+static void test_failed_save_keeps_old(void) {
+    static uint8_t old_data[3][1000], new_data[3][40000];
+    for (int i = 0; i < 3; i++) {
+        memset(old_data[i], 0xa0 + i, sizeof old_data[i]);
+        memset(new_data[i], 0xb0 + i, sizeof new_data[i]);
+    }
+    static const uint64_t s1000[] = {1000}, s1[] = {1}, s40000[] = {40000};
+    /* old: 3 x 1000 bytes, limit 1500 -> one tensor a shard, each file about 1.1 KB */
+    mio_st_entry old_e[3] = {{"old1", MIO_ST_U8, 1, s1000, old_data[0], 1000},
+                             {"old2", MIO_ST_U8, 1, s1000, old_data[1], 1000},
+                             {"old3", MIO_ST_U8, 1, s1000, old_data[2], 1000}};
+    /* new, limit 40000: {new1} (1 byte) closes when new2 comes, {new2}, {new3} (40000 each):
+     * shard 1 is about 70 bytes, shard 2 about 40 KB */
+    mio_st_entry new_e[3] = {{"new1", MIO_ST_U8, 1, s1, new_data[0], 1},
+                             {"new2", MIO_ST_U8, 1, s40000, new_data[1], 40000},
+                             {"new3", MIO_ST_U8, 1, s40000, new_data[2], 40000}};
+    char *dir = st_tmpdir("st_failsave");
+    uint32_t ns = 0;
+    T_OK(mio_st_save_sharded(dir, old_e, 3, NULL, 0, 1500, &ns));
+    T_EQ_INT(ns, 3);
+    check_old_checkpoint(dir);
+
+    struct rlimit saved;
+    T_CHECK(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+    void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN); /* EFBIG instead of the signal */
+    for (int round = 0; round < 2; round++) {
+        /* round 0: files up to 16 KiB — shard 1 is written, shard 2 fails.
+         * round 1: files up to 150 bytes — the new shards are tiny (1 byte each) but the
+         * index (about 230 bytes) fails: the last file, after every shard was written */
+        mio_st_entry e[3];
+        memcpy(e, new_e, sizeof e);
+        uint64_t lim = 16384, max = 40000;
+        if (round == 1) {
+            e[1].shape = e[2].shape = s1;
+            e[1].nbytes = e[2].nbytes = 1;
+            lim = 150;
+            max = 1;
+        }
+        struct rlimit rl = {lim, saved.rlim_max};
+        T_CHECK(setrlimit(RLIMIT_FSIZE, &rl) == 0);
+        mio_status st = mio_st_save_sharded(dir, e, 3, NULL, 0, max, &ns);
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s", mio_last_error());
+        T_CHECK(setrlimit(RLIMIT_FSIZE, &saved) == 0); /* before any printing to a file */
+        printf("save with RLIMIT_FSIZE %llu: %s %s\n", (unsigned long long)lim, mio_status_name(st), msg);
+        T_EQ_INT(st, MIO_ERR_IO);
+        T_CHECK(strstr(msg, strerror(EFBIG)) != NULL);
+        T_CHECK(strstr(msg, round == 0 ? "model-00002-of-00003.safetensors" : "model.safetensors.index.json") != NULL);
+        check_old_checkpoint(dir);
+        T_EQ_INT(count_tmp(dir), 0);
+        T_EQ_INT(st_count_prefix(dir, ""), 2 + 4); /* ., .., 3 old shards, the old index */
+    }
+    signal(SIGXFSZ, old_handler);
+
+    /* without the limit the same save replaces the checkpoint */
+    T_OK(mio_st_save_sharded(dir, new_e, 3, NULL, 0, 40000, &ns));
+    T_EQ_INT(ns, 3);
+    char p[400];
+    snprintf(p, sizeof p, "%s/model.safetensors.index.json", dir);
+    mio_st_file *f = NULL;
+    T_OK(mio_st_open(p, 0, &f));
+    if (f) {
+        static const char *const names[] = {"new1", "new2", "new3"};
+        for (int i = 0; i < 3; i++) {
+            mio_st_tensor t;
+            T_OK(mio_st_tensor_info(f, i, &t));
+            T_EQ_MSTR(t.name, names[i]);
+            T_CHECK(((const uint8_t *)t.data)[0] == 0xb0 + i);
+        }
+        mio_st_close(f);
+    }
+    T_EQ_INT(count_tmp(dir), 0);
+    T_EQ_INT(st_count_prefix(dir, ""), 2 + 4);
+    st_rmdir(dir);
+}
+
 int main(void) {
     test_sharded_roundtrip();
     test_single_and_edges();
+    test_failed_save_keeps_old();
     T_DONE();
 }
