@@ -277,9 +277,15 @@ void cli_install_signals(const char *prog)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    /* A signal ignored at start (nohup, a background job without job control)
+     * stays ignored, as the shell meant it. */
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
     /* Over a file-size limit (ulimit -f) the default action kills the process
      * mid-write; ignored, write() fails with EFBIG and the error path cleans up. */
     signal(SIGXFSZ, SIG_IGN);

@@ -64,6 +64,7 @@ const char *cli_plural(uint64_t n, const char *one, const char *many);
 
 /* SIGINT/SIGTERM/SIGHUP: remove the temporary file of any write in progress
  * (mio_cancel_writes), print "prog: interrupted", exit 128+signal (130, 143).
+ * A signal already ignored when the tool starts (nohup) stays ignored.
  * SIGXFSZ is ignored so that a file-size limit fails the write cleanly.
  * cli_set_progress_line(1) while a "\r" progress line is on screen. */
 void cli_install_signals(const char *prog);
