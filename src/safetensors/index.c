@@ -257,18 +257,31 @@ mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n,
     char *path = malloc(dl + 64);
     mio_st_entry *sub = malloc((n ? n : 1) * sizeof *sub);
     mio_atomic_file *af = malloc(((size_t)ns + 1) * sizeof *af); /* ns shards + the index */
-    if (!path || !sub || !af) {
-        free(path); free(sub); free(af); free(shard_of);
+    size_t *first = calloc((size_t)ns + 1, sizeof *first);
+    if (!path || !sub || !af || !first) {
+        free(path); free(sub); free(af); free(first); free(shard_of);
         return err_set(MIO_ERR_NOMEM, "out of memory");
+    }
+    /* Group the tensors by shard, keeping list order within a shard (a stable counting
+     * sort: one pass, however many shards there are). */
+    for (size_t i = 0; i < n; i++) first[shard_of[i] + 1]++;
+    for (uint32_t s = 0; s < ns; s++) first[s + 1] += first[s];
+    {
+        size_t *fill = malloc(((size_t)ns + 1) * sizeof *fill);
+        if (!fill) {
+            free(path); free(sub); free(af); free(first); free(shard_of);
+            return err_set(MIO_ERR_NOMEM, "out of memory");
+        }
+        memcpy(fill, first, ((size_t)ns + 1) * sizeof *fill);
+        for (size_t i = 0; i < n; i++) sub[fill[shard_of[i]]++] = t[i];
+        free(fill);
     }
     uint32_t n_tmp = 0; /* af[0..n_tmp) hold closed temp files, not yet renamed */
     for (uint32_t s = 0; s < ns && !st; s++) {
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++)
-            if (shard_of[i] == s) sub[m++] = t[i];
+        size_t m = first[s + 1] - first[s];
         if (ns == 1) snprintf(path, dl + 64, "%s/model.safetensors", dir);
         else snprintf(path, dl + 64, "%s/model-%05u-of-%05u.safetensors", dir, s + 1, ns);
-        st = st_save_tmp(path, sub, m, meta, n_meta, &af[n_tmp]);
+        st = st_save_tmp(path, sub + first[s], m, meta, n_meta, &af[n_tmp]);
         if (!st) n_tmp++;
     }
     if (!st && ns > 1) {
@@ -316,6 +329,7 @@ mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n,
     if (!st) remove_stale(dir, ns); /* only after success: a failed save deletes nothing */
     free(path);
     free(sub);
+    free(first);
     free(shard_of);
     if (!st && n_shards) *n_shards = ns;
     return st;
