@@ -231,7 +231,11 @@ mio_status mio_gguf_kv_str(const mio_gguf_file *f, int64_t i, mio_str *out) {
 }
 
 /* --- arrays --- */
+/* *p is written on every path (NULL on failure): the failures return the status
+ * of kv_fail(), which the compiler cannot see is non-zero, so at -O3 it would
+ * otherwise warn that the callers may read *p uninitialized. */
 static mio_status arr_elem(const gguf_kv *kv, uint64_t j, const uint8_t **p, int want_class) {
+    *p = NULL;
     if (kv->type != MIO_GGUF_ARRAY)
         return kv_fail(MIO_ERR_TYPE_MISMATCH, kv, " holds %s, not an array",
                        mio_gguf_type_name(kv->type));
@@ -247,6 +251,7 @@ static mio_status arr_elem(const gguf_kv *kv, uint64_t j, const uint8_t **p, int
 
 /* Entry i's element j of a fixed-width array: its entry and bytes. */
 static mio_status num_elem(const mio_gguf_file *f, int64_t i, uint64_t j, const gguf_kv **kv, const uint8_t **p) {
+    *p = NULL;
     *kv = kv_at(f, i);
     return *kv ? arr_elem(*kv, j, p, 0) : MIO_ERR_INVALID_ARG;
 }

@@ -60,13 +60,17 @@ static int64_t first_non_finite(const float *x, size_t n) {
     return -1;
 }
 
-/* Common checks; on success *c is the codec, *nb the block count. */
+/* Common checks; on success *c is the codec, *nb the block count. Both outputs
+ * are written on every path: the failures return err_set()'s status, which the
+ * compiler cannot see is non-zero, so at -O3 it would otherwise warn that the
+ * callers may read *nb uninitialized. */
 enum { NEED_DEC, NEED_ENC, NEED_ENC_W };
 
 static mio_status check(int type, size_t n, size_t bytes, const void *a, const void *b, int need, const mio_codec **c,
                         int64_t *nb) {
     const char *name = mio_type_name(type);
     bool enc = need != NEED_DEC;
+    *nb = 0;
     *c = codec_get(type);
     if (!*c) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown ggml type code %d", type);
     if (need == NEED_ENC_W && !(*c)->enc_w)
