@@ -41,6 +41,11 @@ struct mio_writer {
     wtensor *t;
     uint64_t n_t, cap_t;
     mio_namehash kv_hash, t_hash;
+    /* Padded size of the data section (every tensor padded to data_align), kept
+     * so that a declare that would push it past 2^64 is refused at once without
+     * an O(n) walk per tensor; recomputed when the alignment has changed since. */
+    uint64_t data_size;
+    uint32_t data_align;
     /* streaming state */
     int state;
     int sink;
@@ -69,6 +74,7 @@ mio_status mio_writer_new(uint32_t flags, mio_writer **out) {
     if (!w) return err_set(MIO_ERR_NOMEM, "out of memory");
     w->flags = flags;
     w->alignment = GGUF_DEFAULT_ALIGNMENT;
+    w->data_align = GGUF_DEFAULT_ALIGNMENT;
     w->fd = -1;
     w->af.fd = -1;
     *out = w;
@@ -269,6 +275,35 @@ mio_status mio_writer_copy_all_kv(mio_writer *w, const mio_gguf_file *src, const
     return MIO_OK;
 }
 
+/* --- data layout: every size and offset in checked arithmetic. A GGUF file
+ * cannot describe a data section of 2^64 bytes or more (offsets are u64 and the
+ * reader checks the same sums), so such a layout is refused instead of being
+ * written with wrapped offsets. */
+static mio_status err_data_overflow(const char *name, uint64_t index, uint64_t nbytes, uint64_t before, uint32_t align) {
+    return err_set(MIO_ERR_OVERFLOW,
+                   "tensor '%s' (#%llu, %llu bytes) would make the data section 2^64 bytes or more: the tensors "
+                   "before it take %llu bytes (each padded to the alignment %u)",
+                   name, (unsigned long long)index, (unsigned long long)nbytes, (unsigned long long)before, align);
+}
+
+/* Assign every tensor its offset at the current alignment and return the padded
+ * data size (the last tensor's padding included, as written); refreshes the cache. */
+static mio_status data_layout(mio_writer *w, uint64_t *out) {
+    uint64_t off = 0;
+    for (uint64_t i = 0; i < w->n_t; i++) {
+        wtensor *t = &w->t[i];
+        uint64_t padded, next;
+        if (!ck_pad(t->nbytes, w->alignment, &padded) || !ck_add(off, padded, &next))
+            return err_data_overflow(t->name, i, t->nbytes, off, w->alignment);
+        t->offset = off;
+        off = next;
+    }
+    w->data_size = off;
+    w->data_align = w->alignment;
+    *out = off;
+    return MIO_OK;
+}
+
 static mio_status add_tensor(mio_writer *w, const char *name, int type, uint32_t n_dims, const int64_t *ne,
                              const void *data, size_t len, bool has_data) {
     mio_status st = check_mutable(w);
@@ -288,6 +323,13 @@ static mio_status add_tensor(mio_writer *w, const char *name, int type, uint32_t
                        mio_type_name(type), (unsigned long long)nbytes);
     if (namehash_find(&w->t_hash, name, nl, wt_name_at, w) >= 0)
         return err_set(MIO_ERR_DUPLICATE_TENSOR, "tensor '%s' is already in the writer", name);
+    /* The data section with this tensor must stay below 2^64 bytes at the current
+     * alignment; begin checks again (general.alignment may still change). */
+    uint64_t before = w->data_size, padded, after;
+    if (w->data_align != w->alignment && (st = data_layout(w, &before)) != MIO_OK)
+        return err_prefix(st, "cannot add tensor '%s': ", name);
+    if (!ck_pad(nbytes, w->alignment, &padded) || !ck_add(before, padded, &after))
+        return err_data_overflow(name, w->n_t, nbytes, before, w->alignment);
     if (w->n_t == w->cap_t) {
         uint64_t nc = w->cap_t ? w->cap_t * 2 : 64;
         wtensor *nt = realloc(w->t, (size_t)nc * sizeof *nt);
@@ -306,11 +348,13 @@ static mio_status add_tensor(mio_writer *w, const char *name, int type, uint32_t
     t->n_dims = n_dims;
     for (uint32_t d = 0; d < 4; d++) t->ne[d] = d < n_dims ? ne[d] : 1;
     t->nbytes = nbytes;
+    t->offset = before;
     t->data = has_data ? data : NULL;
     w->n_t++;
     st = namehash_reserve(&w->t_hash, w->n_t - 1, w->n_t, wt_name_at, w);
     if (st) { w->n_t--; free(nm); return st; }
     namehash_insert(&w->t_hash, nm, nl, w->n_t - 1, wt_name_at, w, NULL);
+    w->data_size = after;
     return MIO_OK;
 }
 
@@ -324,23 +368,49 @@ mio_status mio_writer_declare_tensor(mio_writer *w, const char *name, int type, 
 }
 
 /* --- serialization --- */
-uint64_t mio_writer_header_size(const mio_writer *w) {
-    if (!w) return 0;
+/* Header bytes before the data-section padding. Every term is bounded by what
+ * the writer holds in memory (the copied key, value and name bytes, plus fixed
+ * fields smaller than the entry's own struct), so the sum cannot reach 2^64;
+ * the additions are checked all the same (false on overflow). */
+static bool header_bytes(const mio_writer *w, uint64_t *out) {
     uint64_t n = 24;
-    for (uint64_t i = 0; i < w->n_kv; i++) n += 8 + w->kv[i].key_len + 4 + w->kv[i].raw_len;
-    for (uint64_t i = 0; i < w->n_t; i++) n += 8 + w->t[i].name_len + 4 + 8ull * w->t[i].n_dims + 4 + 8;
-    return n;
+    bool ok = true;
+    for (uint64_t i = 0; i < w->n_kv && ok; i++)
+        ok = ck_add(n, 8 + 4 + (uint64_t)w->kv[i].key_len, &n) && ck_add(n, w->kv[i].raw_len, &n);
+    for (uint64_t i = 0; i < w->n_t && ok; i++)
+        ok = ck_add(n, 8 + (uint64_t)w->t[i].name_len + 4 + 8ull * w->t[i].n_dims + 4 + 8, &n);
+    *out = n;
+    return ok;
 }
 
+uint64_t mio_writer_header_size(const mio_writer *w) {
+    uint64_t n;
+    if (!w) return 0;
+    return header_bytes(w, &n) ? n : UINT64_MAX;
+}
+
+/* Only for layouts data_layout() accepted: cannot overflow there. */
 static uint64_t pad_to(uint64_t x, uint32_t a) { return (x + a - 1) & ~(uint64_t)(a - 1); }
 
 static void put(uint8_t **p, const void *v, size_t n) { memcpy(*p, v, n); *p += n; }
 
-/* The header bytes including the padding up to the data section. */
+/* The header bytes including the padding up to the data section. Validates the
+ * whole layout first (nothing is allocated or written for a file that cannot
+ * exist): tensor offsets, the data size and header + data below 2^64. */
 static mio_status build_header(mio_writer *w, uint8_t **out, size_t *out_len, uint64_t *total) {
-    uint64_t hs = mio_writer_header_size(w);
-    uint64_t ds = (w->n_t == 0 && (w->flags & MIO_WRITER_NO_EMPTY_PAD)) ? hs : pad_to(hs, w->alignment);
-    if (ds > SIZE_MAX / 2) return err_set(MIO_ERR_OVERFLOW, "header too large");
+    uint64_t hs, ds, data, sum;
+    if (!header_bytes(w, &hs)) return err_set(MIO_ERR_OVERFLOW, "the header size overflows 64 bits");
+    if (w->n_t == 0 && (w->flags & MIO_WRITER_NO_EMPTY_PAD)) ds = hs;
+    else if (!ck_pad(hs, w->alignment, &ds)) return err_set(MIO_ERR_OVERFLOW, "the header size overflows 64 bits");
+    mio_status st = data_layout(w, &data);
+    if (st) return st;
+    if (!ck_add(ds, data, &sum))
+        return err_set(MIO_ERR_OVERFLOW,
+                       "the header (%llu bytes with its padding to %u) and the data section (%llu bytes) together "
+                       "make 2^64 bytes or more",
+                       (unsigned long long)ds, w->alignment, (unsigned long long)data);
+    if (ds > SIZE_MAX / 2)
+        return err_set(MIO_ERR_OVERFLOW, "a header of %llu bytes does not fit in memory", (unsigned long long)ds);
     uint8_t *buf = calloc(1, (size_t)ds ? (size_t)ds : 1);
     if (!buf) return err_set(MIO_ERR_NOMEM, "cannot allocate %llu header bytes", (unsigned long long)ds);
     uint8_t *p = buf;
@@ -358,23 +428,20 @@ static mio_status build_header(mio_writer *w, uint8_t **out, size_t *out_len, ui
         put(&p, &k->type, 4);
         put(&p, k->raw, k->raw_len);
     }
-    uint64_t off = 0;
     for (uint64_t i = 0; i < w->n_t; i++) {
-        wtensor *t = &w->t[i];
+        const wtensor *t = &w->t[i];
         uint64_t nl = t->name_len;
         int32_t ty = t->type;
-        t->offset = off;
         put(&p, &nl, 8);
         put(&p, t->name, t->name_len);
         put(&p, &t->n_dims, 4);
         put(&p, t->ne, 8ull * t->n_dims);
         put(&p, &ty, 4);
-        put(&p, &t->offset, 8);
-        off += pad_to(t->nbytes, w->alignment);
+        put(&p, &t->offset, 8); /* set by data_layout */
     }
     *out = buf;
     *out_len = (size_t)ds;
-    *total = ds + off;
+    *total = sum;
     return MIO_OK;
 }
 
@@ -393,13 +460,12 @@ static mio_status sink_write(mio_writer *w, const void *p, size_t n) {
     }
 }
 
-static mio_status begin(mio_writer *w) {
-    uint8_t *hdr = NULL;
-    size_t hl = 0;
-    uint64_t total = 0;
-    mio_status st = build_header(w, &hdr, &hl, &total);
-    if (!st && w->sink == SINK_PATH && total > 0) (void)posix_fallocate(w->af.fd, 0, (off_t)total); /* best effort */
-    if (!st) st = sink_write(w, hdr, hl);
+/* Write the header (built by build_header before the output was opened: a
+ * layout that cannot be written creates no temp file and emits no byte) to the
+ * sink just opened. Takes ownership of hdr. */
+static mio_status begin(mio_writer *w, uint8_t *hdr, size_t hl, uint64_t total) {
+    if (w->sink == SINK_PATH && total > 0) (void)posix_fallocate(w->af.fd, 0, (off_t)total); /* best effort */
+    mio_status st = sink_write(w, hdr, hl);
     free(hdr);
     if (st) { stream_abort(w); return st; }
     w->state = W_STREAM;
@@ -415,31 +481,42 @@ static mio_status begin_check(mio_writer *w) {
 }
 
 mio_status mio_writer_begin_file(mio_writer *w, const char *path) {
+    uint8_t *hdr = NULL;
+    size_t hl = 0;
+    uint64_t total = 0;
     mio_status st = begin_check(w);
-    if (st) return st;
-    st = atomic_open(path, &w->af);
-    if (st) return st;
+    if (!st) st = build_header(w, &hdr, &hl, &total);
+    if (!st) st = atomic_open(path, &w->af);
+    if (st) { free(hdr); return st; }
     w->sink = SINK_PATH;
-    return begin(w);
+    return begin(w, hdr, hl, total);
 }
 
 mio_status mio_writer_begin_fd(mio_writer *w, int fd) {
+    uint8_t *hdr = NULL;
+    size_t hl = 0;
+    uint64_t total = 0;
     mio_status st = begin_check(w);
     if (st) return st;
     if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
+    if ((st = build_header(w, &hdr, &hl, &total)) != MIO_OK) return st;
     w->fd = fd;
     w->sink = SINK_FD;
-    return begin(w);
+    return begin(w, hdr, hl, total);
 }
 
 mio_status mio_writer_begin_cb(mio_writer *w, mio_write_fn fn, void *user) {
+    uint8_t *hdr = NULL;
+    size_t hl = 0;
+    uint64_t total = 0;
     mio_status st = begin_check(w);
     if (st) return st;
     if (!fn) return err_set(MIO_ERR_INVALID_ARG, "write callback is NULL");
+    if ((st = build_header(w, &hdr, &hl, &total)) != MIO_OK) return st;
     w->fn = fn;
     w->user = user;
     w->sink = SINK_CB;
-    return begin(w);
+    return begin(w, hdr, hl, total);
 }
 
 static const uint8_t g_zeros[4096];

@@ -1,7 +1,8 @@
 /* test_gguf_stream.c — the streaming writer (begin/write_tensor/finish to a path,
  * callback or fd) produces the same bytes as the one-shot writer; its three
- * stream errors; atomic path writes (old file intact, no temp file left behind)
- * and I/O failures (missing directory, failing callback). */
+ * stream errors; atomic path writes (old file intact, no temp file left behind),
+ * I/O failures (missing directory, failing callback) and data sections that
+ * would pass 2^64 bytes (refused when declared and again at begin). */
 #include "modelio.h"
 #include "test.h"
 
@@ -362,12 +363,82 @@ static void test_io_errors(void) {
     mio_writer_free(w);
 }
 
+/* Data sections past 2^64 bytes: the writer must refuse them (MIO_ERR_OVERFLOW)
+ * instead of emitting offsets that wrap, which its own reader rejects. Nothing
+ * here allocates or writes tensor data: only headers are at stake. */
+static void test_overflow(void) {
+    const int64_t two61 = (int64_t)1 << 61;
+
+    /* declare time: two f32 tensors of 2^61 elements (2^63 bytes each) add up to 2^64 */
+    mio_writer *w = NULL;
+    T_OK(mio_writer_new(0, &w));
+    const int64_t ne_half[1] = {two61};
+    T_OK(mio_writer_declare_tensor(w, "a", MIO_TYPE_F32, 1, ne_half));
+    T_STATUS(mio_writer_declare_tensor(w, "b", MIO_TYPE_F32, 1, ne_half), MIO_ERR_OVERFLOW);
+    T_MSG_HAS("tensor 'b' (#1, 9223372036854775808 bytes)");
+    T_MSG_HAS("the tensors before it take 9223372036854775808 bytes");
+    T_MSG_HAS("alignment 32");
+    T_EQ_INT(mio_writer_tensor_count(w), 1); /* 'b' was not added */
+    mio_writer_free(w);
+
+    /* one tensor whose padding alone overflows: i64 x (2^61 - 1) = 2^64 - 8 bytes */
+    T_OK(mio_writer_new(0, &w));
+    const int64_t ne_huge[1] = {two61 - 1};
+    T_STATUS(mio_writer_declare_tensor(w, "huge", MIO_TYPE_I64, 1, ne_huge), MIO_ERR_OVERFLOW);
+    T_MSG_HAS("tensor 'huge' (#0, 18446744073709551608 bytes)");
+    T_EQ_INT(mio_writer_tensor_count(w), 0);
+    mio_writer_free(w);
+
+    /* alignment raised after declaring: 2 x (2^63 - 256) bytes fit at alignment 32
+     * (2^64 - 512), but each pads to 2^63 at 2^20 */
+    T_OK(mio_writer_new(0, &w));
+    const int64_t ne_a[1] = {two61 - 64};
+    T_OK(mio_writer_declare_tensor(w, "a", MIO_TYPE_F32, 1, ne_a));
+    T_OK(mio_writer_declare_tensor(w, "b", MIO_TYPE_F32, 1, ne_a));
+    T_OK(mio_writer_set_u32(w, "general.alignment", 1u << 20));
+    membuf m = {0};
+    T_STATUS(mio_writer_begin_cb(w, mem_sink, &m), MIO_ERR_OVERFLOW);
+    T_MSG_HAS("tensor 'b' (#1, 9223372036854775552 bytes)");
+    T_MSG_HAS("the tensors before it take 9223372036854775808 bytes");
+    T_MSG_HAS("alignment 1048576");
+    T_EQ_U64(m.len, 0); /* not one byte reached the callback */
+    T_STATUS(mio_writer_begin_file(w, "s_ovf.gguf"), MIO_ERR_OVERFLOW);
+    T_CHECK(access("s_ovf.gguf", F_OK) != 0);
+    T_EQ_INT(leftovers("s_ovf.gguf", NULL), 0);
+    /* declaring more at that alignment is refused too, naming where it overflows */
+    const int64_t ne_1[1] = {1};
+    T_STATUS(mio_writer_declare_tensor(w, "c", MIO_TYPE_F32, 1, ne_1), MIO_ERR_OVERFLOW);
+    T_MSG_HAS("cannot add tensor 'c'");
+    T_MSG_HAS("tensor 'b' (#1");
+    /* back to the default alignment the layout fits again: the header (24 + 2 x 33
+     * bytes of tensor infos = 90, padded to 96) goes out */
+    T_OK(mio_writer_remove_key(w, "general.alignment"));
+    T_OK(mio_writer_begin_cb(w, mem_sink, &m));
+    T_EQ_U64(m.len, 96);
+    mio_writer_free(w);
+    free(m.p);
+
+    /* the data fits in 2^64 - 64 bytes, but not after the 96-byte header */
+    T_OK(mio_writer_new(0, &w));
+    const int64_t ne_c[1] = {two61 - 8}; /* 2^63 - 32 bytes, already a multiple of 32 */
+    T_OK(mio_writer_declare_tensor(w, "a", MIO_TYPE_F32, 1, ne_c));
+    T_OK(mio_writer_declare_tensor(w, "b", MIO_TYPE_F32, 1, ne_c));
+    membuf m2 = {0};
+    T_STATUS(mio_writer_begin_cb(w, mem_sink, &m2), MIO_ERR_OVERFLOW);
+    T_MSG_HAS("header (96 bytes");
+    T_MSG_HAS("18446744073709551552 bytes");
+    T_EQ_U64(m2.len, 0);
+    mio_writer_free(w);
+    free(m2.p);
+}
+
 int main(void) {
     membuf ref = {0};
     test_identical(&ref);
     test_errors();
     test_atomic(&ref);
     test_io_errors();
+    test_overflow();
     free(ref.p);
     T_DONE();
 }
