@@ -172,6 +172,20 @@ typedef struct cursor {
 static size_t cur_rem(const cursor *c) { return (size_t)(c->end - c->p); }
 static uint64_t cur_off(const cursor *c) { return (uint64_t)(c->p - c->base); }
 
+/* " (3.00 kB)", " (33.55 MB)", " (17.18 GB)": the decimal unit that keeps the
+ * value at 1.00 or more, so a shortfall never reads "0.00 GB"; "" below 1000
+ * bytes, where the exact count the message prints already says it all. */
+static const char *human_size(char *buf, size_t n, uint64_t bytes) {
+    static const struct { double scale; const char *unit; } u[] = {{1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}};
+    buf[0] = 0;
+    for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
+        if ((double)bytes >= u[k].scale) {
+            snprintf(buf, n, " (%.2f %s)", (double)bytes / u[k].scale, u[k].unit);
+            break;
+        }
+    return buf;
+}
+
 static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t size) {
     cursor c = {base, base, base + size};
     if (size < 4 || memcmp(base, "GGUF", 4) != 0) {
@@ -353,13 +367,13 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
             const mio_gguf_tensor *last = &f->tensors[n_tensors - 1];
             uint64_t last_end = part->data_offset + last->offset + last->nbytes;
             uint64_t miss = last_end - size;
-            char nb[160];
+            char nb[160], hb[32];
             return err_set(MIO_ERR_TRUNCATED,
-                           "tensor '%s' (#%llu of %llu) ends at byte %llu but the file has %zu bytes: %llu bytes "
-                           "(%.2f GB) of tensor data are missing — a truncated download?",
+                           "tensor '%s' (#%llu of %llu) ends at byte %llu but the file has %zu bytes: %llu bytes%s "
+                           "of tensor data are missing — a truncated download?",
                            esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len), (unsigned long long)i,
                            (unsigned long long)n_tensors, (unsigned long long)endb, size, (unsigned long long)miss,
-                           (double)miss / 1e9);
+                           human_size(hb, sizeof hb, miss));
         }
         t->data = base + start;
         t->part = 0;

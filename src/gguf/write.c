@@ -318,7 +318,10 @@ static mio_status add_tensor(mio_writer *w, const char *name, int type, uint32_t
     uint64_t nbytes;
     st = mio_tensor_nbytes(type, n_dims, ne, &nbytes);
     if (st) return err_prefix(st, "tensor '%s': ", name);
-    if (has_data && (len != nbytes || (!data && len)))
+    /* A NULL pointer with a length is an argument error whatever the length is
+     * (NULL with len 0 is an empty buffer, judged by its size). */
+    if (has_data && !data && len) return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': data is NULL (len %zu)", name, len);
+    if (has_data && len != nbytes)
         return err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s': %zu data bytes given, %s x dims needs %llu", name, len,
                        mio_type_name(type), (unsigned long long)nbytes);
     if (namehash_find(&w->t_hash, name, nl, wt_name_at, w) >= 0)
@@ -542,7 +545,15 @@ mio_status mio_writer_write_tensor(mio_writer *w, const void *data, size_t len) 
     }
     const wtensor *t = &w->t[w->next];
     if (!data && t->data && (len == 0 || len == t->nbytes)) { data = t->data; len = (size_t)t->nbytes; }
-    if (len != t->nbytes || (!data && len)) {
+    if (!data && len) {
+        mio_status st = t->data ? err_set(MIO_ERR_INVALID_ARG, "tensor '%s' (#%llu): data is NULL (len %zu)", t->name,
+                                          (unsigned long long)w->next, len)
+                                : err_set(MIO_ERR_INVALID_ARG, "tensor '%s' (#%llu) was declared without data and data is "
+                                          "NULL (len %zu)", t->name, (unsigned long long)w->next, len);
+        stream_abort(w);
+        return st;
+    }
+    if (len != t->nbytes) {
         mio_status st = err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s' (#%llu) needs %llu bytes, %zu given", t->name,
                                 (unsigned long long)w->next, (unsigned long long)t->nbytes, len);
         stream_abort(w);

@@ -730,6 +730,15 @@ static void test_tensor_errors(void) {
     T_STATUS(mio_writer_add_tensor(w, "b", MIO_TYPE_F32, 2, ne, buf, 257), MIO_ERR_SIZE_MISMATCH);
     T_STATUS(mio_writer_add_tensor(w, "b", MIO_TYPE_Q8_0, 2, ne, buf, 256), MIO_ERR_SIZE_MISMATCH);
     T_OK(mio_writer_add_tensor(w, "b", MIO_TYPE_Q8_0, 2, ne, buf, 68));
+    /* NULL data: the pointer is what is wrong, whatever the length says */
+    T_STATUS(mio_writer_add_tensor(w, "d", MIO_TYPE_F32, 2, ne, NULL, 256), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("tensor 'd': data is NULL (len 256)");
+    T_CHECK(strstr(mio_last_error(), "bytes given") == NULL);
+    T_STATUS(mio_writer_add_tensor(w, "d", MIO_TYPE_F32, 2, ne, NULL, 100), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("tensor 'd': data is NULL (len 100)");
+    /* NULL with length 0 is an empty buffer: then the size is what is wrong */
+    T_STATUS(mio_writer_add_tensor(w, "d", MIO_TYPE_F32, 2, ne, NULL, 0), MIO_ERR_SIZE_MISMATCH);
+    T_MSG_HAS("tensor 'd': 0 data bytes given, f32 x dims needs 256");
     char name63[64], name64[65];
     memset(name63, 'n', 63); name63[63] = 0;
     memset(name64, 'n', 64); name64[64] = 0;

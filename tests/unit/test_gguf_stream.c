@@ -276,6 +276,17 @@ static void test_errors(void) {
     mio_writer_free(w);
     T_EQ_INT(leftovers("s_err5.gguf", NULL), 0);
 
+    /* NULL data for a declared tensor: nothing to fall back on, and the message
+     * says so (not "needs 40 bytes, 40 given") */
+    w = make(1);
+    membuf mn = {0};
+    T_OK(mio_writer_begin_cb(w, mem_sink, &mn));
+    T_STATUS(mio_writer_write_tensor(w, NULL, 40), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("tensor 'ta' (#0) was declared without data and data is NULL");
+    T_CHECK(mio_writer_finish(w) != MIO_OK); /* the stream is dead */
+    mio_writer_free(w);
+    free(mn.p);
+
     /* calls out of order */
     w = make(1);
     T_STATUS(mio_writer_write_tensor(w, ta, 40), MIO_ERR_STATE);
