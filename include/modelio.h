@@ -9,6 +9,12 @@
  *  - Every fallible call returns mio_status. Outputs go through pointer arguments
  *    and are left untouched (or set to NULL) on failure; mio_last_error() then
  *    holds a thread-local message naming the key/tensor and the numbers involved.
+ *  - NULL pointer arguments never crash. A NULL where a pointer is needed is
+ *    MIO_ERR_INVALID_ARG with a message naming the parameter ("key is NULL",
+ *    "writer w is NULL"), unless the declaration says that it may be NULL.
+ *    Calls that return a count, size or view rather than a status return the
+ *    sentinel stated at their declaration for a NULL handle or name (-1, 0,
+ *    {NULL, 0}); close/free calls and the madvise hints do nothing on NULL.
  *  - Views (mio_str, tensor data pointers) point into the file bytes and live as
  *    long as the handle they came from (or the mapping taken with
  *    mio_gguf_take_mapping). They are NOT NUL-terminated.
@@ -148,14 +154,14 @@ enum {
 
 /* Lower-case ggml name ("q4_K", "f16", "iq2_xxs"); NULL for an unknown or removed code. */
 MIO_API const char *mio_type_name(int type);
-/* Code for a name (case-insensitive: "Q4_K", "q4_k"), or -1. */
+/* Code for a name (case-insensitive: "Q4_K", "q4_k"), or -1 (also for NULL). */
 MIO_API int mio_type_from_name(const char *name);
 /* Elements per block (1 for scalar types) and bytes per block; 0 for unknown codes. */
 MIO_API int64_t mio_type_block_size(int type);
 MIO_API size_t mio_type_block_bytes(int type);
 /* Byte size of a tensor of type with n_dims dims ne[] (innermost first).
- * Errors: unknown type, n_dims not in 1..4, negative dim, ne[0] not a multiple
- * of the block size, overflow. */
+ * Errors: unknown type, n_dims not in 1..4, NULL ne or out, negative dim, ne[0]
+ * not a multiple of the block size, overflow. */
 MIO_API mio_status mio_tensor_nbytes(int type, uint32_t n_dims, const int64_t *ne, uint64_t *out);
 
 /* ------------------------------------------------------------------------- */
@@ -200,8 +206,11 @@ MIO_API const char *mio_gguf_type_name(int type);
 MIO_API mio_status mio_gguf_open(const char *path, uint32_t flags, mio_gguf_file **out);
 /* Parse a GGUF image in memory. flags: MIO_BUFFER_BORROW or MIO_BUFFER_TAKE. */
 MIO_API mio_status mio_gguf_open_buffer(const void *data, size_t len, uint32_t flags, mio_gguf_file **out);
+/* NULL is a no-op. */
 MIO_API void mio_gguf_close(mio_gguf_file *f);
 
+/* File facts: version, alignment, the sizes and offsets, the part count and
+ * part_data_offset return 0 when f is NULL. */
 MIO_API uint32_t mio_gguf_version(const mio_gguf_file *f);
 MIO_API uint32_t mio_gguf_alignment(const mio_gguf_file *f);
 /* End of the tensor-info table (the header proper), before alignment padding. Part 1 for splits. */
@@ -225,15 +234,15 @@ MIO_API int mio_gguf_uses_file(const mio_gguf_file *f, const char *path);
  * every such byte is zero. Reads every padding byte (at most alignment - 1
  * per tensor). */
 MIO_API mio_status mio_gguf_find_nonzero_padding(const mio_gguf_file *f, uint32_t *part, uint64_t *offset);
-/* Data-section offset of part p within its own file. */
+/* Data-section offset of part p within its own file (0 for a bad part). */
 MIO_API uint64_t mio_gguf_part_data_offset(const mio_gguf_file *f, uint32_t part);
 
 /* --- metadata --- */
-MIO_API int64_t mio_gguf_kv_count(const mio_gguf_file *f);
-/* Index of key (NUL-terminated) or -1. O(1) (hash lookup). */
+MIO_API int64_t mio_gguf_kv_count(const mio_gguf_file *f);               /* -1 if f is NULL */
+/* Index of key (NUL-terminated) or -1 (also when f or key is NULL). O(1) (hash lookup). */
 MIO_API int64_t mio_gguf_find_key(const mio_gguf_file *f, const char *key);
-MIO_API mio_str mio_gguf_kv_key(const mio_gguf_file *f, int64_t i);     /* {NULL,0} on bad index */
-MIO_API int mio_gguf_kv_type(const mio_gguf_file *f, int64_t i);        /* mio_gguf_type, -1 on bad index */
+MIO_API mio_str mio_gguf_kv_key(const mio_gguf_file *f, int64_t i);     /* {NULL,0} on bad index or NULL f */
+MIO_API int mio_gguf_kv_type(const mio_gguf_file *f, int64_t i);        /* mio_gguf_type, -1 on bad index or NULL f */
 
 /* A metadata value exactly as on the wire. For arrays, elem_type/count describe
  * the elements and data/size span the element bytes (after the element type and
@@ -289,9 +298,9 @@ typedef struct mio_gguf_tensor {
     uint32_t part;       /* 0-based index of the file holding it (0 unless split) */
 } mio_gguf_tensor;
 
-MIO_API int64_t mio_gguf_tensor_count(const mio_gguf_file *f);
+MIO_API int64_t mio_gguf_tensor_count(const mio_gguf_file *f);          /* -1 if f is NULL */
 MIO_API mio_status mio_gguf_tensor_info(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out);
-/* Index of the tensor named name (NUL-terminated) or -1. O(1). */
+/* Index of the tensor named name (NUL-terminated) or -1 (also when f or name is NULL). O(1). */
 MIO_API int64_t mio_gguf_find_tensor(const mio_gguf_file *f, const char *name);
 /* Logical [rows, cols] of a 2-D tensor (rows = ne[1], cols = ne[0]). */
 MIO_API mio_status mio_gguf_tensor_shape2d(const mio_gguf_tensor *t, int64_t *rows, int64_t *cols);
@@ -300,11 +309,12 @@ MIO_API mio_status mio_gguf_tensor_shape2d(const mio_gguf_tensor *t, int64_t *ro
  * unmaps, and every view stays valid until mio_unmap(*addr, *len). For heap,
  * buffer and split loads nothing is transferred: *addr = NULL, *len = 0, MIO_OK. */
 MIO_API mio_status mio_gguf_take_mapping(mio_gguf_file *f, void **addr, size_t *len);
+/* addr NULL (what take_mapping gives for heap loads) is a no-op: MIO_OK. */
 MIO_API mio_status mio_unmap(void *addr, size_t len);
 
 /* madvise(WILLNEED / DONTNEED) over [ptr, ptr+len), rounded out to pages and
- * clipped to f's mappings. Best effort: a no-op for heap/buffer loads and for
- * ranges outside f's mappings. */
+ * clipped to f's mappings. Best effort: a no-op for heap/buffer loads, for
+ * ranges outside f's mappings and for a NULL f or ptr. */
 MIO_API void mio_prefetch(const mio_gguf_file *f, const void *ptr, size_t len);
 MIO_API void mio_release(const mio_gguf_file *f, const void *ptr, size_t len);
 
@@ -319,12 +329,13 @@ typedef struct mio_writer mio_writer;
  * instead of padding the empty data section to the alignment (ggml's). */
 #define MIO_WRITER_NO_EMPTY_PAD (1u << 0)
 
-/* Sink for mio_writer_write_cb / mio_writer_begin_cb: return 0 on success, any
- * other value aborts the write with MIO_ERR_IO. */
+/* Sink for mio_writer_write_cb / mio_writer_begin_cb (and mio_st_save_cb):
+ * return 0 on success, any other value aborts the write with MIO_ERR_IO. user
+ * is handed to it untouched and may be NULL. */
 typedef int (*mio_write_fn)(void *user, const void *data, size_t len);
 
 MIO_API mio_status mio_writer_new(uint32_t flags, mio_writer **out);
-/* Frees the writer; an unfinished streamed path write removes its temp file. */
+/* Frees the writer; an unfinished streamed path write removes its temp file. NULL is a no-op. */
 MIO_API void mio_writer_free(mio_writer *w);
 
 /* Typed metadata: the setter fixes the wire type. Setting an existing key replaces
@@ -342,33 +353,41 @@ MIO_API mio_status mio_writer_set_i64(mio_writer *w, const char *key, int64_t v)
 MIO_API mio_status mio_writer_set_f32(mio_writer *w, const char *key, float v);
 MIO_API mio_status mio_writer_set_f64(mio_writer *w, const char *key, double v);
 MIO_API mio_status mio_writer_set_bool(mio_writer *w, const char *key, int v);
-/* s: len bytes, copied (any bytes allowed). */
+/* s: len bytes, copied (any bytes allowed); may be NULL when len is 0. */
 MIO_API mio_status mio_writer_set_str(mio_writer *w, const char *key, const char *s, size_t len);
-/* Array of a fixed-width element type (not string/array): n elements at data, copied. */
+/* Array of a fixed-width element type (not string/array): n elements at data,
+ * copied; data may be NULL when n is 0. */
 MIO_API mio_status mio_writer_set_arr(mio_writer *w, const char *key, int elem_type, const void *data, uint64_t n);
-/* Array of n strings; lens may be NULL (then each strs[k] is NUL-terminated). Copied. */
+/* Array of n strings; lens may be NULL (then each strs[k] is NUL-terminated).
+ * Copied. strs may be NULL when n is 0. */
 MIO_API mio_status mio_writer_set_arr_str(mio_writer *w, const char *key, const char *const *strs,
                                           const size_t *lens, uint64_t n);
 /* Remove a key; MIO_ERR_NOT_FOUND if absent. Removing general.alignment restores
  * the default alignment (32). */
 MIO_API mio_status mio_writer_remove_key(mio_writer *w, const char *key);
-/* Copy entry i of src byte-verbatim (exact wire type kept); the bytes are copied. */
+/* Copy entry i of src byte-verbatim (exact wire type kept); the bytes are copied.
+ * A NULL src is MIO_ERR_INVALID_ARG ("source file src is NULL"). */
 MIO_API mio_status mio_writer_copy_kv(mio_writer *w, const mio_gguf_file *src, int64_t i);
-/* Copy every entry of src in file order, except the n_skip NUL-terminated keys in skip. */
+/* Copy every entry of src in file order, except the n_skip NUL-terminated keys in
+ * skip (skip may be NULL when n_skip is 0; NULL entries in it are ignored). */
 MIO_API mio_status mio_writer_copy_all_kv(mio_writer *w, const mio_gguf_file *src,
                                           const char *const *skip, size_t n_skip);
-MIO_API int64_t mio_writer_kv_count(const mio_writer *w);
-MIO_API uint32_t mio_writer_alignment(const mio_writer *w);
+MIO_API int64_t mio_writer_kv_count(const mio_writer *w);    /* -1 if w is NULL */
+MIO_API uint32_t mio_writer_alignment(const mio_writer *w);  /* 0 if w is NULL */
 
 /* Tensors, in file order. add_tensor borrows data (len must equal the type x
- * dims size) until the write completes; declare_tensor announces a tensor whose
- * data is streamed later. Names: non-empty, < 64 bytes, unique. */
+ * dims size; data may be NULL only when len is 0) until the write completes;
+ * declare_tensor announces a tensor whose data is streamed later. Names:
+ * non-empty, < 64 bytes, unique. The data section (every tensor padded to the
+ * alignment) must stay below 2^64 bytes: a tensor that would take it further is
+ * refused with MIO_ERR_OVERFLOW, and the begin/write calls check the layout
+ * again (general.alignment may change after the tensors are declared). */
 MIO_API mio_status mio_writer_add_tensor(mio_writer *w, const char *name, int type, uint32_t n_dims,
                                          const int64_t *ne, const void *data, size_t len);
 MIO_API mio_status mio_writer_declare_tensor(mio_writer *w, const char *name, int type, uint32_t n_dims,
                                              const int64_t *ne);
-MIO_API int64_t mio_writer_tensor_count(const mio_writer *w);
-/* Size of the header as it will be written (before the data-section padding). */
+MIO_API int64_t mio_writer_tensor_count(const mio_writer *w);  /* -1 if w is NULL */
+/* Size of the header as it will be written (before the data-section padding); 0 if w is NULL. */
 MIO_API uint64_t mio_writer_header_size(const mio_writer *w);
 
 /* One-shot output; every tensor must have data (add_tensor). The path write is
@@ -396,7 +415,8 @@ MIO_API mio_status mio_writer_finish(mio_writer *w);
 /* Block codecs: f32 <-> ggml wire bytes                                      */
 /* ------------------------------------------------------------------------- */
 /* Encode n floats (a whole number of blocks; may span many rows) into dst, which
- * must be exactly the wire size of n elements. Byte-exact with ggml's
+ * must be exactly the wire size of n elements (src and dst may be NULL only when
+ * n is 0, for every codec call). Byte-exact with ggml's
  * ggml_quantize_chunk(type, src, dst, 0, rows, n_per_row, NULL) for every type
  * ggml quantizes without an importance matrix. Block types refuse NaN/inf input
  * (MIO_ERR_NON_FINITE, naming the first bad index); f16/bf16 casts do not check.
@@ -444,7 +464,7 @@ enum {
 
 /* "F32", "BF16", "F8_E4M3", ... (upstream spelling); NULL for unknown. */
 MIO_API const char *mio_st_dtype_name(int dtype);
-/* dtype for an upstream name (exact, case-sensitive as upstream), or -1. */
+/* dtype for an upstream name (exact, case-sensitive as upstream), or -1 (also for NULL). */
 MIO_API int mio_st_dtype_from_name(const char *name);
 /* Bits per element (4 for F4, 6 for F6_*, 8..64 otherwise); 0 for unknown. */
 MIO_API uint32_t mio_st_dtype_bits(int dtype);
@@ -463,14 +483,16 @@ MIO_API mio_status mio_st_open(const char *path, uint32_t flags, mio_st_file **o
 /* flags: MIO_BUFFER_BORROW or MIO_BUFFER_TAKE (as mio_gguf_open_buffer). */
 MIO_API mio_status mio_st_open_buffer(const void *data, size_t len, uint32_t flags, mio_st_file **out);
 /* Source for mio_st_read_frame: read up to len bytes into buf; return the count
- * (0 at end of stream) or a negative value on error. */
+ * (0 at end of stream) or a negative value on error. user is handed to it
+ * untouched and may be NULL. */
 typedef int64_t (*mio_read_fn)(void *user, void *buf, size_t len);
 /* Read exactly one safetensors frame (length, header, exactly the data it
  * describes) from a stream, leaving it positioned just after the frame. */
 MIO_API mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out);
 MIO_API mio_status mio_st_read_frame_fd(int fd, mio_st_file **out);
-MIO_API void mio_st_close(mio_st_file *f);
+MIO_API void mio_st_close(mio_st_file *f);                  /* NULL is a no-op */
 
+/* File facts; each returns 0 when f is NULL. */
 MIO_API uint64_t mio_st_header_size(const mio_st_file *f);  /* N, the JSON length (first shard) */
 MIO_API uint64_t mio_st_file_size(const mio_st_file *f);    /* bytes of the (first) file */
 MIO_API uint32_t mio_st_shard_count(const mio_st_file *f);  /* 1 unless opened from an index */
@@ -493,18 +515,23 @@ typedef struct mio_st_tensor {
     uint32_t shard;          /* 0 unless opened from an index */
 } mio_st_tensor;
 
-MIO_API int64_t mio_st_tensor_count(const mio_st_file *f);
+MIO_API int64_t mio_st_tensor_count(const mio_st_file *f);   /* -1 if f is NULL */
 /* Tensors are indexed in data order (sorted by data_offsets; by shard first). */
 MIO_API mio_status mio_st_tensor_info(const mio_st_file *f, int64_t i, mio_st_tensor *out);
+/* Index of the tensor named name (NUL-terminated) or -1 (also when f or name is NULL). */
 MIO_API int64_t mio_st_find_tensor(const mio_st_file *f, const char *name);
 /* __metadata__ entries (string to string), sorted by key. */
-MIO_API int64_t mio_st_meta_count(const mio_st_file *f);
+MIO_API int64_t mio_st_meta_count(const mio_st_file *f);     /* -1 if f is NULL */
+/* key and value may each be NULL (that output is skipped). */
 MIO_API mio_status mio_st_meta_at(const mio_st_file *f, int64_t i, mio_str *key, mio_str *value);
+/* MIO_ERR_NOT_FOUND if absent; value may be NULL (an existence check). */
 MIO_API mio_status mio_st_find_meta(const mio_st_file *f, const char *key, mio_str *value);
 
 /* Copy the row-major sub-block [starts[k], ends[k]) of the leading n_ranges axes
  * (trailing axes whole) of tensor i into dst (dst_len bytes at least). Errors:
- * n_ranges > rank, start > end, end > dim, sub-byte dtypes, dst too small. */
+ * n_ranges > rank, start > end, end > dim, sub-byte dtypes, dst too small.
+ * starts/ends may be NULL when n_ranges is 0, dst when the slice is empty;
+ * written (the byte count copied) may be NULL. */
 MIO_API mio_status mio_st_slice(const mio_st_file *f, int64_t i, uint32_t n_ranges, const uint64_t *starts,
                                 const uint64_t *ends, void *dst, size_t dst_len, size_t *written);
 
@@ -524,7 +551,8 @@ typedef struct mio_st_meta {
 } mio_st_meta;
 
 /* Everything is validated before the first byte is written. The path write is
- * atomic (preallocated temp file in the same directory, fsync, rename). */
+ * atomic (preallocated temp file in the same directory, fsync, rename). t may be
+ * NULL when n is 0, meta when n_meta is 0. */
 MIO_API mio_status mio_st_save_file(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
                                     size_t n_meta);
 /* *out is malloc()ed; release it with mio_free. */
@@ -540,7 +568,7 @@ MIO_API mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_
 MIO_API mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
                                        size_t n_meta, uint64_t max_shard_bytes, uint32_t *n_shards);
 
-/* Free memory the library allocated for the caller. */
+/* Free memory the library allocated for the caller. NULL is a no-op. */
 MIO_API void mio_free(void *p);
 
 #ifdef __cplusplus

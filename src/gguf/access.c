@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 static const gguf_kv *kv_at(const mio_gguf_file *f, int64_t i) {
-    if (!f) { err_set(MIO_ERR_INVALID_ARG, "file handle is NULL"); return NULL; }
+    if (!f) { err_set(MIO_ERR_INVALID_ARG, "file f is NULL"); return NULL; }
     if (i < 0 || (uint64_t)i >= f->n_kv) {
         err_set(MIO_ERR_INVALID_ARG, "metadata index %lld out of range (file has %llu entries)", (long long)i,
                 (unsigned long long)f->n_kv);
@@ -249,31 +249,35 @@ static mio_status arr_elem(const gguf_kv *kv, uint64_t j, const uint8_t **p, int
     return MIO_OK;
 }
 
-/* Entry i's element j of a fixed-width array: its entry and bytes. */
-static mio_status num_elem(const mio_gguf_file *f, int64_t i, uint64_t j, const gguf_kv **kv, const uint8_t **p) {
+/* Entry i's element j of a fixed-width array: its entry and bytes (out is the
+ * caller's output, checked here for all three numeric getters). */
+static mio_status num_elem(const mio_gguf_file *f, int64_t i, uint64_t j, const void *out, const gguf_kv **kv,
+                           const uint8_t **p) {
     *p = NULL;
     *kv = kv_at(f, i);
-    return *kv ? arr_elem(*kv, j, p, 0) : MIO_ERR_INVALID_ARG;
+    if (!*kv) return MIO_ERR_INVALID_ARG;
+    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    return arr_elem(*kv, j, p, 0);
 }
 
 mio_status mio_gguf_arr_i64(const mio_gguf_file *f, int64_t i, uint64_t j, int64_t *out) {
     const gguf_kv *kv;
     const uint8_t *p;
-    mio_status st = num_elem(f, i, j, &kv, &p);
+    mio_status st = num_elem(f, i, j, out, &kv, &p);
     return st ? st : widen_i64(p, kv->elem_type, out, kv);
 }
 
 mio_status mio_gguf_arr_u64(const mio_gguf_file *f, int64_t i, uint64_t j, uint64_t *out) {
     const gguf_kv *kv;
     const uint8_t *p;
-    mio_status st = num_elem(f, i, j, &kv, &p);
+    mio_status st = num_elem(f, i, j, out, &kv, &p);
     return st ? st : widen_u64(p, kv->elem_type, out, kv);
 }
 
 mio_status mio_gguf_arr_f64(const mio_gguf_file *f, int64_t i, uint64_t j, double *out) {
     const gguf_kv *kv;
     const uint8_t *p;
-    mio_status st = num_elem(f, i, j, &kv, &p);
+    mio_status st = num_elem(f, i, j, out, &kv, &p);
     return st ? st : widen_f64(p, kv->elem_type, out, kv);
 }
 
@@ -298,7 +302,7 @@ mio_status mio_gguf_arr_str(const mio_gguf_file *f, int64_t i, uint64_t j, mio_s
 
 /* --- generic values (may be caller-built: everything is bounds-checked) --- */
 mio_status mio_gguf_value_elem(const mio_gguf_value *arr, uint64_t j, mio_gguf_value *out) {
-    if (!arr || !out) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    if (!arr || !out) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !arr ? "arr" : "out");
     if (arr->type != MIO_GGUF_ARRAY) return err_set(MIO_ERR_TYPE_MISMATCH, "value is not an array");
     if (j >= arr->count)
         return err_set(MIO_ERR_OUT_OF_RANGE, "index %llu out of range (array has %llu elements)", (unsigned long long)j,
@@ -342,29 +346,31 @@ mio_status mio_gguf_value_elem(const mio_gguf_value *arr, uint64_t j, mio_gguf_v
     return MIO_OK;
 }
 
-static mio_status value_scalar(const mio_gguf_value *v) {
-    if (!v || !v->data) return err_set(MIO_ERR_INVALID_ARG, "NULL value");
+static mio_status value_scalar(const mio_gguf_value *v, const void *out) {
+    if (!v) return err_set(MIO_ERR_INVALID_ARG, "v is NULL");
+    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!v->data) return err_set(MIO_ERR_INVALID_ARG, "v->data is NULL");
     size_t es = gguf_type_size(v->type);
     if (es && v->size < es) return err_set(MIO_ERR_TRUNCATED, "value needs %zu bytes, has %zu", es, v->size);
     return MIO_OK;
 }
 
 mio_status mio_gguf_value_i64(const mio_gguf_value *v, int64_t *out) {
-    mio_status st = value_scalar(v);
+    mio_status st = value_scalar(v, out);
     return st ? st : widen_i64(v->data, v->type, out, NULL);
 }
 mio_status mio_gguf_value_u64(const mio_gguf_value *v, uint64_t *out) {
-    mio_status st = value_scalar(v);
+    mio_status st = value_scalar(v, out);
     return st ? st : widen_u64(v->data, v->type, out, NULL);
 }
 mio_status mio_gguf_value_f64(const mio_gguf_value *v, double *out) {
-    mio_status st = value_scalar(v);
+    mio_status st = value_scalar(v, out);
     return st ? st : widen_f64(v->data, v->type, out, NULL);
 }
 
 /* --- tensors --- */
 mio_status mio_gguf_tensor_info(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out) {
-    if (!f || !out) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    if (!f || !out) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : "out");
     if (i < 0 || (uint64_t)i >= f->n_tensors)
         return err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
                        (unsigned long long)f->n_tensors);
@@ -373,7 +379,7 @@ mio_status mio_gguf_tensor_info(const mio_gguf_file *f, int64_t i, mio_gguf_tens
 }
 
 mio_status mio_gguf_tensor_shape2d(const mio_gguf_tensor *t, int64_t *rows, int64_t *cols) {
-    if (!t || !rows || !cols) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    if (!t || !rows || !cols) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !t ? "t" : !rows ? "rows" : "cols");
     if (t->n_dims != 2)
         return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%.*s' has %u dims, not 2", (int)(t->name.len < 100 ? t->name.len : 100),
                        t->name.ptr, t->n_dims);
@@ -384,7 +390,7 @@ mio_status mio_gguf_tensor_shape2d(const mio_gguf_tensor *t, int64_t *rows, int6
 
 /* --- mappings --- */
 mio_status mio_gguf_take_mapping(mio_gguf_file *f, void **addr, size_t *len) {
-    if (!f || !addr || !len) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    if (!f || !addr || !len) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : !addr ? "addr" : "len");
     *addr = NULL;
     *len = 0;
     if (f->split || f->n_parts != 1 || !f->parts[0].region.map_addr) return MIO_OK;

@@ -104,7 +104,7 @@ int64_t mio_writer_tensor_count(const mio_writer *w) { return w ? (int64_t)w->n_
 uint32_t mio_writer_alignment(const mio_writer *w) { return w ? w->alignment : 0; }
 
 static mio_status check_mutable(const mio_writer *w) {
-    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer is NULL");
+    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
     if (w->state == W_STREAM) return err_set(MIO_ERR_STATE, "the writer is streaming; finish or free it before changing it");
     return MIO_OK;
 }
@@ -112,7 +112,8 @@ static mio_status check_mutable(const mio_writer *w) {
 /* Store key = (type, raw) taking ownership of raw; replaces in place if present. */
 static mio_status put_kv(mio_writer *w, const char *key, size_t key_len, int32_t type, uint8_t *raw, size_t raw_len) {
     mio_status st = check_mutable(w);
-    if (!st && (!key || key_len == 0)) st = err_set(MIO_ERR_INVALID_KV, "metadata key is empty");
+    if (!st && !key) st = err_set(MIO_ERR_INVALID_ARG, "key is NULL");
+    if (!st && key_len == 0) st = err_set(MIO_ERR_INVALID_KV, "metadata key is empty");
     if (!st && key_len > MIO_GGUF_MAX_LEN) st = err_set(MIO_ERR_LIMIT, "metadata key is longer than 2^30 bytes");
     if (!st && key_len == 17 && memcmp(key, "general.alignment", 17) == 0) {
         uint32_t a = type == MIO_GGUF_U32 ? ld32(raw) : 0;
@@ -152,7 +153,17 @@ static mio_status put_kv(mio_writer *w, const char *key, size_t key_len, int32_t
     return MIO_OK;
 }
 
+/* The writer and the key, checked before a setter looks at (or copies) its
+ * value, so that a NULL writer or key is reported as such whatever else is wrong. */
+static mio_status setter_check(const mio_writer *w, const char *key) {
+    mio_status st = check_mutable(w);
+    if (!st && !key) st = err_set(MIO_ERR_INVALID_ARG, "key is NULL");
+    return st;
+}
+
 static mio_status set_fixed(mio_writer *w, const char *key, int32_t type, const void *v, size_t n) {
+    mio_status st = setter_check(w, key);
+    if (st) return st;
     uint8_t *raw = malloc(n);
     if (!raw) return err_set(MIO_ERR_NOMEM, "out of memory");
     memcpy(raw, v, n);
@@ -175,7 +186,9 @@ mio_status mio_writer_set_bool(mio_writer *w, const char *key, int v) {
 }
 
 mio_status mio_writer_set_str(mio_writer *w, const char *key, const char *s, size_t len) {
-    if (!s && len) return err_set(MIO_ERR_INVALID_ARG, "string is NULL");
+    mio_status st = setter_check(w, key);
+    if (st) return st;
+    if (!s && len) return err_set(MIO_ERR_INVALID_ARG, "s is NULL (len %zu)", len);
     if (len > MIO_GGUF_MAX_LEN) return err_set(MIO_ERR_LIMIT, "string of %zu bytes exceeds the 2^30 cap", len);
     uint8_t *raw = malloc(8 + len);
     if (!raw) return err_set(MIO_ERR_NOMEM, "out of memory");
@@ -186,11 +199,13 @@ mio_status mio_writer_set_str(mio_writer *w, const char *key, const char *s, siz
 }
 
 mio_status mio_writer_set_arr(mio_writer *w, const char *key, int elem_type, const void *data, uint64_t n) {
+    mio_status st = setter_check(w, key);
+    if (st) return st;
     size_t es = gguf_type_size(elem_type);
     if (!es) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "mio_writer_set_arr takes a fixed-width element type, not %d (%s)",
                             elem_type, mio_gguf_type_name(elem_type) ? mio_gguf_type_name(elem_type) : "unknown");
     if (n > MIO_GGUF_MAX_LEN) return err_set(MIO_ERR_LIMIT, "array of %llu elements exceeds the 2^30 cap", (unsigned long long)n);
-    if (!data && n) return err_set(MIO_ERR_INVALID_ARG, "array data is NULL");
+    if (!data && n) return err_set(MIO_ERR_INVALID_ARG, "data is NULL (n %llu)", (unsigned long long)n);
     if (elem_type == MIO_GGUF_BOOL)
         for (uint64_t k = 0; k < n; k++)
             if (((const uint8_t *)data)[k] > 1)
@@ -208,11 +223,13 @@ mio_status mio_writer_set_arr(mio_writer *w, const char *key, int elem_type, con
 
 mio_status mio_writer_set_arr_str(mio_writer *w, const char *key, const char *const *strs, const size_t *lens,
                                   uint64_t n) {
+    mio_status st = setter_check(w, key);
+    if (st) return st;
     if (n > MIO_GGUF_MAX_LEN) return err_set(MIO_ERR_LIMIT, "array of %llu elements exceeds the 2^30 cap", (unsigned long long)n);
-    if (!strs && n) return err_set(MIO_ERR_INVALID_ARG, "strings are NULL");
+    if (!strs && n) return err_set(MIO_ERR_INVALID_ARG, "strs is NULL (n %llu)", (unsigned long long)n);
     uint64_t len = 12;
     for (uint64_t k = 0; k < n; k++) {
-        if (!strs[k] && (!lens || lens[k])) return err_set(MIO_ERR_INVALID_ARG, "string %llu is NULL", (unsigned long long)k);
+        if (!strs[k] && (!lens || lens[k])) return err_set(MIO_ERR_INVALID_ARG, "strs[%llu] is NULL", (unsigned long long)k);
         uint64_t l = lens ? lens[k] : strlen(strs[k]);
         if (l > MIO_GGUF_MAX_LEN) return err_set(MIO_ERR_LIMIT, "string %llu exceeds the 2^30 cap", (unsigned long long)k);
         if (!ck_add(len, 8 + l, &len) || len > SIZE_MAX / 2) return err_set(MIO_ERR_OVERFLOW, "string array too large");
@@ -252,8 +269,12 @@ mio_status mio_writer_remove_key(mio_writer *w, const char *key) {
 }
 
 mio_status mio_writer_copy_kv(mio_writer *w, const mio_gguf_file *src, int64_t i) {
-    if (!src || i < 0 || (uint64_t)i >= src->n_kv)
-        return err_set(MIO_ERR_INVALID_ARG, "source entry %lld does not exist", (long long)i);
+    mio_status st = check_mutable(w);
+    if (st) return st;
+    if (!src) return err_set(MIO_ERR_INVALID_ARG, "source file src is NULL");
+    if (i < 0 || (uint64_t)i >= src->n_kv)
+        return err_set(MIO_ERR_INVALID_ARG, "source entry %lld does not exist (the file has %llu entries)", (long long)i,
+                       (unsigned long long)src->n_kv);
     const gguf_kv *kv = &src->kv[i];
     uint8_t *raw = malloc(kv->raw_len ? kv->raw_len : 1);
     if (!raw) return err_set(MIO_ERR_NOMEM, "out of memory");
@@ -262,15 +283,17 @@ mio_status mio_writer_copy_kv(mio_writer *w, const mio_gguf_file *src, int64_t i
 }
 
 mio_status mio_writer_copy_all_kv(mio_writer *w, const mio_gguf_file *src, const char *const *skip, size_t n_skip) {
-    if (!src) return err_set(MIO_ERR_INVALID_ARG, "source file is NULL");
+    mio_status st = check_mutable(w);
+    if (st) return st;
+    if (!src) return err_set(MIO_ERR_INVALID_ARG, "source file src is NULL");
+    if (!skip && n_skip) return err_set(MIO_ERR_INVALID_ARG, "skip is NULL (n_skip %zu)", n_skip);
     for (uint64_t i = 0; i < src->n_kv; i++) {
         const mio_str *k = &src->kv[i].key;
         bool skipped = false;
         for (size_t s = 0; s < n_skip && !skipped; s++)
             skipped = skip[s] && strlen(skip[s]) == k->len && memcmp(skip[s], k->ptr, k->len) == 0;
         if (skipped) continue;
-        mio_status st = mio_writer_copy_kv(w, src, (int64_t)i);
-        if (st) return st;
+        if ((st = mio_writer_copy_kv(w, src, (int64_t)i)) != MIO_OK) return st;
     }
     return MIO_OK;
 }
@@ -308,7 +331,8 @@ static mio_status add_tensor(mio_writer *w, const char *name, int type, uint32_t
                              const void *data, size_t len, bool has_data) {
     mio_status st = check_mutable(w);
     if (st) return st;
-    if (!name || !*name) return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor name is empty");
+    if (!name) return err_set(MIO_ERR_INVALID_ARG, "name is NULL");
+    if (!*name) return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor name is empty");
     size_t nl = strlen(name);
     if (nl >= GGUF_MAX_NAME)
         return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor name '%.40s...' is %zu bytes (must be under %u)", name, nl,
@@ -477,7 +501,7 @@ static mio_status begin(mio_writer *w, uint8_t *hdr, size_t hl, uint64_t total) 
 }
 
 static mio_status begin_check(mio_writer *w) {
-    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer is NULL");
+    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
     if (w->state == W_STREAM) return err_set(MIO_ERR_STATE, "a write is already in progress");
     w->state = W_IDLE;
     return MIO_OK;
@@ -488,6 +512,7 @@ mio_status mio_writer_begin_file(mio_writer *w, const char *path) {
     size_t hl = 0;
     uint64_t total = 0;
     mio_status st = begin_check(w);
+    if (!st && !path) st = err_set(MIO_ERR_INVALID_ARG, "path is NULL");
     if (!st) st = build_header(w, &hdr, &hl, &total);
     if (!st) st = atomic_open(path, &w->af);
     if (st) { free(hdr); return st; }
@@ -514,7 +539,7 @@ mio_status mio_writer_begin_cb(mio_writer *w, mio_write_fn fn, void *user) {
     uint64_t total = 0;
     mio_status st = begin_check(w);
     if (st) return st;
-    if (!fn) return err_set(MIO_ERR_INVALID_ARG, "write callback is NULL");
+    if (!fn) return err_set(MIO_ERR_INVALID_ARG, "write callback fn is NULL");
     if ((st = build_header(w, &hdr, &hl, &total)) != MIO_OK) return st;
     w->fn = fn;
     w->user = user;
@@ -535,7 +560,7 @@ static mio_status write_zeros(mio_writer *w, uint64_t n) {
 }
 
 mio_status mio_writer_write_tensor(mio_writer *w, const void *data, size_t len) {
-    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer is NULL");
+    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
     if (w->state != W_STREAM) return err_set(MIO_ERR_STATE, "no streamed write is in progress (call a begin function first)");
     if (w->next >= w->n_t) {
         mio_status st = err_set(MIO_ERR_TOO_MANY_TENSORS, "tensor data call %llu, but only %llu tensors were declared",
@@ -571,7 +596,7 @@ mio_status mio_writer_write_tensor(mio_writer *w, const void *data, size_t len) 
 }
 
 mio_status mio_writer_finish(mio_writer *w) {
-    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer is NULL");
+    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
     if (w->state != W_STREAM) return err_set(MIO_ERR_STATE, "no streamed write is in progress");
     if (w->next != w->n_t) {
         mio_status st = err_set(MIO_ERR_INCOMPLETE, "finish after %llu of %llu tensors; tensor '%s' and later are missing",
@@ -595,7 +620,7 @@ static mio_status write_all_tensors(mio_writer *w) {
 }
 
 static mio_status check_all_data(const mio_writer *w) {
-    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer is NULL");
+    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
     for (uint64_t i = 0; i < w->n_t; i++)
         if (!w->t[i].data && w->t[i].nbytes)
             return err_set(MIO_ERR_INCOMPLETE, "tensor '%s' was declared without data; use the streaming calls",

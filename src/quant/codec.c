@@ -89,7 +89,8 @@ static mio_status check(int type, size_t n, size_t bytes, const void *a, const v
     if (want != bytes)
         return err_set(MIO_ERR_SIZE_MISMATCH, "%zu elements of %s take %llu bytes, %zu given", n, name,
                        (unsigned long long)want, bytes);
-    if (n && (!a || !b)) return err_set(MIO_ERR_INVALID_ARG, "NULL buffer");
+    /* a is src and b is dst in every caller (encode and decode alike) */
+    if (n && (!a || !b)) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL (n %zu)", !a ? "src" : "dst", n);
     *nb = (int64_t)(n / (uint64_t)bs);
     return MIO_OK;
 }

@@ -72,6 +72,7 @@ mio_status mio_tensor_nbytes(int type, uint32_t n_dims, const int64_t *ne, uint6
     if (!r) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown ggml type code %d", type);
     if (n_dims < 1 || n_dims > 4) return err_set(MIO_ERR_INVALID_TENSOR_INFO, "n_dims %u is not in 1..4", n_dims);
     if (!ne) return err_set(MIO_ERR_INVALID_ARG, "ne is NULL");
+    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     uint64_t n = 1;
     for (uint32_t d = 0; d < n_dims; d++) {
         if (ne[d] < 0) return err_set(MIO_ERR_INVALID_TENSOR_INFO, "dimension %u is negative (%lld)", d, (long long)ne[d]);

@@ -160,7 +160,7 @@ static mio_status read_growing(mio_read_fn fn, void *user, uint8_t **buf, size_t
 }
 
 mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out) {
-    if (!fn || !out) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    if (!fn || !out) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !fn ? "fn" : "out");
     uint8_t len8[8];
     uint64_t got;
     mio_status st = read_upto(fn, user, len8, 8, &got);
@@ -214,6 +214,7 @@ static int64_t fd_read(void *user, void *buf, size_t len) {
 }
 
 mio_status mio_st_read_frame_fd(int fd, mio_st_file **out) {
+    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL"); /* before anything is read from fd */
     if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
     return mio_st_read_frame(fd_read, &fd, out);
 }
@@ -231,7 +232,7 @@ int64_t mio_st_tensor_count(const mio_st_file *f) { return f ? (int64_t)f->n_t :
 int64_t mio_st_meta_count(const mio_st_file *f) { return f ? (int64_t)f->n_meta : -1; }
 
 mio_status mio_st_tensor_info(const mio_st_file *f, int64_t i, mio_st_tensor *out) {
-    if (!f || !out) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    if (!f || !out) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : "out");
     if (i < 0 || (uint64_t)i >= f->n_t)
         return err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
                        (unsigned long long)f->n_t);
@@ -255,7 +256,7 @@ int64_t mio_st_find_tensor(const mio_st_file *f, const char *name) {
 }
 
 mio_status mio_st_meta_at(const mio_st_file *f, int64_t i, mio_str *key, mio_str *value) {
-    if (!f) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    if (!f) return err_set(MIO_ERR_INVALID_ARG, "file f is NULL");
     if (i < 0 || (uint64_t)i >= f->n_meta)
         return err_set(MIO_ERR_INVALID_ARG, "metadata index %lld out of range (%llu entries)", (long long)i,
                        (unsigned long long)f->n_meta);
@@ -265,7 +266,7 @@ mio_status mio_st_meta_at(const mio_st_file *f, int64_t i, mio_str *key, mio_str
 }
 
 mio_status mio_st_find_meta(const mio_st_file *f, const char *key, mio_str *value) {
-    if (!f || !key) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    if (!f || !key) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : "key");
     size_t n = strlen(key);
     /* sorted by key: binary search */
     uint64_t lo = 0, hi = f->n_meta;
@@ -293,7 +294,8 @@ mio_status mio_st_slice(const mio_st_file *f, int64_t i, uint32_t n_ranges, cons
                                  mio_st_dtype_name(t.dtype));
     if (n_ranges > t.n_dims)
         return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': %u ranges given for a rank-%u tensor", nb, n_ranges, t.n_dims);
-    if (n_ranges && (!starts || !ends)) return err_set(MIO_ERR_INVALID_ARG, "starts/ends are NULL");
+    if (n_ranges && (!starts || !ends))
+        return err_set(MIO_ERR_INVALID_ARG, "%s is NULL (n_ranges %u)", !starts ? "starts" : "ends", n_ranges);
     for (uint32_t d = 0; d < n_ranges; d++) {
         if (starts[d] > ends[d])
             return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': axis %u range [%llu, %llu) has start > end", nb, d,

@@ -217,7 +217,8 @@ static int cmp_name_ix(const void *a, const void *b) {
 
 mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
                                uint64_t max_shard_bytes, uint32_t *n_shards) {
-    if (!dir || (n && !t)) return err_set(MIO_ERR_INVALID_ARG, "NULL argument");
+    if (!dir) return err_set(MIO_ERR_INVALID_ARG, "dir is NULL");
+    if (n && !t) return err_set(MIO_ERR_INVALID_ARG, "tensor list t is NULL (n %zu)", n);
     if (max_shard_bytes == 0) return err_set(MIO_ERR_INVALID_ARG, "max_shard_bytes is 0");
     /* Validate the whole set once (names unique across shards, sizes) before writing anything. */
     mio_status st = st_validate_entries(t, n, meta, n_meta);

@@ -101,8 +101,8 @@ static void plan_free(plan *p) {
 
 static mio_status make_plan(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, plan *p) {
     memset(p, 0, sizeof *p);
-    if (n && !t) return err_set(MIO_ERR_INVALID_ARG, "tensor list is NULL");
-    if (n_meta && !meta) return err_set(MIO_ERR_INVALID_ARG, "metadata list is NULL");
+    if (n && !t) return err_set(MIO_ERR_INVALID_ARG, "tensor list t is NULL (n %zu)", n);
+    if (n_meta && !meta) return err_set(MIO_ERR_INVALID_ARG, "metadata list meta is NULL (n_meta %zu)", n_meta);
     for (size_t i = 0; i < n; i++) {
         const mio_st_entry *e = &t[i];
         if (!e->name || !*e->name) return err_set(MIO_ERR_INVALID_ARG, "tensor #%zu has an empty name", i);
@@ -259,6 +259,7 @@ static mio_status write_image(mio_atomic_file *af, const plan *p, size_t n, cons
 
 mio_status st_save_tmp(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
                        mio_atomic_file *af) {
+    if (!path) return err_set(MIO_ERR_INVALID_ARG, "path is NULL");
     /* validate and build the header before a temp file exists */
     plan p;
     mio_status st = plan_build(t, n, meta, n_meta, &p);
@@ -285,7 +286,7 @@ static mio_status emit_mem(void *ctx, const void *p, size_t n) {
 
 mio_status mio_st_save_buffer(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, void **out,
                               size_t *out_len) {
-    if (!out || !out_len) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!out || !out_len) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !out ? "out" : "out_len");
     plan p;
     mio_status st = plan_build(t, n, meta, n_meta, &p);
     if (st) return st;
@@ -309,7 +310,7 @@ static mio_status emit_cb(void *ctx, const void *p, size_t n) {
 
 mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, mio_write_fn fn,
                           void *user) {
-    if (!fn) return err_set(MIO_ERR_INVALID_ARG, "write callback is NULL");
+    if (!fn) return err_set(MIO_ERR_INVALID_ARG, "write callback fn is NULL");
     plan p;
     mio_status st = plan_build(t, n, meta, n_meta, &p);
     if (st) return st;

@@ -1,0 +1,583 @@
+/* test_null_args.c — every pointer argument of every MIO_API function, passed
+ * as NULL with the other arguments valid (a real writer, a GGUF parsed with
+ * mio_gguf_open_buffer from a writer-made image, a safetensors file made by
+ * mio_st_save_buffer), must not crash. Functions returning a status give
+ * MIO_ERR_INVALID_ARG with a message naming the argument ("key is NULL");
+ * functions returning a count, size or view give the sentinel documented in
+ * modelio.h; arguments documented as optional give MIO_OK; void functions
+ * (close/free/madvise hints) are no-ops.
+ *
+ * The table was checked against include/modelio.h by hand, and main() checks it
+ * again mechanically: it parses the header and fails if a pointer parameter of
+ * any MIO_API function has no row (or a row names a parameter the header lacks).
+ * Each row runs in a forked child, so a crash fails that row only (with the
+ * signal) and the run still reports every other row. */
+#include "modelio.h"
+#include "test.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ fixtures */
+
+typedef struct membuf { uint8_t *p; size_t len, cap; } membuf;
+
+static int mem_sink(void *user, const void *data, size_t len) {
+    membuf *m = user;
+    if (!m) return 0; /* the user pointer is opaque to the library: NULL is fine */
+    if (m->len + len > m->cap) {
+        size_t nc = m->cap ? m->cap * 2 : 4096;
+        while (nc < m->len + len) nc *= 2;
+        uint8_t *np = realloc(m->p, nc);
+        if (!np) return 1;
+        m->p = np;
+        m->cap = nc;
+    }
+    memcpy(m->p + m->len, data, len);
+    m->len += len;
+    return 0;
+}
+
+/* A mio_read_fn over a byte range; with user NULL it reads g_cursor. */
+typedef struct cursor { const uint8_t *p; size_t n, at; } cursor;
+static cursor g_cursor;
+static int64_t cur_read(void *user, void *buf, size_t len) {
+    cursor *c = user ? user : &g_cursor;
+    size_t k = c->n - c->at < len ? c->n - c->at : len;
+    memcpy(buf, c->p + c->at, k);
+    c->at += k;
+    return (int64_t)k;
+}
+
+#define GGUF_PATH "null_args.gguf"
+#define ST_PATH "null_args.safetensors"
+#define ST_DIR "null_args_sharded"
+
+static float g_tdata[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+static const int64_t g_ne[2] = {4, 2};            /* f32 [2 x 4]: 32 bytes */
+static const int32_t g_ai[3] = {1, 2, 3};
+static const float g_af[2] = {0.5f, -2.0f};
+static const char *const g_strs[2] = {"x", "yy"};
+static const char *const g_skip[1] = {"s"};
+
+static membuf g_gguf;                              /* writer-made GGUF image */
+static mio_gguf_file *g_f;                         /* parsed from g_gguf */
+static int64_t k_s, k_u, k_f, k_b, k_ai, k_af, k_as;
+static mio_gguf_value g_arr, g_elem, g_felem;      /* "ai", "ai"[0], "af"[0] */
+static mio_gguf_tensor g_tensor;
+
+static mio_writer *g_w;                            /* idle: a key and a tensor with data */
+static mio_writer *g_wdecl;                        /* streaming: one declared tensor, none written */
+static mio_writer *g_wadd;                         /* streaming: one added tensor, none written */
+static int g_devnull = -1;
+
+static float g_src[256];                           /* codec input */
+static float g_imat[256];
+static float g_fout[256];
+static uint8_t g_q8[34], g_q4k[144];
+
+static const uint64_t g_shape[2] = {2, 3};
+static float g_sdata[6] = {1, 2, 3, 4, 5, 6};
+static mio_st_entry g_ent[1];
+static const mio_st_meta g_meta[1] = {{"format", "pt"}};
+static void *g_st_buf;
+static size_t g_st_len;
+static mio_st_file *g_sf;
+static int g_st_fd = -1;
+static const uint64_t g_starts[1] = {0}, g_ends[1] = {1};
+static uint8_t g_dst[64];
+
+/* scratch outputs */
+static mio_gguf_file *g_fo;
+static mio_st_file *g_sfo;
+static mio_gguf_value g_val;
+static mio_gguf_tensor g_to;
+static mio_st_tensor g_sto;
+static mio_str g_str, g_str2;
+static int64_t g_i64, g_i64b;
+static uint64_t g_u64;
+static double g_f64;
+static int g_int;
+static void *g_addr;
+static size_t g_len;
+static void *g_buf_out;
+static uint32_t g_u32;
+
+static long long str_is_null(mio_str s) { return s.ptr == NULL && s.len == 0; }
+
+/* write_tensor(data = NULL) on the streaming writers: a declared tensor has no
+ * borrowed bytes to fall back on; an added one does (documented). */
+static mio_status write_null_declared(void) { return mio_writer_write_tensor(g_wdecl, NULL, sizeof g_tdata); }
+static mio_status write_null_added(void) { return mio_writer_write_tensor(g_wadd, NULL, sizeof g_tdata); }
+/* read_frame with user NULL: our reader falls back to g_cursor */
+static mio_status read_frame_user_null(void) {
+    g_cursor = (cursor){g_st_buf, g_st_len, 0};
+    mio_status st = mio_st_read_frame(cur_read, NULL, &g_sfo);
+    mio_st_close(g_sfo);
+    return st;
+}
+static mio_status read_frame_out_null(void) {
+    cursor c = {g_st_buf, g_st_len, 0};
+    return mio_st_read_frame(cur_read, &c, NULL);
+}
+
+static void make_fixtures(void) {
+    /* GGUF: written by the writer, parsed from memory */
+    mio_writer *w = NULL;
+    T_OK(mio_writer_new(0, &w));
+    T_OK(mio_writer_set_str(w, "s", "hello", 5));
+    T_OK(mio_writer_set_u32(w, "u", 7));
+    T_OK(mio_writer_set_f32(w, "f", 1.5f));
+    T_OK(mio_writer_set_bool(w, "b", 1));
+    T_OK(mio_writer_set_arr(w, "ai", MIO_GGUF_I32, g_ai, 3));
+    T_OK(mio_writer_set_arr(w, "af", MIO_GGUF_F32, g_af, 2));
+    T_OK(mio_writer_set_arr_str(w, "as", g_strs, NULL, 2));
+    T_OK(mio_writer_add_tensor(w, "t", MIO_TYPE_F32, 2, g_ne, g_tdata, sizeof g_tdata));
+    T_OK(mio_writer_write_cb(w, mem_sink, &g_gguf));
+    T_OK(mio_writer_write_file(w, GGUF_PATH));
+    mio_writer_free(w);
+    T_OK(mio_gguf_open_buffer(g_gguf.p, g_gguf.len, MIO_BUFFER_BORROW, &g_f));
+    if (!g_f) { fprintf(stderr, "fixture GGUF did not parse: %s\n", mio_last_error()); exit(1); }
+    k_s = mio_gguf_find_key(g_f, "s");
+    k_u = mio_gguf_find_key(g_f, "u");
+    k_f = mio_gguf_find_key(g_f, "f");
+    k_b = mio_gguf_find_key(g_f, "b");
+    k_ai = mio_gguf_find_key(g_f, "ai");
+    k_af = mio_gguf_find_key(g_f, "af");
+    k_as = mio_gguf_find_key(g_f, "as");
+    T_CHECK(k_s >= 0 && k_u >= 0 && k_f >= 0 && k_b >= 0 && k_ai >= 0 && k_af >= 0 && k_as >= 0);
+    T_OK(mio_gguf_kv_value(g_f, k_ai, &g_arr));
+    T_OK(mio_gguf_value_elem(&g_arr, 0, &g_elem));
+    mio_gguf_value af;
+    T_OK(mio_gguf_kv_value(g_f, k_af, &af));
+    T_OK(mio_gguf_value_elem(&af, 0, &g_felem));
+    T_OK(mio_gguf_tensor_info(g_f, 0, &g_tensor));
+
+    /* writers */
+    T_OK(mio_writer_new(0, &g_w));
+    T_OK(mio_writer_set_str(g_w, "general.name", "n", 1));
+    T_OK(mio_writer_add_tensor(g_w, "t", MIO_TYPE_F32, 2, g_ne, g_tdata, sizeof g_tdata));
+    T_OK(mio_writer_new(0, &g_wdecl));
+    T_OK(mio_writer_declare_tensor(g_wdecl, "t", MIO_TYPE_F32, 2, g_ne));
+    T_OK(mio_writer_begin_cb(g_wdecl, mem_sink, NULL));
+    T_OK(mio_writer_new(0, &g_wadd));
+    T_OK(mio_writer_add_tensor(g_wadd, "t", MIO_TYPE_F32, 2, g_ne, g_tdata, sizeof g_tdata));
+    T_OK(mio_writer_begin_cb(g_wadd, mem_sink, NULL));
+    g_devnull = open("/dev/null", O_WRONLY);
+    T_CHECK(g_devnull >= 0);
+
+    /* codecs */
+    for (int i = 0; i < 256; i++) { g_src[i] = (float)(i % 17) - 8.0f; g_imat[i] = 1.0f + (float)(i % 3); }
+    T_OK(mio_encode_f32(MIO_TYPE_Q8_0, g_src, 32, g_q8, sizeof g_q8));
+    T_OK(mio_encode_f32(MIO_TYPE_Q4_K, g_src, 256, g_q4k, sizeof g_q4k));
+
+    /* safetensors: saved to memory and to a file, parsed from memory */
+    g_ent[0] = (mio_st_entry){"w", MIO_ST_F32, 2, g_shape, g_sdata, sizeof g_sdata};
+    T_OK(mio_st_save_buffer(g_ent, 1, g_meta, 1, &g_st_buf, &g_st_len));
+    T_OK(mio_st_save_file(ST_PATH, g_ent, 1, g_meta, 1));
+    T_OK(mio_st_open_buffer(g_st_buf, g_st_len, MIO_BUFFER_BORROW, &g_sf));
+    if (!g_sf) { fprintf(stderr, "fixture safetensors did not parse: %s\n", mio_last_error()); exit(1); }
+    g_st_fd = open(ST_PATH, O_RDONLY);
+    T_CHECK(g_st_fd >= 0);
+    mkdir(ST_DIR, 0755);
+}
+
+/* ------------------------------------------------------------------ the table
+ * X(kind, function, parameter, variant, sentinel, message, call)
+ *   ST   the call returns MIO_ERR_INVALID_ARG and the message names the parameter:
+ *        it contains "<parameter> is NULL" (or `message` when that is not NULL)
+ *   OK   the parameter is documented as optional: MIO_OK
+ *   SV   the call returns `sentinel`
+ *   VOID no return value: a no-op
+ * `variant` only tells apart two rows for one parameter. */
+#define ROWS(X)                                                                                                  \
+    /* types */                                                                                                  \
+    X(SV, mio_type_from_name, name, _, -1, NULL, mio_type_from_name(NULL))                                       \
+    X(ST, mio_tensor_nbytes, ne, _, 0, NULL, mio_tensor_nbytes(MIO_TYPE_F32, 2, NULL, &g_u64))                        \
+    X(ST, mio_tensor_nbytes, out, _, 0, NULL, mio_tensor_nbytes(MIO_TYPE_F32, 2, g_ne, NULL))                         \
+    /* GGUF reader */                                                                                            \
+    X(ST, mio_gguf_open, path, _, 0, NULL, mio_gguf_open(NULL, 0, &g_fo))                                             \
+    X(ST, mio_gguf_open, out, _, 0, NULL, mio_gguf_open(GGUF_PATH, 0, NULL))                                          \
+    X(ST, mio_gguf_open_buffer, data, _, 0, NULL, mio_gguf_open_buffer(NULL, g_gguf.len, 0, &g_fo))                   \
+    X(ST, mio_gguf_open_buffer, out, _, 0, NULL, mio_gguf_open_buffer(g_gguf.p, g_gguf.len, 0, NULL))                 \
+    X(VOID, mio_gguf_close, f, _, 0, NULL, mio_gguf_close(NULL))                                                      \
+    X(SV, mio_gguf_version, f, _, 0, NULL, mio_gguf_version(NULL))                                               \
+    X(SV, mio_gguf_alignment, f, _, 0, NULL, mio_gguf_alignment(NULL))                                           \
+    X(SV, mio_gguf_header_size, f, _, 0, NULL, mio_gguf_header_size(NULL))                                       \
+    X(SV, mio_gguf_data_offset, f, _, 0, NULL, mio_gguf_data_offset(NULL))                                       \
+    X(SV, mio_gguf_file_size, f, _, 0, NULL, mio_gguf_file_size(NULL))                                           \
+    X(SV, mio_gguf_part_count, f, _, 0, NULL, mio_gguf_part_count(NULL))                                         \
+    X(SV, mio_gguf_part_data_offset, f, _, 0, NULL, mio_gguf_part_data_offset(NULL, 0))                          \
+    X(SV, mio_gguf_kv_count, f, _, -1, NULL, mio_gguf_kv_count(NULL))                                            \
+    X(SV, mio_gguf_find_key, f, _, -1, NULL, mio_gguf_find_key(NULL, "u"))                                       \
+    X(SV, mio_gguf_find_key, key, _, -1, NULL, mio_gguf_find_key(g_f, NULL))                                     \
+    X(SV, mio_gguf_kv_key, f, _, 1, NULL, str_is_null(mio_gguf_kv_key(NULL, k_u)))                               \
+    X(SV, mio_gguf_kv_type, f, _, -1, NULL, mio_gguf_kv_type(NULL, k_u))                                         \
+    X(ST, mio_gguf_kv_value, f, _, 0, NULL, mio_gguf_kv_value(NULL, k_u, &g_val))                                     \
+    X(ST, mio_gguf_kv_value, out, _, 0, NULL, mio_gguf_kv_value(g_f, k_u, NULL))                                      \
+    X(ST, mio_gguf_kv_raw, f, _, 0, NULL, mio_gguf_kv_raw(NULL, k_u, &g_str))                                         \
+    X(ST, mio_gguf_kv_raw, out, _, 0, NULL, mio_gguf_kv_raw(g_f, k_u, NULL))                                          \
+    X(ST, mio_gguf_kv_i64, f, _, 0, NULL, mio_gguf_kv_i64(NULL, k_u, &g_i64))                                         \
+    X(ST, mio_gguf_kv_i64, out, _, 0, NULL, mio_gguf_kv_i64(g_f, k_u, NULL))                                          \
+    X(ST, mio_gguf_kv_u64, f, _, 0, NULL, mio_gguf_kv_u64(NULL, k_u, &g_u64))                                         \
+    X(ST, mio_gguf_kv_u64, out, _, 0, NULL, mio_gguf_kv_u64(g_f, k_u, NULL))                                          \
+    X(ST, mio_gguf_kv_f64, f, _, 0, NULL, mio_gguf_kv_f64(NULL, k_f, &g_f64))                                         \
+    X(ST, mio_gguf_kv_f64, out, _, 0, NULL, mio_gguf_kv_f64(g_f, k_f, NULL))                                          \
+    X(ST, mio_gguf_kv_bool, f, _, 0, NULL, mio_gguf_kv_bool(NULL, k_b, &g_int))                                       \
+    X(ST, mio_gguf_kv_bool, out, _, 0, NULL, mio_gguf_kv_bool(g_f, k_b, NULL))                                        \
+    X(ST, mio_gguf_kv_str, f, _, 0, NULL, mio_gguf_kv_str(NULL, k_s, &g_str))                                         \
+    X(ST, mio_gguf_kv_str, out, _, 0, NULL, mio_gguf_kv_str(g_f, k_s, NULL))                                          \
+    X(ST, mio_gguf_arr_i64, f, _, 0, NULL, mio_gguf_arr_i64(NULL, k_ai, 1, &g_i64))                                   \
+    X(ST, mio_gguf_arr_i64, out, _, 0, NULL, mio_gguf_arr_i64(g_f, k_ai, 1, NULL))                                    \
+    X(ST, mio_gguf_arr_u64, f, _, 0, NULL, mio_gguf_arr_u64(NULL, k_ai, 1, &g_u64))                                   \
+    X(ST, mio_gguf_arr_u64, out, _, 0, NULL, mio_gguf_arr_u64(g_f, k_ai, 1, NULL))                                    \
+    X(ST, mio_gguf_arr_f64, f, _, 0, NULL, mio_gguf_arr_f64(NULL, k_af, 1, &g_f64))                                   \
+    X(ST, mio_gguf_arr_f64, out, _, 0, NULL, mio_gguf_arr_f64(g_f, k_af, 1, NULL))                                    \
+    X(ST, mio_gguf_arr_str, f, _, 0, NULL, mio_gguf_arr_str(NULL, k_as, 1, &g_str))                                   \
+    X(ST, mio_gguf_arr_str, out, _, 0, NULL, mio_gguf_arr_str(g_f, k_as, 1, NULL))                                    \
+    X(ST, mio_gguf_value_elem, arr, _, 0, NULL, mio_gguf_value_elem(NULL, 0, &g_val))                                 \
+    X(ST, mio_gguf_value_elem, out, _, 0, NULL, mio_gguf_value_elem(&g_arr, 0, NULL))                                 \
+    X(ST, mio_gguf_value_i64, v, _, 0, NULL, mio_gguf_value_i64(NULL, &g_i64))                                        \
+    X(ST, mio_gguf_value_i64, out, _, 0, NULL, mio_gguf_value_i64(&g_elem, NULL))                                     \
+    X(ST, mio_gguf_value_u64, v, _, 0, NULL, mio_gguf_value_u64(NULL, &g_u64))                                        \
+    X(ST, mio_gguf_value_u64, out, _, 0, NULL, mio_gguf_value_u64(&g_elem, NULL))                                     \
+    X(ST, mio_gguf_value_f64, v, _, 0, NULL, mio_gguf_value_f64(NULL, &g_f64))                                        \
+    X(ST, mio_gguf_value_f64, out, _, 0, NULL, mio_gguf_value_f64(&g_felem, NULL))                                    \
+    X(SV, mio_gguf_tensor_count, f, _, -1, NULL, mio_gguf_tensor_count(NULL))                                    \
+    X(ST, mio_gguf_tensor_info, f, _, 0, NULL, mio_gguf_tensor_info(NULL, 0, &g_to))                                  \
+    X(ST, mio_gguf_tensor_info, out, _, 0, NULL, mio_gguf_tensor_info(g_f, 0, NULL))                                  \
+    X(SV, mio_gguf_find_tensor, f, _, -1, NULL, mio_gguf_find_tensor(NULL, "t"))                                 \
+    X(SV, mio_gguf_find_tensor, name, _, -1, NULL, mio_gguf_find_tensor(g_f, NULL))                              \
+    X(ST, mio_gguf_tensor_shape2d, t, _, 0, NULL, mio_gguf_tensor_shape2d(NULL, &g_i64, &g_i64b))                     \
+    X(ST, mio_gguf_tensor_shape2d, rows, _, 0, NULL, mio_gguf_tensor_shape2d(&g_tensor, NULL, &g_i64b))               \
+    X(ST, mio_gguf_tensor_shape2d, cols, _, 0, NULL, mio_gguf_tensor_shape2d(&g_tensor, &g_i64, NULL))                \
+    X(ST, mio_gguf_take_mapping, f, _, 0, NULL, mio_gguf_take_mapping(NULL, &g_addr, &g_len))                         \
+    X(ST, mio_gguf_take_mapping, addr, _, 0, NULL, mio_gguf_take_mapping(g_f, NULL, &g_len))                          \
+    X(ST, mio_gguf_take_mapping, len, _, 0, NULL, mio_gguf_take_mapping(g_f, &g_addr, NULL))                          \
+    X(OK, mio_unmap, addr, _, 0, NULL, mio_unmap(NULL, 4096))                                                         \
+    X(VOID, mio_prefetch, f, _, 0, NULL, mio_prefetch(NULL, g_tensor.data, 32))                                       \
+    X(VOID, mio_prefetch, ptr, _, 0, NULL, mio_prefetch(g_f, NULL, 32))                                               \
+    X(VOID, mio_release, f, _, 0, NULL, mio_release(NULL, g_tensor.data, 32))                                         \
+    X(VOID, mio_release, ptr, _, 0, NULL, mio_release(g_f, NULL, 32))                                                 \
+    /* GGUF writer */                                                                                            \
+    X(ST, mio_writer_new, out, _, 0, NULL, mio_writer_new(0, NULL))                                                   \
+    X(VOID, mio_writer_free, w, _, 0, NULL, mio_writer_free(NULL))                                                    \
+    X(ST, mio_writer_set_u8, w, _, 0, NULL, mio_writer_set_u8(NULL, "k", 1))                                          \
+    X(ST, mio_writer_set_u8, key, _, 0, NULL, mio_writer_set_u8(g_w, NULL, 1))                                        \
+    X(ST, mio_writer_set_i8, w, _, 0, NULL, mio_writer_set_i8(NULL, "k", 1))                                          \
+    X(ST, mio_writer_set_i8, key, _, 0, NULL, mio_writer_set_i8(g_w, NULL, 1))                                        \
+    X(ST, mio_writer_set_u16, w, _, 0, NULL, mio_writer_set_u16(NULL, "k", 1))                                        \
+    X(ST, mio_writer_set_u16, key, _, 0, NULL, mio_writer_set_u16(g_w, NULL, 1))                                      \
+    X(ST, mio_writer_set_i16, w, _, 0, NULL, mio_writer_set_i16(NULL, "k", 1))                                        \
+    X(ST, mio_writer_set_i16, key, _, 0, NULL, mio_writer_set_i16(g_w, NULL, 1))                                      \
+    X(ST, mio_writer_set_u32, w, _, 0, NULL, mio_writer_set_u32(NULL, "k", 1))                                        \
+    X(ST, mio_writer_set_u32, key, _, 0, NULL, mio_writer_set_u32(g_w, NULL, 1))                                      \
+    X(ST, mio_writer_set_i32, w, _, 0, NULL, mio_writer_set_i32(NULL, "k", 1))                                        \
+    X(ST, mio_writer_set_i32, key, _, 0, NULL, mio_writer_set_i32(g_w, NULL, 1))                                      \
+    X(ST, mio_writer_set_u64, w, _, 0, NULL, mio_writer_set_u64(NULL, "k", 1))                                        \
+    X(ST, mio_writer_set_u64, key, _, 0, NULL, mio_writer_set_u64(g_w, NULL, 1))                                      \
+    X(ST, mio_writer_set_i64, w, _, 0, NULL, mio_writer_set_i64(NULL, "k", 1))                                        \
+    X(ST, mio_writer_set_i64, key, _, 0, NULL, mio_writer_set_i64(g_w, NULL, 1))                                      \
+    X(ST, mio_writer_set_f32, w, _, 0, NULL, mio_writer_set_f32(NULL, "k", 1))                                        \
+    X(ST, mio_writer_set_f32, key, _, 0, NULL, mio_writer_set_f32(g_w, NULL, 1))                                      \
+    X(ST, mio_writer_set_f64, w, _, 0, NULL, mio_writer_set_f64(NULL, "k", 1))                                        \
+    X(ST, mio_writer_set_f64, key, _, 0, NULL, mio_writer_set_f64(g_w, NULL, 1))                                      \
+    X(ST, mio_writer_set_bool, w, _, 0, NULL, mio_writer_set_bool(NULL, "k", 1))                                      \
+    X(ST, mio_writer_set_bool, key, _, 0, NULL, mio_writer_set_bool(g_w, NULL, 1))                                    \
+    X(ST, mio_writer_set_str, w, _, 0, NULL, mio_writer_set_str(NULL, "k", "abc", 3))                                 \
+    X(ST, mio_writer_set_str, key, _, 0, NULL, mio_writer_set_str(g_w, NULL, "abc", 3))                               \
+    X(ST, mio_writer_set_str, s, _, 0, NULL, mio_writer_set_str(g_w, "k", NULL, 3))                                   \
+    X(ST, mio_writer_set_arr, w, _, 0, NULL, mio_writer_set_arr(NULL, "k", MIO_GGUF_I32, g_ai, 3))                    \
+    X(ST, mio_writer_set_arr, key, _, 0, NULL, mio_writer_set_arr(g_w, NULL, MIO_GGUF_I32, g_ai, 3))                  \
+    X(ST, mio_writer_set_arr, data, _, 0, NULL, mio_writer_set_arr(g_w, "k", MIO_GGUF_I32, NULL, 3))                  \
+    X(ST, mio_writer_set_arr_str, w, _, 0, NULL, mio_writer_set_arr_str(NULL, "k", g_strs, NULL, 2))                  \
+    X(ST, mio_writer_set_arr_str, key, _, 0, NULL, mio_writer_set_arr_str(g_w, NULL, g_strs, NULL, 2))                \
+    X(ST, mio_writer_set_arr_str, strs, _, 0, NULL, mio_writer_set_arr_str(g_w, "k", NULL, NULL, 2))                  \
+    X(OK, mio_writer_set_arr_str, lens, _, 0, NULL, mio_writer_set_arr_str(g_w, "k", g_strs, NULL, 2))                \
+    X(ST, mio_writer_remove_key, w, _, 0, NULL, mio_writer_remove_key(NULL, "general.name"))                          \
+    X(ST, mio_writer_remove_key, key, _, 0, NULL, mio_writer_remove_key(g_w, NULL))                                   \
+    X(ST, mio_writer_copy_kv, w, _, 0, NULL, mio_writer_copy_kv(NULL, g_f, k_u))                                      \
+    X(ST, mio_writer_copy_kv, src, _, 0, "source file src is NULL", mio_writer_copy_kv(g_w, NULL, 0))            \
+    X(ST, mio_writer_copy_all_kv, w, _, 0, NULL, mio_writer_copy_all_kv(NULL, g_f, g_skip, 1))                        \
+    X(ST, mio_writer_copy_all_kv, src, _, 0, "source file src is NULL", mio_writer_copy_all_kv(g_w, NULL, g_skip, 1)) \
+    X(ST, mio_writer_copy_all_kv, skip, _, 0, "skip is NULL (n_skip 3)", mio_writer_copy_all_kv(g_w, g_f, NULL, 3)) \
+    X(SV, mio_writer_kv_count, w, _, -1, NULL, mio_writer_kv_count(NULL))                                        \
+    X(SV, mio_writer_alignment, w, _, 0, NULL, mio_writer_alignment(NULL))                                       \
+    X(ST, mio_writer_add_tensor, w, _, 0, NULL, mio_writer_add_tensor(NULL, "t2", MIO_TYPE_F32, 2, g_ne, g_tdata, 32)) \
+    X(ST, mio_writer_add_tensor, name, _, 0, NULL, mio_writer_add_tensor(g_w, NULL, MIO_TYPE_F32, 2, g_ne, g_tdata, 32)) \
+    X(ST, mio_writer_add_tensor, ne, _, 0, NULL, mio_writer_add_tensor(g_w, "t2", MIO_TYPE_F32, 2, NULL, g_tdata, 32)) \
+    X(ST, mio_writer_add_tensor, data, _, 0, NULL, mio_writer_add_tensor(g_w, "t2", MIO_TYPE_F32, 2, g_ne, NULL, 32)) \
+    X(ST, mio_writer_declare_tensor, w, _, 0, NULL, mio_writer_declare_tensor(NULL, "t2", MIO_TYPE_F32, 2, g_ne))     \
+    X(ST, mio_writer_declare_tensor, name, _, 0, NULL, mio_writer_declare_tensor(g_w, NULL, MIO_TYPE_F32, 2, g_ne))   \
+    X(ST, mio_writer_declare_tensor, ne, _, 0, NULL, mio_writer_declare_tensor(g_w, "t2", MIO_TYPE_F32, 2, NULL))     \
+    X(SV, mio_writer_tensor_count, w, _, -1, NULL, mio_writer_tensor_count(NULL))                                \
+    X(SV, mio_writer_header_size, w, _, 0, NULL, mio_writer_header_size(NULL))                                   \
+    X(ST, mio_writer_write_file, w, _, 0, NULL, mio_writer_write_file(NULL, "null_args_out.gguf"))                    \
+    X(ST, mio_writer_write_file, path, _, 0, NULL, mio_writer_write_file(g_w, NULL))                                  \
+    X(ST, mio_writer_write_cb, w, _, 0, NULL, mio_writer_write_cb(NULL, mem_sink, NULL))                              \
+    X(ST, mio_writer_write_cb, fn, _, 0, NULL, mio_writer_write_cb(g_w, NULL, NULL))                                  \
+    X(OK, mio_writer_write_cb, user, _, 0, NULL, mio_writer_write_cb(g_w, mem_sink, NULL))                            \
+    X(ST, mio_writer_write_fd, w, _, 0, NULL, mio_writer_write_fd(NULL, g_devnull))                                   \
+    X(ST, mio_writer_begin_file, w, _, 0, NULL, mio_writer_begin_file(NULL, "null_args_out.gguf"))                    \
+    X(ST, mio_writer_begin_file, path, _, 0, NULL, mio_writer_begin_file(g_w, NULL))                                  \
+    X(ST, mio_writer_begin_cb, w, _, 0, NULL, mio_writer_begin_cb(NULL, mem_sink, NULL))                              \
+    X(ST, mio_writer_begin_cb, fn, _, 0, NULL, mio_writer_begin_cb(g_w, NULL, NULL))                                  \
+    X(OK, mio_writer_begin_cb, user, _, 0, NULL, mio_writer_begin_cb(g_w, mem_sink, NULL))                            \
+    X(ST, mio_writer_begin_fd, w, _, 0, NULL, mio_writer_begin_fd(NULL, g_devnull))                                   \
+    X(ST, mio_writer_write_tensor, w, _, 0, NULL, mio_writer_write_tensor(NULL, g_tdata, 32))                         \
+    X(ST, mio_writer_write_tensor, data, declared, 0, NULL, write_null_declared())                                    \
+    X(OK, mio_writer_write_tensor, data, added, 0, NULL, write_null_added())                                          \
+    X(ST, mio_writer_finish, w, _, 0, NULL, mio_writer_finish(NULL))                                                  \
+    /* codecs */                                                                                                 \
+    X(ST, mio_encode_f32, src, _, 0, NULL, mio_encode_f32(MIO_TYPE_Q8_0, NULL, 32, g_q8, 34))                         \
+    X(ST, mio_encode_f32, dst, _, 0, NULL, mio_encode_f32(MIO_TYPE_Q8_0, g_src, 32, NULL, 34))                        \
+    X(ST, mio_decode_f32, src, _, 0, NULL, mio_decode_f32(MIO_TYPE_Q8_0, NULL, 34, g_fout, 32))                       \
+    X(ST, mio_decode_f32, dst, _, 0, NULL, mio_decode_f32(MIO_TYPE_Q8_0, g_q8, 34, NULL, 32))                         \
+    X(ST, mio_encode_f32_imatrix, src, _, 0, NULL, mio_encode_f32_imatrix(MIO_TYPE_Q4_K, NULL, 256, 256, g_imat, g_q4k, 144)) \
+    X(OK, mio_encode_f32_imatrix, imatrix, _, 0, NULL, mio_encode_f32_imatrix(MIO_TYPE_Q4_K, g_src, 256, 256, NULL, g_q4k, 144)) \
+    X(ST, mio_encode_f32_imatrix, dst, _, 0, NULL, mio_encode_f32_imatrix(MIO_TYPE_Q4_K, g_src, 256, 256, g_imat, NULL, 144)) \
+    X(ST, mio_encode_f32_mt, src, _, 0, NULL, mio_encode_f32_mt(MIO_TYPE_Q8_0, NULL, 32, g_q8, 34, 2))                \
+    X(ST, mio_encode_f32_mt, dst, _, 0, NULL, mio_encode_f32_mt(MIO_TYPE_Q8_0, g_src, 32, NULL, 34, 2))               \
+    X(ST, mio_decode_f32_mt, src, _, 0, NULL, mio_decode_f32_mt(MIO_TYPE_Q8_0, NULL, 34, g_fout, 32, 2))              \
+    X(ST, mio_decode_f32_mt, dst, _, 0, NULL, mio_decode_f32_mt(MIO_TYPE_Q8_0, g_q8, 34, NULL, 32, 2))                \
+    /* safetensors */                                                                                            \
+    X(SV, mio_st_dtype_from_name, name, _, -1, NULL, mio_st_dtype_from_name(NULL))                               \
+    X(ST, mio_st_open, path, _, 0, NULL, mio_st_open(NULL, 0, &g_sfo))                                                \
+    X(ST, mio_st_open, out, _, 0, NULL, mio_st_open(ST_PATH, 0, NULL))                                                \
+    X(ST, mio_st_open_buffer, data, _, 0, NULL, mio_st_open_buffer(NULL, g_st_len, 0, &g_sfo))                        \
+    X(ST, mio_st_open_buffer, out, _, 0, NULL, mio_st_open_buffer(g_st_buf, g_st_len, 0, NULL))                       \
+    X(ST, mio_st_read_frame, fn, _, 0, NULL, mio_st_read_frame(NULL, &g_cursor, &g_sfo))                              \
+    X(OK, mio_st_read_frame, user, _, 0, NULL, read_frame_user_null())                                                \
+    X(ST, mio_st_read_frame, out, _, 0, NULL, read_frame_out_null())                                                  \
+    X(ST, mio_st_read_frame_fd, out, _, 0, NULL, mio_st_read_frame_fd(g_st_fd, NULL))                                 \
+    X(VOID, mio_st_close, f, _, 0, NULL, mio_st_close(NULL))                                                          \
+    X(SV, mio_st_header_size, f, _, 0, NULL, mio_st_header_size(NULL))                                           \
+    X(SV, mio_st_file_size, f, _, 0, NULL, mio_st_file_size(NULL))                                               \
+    X(SV, mio_st_shard_count, f, _, 0, NULL, mio_st_shard_count(NULL))                                           \
+    X(SV, mio_st_tensor_count, f, _, -1, NULL, mio_st_tensor_count(NULL))                                        \
+    X(ST, mio_st_tensor_info, f, _, 0, NULL, mio_st_tensor_info(NULL, 0, &g_sto))                                     \
+    X(ST, mio_st_tensor_info, out, _, 0, NULL, mio_st_tensor_info(g_sf, 0, NULL))                                     \
+    X(SV, mio_st_find_tensor, f, _, -1, NULL, mio_st_find_tensor(NULL, "w"))                                     \
+    X(SV, mio_st_find_tensor, name, _, -1, NULL, mio_st_find_tensor(g_sf, NULL))                                 \
+    X(SV, mio_st_meta_count, f, _, -1, NULL, mio_st_meta_count(NULL))                                            \
+    X(ST, mio_st_meta_at, f, _, 0, NULL, mio_st_meta_at(NULL, 0, &g_str, &g_str2))                                    \
+    X(OK, mio_st_meta_at, key, _, 0, NULL, mio_st_meta_at(g_sf, 0, NULL, &g_str2))                                    \
+    X(OK, mio_st_meta_at, value, _, 0, NULL, mio_st_meta_at(g_sf, 0, &g_str, NULL))                                   \
+    X(ST, mio_st_find_meta, f, _, 0, NULL, mio_st_find_meta(NULL, "format", &g_str))                                  \
+    X(ST, mio_st_find_meta, key, _, 0, NULL, mio_st_find_meta(g_sf, NULL, &g_str))                                    \
+    X(OK, mio_st_find_meta, value, _, 0, NULL, mio_st_find_meta(g_sf, "format", NULL))                                \
+    X(ST, mio_st_slice, f, _, 0, NULL, mio_st_slice(NULL, 0, 1, g_starts, g_ends, g_dst, sizeof g_dst, &g_len))       \
+    X(ST, mio_st_slice, starts, _, 0, NULL, mio_st_slice(g_sf, 0, 1, NULL, g_ends, g_dst, sizeof g_dst, &g_len))      \
+    X(ST, mio_st_slice, ends, _, 0, NULL, mio_st_slice(g_sf, 0, 1, g_starts, NULL, g_dst, sizeof g_dst, &g_len))      \
+    X(ST, mio_st_slice, dst, _, 0, NULL, mio_st_slice(g_sf, 0, 1, g_starts, g_ends, NULL, sizeof g_dst, &g_len))      \
+    X(OK, mio_st_slice, written, _, 0, NULL, mio_st_slice(g_sf, 0, 1, g_starts, g_ends, g_dst, sizeof g_dst, NULL))   \
+    X(ST, mio_st_save_file, path, _, 0, NULL, mio_st_save_file(NULL, g_ent, 1, g_meta, 1))                            \
+    X(ST, mio_st_save_file, t, _, 0, NULL, mio_st_save_file("null_args_out.safetensors", NULL, 1, g_meta, 1))         \
+    X(ST, mio_st_save_file, meta, _, 0, NULL, mio_st_save_file("null_args_out.safetensors", g_ent, 1, NULL, 1))       \
+    X(ST, mio_st_save_buffer, t, _, 0, NULL, mio_st_save_buffer(NULL, 1, g_meta, 1, &g_buf_out, &g_len))              \
+    X(ST, mio_st_save_buffer, meta, _, 0, NULL, mio_st_save_buffer(g_ent, 1, NULL, 1, &g_buf_out, &g_len))            \
+    X(ST, mio_st_save_buffer, out, _, 0, NULL, mio_st_save_buffer(g_ent, 1, g_meta, 1, NULL, &g_len))                 \
+    X(ST, mio_st_save_buffer, out_len, _, 0, NULL, mio_st_save_buffer(g_ent, 1, g_meta, 1, &g_buf_out, NULL))         \
+    X(ST, mio_st_save_cb, t, _, 0, NULL, mio_st_save_cb(NULL, 1, g_meta, 1, mem_sink, NULL))                          \
+    X(ST, mio_st_save_cb, meta, _, 0, NULL, mio_st_save_cb(g_ent, 1, NULL, 1, mem_sink, NULL))                        \
+    X(ST, mio_st_save_cb, fn, _, 0, NULL, mio_st_save_cb(g_ent, 1, g_meta, 1, NULL, NULL))                            \
+    X(OK, mio_st_save_cb, user, _, 0, NULL, mio_st_save_cb(g_ent, 1, g_meta, 1, mem_sink, NULL))                      \
+    X(ST, mio_st_save_sharded, dir, _, 0, NULL, mio_st_save_sharded(NULL, g_ent, 1, g_meta, 1, 1000, &g_u32))         \
+    X(ST, mio_st_save_sharded, t, _, 0, NULL, mio_st_save_sharded(ST_DIR, NULL, 1, g_meta, 1, 1000, &g_u32))          \
+    X(ST, mio_st_save_sharded, meta, _, 0, NULL, mio_st_save_sharded(ST_DIR, g_ent, 1, NULL, 1, 1000, &g_u32))        \
+    X(OK, mio_st_save_sharded, n_shards, _, 0, NULL, mio_st_save_sharded(ST_DIR, g_ent, 1, g_meta, 1, 1000, NULL))    \
+    X(VOID, mio_free, p, _, 0, NULL, mio_free(NULL))
+
+enum kind { K_ST, K_OK, K_SV, K_VOID };
+#define CALL_ST(e) (long long)(e)
+#define CALL_OK(e) (long long)(e)
+#define CALL_SV(e) (long long)(e)
+#define CALL_VOID(e) ((e), 0LL)
+#define THUNK(kind, fn, arg, var, want, msg, ...) \
+    static long long call_##fn##__##arg##__##var(void) { return CALL_##kind(__VA_ARGS__); }
+ROWS(THUNK)
+
+typedef struct row {
+    enum kind kind;
+    const char *fn, *arg, *var;
+    long long want;
+    const char *msg;
+    long long (*call)(void);
+} row;
+#define ENTRY(kind, fn, arg, var, want, msg, ...) {K_##kind, #fn, #arg, #var, want, msg, call_##fn##__##arg##__##var},
+static const row k_rows[] = {ROWS(ENTRY)};
+#define N_ROWS (sizeof k_rows / sizeof k_rows[0])
+
+/* Runs in the child: 0 if the row holds. */
+static int check_row(const row *r) {
+    mio_writer *dummy = NULL;
+    (void)mio_writer_new(0x80u, &dummy); /* a known, unrelated message: the row's call must replace it */
+    long long got = r->call();
+    const char *m = mio_last_error();
+    switch (r->kind) {
+    case K_ST: {
+        char want[96];
+        snprintf(want, sizeof want, "%s is NULL", r->arg);
+        const char *pat = r->msg ? r->msg : want;
+        char spaced[100];
+        snprintf(spaced, sizeof spaced, " %s", pat);
+        if (got != MIO_ERR_INVALID_ARG) {
+            fprintf(stderr, "%s(%s = NULL): %s, expected MIO_ERR_INVALID_ARG (%s)\n", r->fn, r->arg,
+                    mio_status_name((mio_status)got), m);
+            return 1;
+        }
+        if (strncmp(m, pat, strlen(pat)) != 0 && !strstr(m, spaced)) {
+            fprintf(stderr, "%s(%s = NULL): message lacks \"%s\": %s\n", r->fn, r->arg, pat, m);
+            return 1;
+        }
+        return 0;
+    }
+    case K_OK:
+        if (got != MIO_OK) {
+            fprintf(stderr, "%s(%s = NULL, documented optional): %s, expected MIO_OK (%s)\n", r->fn, r->arg,
+                    mio_status_name((mio_status)got), m);
+            return 1;
+        }
+        return 0;
+    case K_SV:
+        if (got != r->want) {
+            fprintf(stderr, "%s(%s = NULL): returned %lld, expected the sentinel %lld\n", r->fn, r->arg, got, r->want);
+            return 1;
+        }
+        return 0;
+    case K_VOID: return 0;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------------ header coverage */
+
+/* "MIO_API ... name(params);" declarations of the header, comments and
+ * preprocessor lines removed; calls fn(name, param) for every pointer parameter
+ * (a '*' in its type, or one of the header's function-pointer typedefs).
+ * Returns the number of declarations seen. */
+static int header_pointer_params(void (*fn)(const char *, const char *)) {
+    FILE *fp = fopen(MIO_HEADER, "rb");
+    if (!fp) { fprintf(stderr, "cannot open %s\n", MIO_HEADER); return -1; }
+    static char src[1 << 17], txt[1 << 17];
+    size_t n = fread(src, 1, sizeof src - 1, fp);
+    fclose(fp);
+    src[n] = 0;
+    size_t o = 0;
+    int bol = 1, in_pp = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (src[i] == '/' && src[i + 1] == '*') {
+            char *e = strstr(src + i + 2, "*/");
+            i = e ? (size_t)(e - src) + 1 : n;
+            txt[o++] = ' ';
+            continue;
+        }
+        if (src[i] == '/' && src[i + 1] == '/') { while (i < n && src[i] != '\n') i++; }
+        if (bol && !in_pp) {
+            size_t j = i;
+            while (src[j] == ' ' || src[j] == '\t') j++;
+            if (src[j] == '#') in_pp = 1;
+        }
+        if (src[i] == '\n') {
+            bol = 1;
+            if (in_pp && !(i > 0 && src[i - 1] == '\\')) in_pp = 0;
+            txt[o++] = ' ';
+            continue;
+        }
+        bol = 0;
+        if (!in_pp) txt[o++] = src[i];
+    }
+    txt[o] = 0;
+    int decls = 0;
+    for (char *p = strstr(txt, "MIO_API"); p; p = strstr(p + 7, "MIO_API")) {
+        char *semi = strchr(p, ';'), *lp = strchr(p, '(');
+        if (!semi || !lp || lp > semi) continue;
+        char name[96];
+        char *e = lp;
+        while (e > p && e[-1] == ' ') e--;
+        char *b = e;
+        while (b > p && (isalnum((unsigned char)b[-1]) || b[-1] == '_')) b--;
+        snprintf(name, sizeof name, "%.*s", (int)(e - b), b);
+        decls++;
+        char *rp = semi;
+        while (rp > lp && *rp != ')') rp--;
+        char params[512];
+        snprintf(params, sizeof params, "%.*s", (int)(rp - lp - 1), lp + 1);
+        for (char *save = NULL, *tok = strtok_r(params, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            bool ptr = strchr(tok, '*') || strstr(tok, "mio_write_fn") || strstr(tok, "mio_read_fn");
+            if (!ptr) continue;
+            char *te = tok + strlen(tok);
+            while (te > tok && te[-1] == ' ') te--;
+            char *tb = te;
+            while (tb > tok && (isalnum((unsigned char)tb[-1]) || tb[-1] == '_')) tb--;
+            char pname[64];
+            snprintf(pname, sizeof pname, "%.*s", (int)(te - tb), tb);
+            fn(name, pname);
+        }
+    }
+    return decls;
+}
+
+static int g_positions, g_missing;
+static bool row_exists(const char *fn, const char *arg) {
+    for (size_t i = 0; i < N_ROWS; i++)
+        if (strcmp(k_rows[i].fn, fn) == 0 && strcmp(k_rows[i].arg, arg) == 0) return true;
+    return false;
+}
+static void need_row(const char *fn, const char *arg) {
+    g_positions++;
+    if (!row_exists(fn, arg)) { g_missing++; fprintf(stderr, "no row for %s(%s = NULL)\n", fn, arg); }
+}
+static const char *g_find_fn, *g_find_arg;
+static int g_found;
+static void find_param(const char *fn, const char *arg) {
+    if (strcmp(fn, g_find_fn) == 0 && strcmp(arg, g_find_arg) == 0) g_found = 1;
+}
+
+int main(void) {
+    make_fixtures();
+
+    /* the table covers the header, and only the header */
+    int decls = header_pointer_params(need_row);
+    T_CHECK(decls > 100);
+    T_EQ_INT(g_missing, 0);
+    for (size_t i = 0; i < N_ROWS; i++) {
+        g_find_fn = k_rows[i].fn;
+        g_find_arg = k_rows[i].arg;
+        g_found = 0;
+        header_pointer_params(find_param);
+        if (!g_found) fprintf(stderr, "row %s(%s) is not a pointer parameter in the header\n", k_rows[i].fn, k_rows[i].arg);
+        T_CHECK(g_found);
+    }
+    printf("%d MIO_API declarations, %d pointer parameters, %zu rows\n", decls, g_positions, N_ROWS);
+
+    for (size_t i = 0; i < N_ROWS; i++) {
+        const row *r = &k_rows[i];
+        fflush(stdout);
+        fflush(stderr);
+        pid_t pid = fork();
+        if (pid < 0) { perror("fork"); T_CHECK(pid >= 0); break; }
+        if (pid == 0) exit(check_row(r)); /* exit, not _exit: LeakSanitizer checks the child too */
+        int ws = 0;
+        waitpid(pid, &ws, 0);
+        if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0) { t_pass++; continue; }
+        t_fail++;
+        if (WIFSIGNALED(ws)) fprintf(stderr, "%s(%s = NULL): crashed with signal %d\n", r->fn, r->arg, WTERMSIG(ws));
+        else if (WEXITSTATUS(ws) != 1) fprintf(stderr, "%s(%s = NULL): child exited with %d\n", r->fn, r->arg, WEXITSTATUS(ws));
+    }
+
+    mio_gguf_close(g_f);
+    mio_st_close(g_sf);
+    mio_free(g_st_buf);
+    free(g_gguf.p);
+    mio_writer_free(g_w);
+    mio_writer_free(g_wdecl);
+    mio_writer_free(g_wadd);
+    close(g_devnull);
+    close(g_st_fd);
+    T_DONE();
+}
