@@ -310,9 +310,12 @@ static mio_status err_data_overflow(const char *name, uint64_t index, uint64_t n
 }
 
 /* Assign every tensor its offset at the current alignment and return the padded
- * data size (the last tensor's padding included, as written); refreshes the cache. */
+ * data size (the last tensor's padding included, as written); refreshes the cache.
+ * *out is written on every path: the compiler cannot see that err_set()'s status
+ * is non-zero, and at -O3 would warn that callers may read it uninitialized. */
 static mio_status data_layout(mio_writer *w, uint64_t *out) {
     uint64_t off = 0;
+    *out = 0;
     for (uint64_t i = 0; i < w->n_t; i++) {
         wtensor *t = &w->t[i];
         uint64_t padded, next;
