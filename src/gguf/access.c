@@ -46,7 +46,7 @@ static bool nonzero_in(const gguf_part *part, uint64_t a, uint64_t b, uint64_t *
 }
 
 mio_status mio_gguf_find_nonzero_padding(const mio_gguf_file *f, uint32_t *part, uint64_t *offset) {
-    if (!f || !part || !offset) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file" : !part ? "part" : "offset");
+    if (!f || !part || !offset) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : !part ? "part" : "offset");
     for (uint32_t p = 0; p < f->n_parts; p++) {
         const gguf_part *gp = &f->parts[p];
         uint64_t at, from = gp->header_size;

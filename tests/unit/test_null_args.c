@@ -66,6 +66,7 @@ static const char *const g_skip[1] = {"s"};
 
 static membuf g_gguf;                              /* writer-made GGUF image */
 static mio_gguf_file *g_f;                         /* parsed from g_gguf */
+static mio_gguf_file *g_ffile;                     /* opened from GGUF_PATH (for uses_file) */
 static int64_t k_s, k_u, k_f, k_b, k_ai, k_af, k_as;
 static mio_gguf_value g_arr, g_elem, g_felem;      /* "ai", "ai"[0], "af"[0] */
 static mio_gguf_tensor g_tensor;
@@ -87,6 +88,7 @@ static const mio_st_meta g_meta[1] = {{"format", "pt"}};
 static void *g_st_buf;
 static size_t g_st_len;
 static mio_st_file *g_sf;
+static mio_st_file *g_sffile;                      /* opened from ST_PATH (for uses_file) */
 static int g_st_fd = -1;
 static const uint64_t g_starts[1] = {0}, g_ends[1] = {1};
 static uint8_t g_dst[64];
@@ -156,6 +158,8 @@ static void make_fixtures(void) {
     T_OK(mio_gguf_kv_value(g_f, k_af, &af));
     T_OK(mio_gguf_value_elem(&af, 0, &g_felem));
     T_OK(mio_gguf_tensor_info(g_f, 0, &g_tensor));
+    T_OK(mio_gguf_open(GGUF_PATH, 0, &g_ffile));
+    T_EQ_INT(mio_gguf_uses_file(g_ffile, GGUF_PATH), 1); /* so that its 0 for NULL below means something */
 
     /* writers */
     T_OK(mio_writer_new(0, &g_w));
@@ -181,6 +185,8 @@ static void make_fixtures(void) {
     T_OK(mio_st_save_file(ST_PATH, g_ent, 1, g_meta, 1));
     T_OK(mio_st_open_buffer(g_st_buf, g_st_len, MIO_BUFFER_BORROW, &g_sf));
     if (!g_sf) { fprintf(stderr, "fixture safetensors did not parse: %s\n", mio_last_error()); exit(1); }
+    T_OK(mio_st_open(ST_PATH, 0, &g_sffile));
+    T_EQ_INT(mio_st_uses_file(g_sffile, ST_PATH), 1);
     g_st_fd = open(ST_PATH, O_RDONLY);
     T_CHECK(g_st_fd >= 0);
     mkdir(ST_DIR, 0755);
@@ -212,6 +218,11 @@ static void make_fixtures(void) {
     X(SV, mio_gguf_file_size, f, _, 0, NULL, mio_gguf_file_size(NULL))                                           \
     X(SV, mio_gguf_part_count, f, _, 0, NULL, mio_gguf_part_count(NULL))                                         \
     X(SV, mio_gguf_part_data_offset, f, _, 0, NULL, mio_gguf_part_data_offset(NULL, 0))                          \
+    X(SV, mio_gguf_uses_file, f, _, 0, NULL, mio_gguf_uses_file(NULL, GGUF_PATH))                                \
+    X(SV, mio_gguf_uses_file, path, _, 0, NULL, mio_gguf_uses_file(g_ffile, NULL))                               \
+    X(ST, mio_gguf_find_nonzero_padding, f, _, 0, NULL, mio_gguf_find_nonzero_padding(NULL, &g_u32, &g_u64))     \
+    X(ST, mio_gguf_find_nonzero_padding, part, _, 0, NULL, mio_gguf_find_nonzero_padding(g_f, NULL, &g_u64))     \
+    X(ST, mio_gguf_find_nonzero_padding, offset, _, 0, NULL, mio_gguf_find_nonzero_padding(g_f, &g_u32, NULL))   \
     X(SV, mio_gguf_kv_count, f, _, -1, NULL, mio_gguf_kv_count(NULL))                                            \
     X(SV, mio_gguf_find_key, f, _, -1, NULL, mio_gguf_find_key(NULL, "u"))                                       \
     X(SV, mio_gguf_find_key, key, _, -1, NULL, mio_gguf_find_key(g_f, NULL))                                     \
@@ -358,6 +369,8 @@ static void make_fixtures(void) {
     X(SV, mio_st_header_size, f, _, 0, NULL, mio_st_header_size(NULL))                                           \
     X(SV, mio_st_file_size, f, _, 0, NULL, mio_st_file_size(NULL))                                               \
     X(SV, mio_st_shard_count, f, _, 0, NULL, mio_st_shard_count(NULL))                                           \
+    X(SV, mio_st_uses_file, f, _, 0, NULL, mio_st_uses_file(NULL, ST_PATH))                                      \
+    X(SV, mio_st_uses_file, path, _, 0, NULL, mio_st_uses_file(g_sffile, NULL))                                  \
     X(SV, mio_st_tensor_count, f, _, -1, NULL, mio_st_tensor_count(NULL))                                        \
     X(ST, mio_st_tensor_info, f, _, 0, NULL, mio_st_tensor_info(NULL, 0, &g_sto))                                     \
     X(ST, mio_st_tensor_info, out, _, 0, NULL, mio_st_tensor_info(g_sf, 0, NULL))                                     \
@@ -571,7 +584,9 @@ int main(void) {
     }
 
     mio_gguf_close(g_f);
+    mio_gguf_close(g_ffile);
     mio_st_close(g_sf);
+    mio_st_close(g_sffile);
     mio_free(g_st_buf);
     free(g_gguf.p);
     mio_writer_free(g_w);
