@@ -14,24 +14,12 @@
 #include <unistd.h>
 
 #include "../tests/codec/codec_peer.h"
+#include "bench_util.h"
 
 enum { ROWS = 256, WIDTH = 4096, N = ROWS * WIDTH, REPS = 7 };
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v) {
-    qsort(v, REPS, sizeof *v, cmp_double);
-    return v[REPS / 2];
-}
+static double now(void) { return bench_now_ms() / 1e3; }
+static double median(double *v) { return bench_median(v, REPS); }
 
 /* ggml's encoder for a type: ggml_quantize_chunk, except for the types it refuses
  * there (q8_1, q8_K), whose from_float_ref is ggml's only encoder. */

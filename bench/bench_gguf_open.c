@@ -5,6 +5,7 @@
  * Usage: bench_gguf_open [FILE.gguf] [iterations]; peer from $MIO_PEER_DIR. */
 #include "modelio.h"
 #include "../tests/interop/peer.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +19,6 @@
 static peer_api G;
 static volatile uint64_t sink; /* defeats dead-code elimination of the walks */
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static int is_uint(int t) {
     return t == MIO_GGUF_U8 || t == MIO_GGUF_U16 || t == MIO_GGUF_U32 || t == MIO_GGUF_U64 || t == MIO_GGUF_BOOL;
@@ -137,15 +133,6 @@ static int run_ggml(const char *path, int walk) {
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : MIO_BENCH_DEFAULT_FILE;
@@ -171,15 +158,15 @@ int main(int argc, char **argv) {
     if (run_ours(path, 1, &items) || run_ggml(path, 1)) return 1;
 
     for (int k = 0; k < iters; k++) { /* interleaved so drift hits every variant alike */
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         if (run_ours(path, 1, &items)) return 1;
-        double t1 = now_ms();
+        double t1 = bench_now_ms();
         if (run_ggml(path, 0)) return 1;
-        double t2 = now_ms();
+        double t2 = bench_now_ms();
         if (run_ggml(path, 1)) return 1;
-        double t3 = now_ms();
+        double t3 = bench_now_ms();
         if (run_ours(path, 0, &dummy)) return 1;
-        double t4 = now_ms();
+        double t4 = bench_now_ms();
         ours[k] = t1 - t0;
         gbare[k] = t2 - t1;
         gwalk[k] = t3 - t2;
@@ -192,8 +179,8 @@ int main(int argc, char **argv) {
         if (gbare[k] < min_b) min_b = gbare[k];
         if (gwalk[k] < min_w) min_w = gwalk[k];
     }
-    double med_ob = median(obare, iters);
-    double med_o = median(ours, iters), med_b = median(gbare, iters), med_w = median(gwalk, iters);
+    double med_ob = bench_median(obare, iters);
+    double med_o = bench_median(ours, iters), med_b = bench_median(gbare, iters), med_w = bench_median(gwalk, iters);
 
     printf("file: %s\n", path);
     printf("peer: %s\n", G.path);

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #ifndef MIO_BENCH_ST_DEFAULT_FILE
 #define MIO_BENCH_ST_DEFAULT_FILE "tests/data/safetensors/golden/large_20000.safetensors"
 #endif
@@ -23,18 +25,6 @@
 
 static volatile uint64_t sink; /* defeats dead-code elimination */
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* Touch the result so the parse cannot be skipped: count, last tensor's end. */
 static int consume(mio_st_file *f)
@@ -60,7 +50,7 @@ static int run(int mode, const char *path, const void *buf, size_t len, int iter
         return -1;
     for (int k = -1; k < iters; k++) { /* k == -1: warm-up, not counted */
         mio_st_file *f = NULL;
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         mio_status st = mode == 0 ? mio_st_open_buffer(buf, len, MIO_BUFFER_BORROW, &f)
                                   : mio_st_open(path, MIO_OPEN_MMAP, &f);
         if (st != MIO_OK) {
@@ -71,13 +61,12 @@ static int run(int mode, const char *path, const void *buf, size_t len, int iter
         consume(f);
         r->tensors = mio_st_tensor_count(f);
         mio_st_close(f);
-        double t1 = now_ms();
+        double t1 = bench_now_ms();
         if (k >= 0)
             ms[k] = t1 - t0;
     }
-    qsort(ms, (size_t)iters, sizeof *ms, cmp_double);
+    r->median = bench_median(ms, iters);
     r->min = ms[0];
-    r->median = iters % 2 ? ms[iters / 2] : (ms[iters / 2 - 1] + ms[iters / 2]) / 2.0;
     free(ms);
     return 0;
 }

@@ -18,20 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #define SHARDS 4 /* 1-byte tensors, max_shard_bytes = entries / 4 rounded up, + 1 */
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static void rm_dir(const char *dir)
 {
@@ -142,9 +132,9 @@ static int run(const char *index, int runs, result *r)
         return -1;
     for (int k = -1; k < runs; k++) { /* k == -1: warm-up, not counted */
         mio_st_file *f = NULL;
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         r->st = mio_st_open(index, MIO_OPEN_MMAP, &f);
-        double t1 = now_ms();
+        double t1 = bench_now_ms();
         if (r->st != MIO_OK)
             snprintf(r->msg, sizeof r->msg, "%s", mio_last_error());
         r->tensors = f ? mio_st_tensor_count(f) : -1;
@@ -152,9 +142,8 @@ static int run(const char *index, int runs, result *r)
         if (k >= 0)
             ms[k] = t1 - t0;
     }
-    qsort(ms, (size_t)runs, sizeof *ms, cmp_double);
+    r->median = bench_median(ms, runs);
     r->min = ms[0];
-    r->median = runs % 2 ? ms[runs / 2] : (ms[runs / 2 - 1] + ms[runs / 2]) / 2.0;
     free(ms);
     return 0;
 }

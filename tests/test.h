@@ -6,6 +6,7 @@
 #define MIO_TEST_H
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,25 @@ static int t_pass, t_fail;
 #define T_MSG_HAS(sub) do { const char *_m = mio_last_error(); if (strstr(_m, (sub))) t_pass++; else { t_fail++; \
     fprintf(stderr, "%s:%d: message lacks \"%s\": %s\n", __FILE__, __LINE__, (sub), _m); } } while (0)
 #define T_SKIP(why) do { printf("SKIP: %s\n", (why)); exit(77); } while (0)
+/* A growing memory buffer and the mio_write_fn that appends to it (the user
+ * pointer may be NULL: the bytes are then dropped). Free m.p when done. */
+typedef struct membuf { uint8_t *p; size_t len, cap; } membuf;
+static inline int mem_sink(void *user, const void *data, size_t len) {
+    membuf *m = user;
+    if (!m) return 0;
+    if (m->len + len > m->cap) {
+        size_t nc = m->cap ? m->cap * 2 : 4096;
+        while (nc < m->len + len) nc *= 2;
+        uint8_t *np = realloc(m->p, nc);
+        if (!np) return 1;
+        m->p = np;
+        m->cap = nc;
+    }
+    if (len) memcpy(m->p + m->len, data, len);
+    m->len += len;
+    return 0;
+}
+
 #define T_DONE() do { printf("%d passed, %d failed\n", t_pass, t_fail); return t_fail ? 1 : 0; } while (0)
 
 #endif

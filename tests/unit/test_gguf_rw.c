@@ -10,23 +10,6 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-typedef struct membuf { uint8_t *p; size_t len, cap; } membuf;
-
-static int mem_sink(void *user, const void *data, size_t len) {
-    membuf *m = user;
-    if (m->len + len > m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 4096;
-        while (nc < m->len + len) nc *= 2;
-        uint8_t *np = realloc(m->p, nc);
-        if (!np) return 1;
-        m->p = np;
-        m->cap = nc;
-    }
-    if (len) memcpy(m->p + m->len, data, len);
-    m->len += len;
-    return 0;
-}
-
 static uint8_t *read_all(const char *path, size_t *len) {
     FILE *fp = fopen(path, "rb");
     if (!fp) return NULL;

@@ -24,24 +24,6 @@
 
 /* ------------------------------------------------------------------ fixtures */
 
-typedef struct membuf { uint8_t *p; size_t len, cap; } membuf;
-
-static int mem_sink(void *user, const void *data, size_t len) {
-    membuf *m = user;
-    if (!m) return 0; /* the user pointer is opaque to the library: NULL is fine */
-    if (m->len + len > m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 4096;
-        while (nc < m->len + len) nc *= 2;
-        uint8_t *np = realloc(m->p, nc);
-        if (!np) return 1;
-        m->p = np;
-        m->cap = nc;
-    }
-    memcpy(m->p + m->len, data, len);
-    m->len += len;
-    return 0;
-}
-
 /* A mio_read_fn over a byte range; with user NULL it reads g_cursor. */
 typedef struct cursor { const uint8_t *p; size_t n, at; } cursor;
 static cursor g_cursor;
