@@ -564,7 +564,13 @@ MIO_API mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_
  * order, into shards of at most max_shard_bytes of tensor data (a larger tensor
  * gets a shard of its own), named model-00001-of-0000N.safetensors, plus
  * model.safetensors.index.json; a single shard is written as model.safetensors
- * with no index. *n_shards (may be NULL) receives N. */
+ * with no index. *n_shards (may be NULL) receives N. Every shard and the index
+ * are written to temporary files first and renamed into place only when all of
+ * them are complete (the index last): a failure before that (a full disk, a
+ * cancel) leaves the checkpoint that was in dir untouched and no temp file.
+ * After success, shard files of an earlier save with another shard count (and
+ * model.safetensors / the index when the layout changed) are removed.
+ * Reentrant: any number of threads may save at once (into different dirs). */
 MIO_API mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
                                        size_t n_meta, uint64_t max_shard_bytes, uint32_t *n_shards);
 
