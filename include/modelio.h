@@ -574,6 +574,99 @@ MIO_API mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_
 MIO_API mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
                                        size_t n_meta, uint64_t max_shard_bytes, uint32_t *n_shards);
 
+/* ------------------------------------------------------------------------- */
+/* Quantizing a model (the llama-quantize replacement)                        */
+/* ------------------------------------------------------------------------- */
+/* Presets are llama.cpp's llama_ftype values, so a file's general.file_type
+ * reads back as a preset. MIO_PRESET_NONE: no preset (the --dtype policy). */
+enum {
+    MIO_PRESET_NONE = -1,
+    MIO_PRESET_F32 = 0, MIO_PRESET_F16 = 1, MIO_PRESET_Q4_0 = 2, MIO_PRESET_Q4_1 = 3,
+    MIO_PRESET_Q8_0 = 7, MIO_PRESET_Q5_0 = 8, MIO_PRESET_Q5_1 = 9, MIO_PRESET_Q2_K = 10,
+    MIO_PRESET_Q3_K_S = 11, MIO_PRESET_Q3_K_M = 12, MIO_PRESET_Q3_K_L = 13, MIO_PRESET_Q4_K_S = 14,
+    MIO_PRESET_Q4_K_M = 15, MIO_PRESET_Q5_K_S = 16, MIO_PRESET_Q5_K_M = 17, MIO_PRESET_Q6_K = 18,
+    MIO_PRESET_IQ2_XXS = 19, MIO_PRESET_IQ2_XS = 20, MIO_PRESET_Q2_K_S = 21, MIO_PRESET_IQ3_XS = 22,
+    MIO_PRESET_IQ3_XXS = 23, MIO_PRESET_IQ1_S = 24, MIO_PRESET_IQ4_NL = 25, MIO_PRESET_IQ3_S = 26,
+    MIO_PRESET_IQ3_M = 27, MIO_PRESET_IQ2_S = 28, MIO_PRESET_IQ2_M = 29, MIO_PRESET_IQ4_XS = 30,
+    MIO_PRESET_IQ1_M = 31, MIO_PRESET_BF16 = 32, MIO_PRESET_TQ1_0 = 36, MIO_PRESET_TQ2_0 = 37,
+    MIO_PRESET_MXFP4_MOE = 38
+};
+/* Preset for a llama-quantize type name, case-insensitive ("Q4_K_M", "q4_k";
+ * Q3_K, Q4_K, Q5_K alone mean their _M), or MIO_PRESET_NONE. */
+MIO_API int mio_preset_from_name(const char *name);
+/* Upper-case llama-quantize name ("Q4_K_M"), or NULL for an unknown value. */
+MIO_API const char *mio_preset_name(int preset);
+
+/* --tensor-type REGEX=TYPE: tensors whose name matches the POSIX extended
+ * regular expression (searched, not anchored, as std::regex_search) get type. */
+typedef struct mio_tensor_type_override {
+    const char *pattern;
+    int type;
+} mio_tensor_type_override;
+
+/* --override-kv KEY=TYPE:VALUE: set in the output (after the quantizer's own keys). */
+typedef struct mio_kv_override {
+    const char *key;
+    int type;          /* MIO_GGUF_I64 (int), MIO_GGUF_F64 (float), MIO_GGUF_BOOL, MIO_GGUF_STRING */
+    int64_t i64;
+    double f64;
+    int b;
+    const char *str;
+} mio_kv_override;
+
+/* One tensor's decision, reported to the plan callback (dry run and real run). */
+typedef struct mio_quant_decision {
+    int64_t index;         /* position in the output */
+    mio_str name;
+    uint32_t n_dims;
+    int64_t ne[4];
+    int in_type, out_type;
+    uint64_t in_bytes, out_bytes;
+    const char *why;       /* short reason ("preset", "output tensor", "use_more_bits", "pure", "--tensor-type", ...) */
+} mio_quant_decision;
+typedef void (*mio_quant_plan_fn)(void *user, const mio_quant_decision *d);
+/* Progress: tensors done of total, bytes of input consumed of total. Return
+ * non-zero to cancel (the call then fails with MIO_ERR_CANCELLED, nothing written). */
+typedef int (*mio_quant_progress_fn)(void *user, int64_t done, int64_t total, uint64_t bytes_done, uint64_t bytes_total);
+
+typedef struct mio_quantize_params {
+    size_t size;               /* sizeof(mio_quantize_params): set by mio_quantize_default_params */
+    int preset;                /* MIO_PRESET_*; or MIO_PRESET_NONE with dtype set */
+    int dtype;                 /* without a preset: the seed policy of mio-export-gguf --dtype (ggml type, -1 = verbatim) */
+    int n_threads;             /* 0 = one per core (default) */
+    int pure;                  /* every quantizable tensor gets the preset's default type */
+    int leave_output_tensor;   /* output.weight keeps its type */
+    int allow_requantize;      /* quantized inputs may be decoded and re-encoded */
+    int keep_split;            /* a split input gives a split output with the same parts */
+    int dry_run;               /* decide and report, write nothing */
+    int output_tensor_type;    /* -1 = the preset's rule */
+    int token_embedding_type;  /* -1 = the preset's rule */
+    int experts_type;          /* -1 = the preset's rule; else *_exps.weight get this type (requantizing allowed) */
+    const mio_tensor_type_override *tensor_types;
+    size_t n_tensor_types;
+    const mio_kv_override *kv_overrides;
+    size_t n_kv_overrides;
+    const int32_t *prune_layers;   /* block numbers to drop */
+    size_t n_prune_layers;
+    const char *imatrix_path;      /* legacy .dat or GGUF imatrix; NULL = none */
+    const char *const *include_weights; /* only these tensors use the imatrix (names) */
+    size_t n_include_weights;
+    const char *const *exclude_weights; /* these tensors do not */
+    size_t n_exclude_weights;
+    mio_quant_plan_fn plan;
+    void *plan_user;
+    mio_quant_progress_fn progress;
+    void *progress_user;
+} mio_quantize_params;
+
+/* Defaults: no preset, verbatim, all cores, every override off. */
+MIO_API void mio_quantize_default_params(mio_quantize_params *p);
+/* Quantize the GGUF model in_path (the first part of a split is followed across
+ * its parts) into out_path as llama.cpp's llama_model_quantize does: same
+ * tensor types, order, metadata and bytes. out_path is written atomically
+ * (ignored for a dry run). */
+MIO_API mio_status mio_quantize(const char *in_path, const char *out_path, const mio_quantize_params *p);
+
 /* Free memory the library allocated for the caller. NULL is a no-op. */
 MIO_API void mio_free(void *p);
 
