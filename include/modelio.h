@@ -409,6 +409,13 @@ MIO_API mio_status mio_writer_begin_file(mio_writer *w, const char *path);
 MIO_API mio_status mio_writer_begin_cb(mio_writer *w, mio_write_fn fn, void *user);
 MIO_API mio_status mio_writer_begin_fd(mio_writer *w, int fd);
 MIO_API mio_status mio_writer_write_tensor(mio_writer *w, const void *data, size_t len);
+/* The current tensor's bytes in pieces of any size (for tensors encoded or read
+ * a chunk at a time): once the pieces add up to the tensor's size it is padded
+ * and the next tensor becomes current. A piece passing the end is
+ * MIO_ERR_SIZE_MISMATCH; mio_writer_write_tensor in the middle of a tensor is
+ * MIO_ERR_STATE; finish with a tensor partly written is MIO_ERR_INCOMPLETE. Same
+ * bytes as one mio_writer_write_tensor call. */
+MIO_API mio_status mio_writer_write_tensor_part(mio_writer *w, const void *data, size_t len);
 MIO_API mio_status mio_writer_finish(mio_writer *w);
 
 /* ------------------------------------------------------------------------- */
@@ -591,6 +598,10 @@ enum {
     MIO_PRESET_IQ1_M = 31, MIO_PRESET_BF16 = 32, MIO_PRESET_TQ1_0 = 36, MIO_PRESET_TQ2_0 = 37,
     MIO_PRESET_MXFP4_MOE = 38
 };
+/* llama.cpp's general.file_type (llama_ftype) for a file whose weights are all
+ * of this ggml type (MIO_TYPE_Q4_K -> 14, Q4_K_S), or -1 when the type is not a
+ * weight type (q8_1, q8_K, integer and f64 types). */
+MIO_API int mio_type_file_type(int type);
 /* Preset for a llama-quantize type name, case-insensitive ("Q4_K_M", "q4_k";
  * Q3_K, Q4_K, Q5_K alone mean their _M), or MIO_PRESET_NONE. */
 MIO_API int mio_preset_from_name(const char *name);
@@ -666,6 +677,9 @@ MIO_API void mio_quantize_default_params(mio_quantize_params *p);
  * tensor types, order, metadata and bytes. out_path is written atomically
  * (ignored for a dry run). */
 MIO_API mio_status mio_quantize(const char *in_path, const char *out_path, const mio_quantize_params *p);
+/* The same, streamed to the open descriptor fd (a pipe, a socket, stdout):
+ * no temp file and no rename; on failure what was written stays written. */
+MIO_API mio_status mio_quantize_fd(const char *in_path, int fd, const mio_quantize_params *p);
 
 /* Free memory the library allocated for the caller. NULL is a no-op. */
 MIO_API void mio_free(void *p);

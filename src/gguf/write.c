@@ -54,6 +54,7 @@ struct mio_writer {
     mio_write_fn fn;
     void *user;
     uint64_t next;
+    uint64_t part_done;  /* bytes of tensor `next` written so far by write_tensor_part */
 };
 
 static mio_str wkv_key_at(const void *w, uint64_t i) {
@@ -500,6 +501,7 @@ static mio_status begin(mio_writer *w, uint8_t *hdr, size_t hl, uint64_t total) 
     if (st) { stream_abort(w); return st; }
     w->state = W_STREAM;
     w->next = 0;
+    w->part_done = 0;
     return MIO_OK;
 }
 
@@ -572,6 +574,13 @@ mio_status mio_writer_write_tensor(mio_writer *w, const void *data, size_t len) 
         return st;
     }
     const wtensor *t = &w->t[w->next];
+    if (w->part_done) {
+        mio_status st = err_set(MIO_ERR_STATE, "tensor '%s' (#%llu) is being written in pieces (%llu of %llu bytes so far); "
+                                "finish it with mio_writer_write_tensor_part", t->name, (unsigned long long)w->next,
+                                (unsigned long long)w->part_done, (unsigned long long)t->nbytes);
+        stream_abort(w);
+        return st;
+    }
     if (!data && t->data && (len == 0 || len == t->nbytes)) { data = t->data; len = (size_t)t->nbytes; }
     if (!data && len) {
         mio_status st = t->data ? err_set(MIO_ERR_INVALID_ARG, "tensor '%s' (#%llu): data is NULL (len %zu)", t->name,
@@ -598,12 +607,54 @@ mio_status mio_writer_write_tensor(mio_writer *w, const void *data, size_t len) 
     return MIO_OK;
 }
 
+mio_status mio_writer_write_tensor_part(mio_writer *w, const void *data, size_t len) {
+    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
+    if (w->state != W_STREAM) return err_set(MIO_ERR_STATE, "no streamed write is in progress (call a begin function first)");
+    if (w->next >= w->n_t) {
+        mio_status st = err_set(MIO_ERR_TOO_MANY_TENSORS, "tensor data piece after the last of the %llu declared tensors",
+                                (unsigned long long)w->n_t);
+        stream_abort(w);
+        return st;
+    }
+    const wtensor *t = &w->t[w->next];
+    if (!data && len) {
+        mio_status st = err_set(MIO_ERR_INVALID_ARG, "tensor '%s' (#%llu): data is NULL (len %zu)", t->name,
+                                (unsigned long long)w->next, len);
+        stream_abort(w);
+        return st;
+    }
+    if (len > t->nbytes - w->part_done) {
+        mio_status st = err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s' (#%llu) needs %llu bytes; %llu are written and a "
+                                "piece of %zu would pass the end", t->name, (unsigned long long)w->next,
+                                (unsigned long long)t->nbytes, (unsigned long long)w->part_done, len);
+        stream_abort(w);
+        return st;
+    }
+    mio_status st = sink_write(w, data, len);
+    if (!st) w->part_done += len;
+    if (!st && w->part_done == t->nbytes) st = write_zeros(w, pad_to(t->nbytes, w->alignment) - t->nbytes);
+    if (st) {
+        err_prefix(st, "tensor '%s': ", t->name);
+        stream_abort(w);
+        return st;
+    }
+    if (w->part_done == t->nbytes) {
+        w->next++;
+        w->part_done = 0;
+    }
+    return MIO_OK;
+}
+
 mio_status mio_writer_finish(mio_writer *w) {
     if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
     if (w->state != W_STREAM) return err_set(MIO_ERR_STATE, "no streamed write is in progress");
     if (w->next != w->n_t) {
-        mio_status st = err_set(MIO_ERR_INCOMPLETE, "finish after %llu of %llu tensors; tensor '%s' and later are missing",
-                                (unsigned long long)w->next, (unsigned long long)w->n_t, w->t[w->next].name);
+        mio_status st = w->part_done
+            ? err_set(MIO_ERR_INCOMPLETE, "finish after %llu of %llu tensors; tensor '%s' has %llu of its %llu bytes",
+                      (unsigned long long)w->next, (unsigned long long)w->n_t, w->t[w->next].name,
+                      (unsigned long long)w->part_done, (unsigned long long)w->t[w->next].nbytes)
+            : err_set(MIO_ERR_INCOMPLETE, "finish after %llu of %llu tensors; tensor '%s' and later are missing",
+                      (unsigned long long)w->next, (unsigned long long)w->n_t, w->t[w->next].name);
         stream_abort(w);
         return st;
     }

@@ -40,7 +40,7 @@ expect_rc 2 "$EXPORT" --from-gguf sample.gguf --out q.gguf --bogus
 expect_rc 2 "$EXPORT" --from-gguf sample.gguf --out
 cp sample.gguf same.gguf
 expect_rc 2 "$EXPORT" --from-gguf same.gguf --out same.gguf
-check 'grep -q "is the input file" err.txt'
+check 'grep -q "output same.gguf is one of the input files; refusing to overwrite it" err.txt'
 ln -s same.gguf link.gguf
 expect_rc 2 "$EXPORT" --from-gguf same.gguf --out link.gguf
 check 'cmp -s sample.gguf same.gguf'

@@ -42,7 +42,7 @@ check '[ ! -e p2.gguf ] && [ ! -e r.gguf ]'
 # OUT naming part 2 of the input: refused, part 2 unchanged
 cp m-00002-of-00002.gguf p2.bak
 expect_rc 2 "$EXPORT" --from-gguf m-00001-of-00002.gguf --out m-00002-of-00002.gguf
-check 'grep -q "out m-00002-of-00002.gguf is one of the input files; refusing to overwrite it" err.txt'
+check 'grep -q "output m-00002-of-00002.gguf is one of the input files; refusing to overwrite it" err.txt'
 check 'cmp -s p2.bak m-00002-of-00002.gguf'
 # mio-inspect shows the whole model, or says which part a file is
 expect_rc 0 "$INSPECT" m-00001-of-00002.gguf
@@ -127,13 +127,13 @@ check '[ ! -e f.gguf ] && [ ! -e f.safetensors ]'
 
 # 5. names from the file are escaped in every message ------------------------------
 expect_rc 1 "$EXPORT" --from-gguf esc_nan.gguf --out e.gguf --dtype q8_0
-check 'grep -qF "tensor '"'"'\x1B]0;PWNED\x07x.weight'"'"': element 3 is NaN" err.txt'
+check 'grep -qiF "tensor '"'"'\x1B]0;PWNED\x07x.weight'"'"': element 3 is NaN" err.txt'   # (library or tool escaping)
 check '! grep -q "[$ESC$BEL]" err.txt'
 expect_rc 0 "$EXPORT" --from-gguf esc_nan.gguf --out e.gguf --dtype q8_0 --dry-run
 check 'grep -qF "  \x1B]0;PWNED\x07x.weight" out.txt'
 check '! grep -q "[$ESC$BEL]" out.txt'
 expect_rc 1 "$EXPORT" --from-gguf esc_quant.gguf --out e.gguf --dtype q8_0
-check 'grep -qF "tensor '"'"'\x1B[2Jq.weight'"'"' is q8_0" err.txt'
+check 'grep -qiF "tensor '"'"'\x1B[2Jq.weight'"'"' is q8_0" err.txt'
 check '! grep -q "[$ESC$BEL]" err.txt'
 # a library message quoting a name (a JSON-escaped ESC in a safetensors index)
 mkdir -p escidx

@@ -90,6 +90,7 @@ static void *g_addr;
 static size_t g_len;
 static void *g_buf_out;
 static uint32_t g_u32;
+static mio_quantize_params g_qparams; /* defaults: a verbatim copy */
 
 static long long str_is_null(mio_str s) { return s.ptr == NULL && s.len == 0; }
 
@@ -141,6 +142,7 @@ static void make_fixtures(void) {
     T_OK(mio_gguf_value_elem(&af, 0, &g_felem));
     T_OK(mio_gguf_tensor_info(g_f, 0, &g_tensor));
     T_OK(mio_gguf_open(GGUF_PATH, 0, &g_ffile));
+    mio_quantize_default_params(&g_qparams);
     T_EQ_INT(mio_gguf_uses_file(g_ffile, GGUF_PATH), 1); /* so that its 0 for NULL below means something */
 
     /* writers */
@@ -324,6 +326,8 @@ static void make_fixtures(void) {
     X(ST, mio_writer_write_tensor, w, _, 0, NULL, mio_writer_write_tensor(NULL, g_tdata, 32))                         \
     X(ST, mio_writer_write_tensor, data, declared, 0, NULL, write_null_declared())                                    \
     X(OK, mio_writer_write_tensor, data, added, 0, NULL, write_null_added())                                          \
+    X(ST, mio_writer_write_tensor_part, w, _, 0, NULL, mio_writer_write_tensor_part(NULL, g_tdata, 32))               \
+    X(ST, mio_writer_write_tensor_part, data, _, 0, NULL, mio_writer_write_tensor_part(g_wdecl, NULL, 32))            \
     X(ST, mio_writer_finish, w, _, 0, NULL, mio_writer_finish(NULL))                                                  \
     /* codecs */                                                                                                 \
     X(ST, mio_encode_f32, src, _, 0, NULL, mio_encode_f32(MIO_TYPE_Q8_0, NULL, 32, g_q8, 34))                         \
@@ -385,6 +389,13 @@ static void make_fixtures(void) {
     X(ST, mio_st_save_sharded, t, _, 0, NULL, mio_st_save_sharded(ST_DIR, NULL, 1, g_meta, 1, 1000, &g_u32))          \
     X(ST, mio_st_save_sharded, meta, _, 0, NULL, mio_st_save_sharded(ST_DIR, g_ent, 1, NULL, 1, 1000, &g_u32))        \
     X(OK, mio_st_save_sharded, n_shards, _, 0, NULL, mio_st_save_sharded(ST_DIR, g_ent, 1, g_meta, 1, 1000, NULL))    \
+    /* quantizer */                                                                                              \
+    X(VOID, mio_quantize_default_params, p, _, 0, NULL, mio_quantize_default_params(NULL))                           \
+    X(ST, mio_quantize, in_path, _, 0, NULL, mio_quantize(NULL, "null_args_q.gguf", &g_qparams))                      \
+    X(ST, mio_quantize, out_path, _, 0, NULL, mio_quantize(GGUF_PATH, NULL, &g_qparams))                              \
+    X(ST, mio_quantize, p, _, 0, NULL, mio_quantize(GGUF_PATH, "null_args_q.gguf", NULL))                             \
+    X(ST, mio_quantize_fd, in_path, _, 0, NULL, mio_quantize_fd(NULL, g_devnull, &g_qparams))                       \
+    X(ST, mio_quantize_fd, p, _, 0, NULL, mio_quantize_fd(GGUF_PATH, g_devnull, NULL))                                \
     X(VOID, mio_free, p, _, 0, NULL, mio_free(NULL))
 
 enum kind { K_ST, K_OK, K_SV, K_VOID };

@@ -1,0 +1,470 @@
+/* quantize.c — mio_quantize: the one quantizer behind mio-quantize and
+ * mio-export-gguf. It decides every tensor's output type (a llama.cpp preset
+ * through policy.c, or the conservative --dtype seed policy here), lays out the
+ * metadata as llama_model_quantize does, and streams: each tensor is decoded,
+ * checked and encoded a chunk of rows at a time and handed to the writer in
+ * pieces, so memory holds a fixed working set whatever the tensor sizes.
+ * Invariant: nothing is written before every decision is made and checked, and
+ * a failure leaves no output (the writer's temp file is removed). */
+#include "quantize/qz_driver.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* f32 elements per chunk: 4 MiB of floats. The working set is this buffer plus
+ * the encoded chunk (at most as large) — see docs/QUANTIZE.md "Memory". */
+#define QZ_CHUNK_ELEMS ((size_t)1 << 20)
+
+void mio_quantize_default_params(mio_quantize_params *p) {
+    if (!p) return;
+    memset(p, 0, sizeof *p);
+    p->size = sizeof *p;
+    p->preset = MIO_PRESET_NONE;
+    p->dtype = -1;
+    p->output_tensor_type = -1;
+    p->token_embedding_type = -1;
+    p->experts_type = -1;
+}
+
+/* llama.cpp's llama_ftype for a file whose matrix weights are all of one type
+ * (the --dtype policy's general.file_type), -1 for activation-only formats. */
+int mio_type_file_type(int type) {
+    switch (type) {
+    case MIO_TYPE_F32: return 0;     case MIO_TYPE_F16: return 1;     case MIO_TYPE_Q4_0: return 2;
+    case MIO_TYPE_Q4_1: return 3;    case MIO_TYPE_Q8_0: return 7;    case MIO_TYPE_Q5_0: return 8;
+    case MIO_TYPE_Q5_1: return 9;    case MIO_TYPE_Q2_K: return 10;   case MIO_TYPE_Q3_K: return 11; /* Q3_K_S */
+    case MIO_TYPE_Q4_K: return 14; /* Q4_K_S */ case MIO_TYPE_Q5_K: return 16; /* Q5_K_S */
+    case MIO_TYPE_Q6_K: return 18;   case MIO_TYPE_IQ2_XXS: return 19; case MIO_TYPE_IQ2_XS: return 20;
+    case MIO_TYPE_IQ3_XXS: return 23; case MIO_TYPE_IQ1_S: return 24; case MIO_TYPE_IQ4_NL: return 25;
+    case MIO_TYPE_IQ3_S: return 26;  case MIO_TYPE_IQ2_S: return 28;  case MIO_TYPE_IQ4_XS: return 30;
+    case MIO_TYPE_IQ1_M: return 31;  case MIO_TYPE_BF16: return 32;   case MIO_TYPE_TQ1_0: return 36;
+    case MIO_TYPE_TQ2_0: return 37;  case MIO_TYPE_MXFP4: return 38;  case MIO_TYPE_NVFP4: return 39;
+    case MIO_TYPE_Q1_0: return 40;   case MIO_TYPE_Q2_0: return 41;
+    default: return -1;
+    }
+}
+
+/* ------------------------------------------------------------------ the plan */
+
+static int has_suffix(mio_str s, const char *suf) {
+    size_t n = strlen(suf);
+    return s.len >= n && memcmp(s.ptr + s.len - n, suf, n) == 0;
+}
+static int contains(mio_str s, const char *needle) {
+    size_t n = strlen(needle);
+    for (size_t i = 0; i + n <= s.len; i++)
+        if (memcmp(s.ptr + i, needle, n) == 0) return 1;
+    return 0;
+}
+
+/* The --dtype seed policy (mio-export-gguf): convert matrix weights (n_dims >= 2,
+ * '.weight', no 'norm') from f32/f16/bf16 when the row is whole blocks; keep the
+ * rest; refuse a quantized matrix. Input order, names unchanged. */
+static mio_status dtype_plan(const mio_gguf_file *f, int target, qz_item *items, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        qz_item *it = &items[i];
+        const mio_gguf_tensor *t = &it->t;
+        it->src = i;
+        it->out_type = t->type;
+        it->why = "verbatim";
+        if (target < 0) continue;
+        if (t->n_dims < 2) { it->why = "1-D"; continue; }
+        if (!has_suffix(t->name, ".weight")) { it->why = "not a .weight"; continue; }
+        if (contains(t->name, "norm")) { it->why = "norm"; continue; }
+        if (t->type != MIO_TYPE_F32 && t->type != MIO_TYPE_F16 && t->type != MIO_TYPE_BF16) {
+            char nb[160];
+            return err_set(MIO_ERR_UNSUPPORTED_TYPE,
+                           "tensor '%s' is %s: only f32/f16/bf16 sources can be transcoded (re-quantizing a quantized "
+                           "tensor would compound its error); convert from the unquantized model",
+                           esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len), mio_type_name(t->type));
+        }
+        if (t->ne[0] % mio_type_block_size(target) != 0) { it->why = "row not a whole number of blocks"; continue; }
+        if (t->type == target) { it->why = "already that type"; continue; }
+        it->out_type = target;
+        it->why = NULL; /* converted */
+    }
+    (void)f;
+    return MIO_OK;
+}
+
+/* ------------------------------------------------------------------ encoding */
+
+typedef struct enc_job {
+    int type;
+    const float *src;
+    size_t rows, n_per_row;
+    const float *imatrix;
+    uint8_t *dst;
+    size_t row_bytes;
+    mio_status st;
+    char msg[256];
+} enc_job;
+
+static void *enc_run(void *arg) {
+    enc_job *j = arg;
+    j->st = mio_encode_f32_imatrix(j->type, j->src, j->rows * j->n_per_row, (int64_t)j->n_per_row, j->imatrix, j->dst,
+                                   j->rows * j->row_bytes);
+    if (j->st) snprintf(j->msg, sizeof j->msg, "%s", mio_last_error());
+    return NULL;
+}
+
+/* Encode rows x n_per_row floats with an importance matrix over n_threads
+ * threads (split by rows: every row is encoded alone, so the bytes do not
+ * depend on the split). */
+static mio_status encode_imatrix_mt(int type, const float *src, size_t rows, size_t n_per_row, const float *imatrix,
+                                    uint8_t *dst, size_t row_bytes, int n_threads) {
+    enc_job jobs[64];
+    pthread_t tid[64];
+    int nt = n_threads < 1 ? 1 : n_threads > 64 ? 64 : n_threads;
+    if ((size_t)nt > rows) nt = (int)rows;
+    if (nt <= 1) {
+        enc_job j = {type, src, rows, n_per_row, imatrix, dst, row_bytes, MIO_OK, {0}};
+        enc_run(&j);
+        return j.st ? err_set(j.st, "%s", j.msg) : MIO_OK;
+    }
+    size_t r0 = 0;
+    int started = 0;
+    for (int k = 0; k < nt; k++) {
+        size_t r1 = rows * (size_t)(k + 1) / (size_t)nt;
+        jobs[k] = (enc_job){type, src + r0 * n_per_row, r1 - r0, n_per_row, imatrix, dst + r0 * row_bytes, row_bytes,
+                            MIO_OK, {0}};
+        r0 = r1;
+    }
+    for (int k = 1; k < nt; k++) {
+        if (pthread_create(&tid[k], NULL, enc_run, &jobs[k]) != 0) break;
+        started = k;
+    }
+    for (int k = started + 1; k < nt; k++) enc_run(&jobs[k]); /* threads we could not start: run here */
+    enc_run(&jobs[0]);
+    for (int k = 1; k <= started; k++) pthread_join(tid[k], NULL);
+    for (int k = 0; k < nt; k++)
+        if (jobs[k].st) return err_set(jobs[k].st, "%s", jobs[k].msg);
+    return MIO_OK;
+}
+
+static int resolve_threads(int n) {
+    if (n > 0) return n;
+    long c = sysconf(_SC_NPROCESSORS_ONLN);
+    return c > 0 ? (int)c : 1;
+}
+
+/* Index of the first NaN/inf among n floats, or -1. */
+static int64_t first_bad(const float *x, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, x + i, 4);
+        if ((u & 0x7f800000u) == 0x7f800000u) return (int64_t)i;
+    }
+    return -1;
+}
+
+typedef struct qz_run {
+    const mio_gguf_file *f;
+    const mio_quantize_params *p;
+    const qz_imatrix *im;
+    mio_writer *w;
+    float *fbuf;      /* QZ_CHUNK_ELEMS floats, or one row when a row is longer */
+    uint8_t *ebuf;
+    size_t fcap, ecap;
+    int n_threads;
+    uint64_t bytes_done, bytes_total;
+    int64_t done, total;
+} qz_run;
+
+/* Grow the chunk buffers to hold `elems` floats and `bytes` encoded bytes. */
+static mio_status ensure_buffers(qz_run *r, size_t elems, size_t bytes) {
+    if (elems > r->fcap) {
+        float *nf = realloc(r->fbuf, elems * sizeof *nf);
+        if (!nf) return err_set(MIO_ERR_NOMEM, "cannot allocate %zu bytes of working memory", elems * sizeof *nf);
+        r->fbuf = nf;
+        r->fcap = elems;
+    }
+    if (bytes > r->ecap) {
+        uint8_t *ne = realloc(r->ebuf, bytes);
+        if (!ne) return err_set(MIO_ERR_NOMEM, "cannot allocate %zu bytes of working memory", bytes);
+        r->ebuf = ne;
+        r->ecap = bytes;
+    }
+    return MIO_OK;
+}
+
+static mio_status progress(qz_run *r) {
+    if (r->p->progress && r->p->progress(r->p->progress_user, r->done, r->total, r->bytes_done, r->bytes_total) != 0)
+        return err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback after %lld of %lld tensors",
+                       (long long)r->done, (long long)r->total);
+    return MIO_OK;
+}
+
+/* Stream one tensor: a verbatim copy, or decode -> check -> encode a chunk of
+ * rows at a time. Source pages are released after use. */
+static mio_status write_item(qz_run *r, const qz_item *it) {
+    const mio_gguf_tensor *t = &it->t;
+    char nb[160];
+    mio_status st = MIO_OK;
+    if (it->out_type == t->type) {
+        const uint8_t *p = t->data;
+        uint64_t left = t->nbytes;
+        while (left && !st) {
+            size_t k = left > (64u << 20) ? (64u << 20) : (size_t)left;
+            mio_prefetch(r->f, p, k);
+            st = mio_writer_write_tensor_part(r->w, p, k);
+            mio_release(r->f, p, k);
+            p += k;
+            left -= k;
+            r->bytes_done += k;
+        }
+        if (!st && t->nbytes == 0) st = mio_writer_write_tensor_part(r->w, NULL, 0);
+        return st;
+    }
+    size_t n_per_row = (size_t)t->ne[0];
+    size_t rows_per_slice = (size_t)t->ne[1]; /* rows of one expert (3-D) or of the whole matrix */
+    size_t n_slices = (size_t)(t->ne[2] * t->ne[3]);
+    size_t in_row = (size_t)(t->nbytes / ((uint64_t)rows_per_slice * n_slices));
+    size_t out_row = (size_t)(it->out_bytes / ((uint64_t)rows_per_slice * n_slices));
+    size_t chunk_rows = QZ_CHUNK_ELEMS / n_per_row;
+    if (chunk_rows == 0) chunk_rows = 1;
+    if (chunk_rows > rows_per_slice) chunk_rows = rows_per_slice;
+    if ((st = ensure_buffers(r, chunk_rows * n_per_row, chunk_rows * out_row)) != MIO_OK) return st;
+    const float *imat = NULL;
+    size_t imat_n = 0;
+    if (r->im && it->use_imatrix) imat = qz_imatrix_find(r->im, t->name.ptr, t->name.len, &imat_n);
+    if (imat && imat_n != n_per_row * n_slices && imat_n != n_per_row)
+        return err_set(MIO_ERR_SIZE_MISMATCH, "imatrix entry for tensor '%s' has %zu values; the tensor needs %zu (%zu per row "
+                       "x %zu experts)", esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len), imat_n, n_per_row * n_slices,
+                       n_per_row, n_slices);
+    const uint8_t *src = t->data;
+    for (size_t s = 0; s < n_slices && !st; s++) {
+        const float *slice_imat = imat ? (imat_n == n_per_row ? imat : imat + s * n_per_row) : NULL;
+        for (size_t r0 = 0; r0 < rows_per_slice && !st; r0 += chunk_rows) {
+            size_t rows = rows_per_slice - r0 < chunk_rows ? rows_per_slice - r0 : chunk_rows;
+            size_t n = rows * n_per_row;
+            const uint8_t *in = src + ((s * rows_per_slice + r0) * in_row);
+            size_t in_bytes = rows * in_row;
+            mio_prefetch(r->f, in, in_bytes);
+            const float *x;
+            if (t->type == MIO_TYPE_F32) {
+                x = (const float *)(const void *)in;
+            } else {
+                st = mio_decode_f32_mt(t->type, in, in_bytes, r->fbuf, n, r->n_threads);
+                x = r->fbuf;
+            }
+            if (!st) {
+                int64_t bad = first_bad(x, n);
+                if (bad >= 0)
+                    st = err_set(MIO_ERR_NON_FINITE, "tensor '%s': element %llu is %s; refusing to convert non-finite "
+                                 "weights", esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len),
+                                 (unsigned long long)((s * rows_per_slice + r0) * n_per_row + (size_t)bad),
+                                 x[bad] != x[bad] ? "NaN" : "infinite");
+            }
+            if (!st) {
+                if (slice_imat)
+                    st = encode_imatrix_mt(it->out_type, x, rows, n_per_row, slice_imat, r->ebuf, out_row, r->n_threads);
+                else
+                    st = mio_encode_f32_mt(it->out_type, x, n, r->ebuf, rows * out_row, r->n_threads);
+                if (st) err_prefix(st, "tensor '%s': ", esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len));
+            }
+            mio_release(r->f, in, in_bytes);
+            if (!st) st = mio_writer_write_tensor_part(r->w, r->ebuf, rows * out_row);
+            r->bytes_done += in_bytes;
+        }
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------ metadata */
+
+static const char *const k_split_keys[] = {"split.no", "split.count", "split.tensors.count"};
+
+/* Keys llama_model_quantize writes after the copied ones (setting an existing
+ * key again moves it to the end, as ggml's gguf setters do). */
+static mio_status set_moved_u32(mio_writer *w, const char *key, uint32_t v) {
+    mio_status st = mio_writer_remove_key(w, key);
+    if (st && st != MIO_ERR_NOT_FOUND) return st;
+    return mio_writer_set_u32(w, key, v);
+}
+
+static mio_status kv_override(mio_writer *w, const mio_kv_override *o, size_t i) {
+    if (!o->key || !*o->key) return err_set(MIO_ERR_INVALID_ARG, "kv override #%zu has no key", i);
+    mio_status st = mio_writer_remove_key(w, o->key);
+    if (st && st != MIO_ERR_NOT_FOUND) return st;
+    switch (o->type) {
+    case MIO_GGUF_I64: {
+        /* llama.cpp writes integer overrides as u32 of the absolute value */
+        int64_t v = o->i64 < 0 ? -o->i64 : o->i64;
+        if (o->i64 == INT64_MIN || v > (int64_t)UINT32_MAX)
+            return err_set(MIO_ERR_OUT_OF_RANGE, "kv override '%s': %lld does not fit the u32 llama.cpp writes", o->key,
+                           (long long)o->i64);
+        return mio_writer_set_u32(w, o->key, (uint32_t)v);
+    }
+    case MIO_GGUF_F64: return mio_writer_set_f32(w, o->key, (float)o->f64);
+    case MIO_GGUF_BOOL: return mio_writer_set_bool(w, o->key, o->b);
+    case MIO_GGUF_STRING:
+        if (!o->str) return err_set(MIO_ERR_INVALID_ARG, "kv override '%s': string value is NULL", o->key);
+        return mio_writer_set_str(w, o->key, o->str, strlen(o->str));
+    default:
+        return err_set(MIO_ERR_INVALID_ARG, "kv override '%s': type %d is not int (MIO_GGUF_I64), float (MIO_GGUF_F64), "
+                       "bool or string", o->key, o->type);
+    }
+}
+
+/* ------------------------------------------------------------------ driver */
+
+static mio_status check_params(const mio_quantize_params *in, mio_quantize_params *p) {
+    mio_quantize_default_params(p);
+    if (in->size < sizeof(size_t) + sizeof(int) || in->size > (size_t)1 << 20)
+        return err_set(MIO_ERR_INVALID_ARG, "p->size is %zu; fill the parameters with mio_quantize_default_params first",
+                       in->size);
+    memcpy(p, in, in->size < sizeof *p ? in->size : sizeof *p);
+    p->size = sizeof *p;
+    if (p->preset != MIO_PRESET_NONE && !mio_preset_name(p->preset))
+        return err_set(MIO_ERR_INVALID_ARG, "preset %d is not a llama.cpp quantization type", p->preset);
+    if (p->preset == MIO_PRESET_NONE && p->dtype >= 0 &&
+        (p->dtype >= MIO_TYPE_GGML_COUNT || !mio_type_can_encode(p->dtype) || mio_type_file_type(p->dtype) < 0))
+        return err_set(MIO_ERR_INVALID_ARG, "dtype %d (%s) is not a target type", p->dtype,
+                       mio_type_name(p->dtype) ? mio_type_name(p->dtype) : "unknown");
+    if (p->n_threads < 0) return err_set(MIO_ERR_INVALID_ARG, "n_threads is %d", p->n_threads);
+    if ((p->n_tensor_types && !p->tensor_types) || (p->n_kv_overrides && !p->kv_overrides) ||
+        (p->n_prune_layers && !p->prune_layers) || (p->n_include_weights && !p->include_weights) ||
+        (p->n_exclude_weights && !p->exclude_weights))
+        return err_set(MIO_ERR_INVALID_ARG, "a list in the parameters is NULL with a non-zero count");
+    if (p->n_include_weights && p->n_exclude_weights)
+        return err_set(MIO_ERR_INVALID_ARG, "include_weights and exclude_weights cannot be used together");
+    return MIO_OK;
+}
+
+/* Output to out_path (atomic) or, when out_path is NULL, to out_fd. */
+static mio_status quantize(const char *in_path, const char *out_path, int out_fd, const mio_quantize_params *params) {
+    if (!in_path) return err_set(MIO_ERR_INVALID_ARG, "in_path is NULL");
+    if (!params) return err_set(MIO_ERR_INVALID_ARG, "p is NULL");
+    mio_quantize_params p;
+    mio_status st = check_params(params, &p);
+    if (st) return st;
+    if (!out_path && out_fd < 0 && !p.dry_run) return err_set(MIO_ERR_INVALID_ARG, "out_path is NULL");
+
+    mio_gguf_file *f = NULL;
+    qz_imatrix *im = NULL;
+    qz_item *items = NULL;
+    qz_run r;
+    memset(&r, 0, sizeof r);
+    if ((st = mio_gguf_open(in_path, MIO_OPEN_SPLITS, &f)) != MIO_OK) return st;
+    uint32_t parts = mio_gguf_part_count(f);
+    uint64_t split_count = 0;
+    int64_t ksc = mio_gguf_find_key(f, "split.count");
+    if (ksc >= 0 && mio_gguf_kv_u64(f, ksc, &split_count) == MIO_OK && split_count > 1 && parts == 1) {
+        st = err_set(MIO_ERR_SPLIT, "%s: this file is one part of a model split into %llu files (split.count), but its "
+                     "name does not follow the name-0000K-of-%05llu.gguf pattern that locates the others; refusing to "
+                     "convert part of a model — rename the parts", in_path, (unsigned long long)split_count,
+                     (unsigned long long)split_count);
+        goto done;
+    }
+    if (out_path && !p.dry_run && mio_gguf_uses_file(f, out_path)) {
+        st = err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", out_path);
+        goto done;
+    }
+    if (p.imatrix_path && (st = qz_imatrix_load(p.imatrix_path, &im)) != MIO_OK) goto done;
+
+    int64_t n_in = mio_gguf_tensor_count(f);
+    items = calloc((size_t)(n_in ? n_in : 1), sizeof *items);
+    if (!items) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+    for (int64_t i = 0; i < n_in; i++)
+        if ((st = mio_gguf_tensor_info(f, i, &items[i].t)) != MIO_OK) goto done;
+    int64_t n_out = n_in;
+    if (p.preset != MIO_PRESET_NONE) st = qz_preset_plan(f, &p, im, items, &n_out);
+    else st = dtype_plan(f, p.dtype, items, n_in);
+    if (st) goto done;
+
+    /* sizes, totals, the plan report */
+    uint64_t total_in = 0;
+    int64_t n_conv = 0;
+    for (int64_t k = 0; k < n_out; k++) {
+        qz_item *it = &items[k];
+        if ((st = mio_tensor_nbytes(it->out_type, it->t.n_dims, it->t.ne, &it->out_bytes)) != MIO_OK) goto done;
+        if (it->out_type != it->t.type) n_conv++;
+        total_in += it->t.nbytes;
+        if (p.plan) {
+            mio_quant_decision d;
+            memset(&d, 0, sizeof d);
+            d.index = k;
+            d.name = it->out_name[0] ? (mio_str){it->out_name, strlen(it->out_name)} : it->t.name;
+            d.n_dims = it->t.n_dims;
+            memcpy(d.ne, it->t.ne, sizeof d.ne);
+            d.in_type = it->t.type;
+            d.out_type = it->out_type;
+            d.in_bytes = it->t.nbytes;
+            d.out_bytes = it->out_bytes;
+            d.why = it->why ? it->why : "converted";
+            p.plan(p.plan_user, &d);
+        }
+    }
+    if (p.dry_run) goto done;
+
+    /* metadata */
+    uint32_t wflags = (n_in == 0 && parts == 1 && mio_gguf_file_size(f) == mio_gguf_header_size(f))
+                          ? MIO_WRITER_NO_EMPTY_PAD : MIO_WRITER_DEFAULT;
+    if ((st = mio_writer_new(wflags, &r.w)) != MIO_OK) goto done;
+    if (p.preset != MIO_PRESET_NONE) {
+        if ((st = mio_writer_copy_all_kv(r.w, f, k_split_keys, 3)) != MIO_OK) goto done;
+        if ((st = set_moved_u32(r.w, "general.quantization_version", 2)) != MIO_OK) goto done;
+        if ((st = set_moved_u32(r.w, "general.file_type", (uint32_t)p.preset)) != MIO_OK) goto done;
+        if ((st = qz_preset_extra_kv(f, &p, r.w)) != MIO_OK) goto done;
+        for (size_t i = 0; i < p.n_kv_overrides; i++)
+            if ((st = kv_override(r.w, &p.kv_overrides[i], i)) != MIO_OK) goto done;
+        if (im && (st = qz_imatrix_kv(im, p.imatrix_path, r.w)) != MIO_OK) goto done;
+    } else {
+        if ((st = mio_writer_copy_all_kv(r.w, f, k_split_keys, parts > 1 ? 3 : 0)) != MIO_OK) goto done;
+        /* general.file_type describes the weights: only claim the target when some were converted. */
+        if (n_conv > 0 && (st = mio_writer_set_u32(r.w, "general.file_type", (uint32_t)mio_type_file_type(p.dtype))) != MIO_OK)
+            goto done;
+    }
+    for (int64_t k = 0; k < n_out; k++) {
+        const qz_item *it = &items[k];
+        mio_str nm = it->out_name[0] ? (mio_str){it->out_name, strlen(it->out_name)} : it->t.name;
+        char name[256];
+        if (nm.len >= sizeof name || memchr(nm.ptr, '\0', nm.len)) {
+            char nb[160];
+            st = err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%s': the name cannot be copied (NUL byte or too long)",
+                         esc_bytes(nb, sizeof nb, nm.ptr, nm.len));
+            goto done;
+        }
+        memcpy(name, nm.ptr, nm.len);
+        name[nm.len] = '\0';
+        if ((st = mio_writer_declare_tensor(r.w, name, it->out_type, it->t.n_dims, it->t.ne)) != MIO_OK) goto done;
+    }
+
+    /* data */
+    r.f = f;
+    r.p = &p;
+    r.im = im;
+    r.n_threads = resolve_threads(p.n_threads);
+    r.total = n_out;
+    r.bytes_total = total_in;
+    st = out_path ? mio_writer_begin_file(r.w, out_path) : mio_writer_begin_fd(r.w, out_fd);
+    if (st) goto done;
+    for (int64_t k = 0; k < n_out && !st; k++) {
+        st = write_item(&r, &items[k]);
+        r.done = k + 1;
+        if (!st) st = progress(&r);
+    }
+    if (!st) st = mio_writer_finish(r.w);
+
+done:
+    mio_writer_free(r.w); /* removes the temp file of an unfinished write */
+    free(r.fbuf);
+    free(r.ebuf);
+    free(items);
+    qz_imatrix_free(im);
+    mio_gguf_close(f);
+    return st;
+}
+
+mio_status mio_quantize(const char *in_path, const char *out_path, const mio_quantize_params *p) {
+    return quantize(in_path, out_path, -1, p);
+}
+
+mio_status mio_quantize_fd(const char *in_path, int fd, const mio_quantize_params *p) {
+    if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
+    return quantize(in_path, NULL, fd, p);
+}
