@@ -17,6 +17,9 @@
 /* f32 elements per chunk: 4 MiB of floats. The working set is this buffer plus
  * the encoded chunk (at most as large) — see docs/QUANTIZE.md "Memory". */
 #define QZ_CHUNK_ELEMS ((size_t)1 << 20)
+/* Bytes per piece of a tensor copied as it is (its source pages are released
+ * after each piece, so they never add up in memory). */
+#define QZ_COPY_BYTES ((size_t)4 << 20)
 
 void mio_quantize_default_params(mio_quantize_params *p) {
     if (!p) return;
@@ -208,7 +211,7 @@ static mio_status write_item(qz_run *r, const qz_item *it) {
         const uint8_t *p = t->data;
         uint64_t left = t->nbytes;
         while (left && !st) {
-            size_t k = left > (64u << 20) ? (64u << 20) : (size_t)left;
+            size_t k = left > QZ_COPY_BYTES ? QZ_COPY_BYTES : (size_t)left;
             mio_prefetch(r->f, p, k);
             st = mio_writer_write_tensor_part(r->w, p, k);
             mio_release(r->f, p, k);

@@ -426,6 +426,54 @@ static void test_overflow(void) {
     free(m2.p);
 }
 
+/* write_tensor_part: the same bytes as whole-tensor calls, in pieces of 1, 7
+ * and 1000 bytes (pieces never cross a tensor); the errors say where. */
+static void test_parts(const membuf *ref) {
+    static const size_t piece[3] = {1, 7, 1000};
+    for (int k = 0; k < 3; k++) {
+        mio_writer *w = make(1);
+        membuf m = {0};
+        T_OK(mio_writer_begin_cb(w, mem_sink, &m));
+        for (int i = 0; i < 3; i++)
+            for (size_t off = 0; off < k_len[i]; off += piece[k]) {
+                size_t n = k_len[i] - off < piece[k] ? k_len[i] - off : piece[k];
+                T_OK(mio_writer_write_tensor_part(w, (const uint8_t *)k_data[i] + off, n));
+            }
+        T_OK(mio_writer_finish(w));
+        T_EQ_U64(m.len, ref->len);
+        T_CHECK(m.len == ref->len && memcmp(m.p, ref->p, m.len) == 0);
+        free(m.p);
+        mio_writer_free(w);
+    }
+    /* a piece passing the end of the tensor: 30 of ta's 40 bytes, then 11 */
+    mio_writer *w = make(1);
+    membuf m = {0};
+    T_OK(mio_writer_begin_cb(w, mem_sink, &m));
+    T_OK(mio_writer_write_tensor_part(w, ta, 30));
+    T_STATUS(mio_writer_write_tensor_part(w, ta, 11), MIO_ERR_SIZE_MISMATCH);
+    T_MSG_HAS("tensor 'ta' (#0) needs 40 bytes; 30 are written and a piece of 11 would pass the end");
+    mio_writer_free(w);
+    free(m.p);
+    /* a whole-tensor call in the middle of a tensor, and finish with a tensor half written */
+    w = make(1);
+    m = (membuf){0};
+    T_OK(mio_writer_begin_cb(w, mem_sink, &m));
+    T_OK(mio_writer_write_tensor_part(w, ta, 16));
+    T_STATUS(mio_writer_write_tensor(w, ta, 40), MIO_ERR_STATE);
+    T_MSG_HAS("tensor 'ta' (#0) is being written in pieces (16 of 40 bytes so far)");
+    mio_writer_free(w);
+    free(m.p);
+    w = make(1);
+    m = (membuf){0};
+    T_OK(mio_writer_begin_cb(w, mem_sink, &m));
+    T_OK(mio_writer_write_tensor(w, ta, 40));
+    T_OK(mio_writer_write_tensor_part(w, tb, 100));
+    T_STATUS(mio_writer_finish(w), MIO_ERR_INCOMPLETE);
+    T_MSG_HAS("finish after 1 of 3 tensors; tensor 'tb' has 100 of its 12012 bytes");
+    mio_writer_free(w);
+    free(m.p);
+}
+
 int main(void) {
     membuf ref = {0};
     test_identical(&ref);
@@ -433,6 +481,7 @@ int main(void) {
     test_atomic(&ref);
     test_io_errors();
     test_overflow();
+    test_parts(&ref);
     free(ref.p);
     T_DONE();
 }
