@@ -66,7 +66,7 @@ static int contains(mio_str s, const char *needle) {
 /* The --dtype seed policy (mio-export-gguf): convert matrix weights (n_dims >= 2,
  * '.weight', no 'norm') from f32/f16/bf16 when the row is whole blocks; keep the
  * rest; refuse a quantized matrix. Input order, names unchanged. */
-static mio_status dtype_plan(const mio_gguf_file *f, int target, qz_item *items, int64_t n) {
+static mio_status dtype_plan(const mio_gguf_file *f, int target, int experts_type, qz_item *items, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         qz_item *it = &items[i];
         const mio_gguf_tensor *t = &it->t;
@@ -77,6 +77,7 @@ static mio_status dtype_plan(const mio_gguf_file *f, int target, qz_item *items,
         if (t->n_dims < 2) { it->why = "1-D"; continue; }
         if (!has_suffix(t->name, ".weight")) { it->why = "not a .weight"; continue; }
         if (contains(t->name, "norm")) { it->why = "norm"; continue; }
+        if (experts_type >= 0 && has_suffix(t->name, "_exps.weight")) { it->why = "expert (see --experts-dtype)"; continue; }
         if (t->type != MIO_TYPE_F32 && t->type != MIO_TYPE_F16 && t->type != MIO_TYPE_BF16) {
             char nb[160];
             return err_set(MIO_ERR_UNSUPPORTED_TYPE,
@@ -91,6 +92,19 @@ static mio_status dtype_plan(const mio_gguf_file *f, int target, qz_item *items,
     }
     (void)f;
     return MIO_OK;
+}
+
+/* --experts-dtype (seed 12.4): the expert tensors (*_exps.weight) get this type
+ * whatever the policy chose, re-encoding quantized experts (decode then encode).
+ * A row that is not whole blocks of the type keeps the policy's choice. */
+static void apply_experts(qz_item *items, int64_t n, int type) {
+    for (int64_t k = 0; k < n; k++) {
+        qz_item *it = &items[k];
+        if (!has_suffix(it->t.name, "_exps.weight") || it->t.n_dims < 2) continue;
+        if (it->t.ne[0] % mio_type_block_size(type) != 0) continue;
+        it->out_type = type;
+        it->why = it->t.type == type ? "already that type" : "--experts-dtype";
+    }
 }
 
 /* ------------------------------------------------------------------ encoding */
@@ -329,6 +343,12 @@ static mio_status check_params(const mio_quantize_params *in, mio_quantize_param
         return err_set(MIO_ERR_INVALID_ARG, "dtype %d (%s) is not a target type", p->dtype,
                        mio_type_name(p->dtype) ? mio_type_name(p->dtype) : "unknown");
     if (p->n_threads < 0) return err_set(MIO_ERR_INVALID_ARG, "n_threads is %d", p->n_threads);
+    static const char *const which[3] = {"experts_type", "output_tensor_type", "token_embedding_type"};
+    const int ty[3] = {p->experts_type, p->output_tensor_type, p->token_embedding_type};
+    for (int k = 0; k < 3; k++)
+        if (ty[k] >= 0 && (ty[k] >= MIO_TYPE_GGML_COUNT || (!mio_type_can_encode(ty[k]) && !mio_type_can_encode_imatrix(ty[k]))))
+            return err_set(MIO_ERR_INVALID_ARG, "%s %d (%s) is not a type libmodelio can encode", which[k], ty[k],
+                           ty[k] < MIO_TYPE_GGML_COUNT && mio_type_name(ty[k]) ? mio_type_name(ty[k]) : "unknown");
     if ((p->n_tensor_types && !p->tensor_types) || (p->n_kv_overrides && !p->kv_overrides) ||
         (p->n_prune_layers && !p->prune_layers) || (p->n_include_weights && !p->include_weights) ||
         (p->n_exclude_weights && !p->exclude_weights))
@@ -376,8 +396,9 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
         if ((st = mio_gguf_tensor_info(f, i, &items[i].t)) != MIO_OK) goto done;
     int64_t n_out = n_in;
     if (p.preset != MIO_PRESET_NONE) st = qz_preset_plan(f, &p, im, items, &n_out);
-    else st = dtype_plan(f, p.dtype, items, n_in);
+    else st = dtype_plan(f, p.dtype, p.experts_type, items, n_in);
     if (st) goto done;
+    if (p.experts_type >= 0) apply_experts(items, n_out, p.experts_type);
 
     /* sizes, totals, the plan report */
     uint64_t total_in = 0;
@@ -413,15 +434,17 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
         if ((st = set_moved_u32(r.w, "general.quantization_version", 2)) != MIO_OK) goto done;
         if ((st = set_moved_u32(r.w, "general.file_type", (uint32_t)p.preset)) != MIO_OK) goto done;
         if ((st = qz_preset_extra_kv(f, &p, r.w)) != MIO_OK) goto done;
-        for (size_t i = 0; i < p.n_kv_overrides; i++)
-            if ((st = kv_override(r.w, &p.kv_overrides[i], i)) != MIO_OK) goto done;
-        if (im && (st = qz_imatrix_kv(im, p.imatrix_path, r.w)) != MIO_OK) goto done;
     } else {
         if ((st = mio_writer_copy_all_kv(r.w, f, k_split_keys, parts > 1 ? 3 : 0)) != MIO_OK) goto done;
         /* general.file_type describes the weights: only claim the target when some were converted. */
-        if (n_conv > 0 && (st = mio_writer_set_u32(r.w, "general.file_type", (uint32_t)mio_type_file_type(p.dtype))) != MIO_OK)
+        if (n_conv > 0 && p.dtype >= 0 &&
+            (st = mio_writer_set_u32(r.w, "general.file_type", (uint32_t)mio_type_file_type(p.dtype))) != MIO_OK)
             goto done;
     }
+    /* then, as llama-quantize passes them: the user's overrides, the imatrix keys */
+    for (size_t i = 0; i < p.n_kv_overrides; i++)
+        if ((st = kv_override(r.w, &p.kv_overrides[i], i)) != MIO_OK) goto done;
+    if (im && (st = qz_imatrix_kv(im, p.imatrix_path, r.w)) != MIO_OK) goto done;
     for (int64_t k = 0; k < n_out; k++) {
         const qz_item *it = &items[k];
         mio_str nm = it->out_name[0] ? (mio_str){it->out_name, strlen(it->out_name)} : it->t.name;

@@ -1,0 +1,193 @@
+/* test_quantize.c — mio_quantize through the public API, the parts that do not
+ * need llama.cpp to judge them (the presets are proven byte-identical against
+ * the peer in tests/interop): parameter checks, the --dtype policy's decisions
+ * and reasons as the plan callback reports them, --experts-dtype re-encoding
+ * pre-quantized experts, kv overrides, the progress callback cancelling, and
+ * the output to a descriptor. */
+#include "modelio.h"
+#include "test.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#define IN "q_in.gguf"
+#define OUT "q_out.gguf"
+
+static float g_exps[256 * 8 * 4], g_attn[256 * 16], g_norm[256];
+static uint8_t g_exps_q8[256 * 8 * 4 / 32 * 34];
+static uint16_t g_attn_f16[256 * 16];
+
+static void write_model(void) {
+    uint32_t x = 7;
+    for (size_t i = 0; i < sizeof g_exps / sizeof *g_exps; i++) {
+        x = x * 1664525u + 1013904223u;
+        g_exps[i] = ((float)(x >> 8) / 16777216.0f - 0.5f) * 0.3f;
+    }
+    for (size_t i = 0; i < sizeof g_attn / sizeof *g_attn; i++) {
+        g_attn[i] = g_exps[i] * 0.5f;
+        g_attn_f16[i] = mio_f32_to_fp16(g_attn[i]);
+    }
+    for (size_t i = 0; i < 256; i++) g_norm[i] = 1.0f + (float)i / 256.0f;
+    T_OK(mio_encode_f32(MIO_TYPE_Q8_0, g_exps, sizeof g_exps / sizeof *g_exps, g_exps_q8, sizeof g_exps_q8));
+    mio_writer *w = NULL;
+    T_OK(mio_writer_new(0, &w));
+    T_OK(mio_writer_set_str(w, "general.architecture", "llama", 5));
+    T_OK(mio_writer_set_u32(w, "llama.block_count", 1));
+    int64_t ne_e[3] = {256, 8, 4}, ne_a[2] = {256, 16}, ne_n[1] = {256};
+    T_OK(mio_writer_add_tensor(w, "blk.0.ffn_up_exps.weight", MIO_TYPE_Q8_0, 3, ne_e, g_exps_q8, sizeof g_exps_q8));
+    T_OK(mio_writer_add_tensor(w, "blk.0.attn_q.weight", MIO_TYPE_F16, 2, ne_a, g_attn_f16, sizeof g_attn_f16));
+    T_OK(mio_writer_add_tensor(w, "blk.0.attn_norm.weight", MIO_TYPE_F32, 1, ne_n, g_norm, sizeof g_norm));
+    unlink(IN);
+    T_OK(mio_writer_write_file(w, IN));
+    mio_writer_free(w);
+}
+
+typedef struct seen {
+    int n;
+    char name[4][64];
+    int out_type[4];
+    char why[4][64];
+} seen;
+
+static void on_plan(void *user, const mio_quant_decision *d) {
+    seen *s = user;
+    if (s->n >= 4) return;
+    snprintf(s->name[s->n], 64, "%.*s", (int)d->name.len, d->name.ptr);
+    s->out_type[s->n] = d->out_type;
+    snprintf(s->why[s->n], 64, "%s", d->why);
+    s->n++;
+}
+
+static int cancel_at_first(void *user, int64_t done, int64_t total, uint64_t b, uint64_t bt) {
+    (void)user; (void)total; (void)b; (void)bt;
+    return done >= 1;
+}
+
+static void test_params(void) {
+    mio_quantize_params p;
+    memset(&p, 0, sizeof p);
+    T_STATUS(mio_quantize(IN, OUT, &p), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("p->size is 0; fill the parameters with mio_quantize_default_params first");
+    mio_quantize_default_params(&p);
+    T_EQ_U64(p.size, sizeof p);
+    T_EQ_INT(p.preset, MIO_PRESET_NONE);
+    T_EQ_INT(p.dtype, -1);
+    T_EQ_INT(p.output_tensor_type, -1);
+    const char *names[1] = {"x"};
+    p.include_weights = names;
+    p.n_include_weights = 1;
+    p.exclude_weights = names;
+    p.n_exclude_weights = 1;
+    T_STATUS(mio_quantize(IN, OUT, &p), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("include_weights and exclude_weights cannot be used together");
+    mio_quantize_default_params(&p);
+    p.dtype = MIO_TYPE_Q8_K; /* an activation format */
+    T_STATUS(mio_quantize(IN, OUT, &p), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("dtype 15 (q8_K) is not a target type");
+    mio_quantize_default_params(&p);
+    p.preset = 4; /* llama_ftype 4 was removed */
+    T_STATUS(mio_quantize(IN, OUT, &p), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("preset 4 is not a llama.cpp quantization type");
+    T_CHECK(access(OUT, F_OK) != 0);
+    T_EQ_INT(mio_type_file_type(MIO_TYPE_Q4_K), 14);
+    T_EQ_INT(mio_type_file_type(MIO_TYPE_Q8_0), 7);
+    T_EQ_INT(mio_type_file_type(MIO_TYPE_Q8_K), -1);
+}
+
+/* --dtype q4_0: the quantized expert tensor is refused like any quantized matrix... */
+static void test_dtype(void) {
+    mio_quantize_params p;
+    mio_quantize_default_params(&p);
+    p.dtype = MIO_TYPE_Q4_0;
+    T_STATUS(mio_quantize(IN, OUT, &p), MIO_ERR_UNSUPPORTED_TYPE);
+    T_MSG_HAS("tensor 'blk.0.ffn_up_exps.weight' is q8_0: only f32/f16/bf16 sources can be transcoded");
+    /* ...unless --experts-dtype takes the experts: then they are decoded and re-encoded */
+    seen s = {0};
+    p.experts_type = MIO_TYPE_Q4_K;
+    p.plan = on_plan;
+    p.plan_user = &s;
+    mio_kv_override kv[2] = {{.key = "x.answer", .type = MIO_GGUF_I64, .i64 = -42},
+                             {.key = "x.name", .type = MIO_GGUF_STRING, .str = "mio"}};
+    p.kv_overrides = kv;
+    p.n_kv_overrides = 2;
+    T_OK(mio_quantize(IN, OUT, &p));
+    T_EQ_INT(s.n, 3);
+    T_EQ_STR(s.name[0], "blk.0.ffn_up_exps.weight");
+    T_EQ_INT(s.out_type[0], MIO_TYPE_Q4_K);
+    T_EQ_STR(s.why[0], "--experts-dtype");
+    T_EQ_INT(s.out_type[1], MIO_TYPE_Q4_0);
+    T_EQ_STR(s.why[1], "converted");
+    T_EQ_INT(s.out_type[2], MIO_TYPE_F32);
+    T_EQ_STR(s.why[2], "1-D");
+    mio_gguf_file *f = NULL;
+    T_OK(mio_gguf_open(OUT, 0, &f));
+    if (!f) return;
+    /* experts: q4_K of the decoded q8_0 values (144 bytes per 256 weights, 32 rows) */
+    static float dec[256 * 8 * 4];
+    static uint8_t want[32 * 144];
+    T_OK(mio_decode_f32(MIO_TYPE_Q8_0, g_exps_q8, sizeof g_exps_q8, dec, 256 * 8 * 4));
+    T_OK(mio_encode_f32(MIO_TYPE_Q4_K, dec, 256 * 8 * 4, want, sizeof want));
+    mio_gguf_tensor t;
+    T_OK(mio_gguf_tensor_info(f, 0, &t));
+    T_EQ_INT(t.type, MIO_TYPE_Q4_K);
+    T_EQ_U64(t.nbytes, sizeof want);
+    T_CHECK(t.nbytes == sizeof want && memcmp(t.data, want, sizeof want) == 0);
+    T_OK(mio_gguf_tensor_info(f, 2, &t));
+    T_CHECK(t.nbytes == sizeof g_norm && memcmp(t.data, g_norm, sizeof g_norm) == 0); /* copied */
+    /* keys: the input's two, general.file_type (q4_0 -> 2), then the overrides; an int override
+     * is written as llama.cpp writes it, a u32 of the absolute value */
+    T_EQ_INT(mio_gguf_kv_count(f), 5);
+    T_EQ_MSTR(mio_gguf_kv_key(f, 2), "general.file_type");
+    uint64_t u;
+    T_OK(mio_gguf_kv_u64(f, 2, &u));
+    T_EQ_U64(u, 2);
+    T_EQ_MSTR(mio_gguf_kv_key(f, 3), "x.answer");
+    T_EQ_INT(mio_gguf_kv_type(f, 3), MIO_GGUF_U32);
+    T_OK(mio_gguf_kv_u64(f, 3, &u));
+    T_EQ_U64(u, 42);
+    mio_str v;
+    T_OK(mio_gguf_kv_str(f, 4, &v));
+    T_EQ_MSTR(v, "mio");
+    mio_gguf_close(f);
+    unlink(OUT);
+}
+
+static void test_cancel_and_fd(void) {
+    mio_quantize_params p;
+    mio_quantize_default_params(&p);
+    p.dtype = MIO_TYPE_Q8_0;
+    p.experts_type = MIO_TYPE_Q4_K;
+    p.progress = cancel_at_first;
+    T_STATUS(mio_quantize(IN, OUT, &p), MIO_ERR_CANCELLED);
+    T_MSG_HAS("cancelled by the progress callback after 1 of 3 tensors");
+    T_CHECK(access(OUT, F_OK) != 0);
+    /* to a descriptor: the same bytes as to a path */
+    p.progress = NULL;
+    T_OK(mio_quantize(IN, OUT, &p));
+    int fd = open("q_fd.gguf", O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    T_CHECK(fd >= 0);
+    T_OK(mio_quantize_fd(IN, fd, &p));
+    close(fd);
+    FILE *a = fopen(OUT, "rb"), *b = fopen("q_fd.gguf", "rb");
+    int same = a && b;
+    while (same) {
+        int ca = fgetc(a), cb = fgetc(b);
+        if (ca != cb) same = 0;
+        if (ca == EOF || cb == EOF) break;
+    }
+    T_CHECK(same);
+    if (a) fclose(a);
+    if (b) fclose(b);
+    T_STATUS(mio_quantize_fd(IN, -1, &p), MIO_ERR_INVALID_ARG);
+    unlink(OUT);
+    unlink("q_fd.gguf");
+}
+
+int main(void) {
+    write_model();
+    test_params();
+    test_dtype();
+    test_cancel_and_fd();
+    unlink(IN);
+    T_DONE();
+}
