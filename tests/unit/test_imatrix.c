@@ -622,7 +622,68 @@ static void test_gguf_malformed(void) {
     T_MSG_HAS("cut.gguf': ");
 }
 
-int main(void) {
+/* ------------------------------------------------------------------------- */
+/* Round trip with tests/tools/gen_imatrix (driven by CTest):                 */
+/*   test_imatrix --make-model M.gguf       a tiny model: token embeddings, a */
+/*                                          dense matrix, 3 experts, a norm,  */
+/*                                          the output matrix                 */
+/*   test_imatrix --check IMATRIX M.gguf N  N entries, and every weight the   */
+/*                                          generator covers has a vector of  */
+/*                                          ne[0] x experts positive values   */
+static int make_model(const char *path) {
+    static float buf[8 * 8 * 3];
+    for (size_t i = 0; i < sizeof buf / sizeof *buf; i++) buf[i] = (float)i * 0.01f;
+    mio_writer *w = NULL;
+    T_OK(mio_writer_new(MIO_WRITER_DEFAULT, &w));
+    T_OK(mio_writer_set_str(w, "general.architecture", "llama", 5));
+    const struct { const char *name; uint32_t nd; int64_t ne[3]; } t[5] = {
+        {"token_embd.weight", 2, {8, 4, 1}},      {"blk.0.attn_norm.weight", 1, {8, 1, 1}},
+        {"blk.0.attn_q.weight", 2, {8, 8, 1}},    {"blk.0.ffn_up_exps.weight", 3, {8, 4, 3}},
+        {"output.weight", 2, {8, 4, 1}}};
+    for (int i = 0; i < 5; i++) {
+        size_t n = (size_t)(t[i].ne[0] * t[i].ne[1] * t[i].ne[2]);
+        T_OK(mio_writer_add_tensor(w, t[i].name, MIO_TYPE_F32, t[i].nd, t[i].ne, buf, n * 4));
+    }
+    T_OK(mio_writer_write_file(w, path));
+    mio_writer_free(w);
+    T_DONE();
+}
+
+static int check_generated(const char *im_path, const char *model, uint64_t want) {
+    qz_imatrix *im = NULL;
+    mio_gguf_file *g = NULL;
+    T_OK(qz_imatrix_load(im_path, &im));
+    T_OK(mio_gguf_open(model, MIO_OPEN_MMAP, &g));
+    if (!im || !g) T_DONE();
+    T_EQ_U64(qz_imatrix_count(im), want);
+    T_OK(qz_imatrix_check_finite(im));
+    for (int64_t i = 0; i < mio_gguf_tensor_count(g); i++) {
+        mio_gguf_tensor t;
+        T_OK(mio_gguf_tensor_info(g, i, &t));
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)t.name.len, t.name.ptr);
+        if (t.n_dims < 2 || strcmp(name, "token_embd.weight") == 0) continue;
+        const float *v = NULL;
+        T_OK(qz_imatrix_for_tensor(im, name, t.ne[0], t.ne[2] * t.ne[3], &v));
+        T_CHECK(v != NULL);
+        if (!v) { fprintf(stderr, "no imatrix vector for %s\n", name); continue; }
+        for (int64_t k = 0; k < t.ne[0] * t.ne[2] * t.ne[3]; k++) {
+            if (!(v[k] > 0.0f)) { T_CHECK(v[k] > 0.0f); break; }
+        }
+    }
+    qz_imatrix_kv kv[QZ_IMATRIX_MAX_KV];
+    T_EQ_U64(qz_imatrix_kvs(im, im_path, kv), 4);
+    T_EQ_STR(kv[1].str, "gen_imatrix.txt");
+    T_EQ_U64(kv[3].u32, 10);
+    qz_imatrix_free(im);
+    mio_gguf_close(g);
+    T_DONE();
+}
+
+int main(int argc, char **argv) {
+    if (argc == 3 && strcmp(argv[1], "--make-model") == 0) return make_model(argv[2]);
+    if (argc == 5 && strcmp(argv[1], "--check") == 0)
+        return check_generated(argv[2], argv[3], strtoull(argv[4], NULL, 10));
     snprintf(g_dir, sizeof g_dir, "/tmp/mio-test-imatrix-XXXXXX");
     if (!mkdtemp(g_dir)) { perror("mkdtemp"); return 2; }
     test_legacy_basic();
