@@ -246,15 +246,17 @@ static mio_status write_item(qz_run *r, const qz_item *it) {
     if (chunk_rows > rows_per_slice) chunk_rows = rows_per_slice;
     if ((st = ensure_buffers(r, chunk_rows * n_per_row, chunk_rows * out_row)) != MIO_OK) return st;
     const float *imat = NULL;
-    size_t imat_n = 0;
-    if (r->im && it->use_imatrix) imat = qz_imatrix_find(r->im, t->name.ptr, t->name.len, &imat_n);
-    if (imat && imat_n != n_per_row * n_slices && imat_n != n_per_row)
-        return err_set(MIO_ERR_SIZE_MISMATCH, "imatrix entry for tensor '%s' has %zu values; the tensor needs %zu (%zu per row "
-                       "x %zu experts)", esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len), imat_n, n_per_row * n_slices,
-                       n_per_row, n_slices);
+    if (r->im && it->use_imatrix) {
+        /* looked up by the input name (before any prune renumbering), as llama.cpp does */
+        char name[GGUF_MAX_NAME + 1];
+        size_t nl = t->name.len < GGUF_MAX_NAME ? t->name.len : GGUF_MAX_NAME;
+        memcpy(name, t->name.ptr, nl);
+        name[nl] = '\0';
+        if ((st = qz_imatrix_for_tensor(r->im, name, t->ne[0], t->ne[2], &imat)) != MIO_OK) return st;
+    }
     const uint8_t *src = t->data;
     for (size_t s = 0; s < n_slices && !st; s++) {
-        const float *slice_imat = imat ? (imat_n == n_per_row ? imat : imat + s * n_per_row) : NULL;
+        const float *slice_imat = imat ? imat + (s % (size_t)t->ne[2]) * n_per_row : NULL;
         for (size_t r0 = 0; r0 < rows_per_slice && !st; r0 += chunk_rows) {
             size_t rows = rows_per_slice - r0 < chunk_rows ? rows_per_slice - r0 : chunk_rows;
             size_t n = rows * n_per_row;
@@ -387,13 +389,26 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
         st = err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", out_path);
         goto done;
     }
-    if (p.imatrix_path && (st = qz_imatrix_load(p.imatrix_path, &im)) != MIO_OK) goto done;
+    if (p.imatrix_path) {
+        if ((st = qz_imatrix_load(p.imatrix_path, &im)) != MIO_OK) goto done;
+        if ((st = qz_imatrix_filter(im, p.include_weights, p.n_include_weights, p.exclude_weights,
+                                    p.n_exclude_weights)) != MIO_OK ||
+            (st = qz_imatrix_check_finite(im)) != MIO_OK)
+            goto done;
+        if (qz_imatrix_count(im) == 0) { /* nothing left after the filter: quantize without one */
+            qz_imatrix_free(im);
+            im = NULL;
+        }
+    }
 
     int64_t n_in = mio_gguf_tensor_count(f);
     items = calloc((size_t)(n_in ? n_in : 1), sizeof *items);
     if (!items) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
-    for (int64_t i = 0; i < n_in; i++)
+    for (int64_t i = 0; i < n_in; i++) {
         if ((st = mio_gguf_tensor_info(f, i, &items[i].t)) != MIO_OK) goto done;
+        items[i].src = i;
+        items[i].use_imatrix = im != NULL;
+    }
     int64_t n_out = n_in;
     if (p.preset != MIO_PRESET_NONE) st = qz_preset_plan(f, &p, im, items, &n_out);
     else st = dtype_plan(f, p.dtype, p.experts_type, items, n_in);
@@ -433,7 +448,6 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
         if ((st = mio_writer_copy_all_kv(r.w, f, k_split_keys, 3)) != MIO_OK) goto done;
         if ((st = set_moved_u32(r.w, "general.quantization_version", 2)) != MIO_OK) goto done;
         if ((st = set_moved_u32(r.w, "general.file_type", (uint32_t)p.preset)) != MIO_OK) goto done;
-        if ((st = qz_preset_extra_kv(f, &p, r.w)) != MIO_OK) goto done;
     } else {
         if ((st = mio_writer_copy_all_kv(r.w, f, k_split_keys, parts > 1 ? 3 : 0)) != MIO_OK) goto done;
         /* general.file_type describes the weights: only claim the target when some were converted. */
@@ -444,7 +458,18 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
     /* then, as llama-quantize passes them: the user's overrides, the imatrix keys */
     for (size_t i = 0; i < p.n_kv_overrides; i++)
         if ((st = kv_override(r.w, &p.kv_overrides[i], i)) != MIO_OK) goto done;
-    if (im && (st = qz_imatrix_kv(im, p.imatrix_path, r.w)) != MIO_OK) goto done;
+    if (im) {
+        qz_imatrix_kv ikv[QZ_IMATRIX_MAX_KV];
+        size_t n_ikv = qz_imatrix_kvs(im, p.imatrix_path, ikv);
+        for (size_t i = 0; i < n_ikv && !st; i++) {
+            if ((st = mio_writer_remove_key(r.w, ikv[i].key)) == MIO_ERR_NOT_FOUND) st = MIO_OK;
+            if (!st) st = ikv[i].type == MIO_GGUF_U32 ? mio_writer_set_u32(r.w, ikv[i].key, ikv[i].u32)
+                                                      : mio_writer_set_str(r.w, ikv[i].key, ikv[i].str, strlen(ikv[i].str));
+        }
+        if (st) goto done;
+    }
+    /* last: what a prune changes (<arch>.block_count) */
+    if (p.preset != MIO_PRESET_NONE && (st = qz_preset_extra_kv(f, &p, r.w)) != MIO_OK) goto done;
     for (int64_t k = 0; k < n_out; k++) {
         const qz_item *it = &items[k];
         mio_str nm = it->out_name[0] ? (mio_str){it->out_name, strlen(it->out_name)} : it->t.name;

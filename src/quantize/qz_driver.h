@@ -5,6 +5,7 @@
 #define MIO_QZ_DRIVER_H
 
 #include "gguf/gguf_internal.h"
+#include "quantize/imatrix.h"
 
 /* One output tensor. The driver fills t (and src) for every input tensor in
  * input order; a plan reorders the items, may drop some (prune) and sets the
@@ -19,19 +20,11 @@ typedef struct qz_item {
     int use_imatrix;        /* the imatrix applies to this tensor (include/exclude weights) */
 } qz_item;
 
-typedef struct qz_imatrix qz_imatrix;
-mio_status qz_imatrix_load(const char *path, qz_imatrix **out);
-void qz_imatrix_free(qz_imatrix *im);
-/* The per-column weights for a tensor (ne[0] values, or ne[0] x experts), or NULL. */
-const float *qz_imatrix_find(const qz_imatrix *im, const char *name, size_t len, size_t *n);
-/* The quantize.imatrix.* keys llama-quantize adds. */
-mio_status qz_imatrix_kv(const qz_imatrix *im, const char *path, mio_writer *w);
-
 /* A llama.cpp preset: decide every tensor (items[0..*n) in input order on entry;
  * on return the output order, *n output tensors). */
 mio_status qz_preset_plan(const mio_gguf_file *f, const mio_quantize_params *p, const qz_imatrix *im, qz_item *items,
                           int64_t *n);
-/* Keys the preset path sets after general.file_type (block_count after a prune). */
+/* Keys the preset path sets last, after the overrides (block_count after a prune). */
 mio_status qz_preset_extra_kv(const mio_gguf_file *f, const mio_quantize_params *p, mio_writer *w);
 
 #endif
