@@ -385,6 +385,8 @@ static void make_fixtures(void) {
     X(ST, mio_st_save_sharded, t, _, 0, NULL, mio_st_save_sharded(ST_DIR, NULL, 1, g_meta, 1, 1000, &g_u32))          \
     X(ST, mio_st_save_sharded, meta, _, 0, NULL, mio_st_save_sharded(ST_DIR, g_ent, 1, NULL, 1, 1000, &g_u32))        \
     X(OK, mio_st_save_sharded, n_shards, _, 0, NULL, mio_st_save_sharded(ST_DIR, g_ent, 1, g_meta, 1, 1000, NULL))    \
+    /* quantizer presets (mio_preset_name takes no pointer) */                                                 \
+    X(SV, mio_preset_from_name, name, _, MIO_PRESET_NONE, NULL, mio_preset_from_name(NULL))                      \
     X(VOID, mio_free, p, _, 0, NULL, mio_free(NULL))
 
 enum kind { K_ST, K_OK, K_SV, K_VOID };
