@@ -596,14 +596,17 @@ enum {
     MIO_PRESET_IQ3_XXS = 23, MIO_PRESET_IQ1_S = 24, MIO_PRESET_IQ4_NL = 25, MIO_PRESET_IQ3_S = 26,
     MIO_PRESET_IQ3_M = 27, MIO_PRESET_IQ2_S = 28, MIO_PRESET_IQ2_M = 29, MIO_PRESET_IQ4_XS = 30,
     MIO_PRESET_IQ1_M = 31, MIO_PRESET_BF16 = 32, MIO_PRESET_TQ1_0 = 36, MIO_PRESET_TQ2_0 = 37,
-    MIO_PRESET_MXFP4_MOE = 38
+    MIO_PRESET_MXFP4_MOE = 38, MIO_PRESET_Q1_0 = 40, MIO_PRESET_Q2_0 = 41
 };
 /* llama.cpp's general.file_type (llama_ftype) for a file whose weights are all
  * of this ggml type (MIO_TYPE_Q4_K -> 14, Q4_K_S), or -1 when the type is not a
  * weight type (q8_1, q8_K, integer and f64 types). */
 MIO_API int mio_type_file_type(int type);
 /* Preset for a llama-quantize type name, case-insensitive ("Q4_K_M", "q4_k";
- * Q3_K, Q4_K, Q5_K alone mean their _M), or MIO_PRESET_NONE. */
+ * Q3_K, Q4_K, Q5_K alone mean their _M), or for a number naming one as
+ * llama-quantize reads it ("15" = Q4_K_M; leading blanks, a sign and trailing
+ * text after the digits are accepted, as std::stoi does), or MIO_PRESET_NONE
+ * (also for NULL and for llama-quantize's "COPY", which is not a preset). */
 MIO_API int mio_preset_from_name(const char *name);
 /* Upper-case llama-quantize name ("Q4_K_M"), or NULL for an unknown value. */
 MIO_API const char *mio_preset_name(int preset);

@@ -6,7 +6,9 @@
  * pieces, so memory holds a fixed working set whatever the tensor sizes.
  * Invariant: nothing is written before every decision is made and checked, and
  * a failure leaves no output (the writer's temp file is removed). */
-#include "quantize/qz_driver.h"
+#include "gguf/gguf_internal.h"
+#include "quantize/imatrix.h"
+#include "quantize/quantize_internal.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -63,48 +65,71 @@ static int contains(mio_str s, const char *needle) {
     return 0;
 }
 
+/* The input's tensors in input order (the --dtype path keeps it). */
+static mio_status input_items(const mio_gguf_file *f, qz_item **out, size_t *n_out) {
+    int64_t n = mio_gguf_tensor_count(f);
+    qz_item *items = calloc((size_t)(n > 0 ? n : 1), sizeof *items);
+    if (!items) return err_set(MIO_ERR_NOMEM, "out of memory");
+    for (int64_t i = 0; i < n; i++) {
+        mio_gguf_tensor t;
+        mio_status st = mio_gguf_tensor_info(f, i, &t);
+        if (!st && (t.name.len >= QZ_NAME_MAX || memchr(t.name.ptr, '\0', t.name.len))) {
+            char nb[160];
+            st = err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%s': the name cannot be copied (NUL byte or %zu bytes)",
+                         esc_bytes(nb, sizeof nb, t.name.ptr, t.name.len), t.name.len);
+        }
+        if (st) { free(items); return st; }
+        qz_item *q = &items[i];
+        q->src = i;
+        memcpy(q->orig_name, t.name.ptr, t.name.len);
+        memcpy(q->name, t.name.ptr, t.name.len);
+        q->n_dims = t.n_dims;
+        memcpy(q->ne, t.ne, sizeof q->ne);
+        q->in_type = t.type;
+        q->part = t.part;
+        q->offset = t.offset;
+    }
+    *out = items;
+    *n_out = (size_t)n;
+    return MIO_OK;
+}
+
 /* The --dtype seed policy (mio-export-gguf): convert matrix weights (n_dims >= 2,
  * '.weight', no 'norm') from f32/f16/bf16 when the row is whole blocks; keep the
- * rest; refuse a quantized matrix. Input order, names unchanged. */
-static mio_status dtype_plan(const mio_gguf_file *f, int target, int experts_type, qz_item *items, int64_t n) {
-    for (int64_t i = 0; i < n; i++) {
+ * rest; refuse a quantized matrix. Input order, names unchanged. --experts-dtype
+ * takes the expert tensors (*_exps.weight) whatever their type, re-encoding
+ * quantized ones (seed 12.4); a row that is not whole blocks of that type is
+ * kept as it is. */
+static mio_status dtype_plan(int target, int experts_type, qz_item *items, size_t n) {
+    for (size_t i = 0; i < n; i++) {
         qz_item *it = &items[i];
-        const mio_gguf_tensor *t = &it->t;
-        it->src = i;
-        it->out_type = t->type;
+        mio_str name = {it->orig_name, strlen(it->orig_name)};
+        it->out_type = it->in_type;
         it->why = "verbatim";
+        if (experts_type >= 0 && it->n_dims >= 2 && has_suffix(name, "_exps.weight")) {
+            if (it->ne[0] % mio_type_block_size(experts_type) != 0) it->why = "row not a whole number of blocks";
+            else if (it->in_type == experts_type) it->why = "already that type";
+            else { it->out_type = experts_type; it->why = "--experts-dtype"; }
+            continue;
+        }
         if (target < 0) continue;
-        if (t->n_dims < 2) { it->why = "1-D"; continue; }
-        if (!has_suffix(t->name, ".weight")) { it->why = "not a .weight"; continue; }
-        if (contains(t->name, "norm")) { it->why = "norm"; continue; }
-        if (experts_type >= 0 && has_suffix(t->name, "_exps.weight")) { it->why = "expert (see --experts-dtype)"; continue; }
-        if (t->type != MIO_TYPE_F32 && t->type != MIO_TYPE_F16 && t->type != MIO_TYPE_BF16) {
+        if (it->n_dims < 2) { it->why = "1-D"; continue; }
+        if (!has_suffix(name, ".weight")) { it->why = "not a .weight"; continue; }
+        if (contains(name, "norm")) { it->why = "norm"; continue; }
+        if (it->in_type != MIO_TYPE_F32 && it->in_type != MIO_TYPE_F16 && it->in_type != MIO_TYPE_BF16) {
             char nb[160];
             return err_set(MIO_ERR_UNSUPPORTED_TYPE,
                            "tensor '%s' is %s: only f32/f16/bf16 sources can be transcoded (re-quantizing a quantized "
                            "tensor would compound its error); convert from the unquantized model",
-                           esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len), mio_type_name(t->type));
+                           esc_bytes(nb, sizeof nb, name.ptr, name.len), mio_type_name(it->in_type));
         }
-        if (t->ne[0] % mio_type_block_size(target) != 0) { it->why = "row not a whole number of blocks"; continue; }
-        if (t->type == target) { it->why = "already that type"; continue; }
+        if (it->ne[0] % mio_type_block_size(target) != 0) { it->why = "row not a whole number of blocks"; continue; }
+        if (it->in_type == target) { it->why = "already that type"; continue; }
         it->out_type = target;
-        it->why = NULL; /* converted */
+        it->why = "converted";
     }
-    (void)f;
+    for (size_t i = 0; i < n; i++) items[i].convert = items[i].out_type != items[i].in_type;
     return MIO_OK;
-}
-
-/* --experts-dtype (seed 12.4): the expert tensors (*_exps.weight) get this type
- * whatever the policy chose, re-encoding quantized experts (decode then encode).
- * A row that is not whole blocks of the type keeps the policy's choice. */
-static void apply_experts(qz_item *items, int64_t n, int type) {
-    for (int64_t k = 0; k < n; k++) {
-        qz_item *it = &items[k];
-        if (!has_suffix(it->t.name, "_exps.weight") || it->t.n_dims < 2) continue;
-        if (it->t.ne[0] % mio_type_block_size(type) != 0) continue;
-        it->out_type = type;
-        it->why = it->t.type == type ? "already that type" : "--experts-dtype";
-    }
 }
 
 /* ------------------------------------------------------------------ encoding */
@@ -217,11 +242,13 @@ static mio_status progress(qz_run *r) {
 
 /* Stream one tensor: a verbatim copy, or decode -> check -> encode a chunk of
  * rows at a time. Source pages are released after use. */
-static mio_status write_item(qz_run *r, const qz_item *it) {
-    const mio_gguf_tensor *t = &it->t;
+static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
+    mio_gguf_tensor tt;
+    mio_status st = mio_gguf_tensor_info(r->f, it->src, &tt);
+    if (st) return st;
+    const mio_gguf_tensor *t = &tt;
     char nb[160];
-    mio_status st = MIO_OK;
-    if (it->out_type == t->type) {
+    if (!it->convert) {
         const uint8_t *p = t->data;
         uint64_t left = t->nbytes;
         while (left && !st) {
@@ -240,20 +267,14 @@ static mio_status write_item(qz_run *r, const qz_item *it) {
     size_t rows_per_slice = (size_t)t->ne[1]; /* rows of one expert (3-D) or of the whole matrix */
     size_t n_slices = (size_t)(t->ne[2] * t->ne[3]);
     size_t in_row = (size_t)(t->nbytes / ((uint64_t)rows_per_slice * n_slices));
-    size_t out_row = (size_t)(it->out_bytes / ((uint64_t)rows_per_slice * n_slices));
+    size_t out_row = (size_t)(out_bytes / ((uint64_t)rows_per_slice * n_slices));
     size_t chunk_rows = QZ_CHUNK_ELEMS / n_per_row;
     if (chunk_rows == 0) chunk_rows = 1;
     if (chunk_rows > rows_per_slice) chunk_rows = rows_per_slice;
     if ((st = ensure_buffers(r, chunk_rows * n_per_row, chunk_rows * out_row)) != MIO_OK) return st;
     const float *imat = NULL;
-    if (r->im && it->use_imatrix) {
-        /* looked up by the input name (before any prune renumbering), as llama.cpp does */
-        char name[GGUF_MAX_NAME + 1];
-        size_t nl = t->name.len < GGUF_MAX_NAME ? t->name.len : GGUF_MAX_NAME;
-        memcpy(name, t->name.ptr, nl);
-        name[nl] = '\0';
-        if ((st = qz_imatrix_for_tensor(r->im, name, t->ne[0], t->ne[2], &imat)) != MIO_OK) return st;
-    }
+    /* looked up by the input name (before any prune renumbering), as llama.cpp does */
+    if (r->im && (st = qz_imatrix_for_tensor(r->im, it->orig_name, t->ne[0], t->ne[2], &imat)) != MIO_OK) return st;
     const uint8_t *src = t->data;
     for (size_t s = 0; s < n_slices && !st; s++) {
         const float *slice_imat = imat ? imat + (s % (size_t)t->ne[2]) * n_per_row : NULL;
@@ -372,6 +393,9 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
     mio_gguf_file *f = NULL;
     qz_imatrix *im = NULL;
     qz_item *items = NULL;
+    size_t n = 0;
+    uint32_t block_count = 0;
+    bool block_count_set = false;
     qz_run r;
     memset(&r, 0, sizeof r);
     if ((st = mio_gguf_open(in_path, MIO_OPEN_SPLITS, &f)) != MIO_OK) return st;
@@ -389,6 +413,12 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
         st = err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", out_path);
         goto done;
     }
+    if (p.keep_split) {
+        st = err_set(MIO_ERR_INVALID_ARG, "keep_split: writing a split output (name-0000K-of-0000N.gguf) is not "
+                     "supported yet; without it a split input (%u part%s here) is merged into one file", parts,
+                     parts == 1 ? "" : "s");
+        goto done;
+    }
     if (p.imatrix_path) {
         if ((st = qz_imatrix_load(p.imatrix_path, &im)) != MIO_OK) goto done;
         if ((st = qz_imatrix_filter(im, p.include_weights, p.n_include_weights, p.exclude_weights,
@@ -401,64 +431,66 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
         }
     }
 
-    int64_t n_in = mio_gguf_tensor_count(f);
-    items = calloc((size_t)(n_in ? n_in : 1), sizeof *items);
-    if (!items) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
-    for (int64_t i = 0; i < n_in; i++) {
-        if ((st = mio_gguf_tensor_info(f, i, &items[i].t)) != MIO_OK) goto done;
-        items[i].src = i;
-        items[i].use_imatrix = im != NULL;
+    if (p.preset != MIO_PRESET_NONE) {
+        qz_model m;
+        qz_policy pol;
+        if ((st = qz_output_order(f, p.prune_layers, p.n_prune_layers, p.keep_split != 0, &items, &n, &block_count,
+                                  &block_count_set)) != MIO_OK ||
+            (st = qz_model_from_gguf(f, &m)) != MIO_OK)
+            goto done;
+        qz_policy_from_params(&p, im != NULL, &pol);
+        if ((st = qz_choose_types(&m, &pol, items, n, NULL)) != MIO_OK) goto done;
+    } else {
+        if ((st = input_items(f, &items, &n)) != MIO_OK || (st = dtype_plan(p.dtype, p.experts_type, items, n)) != MIO_OK)
+            goto done;
     }
-    int64_t n_out = n_in;
-    if (p.preset != MIO_PRESET_NONE) st = qz_preset_plan(f, &p, im, items, &n_out);
-    else st = dtype_plan(f, p.dtype, p.experts_type, items, n_in);
-    if (st) goto done;
-    if (p.experts_type >= 0) apply_experts(items, n_out, p.experts_type);
 
     /* sizes, totals, the plan report */
     uint64_t total_in = 0;
-    int64_t n_conv = 0;
-    for (int64_t k = 0; k < n_out; k++) {
+    size_t n_conv = 0;
+    uint64_t *out_bytes = calloc(n ? n : 1, sizeof *out_bytes);
+    if (!out_bytes) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+    for (size_t k = 0; k < n && !st; k++) {
         qz_item *it = &items[k];
-        if ((st = mio_tensor_nbytes(it->out_type, it->t.n_dims, it->t.ne, &it->out_bytes)) != MIO_OK) goto done;
-        if (it->out_type != it->t.type) n_conv++;
-        total_in += it->t.nbytes;
+        mio_gguf_tensor t;
+        if ((st = mio_gguf_tensor_info(f, it->src, &t)) != MIO_OK) break;
+        if ((st = mio_tensor_nbytes(it->out_type, t.n_dims, t.ne, &out_bytes[k])) != MIO_OK) break;
+        if (it->convert) n_conv++;
+        total_in += t.nbytes;
         if (p.plan) {
             mio_quant_decision d;
             memset(&d, 0, sizeof d);
-            d.index = k;
-            d.name = it->out_name[0] ? (mio_str){it->out_name, strlen(it->out_name)} : it->t.name;
-            d.n_dims = it->t.n_dims;
-            memcpy(d.ne, it->t.ne, sizeof d.ne);
-            d.in_type = it->t.type;
+            d.index = (int64_t)k;
+            d.name = (mio_str){it->name, strlen(it->name)};
+            d.n_dims = t.n_dims;
+            memcpy(d.ne, t.ne, sizeof d.ne);
+            d.in_type = t.type;
             d.out_type = it->out_type;
-            d.in_bytes = it->t.nbytes;
-            d.out_bytes = it->out_bytes;
-            d.why = it->why ? it->why : "converted";
+            d.in_bytes = t.nbytes;
+            d.out_bytes = out_bytes[k];
+            d.why = it->why ? it->why : (it->convert ? "converted" : "kept");
             p.plan(p.plan_user, &d);
         }
     }
-    if (p.dry_run) goto done;
+    if (st || p.dry_run) { free(out_bytes); goto done; }
 
-    /* metadata */
-    uint32_t wflags = (n_in == 0 && parts == 1 && mio_gguf_file_size(f) == mio_gguf_header_size(f))
+    /* metadata, as llama_model_quantize lays it out (docs/QUANTIZE.md) */
+    uint32_t wflags = (n == 0 && parts == 1 && mio_gguf_file_size(f) == mio_gguf_header_size(f))
                           ? MIO_WRITER_NO_EMPTY_PAD : MIO_WRITER_DEFAULT;
-    if ((st = mio_writer_new(wflags, &r.w)) != MIO_OK) goto done;
+    if ((st = mio_writer_new(wflags, &r.w)) != MIO_OK) { free(out_bytes); goto done; }
     if (p.preset != MIO_PRESET_NONE) {
-        if ((st = mio_writer_copy_all_kv(r.w, f, k_split_keys, 3)) != MIO_OK) goto done;
-        if ((st = set_moved_u32(r.w, "general.quantization_version", 2)) != MIO_OK) goto done;
-        if ((st = set_moved_u32(r.w, "general.file_type", (uint32_t)p.preset)) != MIO_OK) goto done;
+        if (!st) st = mio_writer_copy_all_kv(r.w, f, k_split_keys, 3);
+        if (!st) st = set_moved_u32(r.w, "general.quantization_version", 2);
+        if (!st) st = set_moved_u32(r.w, "general.file_type", (uint32_t)p.preset);
     } else {
-        if ((st = mio_writer_copy_all_kv(r.w, f, k_split_keys, parts > 1 ? 3 : 0)) != MIO_OK) goto done;
+        if (!st) st = mio_writer_copy_all_kv(r.w, f, k_split_keys, parts > 1 ? 3 : 0);
         /* general.file_type describes the weights: only claim the target when some were converted. */
-        if (n_conv > 0 && p.dtype >= 0 &&
-            (st = mio_writer_set_u32(r.w, "general.file_type", (uint32_t)mio_type_file_type(p.dtype))) != MIO_OK)
-            goto done;
+        if (!st && n_conv > 0 && p.dtype >= 0)
+            st = mio_writer_set_u32(r.w, "general.file_type", (uint32_t)mio_type_file_type(p.dtype));
     }
     /* then, as llama-quantize passes them: the user's overrides, the imatrix keys */
-    for (size_t i = 0; i < p.n_kv_overrides; i++)
-        if ((st = kv_override(r.w, &p.kv_overrides[i], i)) != MIO_OK) goto done;
-    if (im) {
+    for (size_t i = 0; i < p.n_kv_overrides && !st; i++) st = kv_override(r.w, &p.kv_overrides[i], i);
+    if (!st && im) {
         qz_imatrix_kv ikv[QZ_IMATRIX_MAX_KV];
         size_t n_ikv = qz_imatrix_kvs(im, p.imatrix_path, ikv);
         for (size_t i = 0; i < n_ikv && !st; i++) {
@@ -466,40 +498,34 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
             if (!st) st = ikv[i].type == MIO_GGUF_U32 ? mio_writer_set_u32(r.w, ikv[i].key, ikv[i].u32)
                                                       : mio_writer_set_str(r.w, ikv[i].key, ikv[i].str, strlen(ikv[i].str));
         }
-        if (st) goto done;
     }
-    /* last: what a prune changes (<arch>.block_count) */
-    if (p.preset != MIO_PRESET_NONE && (st = qz_preset_extra_kv(f, &p, r.w)) != MIO_OK) goto done;
-    for (int64_t k = 0; k < n_out; k++) {
-        const qz_item *it = &items[k];
-        mio_str nm = it->out_name[0] ? (mio_str){it->out_name, strlen(it->out_name)} : it->t.name;
-        char name[256];
-        if (nm.len >= sizeof name || memchr(nm.ptr, '\0', nm.len)) {
-            char nb[160];
-            st = err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%s': the name cannot be copied (NUL byte or too long)",
-                         esc_bytes(nb, sizeof nb, nm.ptr, nm.len));
-            goto done;
+    /* last: what a prune changes */
+    if (!st && block_count_set) {
+        char key[QZ_NAME_MAX + 16];
+        qz_model m;
+        if ((st = qz_model_from_gguf(f, &m)) == MIO_OK) {
+            snprintf(key, sizeof key, "%s.block_count", m.arch_name);
+            st = set_moved_u32(r.w, key, block_count);
         }
-        memcpy(name, nm.ptr, nm.len);
-        name[nm.len] = '\0';
-        if ((st = mio_writer_declare_tensor(r.w, name, it->out_type, it->t.n_dims, it->t.ne)) != MIO_OK) goto done;
     }
+    for (size_t k = 0; k < n && !st; k++)
+        st = mio_writer_declare_tensor(r.w, items[k].name, items[k].out_type, items[k].n_dims, items[k].ne);
 
     /* data */
     r.f = f;
     r.p = &p;
     r.im = im;
     r.n_threads = resolve_threads(p.n_threads);
-    r.total = n_out;
+    r.total = (int64_t)n;
     r.bytes_total = total_in;
-    st = out_path ? mio_writer_begin_file(r.w, out_path) : mio_writer_begin_fd(r.w, out_fd);
-    if (st) goto done;
-    for (int64_t k = 0; k < n_out && !st; k++) {
-        st = write_item(&r, &items[k]);
-        r.done = k + 1;
+    if (!st) st = out_path ? mio_writer_begin_file(r.w, out_path) : mio_writer_begin_fd(r.w, out_fd);
+    for (size_t k = 0; k < n && !st; k++) {
+        st = write_item(&r, &items[k], out_bytes[k]);
+        r.done = (int64_t)k + 1;
         if (!st) st = progress(&r);
     }
     if (!st) st = mio_writer_finish(r.w);
+    free(out_bytes);
 
 done:
     mio_writer_free(r.w); /* removes the temp file of an unfinished write */

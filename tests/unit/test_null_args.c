@@ -396,6 +396,8 @@ static void make_fixtures(void) {
     X(ST, mio_quantize, p, _, 0, NULL, mio_quantize(GGUF_PATH, "null_args_q.gguf", NULL))                             \
     X(ST, mio_quantize_fd, in_path, _, 0, NULL, mio_quantize_fd(NULL, g_devnull, &g_qparams))                       \
     X(ST, mio_quantize_fd, p, _, 0, NULL, mio_quantize_fd(GGUF_PATH, g_devnull, NULL))                                \
+    /* quantizer presets (mio_preset_name takes no pointer) */                                                 \
+    X(SV, mio_preset_from_name, name, _, MIO_PRESET_NONE, NULL, mio_preset_from_name(NULL))                      \
     X(VOID, mio_free, p, _, 0, NULL, mio_free(NULL))
 
 enum kind { K_ST, K_OK, K_SV, K_VOID };

@@ -1,0 +1,7 @@
+/* preset_api.c — the public preset-name functions (the table lives in policy.c). */
+#include "quantize/quantize_internal.h"
+#include "core/core.h"
+
+int mio_preset_from_name(const char *name) { return qz_preset_from_name(name); }
+
+const char *mio_preset_name(int preset) { return qz_preset_name(preset); }
