@@ -275,6 +275,10 @@ static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
     const float *imat = NULL;
     /* looked up by the input name (before any prune renumbering), as llama.cpp does */
     if (r->im && (st = qz_imatrix_for_tensor(r->im, it->orig_name, t->ne[0], t->ne[2], &imat)) != MIO_OK) return st;
+    if (!imat && it->requires_imatrix)
+        return err_set(MIO_ERR_ENCODER_UNAVAILABLE, "missing importance matrix for tensor '%s' in a very low-bit "
+                       "quantization (%s needs one; the imatrix has no usable entry for it)", it->orig_name,
+                       mio_type_name(it->out_type));
     const uint8_t *src = t->data;
     for (size_t s = 0; s < n_slices && !st; s++) {
         const float *slice_imat = imat ? imat + (s % (size_t)t->ne[2]) * n_per_row : NULL;
@@ -471,6 +475,17 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
             d.why = it->why ? it->why : (it->convert ? "converted" : "kept");
             p.plan(p.plan_user, &d);
         }
+    }
+    /* what llama.cpp would refuse while writing, refused before anything is written */
+    for (size_t k = 0; k < n && !st && !p.dry_run; k++) {
+        const qz_item *it = &items[k];
+        const float *imat = NULL;
+        if (!it->convert) continue;
+        if (im) st = qz_imatrix_for_tensor(im, it->orig_name, it->ne[0], it->ne[2], &imat);
+        if (!st && !imat && it->requires_imatrix)
+            st = err_set(MIO_ERR_ENCODER_UNAVAILABLE, "missing importance matrix for tensor '%s' in a very low-bit "
+                         "quantization (%s needs one; %s)", it->orig_name, mio_type_name(it->out_type),
+                         im ? "the imatrix has no usable entry for it" : "no imatrix was given");
     }
     if (st || p.dry_run) { free(out_bytes); goto done; }
 

@@ -198,6 +198,54 @@ static void policy_of(int preset, const flags *f, bool has_imatrix, qz_policy *p
     pol->n_tensor_types = f->n_tt;
 }
 
+/* llama_model_kv_override of this build: int tag (INT 0, FLOAT 1, BOOL 2, STR 3),
+ * char key[128], then at offset 136 a union of int64 / double / bool / char[128]. */
+typedef struct { unsigned char b[264]; } peer_kv;
+static void kv_str(peer_kv *o, const char *key, const char *v) {
+    memset(o, 0, sizeof *o);
+    int tag = 3;
+    memcpy(o->b, &tag, 4);
+    snprintf((char *)o->b + 4, 128, "%s", key);
+    snprintf((char *)o->b + 136, 128, "%s", v);
+}
+static void kv_int(peer_kv *o, const char *key, int64_t v) {
+    memset(o, 0, sizeof *o);
+    snprintf((char *)o->b + 4, 128, "%s", key);
+    memcpy(o->b + 136, &v, 8);
+}
+
+/* The imatrix as a legacy .dat file (ncall 1, so the values read back exactly)
+ * with a trailer (10 chunks, dataset "interop.txt"), and the metadata
+ * llama-quantize adds when it passes one (quantize.imatrix.*: file as given,
+ * dataset, entries, chunks) as the peer's kv overrides. */
+#define IM_DAT "quant_policy_imatrix.dat"
+static void write_imatrix_dat(const peer_imatrix *im, peer_kv kv[5]) {
+    FILE *fp = fopen(IM_DAT, "wb");
+    int32_t n = 0;
+    while (im[n].name) n++;
+    if (fp) {
+        fwrite(&n, 4, 1, fp);
+        for (int32_t i = 0; i < n; i++) {
+            int32_t nl = (int32_t)strlen(im[i].name), one = 1, nv = (int32_t)im[i].size;
+            fwrite(&nl, 4, 1, fp);
+            fwrite(im[i].name, 1, (size_t)nl, fp);
+            fwrite(&one, 4, 1, fp);
+            fwrite(&nv, 4, 1, fp);
+            fwrite(im[i].data, 4, im[i].size, fp);
+        }
+        int32_t chunks = 10, dl = 11;
+        fwrite(&chunks, 4, 1, fp);
+        fwrite(&dl, 4, 1, fp);
+        fwrite("interop.txt", 1, 11, fp);
+        fclose(fp);
+    }
+    kv_str(&kv[0], "quantize.imatrix.file", IM_DAT);
+    kv_str(&kv[1], "quantize.imatrix.dataset", "interop.txt");
+    kv_int(&kv[2], "quantize.imatrix.entries_count", n);
+    kv_int(&kv[3], "quantize.imatrix.chunks_count", 10);
+    memset(&kv[4], 0, sizeof kv[4]);
+}
+
 /* The peer's parameter block for these flags; tt/prune storage is the caller's. */
 static qparams params_of(int preset, const flags *f, peer_tt *tt, int32_t *prune, const peer_imatrix *im) {
     qparams p = L.quantize_default_params();
@@ -700,7 +748,103 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Quantize in_path with the peer and check the result against the policy. */
+static size_t n_files_identical;
+
+static uint8_t *slurp(const char *path, size_t *len) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
+    if (b && n > 0 && fread(b, 1, (size_t)n, fp) != (size_t)n) { free(b); b = NULL; }
+    fclose(fp);
+    *len = n > 0 ? (size_t)n : 0;
+    return b;
+}
+
+/* What the first differing byte of two GGUF files belongs to: a key, a tensor. */
+static void describe_difference(const char *a, const char *b, size_t off) {
+    mio_gguf_file *fa = NULL, *fb = NULL;
+    if (mio_gguf_open(a, 0, &fa) != MIO_OK || mio_gguf_open(b, 0, &fb) != MIO_OK) {
+        fprintf(stderr, "    (one of the files does not parse: %s)\n", mio_last_error());
+    } else if (off < mio_gguf_data_offset(fa)) {
+        int64_t na = mio_gguf_kv_count(fa), nb = mio_gguf_kv_count(fb);
+        fprintf(stderr, "    in the header (%lld vs %lld keys, %lld vs %lld tensors)\n", (long long)na, (long long)nb,
+                (long long)mio_gguf_tensor_count(fa), (long long)mio_gguf_tensor_count(fb));
+        for (int64_t k = 0; k < na || k < nb; k++) {
+            mio_str ka = k < na ? mio_gguf_kv_key(fa, k) : (mio_str){"-", 1};
+            mio_str kb = k < nb ? mio_gguf_kv_key(fb, k) : (mio_str){"-", 1};
+            int ta = k < na ? mio_gguf_kv_type(fa, k) : -1, tb = k < nb ? mio_gguf_kv_type(fb, k) : -1;
+            if (ka.len != kb.len || memcmp(ka.ptr, kb.ptr, ka.len) || ta != tb) {
+                fprintf(stderr, "    first differing key #%lld: llama.cpp %.*s (%d) | libmodelio %.*s (%d)\n", (long long)k,
+                        (int)ka.len, ka.ptr, ta, (int)kb.len, kb.ptr, tb);
+                break;
+            }
+        }
+    } else {
+        for (int64_t i = 0; i < mio_gguf_tensor_count(fa); i++) {
+            mio_gguf_tensor t;
+            mio_gguf_tensor_info(fa, i, &t);
+            uint64_t start = mio_gguf_data_offset(fa) + t.offset;
+            if (off >= start && off < start + t.nbytes + 32) {
+                fprintf(stderr, "    in tensor #%lld %.*s (%s) at byte %llu of its %llu\n", (long long)i, (int)t.name.len,
+                        t.name.ptr, mio_type_name(t.type), (unsigned long long)(off - start),
+                        (unsigned long long)t.nbytes);
+                break;
+            }
+        }
+    }
+    mio_gguf_close(fa);
+    mio_gguf_close(fb);
+}
+
+/* mio_quantize with the same parameters must give the peer's file, byte for byte. */
+static void compare_file(const char *tag, const preset_t *pr, const flags *f, const char *ftxt, const char *in_path,
+                         const char *peer_out, const char *imatrix) {
+    mio_quantize_params q;
+    mio_quantize_default_params(&q);
+    q.preset = pr->preset;
+    q.n_threads = 2;
+    q.pure = f->pure;
+    q.leave_output_tensor = f->leave_output;
+    q.allow_requantize = f->allow_requantize;
+    q.output_tensor_type = f->output_type;
+    q.token_embedding_type = f->token_type;
+    q.tensor_types = f->tt;
+    q.n_tensor_types = f->n_tt;
+    q.prune_layers = f->prune;
+    q.n_prune_layers = f->n_prune;
+    q.imatrix_path = imatrix;
+    char mine[320];
+    snprintf(mine, sizeof mine, "%s.mio.gguf", peer_out);
+    mio_status st = mio_quantize(in_path, mine, &q);
+    IC_CHECK(st == MIO_OK, "%s %s%s: llama.cpp quantized, mio_quantize failed: %s", tag, pr->name, ftxt,
+             mio_last_error());
+    if (st != MIO_OK) return;
+    size_t la = 0, lb = 0;
+    uint8_t *a = slurp(peer_out, &la), *b = slurp(mine, &lb);
+    size_t off = 0;
+    while (a && b && off < la && off < lb && a[off] == b[off]) off++;
+    bool same = a && b && la == lb && off == la;
+    if (same) {
+        n_files_identical++;
+        t_pass++;
+        remove(mine);
+    } else {
+        t_fail++;
+        if (ic_printed++ < 60) {
+            fprintf(stderr, "FILE DIFFERS %s %s%s: llama.cpp %zu bytes, libmodelio %zu bytes, first difference at byte "
+                            "%zu (kept: %s)\n", tag, pr->name, ftxt, la, lb, off, mine);
+            describe_difference(peer_out, mine, off);
+        }
+    }
+    free(a);
+    free(b);
+}
+
+/* Quantize in_path with the peer and check the result against the policy, then
+ * (compare_file) the whole file mio_quantize writes against the peer's. */
 static void run_case(const char *tag, const char *in_path, const preset_t *pr, const flags *f, const peer_imatrix *im) {
     char ftxt[512];
     flags_text(f, ftxt, sizeof ftxt);
@@ -731,6 +875,11 @@ static void run_case(const char *tag, const char *in_path, const preset_t *pr, c
     peer_tt ptt[8];
     int32_t pprune[16];
     qparams p = params_of(pr->preset, f, ptt, pprune, im);
+    peer_kv pkv[5];
+    if (im) {
+        write_imatrix_dat(im, pkv);
+        qp_ptr(&p, QP_KV_OVERRIDES, pkv);
+    }
     unsigned before = log_next;
     double t_run = now_s();
     uint32_t rc = L.model_quantize(in_path, out_path, &p);
@@ -761,6 +910,7 @@ static void run_case(const char *tag, const char *in_path, const preset_t *pr, c
         mio_gguf_close(in);
         return;
     }
+    if (!f->keep_split) compare_file(tag, pr, f, ftxt, in_path, real_out, im ? IM_DAT : NULL);
     mio_gguf_file *out = NULL;
     IC_CHECK(mio_gguf_open(real_out, 0, &out) == MIO_OK, "%s: %s", real_out, mio_last_error());
     if (!out) {
@@ -1196,7 +1346,8 @@ int main(void) {
     printf("part A: %zu preset x layout comparisons, %zu refused by libmodelio (not sent)\n", n_compared_a,
            n_refused_a);
     part_b();
-    printf("part B: %zu llama_model_quantize runs, %zu refused by both\n", n_runs_b, n_refusals_b);
+    printf("part B: %zu llama_model_quantize runs, %zu refused by both; %zu outputs of mio_quantize byte-identical to "
+           "llama.cpp's\n", n_runs_b, n_refusals_b, n_files_identical);
     part_c();
     T_DONE();
 }
