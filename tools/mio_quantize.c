@@ -6,7 +6,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <modelio.h>
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +38,7 @@ static void usage(FILE *o) {
             "  --output-tensor-type T  type of output.weight\n"
             "  --token-embedding-type T type of token_embd.weight\n"
             "  --tensor-type REGEX=T   type of the tensors whose name matches REGEX (repeatable)\n"
-            "  --tensor-type-file F    one REGEX=T per line\n"
+            "  --tensor-type-file F    REGEX=T items separated by white space\n"
             "  --prune-layers L,...    drop these blocks (the others are renumbered)\n"
             "  --keep-split            write a split output with the parts of the input\n"
             "  --override-kv KEY=TYPE:VALUE  set metadata (TYPE int, float, bool, str)\n"
@@ -50,19 +49,11 @@ static void usage(FILE *o) {
             "Allowed quantization types:\n");
     for (int p = 0; p < 64; p++)
         if (mio_preset_name(p)) fprintf(o, "  %2d  or  %s\n", p, mio_preset_name(p));
-    fprintf(o, "exit status: 0 ok, 1 failure or usage error (as llama-quantize)\n");
+    fprintf(o, "exit status: 0 ok, 1 failure, usage error or --help (as llama-quantize)\n");
 }
 
 /* TYPE as llama-quantize accepts it: a name (any case) or the llama_ftype number. */
-static int parse_type(const char *s) {
-    int p = mio_preset_from_name(s);
-    if (p != MIO_PRESET_NONE) return p;
-    if (!*s) return MIO_PRESET_NONE;
-    for (const char *c = s; *c; c++)
-        if (!isdigit((unsigned char)*c)) return MIO_PRESET_NONE;
-    long v = strtol(s, NULL, 10);
-    return v < 1000 && mio_preset_name((int)v) ? (int)v : MIO_PRESET_NONE;
-}
+static int parse_type(const char *s) { return mio_preset_from_name(s); }
 
 int main(int argc, char **argv) {
     qcli q;
@@ -71,8 +62,7 @@ int main(int argc, char **argv) {
     for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
         int r;
         if (cli_is(argv[i], "--help")) {
-            usage(stdout);
-            rc = CLI_EXIT_OK;
+            usage(stdout); /* exit 1, as llama-quantize does */
             goto done;
         } else if (cli_is(argv[i], "--quiet")) {
             quiet = 1;
@@ -111,7 +101,10 @@ int main(int argc, char **argv) {
         }
         preset = parse_type(argv[i]);
         if (preset == MIO_PRESET_NONE) {
-            qcli_unknown_preset(PROG, argv[i]);
+            if (strcmp(argv[i], "COPY") == 0 || strcmp(argv[i], "copy") == 0)
+                fprintf(stderr, PROG ": COPY is not supported; to copy a model use mio-export-gguf (verbatim)\n");
+            else
+                qcli_unknown_preset(PROG, argv[i]);
             goto done;
         }
         i++;

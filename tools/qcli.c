@@ -72,26 +72,21 @@ static int add_tensor_type(qcli *q, const char *prog, const char *flag, const ch
     if (!grow((void **)&q->tt, &q->cap_tt, q->n_tt, sizeof *q->tt)) return bad(prog, flag, spec, "out of memory");
     char *pat = own(q, spec, (size_t)(eq - spec));
     if (!pat) return bad(prog, flag, spec, "out of memory");
+    /* llama-quantize lower-cases the pattern (tensor names are lower case) */
+    for (char *c = pat; *c; c++) *c = (char)tolower((unsigned char)*c);
     q->tt[q->n_tt++] = (mio_tensor_type_override){pat, t};
     q->p.tensor_types = q->tt;
     q->p.n_tensor_types = q->n_tt;
     return 1;
 }
 
-/* One REGEX=TYPE per line; blank lines and lines starting with '#' skipped. */
+/* REGEX=TYPE items separated by white space (as llama-quantize reads the file). */
 static int tensor_type_file(qcli *q, const char *prog, const char *path) {
     FILE *fp = fopen(path, "r");
     if (!fp) return bad(prog, "--tensor-type-file", path, strerror(errno));
-    char line[4096];
+    char item[4096];
     int rc = 1;
-    while (rc == 1 && fgets(line, sizeof line, fp)) {
-        size_t n = strlen(line);
-        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t')) line[--n] = 0;
-        char *s = line;
-        while (*s == ' ' || *s == '\t') s++;
-        if (!*s || *s == '#') continue;
-        rc = add_tensor_type(q, prog, "--tensor-type-file", s);
-    }
+    while (rc == 1 && fscanf(fp, "%4095s", item) == 1) rc = add_tensor_type(q, prog, "--tensor-type-file", item);
     fclose(fp);
     return rc;
 }
@@ -150,6 +145,17 @@ static int prune_layers(qcli *q, const char *prog, const char *spec) {
         s = *end ? end + 1 : end;
     }
     if (!q->n_prune) return bad(prog, "--prune-layers", spec, "no layer given");
+    /* llama-quantize sorts the list and drops duplicates before passing it on */
+    for (size_t a = 1; a < q->n_prune; a++)
+        for (size_t b = a; b > 0 && q->prune[b - 1] > q->prune[b]; b--) {
+            int32_t t = q->prune[b];
+            q->prune[b] = q->prune[b - 1];
+            q->prune[b - 1] = t;
+        }
+    size_t m = 0;
+    for (size_t a = 0; a < q->n_prune; a++)
+        if (!m || q->prune[m - 1] != q->prune[a]) q->prune[m++] = q->prune[a];
+    q->n_prune = m;
     q->p.prune_layers = q->prune;
     q->p.n_prune_layers = q->n_prune;
     return 1;
@@ -404,7 +410,8 @@ int qcli_run(qcli *q, const char *prog, const char *in, const char *out, const c
             print_shape(stdout, d);
             printf("  %s -> %s  %llu -> %llu bytes", mio_type_name(d->in_type), mio_type_name(d->out_type),
                    (unsigned long long)d->in_bytes, (unsigned long long)d->out_bytes);
-            if (d->out_type == d->in_type) printf("  (kept: %s)", d->why ? d->why : "same type");
+            if (d->out_type == d->in_type && d->why && strncmp(d->why, "kept", 4) == 0) printf("  (%s)", d->why);
+            else if (d->out_type == d->in_type) printf("  (kept: %s)", d->why ? d->why : "same type");
             else if (d->why && strcmp(d->why, "converted") != 0) printf("  (%s)", d->why);
             putchar('\n');
         }
