@@ -152,6 +152,42 @@ static void test_dtype(void) {
     unlink(OUT);
 }
 
+/* with a preset, --experts-dtype acts as a first --tensor-type rule for the
+ * experts that may requantize: the q8_0 experts become q4_K without
+ * allow_requantize, the rest follows the Q4_K_M preset */
+static void test_preset_experts(void) {
+    mio_quantize_params p;
+    mio_quantize_default_params(&p);
+    p.preset = MIO_PRESET_Q4_K_M;
+    T_STATUS(mio_quantize(IN, OUT, &p), MIO_ERR_TYPE_MISMATCH); /* the q8_0 experts would be re-encoded */
+    T_MSG_HAS("requantizing from type q8_0 is disabled");
+    p.experts_type = MIO_TYPE_Q4_K;
+    seen s = {0};
+    p.plan = on_plan;
+    p.plan_user = &s;
+    T_OK(mio_quantize(IN, OUT, &p));
+    T_EQ_INT(s.n, 3);
+    /* llama.cpp's order: block tensors by name */
+    T_EQ_STR(s.name[0], "blk.0.attn_norm.weight");
+    T_EQ_STR(s.name[1], "blk.0.attn_q.weight");
+    T_EQ_INT(s.out_type[1], MIO_TYPE_Q4_K);
+    T_EQ_STR(s.name[2], "blk.0.ffn_up_exps.weight");
+    T_EQ_INT(s.out_type[2], MIO_TYPE_Q4_K);
+    T_EQ_STR(s.why[2], "--experts-type");
+    mio_gguf_file *f = NULL;
+    T_OK(mio_gguf_open(OUT, 0, &f));
+    mio_gguf_tensor t;
+    if (f && mio_gguf_tensor_info(f, 2, &t) == MIO_OK) {
+        static float dec[256 * 8 * 4];
+        static uint8_t want[32 * 144];
+        T_OK(mio_decode_f32(MIO_TYPE_Q8_0, g_exps_q8, sizeof g_exps_q8, dec, 256 * 8 * 4));
+        T_OK(mio_encode_f32(MIO_TYPE_Q4_K, dec, 256 * 8 * 4, want, sizeof want));
+        T_CHECK(t.nbytes == sizeof want && memcmp(t.data, want, sizeof want) == 0);
+    }
+    mio_gguf_close(f);
+    unlink(OUT);
+}
+
 static void test_cancel_and_fd(void) {
     mio_quantize_params p;
     mio_quantize_default_params(&p);
@@ -187,6 +223,7 @@ int main(void) {
     write_model();
     test_params();
     test_dtype();
+    test_preset_experts();
     test_cancel_and_fd();
     unlink(IN);
     T_DONE();
