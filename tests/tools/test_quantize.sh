@@ -7,9 +7,9 @@
 # keys it adds, and every refusal with its message and exit status (mio-quantize
 # 1 like llama-quantize, mio-export-gguf 2 for usage) and no output left behind.
 # Byte identity with llama.cpp itself is proven in tests/interop (interop_quant_policy).
-# Usage: test_quantize.sh MIO_QUANTIZE MIO_EXPORT MIO_INSPECT MIO_MAKE_SAMPLE GEN_IMATRIX
+# Usage: test_quantize.sh MIO_QUANTIZE MIO_EXPORT MIO_INSPECT MIO_MAKE_SAMPLE GEN_IMATRIX MK_DTYPE_MODELS
 set -u
-Q=$1 EXPORT=$2 INSPECT=$3 MKSAMPLE=$4 GENIM=$5
+Q=$1 EXPORT=$2 INSPECT=$3 MKSAMPLE=$4 GENIM=$5 MK=$6
 W=$PWD/tools_quantize_work
 . "$(dirname "$0")/lib.sh"
 
@@ -98,6 +98,11 @@ head -c 100 im.dat > bad.dat
 expect_rc 1 "$Q" --imatrix bad.dat sample.gguf x.gguf IQ2_XXS
 check 'grep -q "imatrix .bad.dat.: entry 1 of 15 (.blk.0.attn_k.weight.): 256 values (1024 bytes) at offset 35 run past the end of the file" err.txt'
 expect_rc 1 "$Q" --imatrix does_not_exist.dat sample.gguf x.gguf IQ2_XXS
+# an imatrix made for another model: nothing in it fits these tensors
+mkdir -p other && "$MK" other >/dev/null && "$GENIM" other/wide.gguf other.dat --format dat >/dev/null
+expect_rc 1 "$Q" --imatrix other.dat sample.gguf x.gguf IQ2_XXS
+check 'grep -q "missing importance matrix for tensor .blk.0.attn_k.weight. in a very low-bit quantization (iq2_xxs needs one; the imatrix has no usable entry for it)" err.txt'
+rm -rf other other.dat
 expect_rc 1 "$Q" --include-weights a --exclude-weights b sample.gguf x.gguf Q8_0
 check 'grep -q "include_weights and exclude_weights cannot be used together" err.txt'
 expect_rc 0 "$Q" --quiet sample.gguf q4.gguf Q4_0
