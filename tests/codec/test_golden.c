@@ -31,19 +31,6 @@ static uint32_t take32(reader *r) {
     return v;
 }
 
-static uint8_t *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = n > 0 ? malloc((size_t)n) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
-    fclose(f);
-    *len = buf ? (size_t)n : 0;
-    return buf;
-}
-
 typedef struct tally {
     int files, enc_ok, enc_types, dec_types, pending;
 } tally;
@@ -51,7 +38,7 @@ typedef struct tally {
 /* Check one golden file; returns the number of mismatching records. */
 static int check_file(const char *path, tally *t) {
     size_t len;
-    uint8_t *buf = slurp(path, &len);
+    uint8_t *buf = t_read_file(path, &len);
     T_CHECK(buf != NULL);
     if (!buf) return 1;
     reader r = {buf, len, 0, 0};

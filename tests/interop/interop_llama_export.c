@@ -72,16 +72,8 @@ static void *sym(void *h, const char *name) { return h ? dlsym(h, name) : NULL; 
 
 /* 0 = loaded; otherwise skip with why. */
 static int load_llama(char *why, size_t why_len) {
-    char dir[4096], path[4200];
-    snprintf(dir, sizeof dir, "%s", G.path);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = 0;
-    snprintf(path, sizeof path, "%s/libggml.v0.5.0.so", dir);
-    L.ggml = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-    if (!L.ggml) { snprintf(why, why_len, "llama.cpp peer absent: dlopen(%s): %s", path, dlerror()); return 1; }
-    snprintf(path, sizeof path, "%s/libllama.v0.5.0.so", dir);
-    L.llama = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-    if (!L.llama) { snprintf(why, why_len, "llama.cpp peer absent: dlopen(%s): %s", path, dlerror()); return 1; }
+    char dir[4096];
+    if (peer_llama_open(&G, dir, &L.ggml, &L.llama, why, why_len)) return 1;
     BIND(L.backend_load_all_from_path, L.ggml, "ggml_backend_load_all_from_path");
     BIND(L.backend_init, L.llama, "llama_backend_init");
     BIND(L.backend_free, L.llama, "llama_backend_free");

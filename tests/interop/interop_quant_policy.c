@@ -112,16 +112,8 @@ static void dump_log(void) {
 #define BIND(dst, h, name) do { void *_p = (h) ? dlsym((h), (name)) : NULL; memcpy(&(dst), &_p, sizeof _p); } while (0)
 
 static int load_llama(char *why, size_t why_len) {
-    char dir[4096], path[4200];
-    snprintf(dir, sizeof dir, "%s", G.path);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = 0;
-    snprintf(path, sizeof path, "%s/libggml.v0.5.0.so", dir);
-    L.ggml = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-    if (!L.ggml) { snprintf(why, why_len, "llama.cpp peer absent: dlopen(%s): %s", path, dlerror()); return 1; }
-    snprintf(path, sizeof path, "%s/libllama.v0.5.0.so", dir);
-    L.llama = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-    if (!L.llama) { snprintf(why, why_len, "llama.cpp peer absent: dlopen(%s): %s", path, dlerror()); return 1; }
+    char dir[4096];
+    if (peer_llama_open(&G, dir, &L.ggml, &L.llama, why, why_len)) return 1;
     BIND(L.backend_load_all_from_path, L.ggml, "ggml_backend_load_all_from_path");
     BIND(L.backend_init, L.llama, "llama_backend_init");
     BIND(L.log_set, L.llama, "llama_log_set");
@@ -750,19 +742,6 @@ static double now_s(void) {
 
 static size_t n_files_identical;
 
-static uint8_t *slurp(const char *path, size_t *len) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-    if (b && n > 0 && fread(b, 1, (size_t)n, fp) != (size_t)n) { free(b); b = NULL; }
-    fclose(fp);
-    *len = n > 0 ? (size_t)n : 0;
-    return b;
-}
-
 /* What the first differing byte of two GGUF files belongs to: a key, a tensor. */
 static void describe_difference(const char *a, const char *b, size_t off) {
     mio_gguf_file *fa = NULL, *fb = NULL;
@@ -823,7 +802,7 @@ static void compare_file(const char *tag, const preset_t *pr, const flags *f, co
              mio_last_error());
     if (st != MIO_OK) return;
     size_t la = 0, lb = 0;
-    uint8_t *a = slurp(peer_out, &la), *b = slurp(mine, &lb);
+    uint8_t *a = t_read_file(peer_out, &la), *b = t_read_file(mine, &lb);
     size_t off = 0;
     while (a && b && off < la && off < lb && a[off] == b[off]) off++;
     bool same = a && b && la == lb && off == la;

@@ -179,6 +179,25 @@ static inline int peer_load(peer_api *api, char *why, size_t why_len) {
     return 0;
 }
 
+/* llama.cpp's own libraries beside api->path (libggml.v0.5.0.so, then
+ * libllama.v0.5.0.so, both RTLD_GLOBAL so libllama finds ggml). Returns 0 with
+ * the handles and their directory in dir (4096 bytes, for the CPU back ends),
+ * or 1 with why (the peer package lacks them: skip). */
+static inline int peer_llama_open(const peer_api *api, char dir[4096], void **ggml, void **llama, char *why,
+                                  size_t why_len) {
+    char path[4200];
+    snprintf(dir, 4096, "%s", api->path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    snprintf(path, sizeof path, "%s/libggml.v0.5.0.so", dir);
+    *ggml = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    if (!*ggml) { snprintf(why, why_len, "llama.cpp peer absent: dlopen(%s): %s", path, dlerror()); return 1; }
+    snprintf(path, sizeof path, "%s/libllama.v0.5.0.so", dir);
+    *llama = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    if (!*llama) { snprintf(why, why_len, "llama.cpp peer absent: dlopen(%s): %s", path, dlerror()); return 1; }
+    return 0;
+}
+
 /* ---- PRNG: splitmix64 seeding + xoshiro256** ---- */
 typedef struct peer_rng {
     uint64_t s[4];

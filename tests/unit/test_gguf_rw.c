@@ -10,19 +10,6 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-static uint8_t *read_all(const char *path, size_t *len) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    uint8_t *p = malloc(n > 0 ? (size_t)n : 1);
-    if (p && n > 0 && fread(p, 1, (size_t)n, fp) != (size_t)n) { free(p); p = NULL; }
-    fclose(fp);
-    *len = (size_t)n;
-    return p;
-}
-
 /* 0 if equal, else 1 + printing the first differing offset */
 static int compare_bytes(const char *what, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen) {
     size_t n = alen < blen ? alen : blen;
@@ -492,7 +479,7 @@ static void test_all_types(void) {
     mio_writer_free(w);
 
     size_t len = 0;
-    uint8_t *bytes = read_all("rw_all.gguf", &len);
+    uint8_t *bytes = t_read_file("rw_all.gguf", &len);
     T_CHECK(bytes != NULL);
     if (!bytes) return;
     T_EQ_INT(compare_bytes("write_file vs write_cb", bytes, len, m.p, m.len), 0);
@@ -835,7 +822,7 @@ static void test_copy_kv(void) {
 /* Re-emit: parse -> copy all KVs -> add every tensor verbatim -> write. */
 static void reemit(const char *path, uint32_t wflags) {
     size_t len = 0;
-    uint8_t *orig = read_all(path, &len);
+    uint8_t *orig = t_read_file(path, &len);
     T_CHECK(orig != NULL);
     if (!orig) return;
     mio_gguf_file *f = NULL;
@@ -874,7 +861,7 @@ static void reemit(const char *path, uint32_t wflags) {
     mio_writer_free(w);
     mio_gguf_close(f);
     size_t len2 = 0;
-    uint8_t *again = read_all(out, &len2);
+    uint8_t *again = t_read_file(out, &len2);
     T_CHECK(again != NULL);
     if (again) {
         int diff = compare_bytes(path, orig, len, again, len2);

@@ -21,19 +21,6 @@ static int fail_sink(void *user, const void *data, size_t len) {
     return 0;
 }
 
-static uint8_t *read_all(const char *path, size_t *len) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    uint8_t *p = malloc(n > 0 ? (size_t)n : 1);
-    if (p && n > 0 && fread(p, 1, (size_t)n, fp) != (size_t)n) { free(p); p = NULL; }
-    fclose(fp);
-    *len = (size_t)n;
-    return p;
-}
-
 static int compare_bytes(const char *what, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen) {
     size_t n = alen < blen ? alen : blen;
     for (size_t i = 0; i < n; i++)
@@ -50,7 +37,7 @@ static int compare_bytes(const char *what, const uint8_t *a, size_t alen, const 
 
 static int file_equals(const char *path, const membuf *ref) {
     size_t len = 0;
-    uint8_t *p = read_all(path, &len);
+    uint8_t *p = t_read_file(path, &len);
     if (!p) { fprintf(stderr, "%s: cannot read\n", path); return 0; }
     int same = compare_bytes(path, p, len, ref->p, ref->len) == 0;
     free(p);
