@@ -128,6 +128,12 @@ int main(int argc, char **argv) {
         snprintf(mode, sizeof mode, "--dtype %s", dtype);
         snprintf(label, sizeof label, "%s", mio_type_name(target));
     }
+    char prefix[4096];
+    if (q.p.keep_split && out && cli_ends_with(out, ".gguf") && strlen(out) < sizeof prefix) {
+        /* --keep-split: OUT names the prefix of the parts (OUT-0000K-of-0000N.gguf) */
+        snprintf(prefix, sizeof prefix, "%.*s", (int)(strlen(out) - 5), out);
+        out = prefix;
+    }
     cli_install_signals(PROG);
     rc = qcli_run(&q, PROG, in, out, mode, label, quiet);
 done:

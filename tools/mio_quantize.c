@@ -94,6 +94,12 @@ int main(int argc, char **argv) {
         i++;
     } else {
         out = argv[i++];
+        /* --keep-split: OUT is the prefix of the parts; like llama-quantize, a name
+         * containing ".gguf" loses its last 5 characters */
+        if (q.p.keep_split && strstr(out, ".gguf") && strlen(out) >= 5 && strlen(out) - 5 < sizeof out_buf) {
+            snprintf(out_buf, sizeof out_buf, "%.*s", (int)(strlen(out) - 5), out);
+            out = out_buf;
+        }
         if (i >= argc) {
             fprintf(stderr, PROG ": missing TYPE\n");
             usage(stderr);

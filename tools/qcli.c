@@ -453,7 +453,9 @@ int qcli_run(qcli *q, const char *prog, const char *in, const char *out, const c
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         fprintf(stderr, "%s: wrote ", prog);
-        if (to_stdout) fputs("standard output", stderr); else cli_esc_str(stderr, out);
+        if (to_stdout) fputs("standard output", stderr);
+        else cli_esc_str(stderr, out);
+        if (q->p.keep_split) fprintf(stderr, "-0000K-of-%05u.gguf", parts);
         fprintf(stderr, ": %zu %s", c.n, cli_plural(c.n, "tensor", "tensors"));
         if (q->p.dtype >= 0 || q->p.preset != MIO_PRESET_NONE)
             fprintf(stderr, " (%lld converted to %s, %lld kept)", (long long)n_conv, label, (long long)c.n - n_conv);

@@ -44,6 +44,9 @@ static mio_status open_splits(const char *path, uint32_t flags, mio_gguf_file **
         return err_set(MIO_ERR_SPLIT, "%s: this is part %u of %u of a split model; open the first part, %.*s-00001-of-%05u.gguf, "
                        "to load the whole model", path, no, count, (int)prefix, path, count);
     if (count == 0) return err_set(MIO_ERR_SPLIT, "%s: split count in the file name is 0", path);
+    /* "-00001-of-00001": llama-quantize --keep-split names a one-part output so and
+     * writes no split.* keys into it (llama.cpp reads it as a plain file) */
+    if (count == 1) return gguf_open_single(path, flags, out);
     mio_gguf_file **parts = calloc(count, sizeof *parts);
     char *pp = malloc(strlen(path) + 1);
     if (!parts || !pp) { free(parts); free(pp); return err_set(MIO_ERR_NOMEM, "out of memory"); }

@@ -397,6 +397,11 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
     mio_gguf_file *f = NULL;
     qz_imatrix *im = NULL;
     qz_item *items = NULL;
+    char **split_paths = NULL;          /* keep_split: the output parts */
+    mio_writer *ws[256] = {NULL};        /* one writer per output part */
+    mio_atomic_file afs[256];
+    uint32_t n_split = 1;
+    for (int k = 0; k < 256; k++) { afs[k].fd = -1; afs[k].slot = -1; afs[k].path = afs[k].tmp_path = NULL; }
     size_t n = 0;
     uint32_t block_count = 0;
     bool block_count_set = false;
@@ -417,11 +422,27 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
         st = err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", out_path);
         goto done;
     }
-    if (p.keep_split) {
-        st = err_set(MIO_ERR_INVALID_ARG, "keep_split: writing a split output (name-0000K-of-0000N.gguf) is not "
-                     "supported yet; without it a split input (%u part%s here) is merged into one file", parts,
-                     parts == 1 ? "" : "s");
+    /* keep_split: one output part per input part, named as llama.cpp names them
+     * (out_path is then the prefix: "<out_path>-0000K-of-0000N.gguf") */
+    n_split = p.keep_split ? parts : 1;
+    if (n_split > 256) {
+        st = err_set(MIO_ERR_LIMIT, "keep_split: %u parts; at most 256 are supported", n_split);
         goto done;
+    }
+    if (p.keep_split && !out_path && !p.dry_run) {
+        st = err_set(MIO_ERR_INVALID_ARG, "keep_split writes files (one per part); it cannot go to a descriptor");
+        goto done;
+    }
+    if (p.keep_split && out_path && !p.dry_run) {
+        size_t pl = strlen(out_path) + 32;
+        if (!(split_paths = calloc(n_split, sizeof *split_paths))) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+        for (uint32_t k = 0; k < n_split && !st; k++) {
+            if (!(split_paths[k] = malloc(pl))) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
+            snprintf(split_paths[k], pl, "%s-%05u-of-%05u.gguf", out_path, k + 1, n_split);
+            if (mio_gguf_uses_file(f, split_paths[k]))
+                st = err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", split_paths[k]);
+        }
+        if (st) goto done;
     }
     if (p.imatrix_path) {
         if ((st = qz_imatrix_load(p.imatrix_path, &im)) != MIO_OK) goto done;
@@ -492,7 +513,8 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
     /* metadata, as llama_model_quantize lays it out (docs/QUANTIZE.md) */
     uint32_t wflags = (n == 0 && parts == 1 && mio_gguf_file_size(f) == mio_gguf_header_size(f))
                           ? MIO_WRITER_NO_EMPTY_PAD : MIO_WRITER_DEFAULT;
-    if ((st = mio_writer_new(wflags, &r.w)) != MIO_OK) { free(out_bytes); goto done; }
+    if ((st = mio_writer_new(wflags, &ws[0])) != MIO_OK) { free(out_bytes); goto done; }
+    r.w = ws[0];
     if (p.preset != MIO_PRESET_NONE) {
         if (!st) st = mio_writer_copy_all_kv(r.w, f, k_split_keys, 3);
         if (!st) st = set_moved_u32(r.w, "general.quantization_version", 2);
@@ -523,8 +545,17 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
             st = set_moved_u32(r.w, key, block_count);
         }
     }
+    /* keep_split with several parts: every part ends with the split keys; the
+     * parts after the first hold nothing else (llama.cpp starts them empty) */
+    for (uint32_t k = 1; k < n_split && !st; k++) st = mio_writer_new(MIO_WRITER_DEFAULT, &ws[k]);
+    for (uint32_t k = 0; k < n_split && n_split > 1 && !st; k++) {
+        st = mio_writer_set_u16(ws[k], "split.no", (uint16_t)k);
+        if (!st) st = mio_writer_set_u16(ws[k], "split.count", (uint16_t)n_split);
+        if (!st) st = mio_writer_set_i32(ws[k], "split.tensors.count", (int32_t)n);
+    }
     for (size_t k = 0; k < n && !st; k++)
-        st = mio_writer_declare_tensor(r.w, items[k].name, items[k].out_type, items[k].n_dims, items[k].ne);
+        st = mio_writer_declare_tensor(ws[n_split > 1 ? items[k].part : 0], items[k].name, items[k].out_type,
+                                       items[k].n_dims, items[k].ne);
 
     /* data */
     r.f = f;
@@ -533,17 +564,33 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
     r.n_threads = resolve_threads(p.n_threads);
     r.total = (int64_t)n;
     r.bytes_total = total_in;
-    if (!st) st = out_path ? mio_writer_begin_file(r.w, out_path) : mio_writer_begin_fd(r.w, out_fd);
+    if (split_paths) {
+        /* every part to a temp file; renamed into place only when all are complete */
+        for (uint32_t k = 0; k < n_split && !st; k++) {
+            st = atomic_open(split_paths[k], &afs[k]);
+            if (!st) st = mio_writer_begin_fd(ws[k], afs[k].fd);
+        }
+    } else if (!st) {
+        st = out_path ? mio_writer_begin_file(ws[0], out_path) : mio_writer_begin_fd(ws[0], out_fd);
+    }
     for (size_t k = 0; k < n && !st; k++) {
+        r.w = ws[n_split > 1 ? items[k].part : 0];
         st = write_item(&r, &items[k], out_bytes[k]);
         r.done = (int64_t)k + 1;
         if (!st) st = progress(&r);
     }
-    if (!st) st = mio_writer_finish(r.w);
+    for (uint32_t k = 0; k < n_split && !st; k++) st = mio_writer_finish(ws[k]);
+    for (uint32_t k = 0; split_paths && k < n_split && !st; k++) st = atomic_close_tmp(&afs[k]);
+    for (uint32_t k = 0; split_paths && k < n_split && !st; k++) st = atomic_rename(&afs[k]);
     free(out_bytes);
 
 done:
-    mio_writer_free(r.w); /* removes the temp file of an unfinished write */
+    for (uint32_t k = 0; k < n_split && k < 256; k++) {
+        mio_writer_free(ws[k]); /* removes the temp file of an unfinished write */
+        if (afs[k].tmp_path) atomic_abort(&afs[k]);
+    }
+    for (uint32_t k = 0; split_paths && k < n_split; k++) free(split_paths[k]);
+    free(split_paths);
     free(r.fbuf);
     free(r.ebuf);
     free(items);

@@ -741,6 +741,7 @@ static double now_s(void) {
 }
 
 static size_t n_files_identical;
+static unsigned g_in_parts = 1; /* parts of the input run_case is given (a split model: 2) */
 
 /* What the first differing byte of two GGUF files belongs to: a key, a tensor. */
 static void describe_difference(const char *a, const char *b, size_t off) {
@@ -778,9 +779,11 @@ static void describe_difference(const char *a, const char *b, size_t off) {
     mio_gguf_close(fb);
 }
 
-/* mio_quantize with the same parameters must give the peer's file, byte for byte. */
+/* mio_quantize with the same parameters must give the peer's file, byte for
+ * byte — every part of it with keep_split (peer_out is then the prefix the peer
+ * was given, and n_parts the input's part count). */
 static void compare_file(const char *tag, const preset_t *pr, const flags *f, const char *ftxt, const char *in_path,
-                         const char *peer_out, const char *imatrix) {
+                         const char *peer_out, const char *imatrix, unsigned n_parts) {
     mio_quantize_params q;
     mio_quantize_default_params(&q);
     q.preset = pr->preset;
@@ -795,14 +798,25 @@ static void compare_file(const char *tag, const preset_t *pr, const flags *f, co
     q.prune_layers = f->prune;
     q.n_prune_layers = f->n_prune;
     q.imatrix_path = imatrix;
-    char mine[320];
-    snprintf(mine, sizeof mine, "%s.mio.gguf", peer_out);
-    mio_status st = mio_quantize(in_path, mine, &q);
+    q.keep_split = f->keep_split;
+    char mine_out[320];
+    snprintf(mine_out, sizeof mine_out, f->keep_split ? "%s.mio" : "%s.mio.gguf", peer_out);
+    mio_status st = mio_quantize(in_path, mine_out, &q);
     IC_CHECK(st == MIO_OK, "%s %s%s: llama.cpp quantized, mio_quantize failed: %s", tag, pr->name, ftxt,
              mio_last_error());
     if (st != MIO_OK) return;
+    for (unsigned part = 0; part < (f->keep_split ? n_parts : 1); part++) {
+    char theirs[360], mine[360];
+    if (f->keep_split) {
+        snprintf(theirs, sizeof theirs, "%s-%05u-of-%05u.gguf", peer_out, part + 1, n_parts);
+        snprintf(mine, sizeof mine, "%s-%05u-of-%05u.gguf", mine_out, part + 1, n_parts);
+    } else {
+        snprintf(theirs, sizeof theirs, "%s", peer_out);
+        snprintf(mine, sizeof mine, "%s", mine_out);
+    }
+    const char *peer_file = theirs;
     size_t la = 0, lb = 0;
-    uint8_t *a = t_read_file(peer_out, &la), *b = t_read_file(mine, &lb);
+    uint8_t *a = t_read_file(peer_file, &la), *b = t_read_file(mine, &lb);
     size_t off = 0;
     while (a && b && off < la && off < lb && a[off] == b[off]) off++;
     bool same = a && b && la == lb && off == la;
@@ -815,11 +829,12 @@ static void compare_file(const char *tag, const preset_t *pr, const flags *f, co
         if (ic_printed++ < 60) {
             fprintf(stderr, "FILE DIFFERS %s %s%s: llama.cpp %zu bytes, libmodelio %zu bytes, first difference at byte "
                             "%zu (kept: %s)\n", tag, pr->name, ftxt, la, lb, off, mine);
-            describe_difference(peer_out, mine, off);
+            describe_difference(peer_file, mine, off);
         }
     }
     free(a);
     free(b);
+    }
 }
 
 /* Quantize in_path with the peer and check the result against the policy, then
@@ -829,13 +844,13 @@ static void run_case(const char *tag, const char *in_path, const preset_t *pr, c
     flags_text(f, ftxt, sizeof ftxt);
     char out_path[256], real_out[300];
     snprintf(out_path, sizeof out_path, "quant_policy_out_%s_%s", tag, pr->name);
-    if (f->keep_split) snprintf(real_out, sizeof real_out, "%s-00001-of-00001.gguf", out_path);
+    if (f->keep_split) snprintf(real_out, sizeof real_out, "%s-00001-of-%05u.gguf", out_path, g_in_parts);
     else snprintf(real_out, sizeof real_out, "%s", out_path);
     remove(real_out);
 
     /* ours */
     mio_gguf_file *in = NULL;
-    IC_CHECK(mio_gguf_open(in_path, 0, &in) == MIO_OK, "%s: %s", in_path, mio_last_error());
+    IC_CHECK(mio_gguf_open(in_path, MIO_OPEN_SPLITS, &in) == MIO_OK, "%s: %s", in_path, mio_last_error());
     if (!in) return;
     qz_model m;
     T_OK(qz_model_from_gguf(in, &m));
@@ -889,9 +904,9 @@ static void run_case(const char *tag, const char *in_path, const preset_t *pr, c
         mio_gguf_close(in);
         return;
     }
-    if (!f->keep_split) compare_file(tag, pr, f, ftxt, in_path, real_out, im ? IM_DAT : NULL);
+    compare_file(tag, pr, f, ftxt, in_path, out_path, im ? IM_DAT : NULL, g_in_parts);
     mio_gguf_file *out = NULL;
-    IC_CHECK(mio_gguf_open(real_out, 0, &out) == MIO_OK, "%s: %s", real_out, mio_last_error());
+    IC_CHECK(mio_gguf_open(real_out, MIO_OPEN_SPLITS, &out) == MIO_OK, "%s: %s", real_out, mio_last_error());
     if (!out) {
         free(items);
         mio_gguf_close(in);
@@ -934,8 +949,8 @@ static void run_case(const char *tag, const char *in_path, const preset_t *pr, c
         IC_CHECK(v == bc, "%s %s%s: block_count %llu, libmodelio says %u", tag, pr->name, ftxt,
                  (unsigned long long)v, bc);
         T_EQ_INT(mio_gguf_kv_type(out, kbc), MIO_GGUF_U32);
-        /* rewritten last */
-        T_EQ_INT(kbc, mio_gguf_kv_count(out) - 1);
+        /* rewritten last (before the split.* keys of a split output) */
+        T_EQ_INT(kbc, mio_gguf_kv_count(out) - 1 - (f->keep_split && g_in_parts > 1 ? 3 : 0));
     } else {
         IC_CHECK(v == m.n_layer, "%s: block_count changed without pruning", tag);
     }
@@ -1086,6 +1101,38 @@ static bool preset_is(const preset_t *p, const char *const *names, size_t n) {
 #define FOR_PRESETS_IN(list, pi) \
     for (size_t pi = 0; pi < N_PRESETS; pi++) if (preset_is(&PRESETS[pi], (list), sizeof(list) / sizeof(list)[0]))
 
+/* A split copy of model path (the way gguf-split lays one out: every part has
+ * split.no / split.count / split.tensors.count, the first part all the other
+ * keys; the tensors divided in two) as prefix-0000K-of-00002.gguf. */
+static int write_split(const char *path, const char *prefix, char *first, size_t first_len) {
+    mio_gguf_file *in = NULL;
+    if (mio_gguf_open(path, 0, &in) != MIO_OK) return 0;
+    int64_t nt = mio_gguf_tensor_count(in);
+    int ok = 1;
+    for (int part = 0; part < 2 && ok; part++) {
+        mio_writer *w = NULL;
+        ok = mio_writer_new(0, &w) == MIO_OK;
+        if (ok && part == 0) ok = mio_writer_copy_all_kv(w, in, NULL, 0) == MIO_OK;
+        ok = ok && mio_writer_set_u16(w, "split.no", (uint16_t)part) == MIO_OK &&
+             mio_writer_set_u16(w, "split.count", 2) == MIO_OK &&
+             mio_writer_set_i32(w, "split.tensors.count", (int32_t)nt) == MIO_OK;
+        for (int64_t i = part ? nt / 2 : 0; ok && i < (part ? nt : nt / 2); i++) {
+            mio_gguf_tensor t;
+            char name[96];
+            ok = mio_gguf_tensor_info(in, i, &t) == MIO_OK;
+            snprintf(name, sizeof name, "%.*s", (int)t.name.len, t.name.ptr);
+            ok = ok && mio_writer_add_tensor(w, name, t.type, t.n_dims, t.ne, t.data, (size_t)t.nbytes) == MIO_OK;
+        }
+        char out[256];
+        snprintf(out, sizeof out, "%s-%05d-of-00002.gguf", prefix, part + 1);
+        if (part == 0) snprintf(first, first_len, "%s", out);
+        ok = ok && mio_writer_write_file(w, out) == MIO_OK;
+        mio_writer_free(w);
+    }
+    mio_gguf_close(in);
+    return ok;
+}
+
 static void part_b(void) {
     static model M[N_SPECS];
     double t0 = now_s();
@@ -1206,6 +1253,25 @@ static void part_b(void) {
         }
         remove(srcs[0]);
         remove(srcs[1]);
+    }
+    /* a split input (2 parts): merged into one output, or kept in two with keep_split */
+    {
+        char first[256];
+        IC_CHECK(write_split(M[0].path, "quant_policy_split", first, sizeof first), "writing the split input: %s",
+                 mio_last_error());
+        static const char *const SPLIT_PRESETS[] = {"Q4_K_M", "Q8_0", "IQ4_XS"};
+        flags merge = {.output_type = -1, .token_type = -1};
+        flags keep = {.output_type = -1, .token_type = -1, .keep_split = true};
+        flags keep_prune = {.output_type = -1, .token_type = -1, .keep_split = true, .prune = PR1, .n_prune = 2};
+        g_in_parts = 2;
+        FOR_PRESETS_IN(SPLIT_PRESETS, pi) {
+            run_case("split2", first, &PRESETS[pi], &merge, NULL);
+            run_case("split2", first, &PRESETS[pi], &keep, NULL);
+            run_case("split2", first, &PRESETS[pi], &keep_prune, NULL);
+        }
+        g_in_parts = 1;
+        remove(first);
+        remove("quant_policy_split-00002-of-00002.gguf");
     }
     double t4 = now_s();
     printf("part B timings: presets %.1fs, imatrix %.1fs, flags %.1fs, requantize %.1fs\n", t1 - t0, t2 - t1,

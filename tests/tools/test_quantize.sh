@@ -109,8 +109,13 @@ expect_rc 0 "$Q" --quiet sample.gguf q4.gguf Q4_0
 expect_rc 1 "$Q" q4.gguf x.gguf Q8_0
 check 'grep -q "tensor output.weight: requantizing from type q6_K is disabled" err.txt'   # Q4_0 gave output.weight q6_K
 expect_rc 0 "$Q" --allow-requantize q4.gguf r.gguf Q8_0
-expect_rc 1 "$Q" --keep-split sample.gguf x.gguf Q8_0
-check 'grep -q "keep_split: writing a split output .* is not supported yet" err.txt'
+# --keep-split: the output keeps the input's parts, named as llama-quantize names them (one part here)
+expect_rc 0 "$Q" --keep-split sample.gguf k.gguf Q8_0
+check '[ -f k-00001-of-00001.gguf ] && [ ! -e k.gguf ]'
+check '! "$INSPECT" --meta k-00001-of-00001.gguf | grep -q "split\."'
+# llama.cpp keeps the input's order with --keep-split (by part, then offset): token_embd first
+check '[ "$("$INSPECT" --json k-00001-of-00001.gguf | python3 -c "import json,sys; print(json.load(sys.stdin)[\"tensors\"][0][\"name\"])")" = token_embd.weight ]'
+rm -f k-00001-of-00001.gguf
 expect_rc 1 "$Q" sample.gguf sample.gguf Q8_0
 check 'grep -q "output sample.gguf is one of the input files" err.txt'
 expect_rc 1 "$Q" --override-kv 'x=number:1' sample.gguf x.gguf Q8_0

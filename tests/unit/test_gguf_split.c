@@ -274,8 +274,28 @@ static void test_take_mapping(void) {
     }
 }
 
+/* "-00001-of-00001.gguf" without split keys (llama-quantize --keep-split of a
+ * one-file model writes that): a plain file, also with MIO_OPEN_SPLITS; a
+ * later part of a one-part "split" cannot exist */
+static void test_one_of_one(void) {
+    mio_writer *w = NULL;
+    int64_t ne[1] = {8};
+    T_OK(mio_writer_new(0, &w));
+    T_OK(mio_writer_add_tensor(w, "a", MIO_TYPE_F32, 1, ne, g_data[0], 32));
+    unlink("one-00001-of-00001.gguf");
+    T_OK(mio_writer_write_file(w, "one-00001-of-00001.gguf"));
+    mio_writer_free(w);
+    mio_gguf_file *f = NULL;
+    T_OK(mio_gguf_open("one-00001-of-00001.gguf", MIO_OPEN_SPLITS, &f));
+    T_EQ_INT(mio_gguf_tensor_count(f), 1);
+    T_EQ_INT(mio_gguf_part_count(f), 1);
+    mio_gguf_close(f);
+    unlink("one-00001-of-00001.gguf");
+}
+
 int main(void) {
     fill();
+    test_one_of_one();
     test_good();
     test_errors();
     test_take_mapping();
