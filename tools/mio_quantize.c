@@ -135,6 +135,7 @@ int main(int argc, char **argv) {
         goto done;
     }
     q.p.preset = preset;
+    q.tensor_log = 1; /* like llama-quantize: a line per tensor */
     char mode[64];
     snprintf(mode, sizeof mode, "%s", mio_preset_name(preset));
     cli_install_signals(PROG);

@@ -267,6 +267,7 @@ typedef struct qctx {
     size_t n, cap;
     int oom;
     int show_progress;
+    int tensor_log;
     double t0, last;
 } qctx;
 
@@ -292,6 +293,21 @@ static void on_plan(void *user, const mio_quant_decision *d) {
 
 static int on_progress(void *user, int64_t done, int64_t total, uint64_t bytes, uint64_t total_bytes) {
     qctx *c = user;
+    if (c->tensor_log && done > 0 && (size_t)done <= c->n) {
+        /* llama-quantize's per-tensor line */
+        const qdec *d = &c->d[done - 1];
+        fprintf(stderr, "[%4lld/%4lld] ", (long long)done, (long long)total);
+        size_t shown = cli_print_escaped(stderr, d->name, d->name_len, SIZE_MAX, 0);
+        fprintf(stderr, "%*s - [%6lld, %6lld, %6lld, %6lld], type = %6s, ", shown < 36 ? (int)(36 - shown) : 0, "",
+                (long long)d->ne[0], (long long)d->ne[1], (long long)d->ne[2], (long long)d->ne[3],
+                mio_type_name(d->in_type));
+        if (d->out_type != d->in_type)
+            fprintf(stderr, "converting to %s .. size = %8.2f MiB -> %8.2f MiB\n", mio_type_name(d->out_type),
+                    (double)d->in_bytes / 1048576.0, (double)d->out_bytes / 1048576.0);
+        else
+            fprintf(stderr, "size = %8.3f MiB\n", (double)d->in_bytes / 1048576.0);
+        return 0;
+    }
     if (!c->show_progress) return 0;
     double now = cli_now();
     if (now - c->last < 0.1 && done != total) return 0;
@@ -352,6 +368,7 @@ int qcli_run(qcli *q, const char *prog, const char *in, const char *out, const c
     memset(&c, 0, sizeof c);
     c.t0 = cli_now();
     c.show_progress = !quiet && !q->p.dry_run && isatty(STDERR_FILENO);
+    c.tensor_log = !quiet && !c.show_progress && q->tensor_log;
     q->p.plan = on_plan;
     q->p.plan_user = &c;
     q->p.progress = on_progress;

@@ -20,6 +20,7 @@ typedef struct qcli {
     size_t n_incl, n_excl, cap_incl, cap_excl;
     char **owned;            /* strings to free */
     size_t n_owned, cap_owned;
+    int tensor_log;          /* qcli_run: a line per tensor on stderr (not on a terminal, where the bar runs) */
 } qcli;
 
 void qcli_init(qcli *q);
