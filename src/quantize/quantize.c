@@ -280,6 +280,7 @@ static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
                        "quantization (%s needs one; the imatrix has no usable entry for it)", it->orig_name,
                        mio_type_name(it->out_type));
     const uint8_t *src = t->data;
+    const int block_target = mio_type_block_size(it->out_type) > 1;
     for (size_t s = 0; s < n_slices && !st; s++) {
         const float *slice_imat = imat ? imat + (s % (size_t)t->ne[2]) * n_per_row : NULL;
         for (size_t r0 = 0; r0 < rows_per_slice && !st; r0 += chunk_rows) {
@@ -295,21 +296,23 @@ static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
                 st = mio_decode_f32_mt(t->type, in, in_bytes, r->fbuf, n, r->n_threads);
                 x = r->fbuf;
             }
-            if (!st) {
-                int64_t bad = first_bad(x, n);
-                if (bad >= 0)
-                    st = err_set(MIO_ERR_NON_FINITE, "tensor '%s': element %llu is %s; refusing to convert non-finite "
-                                 "weights", esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len),
-                                 (unsigned long long)((s * rows_per_slice + r0) * n_per_row + (size_t)bad),
-                                 x[bad] != x[bad] ? "NaN" : "infinite");
-            }
-            if (!st) {
+            /* Block encoders refuse NaN/inf themselves (vectorised); the casts do
+             * not, so they are screened here. Either way the message is ours,
+             * with the element's index in the whole tensor. */
+            int64_t bad = !st && !block_target ? first_bad(x, n) : -1;
+            if (!st && bad < 0) {
                 if (slice_imat)
                     st = encode_imatrix_mt(it->out_type, x, rows, n_per_row, slice_imat, r->ebuf, out_row, r->n_threads);
                 else
                     st = mio_encode_f32_mt(it->out_type, x, n, r->ebuf, rows * out_row, r->n_threads);
-                if (st) err_prefix(st, "tensor '%s': ", esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len));
+                if (st == MIO_ERR_NON_FINITE) bad = first_bad(x, n);
+                else if (st) err_prefix(st, "tensor '%s': ", esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len));
             }
+            if (bad >= 0)
+                st = err_set(MIO_ERR_NON_FINITE, "tensor '%s': element %llu is %s; refusing to convert non-finite "
+                             "weights", esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len),
+                             (unsigned long long)((s * rows_per_slice + r0) * n_per_row + (size_t)bad),
+                             x[bad] != x[bad] ? "NaN" : "infinite");
             mio_release(r->f, in, in_bytes);
             if (!st) st = mio_writer_write_tensor_part(r->w, r->ebuf, rows * out_row);
             r->bytes_done += in_bytes;
