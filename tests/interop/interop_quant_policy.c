@@ -1133,6 +1133,55 @@ static int write_split(const char *path, const char *prefix, char *first, size_t
     return ok;
 }
 
+static void check_user_kv(const char *in_path) {
+    peer_kv kv[5];
+    kv_int(&kv[0], "x.count", -12);
+    memset(&kv[1], 0, sizeof kv[1]);
+    int tag = 1;
+    double d = 0.25;
+    memcpy(kv[1].b, &tag, 4);
+    snprintf((char *)kv[1].b + 4, 128, "%s", "x.scale");
+    memcpy(kv[1].b + 136, &d, 8);
+    memset(&kv[2], 0, sizeof kv[2]);
+    tag = 2;
+    memcpy(kv[2].b, &tag, 4);
+    snprintf((char *)kv[2].b + 4, 128, "%s", "x.flag");
+    kv[2].b[136] = 1;
+    kv_str(&kv[3], "general.name", "renamed by override");
+    memset(&kv[4], 0, sizeof kv[4]);
+    qparams p = L.quantize_default_params();
+    qp_i32(&p, QP_FTYPE, MIO_PRESET_Q4_K_M);
+    qp_i32(&p, QP_NTHREAD, 2);
+    qp_ptr(&p, QP_KV_OVERRIDES, kv);
+    T_EQ_INT(L.model_quantize(in_path, "quant_policy_kvo.gguf", &p), 0);
+    mio_kv_override ours[4] = {{.key = "x.count", .type = MIO_GGUF_I64, .i64 = -12},
+                               {.key = "x.scale", .type = MIO_GGUF_F64, .f64 = 0.25},
+                               {.key = "x.flag", .type = MIO_GGUF_BOOL, .b = 1},
+                               {.key = "general.name", .type = MIO_GGUF_STRING, .str = "renamed by override"}};
+    mio_quantize_params q;
+    mio_quantize_default_params(&q);
+    q.preset = MIO_PRESET_Q4_K_M;
+    q.n_threads = 2;
+    q.kv_overrides = ours;
+    q.n_kv_overrides = 4;
+    T_OK(mio_quantize(in_path, "quant_policy_kvo.mio.gguf", &q));
+    size_t la = 0, lb = 0;
+    uint8_t *a = t_read_file("quant_policy_kvo.gguf", &la), *b = t_read_file("quant_policy_kvo.mio.gguf", &lb);
+    bool same = a && b && la == lb && !memcmp(a, b, la);
+    IC_CHECK(same, "--override-kv: mio_quantize's file differs from llama.cpp's (%zu vs %zu bytes)", la, lb);
+    if (!same) {
+        size_t off = 0;
+        while (a && b && off < la && off < lb && a[off] == b[off]) off++;
+        describe_difference("quant_policy_kvo.gguf", "quant_policy_kvo.mio.gguf", off);
+    } else {
+        n_files_identical++;
+        remove("quant_policy_kvo.gguf");
+        remove("quant_policy_kvo.mio.gguf");
+    }
+    free(a);
+    free(b);
+}
+
 static void part_b(void) {
     static model M[N_SPECS];
     double t0 = now_s();
@@ -1171,6 +1220,14 @@ static void part_b(void) {
         snprintf(tag, sizeof tag, "%s+imatrix", SPECS[s].tag);
         FOR_PRESETS_IN(IM_PRESETS, pi) run_case(tag, M[s].path, &PRESETS[pi], &none, M[s].im);
     }
+    /* the remaining imatrix presets, whole files compared, on one model */
+    {
+        static const char *const IM_REST[] = {"IQ1_S", "IQ1_M", "IQ2_XS", "IQ2_S", "IQ2_M", "IQ3_S", "IQ3_M"};
+        FOR_PRESETS_IN(IM_REST, pi) run_case("dense256+imatrix", M[0].path, &PRESETS[pi], &none, M[0].im);
+    }
+    /* --override-kv as llama-quantize passes it: int (written u32 of |v|), float (f32), bool, str;
+     * an existing key overridden moves to the end and may change type */
+    check_user_kv(M[0].path);
     {
         /* with IQ2_XXS: blk.1 ffn_down and attn_q need one, blk.0 ffn_down (Q2_K) and output (Q5_K) not */
         static const char *const MISSING[] = {"blk.1.ffn_down.weight", "blk.0.ffn_down.weight", "output.weight",
