@@ -6,6 +6,8 @@ mio_install_deps() {
   command -v cc >/dev/null || need+=(gcc)
   command -v make >/dev/null || need+=(make)
   command -v pkg-config >/dev/null || need+=(pkg-config)
+  command -v python3 >/dev/null || need+=(python3)   # tool tests read mio-inspect --json
+  command -v g++ >/dev/null || need+=(g++)           # interop_imatrix calls the peer's C++ entry point
   [ -f /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
   [ -f /usr/include/xxhash.h ] || need+=(libxxhash-dev)
   if [ "${1:-}" = "--with-npm" ] || [ -z "${MIO_NO_PEER:-}" ]; then
