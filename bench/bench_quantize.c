@@ -76,17 +76,6 @@ static struct {
 } L;
 
 /* llama.cpp's log, kept (not printed) so a failed run can show its tail */
-static char log_ring[32][320];
-static unsigned log_next;
-static void quiet_log(int level, const char *text, void *user) {
-    (void)level;
-    (void)user;
-    snprintf(log_ring[log_next++ % 32], sizeof log_ring[0], "%s", text ? text : "");
-}
-static void dump_log(void) {
-    for (unsigned k = log_next > 32 ? log_next - 32 : 0; k < log_next; k++)
-        fprintf(stderr, "  llama.cpp: %s", log_ring[k % 32]);
-}
 
 #define BIND(dst, h, name) do { void *_p = dlsym((h), (name)); memcpy(&(dst), &_p, sizeof _p); } while (0)
 
@@ -117,7 +106,7 @@ static int load_llama(char dir[4096], char *why, size_t why_len) {
                  "written for (nthread %d, ftype %d by default)", dir, nt, ft);
         return -1;
     }
-    L.log_set(quiet_log, NULL);
+    L.log_set(peer_quiet_log, NULL);
     L.backend_load_all_from_path(dir);
     L.backend_init();
     return 0;
@@ -355,7 +344,7 @@ static int quantize_peer(const char *in, const char *out, int preset, int thread
     uint32_t rc = L.model_quantize(in, out, &p);
     if (rc != 0) {
         fprintf(stderr, "llama_model_quantize(%s) returned %u\n", mio_preset_name(preset), rc);
-        dump_log();
+        peer_dump_log();
         return 1;
     }
     return 0;

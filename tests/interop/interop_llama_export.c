@@ -55,17 +55,6 @@ static struct {
     int32_t (*model_desc)(const void *model, char *buf, size_t size);
 } L;
 
-/* llama.cpp is chatty on stderr: keep only the last lines, shown on failure. */
-static char log_ring[16][256];
-static unsigned log_next;
-static void quiet_log(int level, const char *text, void *user) {
-    (void)level;
-    (void)user;
-    snprintf(log_ring[log_next++ % 16], sizeof log_ring[0], "%s", text ? text : "");
-}
-static void dump_log(void) {
-    for (unsigned k = log_next > 16 ? log_next - 16 : 0; k < log_next; k++) fprintf(stderr, "  llama: %s", log_ring[k % 16]);
-}
 
 static void *sym(void *h, const char *name) { return h ? dlsym(h, name) : NULL; }
 #define BIND(dst, h, name) do { void *_p = sym((h), (name)); memcpy(&(dst), &_p, sizeof _p); } while (0)
@@ -89,7 +78,7 @@ static int load_llama(char *why, size_t why_len) {
         snprintf(why, why_len, "llama.cpp peer in %s lacks a required symbol", dir);
         return -1;
     }
-    L.log_set(quiet_log, NULL);
+    L.log_set(peer_quiet_log, NULL);
     L.backend_load_all_from_path(dir);
     L.backend_init();
     return 0;
@@ -298,11 +287,11 @@ static void llama_check(const char *path, const char *want_ftype, const char *wa
     llama_params_t p;
     memset(&p, 0, sizeof p);
     p = L.model_default_params();
-    unsigned before = log_next;
+    unsigned before = *peer_log_count();
     void *m = L.model_load_from_file(path, p);
     IC_CHECK(m != NULL, "llama_model_load_from_file(%s) returned NULL", path);
     if (!m) {
-        if (log_next > before) dump_log();
+        if (*peer_log_count() > before) peer_dump_log();
         return;
     }
     IC_CHECK(L.model_n_params(m) == n_elems_total, "%s: llama counts %llu parameters, want %llu", path,

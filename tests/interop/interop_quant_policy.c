@@ -97,17 +97,6 @@ static struct {
     void (*compute_types)(void *qs, int ftype, void **tensors, int *types, size_t n);
 } L;
 
-static char log_ring[24][320];
-static unsigned log_next;
-static void quiet_log(int level, const char *text, void *user) {
-    (void)level;
-    (void)user;
-    snprintf(log_ring[log_next++ % 24], sizeof log_ring[0], "%s", text ? text : "");
-}
-static void dump_log(void) {
-    for (unsigned k = log_next > 24 ? log_next - 24 : 0; k < log_next; k++)
-        fprintf(stderr, "  llama: %s", log_ring[k % 24]);
-}
 
 #define BIND(dst, h, name) do { void *_p = (h) ? dlsym((h), (name)) : NULL; memcpy(&(dst), &_p, sizeof _p); } while (0)
 
@@ -134,7 +123,7 @@ static int load_llama(char *why, size_t why_len) {
         snprintf(why, why_len, "llama.cpp peer in %s lacks a required symbol", dir);
         return -1;
     }
-    L.log_set(quiet_log, NULL);
+    L.log_set(peer_quiet_log, NULL);
     L.backend_load_all_from_path(dir);
     L.backend_init();
     return 0;
@@ -874,7 +863,7 @@ static void run_case(const char *tag, const char *in_path, const preset_t *pr, c
         write_imatrix_dat(im, pkv);
         qp_ptr(&p, QP_KV_OVERRIDES, pkv);
     }
-    unsigned before = log_next;
+    unsigned before = *peer_log_count();
     double t_run = now_s();
     uint32_t rc = L.model_quantize(in_path, out_path, &p);
     t_run = now_s() - t_run;
@@ -891,7 +880,7 @@ static void run_case(const char *tag, const char *in_path, const preset_t *pr, c
     }
     if (rc != 0) {
         IC_CHECK(0, "%s %s%s: llama_model_quantize failed, libmodelio would not", tag, pr->name, ftxt);
-        if (log_next > before) dump_log();
+        if (*peer_log_count() > before) peer_dump_log();
         free(items);
         mio_gguf_close(in);
         return;
@@ -1189,11 +1178,11 @@ static void part_b(void) {
         build_model(&M[s], &SPECS[s]);
         IC_CHECK(write_model(&M[s]), "writing %s", M[s].path);
         /* a real llama model: llama.cpp loads it (vocabulary, shapes, experts) */
-        unsigned before = log_next;
+        unsigned before = *peer_log_count();
         void *lm = L.model_load_from_file(M[s].path, L.model_default_params());
         IC_CHECK(lm != NULL, "llama.cpp cannot load the test model %s", M[s].path);
         if (lm) L.model_free(lm);
-        else if (log_next > before) dump_log();
+        else if (*peer_log_count() > before) peer_dump_log();
     }
     check_kv_order(M[0].path);
 

@@ -198,6 +198,30 @@ static inline int peer_llama_open(const peer_api *api, char dir[4096], void **gg
     return 0;
 }
 
+/* llama.cpp is chatty on stderr: llama_log_set(peer_quiet_log, NULL) keeps its
+ * last lines in a ring, and peer_dump_log shows them when something failed.
+ * peer_log_count() only grows: compare it before/after a call. */
+#define PEER_LOG_LINES 32
+static inline char (*peer_log_ring(void))[320] {
+    static char ring[PEER_LOG_LINES][320];
+    return ring;
+}
+static inline unsigned *peer_log_count(void) {
+    static unsigned n;
+    return &n;
+}
+static inline void peer_quiet_log(int level, const char *text, void *user) {
+    (void)level;
+    (void)user;
+    unsigned *n = peer_log_count();
+    snprintf(peer_log_ring()[(*n)++ % PEER_LOG_LINES], 320, "%s", text ? text : "");
+}
+static inline void peer_dump_log(void) {
+    unsigned n = *peer_log_count();
+    for (unsigned k = n > PEER_LOG_LINES ? n - PEER_LOG_LINES : 0; k < n; k++)
+        fprintf(stderr, "  llama: %s", peer_log_ring()[k % PEER_LOG_LINES]);
+}
+
 /* ---- PRNG: splitmix64 seeding + xoshiro256** ---- */
 typedef struct peer_rng {
     uint64_t s[4];

@@ -45,20 +45,6 @@ static inline mio_status st_try(const char *json, size_t n_data, mio_st_file **k
     return st;
 }
 
-static inline uint8_t *st_read_all(const char *path, size_t *len) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long sz = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    uint8_t *b = malloc((size_t)sz + 1);
-    if (!b) abort();
-    size_t got = fread(b, 1, (size_t)sz, fp);
-    fclose(fp);
-    *len = got;
-    return b;
-}
-
 static inline int st_write_all(const char *path, const void *p, size_t n) {
     FILE *fp = fopen(path, "wb");
     if (!fp) return -1;

@@ -148,7 +148,7 @@ static void check_reserialize(const char *label, mio_st_file *f, const uint8_t *
     snprintf(path, sizeof path, "%s/%s", tmpdir, label);
     T_OK(mio_st_save_file(path, e, (size_t)n, m, (size_t)nm));
     size_t flen = 0;
-    uint8_t *fb = st_read_all(path, &flen);
+    uint8_t *fb = t_read_file(path, &flen);
     T_CHECK(fb && flen == orig_len && memcmp(fb, orig, orig_len) == 0);
     free(fb);
     unlink(path);
@@ -163,7 +163,7 @@ static void test_goldens(const char *tmpdir) {
         char path[512];
         snprintf(path, sizeof path, GOLD "%s", G->file);
         size_t len = 0;
-        uint8_t *orig = st_read_all(path, &len);
+        uint8_t *orig = t_read_file(path, &len);
         T_CHECK(orig != NULL);
         if (!orig) continue;
         T_EQ_U64(len, G->file_size);
@@ -210,7 +210,7 @@ static void test_goldens(const char *tmpdir) {
 static void test_large(const char *tmpdir) {
     const char *path = GOLD "large_20000.safetensors";
     size_t len = 0;
-    uint8_t *orig = st_read_all(path, &len);
+    uint8_t *orig = t_read_file(path, &len);
     T_CHECK(orig && len == 2315016);
     if (!orig) return;
     mio_st_file *f = NULL;
@@ -260,7 +260,7 @@ static const cls_map g_classes[] = {
 
 static void test_cases(void) {
     size_t tl = 0;
-    uint8_t *tsv = st_read_all(CASES "VERDICTS.tsv", &tl);
+    uint8_t *tsv = t_read_file(CASES "VERDICTS.tsv", &tl);
     T_CHECK(tsv != NULL);
     if (!tsv) return;
     tsv[tl] = 0;
@@ -276,7 +276,7 @@ static void test_cases(void) {
         char path[512];
         snprintf(path, sizeof path, CASES "%s.safetensors", name);
         size_t len = 0;
-        uint8_t *bytes = st_read_all(path, &len);
+        uint8_t *bytes = t_read_file(path, &len);
         T_CHECK(bytes != NULL);
         if (!bytes) continue;
 

@@ -90,7 +90,7 @@ static void test_sharded_roundtrip(void) {
     char p[400];
     snprintf(p, sizeof p, "%s/model.safetensors.index.json", dir);
     size_t il = 0;
-    uint8_t *ib = st_read_all(p, &il);
+    uint8_t *ib = t_read_file(p, &il);
     int same = ib && il == strlen(g_index) && memcmp(ib, g_index, il) == 0;
     if (!same && ib) fprintf(stderr, "index bytes:\n%.*s\nexpected:\n%s", (int)il, (const char *)ib, g_index);
     T_CHECK(same);
@@ -248,7 +248,7 @@ static void test_single_and_edges(void) {
         void *out;
         size_t ol, fl;
         T_OK(mio_st_save_buffer(g_e, N_T, NULL, 0, &out, &ol));
-        uint8_t *fb = st_read_all(p, &fl);
+        uint8_t *fb = t_read_file(p, &fl);
         T_CHECK(fb && fl == ol && memcmp(fb, out, ol) == 0);
         free(fb);
         mio_free(out);

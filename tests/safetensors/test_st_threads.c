@@ -32,7 +32,7 @@ static void check_index(job *jb, const char *dir, int ns) {
     char p[400];
     snprintf(p, sizeof p, "%s/model.safetensors.index.json", dir);
     size_t len = 0;
-    uint8_t *b = st_read_all(p, &len);
+    uint8_t *b = t_read_file(p, &len);
     if (!b) { job_fail(jb, "cannot read %s%lld", p, 0); return; }
     b[len] = 0;
     const char *s = strstr((const char *)b, "\"weight_map\": {\n");

@@ -76,7 +76,7 @@ static void test_validation(void) {
         /* an existing file is untouched by a refused save */
         T_EQ_INT(mio_st_save_file(old_path, c[i].e, c[i].n, c[i].m, c[i].n_meta), c[i].expect);
         size_t ol;
-        uint8_t *ob = st_read_all(old_path, &ol);
+        uint8_t *ob = t_read_file(old_path, &ol);
         T_CHECK(ob && ol == 11 && memcmp(ob, "OLD CONTENT", 11) == 0);
         free(ob);
         /* callback: never called */
@@ -136,7 +136,7 @@ static void test_order(void) {
     }
     /* the header text itself, in that order */
     size_t len;
-    uint8_t *b = st_read_all(path, &len);
+    uint8_t *b = t_read_file(path, &len);
     const char *expect_prefix = "{\"y\":{\"dtype\":\"U64\",\"shape\":[2],\"data_offsets\":[0,16]},"
                                 "\"i\":{\"dtype\":\"I64\",\"shape\":[2],\"data_offsets\":[16,32]},";
     T_CHECK(b && memcmp(b + 8, expect_prefix, strlen(expect_prefix)) == 0);
@@ -255,7 +255,7 @@ static void test_atomic(void) {
     mio_st_entry old = {"old", MIO_ST_U8, 1, g_s4, g_bytes, 4};
     T_OK(mio_st_save_file(path, &old, 1, NULL, 0));
     size_t ol;
-    uint8_t *oldb = st_read_all(path, &ol);
+    uint8_t *oldb = t_read_file(path, &ol);
     T_CHECK(oldb != NULL);
 
     /* a save that dies with EFBIG in a child limited to 64 KiB files */
@@ -276,7 +276,7 @@ static void test_atomic(void) {
     T_CHECK(WIFEXITED(status));
     T_EQ_INT(WEXITSTATUS(status), 0);
     size_t nl;
-    uint8_t *nowb = st_read_all(path, &nl);
+    uint8_t *nowb = t_read_file(path, &nl);
     T_CHECK(nowb && nl == ol && memcmp(nowb, oldb, ol) == 0);
     free(nowb);
     T_EQ_INT(st_count_prefix(dir, "target.safetensors.tmp"), 0);
