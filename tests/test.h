@@ -36,8 +36,9 @@ static int t_pass, t_fail;
 #define T_MSG_HAS(sub) do { const char *_m = mio_last_error(); if (strstr(_m, (sub))) t_pass++; else { t_fail++; \
     fprintf(stderr, "%s:%d: message lacks \"%s\": %s\n", __FILE__, __LINE__, (sub), _m); } } while (0)
 #define T_SKIP(why) do { printf("SKIP: %s\n", (why)); exit(77); } while (0)
-/* The whole file at path, malloc()ed (free it); NULL if it cannot be read.
- * *len receives the size (0 on failure). */
+/* The whole file at path, malloc()ed (free it) with a NUL byte after the last
+ * one (so text can be used as a string); NULL if it cannot be read. *len
+ * receives the size without that NUL (0 on failure). */
 static inline uint8_t *t_read_file(const char *path, size_t *len) {
     FILE *fp = fopen(path, "rb");
     *len = 0;
@@ -45,10 +46,13 @@ static inline uint8_t *t_read_file(const char *path, size_t *len) {
     fseek(fp, 0, SEEK_END);
     long n = ftell(fp);
     fseek(fp, 0, SEEK_SET);
-    uint8_t *p = n >= 0 ? malloc(n > 0 ? (size_t)n : 1) : NULL;
+    uint8_t *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
     if (p && n > 0 && fread(p, 1, (size_t)n, fp) != (size_t)n) { free(p); p = NULL; }
     fclose(fp);
-    if (p) *len = (size_t)n;
+    if (p) {
+        p[n] = 0;
+        *len = (size_t)n;
+    }
     return p;
 }
 
