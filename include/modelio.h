@@ -716,8 +716,10 @@ MIO_API void mio_split_default_params(mio_split_params *p);
  * does: exactly one of max_tensors / max_bytes must be set; part 1 carries
  * every key of the input (its split.* keys dropped) and each part ends with
  * split.no (u16, 0-based), split.tensors.count (i32, the total), split.count
- * (u16); tensors keep the input order. A tensor larger than max_bytes, or a
- * part left empty, is refused. Every part is written to a temp file and all
+ * (u16); tensors keep the input order. A part is closed when the next tensor
+ * would pass the limit (so a tensor larger than max_bytes goes alone into its
+ * own part); a part left empty (the first tensor alone passes max_bytes) is
+ * refused. Every part is written to a temp file and all
  * are renamed into place only when all are complete; an output naming an
  * input file is refused. n_parts (may be NULL) receives the part count. */
 MIO_API mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_split_params *p,
