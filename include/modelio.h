@@ -684,6 +684,47 @@ MIO_API mio_status mio_quantize(const char *in_path, const char *out_path, const
  * no temp file and no rename; on failure what was written stays written. */
 MIO_API mio_status mio_quantize_fd(const char *in_path, int fd, const mio_quantize_params *p);
 
+/* ------------------------------------------------------------------------- */
+/* Splitting a model (llama.cpp's gguf-split --split)                          */
+/* ------------------------------------------------------------------------- */
+/* One output part, as planned (reported before anything is written). */
+typedef struct mio_split_part {
+    uint32_t index;          /* 0-based (split.no) */
+    uint32_t count;          /* number of parts (split.count) */
+    const char *path;        /* PREFIX-%05u-of-%05u.gguf */
+    int64_t first_tensor;    /* index in the input of its first tensor */
+    int64_t n_tensors;
+    uint64_t tensor_bytes;   /* its tensors' sizes, each padded to 32 (what --split-max-size counts) */
+    uint64_t file_bytes;     /* size of the part file as written */
+} mio_split_part;
+typedef void (*mio_split_plan_fn)(void *user, const mio_split_part *part);
+
+typedef struct mio_split_params {
+    size_t size;                /* sizeof(mio_split_params): set by mio_split_default_params */
+    int64_t max_tensors;        /* --split-max-tensors: at most this many tensors a part (0 = unused) */
+    uint64_t max_bytes;         /* --split-max-size: at most this many tensor bytes a part (0 = unused) */
+    int no_tensor_first_split;  /* part 1 holds the metadata only */
+    int dry_run;                /* plan and report, write nothing */
+    mio_split_plan_fn plan;     /* optional: called once per part, in order */
+    void *plan_user;
+} mio_split_params;
+
+/* Defaults: max_tensors 128 (gguf-split's default), max_bytes 0, everything off. */
+MIO_API void mio_split_default_params(mio_split_params *p);
+/* Split the GGUF model in_path (the first part of a split input is followed
+ * across its parts) into PREFIX-00001-of-0000N.gguf .. as gguf-split --split
+ * does: exactly one of max_tensors / max_bytes must be set; part 1 carries
+ * every key of the input (its split.* keys dropped) and each part ends with
+ * split.no (u16, 0-based), split.tensors.count (i32, the total), split.count
+ * (u16); tensors keep the input order. A part is closed when the next tensor
+ * would pass the limit (so a tensor larger than max_bytes goes alone into its
+ * own part); a part left empty (the first tensor alone passes max_bytes) is
+ * refused. Every part is written to a temp file and all
+ * are renamed into place only when all are complete; an output naming an
+ * input file is refused. n_parts (may be NULL) receives the part count. */
+MIO_API mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_split_params *p,
+                                  uint32_t *n_parts);
+
 /* Free memory the library allocated for the caller. NULL is a no-op. */
 MIO_API void mio_free(void *p);
 

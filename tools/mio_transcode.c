@@ -12,12 +12,14 @@
 #include "cli.h"
 
 #define PROG "mio-transcode"
-#define CONVERSIONS "supported conversions: safetensors (file or .index.json) -> safetensors"
+#define CONVERSIONS "supported conversions: safetensors (file or .index.json) -> safetensors; GGUF (a file or\n  the first part of a split) -> GGUF; GGUF -> split GGUF parts"
 
 static void usage(FILE *o)
 {
     fprintf(o,
             "usage: " PROG " [--quiet] IN OUT\n"
+            "       " PROG " [--quiet] [--dry-run] [--no-tensor-first-split]\n"
+            "              (--split-max-tensors N | --split-max-size N{M,G}) IN.gguf PREFIX\n"
             "  Convert the model file IN to OUT. The input format is detected by content.\n"
             "  " CONVERSIONS ".\n"
             "  safetensors -> safetensors re-serializes in upstream's canonical form (dtype\n"
@@ -27,6 +29,15 @@ static void usage(FILE *o)
             "  interruption: SIGINT/SIGTERM exit 130/143). OUT may not be one of the input files\n"
             "  (the index or a shard), a device, a FIFO or a directory; '-' (or /dev/stdout)\n"
             "  streams the file to standard output, which must not be a terminal.\n"
+            "  GGUF -> GGUF (OUT ends in .gguf) copies the model verbatim; given the first part of\n"
+            "  a split (PREFIX-00001-of-0000N.gguf) it merges every part into OUT (split.* dropped).\n"
+            "  Splitting (llama.cpp gguf-split --split): IN becomes PREFIX-00001-of-0000N.gguf ..;\n"
+            "  part 1 carries all metadata, every part split.no/split.tensors.count/split.count.\n"
+            "  --split-max-tensors N  at most N tensors a part\n"
+            "  --split-max-size N{M,G}  at most N MB / GB (10^6 / 10^9) of tensor data a part\n"
+            "                          (each tensor counted padded to 32 bytes; metadata not counted)\n"
+            "  --no-tensor-first-split  part 1 holds only the metadata\n"
+            "  --dry-run  print the parts (file, tensors, bytes) on stdout; write nothing\n"
             "  --quiet  no summary line\n"
             "exit status: 0 ok, 1 failure (library message on stderr), 2 usage error\n");
 }
@@ -194,10 +205,89 @@ done:
     return rc;
 }
 
+/* "N" with N a positive decimal integer; 0 on anything else. */
+static int parse_count(const char *s, int64_t *out)
+{
+    char *end = NULL;
+    if (!s || !*s || *s == '-' || *s == '+')
+        return 0;
+    long long v = strtoll(s, &end, 10);
+    if (*end || v <= 0)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* "N{M,G}": N x 10^6 or N x 10^9 (gguf-split's units). */
+static int parse_size(const char *s, uint64_t *out)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n < 2 || (s[n - 1] != 'M' && s[n - 1] != 'G'))
+        return 0;
+    uint64_t v = 0, unit = s[n - 1] == 'M' ? 1000000u : 1000000000u;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - 9) / 10)
+            return 0;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (v == 0 || v > UINT64_MAX / unit)
+        return 0;
+    *out = v * unit;
+    return 1;
+}
+
+static void print_part(void *user, const mio_split_part *pt)
+{
+    if (!user)
+        return;
+    printf("%s: %" PRId64 " %s, %" PRIu64 " tensor bytes, %" PRIu64 " file bytes\n", pt->path, pt->n_tensors,
+           cli_plural((uint64_t)pt->n_tensors, "tensor", "tensors"), pt->tensor_bytes, pt->file_bytes);
+}
+
+static int gguf_split(const char *in, const char *prefix, const mio_split_params *p, int quiet)
+{
+    double t0 = cli_now();
+    uint32_t n = 0;
+    mio_split_params q = *p;
+    q.plan = print_part;
+    q.plan_user = p->dry_run ? (void *)1 : NULL;
+    if (mio_gguf_split(in, prefix, &q, &n) != MIO_OK) {
+        cli_report(PROG, in, mio_last_error());
+        return CLI_EXIT_FAIL;
+    }
+    if (!quiet && !p->dry_run) {
+        say_path("split ", in);
+        fprintf(stderr, " into %" PRIu32 " %s (", n, cli_plural(n, "part", "parts"));
+        cli_esc_str(stderr, prefix);
+        fprintf(stderr, "-00001-of-%05" PRIu32 ".gguf ..) in %.3f s\n", n, cli_now() - t0);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* GGUF -> GGUF verbatim (a split input is merged). */
+static int gguf_to_gguf(const char *in, const char *out, int quiet)
+{
+    double t0 = cli_now();
+    mio_quantize_params q;
+    mio_quantize_default_params(&q);
+    if (mio_quantize(in, out, &q) != MIO_OK) {
+        cli_report(PROG, in, mio_last_error());
+        return CLI_EXIT_FAIL;
+    }
+    if (!quiet) {
+        say_path("wrote ", out);
+        fprintf(stderr, " in %.3f s\n", cli_now() - t0);
+    }
+    return CLI_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
-    int quiet = 0, only_paths = 0;
+    int quiet = 0, only_paths = 0, split = 0;
+    mio_split_params sp;
+    mio_split_default_params(&sp);
+    sp.max_tensors = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -206,6 +296,24 @@ int main(int argc, char **argv)
         } else if (!only_paths && (cli_is(a, "-h") || cli_is(a, "--help"))) {
             usage(stdout);
             return CLI_EXIT_OK;
+        } else if (!only_paths && (cli_is(a, "--split-max-tensors") || cli_is(a, "--split-max-size"))) {
+            int by_size = cli_is(a, "--split-max-size");
+            char msg[320];
+            if (i + 1 >= argc) {
+                snprintf(msg, sizeof msg, "%s needs a value", a);
+                return usage_error(msg);
+            }
+            const char *v = argv[++i];
+            if (by_size ? !parse_size(v, &sp.max_bytes) : !parse_count(v, &sp.max_tensors)) {
+                snprintf(msg, sizeof msg, "%s: bad value '%.200s' (%s)", a, v,
+                         by_size ? "a positive number followed by M or G, e.g. 500M or 2G" : "a positive number");
+                return usage_error(msg);
+            }
+            split |= by_size ? 2 : 1;
+        } else if (!only_paths && cli_is(a, "--no-tensor-first-split")) {
+            sp.no_tensor_first_split = 1;
+        } else if (!only_paths && cli_is(a, "--dry-run")) {
+            sp.dry_run = 1;
         } else if (!only_paths && cli_is(a, "--")) {
             only_paths = 1;
         } else if (!only_paths && a[0] == '-' && a[1] != '\0') {
@@ -223,7 +331,15 @@ int main(int argc, char **argv)
         }
     }
     if (!in || !*in || !out || !*out)
-        return usage_error("IN and OUT are required");
+        return usage_error(split ? "IN and PREFIX are required" : "IN and OUT are required");
+    if (split == 3)
+        return usage_error("--split-max-tensors and --split-max-size are exclusive");
+    if (!split && (sp.no_tensor_first_split || sp.dry_run))
+        return usage_error("--no-tensor-first-split and --dry-run need --split-max-tensors or --split-max-size");
+    if (split) {
+        cli_install_signals(PROG);
+        return gguf_split(in, out, &sp, quiet);
+    }
     if (cli_is_stdout(out)) {
         if (!cli_stdout_usable(PROG))
             return CLI_EXIT_USAGE;
@@ -240,6 +356,8 @@ int main(int argc, char **argv)
     case CLI_FMT_ST_INDEX:
         break;
     case CLI_FMT_GGUF:
+        if (cli_ends_with(out, ".gguf"))
+            return gguf_to_gguf(in, out, quiet);
         say_path("", in);
         fprintf(stderr, ": GGUF -> safetensors is not supported yet (" CONVERSIONS ")\n");
         return CLI_EXIT_FAIL;

@@ -4,6 +4,8 @@
 #include "modelio.h"
 #include "test.h"
 
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 typedef struct tdesc { const char *name; int type; uint32_t n_dims; int64_t ne[4]; size_t nbytes; } tdesc;
@@ -293,11 +295,200 @@ static void test_one_of_one(void) {
     unlink("one-00001-of-00001.gguf");
 }
 
+/* ---- mio_gguf_split (gguf-split --split) ---- */
+typedef struct plan_log { int n; char path[8][64]; int64_t nt[8]; uint64_t fb[8]; } plan_log;
+static void plan_cb(void *user, const mio_split_part *pt) {
+    plan_log *l = user;
+    if (l->n < 8) {
+        snprintf(l->path[l->n], 64, "%s", pt->path);
+        l->nt[l->n] = pt->n_tensors;
+        l->fb[l->n] = pt->file_bytes;
+    }
+    l->n++;
+}
+
+static int file_exists(const char *p) { return access(p, F_OK) == 0; }
+static long file_size(const char *p) { FILE *f = fopen(p, "rb"); long n = -1; if (f) { fseek(f, 0, SEEK_END); n = ftell(f); fclose(f); } return n; }
+
+/* the names of a part's tensors, comma-joined, and its key list */
+static void part_facts(const char *path, char *names, size_t nn, char *keys, size_t kn) {
+    mio_gguf_file *f = NULL;
+    names[0] = keys[0] = 0;
+    T_OK(mio_gguf_open(path, 0, &f));
+    if (!f) return;
+    for (int64_t i = 0; i < mio_gguf_tensor_count(f); i++) {
+        mio_gguf_tensor t;
+        T_OK(mio_gguf_tensor_info(f, i, &t));
+        snprintf(names + strlen(names), nn - strlen(names), "%s%.*s", i ? "," : "", (int)t.name.len, t.name.ptr);
+    }
+    for (int64_t i = 0; i < mio_gguf_kv_count(f); i++) {
+        mio_str k = mio_gguf_kv_key(f, i);
+        snprintf(keys + strlen(keys), kn - strlen(keys), "%s%.*s", i ? "," : "", (int)k.len, k.ptr);
+    }
+    mio_gguf_close(f);
+}
+
+static void split_u(const char *path, const char *key, uint64_t want, int type) {
+    mio_gguf_file *f = NULL;
+    T_OK(mio_gguf_open(path, 0, &f));
+    if (!f) return;
+    int64_t i = mio_gguf_find_key(f, key);
+    uint64_t v = 0;
+    T_OK(mio_gguf_kv_u64(f, i, &v));
+    T_EQ_U64(v, want);
+    T_EQ_INT(mio_gguf_kv_type(f, i), type);
+    mio_gguf_close(f);
+}
+
+static void test_split_write(void) {
+    const char *in = "sw_in.gguf";
+    mio_writer *w = NULL;
+    T_OK(mio_writer_new(0, &w));
+    T_OK(mio_writer_set_str(w, "general.architecture", "test", 4));
+    T_OK(mio_writer_set_u32(w, "x.val", 7));
+    for (int i = 0; i < 5; i++)
+        T_OK(mio_writer_add_tensor(w, k_t[i].name, k_t[i].type, k_t[i].n_dims, k_t[i].ne, g_data[i], k_t[i].nbytes));
+    unlink(in);
+    T_OK(mio_writer_write_file(w, in));
+    mio_writer_free(w);
+
+    /* --split-max-tensors 2: 5 tensors -> 3 parts {p0.a,p0.b} {p1.a,p2.a} {p2.b} */
+    mio_split_params p;
+    mio_split_default_params(&p);
+    T_EQ_INT(p.size, sizeof p);
+    T_EQ_INT(p.max_tensors, 128);
+    p.max_tensors = 2;
+    plan_log log = {0};
+    p.plan = plan_cb;
+    p.plan_user = &log;
+    uint32_t n = 0;
+    T_OK(mio_gguf_split(in, "sw", &p, &n));
+    T_EQ_INT(n, 3);
+    T_EQ_INT(log.n, 3);
+    T_EQ_STR(log.path[0], "sw-00001-of-00003.gguf");
+    T_EQ_STR(log.path[2], "sw-00003-of-00003.gguf");
+    char names[256], keys[256];
+    part_facts("sw-00001-of-00003.gguf", names, sizeof names, keys, sizeof keys);
+    T_EQ_STR(names, "p0.a,p0.b");
+    T_EQ_STR(keys, "general.architecture,x.val,split.no,split.tensors.count,split.count");
+    part_facts("sw-00002-of-00003.gguf", names, sizeof names, keys, sizeof keys);
+    T_EQ_STR(names, "p1.a,p2.a");
+    T_EQ_STR(keys, "split.no,split.tensors.count,split.count");
+    part_facts("sw-00003-of-00003.gguf", names, sizeof names, keys, sizeof keys);
+    T_EQ_STR(names, "p2.b");
+    split_u("sw-00003-of-00003.gguf", "split.no", 2, MIO_GGUF_U16);
+    split_u("sw-00003-of-00003.gguf", "split.count", 3, MIO_GGUF_U16);
+    split_u("sw-00003-of-00003.gguf", "split.tensors.count", 5, MIO_GGUF_I32);
+    for (int k = 0; k < 3; k++) T_EQ_INT(file_size(log.path[k]), (long)log.fb[k]);
+    T_EQ_INT(log.nt[0], 2);
+    T_EQ_INT(log.nt[1], 2);
+    T_EQ_INT(log.nt[2], 1);
+
+    /* merge back (mio_quantize, default params = verbatim): the input, byte for byte */
+    mio_quantize_params q;
+    mio_quantize_default_params(&q);
+    unlink("sw_merged.gguf");
+    T_OK(mio_quantize("sw-00001-of-00003.gguf", "sw_merged.gguf", &q));
+    long a = file_size(in), b = file_size("sw_merged.gguf");
+    T_EQ_INT(a, b);
+    if (a == b && a > 0) {
+        FILE *fa = fopen(in, "rb"), *fb = fopen("sw_merged.gguf", "rb");
+        int same = 1, ca, cb;
+        while ((ca = fgetc(fa)) != EOF) { cb = fgetc(fb); if (ca != cb) { same = 0; break; } }
+        fclose(fa);
+        fclose(fb);
+        T_CHECK(same);
+    }
+    /* the split input can be split again (here into one part) */
+    mio_split_default_params(&p);
+    T_OK(mio_gguf_split("sw-00001-of-00003.gguf", "sw1", &p, &n));
+    T_EQ_INT(n, 1);
+    part_facts("sw1-00001-of-00001.gguf", names, sizeof names, keys, sizeof keys);
+    T_EQ_STR(names, "p0.a,p0.b,p1.a,p2.a,p2.b");
+    T_EQ_STR(keys, "general.architecture,x.val,split.no,split.tensors.count,split.count");
+    for (int k = 1; k <= 3; k++) {
+        char pp[64];
+        snprintf(pp, sizeof pp, "sw-%05d-of-00003.gguf", k);
+        unlink(pp);
+    }
+    unlink("sw1-00001-of-00001.gguf");
+    unlink("sw_merged.gguf");
+
+    /* --split-max-size: padded sizes 32, 20000, 96, 32, 32 */
+    mio_split_default_params(&p);
+    p.max_tensors = 0;
+    p.max_bytes = 20032; /* {p0.a,p0.b} = 20032 fits; {p1.a,p2.a,p2.b} */
+    p.dry_run = 1;
+    memset(&log, 0, sizeof log);
+    p.plan = plan_cb;
+    p.plan_user = &log;
+    T_OK(mio_gguf_split(in, "sz", &p, &n));
+    T_EQ_INT(n, 2);
+    T_EQ_INT(log.nt[0], 2);
+    T_EQ_INT(log.nt[1], 3);
+    T_CHECK(!file_exists("sz-00001-of-00002.gguf")); /* dry run */
+    p.max_bytes = 100; /* a tensor over the limit still goes alone into its own part */
+    memset(&log, 0, sizeof log);
+    T_OK(mio_gguf_split(in, "sz", &p, &n));
+    T_EQ_INT(n, 4);
+    T_EQ_INT(log.nt[0], 1);
+    T_EQ_INT(log.nt[1], 1);
+    T_EQ_INT(log.nt[2], 1);
+    T_EQ_INT(log.nt[3], 2);
+    p.max_bytes = 10; /* the first part would be empty */
+    p.dry_run = 0;
+    T_STATUS(mio_gguf_split(in, "sz", &p, &n), MIO_ERR_LIMIT);
+    T_MSG_HAS("a part would be empty");
+    T_CHECK(!file_exists("sz-00001-of-00002.gguf"));
+
+    /* --no-tensor-first-split: part 1 holds only the metadata */
+    mio_split_default_params(&p);
+    p.max_tensors = 2;
+    p.no_tensor_first_split = 1;
+    T_OK(mio_gguf_split(in, "nf", &p, &n));
+    T_EQ_INT(n, 4);
+    part_facts("nf-00001-of-00004.gguf", names, sizeof names, keys, sizeof keys);
+    T_EQ_STR(names, "");
+    T_EQ_STR(keys, "general.architecture,x.val,split.no,split.tensors.count,split.count");
+    part_facts("nf-00002-of-00004.gguf", names, sizeof names, keys, sizeof keys);
+    T_EQ_STR(names, "p0.a,p0.b");
+    mio_gguf_file *f = NULL;
+    T_OK(mio_gguf_open("nf-00001-of-00004.gguf", MIO_OPEN_SPLITS, &f));
+    T_EQ_INT(mio_gguf_tensor_count(f), 5);
+    mio_gguf_close(f);
+    for (int k = 1; k <= 4; k++) {
+        char pp[64];
+        snprintf(pp, sizeof pp, "nf-%05d-of-00004.gguf", k);
+        unlink(pp);
+    }
+
+    /* refusals */
+    mio_split_default_params(&p);
+    p.max_tensors = 0;
+    T_STATUS(mio_gguf_split(in, "r", &p, &n), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("set exactly one of max_tensors and max_bytes");
+    p.max_tensors = 2;
+    p.max_bytes = 5;
+    T_STATUS(mio_gguf_split(in, "r", &p, &n), MIO_ERR_INVALID_ARG);
+    mio_split_default_params(&p);
+    p.size = 8;
+    T_STATUS(mio_gguf_split(in, "r", &p, &n), MIO_ERR_INVALID_ARG);
+    mio_split_default_params(&p);
+    T_STATUS(mio_gguf_split(in, "", &p, &n), MIO_ERR_INVALID_ARG);
+    /* an output part naming the input */
+    rename(in, "ow-00001-of-00001.gguf");
+    T_STATUS(mio_gguf_split("ow-00001-of-00001.gguf", "ow", &p, &n), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("is one of the input files");
+    T_EQ_INT(file_size("ow-00001-of-00001.gguf"), a);
+    unlink("ow-00001-of-00001.gguf");
+}
+
 int main(void) {
     fill();
     test_one_of_one();
     test_good();
     test_errors();
     test_take_mapping();
+    test_split_write();
     T_DONE();
 }

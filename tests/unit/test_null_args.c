@@ -91,6 +91,8 @@ static size_t g_len;
 static void *g_buf_out;
 static uint32_t g_u32;
 static mio_quantize_params g_qparams; /* defaults: a verbatim copy */
+static mio_split_params g_sparams;    /* defaults, dry run: nothing written */
+static uint32_t g_nparts;
 
 static long long str_is_null(mio_str s) { return s.ptr == NULL && s.len == 0; }
 
@@ -143,6 +145,8 @@ static void make_fixtures(void) {
     T_OK(mio_gguf_tensor_info(g_f, 0, &g_tensor));
     T_OK(mio_gguf_open(GGUF_PATH, 0, &g_ffile));
     mio_quantize_default_params(&g_qparams);
+    mio_split_default_params(&g_sparams);
+    g_sparams.dry_run = 1;
     T_EQ_INT(mio_gguf_uses_file(g_ffile, GGUF_PATH), 1); /* so that its 0 for NULL below means something */
 
     /* writers */
@@ -396,6 +400,11 @@ static void make_fixtures(void) {
     X(ST, mio_quantize, p, _, 0, NULL, mio_quantize(GGUF_PATH, "null_args_q.gguf", NULL))                             \
     X(ST, mio_quantize_fd, in_path, _, 0, NULL, mio_quantize_fd(NULL, g_devnull, &g_qparams))                       \
     X(ST, mio_quantize_fd, p, _, 0, NULL, mio_quantize_fd(GGUF_PATH, g_devnull, NULL))                                \
+    X(VOID, mio_split_default_params, p, _, 0, NULL, mio_split_default_params(NULL))                                 \
+    X(ST, mio_gguf_split, in_path, _, 0, NULL, mio_gguf_split(NULL, "null_args_s", &g_sparams, &g_nparts))             \
+    X(ST, mio_gguf_split, prefix, _, 0, NULL, mio_gguf_split(GGUF_PATH, NULL, &g_sparams, &g_nparts))                  \
+    X(ST, mio_gguf_split, p, _, 0, NULL, mio_gguf_split(GGUF_PATH, "null_args_s", NULL, &g_nparts))                    \
+    X(OK, mio_gguf_split, n_parts, _, 0, NULL, mio_gguf_split(GGUF_PATH, "null_args_s", &g_sparams, NULL))             \
     /* quantizer presets (mio_preset_name takes no pointer) */                                                 \
     X(SV, mio_preset_from_name, name, _, MIO_PRESET_NONE, NULL, mio_preset_from_name(NULL))                      \
     X(VOID, mio_free, p, _, 0, NULL, mio_free(NULL))
