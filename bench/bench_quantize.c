@@ -68,9 +68,6 @@ typedef void (*llama_log_fn)(int level, const char *text, void *user);
 
 static struct {
     void *ggml, *llama;
-    void (*backend_load_all_from_path)(const char *dir);
-    void (*backend_init)(void);
-    void (*log_set)(llama_log_fn cb, void *user);
     qparams (*quantize_default_params)(void);
     uint32_t (*model_quantize)(const char *in, const char *out, const qparams *p);
 } L;
@@ -85,14 +82,10 @@ static int load_llama(char dir[4096], char *why, size_t why_len) {
     static peer_api G;
     int rc = peer_load(&G, why, why_len);
     if (rc != 0) return rc;
-    if (peer_llama_open(&G, dir, &L.ggml, &L.llama, why, why_len) != 0) return 1;
-    BIND(L.backend_load_all_from_path, L.ggml, "ggml_backend_load_all_from_path");
-    BIND(L.backend_init, L.llama, "llama_backend_init");
-    BIND(L.log_set, L.llama, "llama_log_set");
+    if ((rc = peer_llama_start(&G, dir, &L.ggml, &L.llama, why, why_len)) != 0) return rc;
     BIND(L.quantize_default_params, L.llama, "llama_model_quantize_default_params");
     BIND(L.model_quantize, L.llama, "llama_model_quantize");
-    if (!L.backend_load_all_from_path || !L.backend_init || !L.log_set || !L.quantize_default_params ||
-        !L.model_quantize) {
+    if (!L.quantize_default_params || !L.model_quantize) {
         snprintf(why, why_len, "llama.cpp peer in %s lacks a required symbol", dir);
         return -1;
     }
@@ -106,9 +99,6 @@ static int load_llama(char dir[4096], char *why, size_t why_len) {
                  "written for (nthread %d, ftype %d by default)", dir, nt, ft);
         return -1;
     }
-    L.log_set(peer_quiet_log, NULL);
-    L.backend_load_all_from_path(dir);
-    L.backend_init();
     return 0;
 }
 

@@ -82,9 +82,6 @@ typedef struct { unsigned char bytes[512]; } mparams;
 typedef void (*llama_log_fn)(int level, const char *text, void *user);
 static struct {
     void *ggml, *llama;
-    void (*backend_load_all_from_path)(const char *dir);
-    void (*backend_init)(void);
-    void (*log_set)(llama_log_fn cb, void *user);
     qparams (*quantize_default_params)(void);
     uint32_t (*model_quantize)(const char *in, const char *out, const qparams *p);
     void (*model_free)(void *model);
@@ -102,10 +99,8 @@ static struct {
 
 static int load_llama(char *why, size_t why_len) {
     char dir[4096];
-    if (peer_llama_open(&G, dir, &L.ggml, &L.llama, why, why_len)) return 1;
-    BIND(L.backend_load_all_from_path, L.ggml, "ggml_backend_load_all_from_path");
-    BIND(L.backend_init, L.llama, "llama_backend_init");
-    BIND(L.log_set, L.llama, "llama_log_set");
+    int rc = peer_llama_start(&G, dir, &L.ggml, &L.llama, why, why_len);
+    if (rc) return rc;
     BIND(L.quantize_default_params, L.llama, "llama_model_quantize_default_params");
     BIND(L.model_quantize, L.llama, "llama_model_quantize");
     BIND(L.model_free, L.llama, "llama_model_free");
@@ -116,16 +111,13 @@ static int load_llama(char *why, size_t why_len) {
     BIND(L.quant_free, L.llama, "_Z16llama_quant_freeP19quantize_state_impl");
     BIND(L.compute_types, L.llama,
          "_Z25llama_quant_compute_typesP19quantize_state_impl11llama_ftypePP11ggml_tensorP9ggml_typem");
-    if (!L.backend_load_all_from_path || !L.backend_init || !L.log_set || !L.quantize_default_params ||
+    if (!L.quantize_default_params ||
         !L.model_quantize || !L.model_free || !L.model_default_params || !L.model_load_from_file ||
         !L.model_from_metadata || !L.quant_init || !L.quant_free ||
         !L.compute_types) {
         snprintf(why, why_len, "llama.cpp peer in %s lacks a required symbol", dir);
         return -1;
     }
-    L.log_set(peer_quiet_log, NULL);
-    L.backend_load_all_from_path(dir);
-    L.backend_init();
     return 0;
 }
 

@@ -21,10 +21,7 @@ typedef struct {
 
 static struct {
     void *ggml, *llama;
-    void (*backend_load_all_from_path)(const char *dir);
-    void (*backend_init)(void);
     void (*backend_free)(void);
-    void (*log_set)(void (*cb)(int, const char *, void *), void *user);
     llama_params_t (*model_default_params)(void);
     void *(*model_load_from_file)(const char *path, llama_params_t params);
     void (*model_free)(void *model);
@@ -36,23 +33,18 @@ static void *sym(void *h, const char *name) { return h ? dlsym(h, name) : NULL; 
 
 static int load_llama(char *why, size_t why_len) {
     char dir[4096];
-    if (peer_llama_open(&G, dir, &L.ggml, &L.llama, why, why_len)) return 1;
-    BIND(L.backend_load_all_from_path, L.ggml, "ggml_backend_load_all_from_path");
-    BIND(L.backend_init, L.llama, "llama_backend_init");
+    int rc = peer_llama_start(&G, dir, &L.ggml, &L.llama, why, why_len);
+    if (rc) return rc;
     BIND(L.backend_free, L.llama, "llama_backend_free");
-    BIND(L.log_set, L.llama, "llama_log_set");
     BIND(L.model_default_params, L.llama, "llama_model_default_params");
     BIND(L.model_load_from_file, L.llama, "llama_model_load_from_file");
     BIND(L.model_free, L.llama, "llama_model_free");
     BIND(L.model_n_params, L.llama, "llama_model_n_params");
-    if (!L.backend_load_all_from_path || !L.backend_init || !L.log_set || !L.model_default_params ||
+    if (!L.model_default_params ||
         !L.model_load_from_file || !L.model_free || !L.model_n_params) {
         snprintf(why, why_len, "llama.cpp peer in %s lacks a required symbol", dir);
         return -1;
     }
-    L.log_set(peer_quiet_log, NULL);
-    L.backend_load_all_from_path(dir);
-    L.backend_init();
     return 0;
 }
 

@@ -222,6 +222,33 @@ static inline void peer_dump_log(void) {
         fprintf(stderr, "  llama: %s", peer_log_ring()[k % PEER_LOG_LINES]);
 }
 
+/* peer_llama_open, then what every user of libllama does first: its log into
+ * the ring above (peer_quiet_log), the CPU back ends of dir loaded, the back end
+ * initialised. 0 when ready; 1 when absent (skip, why says so); -1 when a
+ * library lacks one of those entry points. */
+static inline int peer_llama_start(const peer_api *api, char dir[4096], void **ggml, void **llama, char *why,
+                                   size_t why_len) {
+    int rc = peer_llama_open(api, dir, ggml, llama, why, why_len);
+    if (rc) return rc;
+    void *load_all = dlsym(*ggml, "ggml_backend_load_all_from_path"), *init = dlsym(*llama, "llama_backend_init"),
+         *log_set = dlsym(*llama, "llama_log_set");
+    if (!load_all || !init || !log_set) {
+        snprintf(why, why_len, "llama.cpp peer in %s lacks ggml_backend_load_all_from_path, llama_backend_init or "
+                 "llama_log_set", dir);
+        return -1;
+    }
+    void (*f_log_set)(void (*)(int, const char *, void *), void *);
+    void (*f_load_all)(const char *);
+    void (*f_init)(void);
+    memcpy(&f_log_set, &log_set, sizeof log_set);
+    memcpy(&f_load_all, &load_all, sizeof load_all);
+    memcpy(&f_init, &init, sizeof init);
+    f_log_set(peer_quiet_log, NULL);
+    f_load_all(dir);
+    f_init();
+    return 0;
+}
+
 /* ---- PRNG: splitmix64 seeding + xoshiro256** ---- */
 typedef struct peer_rng {
     uint64_t s[4];
