@@ -610,6 +610,10 @@ MIO_API int mio_type_file_type(int type);
 MIO_API int mio_preset_from_name(const char *name);
 /* Upper-case llama-quantize name ("Q4_K_M"), or NULL for an unknown value. */
 MIO_API const char *mio_preset_name(int preset);
+/* For a name mio_preset_from_name does not know: the valid name nearest to it
+ * (case-insensitive edit distance; "q4kmm" -> "Q4_K_M"), or NULL when nothing is
+ * within half the name's length (also for NULL). For "did you mean" messages. */
+MIO_API const char *mio_preset_suggest(const char *name);
 
 /* --tensor-type REGEX=TYPE: tensors whose name matches the POSIX extended
  * regular expression (searched, not anchored, as std::regex_search) get type. */

@@ -212,38 +212,12 @@ int qcli_flag(qcli *q, const char *prog, int argc, char **argv, int *i) {
     return 0;
 }
 
-/* Levenshtein distance of two short strings, case-insensitive. */
-static size_t distance(const char *a, const char *b) {
-    size_t la = strlen(a), lb = strlen(b), row[64];
-    if (la > 63 || lb > 63) return 99;
-    for (size_t j = 0; j <= lb; j++) row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t prev = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t cur = row[j];
-            size_t sub = prev + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
-            size_t del = row[j] + 1, ins = row[j - 1] + 1;
-            row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-            prev = cur;
-        }
-    }
-    return row[lb];
-}
-
 void qcli_unknown_preset(const char *prog, const char *name) {
-    const char *best = NULL;
-    size_t bd = 99;
-    for (int p = 0; p < 64; p++) {
-        const char *n = mio_preset_name(p);
-        if (!n) continue;
-        size_t d = distance(name, n);
-        if (d < bd) { bd = d; best = n; }
-    }
+    const char *best = mio_preset_suggest(name);
     fprintf(stderr, "%s: unknown quantization type '", prog);
     cli_esc_str(stderr, name);
     fprintf(stderr, "'");
-    if (best && bd <= 3) fprintf(stderr, "; did you mean '%s'?", best);
+    if (best) fprintf(stderr, "; did you mean '%s'?", best);
     fprintf(stderr, "\n  valid types:");
     for (int p = 0; p < 64; p++)
         if (mio_preset_name(p)) fprintf(stderr, " %s", mio_preset_name(p));

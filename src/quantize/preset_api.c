@@ -5,3 +5,5 @@
 int mio_preset_from_name(const char *name) { return qz_preset_from_name(name); }
 
 const char *mio_preset_name(int preset) { return qz_preset_name(preset); }
+
+const char *mio_preset_suggest(const char *name) { return qz_preset_suggest(name); }

@@ -407,6 +407,7 @@ static void make_fixtures(void) {
     X(OK, mio_gguf_split, n_parts, _, 0, NULL, mio_gguf_split(GGUF_PATH, "null_args_s", &g_sparams, NULL))             \
     /* quantizer presets (mio_preset_name takes no pointer) */                                                 \
     X(SV, mio_preset_from_name, name, _, MIO_PRESET_NONE, NULL, mio_preset_from_name(NULL))                      \
+    X(SV, mio_preset_suggest, name, _, 0, NULL, mio_preset_suggest(NULL) != NULL)                                \
     X(VOID, mio_free, p, _, 0, NULL, mio_free(NULL))
 
 enum kind { K_ST, K_OK, K_SV, K_VOID };
