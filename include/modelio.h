@@ -729,6 +729,48 @@ MIO_API void mio_split_default_params(mio_split_params *p);
 MIO_API mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_split_params *p,
                                   uint32_t *n_parts);
 
+/* ------------------------------------------------------------------------- */
+/* Converting between GGUF and safetensors (docs/CONVERT.md)                  */
+/* ------------------------------------------------------------------------- */
+typedef struct mio_convert_params {
+    size_t size;               /* sizeof(mio_convert_params): set by mio_convert_default_params */
+    int dtype;                 /* -1: float tensors keep their type; MIO_TYPE_F32/F16/BF16: every float
+                                  tensor (F32 F16 BF16 F64) is cast to it, and decoded tensors get it */
+    int dequantize;            /* GGUF -> safetensors: decode block-quantized tensors (to dtype, F32
+                                  when dtype is -1); without it they are refused */
+    int n_threads;             /* decoding threads, 0 = one per core */
+    uint64_t max_shard_bytes;  /* sharded safetensors output: at most this many tensor bytes a shard
+                                  (0 = 5,000,000,000, save_pretrained's "5GB") */
+    const char *const *rename_from; /* tensor renames: rename_from[k] becomes rename_to[k]; */
+    const char *const *rename_to;   /* every from must name a tensor, no name twice on either side */
+    size_t n_rename;
+    mio_quant_progress_fn progress; /* optional: tensors/bytes written; non-zero cancels */
+    void *progress_user;
+} mio_convert_params;
+
+/* Defaults: types kept, no decoding, all cores, no renames. */
+MIO_API void mio_convert_default_params(mio_convert_params *p);
+/* GGUF (the first part of a split is followed across its parts; split.* keys
+ * are dropped) to safetensors in upstream's canonical form. GGUF metadata goes
+ * into __metadata__ under the encoding of docs/CONVERT.md, which
+ * mio_safetensors_to_gguf reads back into the identical GGUF file. GGUF dims
+ * become a shape outermost first. out is a .safetensors path (written
+ * atomically), or a directory (an existing one, or a path ending in '/', or
+ * DIR/model.safetensors.index.json) for a sharded checkpoint in
+ * save_pretrained's layout. Nothing is written when a tensor cannot convert. */
+MIO_API mio_status mio_gguf_to_safetensors(const char *in_path, const char *out, const mio_convert_params *p);
+/* The same streamed to an open descriptor (single file): no temp file. */
+MIO_API mio_status mio_gguf_to_safetensors_fd(const char *in_path, int fd, const mio_convert_params *p);
+/* safetensors (a file, or a sharded checkpoint's .index.json) to GGUF. With a
+ * __gguf__ layout (a file mio_gguf_to_safetensors wrote) the GGUF is restored
+ * exactly: keys in order with their wire types, tensor order, version, padding;
+ * other __metadata__ keys become strings "safetensors.metadata.KEY". Names are
+ * kept (renames apply); F32 F16 BF16 F64 I8 I16 I32 I64 are kept (or cast with
+ * dtype); other dtypes, more than 4 dimensions and names of 64 bytes or more
+ * are refused naming the tensor. out_path is written atomically. */
+MIO_API mio_status mio_safetensors_to_gguf(const char *in_path, const char *out_path, const mio_convert_params *p);
+MIO_API mio_status mio_safetensors_to_gguf_fd(const char *in_path, int fd, const mio_convert_params *p);
+
 /* Free memory the library allocated for the caller. NULL is a no-op. */
 MIO_API void mio_free(void *p);
 

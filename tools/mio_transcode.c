@@ -1,9 +1,10 @@
 /* mio_transcode.c — mio-transcode IN OUT: convert between model file formats.
  * First mode: safetensors (a file, or a sharded checkpoint's .index.json) ->
  * one safetensors file in upstream's canonical form, written atomically. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include <modelio.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,9 @@ static char *dup_view(mio_str s, int *nul)
 }
 
 /* safetensors -> safetensors. Returns an exit status; reports its own errors. */
-static int st_to_st(const char *in, const char *out, int quiet)
+static int out_is_dir(const char *out);
+
+static int st_to_st(const char *in, const char *out, int quiet, uint64_t max_shard)
 {
     double t0 = cli_now();
     mio_st_file *f = NULL;
@@ -170,8 +173,12 @@ static int st_to_st(const char *in, const char *out, int quiet)
         meta[nmi].value = val;
     }
 
-    st = to_stdout ? mio_st_save_cb(ents, (size_t)nt, meta, (size_t)nm, cli_write_stdout, NULL)
-                   : mio_st_save_file(out, ents, (size_t)nt, meta, (size_t)nm);
+    if (to_stdout)
+        st = mio_st_save_cb(ents, (size_t)nt, meta, (size_t)nm, cli_write_stdout, NULL);
+    else if (out_is_dir(out))
+        st = mio_st_save_sharded(out, ents, (size_t)nt, meta, (size_t)nm, max_shard ? max_shard : 5000000000u, NULL);
+    else
+        st = mio_st_save_file(out, ents, (size_t)nt, meta, (size_t)nm);
     if (st != MIO_OK) {
         cli_report(PROG, out, mio_last_error());
         goto done;
@@ -264,6 +271,15 @@ static int gguf_split(const char *in, const char *prefix, const mio_split_params
     return CLI_EXIT_OK;
 }
 
+/* OUT names a directory for a sharded safetensors checkpoint: an existing
+ * directory or a path ending in '/'. */
+static int out_is_dir(const char *out)
+{
+    struct stat sb;
+    size_t n = strlen(out);
+    return (n && out[n - 1] == '/') || (stat(out, &sb) == 0 && S_ISDIR(sb.st_mode));
+}
+
 /* GGUF -> GGUF verbatim (a split input is merged). */
 static int gguf_to_gguf(const char *in, const char *out, int quiet)
 {
@@ -281,16 +297,158 @@ static int gguf_to_gguf(const char *in, const char *out, int quiet)
     return CLI_EXIT_OK;
 }
 
+/* --name-map FILE: "OLD NEW" a line (blank or tab separated); blank lines and
+ * lines starting with '#' are skipped. Fills the rename lists of p. */
+typedef struct name_map {
+    char **from, **to;
+    size_t n;
+} name_map;
+
+static void name_map_free(name_map *m)
+{
+    for (size_t k = 0; k < m->n; k++) {
+        free(m->from[k]);
+        free(m->to[k]);
+    }
+    free(m->from);
+    free(m->to);
+}
+
+static int name_map_load(const char *path, name_map *m)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        say_path("--name-map ", path);
+        fprintf(stderr, ": %s\n", strerror(errno));
+        return CLI_EXIT_USAGE;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    unsigned lineno = 0;
+    int rc = CLI_EXIT_OK;
+    while (rc == CLI_EXIT_OK && (len = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        if (memchr(line, '\0', (size_t)len)) {
+            rc = CLI_EXIT_USAGE;
+            break;
+        }
+        char *save = NULL, *a = strtok_r(line, " \t\r\n", &save);
+        if (!a || a[0] == '#')
+            continue;
+        char *b = strtok_r(NULL, " \t\r\n", &save), *c = b ? strtok_r(NULL, " \t\r\n", &save) : NULL;
+        if (!b || c) {
+            rc = CLI_EXIT_USAGE;
+            break;
+        }
+        for (size_t k = 0; k < m->n && rc == CLI_EXIT_OK; k++)
+            if (strcmp(m->from[k], a) == 0 || strcmp(m->to[k], b) == 0) {
+                say_path("--name-map ", path);
+                fprintf(stderr, ":%u: ", lineno);
+                cli_esc_str(stderr, strcmp(m->from[k], a) == 0 ? a : b);
+                fprintf(stderr, " appears twice in the %s column\n", strcmp(m->from[k], a) == 0 ? "first" : "second");
+                rc = CLI_EXIT_FAIL;
+            }
+        if (rc != CLI_EXIT_OK)
+            break;
+        char **nf = realloc(m->from, (m->n + 1) * sizeof *nf);
+        if (nf)
+            m->from = nf;
+        char **nt = nf ? realloc(m->to, (m->n + 1) * sizeof *nt) : NULL;
+        if (nt)
+            m->to = nt;
+        char *da = strdup(a), *db = strdup(b);
+        if (!nf || !nt || !da || !db) {
+            free(da);
+            free(db);
+            fprintf(stderr, PROG ": out of memory\n");
+            rc = CLI_EXIT_FAIL;
+            break;
+        }
+        m->from[m->n] = da;
+        m->to[m->n++] = db;
+    }
+    if (rc == CLI_EXIT_USAGE) {
+        say_path("--name-map ", path);
+        fprintf(stderr, ":%u: expected two names, OLD NEW, separated by blanks\n", lineno);
+        rc = CLI_EXIT_FAIL;
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+static int convert_progress(void *user, int64_t done, int64_t total, uint64_t bytes_done, uint64_t bytes_total)
+{
+    (void)user;
+    (void)done;
+    (void)total;
+    (void)bytes_done;
+    (void)bytes_total;
+    return 0;
+}
+
+/* GGUF -> safetensors and safetensors -> GGUF through the library. */
+static int convert(const char *in, const char *out, int to_gguf, const mio_convert_params *p, int quiet)
+{
+    double t0 = cli_now();
+    mio_status st;
+    int to_stdout = cli_is_stdout(out);
+    if (to_gguf)
+        st = to_stdout ? mio_safetensors_to_gguf_fd(in, 1, p) : mio_safetensors_to_gguf(in, out, p);
+    else
+        st = to_stdout ? mio_gguf_to_safetensors_fd(in, 1, p) : mio_gguf_to_safetensors(in, out, p);
+    if (st != MIO_OK) {
+        cli_report(PROG, in, mio_last_error());
+        return CLI_EXIT_FAIL;
+    }
+    if (!quiet) {
+        say_path("wrote ", to_stdout ? "standard output" : out);
+        fprintf(stderr, " (%s) in %.3f s\n", to_gguf ? "GGUF" : "safetensors", cli_now() - t0);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* "5GB", "500MB", "1.5GiB" style sizes (huggingface_hub's units: KB/MB/GB are
+ * powers of 10, KiB/MiB/GiB powers of 2) or a plain byte count. */
+static int parse_shard_size(const char *s, uint64_t *out)
+{
+    static const struct { const char *unit; double mul; } units[] = {
+        {"GiB", 1073741824.0}, {"MiB", 1048576.0}, {"KiB", 1024.0},
+        {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1.0}, {"", 1.0}};
+    char *end = NULL;
+    if (!s || !*s || *s == '-')
+        return 0;
+    double v = strtod(s, &end);
+    if (end == s || !(v > 0))
+        return 0;
+    for (size_t k = 0; k < sizeof units / sizeof *units; k++)
+        if (strcmp(end, units[k].unit) == 0) {
+            double b = v * units[k].mul;
+            if (b < 1 || b > 1.8e19)
+                return 0;
+            *out = (uint64_t)b;
+            return 1;
+        }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *in = NULL, *out = NULL;
-    int quiet = 0, only_paths = 0, split = 0;
+    const char *in = NULL, *out = NULL, *to = NULL, *map_path = NULL;
+    int quiet = 0, only_paths = 0, split = 0, merge = 0;
     mio_split_params sp;
     mio_split_default_params(&sp);
     sp.max_tensors = 0;
+    mio_convert_params cp;
+    mio_convert_default_params(&cp);
+    cp.progress = convert_progress;
+    int conv_opts = 0; /* --dtype/--dequantize/--name-map/--max-shard-size given */
 
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *v = NULL;
+        int r;
+        char msg[320];
         if (!only_paths && (cli_is(a, "--quiet") || cli_is(a, "-q"))) {
             quiet = 1;
         } else if (!only_paths && (cli_is(a, "-h") || cli_is(a, "--help"))) {
@@ -298,12 +456,11 @@ int main(int argc, char **argv)
             return CLI_EXIT_OK;
         } else if (!only_paths && (cli_is(a, "--split-max-tensors") || cli_is(a, "--split-max-size"))) {
             int by_size = cli_is(a, "--split-max-size");
-            char msg[320];
             if (i + 1 >= argc) {
                 snprintf(msg, sizeof msg, "%s needs a value", a);
                 return usage_error(msg);
             }
-            const char *v = argv[++i];
+            v = argv[++i];
             if (by_size ? !parse_size(v, &sp.max_bytes) : !parse_count(v, &sp.max_tensors)) {
                 snprintf(msg, sizeof msg, "%s: bad value '%.200s' (%s)", a, v,
                          by_size ? "a positive number followed by M or G, e.g. 500M or 2G" : "a positive number");
@@ -314,10 +471,44 @@ int main(int argc, char **argv)
             sp.no_tensor_first_split = 1;
         } else if (!only_paths && cli_is(a, "--dry-run")) {
             sp.dry_run = 1;
+        } else if (!only_paths && cli_is(a, "--merge")) {
+            merge = 1;
+        } else if (!only_paths && cli_is(a, "--dequantize")) {
+            cp.dequantize = 1;
+            conv_opts = 1;
+        } else if (!only_paths && (r = cli_opt_value(argc, argv, &i, "--dtype", &v)) != 0) {
+            if (r < 0)
+                return usage_error("--dtype needs a value (f32, f16 or bf16)");
+            cp.dtype = cli_is(v, "f32") ? MIO_TYPE_F32 : cli_is(v, "f16") ? MIO_TYPE_F16
+                     : cli_is(v, "bf16") ? MIO_TYPE_BF16 : -2;
+            if (cp.dtype == -2) {
+                snprintf(msg, sizeof msg, "--dtype: '%.200s' is not f32, f16 or bf16", v);
+                return usage_error(msg);
+            }
+            conv_opts = 1;
+        } else if (!only_paths && (r = cli_opt_value(argc, argv, &i, "--name-map", &v)) != 0) {
+            if (r < 0)
+                return usage_error("--name-map needs a file");
+            map_path = v;
+            conv_opts = 1;
+        } else if (!only_paths && (r = cli_opt_value(argc, argv, &i, "--max-shard-size", &v)) != 0) {
+            if (r < 0 || !parse_shard_size(v, &cp.max_shard_bytes)) {
+                snprintf(msg, sizeof msg, "--max-shard-size: bad value '%.200s' (e.g. 5GB, 500MB, 2GiB or bytes)",
+                         r < 0 ? "" : v);
+                return usage_error(msg);
+            }
+        } else if (!only_paths && (r = cli_opt_value(argc, argv, &i, "--to", &v)) != 0) {
+            if (r < 0 || (!cli_is(v, "gguf") && !cli_is(v, "safetensors")))
+                return usage_error("--to needs gguf or safetensors");
+            to = v;
+        } else if (!only_paths && (r = cli_opt_value(argc, argv, &i, "--threads", &v)) != 0) {
+            int64_t n = 0;
+            if (r < 0 || !parse_count(v, &n) || n > 4096)
+                return usage_error("--threads needs a positive number");
+            cp.n_threads = (int)n;
         } else if (!only_paths && cli_is(a, "--")) {
             only_paths = 1;
         } else if (!only_paths && a[0] == '-' && a[1] != '\0') {
-            char msg[256];
             snprintf(msg, sizeof msg, "unknown option '%.200s'", a);
             return usage_error(msg);
         } else if (!in) {
@@ -325,7 +516,6 @@ int main(int argc, char **argv)
         } else if (!out) {
             out = a;
         } else {
-            char msg[320];
             snprintf(msg, sizeof msg, "unexpected argument '%.200s' (exactly IN and OUT are expected)", a);
             return usage_error(msg);
         }
@@ -336,6 +526,8 @@ int main(int argc, char **argv)
         return usage_error("--split-max-tensors and --split-max-size are exclusive");
     if (!split && (sp.no_tensor_first_split || sp.dry_run))
         return usage_error("--no-tensor-first-split and --dry-run need --split-max-tensors or --split-max-size");
+    if (split && (merge || conv_opts || to))
+        return usage_error("splitting takes no conversion options (--merge, --dtype, --dequantize, --name-map, --to)");
     if (split) {
         cli_install_signals(PROG);
         return gguf_split(in, out, &sp, quiet);
@@ -348,38 +540,75 @@ int main(int argc, char **argv)
         fprintf(stderr, " is the input file; refusing to overwrite it\n");
         return CLI_EXIT_USAGE;
     }
-    cli_install_signals(PROG);
 
     cli_format fmt = cli_detect_format(in);
-    switch (fmt) {
-    case CLI_FMT_ST:
-    case CLI_FMT_ST_INDEX:
-        break;
-    case CLI_FMT_GGUF:
-        if (cli_ends_with(out, ".gguf"))
-            return gguf_to_gguf(in, out, quiet);
-        say_path("", in);
-        fprintf(stderr, ": GGUF -> safetensors is not supported yet (" CONVERSIONS ")\n");
-        return CLI_EXIT_FAIL;
-    case CLI_FMT_UNREADABLE: {
+    if (fmt == CLI_FMT_UNREADABLE) {
         /* let the library name the problem (missing file, permission, ...) */
         mio_st_file *f = NULL;
         if (mio_st_open(in, MIO_OPEN_MMAP, &f) == MIO_OK) {
             mio_st_close(f);
-            break;
+            fmt = CLI_FMT_ST;
+        } else {
+            cli_report(PROG, in, mio_last_error());
+            return CLI_EXIT_FAIL;
         }
-        cli_report(PROG, in, mio_last_error());
-        return CLI_EXIT_FAIL;
     }
-    default:
+    if (fmt == CLI_FMT_UNKNOWN) {
         say_path("", in);
         fprintf(stderr, ": unknown input format (neither safetensors nor GGUF); " CONVERSIONS "\n");
         return CLI_EXIT_FAIL;
     }
-    if (cli_ends_with(out, ".gguf")) {
-        say_path("", out);
-        fprintf(stderr, ": safetensors -> GGUF is not supported yet (" CONVERSIONS ")\n");
-        return CLI_EXIT_FAIL;
+    int in_gguf = fmt == CLI_FMT_GGUF;
+    /* the output format: --to, else OUT's name; standard output keeps the input's format */
+    int out_gguf;
+    if (to)
+        out_gguf = cli_is(to, "gguf");
+    else if (cli_ends_with(out, ".gguf"))
+        out_gguf = 1;
+    else if (cli_ends_with(out, ".safetensors") || cli_ends_with(out, ".index.json") || out_is_dir(out))
+        out_gguf = 0;
+    else
+        out_gguf = in_gguf; /* another name (or standard output): the input's format */
+    if (out_gguf && (cli_ends_with(out, ".index.json") || (!cli_is_stdout(out) && out_is_dir(out)))) {
+        say_path("OUT ", out);
+        fprintf(stderr, ": GGUF output is one file (split it with --split-max-tensors/--split-max-size)\n");
+        return CLI_EXIT_USAGE;
     }
-    return st_to_st(in, out, quiet);
+    if (merge && !(in_gguf && out_gguf))
+        return usage_error("--merge joins the parts of a split GGUF into one GGUF: IN.gguf OUT.gguf");
+    if (merge && !strstr(in, "-00001-of-")) {
+        say_path("--merge: ", in);
+        fprintf(stderr, " is not the first part of a split (NAME-00001-of-0000N.gguf)\n");
+        return CLI_EXIT_USAGE;
+    }
+    name_map map = {0};
+    if (map_path) {
+        int rc = name_map_load(map_path, &map);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        cp.rename_from = (const char *const *)map.from;
+        cp.rename_to = (const char *const *)map.to;
+        cp.n_rename = map.n;
+    }
+    cli_install_signals(PROG);
+    int rc;
+    if (in_gguf && out_gguf) {
+        if (conv_opts) {
+            name_map_free(&map);
+            return usage_error("GGUF -> GGUF copies tensors verbatim: --dtype/--dequantize/--name-map do not apply "
+                               "(mio-export-gguf --dtype and mio-quantize change types)");
+        }
+        rc = gguf_to_gguf(in, out, quiet);
+    } else if (!in_gguf && !out_gguf) {
+        if (conv_opts) {
+            name_map_free(&map);
+            return usage_error("safetensors -> safetensors keeps every tensor: --dtype/--dequantize/--name-map do "
+                               "not apply");
+        }
+        rc = st_to_st(in, out, quiet, cp.max_shard_bytes);
+    } else {
+        rc = convert(in, out, out_gguf, &cp, quiet);
+    }
+    name_map_free(&map);
+    return rc;
 }

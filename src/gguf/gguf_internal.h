@@ -73,6 +73,12 @@ mio_status gguf_open_single(const char *path, uint32_t flags, mio_gguf_file **ou
 /* Build the hash of tensor names (after tensors are complete). */
 mio_status gguf_index_tensors(mio_gguf_file *f);
 
+/* Writer hooks for exact restoration (src/convert): the GGUF version written (2
+ * or 3; default 3), and a value given as its wire bytes (after the type field),
+ * validated as the reader validates them. */
+mio_status gguf_writer_set_version(mio_writer *w, uint32_t version);
+mio_status gguf_writer_set_raw(mio_writer *w, const char *key, int type, const void *raw, size_t raw_len);
+
 mio_str gguf_kv_key_at(const void *f, uint64_t i);
 mio_str gguf_tensor_name_at(const void *f, uint64_t i);
 

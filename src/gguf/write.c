@@ -35,6 +35,7 @@ enum { SINK_NONE, SINK_PATH, SINK_FD, SINK_CB };
 
 struct mio_writer {
     uint32_t flags;
+    uint32_t version; /* GGUF version written: 3, or 2 (gguf_writer_set_version) */
     uint32_t alignment;
     wkv *kv;
     uint64_t n_kv, cap_kv;
@@ -74,6 +75,7 @@ mio_status mio_writer_new(uint32_t flags, mio_writer **out) {
     mio_writer *w = calloc(1, sizeof *w);
     if (!w) return err_set(MIO_ERR_NOMEM, "out of memory");
     w->flags = flags;
+    w->version = 3;
     w->alignment = GGUF_DEFAULT_ALIGNMENT;
     w->data_align = GGUF_DEFAULT_ALIGNMENT;
     w->fd = -1;
@@ -269,6 +271,32 @@ mio_status mio_writer_remove_key(mio_writer *w, const char *key) {
     return MIO_OK;
 }
 
+mio_status gguf_writer_set_version(mio_writer *w, uint32_t version) {
+    mio_status st = check_mutable(w);
+    if (st) return st;
+    if (version != 2 && version != 3)
+        return err_set(MIO_ERR_UNSUPPORTED_VERSION, "GGUF version %u cannot be written (2 or 3)", version);
+    w->version = version;
+    return MIO_OK;
+}
+
+mio_status gguf_writer_set_raw(mio_writer *w, const char *key, int type, const void *raw, size_t raw_len) {
+    mio_status st = setter_check(w, key);
+    if (st) return st;
+    uint64_t len = 0;
+    const uint8_t *p = raw;
+    if (!raw && raw_len) return err_set(MIO_ERR_INVALID_ARG, "raw is NULL");
+    st = gguf_skip_value(p, p + raw_len, type, 0, &len, key, NULL);
+    if (st) return st;
+    if (len != raw_len)
+        return err_set(MIO_ERR_INVALID_KV, "key '%s': the %s value is %llu bytes, %zu given", key,
+                       mio_gguf_type_name(type) ? mio_gguf_type_name(type) : "?", (unsigned long long)len, raw_len);
+    uint8_t *copy = malloc(raw_len ? raw_len : 1);
+    if (!copy) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (raw_len) memcpy(copy, raw, raw_len);
+    return put_kv(w, key, strlen(key), type, copy, raw_len);
+}
+
 mio_status mio_writer_copy_kv(mio_writer *w, const mio_gguf_file *src, int64_t i) {
     mio_status st = check_mutable(w);
     if (st) return st;
@@ -445,7 +473,7 @@ static mio_status build_header(mio_writer *w, uint8_t **out, size_t *out_len, ui
     uint8_t *buf = calloc(1, (size_t)ds ? (size_t)ds : 1);
     if (!buf) return err_set(MIO_ERR_NOMEM, "cannot allocate %llu header bytes", (unsigned long long)ds);
     uint8_t *p = buf;
-    uint32_t version = 3;
+    uint32_t version = w->version;
     uint64_t nt = w->n_t, nk = w->n_kv;
     put(&p, "GGUF", 4);
     put(&p, &version, 4);

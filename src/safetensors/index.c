@@ -217,11 +217,16 @@ static int cmp_name_ix(const void *a, const void *b) {
 
 mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
                                uint64_t max_shard_bytes, uint32_t *n_shards) {
+    return st_save_sharded_src(dir, t, n, meta, n_meta, max_shard_bytes, NULL, n_shards);
+}
+
+mio_status st_save_sharded_src(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
+                               size_t n_meta, uint64_t max_shard_bytes, const st_source *src, uint32_t *n_shards) {
     if (!dir) return err_set(MIO_ERR_INVALID_ARG, "dir is NULL");
     if (n && !t) return err_set(MIO_ERR_INVALID_ARG, "tensor list t is NULL (n %zu)", n);
     if (max_shard_bytes == 0) return err_set(MIO_ERR_INVALID_ARG, "max_shard_bytes is 0");
     /* Validate the whole set once (names unique across shards, sizes) before writing anything. */
-    mio_status st = st_validate_entries(t, n, meta, n_meta);
+    mio_status st = st_validate_entries(t, n, meta, n_meta, src != NULL);
     if (st) return st;
     /* huggingface_hub's split, in list order: a tensor over the limit gets a shard of its own,
      * appended at once; the open shard is appended when the next tensor would overflow it and
@@ -257,10 +262,11 @@ mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n,
     size_t dl = strlen(dir);
     char *path = malloc(dl + 64);
     mio_st_entry *sub = malloc((n ? n : 1) * sizeof *sub);
+    size_t *sub_index = malloc((n ? n : 1) * sizeof *sub_index); /* sub[k] is t[sub_index[k]] */
     mio_atomic_file *af = malloc(((size_t)ns + 1) * sizeof *af); /* ns shards + the index */
     size_t *first = calloc((size_t)ns + 1, sizeof *first);
-    if (!path || !sub || !af || !first) {
-        free(path); free(sub); free(af); free(first); free(shard_of);
+    if (!path || !sub || !sub_index || !af || !first) {
+        free(path); free(sub); free(sub_index); free(af); free(first); free(shard_of);
         return err_set(MIO_ERR_NOMEM, "out of memory");
     }
     /* Group the tensors by shard, keeping list order within a shard (a stable counting
@@ -270,11 +276,15 @@ mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n,
     {
         size_t *fill = malloc(((size_t)ns + 1) * sizeof *fill);
         if (!fill) {
-            free(path); free(sub); free(af); free(first); free(shard_of);
+            free(path); free(sub); free(sub_index); free(af); free(first); free(shard_of);
             return err_set(MIO_ERR_NOMEM, "out of memory");
         }
         memcpy(fill, first, ((size_t)ns + 1) * sizeof *fill);
-        for (size_t i = 0; i < n; i++) sub[fill[shard_of[i]]++] = t[i];
+        for (size_t i = 0; i < n; i++) {
+            size_t k = fill[shard_of[i]]++;
+            sub[k] = t[i];
+            sub_index[k] = i;
+        }
         free(fill);
     }
     uint32_t n_tmp = 0; /* af[0..n_tmp) hold closed temp files, not yet renamed */
@@ -282,7 +292,9 @@ mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n,
         size_t m = first[s + 1] - first[s];
         if (ns == 1) snprintf(path, dl + 64, "%s/model.safetensors", dir);
         else snprintf(path, dl + 64, "%s/model-%05u-of-%05u.safetensors", dir, s + 1, ns);
-        st = st_save_tmp(path, sub + first[s], m, meta, n_meta, &af[n_tmp]);
+        st_source shard_src;
+        if (src) shard_src = (st_source){src->fill, src->user, sub_index + first[s]};
+        st = st_save_tmp(path, sub + first[s], m, meta, n_meta, src ? &shard_src : NULL, &af[n_tmp]);
         if (!st) n_tmp++;
     }
     if (!st && ns > 1) {
@@ -330,6 +342,7 @@ mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n,
     if (!st) remove_stale(dir, ns); /* only after success: a failed save deletes nothing */
     free(path);
     free(sub);
+    free(sub_index);
     free(first);
     free(shard_of);
     if (!st && n_shards) *n_shards = ns;

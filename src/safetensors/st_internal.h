@@ -53,13 +53,33 @@ bool st_utf8_valid(const uint8_t *p, size_t n, size_t *bad);
 /* Tensor byte size from dtype and shape, with upstream's checks. */
 mio_status st_tensor_size(int dtype, uint32_t n_dims, const uint64_t *shape, uint64_t *bytes, const mio_str *name);
 
-/* Every check the writer makes, without writing. */
-mio_status st_validate_entries(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta);
+/* A source of tensor bytes for streamed saves: an entry whose data is NULL (and
+ * nbytes > 0) is filled chunk by chunk, in file order, by fill(user, index,
+ * offset, dst, len): offset is a multiple of ST_FILL_CHUNK and len is
+ * ST_FILL_CHUNK except for a tensor's last chunk. index is the entry's position
+ * in the caller's array (through index_map when that is not NULL). A failure
+ * status (with its message set) stops the save. */
+#define ST_FILL_CHUNK ((size_t)4 << 20)
+typedef struct st_source {
+    mio_status (*fill)(void *user, size_t index, uint64_t offset, void *dst, size_t len);
+    void *user;
+    const size_t *index_map;
+} st_source;
+
+/* Every check the writer makes, without writing (filled: entries may have NULL
+ * data, a source will fill them). */
+mio_status st_validate_entries(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, bool filled);
+/* mio_st_save_cb with an optional source. */
+mio_status st_save_cb_src(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
+                          const st_source *src, mio_write_fn fn, void *user);
+/* mio_st_save_sharded with an optional source (index = position in t). */
+mio_status st_save_sharded_src(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
+                               size_t n_meta, uint64_t max_shard_bytes, const st_source *src, uint32_t *n_shards);
 /* The first half of mio_st_save_file: validate, write the canonical image to a
  * temp file next to path (atomic_open), fsync and close it (atomic_close_tmp).
  * On success af is ready for atomic_rename (or atomic_abort); on failure no temp
  * file is left and af needs nothing more. */
 mio_status st_save_tmp(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
-                       mio_atomic_file *af);
+                       const st_source *src, mio_atomic_file *af);
 
 #endif

@@ -99,7 +99,7 @@ static void plan_free(plan *p) {
     memset(p, 0, sizeof *p);
 }
 
-static mio_status make_plan(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, plan *p) {
+static mio_status make_plan(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, bool filled, plan *p) {
     memset(p, 0, sizeof *p);
     if (n && !t) return err_set(MIO_ERR_INVALID_ARG, "tensor list t is NULL (n %zu)", n);
     if (n_meta && !meta) return err_set(MIO_ERR_INVALID_ARG, "metadata list meta is NULL (n_meta %zu)", n_meta);
@@ -119,7 +119,7 @@ static mio_status make_plan(const mio_st_entry *t, size_t n, const mio_st_meta *
         if (bytes != e->nbytes)
             return err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s': %zu data bytes given, %s x shape needs %llu", e->name,
                            e->nbytes, mio_st_dtype_name(e->dtype), (unsigned long long)bytes);
-        if (bytes && !e->data) return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': data is NULL", e->name);
+        if (bytes && !e->data && !filled) return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': data is NULL", e->name);
         if (!ck_add(p->data_len, bytes, &p->data_len)) return err_set(MIO_ERR_OVERFLOW, "total data size overflows");
     }
     for (size_t i = 0; i < n_meta; i++) {
@@ -208,29 +208,52 @@ static mio_status check_duplicates(const mio_st_entry *t, size_t n) {
     return st;
 }
 
-static mio_status plan_build(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, plan *p) {
-    mio_status st = make_plan(t, n, meta, n_meta, p);
+static mio_status plan_build(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, bool filled,
+                             plan *p) {
+    mio_status st = make_plan(t, n, meta, n_meta, filled, p);
     if (st) return st;
     st = check_duplicates(t, n);
     if (st) plan_free(p);
     return st;
 }
 
-mio_status st_validate_entries(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta) {
+mio_status st_validate_entries(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, bool filled) {
     plan p;
-    mio_status st = plan_build(t, n, meta, n_meta, &p);
+    mio_status st = plan_build(t, n, meta, n_meta, filled, &p);
     if (!st) plan_free(&p);
     return st;
 }
 
 typedef mio_status (*emit_fn)(void *ctx, const void *p, size_t n);
 
-static mio_status emit_all(const plan *p, size_t n, emit_fn emit, void *ctx) {
-    mio_status st = emit(ctx, p->header, p->header_len);
-    for (size_t k = 0; k < n && !st; k++) {
-        const mio_st_entry *e = p->order[k];
-        if (e->nbytes) st = emit(ctx, e->data, e->nbytes);
+/* The data of entry e: its bytes, or (data NULL, a source given) chunks the
+ * source fills, at offsets that are multiples of ST_FILL_CHUNK. */
+static mio_status emit_entry(const mio_st_entry *e, const mio_st_entry *base, const st_source *src, uint8_t *buf,
+                             emit_fn emit, void *ctx) {
+    if (!e->nbytes) return MIO_OK;
+    if (e->data || !src) return emit(ctx, e->data, e->nbytes);
+    size_t k = (size_t)(e - base);
+    size_t index = src->index_map ? src->index_map[k] : k;
+    mio_status st = MIO_OK;
+    for (uint64_t off = 0; off < e->nbytes && !st; off += ST_FILL_CHUNK) {
+        size_t len = e->nbytes - off < ST_FILL_CHUNK ? (size_t)(e->nbytes - off) : ST_FILL_CHUNK;
+        st = src->fill(src->user, index, off, buf, len);
+        if (!st) st = emit(ctx, buf, len);
     }
+    return st;
+}
+
+static mio_status emit_all(const plan *p, const mio_st_entry *base, size_t n, const st_source *src, emit_fn emit,
+                           void *ctx) {
+    uint8_t *buf = NULL;
+    if (src) {
+        bool any = false;
+        for (size_t k = 0; k < n && !any; k++) any = !base[k].data && base[k].nbytes;
+        if (any && !(buf = malloc(ST_FILL_CHUNK))) return err_set(MIO_ERR_NOMEM, "out of memory");
+    }
+    mio_status st = emit(ctx, p->header, p->header_len);
+    for (size_t k = 0; k < n && !st; k++) st = emit_entry(p->order[k], base, src, buf, emit, ctx);
+    free(buf);
     return st;
 }
 
@@ -243,7 +266,8 @@ static mio_status emit_fd(void *ctx, const void *p, size_t n) {
 /* Write the image p describes into af, a temp file atomic_open just created, and
  * fsync + close it (atomic_close_tmp) without renaming it into place. On failure
  * af is aborted: its temp file is removed. */
-static mio_status write_image(mio_atomic_file *af, const plan *p, size_t n, const char *path) {
+static mio_status write_image(mio_atomic_file *af, const plan *p, const mio_st_entry *t, size_t n, const st_source *src,
+                              const char *path) {
     mio_status st = MIO_OK;
     uint64_t total = p->header_len + p->data_len;
     if (total) {
@@ -252,27 +276,27 @@ static mio_status write_image(mio_atomic_file *af, const plan *p, size_t n, cons
             st = err_set(MIO_ERR_IO, "cannot preallocate %llu bytes for '%s': %s", (unsigned long long)total, path,
                          strerror(e));
     }
-    if (!st) st = emit_all(p, n, emit_fd, af);
+    if (!st) st = emit_all(p, t, n, src, emit_fd, af);
     if (st) { atomic_abort(af); return st; }
     return atomic_close_tmp(af);
 }
 
 mio_status st_save_tmp(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
-                       mio_atomic_file *af) {
+                       const st_source *src, mio_atomic_file *af) {
     if (!path) return err_set(MIO_ERR_INVALID_ARG, "path is NULL");
     /* validate and build the header before a temp file exists */
     plan p;
-    mio_status st = plan_build(t, n, meta, n_meta, &p);
+    mio_status st = plan_build(t, n, meta, n_meta, src != NULL, &p);
     if (st) return st;
     st = atomic_open(path, af);
-    if (!st) st = write_image(af, &p, n, path);
+    if (!st) st = write_image(af, &p, t, n, src, path);
     plan_free(&p);
     return st;
 }
 
 mio_status mio_st_save_file(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta) {
     mio_atomic_file af;
-    mio_status st = st_save_tmp(path, t, n, meta, n_meta, &af);
+    mio_status st = st_save_tmp(path, t, n, meta, n_meta, NULL, &af);
     return st ? st : atomic_rename(&af);
 }
 
@@ -288,13 +312,13 @@ mio_status mio_st_save_buffer(const mio_st_entry *t, size_t n, const mio_st_meta
                               size_t *out_len) {
     if (!out || !out_len) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !out ? "out" : "out_len");
     plan p;
-    mio_status st = plan_build(t, n, meta, n_meta, &p);
+    mio_status st = plan_build(t, n, meta, n_meta, false, &p);
     if (st) return st;
     uint64_t total = p.header_len + p.data_len;
     if (total > SIZE_MAX) { plan_free(&p); return err_set(MIO_ERR_OVERFLOW, "a %llu-byte image does not fit in memory", (unsigned long long)total); }
     membuf m = {malloc((size_t)total ? (size_t)total : 1), 0};
     if (!m.p) { plan_free(&p); return err_set(MIO_ERR_NOMEM, "cannot allocate %llu bytes", (unsigned long long)total); }
-    emit_all(&p, n, emit_mem, &m);
+    emit_all(&p, t, n, NULL, emit_mem, &m);
     plan_free(&p);
     *out = m.p;
     *out_len = m.n;
@@ -308,14 +332,19 @@ static mio_status emit_cb(void *ctx, const void *p, size_t n) {
     return MIO_OK;
 }
 
-mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, mio_write_fn fn,
-                          void *user) {
+mio_status st_save_cb_src(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
+                          const st_source *src, mio_write_fn fn, void *user) {
     if (!fn) return err_set(MIO_ERR_INVALID_ARG, "write callback fn is NULL");
     plan p;
-    mio_status st = plan_build(t, n, meta, n_meta, &p);
+    mio_status st = plan_build(t, n, meta, n_meta, src != NULL, &p);
     if (st) return st;
     cbctx c = {fn, user};
-    st = emit_all(&p, n, emit_cb, &c);
+    st = emit_all(&p, t, n, src, emit_cb, &c);
     plan_free(&p);
     return st;
+}
+
+mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, mio_write_fn fn,
+                          void *user) {
+    return st_save_cb_src(t, n, meta, n_meta, NULL, fn, user);
 }

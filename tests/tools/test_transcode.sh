@@ -103,16 +103,18 @@ expect_rc 2 "$TRANSCODE" same.safetensors link.safetensors
 check 'cmp -s "$G3" same.safetensors'
 
 # 5. failures: exit 1, a message, no output file, nothing on stdout
-expect_rc 1 "$TRANSCODE" "$DATA/vocab-gpt-2.gguf" f1.safetensors
-check 'grep -q "GGUF -> safetensors is not supported yet" err.txt'
+expect_rc 1 "$TRANSCODE" "$DATA/safetensors/golden/all_dtypes.safetensors" f1.gguf
+check 'grep -q "^mio-transcode: .*all_dtypes.safetensors: tensor .t_.*: GGUF has no such type" err.txt'
+check '[ ! -e f1.gguf ]'
 printf 'this is neither format, just text' > junk.bin
 expect_rc 1 "$TRANSCODE" junk.bin f2.safetensors
 check 'grep -q "^mio-transcode: junk.bin: unknown input format" err.txt'
 check 'grep -q "supported conversions: safetensors" err.txt'
 expect_rc 1 "$TRANSCODE" does_not_exist.safetensors f3.safetensors
 check 'grep -q "^mio-transcode: does_not_exist.safetensors: .*No such file" err.txt'
-expect_rc 1 "$TRANSCODE" "$G3" f4.gguf
-check 'grep -q "safetensors -> GGUF is not supported yet" err.txt'
+expect_rc 2 "$TRANSCODE" --dtype q4_0 "$G3" f4.gguf
+check 'grep -q "^mio-transcode: --dtype: .q4_0. is not f32, f16 or bf16" err.txt'
+check '[ ! -e f4.gguf ]'
 for c in too_small_7bytes hdrlen_past_eof json_bad_dtype offset_same_range incomplete_trailing_byte \
          dup_tensor_name_same_range dup_key_inside_metadata; do
   expect_rc 1 "$TRANSCODE" "$DATA/safetensors/cases/$c.safetensors" "bad_$c.safetensors"

@@ -405,6 +405,18 @@ static void make_fixtures(void) {
     X(ST, mio_gguf_split, prefix, _, 0, NULL, mio_gguf_split(GGUF_PATH, NULL, &g_sparams, &g_nparts))                  \
     X(ST, mio_gguf_split, p, _, 0, NULL, mio_gguf_split(GGUF_PATH, "null_args_s", NULL, &g_nparts))                    \
     X(OK, mio_gguf_split, n_parts, _, 0, NULL, mio_gguf_split(GGUF_PATH, "null_args_s", &g_sparams, NULL))             \
+    /* GGUF <-> safetensors (p NULL means the defaults) */                                                       \
+    X(VOID, mio_convert_default_params, p, _, 0, NULL, mio_convert_default_params(NULL))                          \
+    X(ST, mio_gguf_to_safetensors, in_path, _, 0, NULL, mio_gguf_to_safetensors(NULL, "null_args_c.safetensors", NULL)) \
+    X(ST, mio_gguf_to_safetensors, out, _, 0, NULL, mio_gguf_to_safetensors(GGUF_PATH, NULL, NULL))               \
+    X(OK, mio_gguf_to_safetensors, p, _, 0, NULL, mio_gguf_to_safetensors(GGUF_PATH, "null_args_c.safetensors", NULL)) \
+    X(ST, mio_gguf_to_safetensors_fd, in_path, _, 0, NULL, mio_gguf_to_safetensors_fd(NULL, g_devnull, NULL))     \
+    X(OK, mio_gguf_to_safetensors_fd, p, _, 0, NULL, mio_gguf_to_safetensors_fd(GGUF_PATH, g_devnull, NULL))      \
+    X(ST, mio_safetensors_to_gguf, in_path, _, 0, NULL, mio_safetensors_to_gguf(NULL, "null_args_c.gguf", NULL))  \
+    X(ST, mio_safetensors_to_gguf, out_path, _, 0, NULL, mio_safetensors_to_gguf(ST_PATH, NULL, NULL))            \
+    X(OK, mio_safetensors_to_gguf, p, _, 0, NULL, mio_safetensors_to_gguf(ST_PATH, "null_args_c.gguf", NULL))     \
+    X(ST, mio_safetensors_to_gguf_fd, in_path, _, 0, NULL, mio_safetensors_to_gguf_fd(NULL, g_devnull, NULL))     \
+    X(OK, mio_safetensors_to_gguf_fd, p, _, 0, NULL, mio_safetensors_to_gguf_fd(ST_PATH, g_devnull, NULL))        \
     /* quantizer presets (mio_preset_name takes no pointer) */                                                 \
     X(SV, mio_preset_from_name, name, _, MIO_PRESET_NONE, NULL, mio_preset_from_name(NULL))                      \
     X(SV, mio_preset_suggest, name, _, 0, NULL, mio_preset_suggest(NULL) != NULL)                                \
