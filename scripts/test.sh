@@ -24,6 +24,17 @@ else
   echo "warning: ggml peer library unavailable; interop tests will be skipped" >&2
 fi
 
+# The PyPI peers (upstream safetensors, llama.cpp's gguf-py, numpy) in a venv.
+if py=$(scripts/fetch-py-peers.sh); then
+  export MIO_PY_PEERS="$py"
+  echo "python peers: $MIO_PY_PEERS"
+elif [ "${CI:-}" = "true" ]; then
+  echo "error: could not install the PyPI peers; CI requires the peer tests" >&2
+  exit 1
+else
+  echo "warning: PyPI peers unavailable; their tests will be skipped" >&2
+fi
+
 ctest --test-dir build --output-on-failure -j"$jobs"
 
 # Release (-O3) builds must stay warning-free too: gcc's -Wmaybe-uninitialized
