@@ -567,7 +567,8 @@ MIO_API mio_status mio_st_save_buffer(const mio_st_entry *t, size_t n, const mio
                                       void **out, size_t *out_len);
 MIO_API mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
                                   mio_write_fn fn, void *user);
-/* Hugging Face save_pretrained layout in directory dir: tensors go, in the given
+/* Hugging Face save_pretrained layout in directory dir (created when missing,
+ * its parent must exist; removed again if the save fails): tensors go, in the given
  * order, into shards of at most max_shard_bytes of tensor data (a larger tensor
  * gets a shard of its own), named model-00001-of-0000N.safetensors, plus
  * model.safetensors.index.json; a single shard is written as model.safetensors

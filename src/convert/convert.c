@@ -9,12 +9,10 @@
 #include "safetensors/st_internal.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #define CHUNK ST_FILL_CHUNK
 
@@ -432,29 +430,13 @@ done:
     return st;
 }
 
-/* Sharded output into dir: created when missing (one level, as save_pretrained's
- * makedirs would for the last one) and removed again when the save fails. */
+/* Sharded output into dir (trailing slashes dropped from the name). */
 static mio_status gguf_to_st_dir(const char *in_path, const char *dir_in, const mio_convert_params *p) {
     size_t n = strlen(dir_in);
     while (n > 1 && dir_in[n - 1] == '/') n--;
     char *dir = dup_n(dir_in, n);
     if (!dir) return err_set(MIO_ERR_NOMEM, "out of memory");
-    struct stat sb;
-    bool made = false;
-    if (stat(dir, &sb) != 0) {
-        if (mkdir(dir, 0777) != 0) {
-            mio_status st = err_set(MIO_ERR_IO, "cannot create the directory '%s': %s", dir, strerror(errno));
-            free(dir);
-            return st;
-        }
-        made = true;
-    } else if (!S_ISDIR(sb.st_mode)) {
-        mio_status st = err_set(MIO_ERR_IO, "'%s' exists and is not a directory", dir);
-        free(dir);
-        return st;
-    }
     mio_status st = gguf_to_st(in_path, OUT_DIR, dir, -1, p);
-    if (st && made) rmdir(dir);
     free(dir);
     return st;
 }

@@ -8,6 +8,8 @@
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,8 +222,30 @@ mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n,
     return st_save_sharded_src(dir, t, n, meta, n_meta, max_shard_bytes, NULL, n_shards);
 }
 
+static mio_status save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
+                               uint64_t max_shard_bytes, const st_source *src, uint32_t *n_shards);
+
+/* dir is created when missing (its parent must exist), as save_pretrained's
+ * makedirs does, and removed again when the save fails. */
 mio_status st_save_sharded_src(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
                                size_t n_meta, uint64_t max_shard_bytes, const st_source *src, uint32_t *n_shards) {
+    if (!dir) return err_set(MIO_ERR_INVALID_ARG, "dir is NULL");
+    struct stat sb;
+    bool made = false;
+    if (stat(dir, &sb) != 0) {
+        if (errno != ENOENT || mkdir(dir, 0777) != 0)
+            return err_set(MIO_ERR_IO, "cannot create the directory '%s': %s", dir, strerror(errno));
+        made = true;
+    } else if (!S_ISDIR(sb.st_mode)) {
+        return err_set(MIO_ERR_IO, "'%s' exists and is %s, not a directory", dir, file_kind(sb.st_mode));
+    }
+    mio_status st = save_sharded(dir, t, n, meta, n_meta, max_shard_bytes, src, n_shards);
+    if (st && made) rmdir(dir);
+    return st;
+}
+
+static mio_status save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
+                               uint64_t max_shard_bytes, const st_source *src, uint32_t *n_shards) {
     if (!dir) return err_set(MIO_ERR_INVALID_ARG, "dir is NULL");
     if (n && !t) return err_set(MIO_ERR_INVALID_ARG, "tensor list t is NULL (n %zu)", n);
     if (max_shard_bytes == 0) return err_set(MIO_ERR_INVALID_ARG, "max_shard_bytes is 0");
