@@ -374,3 +374,26 @@ const char *cli_format_name(cli_format f)
     default: return "unknown";
     }
 }
+
+void cli_progress_line(double *last, double t0, int64_t done, int64_t total, uint64_t bytes, uint64_t total_bytes,
+                       const char *name, size_t name_len)
+{
+    double now = cli_now();
+    if (now - *last < 0.1 && done != total)
+        return;
+    *last = now;
+    char a[32], b[32], bar[32];
+    int width = 24, fill = total_bytes ? (int)((double)bytes / (double)total_bytes * width) : width;
+    for (int k = 0; k < width; k++)
+        bar[k] = k < fill ? '#' : '.';
+    bar[width] = 0;
+    double secs = now - t0;
+    fprintf(stderr, "\r[%s] %3d%% %lld/%lld %s/%s %.0f MB/s ", bar,
+            total_bytes ? (int)(100.0 * (double)bytes / (double)total_bytes) : 100, (long long)done, (long long)total,
+            cli_human_size(a, sizeof a, bytes), cli_human_size(b, sizeof b, total_bytes),
+            secs > 0 ? (double)bytes / 1e6 / secs : 0.0);
+    size_t shown = name ? cli_print_escaped(stderr, name, name_len, 40, 0) : 0;
+    fprintf(stderr, "%*s", (int)(40 - shown), "");
+    fflush(stderr);
+    cli_set_progress_line(1);
+}

@@ -70,6 +70,13 @@ const char *cli_plural(uint64_t n, const char *one, const char *many);
 void cli_install_signals(const char *prog);
 void cli_set_progress_line(int on);
 
+/* A "\r[####....]  42% 3/21 1.5 MiB/3.0 MiB 120 MB/s name" progress line on
+ * stderr, at most every 0.1 s (*last holds the time of the previous one) and
+ * always for the last tensor; t0 is the start time. name (escaped) may be NULL.
+ * Marks the line with cli_set_progress_line; end it with a newline. */
+void cli_progress_line(double *last, double t0, int64_t done, int64_t total, uint64_t bytes, uint64_t total_bytes,
+                       const char *name, size_t name_len);
+
 /* OUT names standard output ("-" or "/dev/stdout"): the tools stream to it
  * directly, with no temp file and no rename. cli_stdout_usable refuses (with a
  * message) when stdout is a terminal. cli_write_stdout is a mio_write_fn. */

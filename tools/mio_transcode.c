@@ -1,6 +1,8 @@
-/* mio_transcode.c — mio-transcode IN OUT: convert between model file formats.
- * First mode: safetensors (a file, or a sharded checkpoint's .index.json) ->
- * one safetensors file in upstream's canonical form, written atomically. */
+/* mio_transcode.c — mio-transcode: convert between model file formats —
+ * GGUF <-> safetensors (the library's mio_gguf_to_safetensors /
+ * mio_safetensors_to_gguf), safetensors re-serialized in upstream's canonical
+ * form (merging or writing shards), GGUF copied (merging a split) or split
+ * (gguf-split). Every output is written atomically. */
 #define _GNU_SOURCE
 #include <modelio.h>
 
@@ -9,29 +11,40 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
 #define PROG "mio-transcode"
-#define CONVERSIONS "supported conversions: safetensors (file or .index.json) -> safetensors; GGUF (a file or\n  the first part of a split) -> GGUF; GGUF -> split GGUF parts"
+#define CONVERSIONS "supported: GGUF <-> safetensors (files, sharded checkpoints), safetensors -> safetensors,\n  GGUF -> GGUF (merging a split), GGUF -> split GGUF parts"
 
 static void usage(FILE *o)
 {
     fprintf(o,
-            "usage: " PROG " [--quiet] IN OUT\n"
-            "       " PROG " [--quiet] [--dry-run] [--no-tensor-first-split]\n"
+            "usage: " PROG " [options] IN OUT\n"
+            "       " PROG " --merge PREFIX-00001-of-0000N.gguf OUT.gguf\n"
+            "       " PROG " [--dry-run] [--no-tensor-first-split]\n"
             "              (--split-max-tensors N | --split-max-size N{M,G}) IN.gguf PREFIX\n"
-            "  Convert the model file IN to OUT. The input format is detected by content.\n"
+            "  Convert the model file IN to OUT. IN's format is detected by content (a GGUF file or\n"
+            "  the first part of a split; a safetensors file or a sharded checkpoint's .index.json);\n"
+            "  OUT's by its name: *.gguf, *.safetensors, or DIR/ (or DIR/model.safetensors.index.json)\n"
+            "  for a sharded checkpoint; any other name (and '-', standard output) keeps IN's format.\n"
             "  " CONVERSIONS ".\n"
-            "  safetensors -> safetensors re-serializes in upstream's canonical form (dtype\n"
-            "  order, compact JSON, space padding): a file written by the safetensors library\n"
-            "  comes out byte-identical; a sharded checkpoint (model.safetensors.index.json)\n"
-            "  is merged into one file. OUT is written atomically (nothing is left on failure or\n"
-            "  interruption: SIGINT/SIGTERM exit 130/143). OUT may not be one of the input files\n"
-            "  (the index or a shard), a device, a FIFO or a directory; '-' (or /dev/stdout)\n"
-            "  streams the file to standard output, which must not be a terminal.\n"
-            "  GGUF -> GGUF (OUT ends in .gguf) copies the model verbatim; given the first part of\n"
-            "  a split (PREFIX-00001-of-0000N.gguf) it merges every part into OUT (split.* dropped).\n"
+            "  GGUF -> safetensors: tensors keep their type (shape = GGUF dims reversed); GGUF metadata\n"
+            "  goes into __metadata__ (docs/CONVERT.md), so converting back gives the identical GGUF.\n"
+            "  safetensors -> GGUF: names and dtypes kept (F32 F16 BF16 F64 I8 I16 I32 I64; others are\n"
+            "  refused); metadata written by the other direction is restored exactly, other keys become\n"
+            "  strings safetensors.metadata.KEY.\n"
+            "  --dequantize        decode block-quantized GGUF tensors (refused without it)\n"
+            "  --dtype f32|f16|bf16  cast every float tensor to it (and decode quantized ones to it;\n"
+            "                      default f32)\n"
+            "  --name-map FILE     rename tensors: lines 'OLD NEW' (blank separated, # comments)\n"
+            "  --max-shard-size S  sharded safetensors output: at most S bytes of tensors a shard\n"
+            "                      (5GB, 500MB, 2GiB or bytes; default 5GB as save_pretrained)\n"
+            "  --to gguf|safetensors  the output format, whatever OUT's name\n"
+            "  --threads N         decoding threads (default: all cores)\n"
+            "  --merge             IN is the first part of a split GGUF: write all parts into OUT.gguf\n"
+            "                      (split.* keys dropped; the plain form IN OUT does the same)\n"
             "  Splitting (llama.cpp gguf-split --split): IN becomes PREFIX-00001-of-0000N.gguf ..;\n"
             "  part 1 carries all metadata, every part split.no/split.tensors.count/split.count.\n"
             "  --split-max-tensors N  at most N tensors a part\n"
@@ -39,7 +52,10 @@ static void usage(FILE *o)
             "                          (each tensor counted padded to 32 bytes; metadata not counted)\n"
             "  --no-tensor-first-split  part 1 holds only the metadata\n"
             "  --dry-run  print the parts (file, tensors, bytes) on stdout; write nothing\n"
-            "  --quiet  no summary line\n"
+            "  --quiet  no summary line, no progress\n"
+            "  OUT is written atomically (nothing is left on failure or interruption: SIGINT/SIGTERM\n"
+            "  exit 130/143) and may not be an input file, a device, a FIFO or a directory (except\n"
+            "  for sharded output); '-' (or /dev/stdout) streams to standard output, not a terminal.\n"
             "exit status: 0 ok, 1 failure (library message on stderr), 2 usage error\n");
 }
 
@@ -378,26 +394,38 @@ static int name_map_load(const char *path, name_map *m)
     return rc;
 }
 
+typedef struct progress_ctx {
+    double t0, last;
+    int shown;
+} progress_ctx;
+
 static int convert_progress(void *user, int64_t done, int64_t total, uint64_t bytes_done, uint64_t bytes_total)
 {
-    (void)user;
-    (void)done;
-    (void)total;
-    (void)bytes_done;
-    (void)bytes_total;
+    progress_ctx *c = user;
+    c->shown = 1;
+    cli_progress_line(&c->last, c->t0, done, total, bytes_done, bytes_total, NULL, 0);
     return 0;
 }
 
 /* GGUF -> safetensors and safetensors -> GGUF through the library. */
-static int convert(const char *in, const char *out, int to_gguf, const mio_convert_params *p, int quiet)
+static int convert(const char *in, const char *out, int to_gguf, const mio_convert_params *cp, int quiet)
 {
     double t0 = cli_now();
     mio_status st;
+    mio_convert_params q = *cp, *p = &q;
+    progress_ctx pc = {t0, 0, 0};
+    if (!quiet && isatty(STDERR_FILENO)) {
+        q.progress = convert_progress;
+        q.progress_user = &pc;
+    }
     int to_stdout = cli_is_stdout(out);
     if (to_gguf)
         st = to_stdout ? mio_safetensors_to_gguf_fd(in, 1, p) : mio_safetensors_to_gguf(in, out, p);
     else
         st = to_stdout ? mio_gguf_to_safetensors_fd(in, 1, p) : mio_gguf_to_safetensors(in, out, p);
+    cli_set_progress_line(0);
+    if (pc.shown)
+        fputc('\n', stderr);
     if (st != MIO_OK) {
         cli_report(PROG, in, mio_last_error());
         return CLI_EXIT_FAIL;
@@ -442,7 +470,6 @@ int main(int argc, char **argv)
     sp.max_tensors = 0;
     mio_convert_params cp;
     mio_convert_default_params(&cp);
-    cp.progress = convert_progress;
     int conv_opts = 0; /* --dtype/--dequantize/--name-map/--max-shard-size given */
 
     for (int i = 1; i < argc; i++) {

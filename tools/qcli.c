@@ -283,24 +283,8 @@ static int on_progress(void *user, int64_t done, int64_t total, uint64_t bytes, 
         return 0;
     }
     if (!c->show_progress) return 0;
-    double now = cli_now();
-    if (now - c->last < 0.1 && done != total) return 0;
-    c->last = now;
-    char a[32], b[32], bar[32];
-    int width = 24, fill = total_bytes ? (int)((double)bytes / (double)total_bytes * width) : width;
-    for (int k = 0; k < width; k++) bar[k] = k < fill ? '#' : '.';
-    bar[width] = 0;
-    double secs = now - c->t0;
-    fprintf(stderr, "\r[%s] %3d%% %lld/%lld %s/%s %.0f MB/s ", bar,
-            total_bytes ? (int)(100.0 * (double)bytes / (double)total_bytes) : 100, (long long)done, (long long)total,
-            cli_human_size(a, sizeof a, bytes), cli_human_size(b, sizeof b, total_bytes),
-            secs > 0 ? (double)bytes / 1e6 / secs : 0.0);
-    size_t shown = 0;
-    if (done > 0 && (size_t)done <= c->n)
-        shown = cli_print_escaped(stderr, c->d[done - 1].name, c->d[done - 1].name_len, 40, 0);
-    fprintf(stderr, "%*s", (int)(40 - shown), "");
-    fflush(stderr);
-    cli_set_progress_line(1);
+    const qdec *d = done > 0 && (size_t)done <= c->n ? &c->d[done - 1] : NULL;
+    cli_progress_line(&c->last, c->t0, done, total, bytes, total_bytes, d ? d->name : NULL, d ? d->name_len : 0);
     return 0;
 }
 

@@ -94,7 +94,7 @@ expect_rc 2 "$TRANSCODE" "$G3" u1.safetensors extra.safetensors
 expect_rc 2 "$TRANSCODE" --bogus "$G3" u2.safetensors
 check '[ ! -e u1.safetensors ] && [ ! -e u2.safetensors ] && [ ! -e extra.safetensors ]'
 expect_rc 0 "$TRANSCODE" --help
-check 'grep -q "supported conversions" out.txt'
+check 'grep -q "supported: GGUF <-> safetensors" out.txt'
 cp "$G3" same.safetensors
 expect_rc 2 "$TRANSCODE" same.safetensors same.safetensors
 check 'grep -q "is the input file" err.txt'
@@ -109,7 +109,7 @@ check '[ ! -e f1.gguf ]'
 printf 'this is neither format, just text' > junk.bin
 expect_rc 1 "$TRANSCODE" junk.bin f2.safetensors
 check 'grep -q "^mio-transcode: junk.bin: unknown input format" err.txt'
-check 'grep -q "supported conversions: safetensors" err.txt'
+check 'grep -q "supported: GGUF <-> safetensors" err.txt'
 expect_rc 1 "$TRANSCODE" does_not_exist.safetensors f3.safetensors
 check 'grep -q "^mio-transcode: does_not_exist.safetensors: .*No such file" err.txt'
 expect_rc 2 "$TRANSCODE" --dtype q4_0 "$G3" f4.gguf
