@@ -4,9 +4,11 @@
 # model, generated models of several types, upstream goldens), sharded output
 # and input, --dequantize/--dtype, --name-map, --merge, --to and '-', and bad
 # input for each option: a message, exit 1 (2 for usage), nothing written.
-# Usage: test_convert.sh MIO_TRANSCODE MIO_INSPECT MIO_MAKE_SAMPLE MK_DTYPE_MODELS TEST_DATA_DIR
+# Usage: test_convert.sh MIO_TRANSCODE MIO_INSPECT MIO_MAKE_SAMPLE MK_DTYPE_MODELS TEST_DATA_DIR [CORPUS_DIR]
+# CORPUS_DIR (optional: the project's shared corpus of real GGUFs, when present)
+# adds every file there to the round trips.
 set -u
-TRANSCODE=$1 INSPECT=$2 SAMPLE=$3 MKMODELS=$4 DATA=$5
+TRANSCODE=$1 INSPECT=$2 SAMPLE=$3 MKMODELS=$4 DATA=$5 CORPUS=${6:-}
 W=$PWD/tools_convert_work
 . "$(dirname "$0")/lib.sh"
 
@@ -26,6 +28,16 @@ for g in "$DATA"/vocab-*.gguf sample.gguf models/mixed.gguf models/wide.gguf mod
   n=$((n + 1))
 done
 check '[ "$n" -eq 6 ]'
+if [ -n "$CORPUS" ] && ls "$CORPUS"/*.gguf >/dev/null 2>&1; then
+  for g in "$CORPUS"/*.gguf; do
+    b=$(basename "$g" .gguf)
+    expect_rc 0 "$TRANSCODE" "$g" "rt_c_$b.safetensors"
+    expect_rc 0 "$TRANSCODE" "rt_c_$b.safetensors" "rt_c_$b.gguf"
+    check "cmp -s '$g' 'rt_c_$b.gguf'"
+  done
+else
+  echo "SKIP: the shared GGUF corpus (${CORPUS:-not given}) is absent; only tests/data is round-tripped"
+fi
 # the safetensors side: GGUF dims reversed (token_embd.weight ne [256, 32]: 256-wide rows, 32 tokens -> shape [32, 256])
 check '[ "$(json rt_sample.safetensors "[t[\"shape\"] for t in j[\"tensors\"] if t[\"name\"]==\"token_embd.weight\"][0]")" = "[32, 256]" ]'
 check '[ "$(json rt_sample.safetensors "j[\"kv\"][\"general.architecture\"] if \"kv\" in j else [m[\"value\"] for m in j[\"metadata\"] if m[\"key\"]==\"general.architecture\"][0]")" = llama ]'
