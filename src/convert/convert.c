@@ -349,6 +349,11 @@ static mio_status gguf_to_st(const char *in_path, int mode, const char *out, int
     for (size_t k = 0; k < nt && !st; k++) {
         const mio_gguf_tensor *t = &f->tensors[k];
         xtensor *x = &c.t[k];
+        if (memchr(t->name.ptr, 0, t->name.len)) {
+            st = err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor %zu: its name holds a NUL byte, which safetensors cannot "
+                                                      "name", k);
+            break;
+        }
         char *nm = dup_n(t->name.ptr, t->name.len);
         if (!nm) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
         const char *outn = renamed(&p, nm, used);
@@ -515,12 +520,10 @@ typedef struct gtensor {
     const char *name;    /* output name */
 } gtensor;
 
-static mio_status meta_value(const mio_st_file *f, const char *key, char **out) {
-    mio_str v;
-    mio_status st = mio_st_find_meta(f, key, &v);
-    if (st) return err_set(MIO_ERR_INVALID_METADATA, "%s lists key '%s', which __metadata__ does not hold", MC_LAYOUT_KEY, key);
-    *out = dup_n(v.ptr, v.len);
-    return *out ? MIO_OK : err_set(MIO_ERR_NOMEM, "out of memory");
+static mio_status meta_value(const mio_st_file *f, const char *key, mio_str *out) {
+    if (mio_st_find_meta(f, key, out) != MIO_OK)
+        return err_set(MIO_ERR_INVALID_METADATA, "%s lists key '%s', which __metadata__ does not hold", MC_LAYOUT_KEY, key);
+    return MIO_OK;
 }
 
 static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const mio_convert_params *pp) {
@@ -531,10 +534,10 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
     mio_st_file *f = NULL;
     st = mio_st_open(in_path, MIO_OPEN_MMAP, &f);
     if (st) return st;
-    if (out && (mio_st_uses_file(f, out) || ends_with(in_path, ".index.json"))) {
+    if (out) {
         struct stat a, b;
-        if (mio_st_uses_file(f, out) || (stat(in_path, &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev &&
-                                         a.st_ino == b.st_ino)) {
+        bool same = stat(in_path, &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+        if (same || mio_st_uses_file(f, out)) {
             mio_st_close(f);
             return err_set(MIO_ERR_INVALID_ARG, "'%s' is one of the input files; refusing to overwrite it", out);
         }
@@ -565,13 +568,12 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
         cJSON *it;
         cJSON_ArrayForEach(it, l.kv) {
             const char *key = cJSON_GetArrayItem(it, 0)->valuestring, *tn = cJSON_GetArrayItem(it, 1)->valuestring;
-            char *text = NULL;
+            mio_str text;
             uint8_t *raw = NULL;
             size_t raw_len = 0;
             int type;
             if ((st = meta_value(f, key, &text))) goto done;
-            st = mc_decode_value(key, tn, text, &type, &raw, &raw_len);
-            free(text);
+            st = mc_decode_value(key, tn, text.ptr, text.len, &type, &raw, &raw_len);
             if (!st) st = gguf_writer_set_raw(w, key, type, raw, raw_len);
             free(raw);
             if (st) goto done;
@@ -581,6 +583,11 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
         mio_str k, v;
         mio_st_meta_at(f, i, &k, &v);
         if (key_is(&k, MC_LAYOUT_KEY)) continue;
+        if (memchr(k.ptr, 0, k.len)) {
+            st = err_set(MIO_ERR_INVALID_METADATA, "__metadata__ key %lld holds a NUL byte (\\u0000), which GGUF keys "
+                                                   "cannot", (long long)i);
+            goto done;
+        }
         if (has_layout) {
             bool listed = false;
             cJSON *it;
@@ -620,6 +627,11 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
         mio_st_tensor t;
         mio_st_tensor_info(f, order[k].st_index, &t);
         xtensor *x = &c.t[k];
+        if (memchr(t.name.ptr, 0, t.name.len)) {
+            st = err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor %lld: its name holds a NUL byte (\\u0000), which GGUF "
+                                                      "names cannot", (long long)order[k].st_index);
+            break;
+        }
         char *nm0 = dup_n(t.name.ptr, t.name.len);
         if (!nm0) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
         const char *outn = renamed(&p, nm0, used);

@@ -34,9 +34,9 @@ bool mc_plain_text(const uint8_t *p, size_t n);
  * "str", "f32[]", "str/base64", "raw/base64", ...) and *text a malloc'd,
  * NUL-terminated UTF-8 string. */
 mio_status mc_encode_value(const gguf_kv *kv, const char **type_name, char **text);
-/* The inverse: the wire type and wire bytes (malloc'd) of a value. Messages
- * name key. */
-mio_status mc_decode_value(const char *key, const char *type_name, const char *text, int *type, uint8_t **raw,
-                           size_t *raw_len);
+/* The inverse, for text_len bytes of text: the wire type and wire bytes
+ * (malloc'd) of a value. Messages name key. */
+mio_status mc_decode_value(const char *key, const char *type_name, const char *text, size_t text_len, int *type,
+                           uint8_t **raw, size_t *raw_len);
 
 #endif

@@ -428,16 +428,16 @@ static mio_status parse_str_elem(cursor *c, mc_buf *out) {
     return st;
 }
 
-mio_status mc_decode_value(const char *key, const char *type_name, const char *text, int *type, uint8_t **raw,
-                           size_t *raw_len) {
-    cursor c = {text, text + strlen(text), key};
+mio_status mc_decode_value(const char *key, const char *type_name, const char *text, size_t text_len, int *type,
+                           uint8_t **raw, size_t *raw_len) {
+    cursor c = {text, text + text_len, key};
     mc_buf out = {0};
     mio_status st = MIO_OK;
     bool array;
     int t;
     if (strcmp(type_name, "str/base64") == 0 || strcmp(type_name, "raw/base64") == 0) {
         bool is_str = type_name[0] == 's';
-        size_t n = strlen(text), got = 0;
+        size_t n = text_len, got = 0;
         uint8_t *bytes = malloc(n / 4 * 3 + 8);
         if (!bytes) return err_set(MIO_ERR_NOMEM, "out of memory");
         if (!get_b64(text, n, bytes + (is_str ? 8 : 0), &got)) {
@@ -452,6 +452,8 @@ mio_status mc_decode_value(const char *key, const char *type_name, const char *t
     }
     if ((t = type_from_layout_name(type_name, &array)) < 0)
         return err_set(MIO_ERR_INVALID_METADATA, "key '%s': unknown value type '%s'", key, type_name);
+    if ((array || t != MIO_GGUF_STRING) && memchr(text, 0, text_len))
+        return bad(&c, "a NUL byte in the value");
     if (!array && t == MIO_GGUF_STRING) {
         size_t n = (size_t)(c.end - c.p);
         put_u64(&out, n);

@@ -349,6 +349,37 @@ static void test_refusals(void) {
         }
         T_CHECK(!exists(DIR "/bad.gguf"));
     }
+    /* a NUL inside __metadata__ (only a hand-made header has one): kept in a string value,
+     * refused in a number and in a key */
+    static const char *const hdrs[3] = {
+        "{\"__metadata__\":{\"__gguf__\":\"{\\\"version\\\":3,\\\"kv\\\":[[\\\"k\\\",\\\"str\\\"]],"
+        "\\\"tensors\\\":[]}\",\"k\":\"a\\u0000b\"}}",
+        "{\"__metadata__\":{\"__gguf__\":\"{\\\"version\\\":3,\\\"kv\\\":[[\\\"k\\\",\\\"u8\\\"]],"
+        "\\\"tensors\\\":[]}\",\"k\":\"1\\u00002\"}}",
+        "{\"__metadata__\":{\"a\\u0000b\":\"v\"}}"};
+    for (int k = 0; k < 3; k++) {
+        size_t hl = strlen(hdrs[k]);
+        uint8_t img[512];
+        uint64_t n8 = hl;
+        memcpy(img, &n8, 8);
+        memcpy(img + 8, hdrs[k], hl);
+        write_bytes(DIR "/nul.safetensors", img, 8 + hl);
+        mio_status st = mio_safetensors_to_gguf(DIR "/nul.safetensors", DIR "/nul.gguf", NULL);
+        if (k == 0) {
+            T_OK(st);
+            mio_gguf_file *g = NULL;
+            mio_str sv = {0};
+            T_OK(mio_gguf_open(DIR "/nul.gguf", 0, &g));
+            T_OK(mio_gguf_kv_str(g, 0, &sv));
+            T_CHECK(sv.len == 3 && memcmp(sv.ptr, "a\0b", 3) == 0);
+            mio_gguf_close(g);
+            unlink(DIR "/nul.gguf");
+        } else {
+            T_STATUS(st, MIO_ERR_INVALID_METADATA);
+            T_MSG_HAS(k == 1 ? "key 'k': a NUL byte in the value" : "__metadata__ key 0 holds a NUL byte");
+            T_CHECK(!exists(DIR "/nul.gguf"));
+        }
+    }
     /* the output may not be the input */
     T_STATUS(mio_safetensors_to_gguf(DIR "/u8.safetensors", DIR "/u8.safetensors", NULL), MIO_ERR_INVALID_ARG);
     T_MSG_HAS("is one of the input files");
