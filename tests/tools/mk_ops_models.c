@@ -1,0 +1,130 @@
+/* mk_ops_models.c — the small models test_inspect_ops.sh runs mio-inspect
+ * --hash/--check/--stats/--diff/--verify on, written with libmodelio:
+ *   ops.gguf, ops.safetensors   the same five tensors (same bytes, another order)
+ *   ops_split-0000K-of-00003.gguf   ops.gguf split two tensors a part
+ *   ops_sharded/                model.safetensors.index.json over 2+ shards
+ *   ops_meta.gguf               ops.gguf with general.name changed and a key added
+ *   vec.safetensors             "abc" (u8 [3], the bytes a b c) and "empty" (u8 [0])
+ *   q8.gguf                     "q" q8_0 [64] encoding (i - 32) / 4
+ * Tensor values (row-major):
+ *   w.f32   f32 [2, 4]  1 2 3 4 NaN inf 0 0
+ *   b.f16   f16 [3]     0.5 -1 2
+ *   i.i32   i32 [2]     7 -3
+ *   "odd\nname\\é"  f32 [1]  42
+ *   big     f32 [1100000]  -1 +1 -1 +1 ... (element i: i odd ? 1 : -1)
+ * usage: mk_ops_models OUTDIR */
+#define _POSIX_C_SOURCE 200809L
+#include <modelio.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define BIG 1100000
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "mk_ops_models: %s: %s\n", what, mio_last_error());
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: mk_ops_models OUTDIR\n");
+        return 2;
+    }
+    const char *dir = argv[1];
+    char path[4096];
+
+    float w[8] = {1, 2, 3, 4, NAN, INFINITY, 0, 0};
+    uint16_t b[3] = {mio_f32_to_fp16(0.5f), mio_f32_to_fp16(-1.0f), mio_f32_to_fp16(2.0f)};
+    int32_t iv[2] = {7, -3};
+    float odd[1] = {42};
+    float *big = malloc(BIG * sizeof *big);
+    if (!big)
+        return 1;
+    for (size_t i = 0; i < BIG; i++)
+        big[i] = (i & 1) ? 1.0f : -1.0f;
+    const char *odd_name = "odd\nname\\\xc3\xa9";
+
+    /* GGUF: file order big, w.f32, odd, i.i32, b.f16 */
+    for (int variant = 0; variant < 2; variant++) {
+        mio_writer *wr;
+        if (mio_writer_new(0, &wr))
+            return fail("writer");
+        const char *gname = variant ? "other" : "ops";
+        int64_t ne_big[1] = {BIG}, ne_w[2] = {4, 2}, ne_b[1] = {3}, ne_i[1] = {2}, ne_o[1] = {1};
+        if (mio_writer_set_str(wr, "general.architecture", "test", 4) ||
+            mio_writer_set_str(wr, "general.name", gname, strlen(gname)) ||
+            (variant && mio_writer_set_u32(wr, "x.extra", 5)) ||
+            mio_writer_add_tensor(wr, "big", MIO_TYPE_F32, 1, ne_big, big, sizeof(float) * BIG) ||
+            mio_writer_add_tensor(wr, "w.f32", MIO_TYPE_F32, 2, ne_w, w, sizeof w) ||
+            mio_writer_add_tensor(wr, odd_name, MIO_TYPE_F32, 1, ne_o, odd, sizeof odd) ||
+            mio_writer_add_tensor(wr, "i.i32", MIO_TYPE_I32, 1, ne_i, iv, sizeof iv) ||
+            mio_writer_add_tensor(wr, "b.f16", MIO_TYPE_F16, 1, ne_b, b, sizeof b))
+            return fail("gguf tensors");
+        snprintf(path, sizeof path, "%s/%s", dir, variant ? "ops_meta.gguf" : "ops.gguf");
+        if (mio_writer_write_file(wr, path))
+            return fail(path);
+        mio_writer_free(wr);
+    }
+    /* split: two tensors a part */
+    {
+        mio_split_params sp;
+        mio_split_default_params(&sp);
+        sp.max_tensors = 2;
+        char prefix[4096];
+        snprintf(path, sizeof path, "%s/ops.gguf", dir);
+        snprintf(prefix, sizeof prefix, "%s/ops_split", dir);
+        uint32_t parts = 0;
+        if (mio_gguf_split(path, prefix, &sp, &parts) || parts != 3)
+            return fail("split");
+    }
+    /* safetensors: the same tensors (the writer orders them its own way) */
+    {
+        uint64_t s_big[1] = {BIG}, s_w[2] = {2, 4}, s_b[1] = {3}, s_i[1] = {2}, s_o[1] = {1};
+        mio_st_entry e[5] = {
+            {"b.f16", MIO_ST_F16, 1, s_b, b, sizeof b},
+            {"i.i32", MIO_ST_I32, 1, s_i, iv, sizeof iv},
+            {odd_name, MIO_ST_F32, 1, s_o, odd, sizeof odd},
+            {"w.f32", MIO_ST_F32, 2, s_w, w, sizeof w},
+            {"big", MIO_ST_F32, 1, s_big, big, sizeof(float) * BIG},
+        };
+        mio_st_meta meta[1] = {{"format", "pt"}};
+        snprintf(path, sizeof path, "%s/ops.safetensors", dir);
+        if (mio_st_save_file(path, e, 5, meta, 1))
+            return fail(path);
+        snprintf(path, sizeof path, "%s/ops_sharded", dir);
+        mkdir(path, 0777);
+        uint32_t shards = 0;
+        if (mio_st_save_sharded(path, e, 5, meta, 1, 1024, &shards) || shards < 2)
+            return fail("sharded");
+        uint64_t s3[1] = {3}, s0[1] = {0};
+        mio_st_entry v[2] = {{"abc", MIO_ST_U8, 1, s3, "abc", 3}, {"empty", MIO_ST_U8, 1, s0, NULL, 0}};
+        snprintf(path, sizeof path, "%s/vec.safetensors", dir);
+        if (mio_st_save_file(path, v, 2, NULL, 0))
+            return fail(path);
+    }
+    /* q8_0 */
+    {
+        float x[64];
+        unsigned char q[68];
+        for (int i = 0; i < 64; i++)
+            x[i] = (float)(i - 32) / 4;
+        if (mio_encode_f32(MIO_TYPE_Q8_0, x, 64, q, sizeof q))
+            return fail("q8_0");
+        mio_writer *wr;
+        int64_t ne[1] = {64};
+        if (mio_writer_new(0, &wr) || mio_writer_add_tensor(wr, "q", MIO_TYPE_Q8_0, 1, ne, q, sizeof q))
+            return fail("q8 writer");
+        snprintf(path, sizeof path, "%s/q8.gguf", dir);
+        if (mio_writer_write_file(wr, path))
+            return fail(path);
+        mio_writer_free(wr);
+    }
+    free(big);
+    return 0;
+}
