@@ -290,6 +290,118 @@ static int st_index_files(op_model *m)
     return rc;
 }
 
+/* Whole small file (an index, a header) into memory; NULL with a message. */
+static char *slurp(const char *path, uint64_t off, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    char *b = malloc(len + 1);
+    size_t got = 0;
+    if (b && (pread_all(fd, b, len, off, &got) != 0 || got != len)) {
+        free(b);
+        b = NULL;
+    }
+    if (b)
+        b[len] = '\0';
+    close(fd);
+    return b;
+}
+
+/* A safetensors file whose data is shorter than its header says (the library
+ * reports only the byte counts): name the first tensor, in data order, whose
+ * bytes run past the end. Prints a line and returns 1 when it found one. */
+static int st_cut_hint(const char *path)
+{
+    struct stat sb;
+    unsigned char b8[8];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    size_t got = 0;
+    int ok = fstat(fd, &sb) == 0 && pread_all(fd, b8, 8, 0, &got) == 0 && got == 8;
+    close(fd);
+    if (!ok)
+        return 0;
+    uint64_t n = 0, size = (uint64_t)sb.st_size;
+    for (int i = 7; i >= 0; i--)
+        n = n << 8 | b8[i];
+    if (n > MIO_ST_MAX_HEADER || 8 + n > size)
+        return 0;
+    char *h = slurp(path, 8, (size_t)n);
+    cJSON *root = h ? cJSON_ParseWithLength(h, (size_t)n) : NULL;
+    free(h);
+    if (!root)
+        return 0;
+    uint64_t avail = size - 8 - n, best_s = UINT64_MAX, best_e = 0, cut = 0;
+    const char *best = NULL;
+    for (cJSON *e = root->child; e; e = e->next) {
+        cJSON *o = cJSON_GetObjectItemCaseSensitive(e, "data_offsets");
+        if (!e->string || strcmp(e->string, "__metadata__") == 0 || cJSON_GetArraySize(o) != 2)
+            continue;
+        double ds = cJSON_GetArrayItem(o, 0)->valuedouble, de = cJSON_GetArrayItem(o, 1)->valuedouble;
+        if (!(ds >= 0 && de >= ds && de < 18446744073709551616.0))
+            continue;
+        uint64_t s0 = (uint64_t)ds, e0 = (uint64_t)de;
+        if (e0 <= avail)
+            continue;
+        cut++;
+        if (s0 < best_s) {
+            best_s = s0;
+            best_e = e0;
+            best = e->string;
+        }
+    }
+    if (best) {
+        fprintf(stderr, PROG ": ");
+        cli_esc_str(stderr, path);
+        fprintf(stderr, ": tensor '");
+        cli_esc_str(stderr, best);
+        fprintf(stderr,
+                "' (data at bytes %" PRIu64 "..%" PRIu64 " of the file) is cut short: the file ends at byte %" PRIu64,
+                8 + n + best_s, 8 + n + best_e, size);
+        if (cut > 1)
+            fprintf(stderr, "; %" PRIu64 " more %s run past the end", cut - 1, cli_plural(cut - 1, "tensor", "tensors"));
+        fputc('\n', stderr);
+    }
+    cJSON_Delete(root);
+    return best != NULL;
+}
+
+/* The same for every shard of an index. */
+static void st_index_cut_hint(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || sb.st_size > (1 << 28))
+        return;
+    char *text = slurp(path, 0, (size_t)sb.st_size);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    cJSON *wm = root ? cJSON_GetObjectItemCaseSensitive(root, "weight_map") : NULL;
+    const char *slash = strrchr(path, '/');
+    size_t dl = slash ? (size_t)(slash - path + 1) : 0;
+    /* each shard once (the map repeats them; a shard already named is skipped) */
+    for (cJSON *e = wm ? wm->child : NULL; e; e = e->next) {
+        if (!cJSON_IsString(e) || strchr(e->valuestring, '/'))
+            continue;
+        int seen = 0;
+        for (cJSON *p = wm->child; p != e; p = p->next)
+            if (cJSON_IsString(p) && strcmp(p->valuestring, e->valuestring) == 0)
+                seen = 1;
+        if (seen)
+            continue;
+        size_t nl = strlen(e->valuestring);
+        char *sp = malloc(dl + nl + 1);
+        if (!sp)
+            break;
+        memcpy(sp, path, dl);
+        memcpy(sp + dl, e->valuestring, nl + 1);
+        st_cut_hint(sp);
+        free(sp);
+    }
+    cJSON_Delete(root);
+}
+
 static int model_open(const char *path, op_model *m)
 {
     memset(m, 0, sizeof *m);
@@ -304,6 +416,10 @@ static int model_open(const char *path, op_model *m)
     }
     if (st != MIO_OK) {
         cli_report(PROG, path, mio_last_error());
+        if (st == MIO_ERR_INCOMPLETE_BUFFER && fmt == CLI_FMT_ST)
+            st_cut_hint(path);
+        else if (st == MIO_ERR_INCOMPLETE_BUFFER)
+            st_index_cut_hint(path);
         return -1;
     }
     m->n = m->gguf ? mio_gguf_tensor_count(m->g) : mio_st_tensor_count(m->s);
@@ -1411,7 +1527,7 @@ static int op_stats(const char *path, int json)
         fputs(",\n  \"tensors\": [", o);
     } else {
         fprintf(o, "%-8s %12s %12s %12s %12s %8s %8s %8s  %s\n", "type", "min", "max", "mean", "std", "nan", "inf",
-                "zeros", "name [shape]");
+                "zerofrac", "name [shape]");
     }
     for (int64_t i = 0; i < m.n; i++) {
         const op_tensor *t = &m.t[i];

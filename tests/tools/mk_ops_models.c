@@ -4,7 +4,8 @@
  *   ops_split-0000K-of-00003.gguf   ops.gguf split two tensors a part
  *   ops_sharded/                model.safetensors.index.json over 2+ shards
  *   ops_meta.gguf               ops.gguf with general.name changed and a key added
- *   vec.safetensors             "abc" (u8 [3], the bytes a b c) and "empty" (u8 [0])
+ *   vec.safetensors             "abc" (u8 [3], the bytes a b c), "empty" (u8 [0]) and
+ *                               "f8" (F8_E4M3 [4], the bytes 38 7e 01 b8)
  *   q8.gguf                     "q" q8_0 [64] encoding (i - 32) / 4
  * Tensor values (row-major):
  *   w.f32   f32 [2, 4]  1 2 3 4 NaN inf 0 0
@@ -103,9 +104,12 @@ int main(int argc, char **argv)
         if (mio_st_save_sharded(path, e, 5, meta, 1, 1024, &shards) || shards < 2)
             return fail("sharded");
         uint64_t s3[1] = {3}, s0[1] = {0};
-        mio_st_entry v[2] = {{"abc", MIO_ST_U8, 1, s3, "abc", 3}, {"empty", MIO_ST_U8, 1, s0, NULL, 0}};
+        uint64_t s4[1] = {4};
+        static const unsigned char f8[4] = {0x38, 0x7e, 0x01, 0xb8};
+        mio_st_entry v[3] = {{"abc", MIO_ST_U8, 1, s3, "abc", 3}, {"empty", MIO_ST_U8, 1, s0, NULL, 0},
+                             {"f8", MIO_ST_F8_E4M3, 1, s4, f8, 4}};
         snprintf(path, sizeof path, "%s/vec.safetensors", dir);
-        if (mio_st_save_file(path, v, 2, NULL, 0))
+        if (mio_st_save_file(path, v, 3, NULL, 0))
             return fail(path);
     }
     /* q8_0 */
