@@ -6,6 +6,9 @@
  *   ops_meta.gguf               ops.gguf with general.name changed and a key added
  *   vec.safetensors             "abc" (u8 [3], the bytes a b c), "empty" (u8 [0]) and
  *                               "f8" (F8_E4M3 [4], the bytes 38 7e 01 b8)
+ *   names.gguf                  f32 [1] tensors named with bytes to escape (tab,
+ *                               ESC, invalid UTF-8, U+0085, \\, CR, LF, '#', "model  x"),
+ *                               tensor k holding the value k
  *   q8.gguf                     "q" q8_0 [64] encoding (i - 32) / 4
  * Tensor values (row-major):
  *   w.f32   f32 [2, 4]  1 2 3 4 NaN inf 0 0
@@ -111,6 +114,26 @@ int main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/vec.safetensors", dir);
         if (mio_st_save_file(path, v, 3, NULL, 0))
             return fail(path);
+    }
+    /* names.gguf: names with bytes a manifest line must escape; tensor k
+     * (f32 [1]) holds the value k */
+    {
+        static const char *const names[] = {"tab\there", "esc\x1b[31m", "bad\xff\xfe", "c1\xc2\x85", "back\\slash",
+                                            "cr\rlf\n", "plain \xc3\xa9", "#hash", "model  x"};
+        mio_writer *wr;
+        if (mio_writer_new(0, &wr))
+            return fail("writer");
+        float vals[9];
+        int64_t ne[1] = {1};
+        for (int k = 0; k < 9; k++) {
+            vals[k] = (float)k;
+            if (mio_writer_add_tensor(wr, names[k], MIO_TYPE_F32, 1, ne, &vals[k], sizeof(float)))
+                return fail("names");
+        }
+        snprintf(path, sizeof path, "%s/names.gguf", dir);
+        if (mio_writer_write_file(wr, path))
+            return fail(path);
+        mio_writer_free(wr);
     }
     /* q8_0 */
     {

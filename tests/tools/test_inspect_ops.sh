@@ -60,6 +60,38 @@ check '[ "$(grep -v "^#" st.sha256 | grep -v "^model" | sed "s/^\\\\\?[0-9a-f]\{
 check 'grep -q "^\\\\[0-9a-f]\{64\}  odd\\\\nname\\\\\\\\é\$" st.sha256'
 check '[ "$(grep -c . st.sha256)" = 7 ]'   # header + 5 tensors + model
 
+# names that need escapes: the manifest equals the one the Python recipe of the
+# docs builds from the names and bytes, and --check reads it back
+expect_rc 0 "$I" --hash sha256 names.gguf; cp out.txt names.sha256
+python3 - > names.expected <<'EOF'
+import hashlib, struct, sys
+def esc(name):
+    out, e = [], False
+    for ch in name.decode("utf-8", "surrogateescape"):
+        o = ord(ch)
+        if ch == "\\": out.append("\\\\"); e = True
+        elif ch == "\n": out.append("\\n"); e = True
+        elif ch == "\r": out.append("\\r"); e = True
+        elif 0xDC80 <= o <= 0xDCFF: out.append("\\x%02x" % (o - 0xDC00)); e = True
+        elif o < 0x20 or 0x7F <= o < 0xA0: out.append("".join("\\x%02x" % b for b in ch.encode())); e = True
+        else: out.append(ch)
+    return "".join(out), e
+names = [b"tab\there", b"esc\x1b[31m", b"bad\xff\xfe", b"c1\xc2\x85", b"back\\slash", b"cr\rlf\n",
+         "plain \u00e9".encode(), b"#hash", b"model  x"]
+lines = []
+for k, n in sorted(enumerate(names), key=lambda kn: kn[1]):
+    e, escaped = esc(n)
+    line = ("\\" if escaped else "") + hashlib.sha256(struct.pack("<f", k)).hexdigest() + "  " + e + "\n"
+    lines.append(line.encode("utf-8", "surrogateescape"))
+body = b"".join(lines)
+out = b"# mio-inspect manifest v1 sha256\n" + body + b"model  " + hashlib.sha256(body).hexdigest().encode() + b"\n"
+sys.stdout.buffer.write(out)
+EOF
+check 'cmp -s names.sha256 names.expected'
+check '! grep -q "$(printf "\033")" names.sha256'   # no raw ESC reaches a terminal
+check '[ "$(grep -c . names.sha256)" = 11 ]'        # 9 tensors, none split over lines
+expect_rc 0 "$I" --check names.sha256 names.gguf
+
 # --- the same manifest whatever the container --------------------------------
 for f in ops.gguf "$SPLIT" "$IDX"; do
   expect_rc 0 "$I" --hash sha256 "$f"
