@@ -422,6 +422,8 @@ static int model_open(const char *path, op_model *m)
             st_index_cut_hint(path);
         return -1;
     }
+    if (inspect_ops_after_open)
+        inspect_ops_after_open(path);
     m->n = m->gguf ? mio_gguf_tensor_count(m->g) : mio_st_tensor_count(m->s);
     m->t = calloc(m->n ? (size_t)m->n : 1, sizeof *m->t);
     if (m->gguf)
@@ -537,8 +539,6 @@ static int model_open(const char *path, op_model *m)
         }
         free(bases);
     }
-    if (inspect_ops_after_open)
-        inspect_ops_after_open(path);
     return 0;
 fail:
     model_close(m);

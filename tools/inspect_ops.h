@@ -14,9 +14,9 @@ int inspect_ops_wanted(int argc, char **argv);
  * difference / 2 usage error). */
 int inspect_ops_main(int argc, char **argv);
 
-/* Test seam: when set, called with the model path after the model is opened
- * and before its first tensor byte is read (tests truncate the file there).
- * NULL in the tool. */
+/* Test seam: when set, called with the model path after the library opened
+ * the model and before the tool opens its own descriptors and reads the first
+ * tensor byte (tests truncate or replace the file there). NULL in the tool. */
 extern void (*inspect_ops_after_open)(const char *path);
 
 #endif

@@ -1,9 +1,12 @@
 /* ops_truncate.c — runs mio-inspect's operations (tools/inspect_ops.c) with
- * the test seam set: right after the model is opened and before its first
- * tensor byte is read, the file named by OPS_TRUNCATE_FILE is truncated to
- * OPS_TRUNCATE_SIZE bytes. So a file cut short while it is being read can be
- * tested: the tool must name the tensor, not die of SIGBUS.
- * usage: OPS_TRUNCATE_FILE=F OPS_TRUNCATE_SIZE=N ops_truncate --verify MODEL */
+ * the test seam set: right after the library opened the model, before the
+ * tool opens its own descriptors and reads the first tensor byte, the file
+ * named by OPS_TRUNCATE_FILE is truncated to OPS_TRUNCATE_SIZE bytes. So a file cut short while it is being read can be
+ * tested: the tool must name the tensor, not die of SIGBUS. With
+ * OPS_REPLACE_WITH=G instead, G is renamed over the model path there (a file
+ * replaced between the library's open and the tool's own).
+ * usage: OPS_TRUNCATE_FILE=F OPS_TRUNCATE_SIZE=N ops_truncate --verify MODEL
+ *        OPS_REPLACE_WITH=G ops_truncate --verify MODEL */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +17,11 @@
 static void cut(const char *path)
 {
     const char *f = getenv("OPS_TRUNCATE_FILE"), *n = getenv("OPS_TRUNCATE_SIZE");
-    (void)path;
+    const char *g = getenv("OPS_REPLACE_WITH");
+    if (g && rename(g, path) != 0) {
+        perror("ops_truncate: rename");
+        exit(3);
+    }
     if (f && n && truncate(f, (off_t)strtoll(n, NULL, 10)) != 0) {
         perror("ops_truncate: truncate");
         exit(3);

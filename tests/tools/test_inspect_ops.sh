@@ -270,6 +270,10 @@ mkdir -p late_sh && cp ops_sharded/* late_sh/
 shard2=late_sh/model-00002-of-00002.safetensors
 expect_rc 1 env OPS_TRUNCATE_FILE=$shard2 OPS_TRUNCATE_SIZE=100 "$TRUNC" --stats late_sh/model.safetensors.index.json
 check 'grep -q "model-00002-of-00002.safetensors: tensor" err.txt'
+# replaced after the library's open, before the tool opens it for reading: refused
+cp ops.gguf repl.gguf && cp ops_meta.gguf repl_new.gguf
+expect_rc 1 env OPS_REPLACE_WITH=repl_new.gguf "$TRUNC" --verify repl.gguf
+check 'grep -q "repl.gguf: the file was replaced after it was opened; run again" err.txt'
 # damaged corpus files: a clear failure, no crash
 for f in "$DATA"/damaged/*.gguf; do
   expect_rc 1 "$I" --verify "$f"
