@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -118,19 +119,24 @@ static void put_name(FILE *o, const op_tensor *t)
     fputc('\'', o);
 }
 
+/* Where tensor_err writes: stderr, or (hashing threads) a buffer of the
+ * thread's own, so that only the first failing tensor is reported. */
+static _Thread_local FILE *t_err;
+
 /* "mio-inspect: FILEPATH: tensor 'NAME' (bytes A..B): " + printf text. */
 static void tensor_err(const op_model *m, const op_tensor *t, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, PROG ": ");
-    cli_esc_str(stderr, m->files[t->file].path);
-    fputs(": tensor ", stderr);
-    put_name(stderr, t);
-    fprintf(stderr, " (data at bytes %" PRIu64 "..%" PRIu64 " of that file): ", t->off, t->off + t->nbytes);
+    FILE *o = t_err ? t_err : stderr;
+    fprintf(o, PROG ": ");
+    cli_esc_str(o, m->files[t->file].path);
+    fputs(": tensor ", o);
+    put_name(o, t);
+    fprintf(o, " (data at bytes %" PRIu64 "..%" PRIu64 " of that file): ", t->off, t->off + t->nbytes);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vfprintf(o, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fputc('\n', o);
 }
 
 /* Open path for pread and make sure it is the very file the library parsed. */
@@ -720,31 +726,151 @@ static void hex(char *dst, const unsigned char *d, size_t n)
     dst[2 * n] = '\0';
 }
 
-/* Digest of every tensor's data bytes (dig: n * DIGEST_MAX bytes), read in file order. */
-static int hash_tensors(const op_model *m, int alg, unsigned char *dig)
+/* Read (and, alg >= 0, hash) every tensor's data bytes. Tensors are handed
+ * out in file order to up to HASH_THREADS threads, each with its own 4 MiB
+ * buffer; dig (n * DIGEST_MAX bytes, may be NULL when alg < 0) receives the
+ * digests. When reads fail, only the failure of the first such tensor in file
+ * order is reported (the threads keep their messages until the end). */
+#define HASH_THREADS 8
+
+typedef struct hash_job {
+    const op_model *m;
+    int alg;
+    unsigned char *dig;
+    uint64_t *bytes;     /* total bytes read */
+    pthread_mutex_t mu;
+    int64_t next;        /* next tensor to hand out */
+    int64_t failed;      /* lowest failing tensor, or INT64_MAX */
+    char *msg;           /* its message */
+    int oom;
+} hash_job;
+
+static void job_fail(hash_job *j, int64_t i, char *msg)
 {
+    pthread_mutex_lock(&j->mu);
+    if (i < j->failed) {
+        j->failed = i;
+        free(j->msg);
+        j->msg = msg;
+        msg = NULL;
+    }
+    pthread_mutex_unlock(&j->mu);
+    free(msg);
+}
+
+static void *hash_worker(void *arg)
+{
+    hash_job *j = arg;
+    const op_model *m = j->m;
     hasher h;
+    int have_h = 0;
     unsigned char *buf = malloc(READ_CHUNK);
-    if (!buf || hasher_new(&h, alg) != 0) {
+    if (!buf || (j->alg >= 0 && hasher_new(&h, j->alg) != 0)) {
+        pthread_mutex_lock(&j->mu);
+        j->oom = 1;
+        j->failed = -1;
+        pthread_mutex_unlock(&j->mu);
         free(buf);
+        return NULL;
+    }
+    have_h = j->alg >= 0;
+    uint64_t done = 0;
+    for (;;) {
+        pthread_mutex_lock(&j->mu);
+        int64_t i = j->next < m->n && j->failed == INT64_MAX ? j->next++ : -1;
+        pthread_mutex_unlock(&j->mu);
+        if (i < 0)
+            break;
+        const op_tensor *t = &m->t[i];
+        if (have_h)
+            hasher_reset(&h);
+        char *msg = NULL;
+        size_t msg_len = 0;
+        t_err = open_memstream(&msg, &msg_len);
+        int rc = 0, stop = 0;
+        for (uint64_t pos = 0; pos < t->nbytes && !rc && !stop; pos += READ_CHUNK) {
+            size_t len = t->nbytes - pos < READ_CHUNK ? (size_t)(t->nbytes - pos) : READ_CHUNK;
+            rc = read_tensor(m, t, pos, buf, len);
+            if (!rc) {
+                done += len;
+                if (have_h)
+                    hasher_update(&h, buf, len);
+            }
+            /* an earlier tensor failed: this one no longer matters */
+            pthread_mutex_lock(&j->mu);
+            stop = j->failed < i;
+            pthread_mutex_unlock(&j->mu);
+        }
+        if (t_err) {
+            fclose(t_err);
+            t_err = NULL;
+        } else if (rc) {
+            msg = NULL; /* no memory stream: the message went to stderr */
+        }
+        if (rc) {
+            job_fail(j, i, msg);
+            break;
+        }
+        free(msg);
+        if (stop)
+            break;
+        if (have_h)
+            hasher_final(&h, j->dig + (size_t)i * DIGEST_MAX);
+    }
+    pthread_mutex_lock(&j->mu);
+    *j->bytes += done;
+    pthread_mutex_unlock(&j->mu);
+    if (have_h)
+        hasher_free(&h);
+    free(buf);
+    return NULL;
+}
+
+static int read_all_tensors(const op_model *m, int alg, unsigned char *dig, uint64_t *bytes)
+{
+    hash_job j;
+    memset(&j, 0, sizeof j);
+    j.m = m;
+    j.alg = alg;
+    j.dig = dig;
+    j.bytes = bytes;
+    j.failed = INT64_MAX;
+    *bytes = 0;
+    if (pthread_mutex_init(&j.mu, NULL) != 0) {
         oom();
         return -1;
     }
-    int rc = 0;
-    for (int64_t i = 0; i < m->n && !rc; i++) {
-        const op_tensor *t = &m->t[i];
-        hasher_reset(&h);
-        for (uint64_t pos = 0; pos < t->nbytes && !rc; pos += READ_CHUNK) {
-            size_t len = t->nbytes - pos < READ_CHUNK ? (size_t)(t->nbytes - pos) : READ_CHUNK;
-            rc = read_tensor(m, t, pos, buf, len);
-            if (!rc)
-                hasher_update(&h, buf, len);
-        }
-        hasher_final(&h, dig + (size_t)i * DIGEST_MAX);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t nt = cores < 1 ? 1 : cores > HASH_THREADS ? HASH_THREADS : cores;
+    if (nt > m->n)
+        nt = m->n ? m->n : 1;
+    pthread_t th[HASH_THREADS];
+    int started[HASH_THREADS] = {0};
+    for (int64_t k = 1; k < nt; k++)
+        started[k] = pthread_create(&th[k], NULL, hash_worker, &j) == 0;
+    hash_worker(&j);
+    for (int64_t k = 1; k < nt; k++)
+        if (started[k])
+            pthread_join(th[k], NULL);
+    pthread_mutex_destroy(&j.mu);
+    if (j.oom) {
+        free(j.msg);
+        oom();
+        return -1;
     }
-    hasher_free(&h);
-    free(buf);
-    return rc;
+    if (j.failed != INT64_MAX) {
+        if (j.msg)
+            fputs(j.msg, stderr);
+        free(j.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int hash_tensors(const op_model *m, int alg, unsigned char *dig)
+{
+    uint64_t bytes;
+    return read_all_tensors(m, alg, dig, &bytes);
 }
 
 /* A name for a manifest line: sha256sum's escapes (\\ \n \r) plus \xHH for
@@ -1002,6 +1128,10 @@ static int manifest_read(const char *path, manifest *mf)
             break;
         }
         line[--len] = '\0';
+        /* CRLF (a manifest edited on Windows): a CR in a name is always
+         * written escaped, so a raw one at the end is the line ending */
+        if (len > 0 && line[len - 1] == '\r')
+            line[--len] = '\0';
         if (no == 1) {
             size_t hl = strlen(MANIFEST_HEADER);
             if ((size_t)len < hl || memcmp(line, MANIFEST_HEADER, hl) != 0) {
@@ -1226,23 +1356,8 @@ static int op_verify(const char *path)
     op_model m;
     if (model_open(path, &m))
         return CLI_EXIT_FAIL;
-    unsigned char *buf = malloc(READ_CHUNK);
-    if (!buf) {
-        oom();
-        model_close(&m);
-        return CLI_EXIT_FAIL;
-    }
     uint64_t total = 0;
-    int rc = 0;
-    for (int64_t i = 0; i < m.n && !rc; i++) {
-        const op_tensor *t = &m.t[i];
-        for (uint64_t pos = 0; pos < t->nbytes && !rc; pos += READ_CHUNK) {
-            size_t len = t->nbytes - pos < READ_CHUNK ? (size_t)(t->nbytes - pos) : READ_CHUNK;
-            rc = read_tensor(&m, t, pos, buf, len);
-            total += rc ? 0 : len;
-        }
-    }
-    free(buf);
+    int rc = read_all_tensors(&m, -1, NULL, &total);
     if (!rc) {
         char hs[32];
         fputs(PROG ": ", stdout);

@@ -129,6 +129,10 @@ check 'grep -q "tensor '"'"'i.i32'"'"' is not in the manifest" err.txt'
 # lines reordered: still a match (the model value is over the sorted lines)
 { head -1 st.sha256; sed -n '2,6p' st.sha256 | sort -r; tail -1 st.sha256; } > reordered.sha256
 expect_rc 0 "$I" --check reordered.sha256 ops.gguf
+# CRLF line endings are read as LF ones
+sed 's/$/\r/' st.sha256 > crlf.sha256
+check '[ "$(head -c 34 crlf.sha256 | od -An -c | tr -d " \n")" = "#mio-inspectmanifestv1sha256\r\n" ]'
+expect_rc 0 "$I" --check crlf.sha256 ops.gguf
 # the model line edited: every tensor matches, the model line does not
 sed '$s/0$/Z/; $s/[1-9a-f]$/0/; $s/Z$/1/' st.sha256 > model.sha256
 check '! cmp -s model.sha256 st.sha256'
