@@ -9,6 +9,7 @@
  *   names.gguf                  f32 [1] tensors named with bytes to escape (tab,
  *                               ESC, invalid UTF-8, U+0085, \\, CR, LF, '#', "model  x"),
  *                               tensor k holding the value k
+ *   conv.safetensors            w.f32 as F16 (same values), b.f16 as F32 0.5 -1 2.25
  *   q8.gguf                     "q" q8_0 [64] encoding (i - 32) / 4
  * Tensor values (row-major):
  *   w.f32   f32 [2, 4]  1 2 3 4 NaN inf 0 0
@@ -106,6 +107,16 @@ int main(int argc, char **argv)
         uint32_t shards = 0;
         if (mio_st_save_sharded(path, e, 5, meta, 1, 1024, &shards) || shards < 2)
             return fail("sharded");
+        /* conv.safetensors: w.f32 stored as F16 (every value exact in f16),
+         * b.f16 as F32 with its last value 2 -> 2.25 */
+        uint16_t w16[8];
+        for (int k = 0; k < 8; k++)
+            w16[k] = mio_f32_to_fp16(w[k]);
+        float b32[3] = {0.5f, -1.0f, 2.25f};
+        mio_st_entry c[2] = {{"w.f32", MIO_ST_F16, 2, s_w, w16, sizeof w16}, {"b.f16", MIO_ST_F32, 1, s_b, b32, sizeof b32}};
+        snprintf(path, sizeof path, "%s/conv.safetensors", dir);
+        if (mio_st_save_file(path, c, 2, meta, 1))
+            return fail(path);
         uint64_t s3[1] = {3}, s0[1] = {0};
         uint64_t s4[1] = {4};
         static const unsigned char f8[4] = {0x38, 0x7e, 0x01, 0xb8};

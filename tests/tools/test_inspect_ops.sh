@@ -240,6 +240,12 @@ expect_rc 1 "$I" --diff vec.safetensors ops.safetensors
 check 'grep -q "^- tensor '"'"'abc'"'"' only in A: u8 \[3\]\$" out.txt'
 check 'grep -q "^+ tensor '"'"'big'"'"' only in B: f32 \[1100000\]\$" out.txt'
 check 'grep -q "^+ __metadata__ key '"'"'format'"'"' only in B: \"pt\"\$" out.txt'
+# types changed: the values are compared after decoding
+expect_rc 1 "$I" --diff ops.safetensors conv.safetensors
+check 'grep -q "^~ tensor '"'"'w.f32'"'"': type f32 -> f16, values equal\$" out.txt'
+check 'grep -q "^~ tensor '"'"'b.f16'"'"': type f16 -> f32, 1 of 3 elements differ, max abs diff 0.25 (element 2: 2 -> 2.25)\$" out.txt'
+check 'grep -q "^- tensor '"'"'i.i32'"'"' only in A: i32 \[2\]\$" out.txt'
+check 'grep -q "^different: 0 metadata keys, 5 tensors\$" out.txt'
 expect_rc 2 "$I" --diff ops.gguf nosuch.gguf
 check 'grep -q "nosuch.gguf" err.txt'
 expect_rc 2 "$I" --diff "$DATA/damaged/ggml-vocab-gpt-2.gguf" ops.gguf
