@@ -190,8 +190,13 @@ static int st_data_base(op_model *m, uint32_t k, uint64_t *base)
 {
     unsigned char b[8];
     size_t got;
-    if (pread_all(m->files[k].fd, b, 8, 0, &got) != 0 || got != 8) {
-        errf(m->files[k].path, "cannot read the header length: %s", got != 8 ? "file too short" : strerror(errno));
+    if (pread_all(m->files[k].fd, b, 8, 0, &got) != 0) {
+        errf(m->files[k].path, "cannot read the header length: %s", strerror(errno));
+        return -1;
+    }
+    if (got != 8) {
+        errf(m->files[k].path, "the file is now %zu bytes long, too short for a header (changed after it was opened?)",
+             got);
         return -1;
     }
     uint64_t n = 0;
