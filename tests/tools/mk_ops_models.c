@@ -6,6 +6,7 @@
  *   ops_meta.gguf               ops.gguf with general.name changed and a key added
  *   vec.safetensors             "abc" (u8 [3], the bytes a b c), "empty" (u8 [0]) and
  *                               "f8" (F8_E4M3 [4], the bytes 38 7e 01 b8)
+ *   pad.safetensors             u8 tensors nL of L = 1..1000 bytes (i * 7 mod 256)
  *   names.gguf                  f32 [1] tensors named with bytes to escape (tab,
  *                               ESC, invalid UTF-8, U+0085, \\, CR, LF, '#', "model  x"),
  *                               tensor k holding the value k
@@ -124,6 +125,24 @@ int main(int argc, char **argv)
                              {"f8", MIO_ST_F8_E4M3, 1, s4, f8, 4}};
         snprintf(path, sizeof path, "%s/vec.safetensors", dir);
         if (mio_st_save_file(path, v, 3, NULL, 0))
+            return fail(path);
+    }
+    /* pad.safetensors: u8 tensors "nL" of L bytes (byte i = i * 7 mod 256) for
+     * every length around SHA-256's padding boundaries */
+    {
+        static const uint64_t lens[] = {1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 1000};
+        enum { NL = sizeof lens / sizeof lens[0] };
+        unsigned char bytes[1000];
+        for (int i = 0; i < 1000; i++)
+            bytes[i] = (unsigned char)(i * 7);
+        mio_st_entry e[NL];
+        char names[NL][16];
+        for (int k = 0; k < NL; k++) {
+            snprintf(names[k], sizeof names[k], "n%llu", (unsigned long long)lens[k]);
+            e[k] = (mio_st_entry){names[k], MIO_ST_U8, 1, &lens[k], bytes, (size_t)lens[k]};
+        }
+        snprintf(path, sizeof path, "%s/pad.safetensors", dir);
+        if (mio_st_save_file(path, e, NL, NULL, 0))
             return fail(path);
     }
     /* names.gguf: names with bytes a manifest line must escape; tensor k

@@ -28,6 +28,16 @@ expect_rc 0 "$I" --hash=xxh3 vec.safetensors; cp out.txt vec.xxh3
 check '[ "$(hash_of vec.xxh3 empty)" = 2d06800538d394c2 ]'    # XXH3_64bits("")
 check '[ "$(hash_of vec.xxh3 abc)" = 78af5f94892f3950 ]'      # XXH3_64bits("abc")
 
+# every length around SHA-256's padding boundaries (55/56, 63/64, 119/120 ...)
+expect_rc 0 "$I" --hash sha256 pad.safetensors
+check 'python3 -c "
+import hashlib
+got = dict(l.split(\"  \")[::-1] for l in open(\"out.txt\").read().split(\"\n\")[1:-2])
+data = bytes(i * 7 % 256 for i in range(1000))
+want = {\"n%d\" % n: hashlib.sha256(data[:n]).hexdigest() for n in (1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 1000)}
+assert got == want, (got, want)
+"'
+
 # sha256 of the 4.4 MB tensor "big" (read in 4 MiB pieces) = sha256sum of its
 # bytes, cut out of the safetensors file by python reading the header itself
 expect_rc 0 "$I" --hash sha256 ops.safetensors; cp out.txt st.sha256
