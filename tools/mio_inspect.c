@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "inspect_ops.h"
 
 #define PROG "mio-inspect"
 /* Human --meta: array elements shown, string bytes shown. */
@@ -34,7 +35,14 @@ static void usage(FILE *o)
             "  given a later part, the first part is named instead.\n"
             "  --part     GGUF only: show this one file of a split model on its own\n"
             "  --splits   accepted for compatibility (following the parts is the default)\n"
-            "exit status: 0 ok, 1 unreadable or invalid file, 2 usage error\n");
+            "exit status: 0 ok, 1 unreadable or invalid file, 2 usage error\n"
+            "\n"
+            "       " PROG " --hash xxh64|xxh3|sha256 FILE > MANIFEST   per-tensor + whole-model hashes\n"
+            "       " PROG " --check MANIFEST FILE   verify FILE against a --hash manifest\n"
+            "       " PROG " --stats [--json] FILE   per tensor min/max/mean/std, NaN/inf, zeros\n"
+            "       " PROG " --diff A B              metadata and tensor differences (0 same, 1 differ, 2 error)\n"
+            "       " PROG " --verify FILE           read every tensor byte, report damage\n"
+            "  These work on GGUF (split: all parts), safetensors and *.index.json alike.\n");
 }
 
 /* ------------------------------------------------------------------------- */
@@ -784,6 +792,8 @@ static int inspect_safetensors(const char *path, int index, int meta, int tensor
 
 int main(int argc, char **argv)
 {
+    if (inspect_ops_wanted(argc, argv))
+        return inspect_ops_main(argc, argv);
     const char *path = NULL;
     int meta = 0, tensors = 0, json = 0, one_part = 0;
 
