@@ -42,6 +42,12 @@ fi
 check '[ "$(json rt_sample.safetensors "[t[\"shape\"] for t in j[\"tensors\"] if t[\"name\"]==\"token_embd.weight\"][0]")" = "[32, 256]" ]'
 check '[ "$(json rt_sample.safetensors "j[\"kv\"][\"general.architecture\"] if \"kv\" in j else [m[\"value\"] for m in j[\"metadata\"] if m[\"key\"]==\"general.architecture\"][0]")" = llama ]'
 
+# the tensor hashes do not depend on the container: the GGUF's manifest checks its conversion
+"$INSPECT" --hash sha256 sample.gguf > rt_sample.sha256 2>err.txt
+expect_rc 0 "$INSPECT" --check rt_sample.sha256 rt_sample.safetensors
+check 'grep -q "OK: 21 tensors and the whole-model sha256 match" out.txt err.txt'
+expect_rc 0 "$INSPECT" --diff sample.gguf rt_sample.safetensors
+
 # 2. safetensors -> GGUF -> safetensors is byte-identical for every golden GGUF can hold
 for g in "$DATA"/safetensors/golden/*.safetensors; do
   b=$(basename "$g" .safetensors)
