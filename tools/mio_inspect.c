@@ -1480,7 +1480,9 @@ static mio_status md_tensor_sections(FILE *o, const md_src *m, const char *path,
             fprintf(o, "- Bits per weight (BPW) for %s: undefined (no elements)\n\n", title);
         free(title);
     }
-    char *file = md_code(path, strlen(path), SIZE_MAX);
+    const char *base = strrchr(path, '/');
+    base = base && base[1] ? base + 1 : path;
+    char *file = md_code(base, strlen(base), SIZE_MAX);
     if (!file)
         goto out_tab;
     if (all_el)
