@@ -1389,16 +1389,18 @@ static mio_status md_tensor_sections(FILE *o, const md_src *m, const char *path,
         all_bytes += gs.g[k].bytes;
     }
     int64_t nt = md_tensor_count(m);
-    fprintf(o, "## Tensors: %s elements\n\n", md_approx(all_el, a, sizeof a));
-    fprintf(o, "There are %" PRId64 " %s with %" PRIu64 " elements in all, in %zu %s.\n\n", nt,
-            cli_plural((uint64_t)nt, "tensor", "tensors"), all_el, gs.n, cli_plural(gs.n, "group", "groups"));
+    fprintf(o, "## Tensors: %s %s\n\n", md_approx(all_el, a, sizeof a), cli_plural(all_el, "element", "elements"));
+    fprintf(o, "There %s %" PRId64 " %s with %" PRIu64 " %s in all, in %zu %s.\n\n", nt == 1 ? "is" : "are", nt,
+            cli_plural((uint64_t)nt, "tensor", "tensors"), all_el, cli_plural(all_el, "element", "elements"), gs.n,
+            cli_plural(gs.n, "group", "groups"));
     for (size_t k = 0; k < gs.n; k++) {
         char *title = md_group_title(&gs.g[k]);
         if (!title) {
             st = MIO_ERR_NOMEM;
             goto out;
         }
-        fprintf(o, "- [%s: %s elements](#", title, md_approx(gs.g[k].elements, a, sizeof a));
+        fprintf(o, "- [%s: %s %s](#", title, md_approx(gs.g[k].elements, a, sizeof a),
+                cli_plural(gs.g[k].elements, "element", "elements"));
         md_anchor(o, &gs.g[k]);
         fputs(")\n", o);
         free(title);
@@ -1413,9 +1415,13 @@ static mio_status md_tensor_sections(FILE *o, const md_src *m, const char *path,
     tab.ncol = files > 1 ? 5 : 4;
     tab.head = files > 1 ? off_head : off_head1;
     tab.align = files > 1 ? "rlrrr" : "rlrr";
+    if (nt <= 0) {
+        st = MIO_OK;
+        goto totals;
+    }
     fputs("### Tensor data offsets\n\n", o);
     fprintf(o, "Offsets are relative to the start of the data section of the file holding the tensor%s.\n\n",
-            files > 1 ? " (File: 1-based part number)" : "");
+            files > 1 ? " (File: 1-based part or shard number)" : "");
     st = MIO_ERR_NOMEM;
     for (int64_t i = 0; i < nt; i++) {
         md_tensor t;
@@ -1442,7 +1448,8 @@ static mio_status md_tensor_sections(FILE *o, const md_src *m, const char *path,
             goto out_tab;
         fputs("### <a name=\"", o);
         md_anchor(o, g);
-        fprintf(o, "\"></a>Tensor group %s: %s elements\n\n", title, md_approx(g->elements, a, sizeof a));
+        fprintf(o, "\"></a>Tensor group %s: %s %s\n\n", title, md_approx(g->elements, a, sizeof a),
+                cli_plural(g->elements, "element", "elements"));
         memset(&tab, 0, sizeof tab);
         tab.ncol = 6;
         tab.head = grp_head;
@@ -1480,6 +1487,7 @@ static mio_status md_tensor_sections(FILE *o, const md_src *m, const char *path,
             fprintf(o, "- Bits per weight (BPW) for %s: undefined (no elements)\n\n", title);
         free(title);
     }
+totals:;
     const char *base = strrchr(path, '/');
     base = base && base[1] ? base + 1 : path;
     char *file = md_code(base, strlen(base), SIZE_MAX);
@@ -1550,9 +1558,11 @@ static mio_status md_print_gguf(FILE *o, const char *path, const mio_gguf_file *
         if (!md_add(&tab, val))
             goto out;
     }
-    md_print(o, &tab);
+    if (n > 0) {
+        md_print(o, &tab);
+        fputc('\n', o);
+    }
     md_free(&tab);
-    fputc('\n', o);
     md_src m = { f, NULL };
     st = md_tensor_sections(o, &m, path, parts);
 out:
@@ -1597,9 +1607,11 @@ static mio_status md_print_st(FILE *o, const char *path, const mio_st_file *f, i
             !md_add(&tab, md_code(val.ptr, val.len, MD_STRING_SHOWN)))
             goto out;
     }
-    md_print(o, &tab);
+    if (n > 0) {
+        md_print(o, &tab);
+        fputc('\n', o);
+    }
     md_free(&tab);
-    fputc('\n', o);
     md_src m = { NULL, f };
     st = md_tensor_sections(o, &m, path, mio_st_shard_count(f));
 out:
