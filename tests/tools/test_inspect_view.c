@@ -463,6 +463,61 @@ static void check_split(void)
     cJSON_Delete(root);
 }
 
+static void put_str(FILE *fp, const char *p, uint64_t n)
+{
+    fwrite(&n, 8, 1, fp); /* little-endian hosts only (the library's rule) */
+    fwrite(p, 1, (size_t)n, fp);
+}
+
+/* A GGUF written byte by byte: a key holding a control byte, invalid UTF-8, a
+ * pipe, a backtick and ESC, with a string value holding NUL and ESC. The kv
+ * object names it with U+FFFD and JSON escapes; the Markdown row keeps its
+ * cells; no raw control byte reaches stdout. */
+static void check_hostile_key(void)
+{
+    static const char key[] = "bad\x01\xff|`key\x1b", val[] = "v\0al|ue\x1b[2J";
+    FILE *fp = fopen("view_hostile.gguf", "wb");
+    T_CHECK(fp != NULL);
+    if (!fp)
+        return;
+    uint32_t version = 3, type_str = 8;
+    uint64_t n_tensors = 0, n_kv = 1;
+    fwrite("GGUF", 1, 4, fp);
+    fwrite(&version, 4, 1, fp);
+    fwrite(&n_tensors, 8, 1, fp);
+    fwrite(&n_kv, 8, 1, fp);
+    put_str(fp, key, sizeof key - 1);
+    fwrite(&type_str, 4, 1, fp);
+    put_str(fp, val, sizeof val - 1);
+    long len = ftell(fp);
+    for (; len % 32; len++)
+        fputc(0, fp);
+    fclose(fp);
+
+    cJSON *root = run_json("--json view_hostile.gguf");
+    T_CHECK(root != NULL);
+    const cJSON *kv = item(root, "kv");
+    T_EQ_INT(cJSON_GetArraySize(kv), 1);
+    T_EQ_STR(kv && kv->child ? kv->child->string : NULL, "bad\x01\xEF\xBF\xBD|`key\x1b");
+    cJSON_Delete(root);
+    T_EQ_INT(run("--json view_hostile.gguf"), 0);
+    char *text = out_text();
+    T_CHECK(text && strstr(text, "\"bad\\u0001\xEF\xBF\xBD|`key\\u001b\":\t\"v\\u0000al|ue\\u001b[2J\"") != NULL);
+    free(text);
+
+    T_EQ_INT(run("--markdown view_hostile.gguf"), 0);
+    text = out_text();
+    const char *row = line_with(text, "| 1 | string |");
+    T_EQ_STR(row, "| 1 | string | 1 | ``bad\\x01\xEF\xBF\xBD\\|`key\\x1B`` | `v\\x00al\\|ue\\x1B[2J` |");
+    T_EQ_INT(cell_bars(row), 6);
+    for (const char *p = text; p && *p; p++)
+        if ((unsigned char)*p < 0x20 && *p != '\n') {
+            T_CHECK(!"raw control byte in the Markdown output");
+            break;
+        }
+    free(text);
+}
+
 int main(void)
 {
     write_gguf();
@@ -472,5 +527,6 @@ int main(void)
     check_json_arrays();
     check_vocabulary();
     check_split();
+    check_hostile_key();
     T_DONE();
 }
