@@ -45,7 +45,7 @@ static void usage(FILE *o)
             "  --tensors  list every tensor: name, shape, type, offsets, bytes\n"
             "  --json     print one JSON object with everything instead (schema: docs/TOOLS.md);\n"
             "             arrays over 64 elements are given as count + \"truncated\": true\n"
-            "  --json-array  with --json (implies it): every array in full\n"
+            "  --json-array  like --json, with every array in full\n"
             "  --markdown print Markdown tables instead: metadata, tensors grouped by block\n"
             "             (blk.N / layers.N / h.N ...), elements and bits per weight per group\n"
             "  A GGUF split model (name-00001-of-0000N.gguf) is shown whole: all its parts are read;\n"
