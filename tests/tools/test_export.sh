@@ -87,8 +87,8 @@ assert tok["type"] == "array" and tok["array_type"] == "string" and tok["count"]
 assert tok["value"][5] == "\u2581the", tok["value"][5]
 t = d["tensors"]
 assert len(t) == 21
-assert t[0] == {"name": "token_embd.weight", "type": "f16", "ne": [256, 32], "offset": 0, "nbytes": 16384, "part": 0}, t[0]
-assert t[20] == {"name": "output.weight", "type": "f32", "ne": [256, 32], "offset": 2642944, "nbytes": 32768, "part": 0}, t[20]
+assert t[0] == {"name": "token_embd.weight", "dtype": "f16", "shape": [32, 256], "elements": 8192, "offset": 0, "nbytes": 16384, "file": 0, "type": "f16", "ne": [256, 32], "part": 0}, t[0]
+assert t[20] == {"name": "output.weight", "dtype": "f32", "shape": [32, 256], "elements": 8192, "offset": 2642944, "nbytes": 32768, "file": 0, "type": "f32", "ne": [256, 32], "part": 0}, t[20]
 PY'
   "$INSPECT" --json "$DATA/vocab-llama-spm.gguf" > inspect.json
   check 'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); md={k[\"key\"]:k for k in d[\"metadata\"]}; t=md[\"tokenizer.ggml.tokens\"]; assert t[\"count\"]==32000 and \"value\" not in t; assert d[\"tensors\"]==[] and d[\"file_size\"]==723869" inspect.json'
