@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "kvedit.h"
 
 #define PROG "mio-transcode"
 #define CONVERSIONS "supported conversions: safetensors (file or .index.json) -> safetensors; GGUF (a file or\n  the first part of a split) -> GGUF; GGUF -> split GGUF parts"
@@ -20,6 +21,7 @@ static void usage(FILE *o)
             "usage: " PROG " [--quiet] IN OUT\n"
             "       " PROG " [--quiet] [--dry-run] [--no-tensor-first-split]\n"
             "              (--split-max-tensors N | --split-max-size N{M,G}) IN.gguf PREFIX\n"
+            "       " PROG " [--quiet] EDITS.. IN.gguf OUT.gguf | --in-place EDITS.. FILE.gguf\n"
             "  Convert the model file IN to OUT. The input format is detected by content.\n"
             "  " CONVERSIONS ".\n"
             "  safetensors -> safetensors re-serializes in upstream's canonical form (dtype\n"
@@ -38,7 +40,9 @@ static void usage(FILE *o)
             "                          (each tensor counted padded to 32 bytes; metadata not counted)\n"
             "  --no-tensor-first-split  part 1 holds only the metadata\n"
             "  --dry-run  print the parts (file, tensors, bytes) on stdout; write nothing\n"
-            "  --quiet  no summary line\n"
+            "  --quiet  no summary line\n");
+    kvedit_usage(o);
+    fprintf(o,
             "exit status: 0 ok, 1 failure (library message on stderr), 2 usage error\n");
 }
 
@@ -281,10 +285,12 @@ static int gguf_to_gguf(const char *in, const char *out, int quiet)
     return CLI_EXIT_OK;
 }
 
+static kvedit_list g_edits; /* metadata edits (kvedit.c); static: reachable until exit */
+
 int main(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL;
-    int quiet = 0, only_paths = 0, split = 0;
+    int quiet = 0, only_paths = 0, split = 0, in_place = 0, erc = 0;
     mio_split_params sp;
     mio_split_default_params(&sp);
     sp.max_tensors = 0;
@@ -312,6 +318,11 @@ int main(int argc, char **argv)
             split |= by_size ? 2 : 1;
         } else if (!only_paths && cli_is(a, "--no-tensor-first-split")) {
             sp.no_tensor_first_split = 1;
+        } else if (!only_paths && cli_is(a, "--in-place")) {
+            in_place = 1;
+        } else if (!only_paths && kvedit_option(&g_edits, PROG, argc, argv, &i, &erc)) {
+            if (erc)
+                return erc;
         } else if (!only_paths && cli_is(a, "--dry-run")) {
             sp.dry_run = 1;
         } else if (!only_paths && cli_is(a, "--")) {
@@ -330,6 +341,13 @@ int main(int argc, char **argv)
             return usage_error(msg);
         }
     }
+    if (in_place) {
+        if (!g_edits.n || split || out || !in || !*in)
+            return usage_error("--in-place takes metadata edits and one FILE.gguf (no OUT, no splitting)");
+        return kvedit_in_place(&g_edits, PROG, in, quiet);
+    }
+    if (g_edits.n && split)
+        return usage_error("metadata edits apply to GGUF -> GGUF copies and --in-place, not to splitting");
     if (!in || !*in || !out || !*out)
         return usage_error(split ? "IN and PREFIX are required" : "IN and OUT are required");
     if (split == 3)
@@ -357,7 +375,7 @@ int main(int argc, char **argv)
         break;
     case CLI_FMT_GGUF:
         if (cli_ends_with(out, ".gguf"))
-            return gguf_to_gguf(in, out, quiet);
+            return g_edits.n ? kvedit_copy(&g_edits, PROG, in, out, quiet) : gguf_to_gguf(in, out, quiet);
         say_path("", in);
         fprintf(stderr, ": GGUF -> safetensors is not supported yet (" CONVERSIONS ")\n");
         return CLI_EXIT_FAIL;
@@ -376,6 +394,8 @@ int main(int argc, char **argv)
         fprintf(stderr, ": unknown input format (neither safetensors nor GGUF); " CONVERSIONS "\n");
         return CLI_EXIT_FAIL;
     }
+    if (g_edits.n)
+        return usage_error("metadata edits apply to GGUF -> GGUF copies and --in-place only");
     if (cli_ends_with(out, ".gguf")) {
         say_path("", out);
         fprintf(stderr, ": safetensors -> GGUF is not supported yet (" CONVERSIONS ")\n");
