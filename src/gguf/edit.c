@@ -133,7 +133,8 @@ mio_status mio_kv_edit_parse(const char *spec, mio_kv_edit **out) {
         uint64_t mag;
         const char *tn = type == TYPE_INT ? "int" : mio_gguf_type_name(type);
         if (!parse_dec(v, &neg, &mag)) {
-            if (*v && strspn(v + (*v == '-' || *v == '+'), "0123456789") == strlen(v + (*v == '-' || *v == '+')))
+            const char *d = v + (*v == '-' || *v == '+');
+            if (*d && strspn(d, "0123456789") == strlen(d)) /* digits only: too many of them */
                 return err_set(MIO_ERR_OUT_OF_RANGE, "key " KEYFMT ": %.40s is out of range for %s", KEYARG(spec, kl), v, tn);
             return err_set(MIO_ERR_INVALID_ARG, "key " KEYFMT ": '%.40s' is not a decimal integer (%s)", KEYARG(spec, kl),
                            v, tn);
@@ -431,8 +432,8 @@ mio_status mio_gguf_edit_in_place(const char *path, const mio_kv_edit *e, size_t
     if (mio_gguf_find_key(f, "split.count") >= 0)
         for (size_t i = 0; i < n && !st; i++)
             if (strncmp(e[i].key, "split.", 6) == 0)
-                st = err_set(MIO_ERR_SPLIT, "%s: is part of a split model; editing %.200s in place would break the set",
-                             path, e[i].key);
+                st = err_set(MIO_ERR_SPLIT, "%s: the file is part of a split model (split.count); editing %.200s in "
+                             "place would break the set", path, e[i].key);
     if (!st && fsize < data_off)
         st = err_set(MIO_ERR_LIMIT, "%s: the file ends at byte %llu, before its data section (%llu): a tensor-less file "
                      "without padding has no room to edit in place; write an edited copy instead", path,
