@@ -7,6 +7,7 @@
 #include "modelio.h"
 #include "test.h"
 
+#include <float.h>
 #include <math.h>
 #include <unistd.h>
 
@@ -78,6 +79,9 @@ static void test_parse(void) {
     if ((e = parse_ok("a=f32:-1e-3"))) { T_EQ_INT(e->type, MIO_GGUF_F32); T_CHECK(e->f64 == (double)-1e-3f); mio_free(e); }
     if ((e = parse_ok("a=float:-inf"))) { T_CHECK(isinf(e->f64) && e->f64 < 0); mio_free(e); }
     parse_bad("a=float:1e39", MIO_ERR_OUT_OF_RANGE, "key 'a': 1e39 is out of range for f32");
+    /* just above FLT_MAX but rounding to it is accepted; past the rounding midpoint is not */
+    if ((e = parse_ok("a=float:3.4028235e38"))) { T_CHECK(e->f64 == (double)FLT_MAX); mio_free(e); }
+    parse_bad("a=float:3.4028236e38", MIO_ERR_OUT_OF_RANGE, "out of range for f32");
     parse_bad("a=f64:1e309", MIO_ERR_OUT_OF_RANGE, "1e309 is out of range for f64");
     parse_bad("a=float:1.5x", MIO_ERR_INVALID_ARG, "key 'a': '1.5x' is not a number (f32)");
     parse_bad("a=float:", MIO_ERR_INVALID_ARG, "is not a number");
