@@ -419,6 +419,82 @@ MIO_API mio_status mio_writer_write_tensor_part(mio_writer *w, const void *data,
 MIO_API mio_status mio_writer_finish(mio_writer *w);
 
 /* ------------------------------------------------------------------------- */
+/* Metadata edits (gguf-new-metadata / gguf-set-metadata)                     */
+/* ------------------------------------------------------------------------- */
+/* One metadata edit: set KEY to a typed value, or remove KEY. Unlike
+ * mio_kv_override (llama-quantize's --override-kv, which writes int as u32 and
+ * float as f32 and moves the key to the end), an edit sets the exact wire type
+ * given and keeps an existing key where it is. See docs/TOOLS.md. */
+#define MIO_KV_SET 0
+#define MIO_KV_REMOVE 1
+/* GGUF keys are at most this many bytes (the GGUF specification's limit). */
+#define MIO_GGUF_MAX_KEY 65535u
+
+typedef struct mio_kv_edit {
+    const char *key;      /* NUL-terminated, 1..MIO_GGUF_MAX_KEY bytes */
+    int op;               /* MIO_KV_SET or MIO_KV_REMOVE (then the fields below are ignored) */
+    int type;             /* MIO_KV_SET: a scalar mio_gguf_type or MIO_GGUF_STRING (no arrays) */
+    uint64_t u64;         /* u8, u16, u32, u64 and bool (0 or 1) */
+    int64_t i64;          /* i8, i16, i32, i64 */
+    double f64;           /* f32 (must be finite within f32 range, or inf/NaN; rounded to f32), f64 */
+    const char *str;      /* MIO_GGUF_STRING: str_len bytes, any bytes (NUL too); may be NULL when str_len is 0 */
+    size_t str_len;
+} mio_kv_edit;
+
+/* Parse "KEY=TYPE:VALUE" (llama.cpp's --override-kv syntax, wider): KEY runs to
+ * the first '=', TYPE to the next ':', VALUE is everything after it (it may hold
+ * '=' and ':'). TYPE: int (i32, or i64 when the value does not fit i32), float
+ * (f32), bool (true, false, 1 or 0), str (or string; VALUE taken verbatim, may
+ * be empty), or an exact wire type u8 i8 u16 i16 u32 i32 u64 i64 f32 f64.
+ * Integers are decimal with an optional sign, nothing else (no blanks, no 0x);
+ * a value outside the type's range is MIO_ERR_OUT_OF_RANGE with a message
+ * naming the key, the value and the type ("key 'a': 300 is out of range for u8
+ * (0 to 255)"). Floats as strtod reads them in the C locale (inf and nan
+ * included; an overflowing finite value is MIO_ERR_OUT_OF_RANGE). Other errors:
+ * no '=' or ':' or an unknown type MIO_ERR_INVALID_ARG, an empty key
+ * MIO_ERR_INVALID_KV, a key over MIO_GGUF_MAX_KEY bytes MIO_ERR_LIMIT.
+ * *out is one malloc()ed block holding the edit, its key and its string (both
+ * NUL-terminated); release it with mio_free. */
+MIO_API mio_status mio_kv_edit_parse(const char *spec, mio_kv_edit **out);
+
+/* Apply n edits to w in order: a set replaces the value (and type) of an
+ * existing key where it stands, or appends the key; a remove deletes the key,
+ * and removing a key w does not hold is a no-op (both as gguf-new-metadata).
+ * Every edit is checked first (key, op, type, range, bool 0/1, a valid u32
+ * general.alignment): if one is invalid, w is not changed. e may be NULL when n
+ * is 0. */
+MIO_API mio_status mio_writer_apply_edits(mio_writer *w, const mio_kv_edit *e, size_t n);
+
+/* Copy the GGUF model in_path (the first part of a split is followed across its
+ * parts and merged, split.* dropped) into out_path with the edits applied to
+ * its metadata; tensors, their order and bytes are unchanged. With n == 0 the
+ * output is what mio_quantize with default parameters writes (a canonical file
+ * comes out byte-identical). out_path is written atomically and may not be one
+ * of the input files. e may be NULL when n is 0. */
+MIO_API mio_status mio_gguf_copy_edit(const char *in_path, const char *out_path, const mio_kv_edit *e, size_t n);
+
+/* Edit the metadata of the GGUF file at path in place (gguf-set-metadata's job,
+ * for any edit): only the bytes before the data section are rewritten, and only
+ * when the new header ends in the same alignment window as the old one, so the
+ * data offset and every tensor byte stay where they are (the rest of the window
+ * is refilled with zeros). A header that would need more room than the data
+ * offset leaves, or would end a whole alignment unit earlier (the data would
+ * move), or edits that change general.alignment, are refused with MIO_ERR_LIMIT
+ * or MIO_ERR_INVALID_ALIGNMENT and a message giving the bytes needed and
+ * available; the file is then untouched. The file is edited as the single file
+ * it is (a split part is not followed; setting or removing split.* keys in a
+ * split part is MIO_ERR_SPLIT). The GGUF version field is kept.
+ * Crash safety: the old header bytes are first written to
+ * "<path>.mio-header-backup" and fsynced; the new header is written with
+ * pwrite and fsynced; then the backup is removed. If the process or the
+ * machine dies in between, the header may be torn but the backup holds the old
+ * one (restore: dd if=BACKUP of=FILE conv=notrunc); while a backup exists,
+ * further in-place edits of that file are refused. Not safe against another
+ * process writing the same file at the same time. Edits that change nothing
+ * write nothing. e may be NULL when n is 0. */
+MIO_API mio_status mio_gguf_edit_in_place(const char *path, const mio_kv_edit *e, size_t n);
+
+/* ------------------------------------------------------------------------- */
 /* Block codecs: f32 <-> ggml wire bytes                                      */
 /* ------------------------------------------------------------------------- */
 /* Encode n floats (a whole number of blocks; may span many rows) into dst, which
@@ -747,6 +823,9 @@ typedef struct mio_convert_params {
     size_t n_rename;
     mio_quant_progress_fn progress; /* optional: tensors/bytes written; non-zero cancels */
     void *progress_user;
+    const mio_kv_edit *edits;  /* metadata edits (mio_writer_apply_edits' rules), applied to the GGUF
+                                  key-values before they are encoded / after they are restored */
+    size_t n_edits;
 } mio_convert_params;
 
 /* Defaults: types kept, no decoding, all cores, no renames. */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "kvedit.h"
 
 #define PROG "mio-transcode"
 #define CONVERSIONS "supported: GGUF <-> safetensors (files, sharded checkpoints), safetensors -> safetensors,\n  GGUF -> GGUF (merging a split), GGUF -> split GGUF parts"
@@ -25,6 +26,7 @@ static void usage(FILE *o)
             "       " PROG " --merge PREFIX-00001-of-0000N.gguf OUT.gguf\n"
             "       " PROG " [--dry-run] [--no-tensor-first-split]\n"
             "              (--split-max-tensors N | --split-max-size N{M,G}) IN.gguf PREFIX\n"
+            "       " PROG " --in-place EDITS.. FILE.gguf\n"
             "  Convert the model file IN to OUT. IN's format is detected by content (a GGUF file or\n"
             "  the first part of a split; a safetensors file or a sharded checkpoint's .index.json);\n"
             "  OUT's by its name: *.gguf, *.safetensors, or DIR/ (or DIR/model.safetensors.index.json)\n"
@@ -55,7 +57,9 @@ static void usage(FILE *o)
             "  --quiet  no summary line, no progress\n"
             "  OUT is written atomically (nothing is left on failure or interruption: SIGINT/SIGTERM\n"
             "  exit 130/143) and may not be an input file, a device, a FIFO or a directory (except\n"
-            "  for sharded output); '-' (or /dev/stdout) streams to standard output, not a terminal.\n"
+            "  for sharded output); '-' (or /dev/stdout) streams to standard output, not a terminal.\n");
+    kvedit_usage(o);
+    fprintf(o,
             "exit status: 0 ok, 1 failure (library message on stderr), 2 usage error\n");
 }
 
@@ -461,10 +465,12 @@ static int parse_shard_size(const char *s, uint64_t *out)
     return 0;
 }
 
+static kvedit_list g_edits; /* metadata edits (kvedit.c); static: reachable until exit */
+
 int main(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *to = NULL, *map_path = NULL;
-    int quiet = 0, only_paths = 0, split = 0, merge = 0;
+    int quiet = 0, only_paths = 0, split = 0, merge = 0, in_place = 0, erc = 0;
     mio_split_params sp;
     mio_split_default_params(&sp);
     sp.max_tensors = 0;
@@ -500,6 +506,11 @@ int main(int argc, char **argv)
             sp.dry_run = 1;
         } else if (!only_paths && cli_is(a, "--merge")) {
             merge = 1;
+        } else if (!only_paths && cli_is(a, "--in-place")) {
+            in_place = 1;
+        } else if (!only_paths && kvedit_option(&g_edits, PROG, argc, argv, &i, &erc)) {
+            if (erc)
+                return erc;
         } else if (!only_paths && cli_is(a, "--dequantize")) {
             cp.dequantize = 1;
             conv_opts = 1;
@@ -547,6 +558,13 @@ int main(int argc, char **argv)
             return usage_error(msg);
         }
     }
+    if (in_place) {
+        if (!g_edits.n || split || merge || conv_opts || to || out || !in || !*in)
+            return usage_error("--in-place takes metadata edits and one FILE.gguf (no OUT, no conversion, no splitting)");
+        return kvedit_in_place(&g_edits, PROG, in, quiet);
+    }
+    if (g_edits.n && split)
+        return usage_error("metadata edits apply to copies and conversions and --in-place, not to splitting");
     if (!in || !*in || !out || !*out)
         return usage_error(split ? "IN and PREFIX are required" : "IN and OUT are required");
     if (split == 3)
@@ -625,15 +643,21 @@ int main(int argc, char **argv)
             return usage_error("GGUF -> GGUF copies tensors verbatim: --dtype/--dequantize/--name-map do not apply "
                                "(mio-export-gguf --dtype and mio-quantize change types)");
         }
-        rc = gguf_to_gguf(in, out, quiet);
+        rc = g_edits.n ? kvedit_copy(&g_edits, PROG, in, out, quiet) : gguf_to_gguf(in, out, quiet);
     } else if (!in_gguf && !out_gguf) {
         if (conv_opts) {
             name_map_free(&map);
             return usage_error("safetensors -> safetensors keeps every tensor: --dtype/--dequantize/--name-map do "
                                "not apply");
         }
+        if (g_edits.n) {
+            name_map_free(&map);
+            return usage_error("metadata edits are GGUF key-values: the output must be GGUF");
+        }
         rc = st_to_st(in, out, quiet, cp.max_shard_bytes);
     } else {
+        cp.edits = g_edits.e;
+        cp.n_edits = g_edits.n;
         rc = convert(in, out, out_gguf, &cp, quiet);
     }
     name_map_free(&map);

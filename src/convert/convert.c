@@ -32,6 +32,7 @@ static mio_status check_params(const mio_convert_params *p, mio_convert_params *
     out->size = sizeof *out;
     if (out->dtype != -1 && out->dtype != MIO_TYPE_F32 && out->dtype != MIO_TYPE_F16 && out->dtype != MIO_TYPE_BF16)
         return err_set(MIO_ERR_INVALID_ARG, "dtype %d: the conversion casts to F32, F16 or BF16 only", out->dtype);
+    if (out->n_edits && !out->edits) return err_set(MIO_ERR_INVALID_ARG, "edits is NULL (n_edits %zu)", out->n_edits);
     if (out->n_rename && (!out->rename_from || !out->rename_to))
         return err_set(MIO_ERR_INVALID_ARG, "rename_from/rename_to is NULL (n_rename %zu)", out->n_rename);
     for (size_t k = 0; k < out->n_rename; k++) {
@@ -182,16 +183,17 @@ static bool empty_unpadded(const mio_gguf_file *f, size_t nt) {
  * safetensors.metadata.* strings in key order and then at most the scalar
  * list, tensors in safetensors order, no decoding or renaming. Then no layout
  * document is written, so safetensors -> GGUF -> safetensors is exact. */
-static bool plain_st_origin(const mio_gguf_file *f, const xtensor *xt, size_t nt, bool changed) {
+static bool plain_st_origin(const mio_gguf_file *f, const mio_gguf_file *kvf, const xtensor *xt, size_t nt,
+                            bool changed) {
     if (changed || f->version != 3) return false;
     const mio_str *prev = NULL;
-    for (uint64_t i = 0; i < f->n_kv; i++) {
-        const gguf_kv *kv = &f->kv[i];
+    for (uint64_t i = 0; i < kvf->n_kv; i++) {
+        const gguf_kv *kv = &kvf->kv[i];
         if (is_split_key(&kv->key)) continue;
         if (key_is(&kv->key, MC_SCALARS_KEY)) {
             if (kv->type != MIO_GGUF_ARRAY || kv->elem_type != MIO_GGUF_STRING) return false;
-            for (uint64_t j = i + 1; j < f->n_kv; j++)
-                if (!is_split_key(&f->kv[j].key)) return false; /* must be last */
+            for (uint64_t j = i + 1; j < kvf->n_kv; j++)
+                if (!is_split_key(&kvf->kv[j].key)) return false; /* must be last */
             continue;
         }
         if (!key_starts(&kv->key, MC_ST_PREFIX) || kv->type != MIO_GGUF_STRING || !mc_plain_text(kv->val, kv->val_len) ||
@@ -246,8 +248,11 @@ static bool in_scalar_list(const gguf_kv *list, const char *name) {
     return false;
 }
 
-static mio_status build_metadata(const mio_gguf_file *f, const xtensor *xt, size_t nt, bool plain, metas *ms) {
-    ms->m = calloc(f->n_kv + 2, sizeof *ms->m);
+/* The __metadata__ entries for f, whose key-values are read from kvf (f itself,
+ * or a copy with edits applied). */
+static mio_status build_metadata(const mio_gguf_file *f, const mio_gguf_file *kvf, const xtensor *xt, size_t nt,
+                                 bool plain, metas *ms) {
+    ms->m = calloc(kvf->n_kv + 2, sizeof *ms->m);
     ms->n = 0;
     if (!ms->m) return err_set(MIO_ERR_NOMEM, "out of memory");
     mc_buf layout = {0};
@@ -258,8 +263,8 @@ static mio_status build_metadata(const mio_gguf_file *f, const xtensor *xt, size
         mc_str(&layout, t);
     }
     bool first = true;
-    for (uint64_t i = 0; i < f->n_kv; i++) {
-        const gguf_kv *kv = &f->kv[i];
+    for (uint64_t i = 0; i < kvf->n_kv; i++) {
+        const gguf_kv *kv = &kvf->kv[i];
         if (is_split_key(&kv->key)) continue;
         if (!mc_plain_text((const uint8_t *)kv->key.ptr, kv->key.len))
             return err_set(MIO_ERR_INVALID_UTF8, "GGUF key '%.*s' is not UTF-8 text; safetensors metadata keys must be",
@@ -318,6 +323,41 @@ static bool ends_with(const char *s, const char *suffix) {
 typedef struct fdsink { int fd; } fdsink;
 static int fd_write_cb(void *user, const void *p, size_t n) {
     return fd_write_all(((fdsink *)user)->fd, p, n, "the output") == MIO_OK ? 0 : 1;
+}
+
+typedef struct membuf {
+    uint8_t *p;
+    size_t n, cap;
+} membuf;
+static int membuf_put(void *user, const void *data, size_t len) {
+    membuf *m = user;
+    if (len > m->cap - m->n) {
+        size_t nc = m->cap ? m->cap * 2 : 4096;
+        while (nc - m->n < len) nc *= 2;
+        uint8_t *np = realloc(m->p, nc);
+        if (!np) return 1;
+        m->p = np;
+        m->cap = nc;
+    }
+    memcpy(m->p + m->n, data, len);
+    m->n += len;
+    return 0;
+}
+
+/* f's key-values (split.* dropped) with the edits applied, as a header-only GGUF
+ * parsed from memory: the encoder then reads edited and original files alike. */
+static mio_status edited_kv(const mio_gguf_file *f, const mio_convert_params *p, mio_gguf_file **out) {
+    static const char *const split_keys[] = {"split.no", "split.count", "split.tensors.count"};
+    mio_writer *w = NULL;
+    membuf m = {0};
+    mio_status st = mio_writer_new(0, &w);
+    if (!st) st = mio_writer_copy_all_kv(w, f, split_keys, 3);
+    if (!st) st = mio_writer_apply_edits(w, p->edits, p->n_edits);
+    if (!st) st = mio_writer_write_cb(w, membuf_put, &m);
+    mio_writer_free(w);
+    if (!st) return mio_gguf_open_buffer(m.p, m.n, MIO_BUFFER_TAKE, out);
+    free(m.p);
+    return st;
 }
 
 static mio_status gguf_to_st(const char *in_path, int mode, const char *out, int fd, const mio_convert_params *pp) {
@@ -399,15 +439,18 @@ static mio_status gguf_to_st(const char *in_path, int mode, const char *out, int
     }
     c.n = nt;
     if (!st) st = unused_renames(&p, used);
+    /* edits: applied to a copy of the key-values (a header-only GGUF in memory) */
+    mio_gguf_file *kvf = f;
+    if (!st && p.n_edits) st = edited_kv(f, &p, &kvf);
     const gguf_kv *scalars = NULL;
-    int64_t si = mio_gguf_find_key(f, MC_SCALARS_KEY);
-    bool plain = !st && plain_st_origin(f, c.t, nt, changed);
+    int64_t si = st ? -1 : mio_gguf_find_key(kvf, MC_SCALARS_KEY);
+    bool plain = !st && plain_st_origin(f, kvf, c.t, nt, changed || p.n_edits > 0);
     if (plain && si >= 0) {
-        scalars = &f->kv[si];
+        scalars = &kvf->kv[si];
         for (size_t k = 0; k < nt; k++)
             if (in_scalar_list(scalars, c.t[k].name) && c.t[k].n_elems == 1) ents[k].n_dims = 0;
     }
-    if (!st) st = build_metadata(f, c.t, nt, plain, &ms);
+    if (!st) st = build_metadata(f, kvf, c.t, nt, plain, &ms);
     if (!st && need_tmp && !(c.tmp = malloc(CHUNK))) st = err_set(MIO_ERR_NOMEM, "out of memory");
     if (!st) {
         st_source src = {st_fill, &c, NULL};
@@ -431,6 +474,7 @@ done:
     metas_free(&ms);
     xctx_free(&c);
     free(used);
+    if (kvf != f) mio_gguf_close(kvf);
     mio_gguf_close(f);
     return st;
 }
@@ -604,6 +648,7 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
         free(key);
         if (st) goto done;
     }
+    if (p.n_edits && (st = mio_writer_apply_edits(w, p.edits, p.n_edits))) goto done;
     /* tensor order: the layout's, then the rest in file order */
     int64_t no = 0;
     if (has_layout) {

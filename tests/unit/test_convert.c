@@ -421,6 +421,46 @@ static void test_cancel_and_fd(void) {
     T_STATUS(mio_gguf_to_safetensors(DIR "/all.gguf", DIR "/x.safetensors", &p), MIO_ERR_INVALID_ARG);
 }
 
+/* metadata edits during a conversion, both ways */
+static void test_edits(void) {
+    mio_kv_edit *set = NULL, *rm = NULL;
+    T_OK(mio_kv_edit_parse("a.u8=u16:513", &set));
+    mio_kv_edit e[2] = {*set, {0}};
+    e[1].key = "a.str";
+    e[1].op = MIO_KV_REMOVE;
+    mio_convert_params p;
+    mio_convert_default_params(&p);
+    p.edits = e;
+    p.n_edits = 2;
+    T_OK(mio_gguf_to_safetensors(DIR "/all.gguf", DIR "/edited.safetensors", &p));
+    T_EQ_STR(meta_of(DIR "/edited.safetensors", "a.u8"), "513");
+    T_EQ_STR(meta_of(DIR "/edited.safetensors", "a.str"), "(missing)");
+    /* the edited key keeps its place and takes its new type */
+    T_CHECK(strncmp(meta_of(DIR "/edited.safetensors", "__gguf__"), "{\"version\":3,\"empty_pad\":true,\"kv\":[[\"a.u8\",\"u16\"],", 50) == 0);
+    /* and on the way back to GGUF: a new key appended */
+    T_OK(mio_kv_edit_parse("z.new=str:hello=world", &rm));
+    p.edits = rm;
+    p.n_edits = 1;
+    T_OK(mio_safetensors_to_gguf(DIR "/edited.safetensors", DIR "/edited.gguf", &p));
+    mio_gguf_file *g = NULL;
+    T_OK(mio_gguf_open(DIR "/edited.gguf", 0, &g));
+    int64_t n = mio_gguf_kv_count(g);
+    T_EQ_MSTR(mio_gguf_kv_key(g, n - 1), "z.new");
+    mio_str sv;
+    T_OK(mio_gguf_kv_str(g, n - 1, &sv));
+    T_EQ_MSTR(sv, "hello=world");
+    uint64_t u;
+    T_OK(mio_gguf_kv_u64(g, mio_gguf_find_key(g, "a.u8"), &u));
+    T_EQ_U64(u, 513);
+    T_EQ_INT(mio_gguf_kv_type(g, mio_gguf_find_key(g, "a.u8")), MIO_GGUF_U16);
+    mio_gguf_close(g);
+    p.edits = NULL;
+    T_STATUS(mio_gguf_to_safetensors(DIR "/all.gguf", DIR "/x.safetensors", &p), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("edits is NULL");
+    mio_free(set);
+    mio_free(rm);
+}
+
 int main(void) {
     (void)gb_fill; /* builder helpers this test does not need */
     (void)gb_kv_u32;
@@ -431,5 +471,6 @@ int main(void) {
     test_dequantize();
     test_refusals();
     test_cancel_and_fd();
+    test_edits();
     T_DONE();
 }

@@ -93,6 +93,9 @@ static uint32_t g_u32;
 static mio_quantize_params g_qparams; /* defaults: a verbatim copy */
 static mio_split_params g_sparams;    /* defaults, dry run: nothing written */
 static uint32_t g_nparts;
+static mio_kv_edit *g_edit;                      /* mio_kv_edit_parse output */
+static const mio_kv_edit g_edits[1] = {{.key = "general.name", .op = MIO_KV_SET, .type = MIO_GGUF_STRING,
+                                        .str = "m", .str_len = 1}};
 
 static long long str_is_null(mio_str s) { return s.ptr == NULL && s.len == 0; }
 
@@ -304,6 +307,19 @@ static void make_fixtures(void) {
     X(ST, mio_writer_copy_all_kv, w, _, 0, NULL, mio_writer_copy_all_kv(NULL, g_f, g_skip, 1))                        \
     X(ST, mio_writer_copy_all_kv, src, _, 0, "source file src is NULL", mio_writer_copy_all_kv(g_w, NULL, g_skip, 1)) \
     X(ST, mio_writer_copy_all_kv, skip, _, 0, "skip is NULL (n_skip 3)", mio_writer_copy_all_kv(g_w, g_f, NULL, 3)) \
+    /* metadata edits */                                                                                          \
+    X(ST, mio_kv_edit_parse, spec, _, 0, NULL, mio_kv_edit_parse(NULL, &g_edit))                                      \
+    X(ST, mio_kv_edit_parse, out, _, 0, NULL, mio_kv_edit_parse("a=int:5", NULL))                                     \
+    X(ST, mio_writer_apply_edits, w, _, 0, NULL, mio_writer_apply_edits(NULL, g_edits, 1))                            \
+    X(ST, mio_writer_apply_edits, e, _, 0, "e is NULL (n 2)", mio_writer_apply_edits(g_w, NULL, 2))               \
+    X(OK, mio_writer_apply_edits, e, n0, 0, NULL, mio_writer_apply_edits(g_w, NULL, 0))                               \
+    X(ST, mio_gguf_copy_edit, in_path, _, 0, NULL, mio_gguf_copy_edit(NULL, "null_args_ce.gguf", g_edits, 1))         \
+    X(ST, mio_gguf_copy_edit, out_path, _, 0, NULL, mio_gguf_copy_edit(GGUF_PATH, NULL, g_edits, 1))                  \
+    X(ST, mio_gguf_copy_edit, e, _, 0, "e is NULL (n 1)", mio_gguf_copy_edit(GGUF_PATH, "null_args_ce.gguf", NULL, 1)) \
+    X(OK, mio_gguf_copy_edit, e, n0, 0, NULL, mio_gguf_copy_edit(GGUF_PATH, "null_args_ce.gguf", NULL, 0))            \
+    X(ST, mio_gguf_edit_in_place, path, _, 0, NULL, mio_gguf_edit_in_place(NULL, g_edits, 1))                         \
+    X(ST, mio_gguf_edit_in_place, e, _, 0, "e is NULL (n 1)", mio_gguf_edit_in_place(GGUF_PATH, NULL, 1))         \
+    X(OK, mio_gguf_edit_in_place, e, n0, 0, NULL, mio_gguf_edit_in_place(GGUF_PATH, NULL, 0))                         \
     X(SV, mio_writer_kv_count, w, _, -1, NULL, mio_writer_kv_count(NULL))                                        \
     X(SV, mio_writer_alignment, w, _, 0, NULL, mio_writer_alignment(NULL))                                       \
     X(ST, mio_writer_add_tensor, w, _, 0, NULL, mio_writer_add_tensor(NULL, "t2", MIO_TYPE_F32, 2, g_ne, g_tdata, 32)) \
