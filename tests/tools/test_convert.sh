@@ -113,6 +113,16 @@ check '[ ! -e dup.safetensors ] && [ ! -e short.safetensors ] && [ ! -e miss.saf
 expect_rc 2 "$TRANSCODE" --name-map map.txt sample.gguf copy.gguf
 check 'grep -q "GGUF -> GGUF copies tensors verbatim" err.txt'
 
+# metadata edits travel with a conversion: into __metadata__, and back into GGUF
+expect_rc 0 "$TRANSCODE" --set general.name=str:Edited --remove general.file_type sample.gguf ed.safetensors
+check '[ "$(json ed.safetensors "[m[\"value\"] for m in j[\"metadata\"] if m[\"key\"]==\"general.name\"][0]")" = Edited ]'
+check '[ "$(json ed.safetensors "len([m for m in j[\"metadata\"] if m[\"key\"]==\"general.file_type\"])")" = 0 ]'
+expect_rc 0 "$TRANSCODE" --set general.quantized_by=str:mio ed.safetensors ed.gguf
+check '[ "$(json ed.gguf "j[\"kv\"][\"general.quantized_by\"]")" = mio ]'
+check '[ "$(json ed.gguf "j[\"kv\"][\"general.name\"]")" = Edited ]'
+expect_rc 2 "$TRANSCODE" --set general.name=u8:300 sample.gguf bad_ed.safetensors
+check '[ ! -e bad_ed.safetensors ]'
+
 # 6. --to and standard output: the same bytes as a path write
 "$TRANSCODE" --to safetensors sample.gguf - > piped.safetensors 2>err.txt
 check 'cmp -s piped.safetensors rt_sample.safetensors'
@@ -145,7 +155,7 @@ expect_rc 0 "$TRANSCODE" parts-00001-of-00003.gguf from_parts.safetensors
 check 'cmp -s from_parts.safetensors rt_sample.safetensors'
 
 # nothing but what the script made (no temp files from failed writes)
-left=$(ls -A | grep -v -x -E 'models|sample\.gguf|rt_.*|g_.*|q\.safetensors|qb\.safetensors|h\.gguf|shards|shards2|st_shards|st_one\.safetensors|map\.txt|dup\.txt|short\.txt|miss\.txt|renamed\.safetensors|piped\..*|same\.bin|parts-0000[123]-of-00003\.gguf|merged\.gguf|sharded\.gguf|from_parts\.safetensors|out\.txt|err\.txt' | tr '\n' ' ')
+left=$(ls -A | grep -v -x -E 'models|sample\.gguf|rt_.*|g_.*|q\.safetensors|qb\.safetensors|h\.gguf|shards|shards2|st_shards|st_one\.safetensors|map\.txt|dup\.txt|short\.txt|miss\.txt|renamed\.safetensors|ed\.safetensors|ed\.gguf|piped\..*|same\.bin|parts-0000[123]-of-00003\.gguf|merged\.gguf|sharded\.gguf|from_parts\.safetensors|out\.txt|err\.txt' | tr '\n' ' ')
 check '[ -z "$left" ]' || echo "left behind: $left" >&2
 check '[ -z "$(find . -name "*.tmp*")" ]'
 
