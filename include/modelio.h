@@ -472,6 +472,8 @@ MIO_API mio_status mio_writer_apply_edits(mio_writer *w, const mio_kv_edit *e, s
  * comes out byte-identical). out_path is written atomically and may not be one
  * of the input files. e may be NULL when n is 0. */
 MIO_API mio_status mio_gguf_copy_edit(const char *in_path, const char *out_path, const mio_kv_edit *e, size_t n);
+/* The same streamed to an open descriptor (a pipe, stdout): no temp file. */
+MIO_API mio_status mio_gguf_copy_edit_fd(const char *in_path, int fd, const mio_kv_edit *e, size_t n);
 
 /* Edit the metadata of the GGUF file at path in place (gguf-set-metadata's job,
  * for any edit): only the bytes before the data section are rewritten, and only

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -234,14 +235,18 @@ int kvedit_copy(const kvedit_list *l, const char *prog, const char *in, const ch
     double t0 = cli_now();
     if (!quiet)
         note_missing(l, prog, in);
-    if (mio_gguf_copy_edit(in, out, l->e, l->n) != MIO_OK) {
+    int to_stdout = cli_is_stdout(out);
+    mio_status st = to_stdout ? mio_gguf_copy_edit_fd(in, STDOUT_FILENO, l->e, l->n) : mio_gguf_copy_edit(in, out, l->e, l->n);
+    if (st != MIO_OK) {
         cli_report(prog, in, mio_last_error());
         return CLI_EXIT_FAIL;
     }
     if (!quiet) {
         fprintf(stderr, "%s: wrote ", prog);
-        cli_esc_str(stderr, out);
-        fprintf(stderr, " with %zu metadata %s in %.3f s\n", l->n, cli_plural(l->n, "edit", "edits"), cli_now() - t0);
+        cli_esc_str(stderr, to_stdout ? "standard output" : out);
+        if (l->n)
+            fprintf(stderr, " with %zu metadata %s", l->n, cli_plural(l->n, "edit", "edits"));
+        fprintf(stderr, " in %.3f s\n", cli_now() - t0);
     }
     return CLI_EXIT_OK;
 }

@@ -26,7 +26,8 @@ typedef struct kvedit_list {
 int kvedit_option(kvedit_list *l, const char *prog, int argc, char **argv, int *i, int *rc);
 /* The options' help lines. */
 void kvedit_usage(FILE *o);
-/* Copy the GGUF in to out with the edits (mio_gguf_copy_edit), or edit path in
+/* Copy the GGUF in to out with the edits, none included (mio_gguf_copy_edit; out
+ * "-" or /dev/stdout: mio_gguf_copy_edit_fd to standard output), or edit path in
  * place (mio_gguf_edit_in_place, with SIGINT/SIGTERM/SIGHUP held off during the
  * write). A --remove of a key the input lacks is a no-op, noted on stderr
  * unless quiet. Report errors; return an exit status. */

@@ -300,23 +300,6 @@ static int out_is_dir(const char *out)
     return (n && out[n - 1] == '/') || (stat(out, &sb) == 0 && S_ISDIR(sb.st_mode));
 }
 
-/* GGUF -> GGUF verbatim (a split input is merged). */
-static int gguf_to_gguf(const char *in, const char *out, int quiet)
-{
-    double t0 = cli_now();
-    mio_quantize_params q;
-    mio_quantize_default_params(&q);
-    if (mio_quantize(in, out, &q) != MIO_OK) {
-        cli_report(PROG, in, mio_last_error());
-        return CLI_EXIT_FAIL;
-    }
-    if (!quiet) {
-        say_path("wrote ", out);
-        fprintf(stderr, " in %.3f s\n", cli_now() - t0);
-    }
-    return CLI_EXIT_OK;
-}
-
 /* --name-map FILE: "OLD NEW" a line (blank or tab separated); blank lines and
  * lines starting with '#' are skipped. Fills the rename lists of p. */
 typedef struct name_map {
@@ -643,7 +626,7 @@ int main(int argc, char **argv)
             return usage_error("GGUF -> GGUF copies tensors verbatim: --dtype/--dequantize/--name-map do not apply "
                                "(mio-export-gguf --dtype and mio-quantize change types)");
         }
-        rc = g_edits.n ? kvedit_copy(&g_edits, PROG, in, out, quiet) : gguf_to_gguf(in, out, quiet);
+        rc = kvedit_copy(&g_edits, PROG, in, out, quiet); /* verbatim when there are no edits */
     } else if (!in_gguf && !out_gguf) {
         if (conv_opts) {
             name_map_free(&map);

@@ -312,15 +312,15 @@ static mio_status edited_writer(const mio_gguf_file *f, uint32_t wflags, const m
     return MIO_OK;
 }
 
-mio_status mio_gguf_copy_edit(const char *in_path, const char *out_path, const mio_kv_edit *e, size_t n) {
+/* The copy, into out_path (atomically) or, when out_path is NULL, into fd. */
+static mio_status copy_edit(const char *in_path, const char *out_path, int fd, const mio_kv_edit *e, size_t n) {
     if (!in_path) return err_set(MIO_ERR_INVALID_ARG, "in_path is NULL");
-    if (!out_path) return err_set(MIO_ERR_INVALID_ARG, "out_path is NULL");
     mio_status st = check_edits(e, n);
     if (st) return st;
     mio_gguf_file *f = NULL;
     mio_writer *w = NULL;
     if ((st = open_model(in_path, MIO_OPEN_SPLITS, &f)) != MIO_OK) return st;
-    if (mio_gguf_uses_file(f, out_path)) {
+    if (out_path && mio_gguf_uses_file(f, out_path)) {
         mio_gguf_close(f);
         return err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", out_path);
     }
@@ -328,7 +328,7 @@ mio_status mio_gguf_copy_edit(const char *in_path, const char *out_path, const m
     uint32_t wflags = f->n_tensors == 0 && f->n_parts == 1 && mio_gguf_file_size(f) == mio_gguf_header_size(f)
                           ? MIO_WRITER_NO_EMPTY_PAD : MIO_WRITER_DEFAULT;
     st = edited_writer(f, wflags, e, n, &w);
-    if (!st) st = mio_writer_begin_file(w, out_path);
+    if (!st) st = out_path ? mio_writer_begin_file(w, out_path) : mio_writer_begin_fd(w, fd);
     for (uint64_t i = 0; i < f->n_tensors && !st; i++) {
         const mio_gguf_tensor *t = &f->tensors[i];
         if (t->nbytes > SIZE_MAX) st = err_set(MIO_ERR_OVERFLOW, "tensor '%.64s' is larger than the address space", t->name.ptr);
@@ -338,6 +338,16 @@ mio_status mio_gguf_copy_edit(const char *in_path, const char *out_path, const m
     mio_writer_free(w); /* removes the temp file of an unfinished write */
     mio_gguf_close(f);
     return st;
+}
+
+mio_status mio_gguf_copy_edit(const char *in_path, const char *out_path, const mio_kv_edit *e, size_t n) {
+    if (!out_path) return err_set(MIO_ERR_INVALID_ARG, "out_path is NULL");
+    return copy_edit(in_path, out_path, -1, e, n);
+}
+
+mio_status mio_gguf_copy_edit_fd(const char *in_path, int fd, const mio_kv_edit *e, size_t n) {
+    if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "fd %d is not a descriptor", fd);
+    return copy_edit(in_path, NULL, fd, e, n);
 }
 
 /* ------------------------------------------------------------------ in place */

@@ -128,6 +128,10 @@ check '[ ! -e bad_ed.safetensors ]'
 check 'cmp -s piped.safetensors rt_sample.safetensors'
 "$TRANSCODE" --to gguf rt_sample.safetensors - > piped.gguf 2>err.txt
 check 'cmp -s piped.gguf sample.gguf'
+# GGUF -> GGUF to standard output (a file named '-' was written before this was fixed)
+"$TRANSCODE" sample.gguf - > piped_copy.gguf 2>err.txt
+check 'cmp -s piped_copy.gguf sample.gguf'
+check '[ ! -e ./- ]'
 # OUT with another extension keeps the input's format
 expect_rc 0 "$TRANSCODE" sample.gguf same.bin
 check 'cmp -s sample.gguf same.bin'

@@ -316,6 +316,8 @@ static void make_fixtures(void) {
     X(ST, mio_gguf_copy_edit, in_path, _, 0, NULL, mio_gguf_copy_edit(NULL, "null_args_ce.gguf", g_edits, 1))         \
     X(ST, mio_gguf_copy_edit, out_path, _, 0, NULL, mio_gguf_copy_edit(GGUF_PATH, NULL, g_edits, 1))                  \
     X(ST, mio_gguf_copy_edit, e, _, 0, "e is NULL (n 1)", mio_gguf_copy_edit(GGUF_PATH, "null_args_ce.gguf", NULL, 1)) \
+    X(ST, mio_gguf_copy_edit_fd, in_path, _, 0, NULL, mio_gguf_copy_edit_fd(NULL, g_devnull, g_edits, 1))            \
+    X(ST, mio_gguf_copy_edit_fd, e, _, 0, "e is NULL (n 1)", mio_gguf_copy_edit_fd(GGUF_PATH, g_devnull, NULL, 1))   \
     X(OK, mio_gguf_copy_edit, e, n0, 0, NULL, mio_gguf_copy_edit(GGUF_PATH, "null_args_ce.gguf", NULL, 0))            \
     X(ST, mio_gguf_edit_in_place, path, _, 0, NULL, mio_gguf_edit_in_place(NULL, g_edits, 1))                         \
     X(ST, mio_gguf_edit_in_place, e, _, 0, "e is NULL (n 1)", mio_gguf_edit_in_place(GGUF_PATH, NULL, 1))         \
