@@ -159,7 +159,7 @@ expect_rc 0 "$TRANSCODE" parts-00001-of-00003.gguf from_parts.safetensors
 check 'cmp -s from_parts.safetensors rt_sample.safetensors'
 
 # nothing but what the script made (no temp files from failed writes)
-left=$(ls -A | grep -v -x -E 'models|sample\.gguf|rt_.*|g_.*|q\.safetensors|qb\.safetensors|h\.gguf|shards|shards2|st_shards|st_one\.safetensors|map\.txt|dup\.txt|short\.txt|miss\.txt|renamed\.safetensors|ed\.safetensors|ed\.gguf|piped\..*|same\.bin|parts-0000[123]-of-00003\.gguf|merged\.gguf|sharded\.gguf|from_parts\.safetensors|out\.txt|err\.txt' | tr '\n' ' ')
+left=$(ls -A | grep -v -x -E 'models|sample\.gguf|rt_.*|g_.*|q\.safetensors|qb\.safetensors|h\.gguf|shards|shards2|st_shards|st_one\.safetensors|map\.txt|dup\.txt|short\.txt|miss\.txt|renamed\.safetensors|ed\.safetensors|ed\.gguf|piped\..*|piped_copy\.gguf|same\.bin|parts-0000[123]-of-00003\.gguf|merged\.gguf|sharded\.gguf|from_parts\.safetensors|out\.txt|err\.txt' | tr '\n' ' ')
 check '[ -z "$left" ]' || echo "left behind: $left" >&2
 check '[ -z "$(find . -name "*.tmp*")" ]'
 
