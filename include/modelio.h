@@ -48,9 +48,15 @@ extern "C" {
 #define MIO_VERSION_MAJOR 0
 #define MIO_VERSION_MINOR 1
 #define MIO_VERSION_PATCH 0
+/* The one place the version is written: CMake reads the three lines above. */
+#define MIO_VERSION_NUMBER (MIO_VERSION_MAJOR * 10000 + MIO_VERSION_MINOR * 100 + MIO_VERSION_PATCH)
 
 /* "0.1.0": the version of the library actually loaded. */
 MIO_API const char *mio_version(void);
+/* The same as a number, MAJOR * 10000 + MINOR * 100 + PATCH (MIO_VERSION_NUMBER
+ * of the library's build): compare it with the header a program was compiled
+ * against. */
+MIO_API int mio_version_number(void);
 
 /* ------------------------------------------------------------------------- */
 /* Status codes. The numbers are stable: never renumbered, only appended.     */

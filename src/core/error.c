@@ -11,7 +11,12 @@
 #define MIO_ERRBUF 1024
 static _Thread_local char g_err[MIO_ERRBUF];
 
-const char *mio_version(void) { return "0.1.0"; }
+#define MIO_STR_(x) #x
+#define MIO_STR(x) MIO_STR_(x)
+const char *mio_version(void) {
+    return MIO_STR(MIO_VERSION_MAJOR) "." MIO_STR(MIO_VERSION_MINOR) "." MIO_STR(MIO_VERSION_PATCH);
+}
+int mio_version_number(void) { return MIO_VERSION_NUMBER; }
 
 void mio_free(void *p) { free(p); }
 

@@ -160,6 +160,12 @@ static void test_names(void) {
     T_CHECK(mio_gguf_type_name(-1) == NULL);
 
     T_EQ_STR(mio_version(), "0.1.0");
+    /* runtime and compile time agree (one version source: the header) */
+    T_EQ_INT(mio_version_number(), 100);
+    T_EQ_INT(mio_version_number(), MIO_VERSION_NUMBER);
+    char v[32];
+    snprintf(v, sizeof v, "%d.%d.%d", MIO_VERSION_MAJOR, MIO_VERSION_MINOR, MIO_VERSION_PATCH);
+    T_EQ_STR(mio_version(), v);
     T_CHECK(mio_last_error() != NULL);
 }
 
