@@ -397,3 +397,9 @@ void cli_progress_line(double *last, double t0, int64_t done, int64_t total, uin
     fflush(stderr);
     cli_set_progress_line(1);
 }
+
+int cli_version(const char *prog)
+{
+    printf("%s (libmodelio) %s\n", prog, mio_version());
+    return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}

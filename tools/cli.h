@@ -102,6 +102,10 @@ cli_format cli_detect_format(const char *path);
 /* "GGUF", "safetensors", "safetensors index", "unknown". */
 const char *cli_format_name(cli_format f);
 
+/* --version: "PROG (libmodelio) 0.1.0" on stdout (the library actually
+ * loaded); returns CLI_EXIT_OK. Every tool answers `PROG --version`. */
+int cli_version(const char *prog);
+
 /* 1 if s ends with suffix. */
 int cli_ends_with(const char *s, const char *suffix);
 

@@ -18,6 +18,7 @@
 static void usage(FILE *o) {
     fprintf(o,
             "usage: " PROG " --from-gguf IN --out OUT [--dtype MODE | --preset NAME] [flags]\n"
+            "       " PROG " --version\n"
             "  Re-emit the GGUF file IN as OUT through libmodelio's quantizer. Metadata is copied\n"
             "  verbatim (exact wire types); tensors are streamed a chunk of rows at a time. The\n"
             "  output is written atomically: nothing is left behind on failure or interruption\n"
@@ -55,6 +56,8 @@ static int usage_error(const char *msg) {
 }
 
 int main(int argc, char **argv) {
+    if (argc == 2 && cli_is(argv[1], "--version"))
+        return cli_version(PROG);
     const char *in = NULL, *out = NULL, *dtype = NULL, *preset = NULL, *threads_s = NULL;
     int quiet = 0;
     qcli q;

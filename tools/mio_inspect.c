@@ -39,6 +39,7 @@ static void usage(FILE *o)
 {
     fprintf(o,
             "usage: " PROG " FILE [--meta] [--tensors] [--json [--json-array] | --markdown] [--part]\n"
+            "       " PROG " --version\n"
             "  Summarize a GGUF file (version, alignment, counts, offsets, per-type totals),\n"
             "  a safetensors file or a sharded safetensors index (model.safetensors.index.json:\n"
             "  header size, counts, per-dtype totals). The format is detected by content.\n"
@@ -1664,6 +1665,8 @@ static int inspect_safetensors(const char *path, int index, int meta, int tensor
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && cli_is(argv[1], "--version"))
+        return cli_version(PROG);
     if (inspect_ops_wanted(argc, argv))
         return inspect_ops_main(argc, argv);
     const char *path = NULL;

@@ -17,7 +17,7 @@
 
 static void usage(FILE *o) {
     fprintf(o,
-            "usage: " PROG " [--help] [--allow-requantize] [--leave-output-tensor] [--pure] [--imatrix F]\n"
+            "usage: " PROG " [--help] [--version] [--allow-requantize] [--leave-output-tensor] [--pure] [--imatrix F]\n"
             "       [--include-weights N] [--exclude-weights N] [--output-tensor-type T]\n"
             "       [--token-embedding-type T] [--tensor-type REGEX=T] [--tensor-type-file F]\n"
             "       [--prune-layers L,...] [--keep-split] [--override-kv KEY=TYPE:VALUE] [--dry-run]\n"
@@ -56,6 +56,8 @@ static void usage(FILE *o) {
 static int parse_type(const char *s) { return mio_preset_from_name(s); }
 
 int main(int argc, char **argv) {
+    if (argc == 2 && cli_is(argv[1], "--version"))
+        return cli_version(PROG);
     qcli q;
     qcli_init(&q);
     int quiet = 0, rc = CLI_EXIT_FAIL, i = 1;

@@ -23,6 +23,7 @@ static void usage(FILE *o)
 {
     fprintf(o,
             "usage: " PROG " [options] IN OUT\n"
+            "       " PROG " --version\n"
             "       " PROG " --merge PREFIX-00001-of-0000N.gguf OUT.gguf\n"
             "       " PROG " [--dry-run] [--no-tensor-first-split]\n"
             "              (--split-max-tensors N | --split-max-size N{M,G}) IN.gguf PREFIX\n"
@@ -452,6 +453,8 @@ static kvedit_list g_edits; /* metadata edits (kvedit.c); static: reachable unti
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && cli_is(argv[1], "--version"))
+        return cli_version(PROG);
     const char *in = NULL, *out = NULL, *to = NULL, *map_path = NULL;
     int quiet = 0, only_paths = 0, split = 0, merge = 0, in_place = 0, erc = 0;
     mio_split_params sp;

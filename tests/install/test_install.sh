@@ -39,6 +39,10 @@ check 'readelf -d "$P/bin/mio-inspect" | grep -q "RUNPATH.*\$ORIGIN/../$libdir"'
 expect_rc 0 env -u LD_LIBRARY_PATH "$P/bin/mio-inspect" "$FILE"
 check 'grep -q "^kv count:      16$" out.txt'
 expect_rc 0 env -u LD_LIBRARY_PATH "$P/bin/mio-transcode" "$FILE" tool.safetensors
+for t in mio-inspect mio-transcode mio-export-gguf mio-quantize; do
+  expect_rc 0 env -u LD_LIBRARY_PATH "$P/bin/$t" --version
+  check "[ \"\$(cat out.txt)\" = '$t (libmodelio) 0.1.0' ]"
+done
 
 # pkg-config, shared
 export PKG_CONFIG_PATH=$P/$libdir/pkgconfig
