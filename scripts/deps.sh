@@ -9,6 +9,7 @@ mio_install_deps() {
   command -v python3 >/dev/null || need+=(python3)   # tool tests read mio-inspect --json
   command -v g++ >/dev/null || need+=(g++)           # interop_imatrix calls the peer's C++ entry point
   python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)  # the PyPI peers' venv
+  command -v abidiff >/dev/null || need+=(abigail-tools)   # the ABI check against docs/abi/
   [ -f /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
   [ -f /usr/include/xxhash.h ] || need+=(libxxhash-dev)
   if [ "${1:-}" = "--with-npm" ] || [ -z "${MIO_NO_PEER:-}" ]; then
