@@ -660,7 +660,21 @@ static void test_fd(void) {
     free(b);
 }
 
-int main(void) {
+/* --fixtures: the inputs of tests/tools/test_lora.sh, in the current directory. */
+static int fixtures(void) {
+    write_base("base.gguf", "llama", MIO_TYPE_F32);
+    write_base("base_q8.gguf", "llama", MIO_TYPE_Q8_0);
+    static const float B[4] = {1, -1, 0.5f, 2};
+    st_t t[2] = {{"layers.0.down.lora_a", 1, 3, A13}, {"layers.0.down.lora_b", 4, 1, B}};
+    write_st("fuc1.safetensors", t, 2);
+    write_st("lone.safetensors", t, 1);
+    write_st("empty.safetensors", NULL, 0);
+    make_peft_qk("peft_qk", "{\"peft_type\": \"LORA\", \"r\": 1, \"lora_alpha\": 1}");
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--fixtures") == 0) return fixtures();
     write_base("base.gguf", "llama", MIO_TYPE_F32);
     write_base("base_q8.gguf", "llama", MIO_TYPE_Q8_0);
     test_fucina_f32();
