@@ -449,7 +449,7 @@ static mio_status check_module(const mio_gguf_file *base, const mio_st_file *st,
     if ((r = to_f32(st, m->ia, fa, na, na_s)) || (r = to_f32(st, m->ib, fb, nb, nb_s))) { free(fa); free(fb); return r; }
     if (m->embedding) {
         /* a = B^T [r][embd], b = A^T [vocab][r] */
-        float *a2 = malloc(na * sizeof(float)), *b2 = malloc(nb * sizeof(float));
+        float *a2 = malloc(nb * sizeof(float)), *b2 = malloc(na * sizeof(float));
         if (!a2 || !b2) { free(fa); free(fb); free(a2); free(b2); return err_set(MIO_ERR_NOMEM, "out of memory"); }
         for (int64_t e = 0; e < m->cols; e++)
             for (int64_t k = 0; k < m->rank; k++) a2[k * m->cols + e] = fb[e * m->rank + k];

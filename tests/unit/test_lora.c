@@ -393,18 +393,19 @@ static void test_peft_config(void) {
     T_OK(mio_lora_merge("base.gguf", "m_fifo.gguf", &p));
     check_vals("m_fifo.gguf", "blk.0.ffn_down.weight", want_rs, 12, 0);
 
-    /* token embeddings: lora_embedding_A [r, vocab] = [1 2 3 4 5], lora_embedding_B
-     * [embd, r] = [1 10 100]^T, r 1, alpha 1: delta[v][e] = A[0][v]*B[e][0],
-     * so token v's row is (v+1) * [1 10 100]. */
+    /* token embeddings, r 2, alpha 2 (s 1): lora_embedding_A [r, vocab] =
+     * [1 2 3 4 5; 0 0 0 0 1], lora_embedding_B [embd, r] = [1 0; 10 0; 100 1000].
+     * delta[v][e] = sum_k A[k][v]*B[e][k]: tokens 0..3 get (v+1)*[1 10 100],
+     * token 4 gets 5*[1 10 100] + 1*[0 0 1000] = [5 50 1500]. */
     mkdir("peft_emb", 0777);
-    write_text("peft_emb/adapter_config.json", "{\"r\": 1, \"lora_alpha\": 1}");
-    static const float EA[5] = {1, 2, 3, 4, 5}, EB[3] = {1, 10, 100};
-    st_t te[2] = {{"base_model.model.model.embed_tokens.lora_embedding_A", 1, 5, EA},
-                  {"base_model.model.model.embed_tokens.lora_embedding_B", 3, 1, EB}};
+    write_text("peft_emb/adapter_config.json", "{\"r\": 2, \"lora_alpha\": 2}");
+    static const float EA[10] = {1, 2, 3, 4, 5, 0, 0, 0, 0, 1}, EB[6] = {1, 0, 10, 0, 100, 1000};
+    st_t te[2] = {{"base_model.model.model.embed_tokens.lora_embedding_A", 2, 5, EA},
+                  {"base_model.model.model.embed_tokens.lora_embedding_B", 3, 2, EB}};
     write_st("peft_emb/adapter_model.safetensors", te, 2);
     p = params("peft_emb");
     T_OK(mio_lora_merge("base.gguf", "m_emb.gguf", &p));
-    static const float we[15] = {1, 10, 100, 2, 20, 200, 3, 30, 300, 4, 40, 400, 5, 50, 500};
+    static const float we[15] = {1, 10, 100, 2, 20, 200, 3, 30, 300, 4, 40, 400, 5, 50, 1500};
     check_vals("m_emb.gguf", "token_embd.weight", we, 15, 0);
 }
 
@@ -473,20 +474,18 @@ static void test_lora_gguf(void) {
     T_CHECK(kb[0] == 1 * r2 && kb[2] == 3 * r2 && kb[4] == 2 * r2 && kb[6] == 4 * r2 && kb[1] == 0);
     mio_gguf_close(f);
 
-    /* token embeddings: lora_a = A^T, ne [r, vocab]; lora_b = B, ne [r, embd] */
+    /* token embeddings: lora_a = A^T, ne [r, vocab], rows [A0[v] A1[v]];
+     * lora_b = B, ne [r, embd], as saved: [1 0 10 0 100 1000] */
     p = params("peft_emb");
     T_OK(mio_lora_to_gguf("base.gguf", "a_emb.gguf", &p));
     T_OK(mio_gguf_open("a_emb.gguf", 0, &f));
     T_OK(mio_gguf_tensor_info(f, mio_gguf_find_tensor(f, "token_embd.weight.lora_a"), &t));
-    T_CHECK(t.ne[0] == 1 && t.ne[1] == 5);
-    float ea[5];
-    memcpy(ea, t.data, sizeof ea);
-    T_CHECK(ea[0] == 1 && ea[4] == 5);
+    T_CHECK(t.ne[0] == 2 && t.ne[1] == 5);
+    static const float ea_want[10] = {1, 0, 2, 0, 3, 0, 4, 0, 5, 1}, eb_want[6] = {1, 0, 10, 0, 100, 1000};
+    T_CHECK(t.nbytes == sizeof ea_want && memcmp(t.data, ea_want, sizeof ea_want) == 0);
     T_OK(mio_gguf_tensor_info(f, mio_gguf_find_tensor(f, "token_embd.weight.lora_b"), &t));
-    T_CHECK(t.ne[0] == 1 && t.ne[1] == 3);
-    float eb[3];
-    memcpy(eb, t.data, sizeof eb);
-    T_CHECK(eb[0] == 1 && eb[1] == 10 && eb[2] == 100);
+    T_CHECK(t.ne[0] == 2 && t.ne[1] == 3);
+    T_CHECK(t.nbytes == sizeof eb_want && memcmp(t.data, eb_want, sizeof eb_want) == 0);
     mio_gguf_close(f);
 
     /* a quantized base is fine for an adapter (llama.cpp applies it at run time) */
@@ -601,9 +600,10 @@ static void test_errors(void) {
     REFUSE(mio_lora_merge("base.gguf", out, &p), MIO_ERR_INVALID_ARG,
            "tensor 'base_model.model.lm_head.weight' is not a LoRA A or B matrix", out);
     /* lm_head on a base without output.weight (tied embeddings) */
+    static const float B5[5] = {1, 2, 3, 4, 5};
     mkdir("peft_head", 0777);
     write_text("peft_head/adapter_config.json", "{\"r\": 1}");
-    st_t ph[2] = {{"base_model.model.lm_head.lora_A.weight", 1, 3, A13}, {"base_model.model.lm_head.lora_B.weight", 5, 1, A13}};
+    st_t ph[2] = {{"base_model.model.lm_head.lora_A.weight", 1, 3, A13}, {"base_model.model.lm_head.lora_B.weight", 5, 1, B5}};
     write_st("peft_head/adapter_model.safetensors", ph, 2);
     p = params("peft_head");
     REFUSE(mio_lora_merge("base.gguf", out, &p), MIO_ERR_NOT_FOUND, "targets 'output.weight', which the base does not have", out);
