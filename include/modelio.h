@@ -158,6 +158,11 @@ enum {
     MIO_TYPE_GGML_COUNT = 43 /* one past the highest ggml code this library knows */
 };
 
+/* MIO_TYPE_GGML_COUNT of the library actually loaded (43 in 0.1): a program
+ * compiled against an older header, whose constant is smaller, asks here how
+ * far the ggml codes this library knows go (mio_type_name is NULL for the
+ * removed ones below it). */
+MIO_API int mio_type_count(void);
 /* Lower-case ggml name ("q4_K", "f16", "iq2_xxs"); NULL for an unknown or removed code. */
 MIO_API const char *mio_type_name(int type);
 /* Code for a name (case-insensitive: "Q4_K", "q4_k"), or -1 (also for NULL). */
@@ -264,6 +269,12 @@ typedef struct mio_gguf_value {
 } mio_gguf_value;
 
 MIO_API mio_status mio_gguf_kv_value(const mio_gguf_file *f, int64_t i, mio_gguf_value *out);
+/* Sized outputs (docs/ABI.md): out is the caller's struct of out_size bytes
+ * (pass sizeof *out). Its first min(out_size, the library's size) bytes are
+ * filled and any bytes past the library's size (fields of a newer header) are
+ * zeroed, so the struct can gain fields at its end. The unsized calls fill
+ * the 0.1 layout, and only that, in every 0.x version. */
+MIO_API mio_status mio_gguf_kv_value_sized(const mio_gguf_file *f, int64_t i, mio_gguf_value *out, size_t out_size);
 /* The whole wire encoding of entry i's value (type field excluded), for verbatim copies. */
 MIO_API mio_status mio_gguf_kv_raw(const mio_gguf_file *f, int64_t i, mio_str *out);
 
@@ -287,6 +298,9 @@ MIO_API mio_status mio_gguf_arr_str(const mio_gguf_file *f, int64_t i, uint64_t 
 /* Element j of an array value (any element type, nested arrays included), as a
  * value of its own. O(j) for string/array elements, O(1) otherwise. */
 MIO_API mio_status mio_gguf_value_elem(const mio_gguf_value *arr, uint64_t j, mio_gguf_value *out);
+/* The same with a sized output (as mio_gguf_kv_value_sized). */
+MIO_API mio_status mio_gguf_value_elem_sized(const mio_gguf_value *arr, uint64_t j, mio_gguf_value *out,
+                                             size_t out_size);
 /* Widen a scalar value (same rules as the kv getters). */
 MIO_API mio_status mio_gguf_value_i64(const mio_gguf_value *v, int64_t *out);
 MIO_API mio_status mio_gguf_value_u64(const mio_gguf_value *v, uint64_t *out);
@@ -306,6 +320,9 @@ typedef struct mio_gguf_tensor {
 
 MIO_API int64_t mio_gguf_tensor_count(const mio_gguf_file *f);          /* -1 if f is NULL */
 MIO_API mio_status mio_gguf_tensor_info(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out);
+/* The same with a sized output (out_size = sizeof *out; as mio_gguf_kv_value_sized). */
+MIO_API mio_status mio_gguf_tensor_info_sized(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out,
+                                              size_t out_size);
 /* Index of the tensor named name (NUL-terminated) or -1 (also when f or name is NULL). O(1). */
 MIO_API int64_t mio_gguf_find_tensor(const mio_gguf_file *f, const char *name);
 /* Logical [rows, cols] of a 2-D tensor (rows = ne[1], cols = ne[0]). */
@@ -557,6 +574,8 @@ enum {
 MIO_API const char *mio_st_dtype_name(int dtype);
 /* dtype for an upstream name (exact, case-sensitive as upstream), or -1 (also for NULL). */
 MIO_API int mio_st_dtype_from_name(const char *name);
+/* MIO_ST_DTYPE_COUNT of the library actually loaded (22 in 0.1). */
+MIO_API int mio_st_dtype_count(void);
 /* Bits per element (4 for F4, 6 for F6_*, 8..64 otherwise); 0 for unknown. */
 MIO_API uint32_t mio_st_dtype_bits(int dtype);
 /* dtype <-> library type code (mio_type_name works on both ranges); -1 if none. */
@@ -609,6 +628,8 @@ typedef struct mio_st_tensor {
 MIO_API int64_t mio_st_tensor_count(const mio_st_file *f);   /* -1 if f is NULL */
 /* Tensors are indexed in data order (sorted by data_offsets; by shard first). */
 MIO_API mio_status mio_st_tensor_info(const mio_st_file *f, int64_t i, mio_st_tensor *out);
+/* The same with a sized output (out_size = sizeof *out; as mio_gguf_kv_value_sized). */
+MIO_API mio_status mio_st_tensor_info_sized(const mio_st_file *f, int64_t i, mio_st_tensor *out, size_t out_size);
 /* Index of the tensor named name (NUL-terminated) or -1 (also when f or name is NULL). */
 MIO_API int64_t mio_st_find_tensor(const mio_st_file *f, const char *name);
 /* __metadata__ entries (string to string), sorted by key. */
@@ -665,6 +686,22 @@ MIO_API mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_
  * Reentrant: any number of threads may save at once (into different dirs). */
 MIO_API mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
                                        size_t n_meta, uint64_t max_shard_bytes, uint32_t *n_shards);
+/* The four calls above for an entry array whose elements are entry_size bytes
+ * apart (pass sizeof(mio_st_entry)), so that mio_st_entry can gain fields at
+ * its end (docs/ABI.md). entry_size must be at least the 0.1 size of
+ * mio_st_entry and at most 65536; the bytes of an entry past the fields this
+ * library knows must be zero (a program that sets a field of a newer header
+ * gets MIO_ERR_INVALID_ARG naming the entry, not a silently ignored field).
+ * The unsized calls read the 0.1 layout in every 0.x version. */
+MIO_API mio_status mio_st_save_file_sized(const char *path, const mio_st_entry *t, size_t n, size_t entry_size,
+                                          const mio_st_meta *meta, size_t n_meta);
+MIO_API mio_status mio_st_save_buffer_sized(const mio_st_entry *t, size_t n, size_t entry_size, const mio_st_meta *meta,
+                                            size_t n_meta, void **out, size_t *out_len);
+MIO_API mio_status mio_st_save_cb_sized(const mio_st_entry *t, size_t n, size_t entry_size, const mio_st_meta *meta,
+                                        size_t n_meta, mio_write_fn fn, void *user);
+MIO_API mio_status mio_st_save_sharded_sized(const char *dir, const mio_st_entry *t, size_t n, size_t entry_size,
+                                             const mio_st_meta *meta, size_t n_meta, uint64_t max_shard_bytes,
+                                             uint32_t *n_shards);
 
 /* ------------------------------------------------------------------------- */
 /* Quantizing a model (the llama-quantize replacement)                        */

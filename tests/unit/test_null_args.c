@@ -221,6 +221,8 @@ static void make_fixtures(void) {
     X(SV, mio_gguf_kv_type, f, _, -1, NULL, mio_gguf_kv_type(NULL, k_u))                                         \
     X(ST, mio_gguf_kv_value, f, _, 0, NULL, mio_gguf_kv_value(NULL, k_u, &g_val))                                     \
     X(ST, mio_gguf_kv_value, out, _, 0, NULL, mio_gguf_kv_value(g_f, k_u, NULL))                                      \
+    X(ST, mio_gguf_kv_value_sized, f, _, 0, NULL, mio_gguf_kv_value_sized(NULL, k_u, &g_val, sizeof g_val))          \
+    X(ST, mio_gguf_kv_value_sized, out, _, 0, NULL, mio_gguf_kv_value_sized(g_f, k_u, NULL, sizeof g_val))           \
     X(ST, mio_gguf_kv_raw, f, _, 0, NULL, mio_gguf_kv_raw(NULL, k_u, &g_str))                                         \
     X(ST, mio_gguf_kv_raw, out, _, 0, NULL, mio_gguf_kv_raw(g_f, k_u, NULL))                                          \
     X(ST, mio_gguf_kv_i64, f, _, 0, NULL, mio_gguf_kv_i64(NULL, k_u, &g_i64))                                         \
@@ -243,6 +245,8 @@ static void make_fixtures(void) {
     X(ST, mio_gguf_arr_str, out, _, 0, NULL, mio_gguf_arr_str(g_f, k_as, 1, NULL))                                    \
     X(ST, mio_gguf_value_elem, arr, _, 0, NULL, mio_gguf_value_elem(NULL, 0, &g_val))                                 \
     X(ST, mio_gguf_value_elem, out, _, 0, NULL, mio_gguf_value_elem(&g_arr, 0, NULL))                                 \
+    X(ST, mio_gguf_value_elem_sized, arr, _, 0, NULL, mio_gguf_value_elem_sized(NULL, 0, &g_val, sizeof g_val))      \
+    X(ST, mio_gguf_value_elem_sized, out, _, 0, NULL, mio_gguf_value_elem_sized(&g_arr, 0, NULL, sizeof g_val))      \
     X(ST, mio_gguf_value_i64, v, _, 0, NULL, mio_gguf_value_i64(NULL, &g_i64))                                        \
     X(ST, mio_gguf_value_i64, out, _, 0, NULL, mio_gguf_value_i64(&g_elem, NULL))                                     \
     X(ST, mio_gguf_value_u64, v, _, 0, NULL, mio_gguf_value_u64(NULL, &g_u64))                                        \
@@ -252,6 +256,8 @@ static void make_fixtures(void) {
     X(SV, mio_gguf_tensor_count, f, _, -1, NULL, mio_gguf_tensor_count(NULL))                                    \
     X(ST, mio_gguf_tensor_info, f, _, 0, NULL, mio_gguf_tensor_info(NULL, 0, &g_to))                                  \
     X(ST, mio_gguf_tensor_info, out, _, 0, NULL, mio_gguf_tensor_info(g_f, 0, NULL))                                  \
+    X(ST, mio_gguf_tensor_info_sized, f, _, 0, NULL, mio_gguf_tensor_info_sized(NULL, 0, &g_to, sizeof g_to))        \
+    X(ST, mio_gguf_tensor_info_sized, out, _, 0, NULL, mio_gguf_tensor_info_sized(g_f, 0, NULL, sizeof g_to))        \
     X(SV, mio_gguf_find_tensor, f, _, -1, NULL, mio_gguf_find_tensor(NULL, "t"))                                 \
     X(SV, mio_gguf_find_tensor, name, _, -1, NULL, mio_gguf_find_tensor(g_f, NULL))                              \
     X(ST, mio_gguf_tensor_shape2d, t, _, 0, NULL, mio_gguf_tensor_shape2d(NULL, &g_i64, &g_i64b))                     \
@@ -382,6 +388,8 @@ static void make_fixtures(void) {
     X(SV, mio_st_tensor_count, f, _, -1, NULL, mio_st_tensor_count(NULL))                                        \
     X(ST, mio_st_tensor_info, f, _, 0, NULL, mio_st_tensor_info(NULL, 0, &g_sto))                                     \
     X(ST, mio_st_tensor_info, out, _, 0, NULL, mio_st_tensor_info(g_sf, 0, NULL))                                     \
+    X(ST, mio_st_tensor_info_sized, f, _, 0, NULL, mio_st_tensor_info_sized(NULL, 0, &g_sto, sizeof g_sto))          \
+    X(ST, mio_st_tensor_info_sized, out, _, 0, NULL, mio_st_tensor_info_sized(g_sf, 0, NULL, sizeof g_sto))          \
     X(SV, mio_st_find_tensor, f, _, -1, NULL, mio_st_find_tensor(NULL, "w"))                                     \
     X(SV, mio_st_find_tensor, name, _, -1, NULL, mio_st_find_tensor(g_sf, NULL))                                 \
     X(SV, mio_st_meta_count, f, _, -1, NULL, mio_st_meta_count(NULL))                                            \
@@ -411,6 +419,21 @@ static void make_fixtures(void) {
     X(ST, mio_st_save_sharded, t, _, 0, NULL, mio_st_save_sharded(ST_DIR, NULL, 1, g_meta, 1, 1000, &g_u32))          \
     X(ST, mio_st_save_sharded, meta, _, 0, NULL, mio_st_save_sharded(ST_DIR, g_ent, 1, NULL, 1, 1000, &g_u32))        \
     X(OK, mio_st_save_sharded, n_shards, _, 0, NULL, mio_st_save_sharded(ST_DIR, g_ent, 1, g_meta, 1, 1000, NULL))    \
+    X(ST, mio_st_save_file_sized, path, _, 0, NULL, mio_st_save_file_sized(NULL, g_ent, 1, sizeof(mio_st_entry), g_meta, 1)) \
+    X(ST, mio_st_save_file_sized, t, _, 0, NULL, mio_st_save_file_sized("null_args_out.safetensors", NULL, 1, sizeof(mio_st_entry), g_meta, 1)) \
+    X(ST, mio_st_save_file_sized, meta, _, 0, NULL, mio_st_save_file_sized("null_args_out.safetensors", g_ent, 1, sizeof(mio_st_entry), NULL, 1)) \
+    X(ST, mio_st_save_buffer_sized, t, _, 0, NULL, mio_st_save_buffer_sized(NULL, 1, sizeof(mio_st_entry), g_meta, 1, &g_buf_out, &g_len)) \
+    X(ST, mio_st_save_buffer_sized, meta, _, 0, NULL, mio_st_save_buffer_sized(g_ent, 1, sizeof(mio_st_entry), NULL, 1, &g_buf_out, &g_len)) \
+    X(ST, mio_st_save_buffer_sized, out, _, 0, NULL, mio_st_save_buffer_sized(g_ent, 1, sizeof(mio_st_entry), g_meta, 1, NULL, &g_len)) \
+    X(ST, mio_st_save_buffer_sized, out_len, _, 0, NULL, mio_st_save_buffer_sized(g_ent, 1, sizeof(mio_st_entry), g_meta, 1, &g_buf_out, NULL)) \
+    X(ST, mio_st_save_cb_sized, t, _, 0, NULL, mio_st_save_cb_sized(NULL, 1, sizeof(mio_st_entry), g_meta, 1, mem_sink, NULL)) \
+    X(ST, mio_st_save_cb_sized, meta, _, 0, NULL, mio_st_save_cb_sized(g_ent, 1, sizeof(mio_st_entry), NULL, 1, mem_sink, NULL)) \
+    X(ST, mio_st_save_cb_sized, fn, _, 0, NULL, mio_st_save_cb_sized(g_ent, 1, sizeof(mio_st_entry), g_meta, 1, NULL, NULL)) \
+    X(OK, mio_st_save_cb_sized, user, _, 0, NULL, mio_st_save_cb_sized(g_ent, 1, sizeof(mio_st_entry), g_meta, 1, mem_sink, NULL)) \
+    X(ST, mio_st_save_sharded_sized, dir, _, 0, NULL, mio_st_save_sharded_sized(NULL, g_ent, 1, sizeof(mio_st_entry), g_meta, 1, 1000, &g_u32)) \
+    X(ST, mio_st_save_sharded_sized, t, _, 0, NULL, mio_st_save_sharded_sized(ST_DIR, NULL, 1, sizeof(mio_st_entry), g_meta, 1, 1000, &g_u32)) \
+    X(ST, mio_st_save_sharded_sized, meta, _, 0, NULL, mio_st_save_sharded_sized(ST_DIR, g_ent, 1, sizeof(mio_st_entry), NULL, 1, 1000, &g_u32)) \
+    X(OK, mio_st_save_sharded_sized, n_shards, _, 0, NULL, mio_st_save_sharded_sized(ST_DIR, g_ent, 1, sizeof(mio_st_entry), g_meta, 1, 1000, NULL)) \
     /* quantizer */                                                                                              \
     X(VOID, mio_quantize_default_params, p, _, 0, NULL, mio_quantize_default_params(NULL))                           \
     X(ST, mio_quantize, in_path, _, 0, NULL, mio_quantize(NULL, "null_args_q.gguf", &g_qparams))                      \
