@@ -6,9 +6,20 @@
  * exported starts with mio_ and is marked MIO_API.
  *
  * Conventions (see README.md and docs/GGUF.md):
- *  - Every fallible call returns mio_status. Outputs go through pointer arguments
- *    and are left untouched (or set to NULL) on failure; mio_last_error() then
- *    holds a thread-local message naming the key/tensor and the numbers involved.
+ *  - Every fallible call returns mio_status and outputs go through pointer
+ *    arguments; on failure mio_last_error() holds a thread-local message naming
+ *    the key/tensor and the numbers involved.
+ *  - Outputs on failure: a call that fails writes none of its outputs. Whatever an
+ *    output pointer points to keeps every byte it had before the call, for each
+ *    kind of output: handles (*out of mio_gguf_open, mio_st_open, mio_writer_new,
+ *    mio_kv_edit_parse; the buffer and length of mio_st_save_buffer), values
+ *    (integers, doubles, the structs mio_gguf_value, mio_gguf_tensor and
+ *    mio_st_tensor, counts such as *n_parts, *n_shards and *written), views
+ *    (mio_str) and destination buffers (dst of the codecs and of mio_st_slice).
+ *    On MIO_OK every output that is not NULL is written. So a handle variable
+ *    that you close unconditionally must start as NULL. Not outputs: the plan and
+ *    progress callbacks, and the descriptor or callback an _fd or _cb call writes
+ *    to; those may have been called or written to before a failure.
  *  - NULL pointer arguments never crash. A NULL where a pointer is needed is
  *    MIO_ERR_INVALID_ARG with a message naming the parameter ("key is NULL",
  *    "writer w is NULL"), unless the declaration says that it may be NULL.
