@@ -529,6 +529,18 @@ MIO_API mio_status mio_gguf_copy_edit_fd(const char *in_path, int fd, const mio_
  * process writing the same file at the same time. Edits that change nothing
  * write nothing. e may be NULL when n is 0. */
 MIO_API mio_status mio_gguf_edit_in_place(const char *path, const mio_kv_edit *e, size_t n);
+/* The four calls above for an edit array whose elements are edit_size bytes
+ * apart (pass sizeof(mio_kv_edit)), so that mio_kv_edit can gain fields at its
+ * end (docs/ABI.md): edit_size must be at least the 0.1 size of mio_kv_edit
+ * and at most 65536, and the bytes of an edit past the fields this library
+ * knows must be zero (else MIO_ERR_INVALID_ARG naming the edit). The unsized
+ * calls read the 0.1 layout in every 0.x version. */
+MIO_API mio_status mio_writer_apply_edits_sized(mio_writer *w, const mio_kv_edit *e, size_t n, size_t edit_size);
+MIO_API mio_status mio_gguf_copy_edit_sized(const char *in_path, const char *out_path, const mio_kv_edit *e, size_t n,
+                                            size_t edit_size);
+MIO_API mio_status mio_gguf_copy_edit_fd_sized(const char *in_path, int fd, const mio_kv_edit *e, size_t n,
+                                               size_t edit_size);
+MIO_API mio_status mio_gguf_edit_in_place_sized(const char *path, const mio_kv_edit *e, size_t n, size_t edit_size);
 
 /* ------------------------------------------------------------------------- */
 /* Block codecs: f32 <-> ggml wire bytes                                      */

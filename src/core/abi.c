@@ -3,6 +3,8 @@
  * (a leading size field, or an element size for arrays). */
 #include "core.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void abi_copy_out(void *out, size_t out_size, const void *src, size_t known) {
@@ -32,5 +34,27 @@ mio_status abi_params_merge(void *dst, size_t known, const void *src, size_t min
     if (st) return st;
     memcpy(dst, src, size < known ? size : known);
     memcpy(dst, &known, sizeof known);
+    return MIO_OK;
+}
+
+mio_status abi_array_in(const void *t, size_t n, size_t elem_size, size_t known, const char *elem_name,
+                        const char *type_name, const void **use, void **copy) {
+    *use = t;
+    *copy = NULL;
+    if (elem_size < known || elem_size > ABI_MAX_STRUCT)
+        return err_set(MIO_ERR_INVALID_ARG, "%s_size is %zu; pass sizeof(%s) (%zu in this library, at most %zu)",
+                       elem_name, elem_size, type_name, known, ABI_MAX_STRUCT);
+    if (elem_size == known || !t || !n) return MIO_OK;
+    unsigned char *c = malloc(n * known);
+    if (!c) return err_set(MIO_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < n; k++) {
+        const unsigned char *e = (const unsigned char *)t + k * elem_size;
+        char what[64];
+        snprintf(what, sizeof what, "%s %zu", elem_name, k);
+        mio_status st = abi_check_tail(e, elem_size, known, what);
+        if (st) { free(c); return st; }
+        memcpy(c + k * known, e, known);
+    }
+    *use = *copy = c;
     return MIO_OK;
 }

@@ -48,6 +48,14 @@ mio_status abi_check_tail(const void *p, size_t size, size_t known, const char *
  * the defaults) takes the caller's first min(size, known) bytes; size must be
  * min_size..ABI_MAX_STRUCT and any bytes past known must be zero. dst->size
  * becomes known. Messages name `what` and the defaults function. */
+/* A caller's input array of n elements elem_size bytes apart, as an array of
+ * the library's type (known bytes each): t itself when elem_size == known,
+ * else *copy (malloc()ed; the caller frees it) holding each element's first
+ * known bytes. elem_size below known or above ABI_MAX_STRUCT is refused, and
+ * so is an element with a set byte past known (named "<elem_name> K"). t NULL
+ * or n 0 is passed on as it is. */
+mio_status abi_array_in(const void *t, size_t n, size_t elem_size, size_t known, const char *elem_name,
+                        const char *type_name, const void **use, void **copy);
 mio_status abi_params_merge(void *dst, size_t known, const void *src, size_t min_size, const char *what,
                             const char *defaults_fn);
 

@@ -352,29 +352,15 @@ mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_meta *me
 /* ------------------------------------------------------------------ sized entry arrays (docs/ABI.md) */
 ABI_FROZEN(mio_st_entry, nbytes);
 
-/* The caller's n entries, entry_size bytes apart, as an array of this library's
- * mio_st_entry: t itself when the sizes agree, else *copy (malloc()ed, the
- * caller frees it). t NULL is passed on (the save call names it). */
+/* The caller's n entries, entry_size bytes apart, as this library's mio_st_entry array. */
 static mio_status entries_sized(const mio_st_entry *t, size_t n, size_t entry_size, const mio_st_entry **use,
                                 mio_st_entry **copy) {
-    *use = t;
-    *copy = NULL;
-    if (entry_size < sizeof(mio_st_entry) || entry_size > ABI_MAX_STRUCT)
-        return err_set(MIO_ERR_INVALID_ARG, "entry_size is %zu; pass sizeof(mio_st_entry) (%zu in this library, at most %zu)",
-                       entry_size, sizeof(mio_st_entry), ABI_MAX_STRUCT);
-    if (entry_size == sizeof(mio_st_entry) || !t || !n) return MIO_OK;
-    mio_st_entry *c = malloc(n * sizeof *c);
-    if (!c) return err_set(MIO_ERR_NOMEM, "out of memory");
-    for (size_t k = 0; k < n; k++) {
-        const unsigned char *e = (const unsigned char *)t + k * entry_size;
-        char what[64];
-        snprintf(what, sizeof what, "tensor entry %zu", k);
-        mio_status st = abi_check_tail(e, entry_size, sizeof *c, what);
-        if (st) { free(c); return st; }
-        memcpy(&c[k], e, sizeof *c);
-    }
-    *use = *copy = c;
-    return MIO_OK;
+    const void *u;
+    void *c;
+    mio_status st = abi_array_in(t, n, entry_size, sizeof(mio_st_entry), "entry", "mio_st_entry", &u, &c);
+    *use = u;
+    *copy = c;
+    return st;
 }
 
 mio_status mio_st_save_file_sized(const char *path, const mio_st_entry *t, size_t n, size_t entry_size,

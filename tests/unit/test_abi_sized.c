@@ -6,12 +6,15 @@
  *  - sized mio_st_entry arrays (mio_st_save_*_sized): a larger entry whose
  *    unknown tail is zero saves the same bytes as the unsized call, a set tail
  *    byte is refused naming the entry and the byte;
+ *  - sized mio_kv_edit arrays (mio_writer_apply_edits_sized, mio_gguf_copy_edit
+ *    _sized/_fd_sized, mio_gguf_edit_in_place_sized): the same rules;
  *  - params structs with a leading size: a larger struct with a zero tail is
  *    read, a set tail byte is refused, a size below the 0.1 one is refused;
  *  - the runtime counts mio_type_count / mio_st_dtype_count. */
 #include "modelio.h"
 #include "test.h"
 
+#include <fcntl.h>
 #include <stddef.h>
 #include <unistd.h>
 
@@ -174,7 +177,7 @@ static void test_sized_entries(void) {
     /* a set field this library does not know: refused, naming the entry and the byte */
     plus[1].future = 1;
     char want[200];
-    snprintf(want, sizeof want, "tensor entry 1 is %zu bytes and byte %zu is set", sizeof plus[0], sizeof(mio_st_entry));
+    snprintf(want, sizeof want, "entry 1 is %zu bytes and byte %zu is set", sizeof plus[0], sizeof(mio_st_entry));
     got = NULL;
     T_STATUS(mio_st_save_buffer_sized(&plus[0].e, 2, sizeof plus[0], meta, 1, &got, &got_len), MIO_ERR_INVALID_ARG);
     T_MSG_HAS(want);
@@ -193,6 +196,60 @@ static void test_sized_entries(void) {
     T_EQ_U64(got_len, 8 + 8); /* "{}" padded with spaces to 8 */
     mio_free(got);
     mio_free(ref);
+}
+
+typedef struct { mio_kv_edit e; uint64_t future; } edit_plus;
+
+static int same_file(const char *a, const char *b) {
+    size_t la = 0, lb = 0;
+    uint8_t *pa = t_read_file(a, &la), *pb = t_read_file(b, &lb);
+    int same = pa && pb && la == lb && memcmp(pa, pb, la) == 0;
+    free(pa);
+    free(pb);
+    return same;
+}
+
+static void test_sized_edits(void) {
+    const mio_kv_edit plain[2] = {{.key = "general.name", .op = MIO_KV_SET, .type = MIO_GGUF_STRING, .str = "nm", .str_len = 2},
+                                  {.key = "ai", .op = MIO_KV_REMOVE}};
+    edit_plus plus[2] = {{plain[0], 0}, {plain[1], 0}};
+    /* on a writer */
+    mio_writer *w = NULL;
+    T_OK(mio_writer_new(0, &w));
+    T_OK(mio_writer_set_u8(w, "ai", 1));
+    T_OK(mio_writer_apply_edits_sized(w, &plus[0].e, 2, sizeof plus[0]));
+    T_EQ_INT(mio_writer_kv_count(w), 1); /* ai removed, general.name set */
+    plus[0].future = (uint64_t)1 << 56;
+    T_STATUS(mio_writer_apply_edits_sized(w, &plus[0].e, 2, sizeof plus[0]), MIO_ERR_INVALID_ARG);
+    char want[200];
+    snprintf(want, sizeof want, "edit 0 is %zu bytes and byte %zu is set", sizeof plus[0], sizeof(mio_kv_edit) + 7);
+    T_MSG_HAS(want);
+    T_EQ_INT(mio_writer_kv_count(w), 1);
+    T_STATUS(mio_writer_apply_edits_sized(w, plain, 2, sizeof plain[0] - 1), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("edit_size is");
+    mio_writer_free(w);
+    plus[0].future = 0;
+    /* copies: the same bytes as the unsized calls */
+    T_OK(mio_gguf_copy_edit("abi_sized.gguf", "abi_sized_e1.gguf", plain, 2));
+    T_OK(mio_gguf_copy_edit_sized("abi_sized.gguf", "abi_sized_e2.gguf", &plus[0].e, 2, sizeof plus[0]));
+    T_CHECK(same_file("abi_sized_e1.gguf", "abi_sized_e2.gguf"));
+    int fd = open("abi_sized_e3.gguf", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    T_CHECK(fd >= 0);
+    T_OK(mio_gguf_copy_edit_fd_sized("abi_sized.gguf", fd, &plus[0].e, 2, sizeof plus[0]));
+    close(fd);
+    T_CHECK(same_file("abi_sized_e1.gguf", "abi_sized_e3.gguf"));
+    /* in place: general.name "nm" -> "xy" (same length, so the header fits) */
+    edit_plus ip = {{.key = "general.name", .op = MIO_KV_SET, .type = MIO_GGUF_STRING, .str = "xy", .str_len = 2}, 0};
+    T_OK(mio_gguf_edit_in_place_sized("abi_sized_e2.gguf", &ip.e, 1, sizeof ip));
+    mio_gguf_file *g = NULL;
+    T_OK(mio_gguf_open("abi_sized_e2.gguf", 0, &g));
+    mio_str v = {0};
+    T_OK(mio_gguf_kv_str(g, mio_gguf_find_key(g, "general.name"), &v));
+    T_EQ_MSTR(v, "xy");
+    T_EQ_INT(mio_gguf_find_key(g, "ai"), -1);
+    mio_gguf_close(g);
+    ip.future = 1;
+    T_STATUS(mio_gguf_edit_in_place_sized("abi_sized_e2.gguf", &ip.e, 1, sizeof ip), MIO_ERR_INVALID_ARG);
 }
 
 typedef struct { mio_split_params p; uint64_t future; } split_plus;
@@ -254,6 +311,7 @@ int main(void) {
     test_counts();
     test_sized_outputs();
     test_sized_entries();
+    test_sized_edits();
     test_params();
     mio_gguf_close(g_f);
     free(g_img.p);

@@ -328,6 +328,15 @@ static void make_fixtures(void) {
     X(ST, mio_gguf_edit_in_place, path, _, 0, NULL, mio_gguf_edit_in_place(NULL, g_edits, 1))                         \
     X(ST, mio_gguf_edit_in_place, e, _, 0, "e is NULL (n 1)", mio_gguf_edit_in_place(GGUF_PATH, NULL, 1))         \
     X(OK, mio_gguf_edit_in_place, e, n0, 0, NULL, mio_gguf_edit_in_place(GGUF_PATH, NULL, 0))                         \
+    X(ST, mio_writer_apply_edits_sized, w, _, 0, NULL, mio_writer_apply_edits_sized(NULL, g_edits, 1, sizeof(mio_kv_edit))) \
+    X(ST, mio_writer_apply_edits_sized, e, _, 0, "e is NULL (n 2)", mio_writer_apply_edits_sized(g_w, NULL, 2, sizeof(mio_kv_edit))) \
+    X(ST, mio_gguf_copy_edit_sized, in_path, _, 0, NULL, mio_gguf_copy_edit_sized(NULL, "null_args_ce.gguf", g_edits, 1, sizeof(mio_kv_edit))) \
+    X(ST, mio_gguf_copy_edit_sized, out_path, _, 0, NULL, mio_gguf_copy_edit_sized(GGUF_PATH, NULL, g_edits, 1, sizeof(mio_kv_edit))) \
+    X(ST, mio_gguf_copy_edit_sized, e, _, 0, "e is NULL (n 1)", mio_gguf_copy_edit_sized(GGUF_PATH, "null_args_ce.gguf", NULL, 1, sizeof(mio_kv_edit))) \
+    X(ST, mio_gguf_copy_edit_fd_sized, in_path, _, 0, NULL, mio_gguf_copy_edit_fd_sized(NULL, g_devnull, g_edits, 1, sizeof(mio_kv_edit))) \
+    X(ST, mio_gguf_copy_edit_fd_sized, e, _, 0, "e is NULL (n 1)", mio_gguf_copy_edit_fd_sized(GGUF_PATH, g_devnull, NULL, 1, sizeof(mio_kv_edit))) \
+    X(ST, mio_gguf_edit_in_place_sized, path, _, 0, NULL, mio_gguf_edit_in_place_sized(NULL, g_edits, 1, sizeof(mio_kv_edit))) \
+    X(ST, mio_gguf_edit_in_place_sized, e, _, 0, "e is NULL (n 1)", mio_gguf_edit_in_place_sized(GGUF_PATH, NULL, 1, sizeof(mio_kv_edit))) \
     X(SV, mio_writer_kv_count, w, _, -1, NULL, mio_writer_kv_count(NULL))                                        \
     X(SV, mio_writer_alignment, w, _, 0, NULL, mio_writer_alignment(NULL))                                       \
     X(ST, mio_writer_add_tensor, w, _, 0, NULL, mio_writer_add_tensor(NULL, "t2", MIO_TYPE_F32, 2, g_ne, g_tdata, 32)) \
