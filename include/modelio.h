@@ -824,6 +824,12 @@ typedef struct mio_quantize_params {
 
 /* Defaults: no preset, verbatim, all cores, every override off. */
 MIO_API void mio_quantize_default_params(mio_quantize_params *p);
+/* The defaults for a caller whose struct is size bytes (pass sizeof *p): the
+ * fields this library knows get their defaults, any bytes past them (fields of
+ * a newer header) are zeroed, and p->size = size; size must be at least the
+ * 0.1 size and at most 65536. When the struct grows, the unsized call keeps
+ * writing the 0.1 bytes and only this one covers the new fields (docs/ABI.md). */
+MIO_API mio_status mio_quantize_default_params_sized(mio_quantize_params *p, size_t size);
 /* Quantize the GGUF model in_path (the first part of a split is followed across
  * its parts) into out_path as llama.cpp's llama_model_quantize does: same
  * tensor types, order, metadata and bytes. out_path is written atomically
@@ -860,6 +866,8 @@ typedef struct mio_split_params {
 
 /* Defaults: max_tensors 128 (gguf-split's default), max_bytes 0, everything off. */
 MIO_API void mio_split_default_params(mio_split_params *p);
+/* As mio_quantize_default_params_sized. */
+MIO_API mio_status mio_split_default_params_sized(mio_split_params *p, size_t size);
 /* Split the GGUF model in_path (the first part of a split input is followed
  * across its parts) into PREFIX-00001-of-0000N.gguf .. as gguf-split --split
  * does: exactly one of max_tensors / max_bytes must be set; part 1 carries
@@ -898,6 +906,8 @@ typedef struct mio_convert_params {
 
 /* Defaults: types kept, no decoding, all cores, no renames. */
 MIO_API void mio_convert_default_params(mio_convert_params *p);
+/* As mio_quantize_default_params_sized. */
+MIO_API mio_status mio_convert_default_params_sized(mio_convert_params *p, size_t size);
 /* GGUF (the first part of a split is followed across its parts; split.* keys
  * are dropped) to safetensors in upstream's canonical form. GGUF metadata goes
  * into __metadata__ under the encoding of docs/CONVERT.md, which

@@ -25,6 +25,12 @@ void mio_convert_default_params(mio_convert_params *p) {
     p->dtype = -1;
 }
 
+mio_status mio_convert_default_params_sized(mio_convert_params *p, size_t size) {
+    mio_convert_params d;
+    mio_convert_default_params(&d);
+    return abi_defaults_sized(p, size, &d, sizeof d, "mio_convert_params");
+}
+
 static mio_status check_params(const mio_convert_params *p, mio_convert_params *out) {
     mio_convert_default_params(out);
     if (!p) return MIO_OK;

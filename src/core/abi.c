@@ -58,3 +58,13 @@ mio_status abi_array_in(const void *t, size_t n, size_t elem_size, size_t known,
     *use = *copy = c;
     return MIO_OK;
 }
+
+mio_status abi_defaults_sized(void *p, size_t size, const void *defaults, size_t known, const char *type_name) {
+    if (!p) return err_set(MIO_ERR_INVALID_ARG, "p is NULL");
+    if (size < known || size > ABI_MAX_STRUCT)
+        return err_set(MIO_ERR_INVALID_ARG, "size is %zu; pass sizeof(%s) (%zu in this library, at most %zu)", size,
+                       type_name, known, ABI_MAX_STRUCT);
+    abi_copy_out(p, size, defaults, known);
+    memcpy(p, &size, sizeof size);
+    return MIO_OK;
+}

@@ -56,6 +56,10 @@ mio_status abi_check_tail(const void *p, size_t size, size_t known, const char *
  * or n 0 is passed on as it is. */
 mio_status abi_array_in(const void *t, size_t n, size_t elem_size, size_t known, const char *elem_name,
                         const char *type_name, const void **use, void **copy);
+/* mio_*_default_params_sized: the caller's struct of size bytes (at least
+ * known) gets the library's defaults (known bytes), zeros past them, and
+ * size in its leading size field. */
+mio_status abi_defaults_sized(void *p, size_t size, const void *defaults, size_t known, const char *type_name);
 mio_status abi_params_merge(void *dst, size_t known, const void *src, size_t min_size, const char *what,
                             const char *defaults_fn);
 

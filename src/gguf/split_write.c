@@ -23,6 +23,12 @@ void mio_split_default_params(mio_split_params *p) {
     p->max_tensors = 128;
 }
 
+mio_status mio_split_default_params_sized(mio_split_params *p, size_t size) {
+    mio_split_params d;
+    mio_split_default_params(&d);
+    return abi_defaults_sized(p, size, &d, sizeof d, "mio_split_params");
+}
+
 static uint64_t pad_to(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
 
 static const char *const k_split[] = {"split.no", "split.count", "split.tensors.count"};

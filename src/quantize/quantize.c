@@ -36,6 +36,12 @@ void mio_quantize_default_params(mio_quantize_params *p) {
     p->experts_type = -1;
 }
 
+mio_status mio_quantize_default_params_sized(mio_quantize_params *p, size_t size) {
+    mio_quantize_params d;
+    mio_quantize_default_params(&d);
+    return abi_defaults_sized(p, size, &d, sizeof d, "mio_quantize_params");
+}
+
 /* llama.cpp's llama_ftype for a file whose matrix weights are all of one type
  * (the --dtype policy's general.file_type), -1 for activation-only formats. */
 int mio_type_file_type(int type) {

@@ -256,6 +256,53 @@ typedef struct { mio_split_params p; uint64_t future; } split_plus;
 typedef struct { mio_quantize_params p; uint64_t future; } quantize_plus;
 typedef struct { mio_convert_params p; uint64_t future; } convert_plus;
 
+static void test_default_params_sized(void) {
+    /* a newer header's struct: the library's defaults, zeros after them, the caller's size */
+    quantize_plus qp;
+    mio_quantize_params qd;
+    mio_quantize_default_params(&qd);
+    memset(&qp, SENT, sizeof qp);
+    T_OK(mio_quantize_default_params_sized(&qp.p, sizeof qp));
+    T_EQ_U64(qp.p.size, sizeof qp);
+    T_CHECK(memcmp((char *)&qp.p + sizeof(size_t), (char *)&qd + sizeof(size_t), sizeof qd - sizeof(size_t)) == 0);
+    T_EQ_U64(qp.future, 0);
+    T_EQ_INT(qp.p.preset, MIO_PRESET_NONE);
+    T_EQ_INT(qp.p.output_tensor_type, -1);
+    /* the library's own size: the same bytes as the unsized call */
+    mio_quantize_params q1;
+    memset(&q1, SENT, sizeof q1);
+    T_OK(mio_quantize_default_params_sized(&q1, sizeof q1));
+    T_CHECK(memcmp(&q1, &qd, sizeof qd) == 0);
+    T_STATUS(mio_quantize_default_params_sized(&q1, sizeof q1 - 8), MIO_ERR_INVALID_ARG);
+    char want[160];
+    snprintf(want, sizeof want, "size is %zu; pass sizeof(mio_quantize_params) (%zu in this library", sizeof q1 - 8,
+             sizeof q1);
+    T_MSG_HAS(want);
+
+    split_plus sp;
+    memset(&sp, SENT, sizeof sp);
+    T_OK(mio_split_default_params_sized(&sp.p, sizeof sp));
+    T_EQ_U64(sp.p.size, sizeof sp);
+    T_EQ_INT(sp.p.max_tensors, 128);
+    T_EQ_U64(sp.p.max_bytes, 0);
+    T_EQ_U64(sp.future, 0);
+    sp.p.dry_run = 1;
+    uint32_t n = 0;
+    T_OK(mio_gguf_split("abi_sized.gguf", "abi_sized_split", &sp.p, &n)); /* and the size is accepted */
+    T_EQ_INT(n, 1);
+    T_STATUS(mio_split_default_params_sized(&sp.p, 8), MIO_ERR_INVALID_ARG);
+
+    convert_plus cp;
+    memset(&cp, SENT, sizeof cp);
+    T_OK(mio_convert_default_params_sized(&cp.p, sizeof cp));
+    T_EQ_U64(cp.p.size, sizeof cp);
+    T_EQ_INT(cp.p.dtype, -1);
+    T_CHECK(cp.p.edits == NULL && cp.p.n_edits == 0);
+    T_EQ_U64(cp.future, 0);
+    T_OK(mio_gguf_to_safetensors("abi_sized.gguf", "abi_sized_c4.safetensors", &cp.p));
+    T_STATUS(mio_convert_default_params_sized(&cp.p, (size_t)1 << 17), MIO_ERR_INVALID_ARG);
+}
+
 static void test_params(void) {
     uint32_t n = 0;
     split_plus sp;
@@ -313,6 +360,7 @@ int main(void) {
     test_sized_entries();
     test_sized_edits();
     test_params();
+    test_default_params_sized();
     mio_gguf_close(g_f);
     free(g_img.p);
     T_DONE();

@@ -445,18 +445,21 @@ static void make_fixtures(void) {
     X(OK, mio_st_save_sharded_sized, n_shards, _, 0, NULL, mio_st_save_sharded_sized(ST_DIR, g_ent, 1, sizeof(mio_st_entry), g_meta, 1, 1000, NULL)) \
     /* quantizer */                                                                                              \
     X(VOID, mio_quantize_default_params, p, _, 0, NULL, mio_quantize_default_params(NULL))                           \
+    X(ST, mio_quantize_default_params_sized, p, _, 0, NULL, mio_quantize_default_params_sized(NULL, sizeof(mio_quantize_params))) \
     X(ST, mio_quantize, in_path, _, 0, NULL, mio_quantize(NULL, "null_args_q.gguf", &g_qparams))                      \
     X(ST, mio_quantize, out_path, _, 0, NULL, mio_quantize(GGUF_PATH, NULL, &g_qparams))                              \
     X(ST, mio_quantize, p, _, 0, NULL, mio_quantize(GGUF_PATH, "null_args_q.gguf", NULL))                             \
     X(ST, mio_quantize_fd, in_path, _, 0, NULL, mio_quantize_fd(NULL, g_devnull, &g_qparams))                       \
     X(ST, mio_quantize_fd, p, _, 0, NULL, mio_quantize_fd(GGUF_PATH, g_devnull, NULL))                                \
     X(VOID, mio_split_default_params, p, _, 0, NULL, mio_split_default_params(NULL))                                 \
+    X(ST, mio_split_default_params_sized, p, _, 0, NULL, mio_split_default_params_sized(NULL, sizeof(mio_split_params))) \
     X(ST, mio_gguf_split, in_path, _, 0, NULL, mio_gguf_split(NULL, "null_args_s", &g_sparams, &g_nparts))             \
     X(ST, mio_gguf_split, prefix, _, 0, NULL, mio_gguf_split(GGUF_PATH, NULL, &g_sparams, &g_nparts))                  \
     X(ST, mio_gguf_split, p, _, 0, NULL, mio_gguf_split(GGUF_PATH, "null_args_s", NULL, &g_nparts))                    \
     X(OK, mio_gguf_split, n_parts, _, 0, NULL, mio_gguf_split(GGUF_PATH, "null_args_s", &g_sparams, NULL))             \
     /* GGUF <-> safetensors (p NULL means the defaults) */                                                       \
     X(VOID, mio_convert_default_params, p, _, 0, NULL, mio_convert_default_params(NULL))                          \
+    X(ST, mio_convert_default_params_sized, p, _, 0, NULL, mio_convert_default_params_sized(NULL, sizeof(mio_convert_params))) \
     X(ST, mio_gguf_to_safetensors, in_path, _, 0, NULL, mio_gguf_to_safetensors(NULL, "null_args_c.safetensors", NULL)) \
     X(ST, mio_gguf_to_safetensors, out, _, 0, NULL, mio_gguf_to_safetensors(GGUF_PATH, NULL, NULL))               \
     X(OK, mio_gguf_to_safetensors, p, _, 0, NULL, mio_gguf_to_safetensors(GGUF_PATH, "null_args_c.safetensors", NULL)) \
