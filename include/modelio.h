@@ -6,9 +6,20 @@
  * exported starts with mio_ and is marked MIO_API.
  *
  * Conventions (see README.md and docs/GGUF.md):
- *  - Every fallible call returns mio_status. Outputs go through pointer arguments
- *    and are left untouched (or set to NULL) on failure; mio_last_error() then
- *    holds a thread-local message naming the key/tensor and the numbers involved.
+ *  - Every fallible call returns mio_status and outputs go through pointer
+ *    arguments; on failure mio_last_error() holds a thread-local message naming
+ *    the key/tensor and the numbers involved.
+ *  - Outputs on failure: a call that fails writes none of its outputs. Whatever an
+ *    output pointer points to keeps every byte it had before the call, for each
+ *    kind of output: handles (*out of mio_gguf_open, mio_st_open, mio_writer_new,
+ *    mio_kv_edit_parse; the buffer and length of mio_st_save_buffer), values
+ *    (integers, doubles, the structs mio_gguf_value, mio_gguf_tensor and
+ *    mio_st_tensor, counts such as *n_parts, *n_shards and *written), views
+ *    (mio_str) and destination buffers (dst of the codecs and of mio_st_slice).
+ *    On MIO_OK every output that is not NULL is written. So a handle variable
+ *    that you close unconditionally must start as NULL. Not outputs: the plan and
+ *    progress callbacks, and the descriptor or callback an _fd or _cb call writes
+ *    to; those may have been called or written to before a failure.
  *  - NULL pointer arguments never crash. A NULL where a pointer is needed is
  *    MIO_ERR_INVALID_ARG with a message naming the parameter ("key is NULL",
  *    "writer w is NULL"), unless the declaration says that it may be NULL.
@@ -158,6 +169,11 @@ enum {
     MIO_TYPE_GGML_COUNT = 43 /* one past the highest ggml code this library knows */
 };
 
+/* MIO_TYPE_GGML_COUNT of the library actually loaded (43 in 0.1): a program
+ * compiled against an older header, whose constant is smaller, asks here how
+ * far the ggml codes this library knows go (mio_type_name is NULL for the
+ * removed ones below it). */
+MIO_API int mio_type_count(void);
 /* Lower-case ggml name ("q4_K", "f16", "iq2_xxs"); NULL for an unknown or removed code. */
 MIO_API const char *mio_type_name(int type);
 /* Code for a name (case-insensitive: "Q4_K", "q4_k"), or -1 (also for NULL). */
@@ -264,6 +280,12 @@ typedef struct mio_gguf_value {
 } mio_gguf_value;
 
 MIO_API mio_status mio_gguf_kv_value(const mio_gguf_file *f, int64_t i, mio_gguf_value *out);
+/* Sized outputs (docs/ABI.md): out is the caller's struct of out_size bytes
+ * (pass sizeof *out). Its first min(out_size, the library's size) bytes are
+ * filled and any bytes past the library's size (fields of a newer header) are
+ * zeroed, so the struct can gain fields at its end. The unsized calls fill
+ * the 0.1 layout, and only that, in every 0.x version. */
+MIO_API mio_status mio_gguf_kv_value_sized(const mio_gguf_file *f, int64_t i, mio_gguf_value *out, size_t out_size);
 /* The whole wire encoding of entry i's value (type field excluded), for verbatim copies. */
 MIO_API mio_status mio_gguf_kv_raw(const mio_gguf_file *f, int64_t i, mio_str *out);
 
@@ -287,6 +309,9 @@ MIO_API mio_status mio_gguf_arr_str(const mio_gguf_file *f, int64_t i, uint64_t 
 /* Element j of an array value (any element type, nested arrays included), as a
  * value of its own. O(j) for string/array elements, O(1) otherwise. */
 MIO_API mio_status mio_gguf_value_elem(const mio_gguf_value *arr, uint64_t j, mio_gguf_value *out);
+/* The same with a sized output (as mio_gguf_kv_value_sized). */
+MIO_API mio_status mio_gguf_value_elem_sized(const mio_gguf_value *arr, uint64_t j, mio_gguf_value *out,
+                                             size_t out_size);
 /* Widen a scalar value (same rules as the kv getters). */
 MIO_API mio_status mio_gguf_value_i64(const mio_gguf_value *v, int64_t *out);
 MIO_API mio_status mio_gguf_value_u64(const mio_gguf_value *v, uint64_t *out);
@@ -306,6 +331,9 @@ typedef struct mio_gguf_tensor {
 
 MIO_API int64_t mio_gguf_tensor_count(const mio_gguf_file *f);          /* -1 if f is NULL */
 MIO_API mio_status mio_gguf_tensor_info(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out);
+/* The same with a sized output (out_size = sizeof *out; as mio_gguf_kv_value_sized). */
+MIO_API mio_status mio_gguf_tensor_info_sized(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out,
+                                              size_t out_size);
 /* Index of the tensor named name (NUL-terminated) or -1 (also when f or name is NULL). O(1). */
 MIO_API int64_t mio_gguf_find_tensor(const mio_gguf_file *f, const char *name);
 /* Logical [rows, cols] of a 2-D tensor (rows = ne[1], cols = ne[0]). */
@@ -501,6 +529,18 @@ MIO_API mio_status mio_gguf_copy_edit_fd(const char *in_path, int fd, const mio_
  * process writing the same file at the same time. Edits that change nothing
  * write nothing. e may be NULL when n is 0. */
 MIO_API mio_status mio_gguf_edit_in_place(const char *path, const mio_kv_edit *e, size_t n);
+/* The four calls above for an edit array whose elements are edit_size bytes
+ * apart (pass sizeof(mio_kv_edit)), so that mio_kv_edit can gain fields at its
+ * end (docs/ABI.md): edit_size must be at least the 0.1 size of mio_kv_edit
+ * and at most 65536, and the bytes of an edit past the fields this library
+ * knows must be zero (else MIO_ERR_INVALID_ARG naming the edit). The unsized
+ * calls read the 0.1 layout in every 0.x version. */
+MIO_API mio_status mio_writer_apply_edits_sized(mio_writer *w, const mio_kv_edit *e, size_t n, size_t edit_size);
+MIO_API mio_status mio_gguf_copy_edit_sized(const char *in_path, const char *out_path, const mio_kv_edit *e, size_t n,
+                                            size_t edit_size);
+MIO_API mio_status mio_gguf_copy_edit_fd_sized(const char *in_path, int fd, const mio_kv_edit *e, size_t n,
+                                               size_t edit_size);
+MIO_API mio_status mio_gguf_edit_in_place_sized(const char *path, const mio_kv_edit *e, size_t n, size_t edit_size);
 
 /* ------------------------------------------------------------------------- */
 /* Block codecs: f32 <-> ggml wire bytes                                      */
@@ -557,6 +597,8 @@ enum {
 MIO_API const char *mio_st_dtype_name(int dtype);
 /* dtype for an upstream name (exact, case-sensitive as upstream), or -1 (also for NULL). */
 MIO_API int mio_st_dtype_from_name(const char *name);
+/* MIO_ST_DTYPE_COUNT of the library actually loaded (22 in 0.1). */
+MIO_API int mio_st_dtype_count(void);
 /* Bits per element (4 for F4, 6 for F6_*, 8..64 otherwise); 0 for unknown. */
 MIO_API uint32_t mio_st_dtype_bits(int dtype);
 /* dtype <-> library type code (mio_type_name works on both ranges); -1 if none. */
@@ -609,6 +651,8 @@ typedef struct mio_st_tensor {
 MIO_API int64_t mio_st_tensor_count(const mio_st_file *f);   /* -1 if f is NULL */
 /* Tensors are indexed in data order (sorted by data_offsets; by shard first). */
 MIO_API mio_status mio_st_tensor_info(const mio_st_file *f, int64_t i, mio_st_tensor *out);
+/* The same with a sized output (out_size = sizeof *out; as mio_gguf_kv_value_sized). */
+MIO_API mio_status mio_st_tensor_info_sized(const mio_st_file *f, int64_t i, mio_st_tensor *out, size_t out_size);
 /* Index of the tensor named name (NUL-terminated) or -1 (also when f or name is NULL). */
 MIO_API int64_t mio_st_find_tensor(const mio_st_file *f, const char *name);
 /* __metadata__ entries (string to string), sorted by key. */
@@ -665,6 +709,22 @@ MIO_API mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_
  * Reentrant: any number of threads may save at once (into different dirs). */
 MIO_API mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
                                        size_t n_meta, uint64_t max_shard_bytes, uint32_t *n_shards);
+/* The four calls above for an entry array whose elements are entry_size bytes
+ * apart (pass sizeof(mio_st_entry)), so that mio_st_entry can gain fields at
+ * its end (docs/ABI.md). entry_size must be at least the 0.1 size of
+ * mio_st_entry and at most 65536; the bytes of an entry past the fields this
+ * library knows must be zero (a program that sets a field of a newer header
+ * gets MIO_ERR_INVALID_ARG naming the entry, not a silently ignored field).
+ * The unsized calls read the 0.1 layout in every 0.x version. */
+MIO_API mio_status mio_st_save_file_sized(const char *path, const mio_st_entry *t, size_t n, size_t entry_size,
+                                          const mio_st_meta *meta, size_t n_meta);
+MIO_API mio_status mio_st_save_buffer_sized(const mio_st_entry *t, size_t n, size_t entry_size, const mio_st_meta *meta,
+                                            size_t n_meta, void **out, size_t *out_len);
+MIO_API mio_status mio_st_save_cb_sized(const mio_st_entry *t, size_t n, size_t entry_size, const mio_st_meta *meta,
+                                        size_t n_meta, mio_write_fn fn, void *user);
+MIO_API mio_status mio_st_save_sharded_sized(const char *dir, const mio_st_entry *t, size_t n, size_t entry_size,
+                                             const mio_st_meta *meta, size_t n_meta, uint64_t max_shard_bytes,
+                                             uint32_t *n_shards);
 
 /* ------------------------------------------------------------------------- */
 /* Quantizing a model (the llama-quantize replacement)                        */
@@ -764,6 +824,12 @@ typedef struct mio_quantize_params {
 
 /* Defaults: no preset, verbatim, all cores, every override off. */
 MIO_API void mio_quantize_default_params(mio_quantize_params *p);
+/* The defaults for a caller whose struct is size bytes (pass sizeof *p): the
+ * fields this library knows get their defaults, any bytes past them (fields of
+ * a newer header) are zeroed, and p->size = size; size must be at least the
+ * 0.1 size and at most 65536. When the struct grows, the unsized call keeps
+ * writing the 0.1 bytes and only this one covers the new fields (docs/ABI.md). */
+MIO_API mio_status mio_quantize_default_params_sized(mio_quantize_params *p, size_t size);
 /* Quantize the GGUF model in_path (the first part of a split is followed across
  * its parts) into out_path as llama.cpp's llama_model_quantize does: same
  * tensor types, order, metadata and bytes. out_path is written atomically
@@ -800,6 +866,8 @@ typedef struct mio_split_params {
 
 /* Defaults: max_tensors 128 (gguf-split's default), max_bytes 0, everything off. */
 MIO_API void mio_split_default_params(mio_split_params *p);
+/* As mio_quantize_default_params_sized. */
+MIO_API mio_status mio_split_default_params_sized(mio_split_params *p, size_t size);
 /* Split the GGUF model in_path (the first part of a split input is followed
  * across its parts) into PREFIX-00001-of-0000N.gguf .. as gguf-split --split
  * does: exactly one of max_tensors / max_bytes must be set; part 1 carries
@@ -838,6 +906,8 @@ typedef struct mio_convert_params {
 
 /* Defaults: types kept, no decoding, all cores, no renames. */
 MIO_API void mio_convert_default_params(mio_convert_params *p);
+/* As mio_quantize_default_params_sized. */
+MIO_API mio_status mio_convert_default_params_sized(mio_convert_params *p, size_t size);
 /* GGUF (the first part of a split is followed across its parts; split.* keys
  * are dropped) to safetensors in upstream's canonical form. GGUF metadata goes
  * into __metadata__ under the encoding of docs/CONVERT.md, which

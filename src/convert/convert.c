@@ -16,6 +16,8 @@
 
 #define CHUNK ST_FILL_CHUNK
 
+ABI_FROZEN(mio_convert_params, n_edits);
+
 void mio_convert_default_params(mio_convert_params *p) {
     if (!p) return;
     memset(p, 0, sizeof *p);
@@ -23,13 +25,20 @@ void mio_convert_default_params(mio_convert_params *p) {
     p->dtype = -1;
 }
 
+mio_status mio_convert_default_params_sized(mio_convert_params *p, size_t size) {
+    mio_convert_params d;
+    mio_convert_default_params(&d);
+    return abi_defaults_sized(p, size, &d, sizeof d, "mio_convert_params");
+}
+
 static mio_status check_params(const mio_convert_params *p, mio_convert_params *out) {
     mio_convert_default_params(out);
     if (!p) return MIO_OK;
-    if (p->size < offsetof(mio_convert_params, progress_user) + sizeof(void *) || p->size > sizeof *p)
-        return err_set(MIO_ERR_INVALID_ARG, "params->size is %zu (set it with mio_convert_default_params)", p->size);
-    memcpy(out, p, p->size);
-    out->size = sizeof *out;
+    /* sizes from before edits were added are read with no edits; a newer header's
+     * larger struct is read if its unknown tail is zero (docs/ABI.md) */
+    mio_status st = abi_params_merge(out, sizeof *out, p, offsetof(mio_convert_params, progress_user) + sizeof(void *),
+                                     "mio_convert_params", "mio_convert_default_params");
+    if (st) return st;
     if (out->dtype != -1 && out->dtype != MIO_TYPE_F32 && out->dtype != MIO_TYPE_F16 && out->dtype != MIO_TYPE_BF16)
         return err_set(MIO_ERR_INVALID_ARG, "dtype %d: the conversion casts to F32, F16 or BF16 only", out->dtype);
     if (out->n_edits && !out->edits) return err_set(MIO_ERR_INVALID_ARG, "edits is NULL (n_edits %zu)", out->n_edits);

@@ -35,6 +35,43 @@ static inline bool ck_pad(uint64_t x, uint64_t align, uint64_t *r) {
     return true;
 }
 
+/* --- growth of caller-allocated structs (abi.c, docs/ABI.md) --- */
+/* Sizes above this are refused as garbage (no public struct comes near it). */
+#define ABI_MAX_STRUCT ((size_t)1 << 16)
+/* A sized output: the first min(out_size, known) bytes of src go to out, and
+ * the bytes of out past known (fields of a newer header) are zeroed. */
+void abi_copy_out(void *out, size_t out_size, const void *src, size_t known);
+/* MIO_OK when the bytes [known, size) of p (fields this library does not know)
+ * are all zero; else MIO_ERR_INVALID_ARG naming `what` and the first set byte. */
+mio_status abi_check_tail(const void *p, size_t size, size_t known, const char *what);
+/* A params struct with a leading size_t size: dst (known bytes, already holding
+ * the defaults) takes the caller's first min(size, known) bytes; size must be
+ * min_size..ABI_MAX_STRUCT and any bytes past known must be zero. dst->size
+ * becomes known. Messages name `what` and the defaults function. */
+/* A caller's input array of n elements elem_size bytes apart, as an array of
+ * the library's type (known bytes each): t itself when elem_size == known,
+ * else *copy (malloc()ed; the caller frees it) holding each element's first
+ * known bytes. elem_size below known or above ABI_MAX_STRUCT is refused, and
+ * so is an element with a set byte past known (named "<elem_name> K"). t NULL
+ * or n 0 is passed on as it is. */
+mio_status abi_array_in(const void *t, size_t n, size_t elem_size, size_t known, const char *elem_name,
+                        const char *type_name, const void **use, void **copy);
+/* mio_*_default_params_sized: the caller's struct of size bytes (at least
+ * known) gets the library's defaults (known bytes), zeros past them, and
+ * size in its leading size field. */
+mio_status abi_defaults_sized(void *p, size_t size, const void *defaults, size_t known, const char *type_name);
+mio_status abi_params_merge(void *dst, size_t known, const void *src, size_t min_size, const char *what,
+                            const char *defaults_fn);
+
+/* Guard of a public struct's 0.1 layout: compilation fails when a field is
+ * added after `last`, to point whoever adds it at docs/ABI.md (the unsized
+ * calls and mio_*_default_params must then keep writing/reading the 0.1 size,
+ * the baseline docs/abi/libmodelio.abi be refreshed deliberately). */
+#define ABI_FIELD_END(T, f) (offsetof(T, f) + sizeof(((T *)0)->f))
+#define ABI_FROZEN(T, last)                                                                                 \
+    _Static_assert(sizeof(T) == (ABI_FIELD_END(T, last) + _Alignof(T) - 1) / _Alignof(T) * _Alignof(T),     \
+                   #T " gained a field after " #last ": keep its 0.1 calls at the 0.1 size (docs/ABI.md)")
+
 /* Escape bytes for a message: printable ASCII kept, others as \xNN, cut at max
  * bytes with "...". Returns buf. */
 const char *esc_bytes(char *buf, size_t bufsz, const void *p, size_t len);

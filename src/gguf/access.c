@@ -100,12 +100,21 @@ static void kv_to_value(const gguf_kv *kv, mio_gguf_value *out) {
     out->depth = kv->type == MIO_GGUF_ARRAY ? kv->depth : 0;
 }
 
-mio_status mio_gguf_kv_value(const mio_gguf_file *f, int64_t i, mio_gguf_value *out) {
+ABI_FROZEN(mio_gguf_value, depth);
+ABI_FROZEN(mio_gguf_tensor, part);
+
+mio_status mio_gguf_kv_value_sized(const mio_gguf_file *f, int64_t i, mio_gguf_value *out, size_t out_size) {
     const gguf_kv *kv = kv_at(f, i);
     if (!kv) return MIO_ERR_INVALID_ARG;
     if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
-    kv_to_value(kv, out);
+    mio_gguf_value v;
+    kv_to_value(kv, &v);
+    abi_copy_out(out, out_size, &v, sizeof v);
     return MIO_OK;
+}
+
+mio_status mio_gguf_kv_value(const mio_gguf_file *f, int64_t i, mio_gguf_value *out) {
+    return mio_gguf_kv_value_sized(f, i, out, sizeof *out);
 }
 
 mio_status mio_gguf_kv_raw(const mio_gguf_file *f, int64_t i, mio_str *out) {
@@ -302,7 +311,12 @@ mio_status mio_gguf_arr_str(const mio_gguf_file *f, int64_t i, uint64_t j, mio_s
 
 /* --- generic values (may be caller-built: everything is bounds-checked) --- */
 mio_status mio_gguf_value_elem(const mio_gguf_value *arr, uint64_t j, mio_gguf_value *out) {
-    if (!arr || !out) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !arr ? "arr" : "out");
+    return mio_gguf_value_elem_sized(arr, j, out, sizeof *out);
+}
+
+mio_status mio_gguf_value_elem_sized(const mio_gguf_value *arr, uint64_t j, mio_gguf_value *o, size_t out_size) {
+    if (!arr || !o) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !arr ? "arr" : "out");
+    mio_gguf_value v, *out = &v; /* built here, copied to o only on success */
     if (arr->type != MIO_GGUF_ARRAY) return err_set(MIO_ERR_TYPE_MISMATCH, "value is not an array");
     if (j >= arr->count)
         return err_set(MIO_ERR_OUT_OF_RANGE, "index %llu out of range (array has %llu elements)", (unsigned long long)j,
@@ -343,6 +357,7 @@ mio_status mio_gguf_value_elem(const mio_gguf_value *arr, uint64_t j, mio_gguf_v
         out->data = p;
         out->size = (size_t)len;
     }
+    abi_copy_out(o, out_size, &v, sizeof v);
     return MIO_OK;
 }
 
@@ -369,13 +384,17 @@ mio_status mio_gguf_value_f64(const mio_gguf_value *v, double *out) {
 }
 
 /* --- tensors --- */
-mio_status mio_gguf_tensor_info(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out) {
+mio_status mio_gguf_tensor_info_sized(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out, size_t out_size) {
     if (!f || !out) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : "out");
     if (i < 0 || (uint64_t)i >= f->n_tensors)
         return err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
                        (unsigned long long)f->n_tensors);
-    *out = f->tensors[i];
+    abi_copy_out(out, out_size, &f->tensors[i], sizeof f->tensors[i]);
     return MIO_OK;
+}
+
+mio_status mio_gguf_tensor_info(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out) {
+    return mio_gguf_tensor_info_sized(f, i, out, sizeof *out);
 }
 
 mio_status mio_gguf_tensor_shape2d(const mio_gguf_tensor *t, int64_t *rows, int64_t *cols) {

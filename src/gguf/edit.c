@@ -522,3 +522,28 @@ done:
     mio_gguf_close(f);
     return st;
 }
+
+/* ------------------------------------------------------------------ sized edit arrays (docs/ABI.md) */
+ABI_FROZEN(mio_kv_edit, str_len);
+
+#define WITH_EDITS(call)                                                                                      \
+    const void *use;                                                                                          \
+    void *copy;                                                                                               \
+    mio_status st = abi_array_in(e, n, edit_size, sizeof(mio_kv_edit), "edit", "mio_kv_edit", &use, &copy); \
+    if (!st) st = (call);                                                                                     \
+    free(copy);                                                                                               \
+    return st
+
+mio_status mio_writer_apply_edits_sized(mio_writer *w, const mio_kv_edit *e, size_t n, size_t edit_size) {
+    WITH_EDITS(mio_writer_apply_edits(w, use, n));
+}
+mio_status mio_gguf_copy_edit_sized(const char *in_path, const char *out_path, const mio_kv_edit *e, size_t n,
+                                    size_t edit_size) {
+    WITH_EDITS(mio_gguf_copy_edit(in_path, out_path, use, n));
+}
+mio_status mio_gguf_copy_edit_fd_sized(const char *in_path, int fd, const mio_kv_edit *e, size_t n, size_t edit_size) {
+    WITH_EDITS(mio_gguf_copy_edit_fd(in_path, fd, use, n));
+}
+mio_status mio_gguf_edit_in_place_sized(const char *path, const mio_kv_edit *e, size_t n, size_t edit_size) {
+    WITH_EDITS(mio_gguf_edit_in_place(path, use, n));
+}

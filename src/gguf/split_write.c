@@ -14,11 +14,19 @@
 #define SPLIT_MAX_PARTS 65535u /* split.count is a u16 */
 #define SPLIT_CHUNK ((size_t)64 << 20)
 
+ABI_FROZEN(mio_split_params, plan_user);
+
 void mio_split_default_params(mio_split_params *p) {
     if (!p) return;
     memset(p, 0, sizeof *p);
     p->size = sizeof *p;
     p->max_tensors = 128;
+}
+
+mio_status mio_split_default_params_sized(mio_split_params *p, size_t size) {
+    mio_split_params d;
+    mio_split_default_params(&d);
+    return abi_defaults_sized(p, size, &d, sizeof d, "mio_split_params");
 }
 
 static uint64_t pad_to(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
@@ -28,16 +36,17 @@ static const char *const k_split[] = {"split.no", "split.count", "split.tensors.
 mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_split_params *params, uint32_t *n_parts) {
     if (!in_path || !prefix || !params)
         return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !in_path ? "in_path" : !prefix ? "prefix" : "p");
-    if (params->size != sizeof(mio_split_params))
-        return err_set(MIO_ERR_INVALID_ARG, "params->size is %zu, expected %zu (call mio_split_default_params)",
-                       params->size, sizeof(mio_split_params));
-    mio_split_params p = *params;
+    /* a size below 0.1's is garbage; a newer header's larger struct is read if
+     * its unknown tail is zero (docs/ABI.md) */
+    mio_split_params p;
+    mio_split_default_params(&p);
+    mio_status pst = abi_params_merge(&p, sizeof p, params, sizeof p, "mio_split_params", "mio_split_default_params");
+    if (pst) return pst;
     if (p.max_tensors < 0) return err_set(MIO_ERR_INVALID_ARG, "max_tensors is %lld; it must be positive", (long long)p.max_tensors);
     if ((p.max_tensors > 0) == (p.max_bytes > 0))
         return err_set(MIO_ERR_INVALID_ARG, "set exactly one of max_tensors and max_bytes (both are %s)",
                        p.max_tensors > 0 ? "set" : "0");
     if (!*prefix) return err_set(MIO_ERR_INVALID_ARG, "prefix is empty");
-    if (n_parts) *n_parts = 0;
 
     mio_gguf_file *f = NULL;
     mio_status st = mio_gguf_open(in_path, MIO_OPEN_SPLITS, &f);

@@ -50,6 +50,7 @@ static const type_row *row(int type) {
     return &g_types[type];
 }
 
+int mio_type_count(void) { return MIO_TYPE_GGML_COUNT; }
 const char *mio_type_name(int type) { const type_row *r = row(type); return r ? r->name : NULL; }
 int64_t mio_type_block_size(int type) { const type_row *r = row(type); return r ? r->blck : 0; }
 size_t mio_type_block_bytes(int type) { const type_row *r = row(type); return r ? r->bytes : 0; }

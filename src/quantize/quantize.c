@@ -23,6 +23,8 @@
  * after each piece, so they never add up in memory). */
 #define QZ_COPY_BYTES ((size_t)4 << 20)
 
+ABI_FROZEN(mio_quantize_params, progress_user);
+
 void mio_quantize_default_params(mio_quantize_params *p) {
     if (!p) return;
     memset(p, 0, sizeof *p);
@@ -32,6 +34,12 @@ void mio_quantize_default_params(mio_quantize_params *p) {
     p->output_tensor_type = -1;
     p->token_embedding_type = -1;
     p->experts_type = -1;
+}
+
+mio_status mio_quantize_default_params_sized(mio_quantize_params *p, size_t size) {
+    mio_quantize_params d;
+    mio_quantize_default_params(&d);
+    return abi_defaults_sized(p, size, &d, sizeof d, "mio_quantize_params");
 }
 
 /* llama.cpp's llama_ftype for a file whose matrix weights are all of one type
@@ -361,11 +369,11 @@ static mio_status kv_override(mio_writer *w, const mio_kv_override *o, size_t i)
 
 static mio_status check_params(const mio_quantize_params *in, mio_quantize_params *p) {
     mio_quantize_default_params(p);
-    if (in->size < sizeof(size_t) + sizeof(int) || in->size > (size_t)1 << 20)
-        return err_set(MIO_ERR_INVALID_ARG, "p->size is %zu; fill the parameters with mio_quantize_default_params first",
-                       in->size);
-    memcpy(p, in, in->size < sizeof *p ? in->size : sizeof *p);
-    p->size = sizeof *p;
+    /* at least size and preset; a newer header's larger struct is read if its
+     * unknown tail is zero (docs/ABI.md) */
+    mio_status st = abi_params_merge(p, sizeof *p, in, sizeof(size_t) + sizeof(int), "mio_quantize_params",
+                                     "mio_quantize_default_params");
+    if (st) return st;
     if (p->preset != MIO_PRESET_NONE && !mio_preset_name(p->preset))
         return err_set(MIO_ERR_INVALID_ARG, "preset %d is not a llama.cpp quantization type", p->preset);
     if (p->preset == MIO_PRESET_NONE && p->dtype >= 0 &&

@@ -231,12 +231,19 @@ int mio_st_uses_file(const mio_st_file *f, const char *path) {
 int64_t mio_st_tensor_count(const mio_st_file *f) { return f ? (int64_t)f->n_t : -1; }
 int64_t mio_st_meta_count(const mio_st_file *f) { return f ? (int64_t)f->n_meta : -1; }
 
+ABI_FROZEN(mio_st_tensor, shard);
+
 mio_status mio_st_tensor_info(const mio_st_file *f, int64_t i, mio_st_tensor *out) {
-    if (!f || !out) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : "out");
+    return mio_st_tensor_info_sized(f, i, out, sizeof *out);
+}
+
+mio_status mio_st_tensor_info_sized(const mio_st_file *f, int64_t i, mio_st_tensor *o, size_t out_size) {
+    if (!f || !o) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : "out");
     if (i < 0 || (uint64_t)i >= f->n_t)
         return err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
                        (unsigned long long)f->n_t);
     const st_rec *r = &f->t[i];
+    mio_st_tensor v, *out = &v;
     out->name = r->name;
     out->dtype = r->dtype;
     out->type = mio_st_dtype_to_type(r->dtype);
@@ -247,6 +254,7 @@ mio_status mio_st_tensor_info(const mio_st_file *f, int64_t i, mio_st_tensor *ou
     out->data = r->data;
     out->nbytes = r->end - r->start;
     out->shard = r->shard;
+    abi_copy_out(o, out_size, &v, sizeof v);
     return MIO_OK;
 }
 
@@ -314,12 +322,13 @@ mio_status mio_st_slice(const mio_st_file *f, int64_t i, uint32_t n_ranges, cons
         return err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s': the slice is %llu bytes, the destination holds %zu", nb,
                        (unsigned long long)total, dst_len);
     if (!dst && total) return err_set(MIO_ERR_INVALID_ARG, "dst is NULL");
+    if (n_ranges > 64) return err_set(MIO_ERR_INVALID_ARG, "more than 64 ranged axes");
+    /* nothing fails below: the outputs are written only now */
     if (written) *written = (size_t)total;
     if (total == 0) return MIO_OK;
     if (n_ranges == 0) { memcpy(dst, t.data, (size_t)total); return MIO_OK; }
     /* Strides (bytes) of the ranged axes; copy runs of the last ranged axis with an odometer. */
     uint64_t stride[64], idx[64];
-    if (n_ranges > 64) return err_set(MIO_ERR_INVALID_ARG, "more than 64 ranged axes");
     uint64_t s = inner;
     for (uint32_t d = n_ranges; d-- > 0;) { stride[d] = s; s *= t.shape[d]; }
     uint32_t last = n_ranges - 1;

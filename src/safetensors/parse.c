@@ -45,6 +45,7 @@ int st_dtype_lookup(const char *s, size_t n) {
         if (g_dtypes[d].name[0] == s[0] && strlen(g_dtypes[d].name) == n && memcmp(g_dtypes[d].name, s, n) == 0) return d;
     return -1;
 }
+int mio_st_dtype_count(void) { return MIO_ST_DTYPE_COUNT; }
 int mio_st_dtype_from_name(const char *name) { return name ? st_dtype_lookup(name, strlen(name)) : -1; }
 
 bool st_utf8_valid(const uint8_t *p, size_t n, size_t *bad) {

@@ -348,3 +348,58 @@ mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_meta *me
                           void *user) {
     return st_save_cb_src(t, n, meta, n_meta, NULL, fn, user);
 }
+
+/* ------------------------------------------------------------------ sized entry arrays (docs/ABI.md) */
+ABI_FROZEN(mio_st_entry, nbytes);
+
+/* The caller's n entries, entry_size bytes apart, as this library's mio_st_entry array. */
+static mio_status entries_sized(const mio_st_entry *t, size_t n, size_t entry_size, const mio_st_entry **use,
+                                mio_st_entry **copy) {
+    const void *u;
+    void *c;
+    mio_status st = abi_array_in(t, n, entry_size, sizeof(mio_st_entry), "entry", "mio_st_entry", &u, &c);
+    *use = u;
+    *copy = c;
+    return st;
+}
+
+mio_status mio_st_save_file_sized(const char *path, const mio_st_entry *t, size_t n, size_t entry_size,
+                                  const mio_st_meta *meta, size_t n_meta) {
+    const mio_st_entry *use;
+    mio_st_entry *copy;
+    mio_status st = entries_sized(t, n, entry_size, &use, &copy);
+    if (!st) st = mio_st_save_file(path, use, n, meta, n_meta);
+    free(copy);
+    return st;
+}
+
+mio_status mio_st_save_buffer_sized(const mio_st_entry *t, size_t n, size_t entry_size, const mio_st_meta *meta,
+                                    size_t n_meta, void **out, size_t *out_len) {
+    const mio_st_entry *use;
+    mio_st_entry *copy;
+    mio_status st = entries_sized(t, n, entry_size, &use, &copy);
+    if (!st) st = mio_st_save_buffer(use, n, meta, n_meta, out, out_len);
+    free(copy);
+    return st;
+}
+
+mio_status mio_st_save_cb_sized(const mio_st_entry *t, size_t n, size_t entry_size, const mio_st_meta *meta,
+                                size_t n_meta, mio_write_fn fn, void *user) {
+    const mio_st_entry *use;
+    mio_st_entry *copy;
+    mio_status st = entries_sized(t, n, entry_size, &use, &copy);
+    if (!st) st = mio_st_save_cb(use, n, meta, n_meta, fn, user);
+    free(copy);
+    return st;
+}
+
+mio_status mio_st_save_sharded_sized(const char *dir, const mio_st_entry *t, size_t n, size_t entry_size,
+                                     const mio_st_meta *meta, size_t n_meta, uint64_t max_shard_bytes,
+                                     uint32_t *n_shards) {
+    const mio_st_entry *use;
+    mio_st_entry *copy;
+    mio_status st = entries_sized(t, n, entry_size, &use, &copy);
+    if (!st) st = mio_st_save_sharded(dir, use, n, meta, n_meta, max_shard_bytes, n_shards);
+    free(copy);
+    return st;
+}

@@ -224,6 +224,8 @@ static void make_fixtures(void) {
     X(SV, mio_gguf_kv_type, f, _, -1, NULL, mio_gguf_kv_type(NULL, k_u))                                         \
     X(ST, mio_gguf_kv_value, f, _, 0, NULL, mio_gguf_kv_value(NULL, k_u, &g_val))                                     \
     X(ST, mio_gguf_kv_value, out, _, 0, NULL, mio_gguf_kv_value(g_f, k_u, NULL))                                      \
+    X(ST, mio_gguf_kv_value_sized, f, _, 0, NULL, mio_gguf_kv_value_sized(NULL, k_u, &g_val, sizeof g_val))          \
+    X(ST, mio_gguf_kv_value_sized, out, _, 0, NULL, mio_gguf_kv_value_sized(g_f, k_u, NULL, sizeof g_val))           \
     X(ST, mio_gguf_kv_raw, f, _, 0, NULL, mio_gguf_kv_raw(NULL, k_u, &g_str))                                         \
     X(ST, mio_gguf_kv_raw, out, _, 0, NULL, mio_gguf_kv_raw(g_f, k_u, NULL))                                          \
     X(ST, mio_gguf_kv_i64, f, _, 0, NULL, mio_gguf_kv_i64(NULL, k_u, &g_i64))                                         \
@@ -246,6 +248,8 @@ static void make_fixtures(void) {
     X(ST, mio_gguf_arr_str, out, _, 0, NULL, mio_gguf_arr_str(g_f, k_as, 1, NULL))                                    \
     X(ST, mio_gguf_value_elem, arr, _, 0, NULL, mio_gguf_value_elem(NULL, 0, &g_val))                                 \
     X(ST, mio_gguf_value_elem, out, _, 0, NULL, mio_gguf_value_elem(&g_arr, 0, NULL))                                 \
+    X(ST, mio_gguf_value_elem_sized, arr, _, 0, NULL, mio_gguf_value_elem_sized(NULL, 0, &g_val, sizeof g_val))      \
+    X(ST, mio_gguf_value_elem_sized, out, _, 0, NULL, mio_gguf_value_elem_sized(&g_arr, 0, NULL, sizeof g_val))      \
     X(ST, mio_gguf_value_i64, v, _, 0, NULL, mio_gguf_value_i64(NULL, &g_i64))                                        \
     X(ST, mio_gguf_value_i64, out, _, 0, NULL, mio_gguf_value_i64(&g_elem, NULL))                                     \
     X(ST, mio_gguf_value_u64, v, _, 0, NULL, mio_gguf_value_u64(NULL, &g_u64))                                        \
@@ -255,6 +259,8 @@ static void make_fixtures(void) {
     X(SV, mio_gguf_tensor_count, f, _, -1, NULL, mio_gguf_tensor_count(NULL))                                    \
     X(ST, mio_gguf_tensor_info, f, _, 0, NULL, mio_gguf_tensor_info(NULL, 0, &g_to))                                  \
     X(ST, mio_gguf_tensor_info, out, _, 0, NULL, mio_gguf_tensor_info(g_f, 0, NULL))                                  \
+    X(ST, mio_gguf_tensor_info_sized, f, _, 0, NULL, mio_gguf_tensor_info_sized(NULL, 0, &g_to, sizeof g_to))        \
+    X(ST, mio_gguf_tensor_info_sized, out, _, 0, NULL, mio_gguf_tensor_info_sized(g_f, 0, NULL, sizeof g_to))        \
     X(SV, mio_gguf_find_tensor, f, _, -1, NULL, mio_gguf_find_tensor(NULL, "t"))                                 \
     X(SV, mio_gguf_find_tensor, name, _, -1, NULL, mio_gguf_find_tensor(g_f, NULL))                              \
     X(ST, mio_gguf_tensor_shape2d, t, _, 0, NULL, mio_gguf_tensor_shape2d(NULL, &g_i64, &g_i64b))                     \
@@ -325,6 +331,15 @@ static void make_fixtures(void) {
     X(ST, mio_gguf_edit_in_place, path, _, 0, NULL, mio_gguf_edit_in_place(NULL, g_edits, 1))                         \
     X(ST, mio_gguf_edit_in_place, e, _, 0, "e is NULL (n 1)", mio_gguf_edit_in_place(GGUF_PATH, NULL, 1))         \
     X(OK, mio_gguf_edit_in_place, e, n0, 0, NULL, mio_gguf_edit_in_place(GGUF_PATH, NULL, 0))                         \
+    X(ST, mio_writer_apply_edits_sized, w, _, 0, NULL, mio_writer_apply_edits_sized(NULL, g_edits, 1, sizeof(mio_kv_edit))) \
+    X(ST, mio_writer_apply_edits_sized, e, _, 0, "e is NULL (n 2)", mio_writer_apply_edits_sized(g_w, NULL, 2, sizeof(mio_kv_edit))) \
+    X(ST, mio_gguf_copy_edit_sized, in_path, _, 0, NULL, mio_gguf_copy_edit_sized(NULL, "null_args_ce.gguf", g_edits, 1, sizeof(mio_kv_edit))) \
+    X(ST, mio_gguf_copy_edit_sized, out_path, _, 0, NULL, mio_gguf_copy_edit_sized(GGUF_PATH, NULL, g_edits, 1, sizeof(mio_kv_edit))) \
+    X(ST, mio_gguf_copy_edit_sized, e, _, 0, "e is NULL (n 1)", mio_gguf_copy_edit_sized(GGUF_PATH, "null_args_ce.gguf", NULL, 1, sizeof(mio_kv_edit))) \
+    X(ST, mio_gguf_copy_edit_fd_sized, in_path, _, 0, NULL, mio_gguf_copy_edit_fd_sized(NULL, g_devnull, g_edits, 1, sizeof(mio_kv_edit))) \
+    X(ST, mio_gguf_copy_edit_fd_sized, e, _, 0, "e is NULL (n 1)", mio_gguf_copy_edit_fd_sized(GGUF_PATH, g_devnull, NULL, 1, sizeof(mio_kv_edit))) \
+    X(ST, mio_gguf_edit_in_place_sized, path, _, 0, NULL, mio_gguf_edit_in_place_sized(NULL, g_edits, 1, sizeof(mio_kv_edit))) \
+    X(ST, mio_gguf_edit_in_place_sized, e, _, 0, "e is NULL (n 1)", mio_gguf_edit_in_place_sized(GGUF_PATH, NULL, 1, sizeof(mio_kv_edit))) \
     X(SV, mio_writer_kv_count, w, _, -1, NULL, mio_writer_kv_count(NULL))                                        \
     X(SV, mio_writer_alignment, w, _, 0, NULL, mio_writer_alignment(NULL))                                       \
     X(ST, mio_writer_add_tensor, w, _, 0, NULL, mio_writer_add_tensor(NULL, "t2", MIO_TYPE_F32, 2, g_ne, g_tdata, 32)) \
@@ -385,6 +400,8 @@ static void make_fixtures(void) {
     X(SV, mio_st_tensor_count, f, _, -1, NULL, mio_st_tensor_count(NULL))                                        \
     X(ST, mio_st_tensor_info, f, _, 0, NULL, mio_st_tensor_info(NULL, 0, &g_sto))                                     \
     X(ST, mio_st_tensor_info, out, _, 0, NULL, mio_st_tensor_info(g_sf, 0, NULL))                                     \
+    X(ST, mio_st_tensor_info_sized, f, _, 0, NULL, mio_st_tensor_info_sized(NULL, 0, &g_sto, sizeof g_sto))          \
+    X(ST, mio_st_tensor_info_sized, out, _, 0, NULL, mio_st_tensor_info_sized(g_sf, 0, NULL, sizeof g_sto))          \
     X(SV, mio_st_find_tensor, f, _, -1, NULL, mio_st_find_tensor(NULL, "w"))                                     \
     X(SV, mio_st_find_tensor, name, _, -1, NULL, mio_st_find_tensor(g_sf, NULL))                                 \
     X(SV, mio_st_meta_count, f, _, -1, NULL, mio_st_meta_count(NULL))                                            \
@@ -414,20 +431,38 @@ static void make_fixtures(void) {
     X(ST, mio_st_save_sharded, t, _, 0, NULL, mio_st_save_sharded(ST_DIR, NULL, 1, g_meta, 1, 1000, &g_u32))          \
     X(ST, mio_st_save_sharded, meta, _, 0, NULL, mio_st_save_sharded(ST_DIR, g_ent, 1, NULL, 1, 1000, &g_u32))        \
     X(OK, mio_st_save_sharded, n_shards, _, 0, NULL, mio_st_save_sharded(ST_DIR, g_ent, 1, g_meta, 1, 1000, NULL))    \
+    X(ST, mio_st_save_file_sized, path, _, 0, NULL, mio_st_save_file_sized(NULL, g_ent, 1, sizeof(mio_st_entry), g_meta, 1)) \
+    X(ST, mio_st_save_file_sized, t, _, 0, NULL, mio_st_save_file_sized("null_args_out.safetensors", NULL, 1, sizeof(mio_st_entry), g_meta, 1)) \
+    X(ST, mio_st_save_file_sized, meta, _, 0, NULL, mio_st_save_file_sized("null_args_out.safetensors", g_ent, 1, sizeof(mio_st_entry), NULL, 1)) \
+    X(ST, mio_st_save_buffer_sized, t, _, 0, NULL, mio_st_save_buffer_sized(NULL, 1, sizeof(mio_st_entry), g_meta, 1, &g_buf_out, &g_len)) \
+    X(ST, mio_st_save_buffer_sized, meta, _, 0, NULL, mio_st_save_buffer_sized(g_ent, 1, sizeof(mio_st_entry), NULL, 1, &g_buf_out, &g_len)) \
+    X(ST, mio_st_save_buffer_sized, out, _, 0, NULL, mio_st_save_buffer_sized(g_ent, 1, sizeof(mio_st_entry), g_meta, 1, NULL, &g_len)) \
+    X(ST, mio_st_save_buffer_sized, out_len, _, 0, NULL, mio_st_save_buffer_sized(g_ent, 1, sizeof(mio_st_entry), g_meta, 1, &g_buf_out, NULL)) \
+    X(ST, mio_st_save_cb_sized, t, _, 0, NULL, mio_st_save_cb_sized(NULL, 1, sizeof(mio_st_entry), g_meta, 1, mem_sink, NULL)) \
+    X(ST, mio_st_save_cb_sized, meta, _, 0, NULL, mio_st_save_cb_sized(g_ent, 1, sizeof(mio_st_entry), NULL, 1, mem_sink, NULL)) \
+    X(ST, mio_st_save_cb_sized, fn, _, 0, NULL, mio_st_save_cb_sized(g_ent, 1, sizeof(mio_st_entry), g_meta, 1, NULL, NULL)) \
+    X(OK, mio_st_save_cb_sized, user, _, 0, NULL, mio_st_save_cb_sized(g_ent, 1, sizeof(mio_st_entry), g_meta, 1, mem_sink, NULL)) \
+    X(ST, mio_st_save_sharded_sized, dir, _, 0, NULL, mio_st_save_sharded_sized(NULL, g_ent, 1, sizeof(mio_st_entry), g_meta, 1, 1000, &g_u32)) \
+    X(ST, mio_st_save_sharded_sized, t, _, 0, NULL, mio_st_save_sharded_sized(ST_DIR, NULL, 1, sizeof(mio_st_entry), g_meta, 1, 1000, &g_u32)) \
+    X(ST, mio_st_save_sharded_sized, meta, _, 0, NULL, mio_st_save_sharded_sized(ST_DIR, g_ent, 1, sizeof(mio_st_entry), NULL, 1, 1000, &g_u32)) \
+    X(OK, mio_st_save_sharded_sized, n_shards, _, 0, NULL, mio_st_save_sharded_sized(ST_DIR, g_ent, 1, sizeof(mio_st_entry), g_meta, 1, 1000, NULL)) \
     /* quantizer */                                                                                              \
     X(VOID, mio_quantize_default_params, p, _, 0, NULL, mio_quantize_default_params(NULL))                           \
+    X(ST, mio_quantize_default_params_sized, p, _, 0, NULL, mio_quantize_default_params_sized(NULL, sizeof(mio_quantize_params))) \
     X(ST, mio_quantize, in_path, _, 0, NULL, mio_quantize(NULL, "null_args_q.gguf", &g_qparams))                      \
     X(ST, mio_quantize, out_path, _, 0, NULL, mio_quantize(GGUF_PATH, NULL, &g_qparams))                              \
     X(ST, mio_quantize, p, _, 0, NULL, mio_quantize(GGUF_PATH, "null_args_q.gguf", NULL))                             \
     X(ST, mio_quantize_fd, in_path, _, 0, NULL, mio_quantize_fd(NULL, g_devnull, &g_qparams))                       \
     X(ST, mio_quantize_fd, p, _, 0, NULL, mio_quantize_fd(GGUF_PATH, g_devnull, NULL))                                \
     X(VOID, mio_split_default_params, p, _, 0, NULL, mio_split_default_params(NULL))                                 \
+    X(ST, mio_split_default_params_sized, p, _, 0, NULL, mio_split_default_params_sized(NULL, sizeof(mio_split_params))) \
     X(ST, mio_gguf_split, in_path, _, 0, NULL, mio_gguf_split(NULL, "null_args_s", &g_sparams, &g_nparts))             \
     X(ST, mio_gguf_split, prefix, _, 0, NULL, mio_gguf_split(GGUF_PATH, NULL, &g_sparams, &g_nparts))                  \
     X(ST, mio_gguf_split, p, _, 0, NULL, mio_gguf_split(GGUF_PATH, "null_args_s", NULL, &g_nparts))                    \
     X(OK, mio_gguf_split, n_parts, _, 0, NULL, mio_gguf_split(GGUF_PATH, "null_args_s", &g_sparams, NULL))             \
     /* GGUF <-> safetensors (p NULL means the defaults) */                                                       \
     X(VOID, mio_convert_default_params, p, _, 0, NULL, mio_convert_default_params(NULL))                          \
+    X(ST, mio_convert_default_params_sized, p, _, 0, NULL, mio_convert_default_params_sized(NULL, sizeof(mio_convert_params))) \
     X(ST, mio_gguf_to_safetensors, in_path, _, 0, NULL, mio_gguf_to_safetensors(NULL, "null_args_c.safetensors", NULL)) \
     X(ST, mio_gguf_to_safetensors, out, _, 0, NULL, mio_gguf_to_safetensors(GGUF_PATH, NULL, NULL))               \
     X(OK, mio_gguf_to_safetensors, p, _, 0, NULL, mio_gguf_to_safetensors(GGUF_PATH, "null_args_c.safetensors", NULL)) \
