@@ -34,9 +34,10 @@
  *        f32 base: max |diff| <= 1e-4 * max(1, max |logit|). Both sides compute
  *          in f32 and differ only in association (W x + s B (A x) against
  *          (W + s B A) x) and in the order of f32 sums: a few ulps per matmul,
- *          relative 1e-6..1e-5 after two layers (measured: 2.4e-7..3.1e-5 with
- *          logits up to 3.5); 1e-4 keeps a 10x margin and is still 4 orders of
- *          magnitude below the negative control.
+ *          but K and V then go through llama.cpp's f16 KV cache (its default),
+ *          where a tiny difference can flip a rounding (2^-11 relative of one
+ *          value); measured 2.4e-7..3.1e-5 with logits up to 3.5; 1e-4 keeps a
+ *          10x margin and is 3 orders of magnitude below the negative control.
  *        f16 base: max |diff| <= 4e-3 * max(1, max |logit|) (8 u16, u16 = 2^-11).
  *          The merged weights are rounded to f16 (relative error up to u16 each,
  *          independent, so a row's dot product moves by at most ~u16 of its
@@ -48,6 +49,16 @@
  *      Negative control: llama.cpp's logits of the base alone differ from the
  *      merged model's by more than 10x that tolerance (so the comparison can
  *      fail), and llama.cpp refuses a truncated adapter file.
+ *  (h) golden logits (f32 base, PEFT adapters): tests/data/lora/hf-logits/ holds
+ *      the logits transformers 5.24 + peft 0.21.2 compute for the same token ids
+ *      from the same base (mk_lora_fixtures' base-hf.safetensors: q/k rows in HF
+ *      order) with each PEFT adapter loaded by PeftModel.from_pretrained
+ *      (scripts/gen_peft_fixture.py logits). llama.cpp's logits of our merged
+ *      model, and of base + our adapter GGUF, must match them (tolerance at
+ *      check_golden). This ties the permutation, the name map and the PEFT
+ *      scaling rules (rsLoRA, rank_pattern/alpha_pattern as peft itself reads the
+ *      hand-made configs) to Hugging Face's own forward pass, not to this test's
+ *      reading of them. Remake the golden files if the fixtures change.
  * Harness check: the test also writes its own reference merged model and
  * adapter GGUF from the values of (d) and runs (b)/(c) on them, so the harness
  * (llama.cpp calls, tolerances, the layout assumed in (e)) is proven against
@@ -548,9 +559,49 @@ static double max_diff(const float *a, const float *b, int n) {
     return m;
 }
 
-/* (b) + (c) + the negative control for one (adapter GGUF, merged model) pair. */
+/* Golden logits from transformers + peft (tests/data/lora/hf-logits/<name>.f32,
+ * scripts/gen_peft_fixture.py logits); 1 when read. */
+static int read_golden(const char *name, float *out) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s/lora/hf-logits/%s.f32", MIO_TEST_DATA, name);
+    size_t n = 0;
+    unsigned char *b = ic_read_file(p, &n);
+    IC_CHECK(b && n == N_LOGITS * sizeof(float), "%s: missing or not %d f32 values", p, N_LOGITS);
+    if (b && n == N_LOGITS * sizeof(float))
+        for (int k = 0; k < N_LOGITS; k++) {
+            uint32_t u = (uint32_t)b[4 * k] | (uint32_t)b[4 * k + 1] << 8 | (uint32_t)b[4 * k + 2] << 16 |
+                         (uint32_t)b[4 * k + 3] << 24;
+            memcpy(&out[k], &u, 4);
+        }
+    int ok = b && n == N_LOGITS * sizeof(float);
+    free(b);
+    return ok;
+}
+
+/* llama.cpp's logits against Hugging Face's for the same weights (f32 base only):
+ * two implementations of the same forward pass. transformers runs it all in
+ * f32; llama.cpp keeps K and V in its f16 KV cache (the default type_k/type_v),
+ * so every attention score and output carries f16 rounding (u16 = 2^-11
+ * relative), besides RoPE's sin/cos, the softmax and the order of sums.
+ * Tolerance 1e-3 * max(1, max |logit|), about 2 u16 (measured: 3.8e-4..5.2e-4
+ * absolute with logits up to 3.1, i.e. 1.3e-4..1.7e-4 relative); the adapters
+ * move the logits by 0.44 or more, so a wrong permutation, name or scale fails. */
+#define GOLDEN_TOL 1e-3
+static void check_golden(const float *llama_logits, const char *golden, const char *what) {
+    static float g[N_LOGITS];
+    if (!read_golden(golden, g)) return;
+    double scale = max_abs(g, N_LOGITS);
+    if (scale < 1) scale = 1;
+    double diff = max_diff(llama_logits, g, N_LOGITS);
+    IC_CHECK(diff <= GOLDEN_TOL * scale, "%s: llama.cpp's logits differ from transformers+peft's (%s.f32) by %.3g > %.3g",
+             what, golden, diff, GOLDEN_TOL * scale);
+    printf("    (h) %s: llama.cpp vs transformers+peft logits %.3g (tol %.3g)\n", what, diff, GOLDEN_TOL * scale);
+}
+
+/* (b) + (c) + the negative control for one (adapter GGUF, merged model) pair;
+ * golden: the transformers+peft logits to hold the merged model to, or NULL. */
 static void check_llama(void *base_model, const float *base_logits, const char *adapter_path, const char *merged_path,
-                        int f16, const char *what) {
+                        int f16, const char *golden, const char *what) {
     unsigned before = *peer_log_count();
     void *ad = L.adapter_lora_init(base_model, adapter_path);
     IC_CHECK(ad != NULL, "%s: (b) llama_adapter_lora_init(%s) returned NULL", what, adapter_path);
@@ -575,6 +626,13 @@ static void check_llama(void *base_model, const float *base_logits, const char *
                  what, control, 10 * tol);
         printf("    (c) %s: max|logit| %.3f, base+adapter vs merged %.3g (tol %.3g), base vs merged %.3g\n", what,
                max_abs(merged, N_LOGITS), diff, tol, control);
+        if (golden) {
+            char w2[200];
+            snprintf(w2, sizeof w2, "%s merged", what);
+            check_golden(merged, golden, w2);
+            snprintf(w2, sizeof w2, "%s base+adapter", what);
+            check_golden(with_adapter, golden, w2);
+        }
     }
     L.model_free(mm);
 }
@@ -591,6 +649,8 @@ static void check_adapter(const lf_adapter *a, int f16, const mio_gguf_file *bas
     if (a->kind == LF_FUCINA) snprintf(st_path, sizeof st_path, "%s", src);
     else snprintf(st_path, sizeof st_path, "%s/adapter_model.safetensors", src);
     printf("  %s on the %s base\n", a->name, base_name(f16));
+    /* transformers+peft golden logits: PEFT adapters on the f32 base */
+    const char *golden = !f16 && a->kind != LF_FUCINA ? a->name : NULL;
     if (!load_deltas(a, st_path)) {
         free_deltas();
         return;
@@ -609,7 +669,7 @@ static void check_adapter(const lf_adapter *a, int f16, const mio_gguf_file *bas
     if (write_ref_merged(base, ref_m) && write_ref_adapter(ref_a)) {
         check_merged(ref_m, base, what);
         check_adapter_gguf(ref_a, what);
-        check_llama(base_model, base_logits, ref_a, ref_m, f16, what);
+        check_llama(base_model, base_logits, ref_a, ref_m, f16, golden, what);
     } else {
         IC_CHECK(0, "%s: could not write the reference files", what);
     }
@@ -641,7 +701,7 @@ static void check_adapter(const lf_adapter *a, int f16, const mio_gguf_file *bas
     }
     if (rc == 0 && rc2 == 0) {
         snprintf(what, sizeof what, "%s/%s tool", a->name, base_name(f16));
-        check_llama(base_model, base_logits, out_a, out_m, f16, what);
+        check_llama(base_model, base_logits, out_a, out_m, f16, golden, what);
     }
     free_deltas();
 }
@@ -692,6 +752,7 @@ int main(int argc, char **argv) {
         static float base_logits[N_LOGITS];
         if (base && bm && eval_logits(bm, NULL, base_logits)) {
             printf("%s base: llama.cpp decodes it, max|logit| %.3f\n", base_name(f16), max_abs(base_logits, N_LOGITS));
+            if (!f16) check_golden(base_logits, "base", "f32 base");
             for (size_t k = 0; k < LF_N_ADAPTERS; k++) check_adapter(&LF_ADAPTERS[k], f16, base, bm, base_logits);
 
             /* (b) has teeth: a truncated adapter file is refused */

@@ -9,6 +9,8 @@
  *                                  and the config fields peft 0.21 writes that
  *                                  matter here; a real one is tests/data/lora/peft-real)
  *   <name>.safetensors             Fucina adapters (layers.<i>.<m>.lora_a / lora_b)
+ *   base-hf.safetensors            the f32 base as a Hugging Face llama checkpoint
+ *                                  (for the golden logits of scripts/gen_peft_fixture.py)
  * Values are seeded and deterministic; magnitudes keep the logits of order 1
  * and every adapter's delta comparable to the base weights, so merging changes
  * the logits visibly (the interop test's negative control needs that).
@@ -139,6 +141,56 @@ static int write_base(const char *file, int f16) {
     return 0;
 }
 
+/* The f32 base in Hugging Face LlamaForCausalLM names and layout, for
+ * scripts/gen_peft_fixture.py --hf-logits (transformers + peft compute the
+ * golden logits from it): [out, in] row-major is the GGUF bytes, except that
+ * q/k rows go back to HF order (GGUF row r is HF row lf_hf_row(r)). */
+static int write_base_hf(const char *file) {
+    static const char *const mod_hf[] = {"input_layernorm", "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj",
+                                         "self_attn.o_proj", "post_attention_layernorm", "mlp.gate_proj",
+                                         "mlp.up_proj", "mlp.down_proj"};
+    mio_st_entry e[MAX_T];
+    char names[MAX_T][96];
+    uint64_t shapes[MAX_T][2];
+    float *bufs[MAX_T];
+    int nbuf = 0;
+    for (int i = 0; i < n_b; i++) {
+        const bt *t = &B[i];
+        int l = -1, k = -1;
+        if (strcmp(t->name, "token_embd.weight") == 0) snprintf(names[i], sizeof names[i], "model.embed_tokens.weight");
+        else if (strcmp(t->name, "output_norm.weight") == 0) snprintf(names[i], sizeof names[i], "model.norm.weight");
+        else if (strcmp(t->name, "output.weight") == 0) snprintf(names[i], sizeof names[i], "lm_head.weight");
+        else {
+            l = (int)strtol(t->name + 4, NULL, 10);
+            k = (i - 1) % 9; /* blk tensors come in build_base's order, 9 per layer */
+            snprintf(names[i], sizeof names[i], "model.layers.%d.%s.weight", l, mod_hf[k]);
+        }
+        const float *data = t->f32;
+        int64_t nh = k == 1 ? LF_HEAD : k == 2 ? LF_HEAD_KV : 0;
+        if (nh) {
+            float *p = (float *)malloc((size_t)(t->ne[0] * t->ne[1]) * sizeof(float));
+            for (int64_t r = 0; r < t->ne[1]; r++)
+                memcpy(p + lf_hf_row(r, t->ne[1], nh) * t->ne[0], t->f32 + r * t->ne[0], (size_t)t->ne[0] * sizeof(float));
+            bufs[nbuf++] = p;
+            data = p;
+        }
+        shapes[i][0] = (uint64_t)(t->n_dims == 2 ? t->ne[1] : t->ne[0]);
+        shapes[i][1] = (uint64_t)t->ne[0];
+        e[i].name = names[i];
+        e[i].dtype = MIO_ST_F32;
+        e[i].n_dims = t->n_dims;
+        e[i].shape = shapes[i];
+        e[i].data = data;
+        e[i].nbytes = (size_t)(t->ne[0] * t->ne[1]) * sizeof(float);
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", g_dir, file);
+    mio_st_meta meta = {"format", "pt"};
+    int rc = mio_st_save_file(path, e, (size_t)n_b, &meta, 1) == MIO_OK ? 0 : fail(path);
+    for (int k = 0; k < nbuf; k++) free(bufs[k]);
+    return rc;
+}
+
 /* ---- adapters ---- */
 static void json_pattern(FILE *fp, const char *key, const lf_pattern *p) {
     fprintf(fp, "  \"%s\": {", key);
@@ -252,6 +304,7 @@ int main(int argc, char **argv) {
     build_base();
     int rc = write_base("base-f32.gguf", 0);
     if (!rc) rc = write_base("base-f16.gguf", 1);
+    if (!rc) rc = write_base_hf("base-hf.safetensors");
     for (size_t k = 0; k < LF_N_ADAPTERS && !rc; k++)
         if (LF_ADAPTERS[k].kind != LF_PEFT_REAL) rc = write_adapter(&LF_ADAPTERS[k]);
     for (int i = 0; i < n_b; i++) {
