@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """Make the LoRA fixtures that need the real `peft` library (once, by hand).
 
-1. tests/data/lora/peft-real/ (mode `adapter`):
-The fixture is a LoRA adapter saved by peft's own save_pretrained for a tiny
+1. tests/data/lora/peft-real/ (mode `adapter`): a LoRA adapter saved by peft's own save_pretrained for a tiny
 llama-architecture model whose dimensions match the base GGUF that
 tests/interop/mk_lora_fixtures.c generates (lora_fixtures.h): hidden 64,
 intermediate 128, 2 layers, 4 query heads, 2 key/value heads (GQA), vocab 64.
@@ -94,7 +93,10 @@ def logits_mode(fx_dir: str, out: str, peft_real: str) -> int:
 
 
 def main() -> int:
-    if len(sys.argv) >= 2 and sys.argv[1] == "logits":
+    if len(sys.argv) < 2 or sys.argv[1] not in ("adapter", "logits") or (sys.argv[1] == "logits" and len(sys.argv) < 3):
+        print("usage: gen_peft_fixture.py adapter [OUT_DIR] | logits FIXTURE_DIR [OUT_DIR]", file=sys.stderr)
+        return 2
+    if sys.argv[1] == "logits":
         fx = sys.argv[2]
         out = sys.argv[3] if len(sys.argv) > 3 else "tests/data/lora/hf-logits"
         real = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "lora", "peft-real")
