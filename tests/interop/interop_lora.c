@@ -2,14 +2,14 @@
  * llama.cpp"). argv[1] is mio-export-gguf, argv[2] mk_lora_fixtures.
  *
  * Fixtures (lora_fixtures.h, written by mk_lora_fixtures into ./lora_fx): a tiny
- * llama base with GQA (4 query heads, 2 kv heads, n_embd 64, 2 layers), as f32
- * and as f16; PEFT adapters of rank 1 (q,v), 8 (all seven projections), 4 with
+ * llama base with GQA (4 query heads, 2 kv heads, n_embd 64, 2 layers), as f32,
+ * f16 and bf16; PEFT adapters of rank 1 (q,v), 8 (all seven projections), 4 with
  * use_rslora, 4 with rank_pattern/alpha_pattern (per-module ranks 2/4/6 and
  * alphas, keys both short and layer-qualified); a Fucina adapter (rank 4,
  * --alpha 8, all seven); and tests/data/lora/peft-real, made by the real peft
  * 0.21.2 save_pretrained (scripts/gen_peft_fixture.py; rank 2, alpha 1, all seven).
  *
- * For every adapter and both bases:
+ * For every adapter and every base:
  *  (a) the tool writes the merged model (--adapters [--alpha]) and the llama.cpp
  *      adapter GGUF (--adapters --lora-gguf); Fucina --lora-gguf is not required
  *      by the issue: checked the same way when the tool accepts it, noted if not.
@@ -19,8 +19,9 @@
  *      rsLoRA, rank_pattern/alpha_pattern per module), per element within
  *      2(r+3)u*(|W| + |s| sum_k |B_ik A_kj|), u = 2^-24 (a handful of f32
  *      roundings of those terms); for the f16 base plus half an f16 ulp of the
- *      value (2^-11 |v|, 2^-25 for subnormals): the merge rounds once. Every other
- *      tensor and the metadata are the base's, byte for byte.
+ *      value (2^-11 |v|, 2^-25 for subnormals), for bf16 half a bf16 ulp
+ *      (2^-8 |v|): the merge rounds once. Every other tensor and the metadata
+ *      are the base's, byte for byte.
  *  (e) the adapter GGUF: general.architecture llama, general.type adapter,
  *      adapter.type lora, adapter.lora.alpha an f32; per targeted module
  *      blk.N.<name>.weight.lora_a with ne [in, r] and .lora_b with ne [r, out];
@@ -46,9 +47,15 @@
  *          About 7 matmuls in sequence feed a logit, each adding up to ~u16
  *          relative: ~3.4e-3 in the worst case, 8 u16 bounds it (measured:
  *          0.8e-3..1.4e-3 absolute, 3e-4..4e-4 relative).
+ *        bf16 base: max |diff| <= 4 ubf * max(1, max |logit|), ubf = 2^-8: the
+ *          same reasoning with bf16's 8-bit significand (llama.cpp rounds the
+ *          activations to bf16 for bf16 weights); the errors stay near 1 ubf
+ *          (measured 5e-3..1.2e-2 absolute, 1.7e-3..3.7e-3 relative), so 4 ubf
+ *          keeps a 4x margin. The adapters move the logits by only 0.44+, so
+ *          here the negative control asks for 5x the tolerance, not 10x.
  *      Negative control: llama.cpp's logits of the base alone differ from the
- *      merged model's by more than 10x that tolerance (so the comparison can
- *      fail), and llama.cpp refuses a truncated adapter file.
+ *      merged model's by more than 10x that tolerance (5x for bf16), so the
+ *      comparison can fail; and llama.cpp refuses a truncated adapter file.
  *  (h) golden logits (f32 base, PEFT adapters): tests/data/lora/hf-logits/ holds
  *      the logits transformers 5.24 + peft 0.21.2 compute for the same token ids
  *      from the same base (mk_lora_fixtures' base-hf.safetensors: q/k rows in HF
@@ -349,6 +356,7 @@ static void check_merged(const char *path, const mio_gguf_file *base, const char
                 mag += fabs((double)w[r * in + c]);
                 double tol = f32_tol(d->r, mag);
                 if (tb.type == MIO_TYPE_F16) tol += ldexp(fabs(ref), -11) + ldexp(1.0, -25);
+                if (tb.type == MIO_TYPE_BF16) tol += ldexp(fabs(ref), -8) + 1e-38;
                 double err = fabs((double)got[r * in + c] - ref);
                 if (err / tol > worst) worst = err / tol;
                 if (err > tol && bad++ < 3)
@@ -559,6 +567,12 @@ static double max_diff(const float *a, const float *b, int n) {
     return m;
 }
 
+/* base variants: name, (c) tolerance relative to max(1, max |logit|), and the
+ * factor by which the negative control must exceed it */
+static const char *const V_NAME[3] = {"f32", "f16", "bf16"};
+static const double V_TOL[3] = {1e-4, 8.0 / 2048, 4.0 / 256};
+static const double V_CONTROL[3] = {10, 10, 5};
+
 /* Golden logits from transformers + peft (tests/data/lora/hf-logits/<name>.f32,
  * scripts/gen_peft_fixture.py logits); 1 when read. */
 static int read_golden(const char *name, float *out) {
@@ -601,7 +615,7 @@ static void check_golden(const float *llama_logits, const char *golden, const ch
 /* (b) + (c) + the negative control for one (adapter GGUF, merged model) pair;
  * golden: the transformers+peft logits to hold the merged model to, or NULL. */
 static void check_llama(void *base_model, const float *base_logits, const char *adapter_path, const char *merged_path,
-                        int f16, const char *golden, const char *what) {
+                        int v, const char *golden, const char *what) {
     unsigned before = *peer_log_count();
     void *ad = L.adapter_lora_init(base_model, adapter_path);
     IC_CHECK(ad != NULL, "%s: (b) llama_adapter_lora_init(%s) returned NULL", what, adapter_path);
@@ -619,11 +633,12 @@ static void check_llama(void *base_model, const float *base_logits, const char *
     if (eval_logits(base_model, ad, with_adapter) && eval_logits(mm, NULL, merged)) {
         double scale = max_abs(merged, N_LOGITS);
         if (scale < 1) scale = 1;
-        double tol = (f16 ? 8.0 * ldexp(1.0, -11) : 1e-4) * scale;
+        double tol = V_TOL[v] * scale;
         double diff = max_diff(with_adapter, merged, N_LOGITS), control = max_diff(base_logits, merged, N_LOGITS);
         IC_CHECK(diff <= tol, "%s: (c) base+adapter vs merged logits differ by %.3g > %.3g", what, diff, tol);
-        IC_CHECK(control > 10 * tol, "%s: negative control: base alone differs from merged by only %.3g (need > %.3g)",
-                 what, control, 10 * tol);
+        IC_CHECK(control > V_CONTROL[v] * tol,
+                 "%s: negative control: base alone differs from merged by only %.3g (need > %.3g)", what, control,
+                 V_CONTROL[v] * tol);
         printf("    (c) %s: max|logit| %.3f, base+adapter vs merged %.3g (tol %.3g), base vs merged %.3g\n", what,
                max_abs(merged, N_LOGITS), diff, tol, control);
         if (golden) {
@@ -638,9 +653,9 @@ static void check_llama(void *base_model, const float *base_logits, const char *
 }
 
 /* ---- per adapter ---- */
-static const char *base_name(int f16) { return f16 ? "f16" : "f32"; }
+static const char *base_name(int v) { return V_NAME[v]; }
 
-static void check_adapter(const lf_adapter *a, int f16, const mio_gguf_file *base, void *base_model,
+static void check_adapter(const lf_adapter *a, int v, const mio_gguf_file *base, void *base_model,
                           const float *base_logits) {
     char src[4096], st_path[4200], what[160];
     if (a->kind == LF_PEFT_REAL) snprintf(src, sizeof src, "%s/lora/peft-real", MIO_TEST_DATA);
@@ -648,28 +663,28 @@ static void check_adapter(const lf_adapter *a, int f16, const mio_gguf_file *bas
     else snprintf(src, sizeof src, "lora_fx/%s.safetensors", a->name);
     if (a->kind == LF_FUCINA) snprintf(st_path, sizeof st_path, "%s", src);
     else snprintf(st_path, sizeof st_path, "%s/adapter_model.safetensors", src);
-    printf("  %s on the %s base\n", a->name, base_name(f16));
+    printf("  %s on the %s base\n", a->name, base_name(v));
     /* transformers+peft golden logits: PEFT adapters on the f32 base */
-    const char *golden = !f16 && a->kind != LF_FUCINA ? a->name : NULL;
+    const char *golden = v == 0 && a->kind != LF_FUCINA ? a->name : NULL;
     if (!load_deltas(a, st_path)) {
         free_deltas();
         return;
     }
     char base_path[64], ref_m[256], ref_a[256], out_m[256], out_a[256], err[256], alpha[32];
-    snprintf(base_path, sizeof base_path, "lora_fx/base-%s.gguf", base_name(f16));
-    snprintf(ref_m, sizeof ref_m, "lora_out/%s-%s.ref-merged.gguf", a->name, base_name(f16));
-    snprintf(ref_a, sizeof ref_a, "lora_out/%s-%s.ref-adapter.gguf", a->name, base_name(f16));
-    snprintf(out_m, sizeof out_m, "lora_out/%s-%s.merged.gguf", a->name, base_name(f16));
-    snprintf(out_a, sizeof out_a, "lora_out/%s-%s.adapter.gguf", a->name, base_name(f16));
-    snprintf(err, sizeof err, "lora_out/%s-%s.err", a->name, base_name(f16));
+    snprintf(base_path, sizeof base_path, "lora_fx/base-%s.gguf", base_name(v));
+    snprintf(ref_m, sizeof ref_m, "lora_out/%s-%s.ref-merged.gguf", a->name, base_name(v));
+    snprintf(ref_a, sizeof ref_a, "lora_out/%s-%s.ref-adapter.gguf", a->name, base_name(v));
+    snprintf(out_m, sizeof out_m, "lora_out/%s-%s.merged.gguf", a->name, base_name(v));
+    snprintf(out_a, sizeof out_a, "lora_out/%s-%s.adapter.gguf", a->name, base_name(v));
+    snprintf(err, sizeof err, "lora_out/%s-%s.err", a->name, base_name(v));
     snprintf(alpha, sizeof alpha, "%g", a->alpha);
 
     /* harness check: the test's own files through the same checks */
-    snprintf(what, sizeof what, "%s/%s reference", a->name, base_name(f16));
+    snprintf(what, sizeof what, "%s/%s reference", a->name, base_name(v));
     if (write_ref_merged(base, ref_m) && write_ref_adapter(ref_a)) {
         check_merged(ref_m, base, what);
         check_adapter_gguf(ref_a, what);
-        check_llama(base_model, base_logits, ref_a, ref_m, f16, golden, what);
+        check_llama(base_model, base_logits, ref_a, ref_m, v, golden, what);
     } else {
         IC_CHECK(0, "%s: could not write the reference files", what);
     }
@@ -678,7 +693,7 @@ static void check_adapter(const lf_adapter *a, int f16, const mio_gguf_file *bas
     int fuc = a->kind == LF_FUCINA;
     char *am[] = {(char *)EXPORT_BIN, (char *)"--from-gguf", base_path, (char *)"--out", out_m, (char *)"--adapters",
                   src, fuc ? (char *)"--alpha" : NULL, alpha, NULL};
-    snprintf(what, sizeof what, "%s/%s merge", a->name, base_name(f16));
+    snprintf(what, sizeof what, "%s/%s merge", a->name, base_name(v));
     int rc = run(am, err);
     IC_CHECK(rc == 0, "%s: mio-export-gguf --adapters %s exited %d", what, src, rc);
     if (rc == 0) check_merged(out_m, base, what);
@@ -686,7 +701,7 @@ static void check_adapter(const lf_adapter *a, int f16, const mio_gguf_file *bas
 
     char *aa[] = {(char *)EXPORT_BIN, (char *)"--from-gguf", base_path, (char *)"--out", out_a, (char *)"--adapters",
                   src, (char *)"--lora-gguf", fuc ? (char *)"--alpha" : NULL, alpha, NULL};
-    snprintf(what, sizeof what, "%s/%s --lora-gguf", a->name, base_name(f16));
+    snprintf(what, sizeof what, "%s/%s --lora-gguf", a->name, base_name(v));
     int rc2 = run(aa, err);
     if (fuc && rc2 != 0) {
         size_t n = 0;
@@ -700,8 +715,8 @@ static void check_adapter(const lf_adapter *a, int f16, const mio_gguf_file *bas
         else show_file(err);
     }
     if (rc == 0 && rc2 == 0) {
-        snprintf(what, sizeof what, "%s/%s tool", a->name, base_name(f16));
-        check_llama(base_model, base_logits, out_a, out_m, f16, golden, what);
+        snprintf(what, sizeof what, "%s/%s tool", a->name, base_name(v));
+        check_llama(base_model, base_logits, out_a, out_m, v, golden, what);
     }
     free_deltas();
 }
@@ -741,9 +756,9 @@ int main(int argc, char **argv) {
         free(cfg);
     }
 
-    for (int f16 = 0; f16 < 2; f16++) {
+    for (int v = 0; v < 3; v++) {
         char base_path[64];
-        snprintf(base_path, sizeof base_path, "lora_fx/base-%s.gguf", base_name(f16));
+        snprintf(base_path, sizeof base_path, "lora_fx/base-%s.gguf", base_name(v));
         mio_gguf_file *base = NULL;
         T_OK(mio_gguf_open(base_path, MIO_OPEN_MMAP, &base));
         void *bm = L.model_load_from_file(base_path, L.model_default_params());
@@ -751,8 +766,8 @@ int main(int argc, char **argv) {
         if (!bm) peer_dump_log();
         static float base_logits[N_LOGITS];
         if (base && bm && eval_logits(bm, NULL, base_logits)) {
-            printf("%s base: llama.cpp decodes it, max|logit| %.3f\n", base_name(f16), max_abs(base_logits, N_LOGITS));
-            if (!f16) {
+            printf("%s base: llama.cpp decodes it, max|logit| %.3f\n", base_name(v), max_abs(base_logits, N_LOGITS));
+            if (v == 0) {
                 check_golden(base_logits, "base", "f32 base");
                 /* (h) can fail: every adapter's golden logits are far from the base's */
                 static float gb[N_LOGITS], ga[N_LOGITS];
@@ -762,12 +777,12 @@ int main(int argc, char **argv) {
                         IC_CHECK(max_diff(gb, ga, N_LOGITS) > 10 * GOLDEN_TOL * max_abs(ga, N_LOGITS),
                                  "golden %s.f32 is within 10x the tolerance of base.f32", LF_ADAPTERS[k].name);
             }
-            for (size_t k = 0; k < LF_N_ADAPTERS; k++) check_adapter(&LF_ADAPTERS[k], f16, base, bm, base_logits);
+            for (size_t k = 0; k < LF_N_ADAPTERS; k++) check_adapter(&LF_ADAPTERS[k], v, base, bm, base_logits);
 
             /* (b) has teeth: a truncated adapter file is refused */
             char ref_a[256], cut[256];
-            snprintf(ref_a, sizeof ref_a, "lora_out/%s-%s.ref-adapter.gguf", LF_ADAPTERS[0].name, base_name(f16));
-            snprintf(cut, sizeof cut, "lora_out/cut-%s.gguf", base_name(f16));
+            snprintf(ref_a, sizeof ref_a, "lora_out/%s-%s.ref-adapter.gguf", LF_ADAPTERS[0].name, base_name(v));
+            snprintf(cut, sizeof cut, "lora_out/cut-%s.gguf", base_name(v));
             size_t n = 0;
             unsigned char *b = ic_read_file(ref_a, &n);
             FILE *fp = b && n > 64 ? fopen(cut, "wb") : NULL;

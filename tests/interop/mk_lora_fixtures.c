@@ -1,9 +1,9 @@
 /* mk_lora_fixtures.c — writes the LoRA interop fixtures of lora_fixtures.h into
  * a directory, with the public libmodelio API only (mio_writer for GGUF,
  * mio_st_save_file for safetensors, stdio for adapter_config.json):
- *   base-f32.gguf, base-f16.gguf   the tiny GQA llama base (f16: every matrix
- *                                  f16, norms f32, general.file_type 1), loadable
- *                                  and decodable by llama.cpp's libllama
+ *   base-f32.gguf, base-f16.gguf,  the tiny GQA llama base (f16/bf16: every
+ *   base-bf16.gguf                 matrix f16/bf16, norms f32, general.file_type
+ *                                  1/32), loadable and decodable by llama.cpp's libllama
  *   <name>/adapter_config.json +   PEFT adapters (save_pretrained layout: the
  *   <name>/adapter_model.safetensors  tensor names, f32, {"format": "pt"} metadata
  *                                  and the config fields peft 0.21 writes that
@@ -37,7 +37,7 @@ typedef struct bt {
     uint32_t n_dims;
     int64_t ne[2];
     float *f32;
-    uint16_t *f16;
+    uint16_t *f16, *bf16;
     int matrix;
 } bt;
 static bt B[MAX_T];
@@ -53,8 +53,10 @@ static void add_base(lf_rng *g, const char *name, int64_t ne0, int64_t ne1, doub
     size_t n = (size_t)(t->ne[0] * t->ne[1]);
     t->f32 = (float *)malloc(n * sizeof(float));
     t->f16 = (uint16_t *)malloc(n * sizeof(uint16_t));
+    t->bf16 = (uint16_t *)malloc(n * sizeof(uint16_t));
     for (size_t k = 0; k < n; k++) t->f32[k] = (float)(matrix ? scale * lf_uniform(g) : 1.0 + scale * lf_uniform(g));
     mio_encode_f32(MIO_TYPE_F16, t->f32, n, t->f16, n * 2);
+    mio_encode_f32(MIO_TYPE_BF16, t->f32, n, t->bf16, n * 2);
 }
 
 static void build_base(void) {
@@ -78,7 +80,8 @@ static void build_base(void) {
     add_base(&g, "output.weight", LF_EMBD, LF_VOCAB, 0.2, 1);
 }
 
-static int write_base(const char *file, int f16) {
+/* type: MIO_TYPE_F32, F16 or BF16 for the matrices (norms stay f32) */
+static int write_base(const char *file, int type) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", g_dir, file);
     mio_writer *w = NULL;
@@ -87,8 +90,8 @@ static int write_base(const char *file, int f16) {
 #define S(k, v) ok &= mio_writer_set_str(w, k, v, strlen(v)) == MIO_OK
 #define U(k, v) ok &= mio_writer_set_u32(w, k, v) == MIO_OK
     S("general.architecture", "llama");
-    S("general.name", f16 ? "libmodelio lora base f16" : "libmodelio lora base f32");
-    U("general.file_type", f16 ? 1 : 0);
+    S("general.name", "libmodelio lora base");
+    U("general.file_type", type == MIO_TYPE_F16 ? 1 : type == MIO_TYPE_BF16 ? 32 : 0); /* llama_ftype */
     U("llama.vocab_size", LF_VOCAB);
     U("llama.context_length", LF_CTX);
     U("llama.embedding_length", LF_EMBD);
@@ -127,9 +130,10 @@ static int write_base(const char *file, int f16) {
 #undef U
     for (int i = 0; i < n_b && ok; i++) {
         size_t n = (size_t)(B[i].ne[0] * B[i].ne[1]);
-        int half = f16 && B[i].matrix;
-        ok &= mio_writer_add_tensor(w, B[i].name, half ? MIO_TYPE_F16 : MIO_TYPE_F32, B[i].n_dims, B[i].ne,
-                                    half ? (const void *)B[i].f16 : (const void *)B[i].f32, n * (half ? 2 : 4)) ==
+        int t = B[i].matrix ? type : MIO_TYPE_F32;
+        const void *d = t == MIO_TYPE_F16 ? (const void *)B[i].f16 : t == MIO_TYPE_BF16 ? (const void *)B[i].bf16
+                                                                                         : (const void *)B[i].f32;
+        ok &= mio_writer_add_tensor(w, B[i].name, t, B[i].n_dims, B[i].ne, d, n * (t == MIO_TYPE_F32 ? 4 : 2)) ==
               MIO_OK;
     }
     if (!ok || mio_writer_write_file(w, path) != MIO_OK) {
@@ -302,14 +306,16 @@ int main(int argc, char **argv) {
     }
     g_dir = argv[1];
     build_base();
-    int rc = write_base("base-f32.gguf", 0);
-    if (!rc) rc = write_base("base-f16.gguf", 1);
+    int rc = write_base("base-f32.gguf", MIO_TYPE_F32);
+    if (!rc) rc = write_base("base-f16.gguf", MIO_TYPE_F16);
+    if (!rc) rc = write_base("base-bf16.gguf", MIO_TYPE_BF16);
     if (!rc) rc = write_base_hf("base-hf.safetensors");
     for (size_t k = 0; k < LF_N_ADAPTERS && !rc; k++)
         if (LF_ADAPTERS[k].kind != LF_PEFT_REAL) rc = write_adapter(&LF_ADAPTERS[k]);
     for (int i = 0; i < n_b; i++) {
         free(B[i].f32);
         free(B[i].f16);
+        free(B[i].bf16);
     }
     return rc;
 }
