@@ -853,6 +853,68 @@ MIO_API mio_status mio_gguf_to_safetensors_fd(const char *in_path, int fd, const
 MIO_API mio_status mio_safetensors_to_gguf(const char *in_path, const char *out_path, const mio_convert_params *p);
 MIO_API mio_status mio_safetensors_to_gguf_fd(const char *in_path, int fd, const mio_convert_params *p);
 
+/* ------------------------------------------------------------------------- */
+/* LoRA adapters (docs/LORA.md)                                              */
+/* ------------------------------------------------------------------------- */
+/* Two adapter formats are read: Hugging Face PEFT (a directory holding
+ * adapter_config.json and adapter_model.safetensors, or that safetensors file
+ * with adapter_config.json beside it) and Fucina's (a safetensors file with
+ * layers.<i>.<q|k|v|o|gate|up|down>.lora_a / .lora_b, or a directory holding
+ * adapters.safetensors). The whole adapter set is validated against the base
+ * (pairs, ranks, names, shapes, types) before anything is written. */
+
+/* One adapter module as applied, reported to mio_lora_params.plan in base
+ * tensor order before anything is written. */
+typedef struct mio_lora_module {
+    const char *adapter_name;  /* "model.layers.0.self_attn.q_proj" (PEFT, without "base_model.model.") or "layers.0.q" */
+    const char *tensor;        /* the base tensor: "blk.0.attn_q.weight" */
+    int64_t rank;
+    int64_t rows, cols;        /* the base tensor as a matrix: rows = ne[1], cols = ne[0] */
+    double alpha;              /* alpha used for this module (PEFT config, alpha_pattern, or params alpha) */
+    double scale;              /* the factor of B*A: alpha/rank, or alpha/sqrt(rank) with use_rslora */
+    int permuted;              /* B's rows got the q/k row permutation of the HF -> GGUF conversion */
+    int embedding;             /* token embeddings (PEFT lora_embedding_A/B) */
+    double b_factor;           /* mio_lora_to_gguf: factor folded into lora_b (1 when none) */
+    float gguf_alpha;          /* mio_lora_to_gguf: adapter.lora.alpha as written (0 for a merge) */
+} mio_lora_module;
+typedef void (*mio_lora_plan_fn)(void *user, const mio_lora_module *m);
+
+typedef struct mio_lora_params {
+    size_t size;               /* sizeof(mio_lora_params): set by mio_lora_default_params */
+    const char *adapters;      /* the adapter: a PEFT or Fucina directory or safetensors file (required) */
+    int alpha_set;             /* alpha below replaces every alpha of the adapter (PEFT lora_alpha and
+                                  alpha_pattern); required for Fucina adapters, which store none */
+    double alpha;
+    int permute_qk;            /* -1 (default): by the base's general.architecture (docs/LORA.md);
+                                  0: never; 1: always permute B's rows for PEFT q_proj/k_proj */
+    mio_lora_plan_fn plan;     /* optional: one call per module, before writing */
+    void *plan_user;
+} mio_lora_params;
+
+/* Defaults: no adapters, alpha not set, permute_qk -1, no plan callback. */
+MIO_API void mio_lora_default_params(mio_lora_params *p);
+/* Merge the adapter p->adapters into the GGUF model base_path (the first part
+ * of a split is followed; split.* keys are dropped) and write out_path
+ * (atomically): every targeted weight W (f32, f16 or bf16; a quantized one is
+ * refused with MIO_ERR_UNSUPPORTED_TYPE) becomes W + scale * B * A, computed in
+ * f32 and rounded once to W's type; every other tensor, the metadata and the
+ * tensor order are copied byte-verbatim. One tensor is in memory at a time
+ * (a chunk of rows of it), plus the adapter in f32. Nothing is written on any
+ * error. */
+MIO_API mio_status mio_lora_merge(const char *base_path, const char *out_path, const mio_lora_params *p);
+/* The same streamed to an open descriptor: no temp file, no rename. */
+MIO_API mio_status mio_lora_merge_fd(const char *base_path, int fd, const mio_lora_params *p);
+/* Write the adapter as a llama.cpp LoRA adapter GGUF for the base base_path
+ * (only its metadata and tensor shapes are read; any tensor types): the
+ * base's general.architecture, general.type "adapter", adapter.type "lora",
+ * adapter.lora.alpha (f32), and f32 tensors <base tensor>.lora_a (ne [in, r];
+ * token_embd: [r, n_vocab]) and .lora_b (ne [r, out]; token_embd: [r, n_embd]),
+ * as llama_adapter_lora_init expects. Scales llama.cpp cannot express as
+ * adapter.lora.alpha / r are folded into lora_b (mio_lora_module.b_factor).
+ * out_path is written atomically; nothing is written on any error. */
+MIO_API mio_status mio_lora_to_gguf(const char *base_path, const char *out_path, const mio_lora_params *p);
+MIO_API mio_status mio_lora_to_gguf_fd(const char *base_path, int fd, const mio_lora_params *p);
+
 /* Free memory the library allocated for the caller. NULL is a no-op. */
 MIO_API void mio_free(void *p);
 

@@ -3,12 +3,15 @@
  * (--dtype, the conservative seed policy), or with a llama.cpp preset (--preset,
  * byte-identical to llama-quantize). The policy lives in the library; this
  * parses flags and prints (qcli.c). Verbatim output is byte-identical to a v3
- * input whose padding is zero. */
+ * input whose padding is zero. --adapters merges a LoRA adapter (mio_lora_merge)
+ * or, with --lora-gguf, converts it to a llama.cpp adapter (mio_lora_to_gguf). */
 #define _POSIX_C_SOURCE 200809L
 #include <modelio.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "qcli.h"
@@ -18,6 +21,7 @@
 static void usage(FILE *o) {
     fprintf(o,
             "usage: " PROG " --from-gguf IN --out OUT [--dtype MODE | --preset NAME] [flags]\n"
+            "       " PROG " --from-gguf BASE --out OUT --adapters PATH [--alpha F] [--lora-gguf]\n"
             "  Re-emit the GGUF file IN as OUT through libmodelio's quantizer. Metadata is copied\n"
             "  verbatim (exact wire types); tensors are streamed a chunk of rows at a time. The\n"
             "  output is written atomically: nothing is left behind on failure or interruption\n"
@@ -45,6 +49,18 @@ static void usage(FILE *o) {
             "  --tensor-type REGEX=T, --tensor-type-file F, --leave-output-tensor, --allow-requantize,\n"
             "  --pure, --override-kv KEY=TYPE:VALUE, --prune-layers L,..., --keep-split,\n"
             "  --experts-dtype T\n"
+            "  LoRA adapters (docs/LORA.md):\n"
+            "  --adapters PATH  merge a LoRA adapter into BASE: W + s*B*A folded into every targeted\n"
+            "                 weight (f32/f16/bf16 bases; f16/bf16 computed in f32 and rounded once),\n"
+            "                 everything else byte-verbatim. PATH: a Hugging Face PEFT adapter (a\n"
+            "                 directory with adapter_config.json and adapter_model.safetensors, or that\n"
+            "                 file) or a Fucina checkpoint (adapters.safetensors, or its directory).\n"
+            "                 Cannot be combined with --dtype, --preset, --experts-dtype or other\n"
+            "                 quantizer flags: merge on a float base, then quantize in a second pass\n"
+            "  --alpha F      LoRA alpha (s = F/r); required for Fucina adapters, which store none;\n"
+            "                 for PEFT it replaces lora_alpha and every alpha_pattern entry\n"
+            "  --lora-gguf    write OUT as a llama.cpp LoRA adapter GGUF for BASE instead of merging\n"
+            "                 (load it with llama-cli --lora OUT); any BASE tensor types\n"
             "exit status: 0 ok, 1 failure (library message on stderr), 2 usage error\n");
 }
 
@@ -54,9 +70,89 @@ static int usage_error(const char *msg) {
     return CLI_EXIT_USAGE;
 }
 
+/* --adapters: the LoRA merge or the llama.cpp adapter conversion. */
+typedef struct lora_tally {
+    int64_t n, rank_min, rank_max, folded, permuted;
+    double scale_min, scale_max;
+    float gguf_alpha;
+} lora_tally;
+
+static void lora_plan(void *user, const mio_lora_module *m) {
+    lora_tally *t = user;
+    if (t->n == 0 || m->rank < t->rank_min) t->rank_min = m->rank;
+    if (t->n == 0 || m->rank > t->rank_max) t->rank_max = m->rank;
+    if (t->n == 0 || m->scale < t->scale_min) t->scale_min = m->scale;
+    if (t->n == 0 || m->scale > t->scale_max) t->scale_max = m->scale;
+    t->folded += m->b_factor != 1.0;
+    t->permuted += m->permuted != 0;
+    t->gguf_alpha = m->gguf_alpha;
+    t->n++;
+}
+
+static int run_lora(const char *in, const char *out, const char *adapters, const char *alpha_s, int lora_gguf,
+                    const char *conflict, int quiet) {
+    char msg[256];
+    if (!adapters || !*adapters)
+        return usage_error(alpha_s ? "--alpha needs --adapters PATH" : "--lora-gguf needs --adapters PATH");
+    if (conflict) {
+        snprintf(msg, sizeof msg, "--adapters cannot be combined with %.100s in one run: merge on a float base, then "
+                 "quantize the merged file in a second pass", conflict);
+        return usage_error(msg);
+    }
+    if (!out || !*out) return usage_error("--out OUT is required");
+    mio_lora_params p;
+    mio_lora_default_params(&p);
+    p.adapters = adapters;
+    if (alpha_s) {
+        char *end = NULL;
+        double a = strtod(alpha_s, &end);
+        if (!*alpha_s || *end || !isfinite(a)) {
+            snprintf(msg, sizeof msg, "--alpha takes a finite number, not '%.100s'", alpha_s);
+            return usage_error(msg);
+        }
+        p.alpha_set = 1;
+        p.alpha = a;
+    }
+    lora_tally t = {0};
+    p.plan = lora_plan;
+    p.plan_user = &t;
+    int to_stdout = cli_is_stdout(out);
+    if (to_stdout && !cli_stdout_usable(PROG)) return CLI_EXIT_USAGE;
+    cli_install_signals(PROG);
+    mio_status st = lora_gguf ? (to_stdout ? mio_lora_to_gguf_fd(in, STDOUT_FILENO, &p) : mio_lora_to_gguf(in, out, &p))
+                              : (to_stdout ? mio_lora_merge_fd(in, STDOUT_FILENO, &p) : mio_lora_merge(in, out, &p));
+    if (st) {
+        fputs(PROG ": ", stderr);   /* library messages name the base or the adapter path themselves */
+        cli_esc_str(stderr, mio_last_error());
+        fputc('\n', stderr);
+        return st == MIO_ERR_INVALID_ARG && strstr(mio_last_error(), "one of the input files") ? CLI_EXIT_USAGE
+                                                                                                : CLI_EXIT_FAIL;
+    }
+    if (!quiet) {
+        char r[64], sc[96];
+        if (t.rank_min == t.rank_max) snprintf(r, sizeof r, "rank %lld", (long long)t.rank_min);
+        else snprintf(r, sizeof r, "ranks %lld..%lld", (long long)t.rank_min, (long long)t.rank_max);
+        if (t.scale_min == t.scale_max) snprintf(sc, sizeof sc, "scale %g", t.scale_min);
+        else snprintf(sc, sizeof sc, "scales %g..%g", t.scale_min, t.scale_max);
+        fprintf(stderr, PROG ": wrote ");
+        cli_esc_str(stderr, to_stdout ? "standard output" : out);
+        if (lora_gguf)
+            fprintf(stderr, ": llama.cpp LoRA adapter, %lld %s (%s, %s), adapter.lora.alpha = %g%s",
+                    (long long)t.n, cli_plural((uint64_t)t.n, "module", "modules"), r, sc, (double)t.gguf_alpha,
+                    t.folded ? "; other scales folded into lora_b" : "");
+        else
+            fprintf(stderr, ": merged %lld LoRA %s (%s, %s)", (long long)t.n, cli_plural((uint64_t)t.n, "module", "modules"),
+                    r, sc);
+        if (t.permuted) fprintf(stderr, "; q/k rows permuted in %lld", (long long)t.permuted);
+        fputc('\n', stderr);
+    }
+    return CLI_EXIT_OK;
+}
+
 int main(int argc, char **argv) {
     const char *in = NULL, *out = NULL, *dtype = NULL, *preset = NULL, *threads_s = NULL;
-    int quiet = 0;
+    const char *adapters = NULL, *alpha_s = NULL, *qflag = NULL;
+    int quiet = 0, lora_gguf = 0;
     qcli q;
     qcli_init(&q);
     int rc = CLI_EXIT_USAGE;
@@ -67,7 +163,9 @@ int main(int argc, char **argv) {
             (r = cli_opt_value(argc, argv, &i, "--out", &out)) != 0 ||
             (r = cli_opt_value(argc, argv, &i, "--dtype", &dtype)) != 0 ||
             (r = cli_opt_value(argc, argv, &i, "--preset", &preset)) != 0 ||
-            (r = cli_opt_value(argc, argv, &i, "--threads", &threads_s)) != 0) {
+            (r = cli_opt_value(argc, argv, &i, "--threads", &threads_s)) != 0 ||
+            (r = cli_opt_value(argc, argv, &i, "--adapters", &adapters)) != 0 ||
+            (r = cli_opt_value(argc, argv, &i, "--alpha", &alpha_s)) != 0) {
             if (r < 0) {
                 char msg[128];
                 snprintf(msg, sizeof msg, "option '%s' needs a value", a);
@@ -76,12 +174,15 @@ int main(int argc, char **argv) {
             }
         } else if (cli_is(a, "--quiet") || cli_is(a, "-q")) {
             quiet = 1;
+        } else if (cli_is(a, "--lora-gguf")) {
+            lora_gguf = 1;
         } else if (cli_is(a, "-h") || cli_is(a, "--help")) {
             usage(stdout);
             rc = CLI_EXIT_OK;
             goto done;
         } else if ((r = qcli_flag(&q, PROG, argc, argv, &i)) != 0) {
             if (r < 0) goto done;
+            if (!qflag) qflag = a;
         } else {
             char msg[256];
             snprintf(msg, sizeof msg, "unexpected argument '%.200s'", a);
@@ -90,6 +191,11 @@ int main(int argc, char **argv) {
         }
     }
     if (!in || !*in) { rc = usage_error("--from-gguf IN is required"); goto done; }
+    if (adapters || alpha_s || lora_gguf) {
+        rc = run_lora(in, out, adapters, alpha_s, lora_gguf, dtype ? "--dtype" : preset ? "--preset" : threads_s ? "--threads" : qflag,
+                      quiet);
+        goto done;
+    }
     if (!q.p.dry_run && (!out || !*out)) { rc = usage_error("--out OUT is required"); goto done; }
     if (dtype && preset) { rc = usage_error("--dtype and --preset cannot be used together"); goto done; }
     if (threads_s) {

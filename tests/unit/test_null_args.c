@@ -93,6 +93,7 @@ static uint32_t g_u32;
 static mio_quantize_params g_qparams; /* defaults: a verbatim copy */
 static mio_split_params g_sparams;    /* defaults, dry run: nothing written */
 static uint32_t g_nparts;
+static mio_lora_params g_lparams;     /* defaults with an adapter path (never reached: NULL is checked first) */
 static mio_kv_edit *g_edit;                      /* mio_kv_edit_parse output */
 static const mio_kv_edit g_edits[1] = {{.key = "general.name", .op = MIO_KV_SET, .type = MIO_GGUF_STRING,
                                         .str = "m", .str_len = 1}};
@@ -150,6 +151,8 @@ static void make_fixtures(void) {
     mio_quantize_default_params(&g_qparams);
     mio_split_default_params(&g_sparams);
     g_sparams.dry_run = 1;
+    mio_lora_default_params(&g_lparams);
+    g_lparams.adapters = "null_args_no_such_adapter";
     T_EQ_INT(mio_gguf_uses_file(g_ffile, GGUF_PATH), 1); /* so that its 0 for NULL below means something */
 
     /* writers */
@@ -435,6 +438,18 @@ static void make_fixtures(void) {
     X(OK, mio_safetensors_to_gguf, p, _, 0, NULL, mio_safetensors_to_gguf(ST_PATH, "null_args_c.gguf", NULL))     \
     X(ST, mio_safetensors_to_gguf_fd, in_path, _, 0, NULL, mio_safetensors_to_gguf_fd(NULL, g_devnull, NULL))     \
     X(OK, mio_safetensors_to_gguf_fd, p, _, 0, NULL, mio_safetensors_to_gguf_fd(ST_PATH, g_devnull, NULL))        \
+    /* LoRA adapters */                                                                                          \
+    X(VOID, mio_lora_default_params, p, _, 0, NULL, mio_lora_default_params(NULL))                                \
+    X(ST, mio_lora_merge, base_path, _, 0, NULL, mio_lora_merge(NULL, "null_args_l.gguf", &g_lparams))            \
+    X(ST, mio_lora_merge, out_path, _, 0, NULL, mio_lora_merge(GGUF_PATH, NULL, &g_lparams))                      \
+    X(ST, mio_lora_merge, p, _, 0, NULL, mio_lora_merge(GGUF_PATH, "null_args_l.gguf", NULL))                     \
+    X(ST, mio_lora_merge_fd, base_path, _, 0, NULL, mio_lora_merge_fd(NULL, g_devnull, &g_lparams))               \
+    X(ST, mio_lora_merge_fd, p, _, 0, NULL, mio_lora_merge_fd(GGUF_PATH, g_devnull, NULL))                        \
+    X(ST, mio_lora_to_gguf, base_path, _, 0, NULL, mio_lora_to_gguf(NULL, "null_args_l.gguf", &g_lparams))        \
+    X(ST, mio_lora_to_gguf, out_path, _, 0, NULL, mio_lora_to_gguf(GGUF_PATH, NULL, &g_lparams))                  \
+    X(ST, mio_lora_to_gguf, p, _, 0, NULL, mio_lora_to_gguf(GGUF_PATH, "null_args_l.gguf", NULL))                 \
+    X(ST, mio_lora_to_gguf_fd, base_path, _, 0, NULL, mio_lora_to_gguf_fd(NULL, g_devnull, &g_lparams))           \
+    X(ST, mio_lora_to_gguf_fd, p, _, 0, NULL, mio_lora_to_gguf_fd(GGUF_PATH, g_devnull, NULL))                    \
     /* quantizer presets (mio_preset_name takes no pointer) */                                                 \
     X(SV, mio_preset_from_name, name, _, MIO_PRESET_NONE, NULL, mio_preset_from_name(NULL))                      \
     X(SV, mio_preset_suggest, name, _, 0, NULL, mio_preset_suggest(NULL) != NULL)                                \
