@@ -83,20 +83,24 @@ typedef struct lf_adapter {
     lf_pattern rank_pattern[3];
     lf_pattern alpha_pattern[3];
     uint64_t seed;
+    int alpha_flag;       /* PEFT: pass --alpha <alpha> to the tool (overrides lora_alpha) */
+    const char *src;      /* the files of another entry (same adapter, other options); NULL: its own */
 } lf_adapter;
 
 /* peft-real is tests/data/lora/peft-real, made by scripts/gen_peft_fixture.py
  * (r 2, lora_alpha 1, all seven projections); its values are read from the file. */
 static const lf_adapter LF_ADAPTERS[] = {
-    {"peft-r1-qv", LF_PEFT, LF_BIT(LF_Q) | LF_BIT(LF_V), 1, 2.0, 0, {{0, 0}}, {{0, 0}}, 0x1001},
-    {"peft-r8-all", LF_PEFT, LF_ALL, 8, 16.0, 0, {{0, 0}}, {{0, 0}}, 0x1002},
+    {"peft-r1-qv", LF_PEFT, LF_BIT(LF_Q) | LF_BIT(LF_V), 1, 2.0, 0, {{0, 0}}, {{0, 0}}, 0x1001, 0, NULL},
+    {"peft-r8-all", LF_PEFT, LF_ALL, 8, 16.0, 0, {{0, 0}}, {{0, 0}}, 0x1002, 0, NULL},
     {"peft-r4-rslora", LF_PEFT, LF_BIT(LF_Q) | LF_BIT(LF_K) | LF_BIT(LF_O) | LF_BIT(LF_DOWN), 4, 4.0, 1,
-     {{0, 0}}, {{0, 0}}, 0x1003},
+     {{0, 0}}, {{0, 0}}, 0x1003, 0, NULL},
     {"peft-r4-pattern", LF_PEFT, LF_BIT(LF_Q) | LF_BIT(LF_K) | LF_BIT(LF_V) | LF_BIT(LF_O) | LF_BIT(LF_UP), 4, 8.0,
      0, {{"v_proj", 2}, {"model.layers.1.self_attn.q_proj", 6}, {0, 0}},
-     {{"k_proj", 2}, {"layers.0.mlp.up_proj", 3}, {0, 0}}, 0x1004},
-    {"fucina-r4", LF_FUCINA, LF_ALL, 4, 8.0, 0, {{0, 0}}, {{0, 0}}, 0x1005},
-    {"peft-real", LF_PEFT_REAL, LF_ALL, 2, 1.0, 0, {{0, 0}}, {{0, 0}}, 0},
+     {{"k_proj", 2}, {"layers.0.mlp.up_proj", 3}, {0, 0}}, 0x1004, 0, NULL},
+    /* peft-r8-all's files with --alpha 32: s = 32/8 instead of lora_alpha's 16/8 */
+    {"peft-r8-all-alpha32", LF_PEFT, LF_ALL, 8, 32.0, 0, {{0, 0}}, {{0, 0}}, 0x1002, 1, "peft-r8-all"},
+    {"fucina-r4", LF_FUCINA, LF_ALL, 4, 8.0, 0, {{0, 0}}, {{0, 0}}, 0x1005, 0, NULL},
+    {"peft-real", LF_PEFT_REAL, LF_ALL, 2, 1.0, 0, {{0, 0}}, {{0, 0}}, 0, 0, NULL},
 };
 #define LF_N_ADAPTERS (sizeof LF_ADAPTERS / sizeof LF_ADAPTERS[0])
 

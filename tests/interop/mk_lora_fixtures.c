@@ -311,7 +311,7 @@ int main(int argc, char **argv) {
     if (!rc) rc = write_base("base-bf16.gguf", MIO_TYPE_BF16);
     if (!rc) rc = write_base_hf("base-hf.safetensors");
     for (size_t k = 0; k < LF_N_ADAPTERS && !rc; k++)
-        if (LF_ADAPTERS[k].kind != LF_PEFT_REAL) rc = write_adapter(&LF_ADAPTERS[k]);
+        if (LF_ADAPTERS[k].kind != LF_PEFT_REAL && !LF_ADAPTERS[k].src) rc = write_adapter(&LF_ADAPTERS[k]);
     for (int i = 0; i < n_b; i++) {
         free(B[i].f32);
         free(B[i].f16);
