@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Make the LoRA fixtures that need the real `peft` library (once, by hand).
 
-1. tests/data/lora/peft-real/ (mode `adapter`): a LoRA adapter saved by peft's own save_pretrained for a tiny
-llama-architecture model whose dimensions match the base GGUF that
+1. tests/data/lora/peft-real/ and peft-real-embed/ (mode `adapter`): LoRA
+adapters saved by peft's own save_pretrained for a tiny llama-architecture
+model whose dimensions match the base GGUF that
 tests/interop/mk_lora_fixtures.c generates (lora_fixtures.h): hidden 64,
 intermediate 128, 2 layers, 4 query heads, 2 key/value heads (GQA), vocab 64.
 Only the adapter is committed (a few KB); the base weights never matter to the
@@ -85,8 +86,8 @@ def run(model) -> torch.Tensor:
 def logits_mode(fx_dir: str, out: str, peft_real: str) -> int:
     os.makedirs(out, exist_ok=True)
     write_logits(os.path.join(out, "base.f32"), run(base_model(fx_dir)))
-    for name in PEFT_FIXTURES + ["peft-real"]:
-        src = peft_real if name == "peft-real" else os.path.join(fx_dir, name)
+    for name in PEFT_FIXTURES + ["peft-real", "peft-real-embed"]:
+        src = peft_real + name[len("peft-real"):] if name.startswith("peft-real") else os.path.join(fx_dir, name)
         model = PeftModel.from_pretrained(base_model(fx_dir), src)
         write_logits(os.path.join(out, name + ".f32"), run(model.eval()))
     return 0
@@ -115,11 +116,34 @@ def main() -> int:
     peft_model = get_peft_model(model, lcfg)
     os.makedirs(out, exist_ok=True)
     peft_model.save_pretrained(out)
+    strip_readme(out)
+
+    # peft-real-embed: the token embedding and lm_head too (PEFT's
+    # lora_embedding_A/B), with q/k for the GQA permutation; saved without the
+    # full embedding copies save_embedding_layers="auto" would add (base_layer)
+    torch.manual_seed(20261201)
+    model = LlamaForCausalLM(tiny_config())
+    lcfg = LoraConfig(
+        r=2,
+        lora_alpha=4,
+        lora_dropout=0.0,
+        target_modules=["embed_tokens", "lm_head", "q_proj", "k_proj"],
+        init_lora_weights=False,
+        task_type="CAUSAL_LM",
+    )
+    peft_model = get_peft_model(model, lcfg)
+    out2 = out.rstrip("/") + "-embed"
+    os.makedirs(out2, exist_ok=True)
+    peft_model.save_pretrained(out2, save_embedding_layers=False)
+    strip_readme(out2)
+    return 0
+
+
+def strip_readme(out: str) -> None:
     # save_pretrained also writes a README.md model card; the fixture is the adapter only
     readme = os.path.join(out, "README.md")
     if os.path.exists(readme):
         os.remove(readme)
-    return 0
 
 
 if __name__ == "__main__":

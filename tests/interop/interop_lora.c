@@ -7,14 +7,20 @@
  * use_rslora, 4 with rank_pattern/alpha_pattern (per-module ranks 2/4/6 and
  * alphas, keys both short and layer-qualified); the rank-8 one again with
  * --alpha 32 overriding its lora_alpha 16; a Fucina adapter (rank 4,
- * --alpha 8, all seven); and tests/data/lora/peft-real, made by the real peft
- * 0.21.2 save_pretrained (scripts/gen_peft_fixture.py; rank 2, alpha 1, all seven).
+ * --alpha 8, all seven); and two made by the real peft 0.21.2 save_pretrained
+ * (scripts/gen_peft_fixture.py): tests/data/lora/peft-real (rank 2, alpha 1, all
+ * seven) and peft-real-embed (rank 2, alpha 4: q, k, embed_tokens as PEFT's
+ * lora_embedding_A/B, lm_head). peft-real-embed is saved with
+ * save_embedding_layers=False: by default peft also stores full copies of the
+ * embedding/lm_head (…base_layer.weight), which llama.cpp's convert_lora_to_gguf.py
+ * skips but mio-export-gguf refuses ("full weights ... are not a LoRA").
  *
  * For every adapter and every base:
  *  (a) the tool writes the merged model (--adapters [--alpha]) and the llama.cpp
  *      adapter GGUF (--adapters --lora-gguf); Fucina --lora-gguf is not required
  *      by the issue: checked the same way when the tool accepts it, noted if not.
- *  (d) merged values: every targeted tensor equals W + s*B*A recomputed here in
+ *  (d) merged values: every targeted tensor equals W + s*B*A ((B*A)^T for the
+ *      token embedding, W[v][e] += s sum_k A[k][v] B[e][k]) recomputed here in
  *      double from the adapter file (B's q/k rows permuted HF -> GGUF for PEFT:
  *      lf_hf_row, n_head for q, n_head_kv for k; s = alpha/r, alpha/sqrt(r) with
  *      rsLoRA, rank_pattern/alpha_pattern per module), per element within
@@ -25,7 +31,9 @@
  *      are the base's, byte for byte.
  *  (e) the adapter GGUF: general.architecture llama, general.type adapter,
  *      adapter.type lora, adapter.lora.alpha an f32; per targeted module
- *      blk.N.<name>.weight.lora_a with ne [in, r] and .lora_b with ne [r, out];
+ *      blk.N.<name>.weight.lora_a with ne [in, r] and .lora_b with ne [r, out]
+ *      (output.weight alike; token_embd.weight.lora_a ne [r, n_vocab], lora_b
+ *      ne [r, n_embd], as llama.cpp gathers lora_a rows by token id);
  *      the delta llama.cpp will apply, (alpha/r) * B*A (scale 1 when alpha is
  *      0), equals s*B*A as in (d), per element (f32 tolerance as above). Nothing
  *      else is in it.
@@ -199,11 +207,27 @@ typedef struct mod_delta {
     float *A; /* r x in, row-major */
     float *B; /* out x r, row-major, rows in GGUF order (permuted for PEFT q/k) */
 } mod_delta;
-static mod_delta D[LF_LAYER][LF_NMOD];
+/* The test's modules: the seven projections of every layer, then the token
+ * embedding and lm_head (kept at layer 0). The embedding is stored like a
+ * projection with in = n_embd, out = n_vocab: PEFT's delta (B*A)^T is
+ * B' * A' with B' = A^T (n_vocab x r) and A' = B^T (r x n_embd), which is
+ * token_embd's GGUF layout (row v = token v). */
+enum { M_EMB = LF_NMOD, M_OUT, M_N };
+static int mod_exists(int l, int m) { return m < LF_NMOD || l == 0; }
+static unsigned m_bit(int m) { return m == M_EMB ? LF_T_EMB : m == M_OUT ? LF_T_OUT : LF_BIT(m); }
+static int64_t m_in(int m) { return m >= LF_NMOD ? LF_EMBD : lf_in(m); }
+static int64_t m_out(int m) { return m >= LF_NMOD ? LF_VOCAB : lf_out(m); }
+static void m_tensor(char *buf, size_t n, int l, int m) {
+    if (m == M_EMB) snprintf(buf, n, "token_embd.weight");
+    else if (m == M_OUT) snprintf(buf, n, "output.weight");
+    else snprintf(buf, n, "blk.%d.%s.weight", l, LF_GGUF[m]);
+}
+
+static mod_delta D[LF_LAYER][M_N];
 
 static void free_deltas(void) {
     for (int l = 0; l < LF_LAYER; l++)
-        for (int m = 0; m < LF_NMOD; m++) {
+        for (int m = 0; m < M_N; m++) {
             free(D[l][m].A);
             free(D[l][m].B);
         }
@@ -231,18 +255,42 @@ static int load_deltas(const lf_adapter *a, const char *st_path) {
     int ok = 1;
     int64_t n_expect = 0;
     for (int l = 0; l < LF_LAYER; l++)
-        for (int m = 0; m < LF_NMOD; m++) {
-            if (!(a->targets & LF_BIT(m))) continue;
+        for (int m = 0; m < M_N; m++) {
+            if (!mod_exists(l, m) || !(a->targets & m_bit(m))) continue;
             mod_delta *d = &D[l][m];
-            int64_t in = lf_in(m), out = lf_out(m);
+            int64_t in = m_in(m), out = m_out(m);
             d->present = 1;
-            d->r = a->kind == LF_FUCINA ? a->r : lf_rank(a, l, m);
-            d->s = a->kind == LF_FUCINA ? a->alpha / a->r : lf_scale(a, l, m);
+            if (m >= LF_NMOD) { /* no patterns on these in the fixtures */
+                d->r = a->r;
+                d->s = a->rslora ? a->alpha / sqrt((double)a->r) : a->alpha / a->r;
+            } else {
+                d->r = a->kind == LF_FUCINA ? a->r : lf_rank(a, l, m);
+                d->s = a->kind == LF_FUCINA ? a->alpha / a->r : lf_scale(a, l, m);
+            }
             d->A = (float *)malloc((size_t)(d->r * in) * sizeof(float));
             d->B = (float *)malloc((size_t)(out * d->r) * sizeof(float));
             float *b = (float *)malloc((size_t)(out * d->r) * sizeof(float));
             char na[160], nb[160];
-            if (a->kind == LF_FUCINA) {
+            if (m == M_EMB) {
+                /* A [r, n_vocab], B [n_embd, r] -> d->B = A^T, d->A = B^T */
+                float *ta = (float *)malloc((size_t)(d->r * LF_VOCAB) * sizeof(float));
+                float *tb2 = (float *)malloc((size_t)(LF_EMBD * d->r) * sizeof(float));
+                ok &= read_f32_2d(f, "base_model.model.model.embed_tokens.lora_embedding_A", (uint64_t)d->r, LF_VOCAB, ta);
+                ok &= read_f32_2d(f, "base_model.model.model.embed_tokens.lora_embedding_B", LF_EMBD, (uint64_t)d->r, tb2);
+                for (int64_t v = 0; v < LF_VOCAB; v++)
+                    for (int k = 0; k < d->r; k++) d->B[v * d->r + k] = ta[k * LF_VOCAB + v];
+                for (int k = 0; k < d->r; k++)
+                    for (int64_t e = 0; e < LF_EMBD; e++) d->A[k * LF_EMBD + e] = tb2[e * d->r + k];
+                free(ta);
+                free(tb2);
+                free(b);
+                n_expect += 2;
+                continue;
+            }
+            if (m == M_OUT) {
+                snprintf(na, sizeof na, "base_model.model.lm_head.lora_A.weight");
+                snprintf(nb, sizeof nb, "base_model.model.lm_head.lora_B.weight");
+            } else if (a->kind == LF_FUCINA) {
                 snprintf(na, sizeof na, "layers.%d.%s.lora_a", l, LF_FUC[m]);
                 snprintf(nb, sizeof nb, "layers.%d.%s.lora_b", l, LF_FUC[m]);
             } else {
@@ -253,7 +301,7 @@ static int load_deltas(const lf_adapter *a, const char *st_path) {
             ok &= read_f32_2d(f, nb, (uint64_t)out, (uint64_t)d->r, b);
             n_expect += 2;
             /* PEFT's B is in HF row order; the base (and the merge) in GGUF order */
-            int64_t nh = a->kind == LF_FUCINA ? 0 : m == LF_Q ? LF_HEAD : m == LF_K ? LF_HEAD_KV : 0;
+            int64_t nh = a->kind == LF_FUCINA || m >= LF_NMOD ? 0 : m == LF_Q ? LF_HEAD : m == LF_K ? LF_HEAD_KV : 0;
             for (int64_t row = 0; row < out; row++) {
                 int64_t src = nh ? lf_hf_row(row, out, nh) : row;
                 memcpy(d->B + row * d->r, b + src * d->r, (size_t)d->r * sizeof(float));
@@ -287,9 +335,10 @@ static int parse_module(const char *name, size_t len, int *l, int *m) {
     memcpy(buf, name, len);
     buf[len] = 0;
     for (int li = 0; li < LF_LAYER; li++)
-        for (int mi = 0; mi < LF_NMOD; mi++) {
+        for (int mi = 0; mi < M_N; mi++) {
+            if (!mod_exists(li, mi)) continue;
             char want[96];
-            snprintf(want, sizeof want, "blk.%d.%s.weight", li, LF_GGUF[mi]);
+            m_tensor(want, sizeof want, li, mi);
             if (strcmp(buf, want) == 0) {
                 *l = li;
                 *m = mi;
@@ -372,7 +421,7 @@ static void check_merged(const char *path, const mio_gguf_file *base, const char
     }
     int want = 0;
     for (int l = 0; l < LF_LAYER; l++)
-        for (int m = 0; m < LF_NMOD; m++) want += D[l][m].present;
+        for (int m = 0; m < M_N; m++) want += D[l][m].present;
     IC_CHECK(merged == want, "%s: %d tensors merged, want %d", what, merged, want);
     printf("    (d) %s: %d tensors = W + s*B*A (worst error %.2f of its bound), the rest verbatim\n", what, merged, worst);
     mio_gguf_close(f);
@@ -400,25 +449,32 @@ static void check_adapter_gguf(const char *path, const char *what) {
     int want = 0;
     double worst = 0;
     for (int l = 0; l < LF_LAYER; l++)
-        for (int m = 0; m < LF_NMOD; m++) {
+        for (int m = 0; m < M_N; m++) {
             const mod_delta *d = &D[l][m];
             if (!d->present) continue;
             want += 2;
-            char na[96], nb[96];
-            snprintf(na, sizeof na, "blk.%d.%s.weight.lora_a", l, LF_GGUF[m]);
-            snprintf(nb, sizeof nb, "blk.%d.%s.weight.lora_b", l, LF_GGUF[m]);
+            char tn[64], na[96], nb[96];
+            m_tensor(tn, sizeof tn, l, m);
+            snprintf(na, sizeof na, "%s.lora_a", tn);
+            snprintf(nb, sizeof nb, "%s.lora_b", tn);
             int64_t ja = mio_gguf_find_tensor(f, na), jb = mio_gguf_find_tensor(f, nb);
             IC_CHECK(ja >= 0 && jb >= 0, "%s: %s / %s missing", what, na, nb);
             if (ja < 0 || jb < 0) continue;
             mio_gguf_tensor ta, tb;
             mio_gguf_tensor_info(f, ja, &ta);
             mio_gguf_tensor_info(f, jb, &tb);
-            int64_t in = lf_in(m), out = lf_out(m), r = ta.ne[1];
-            IC_CHECK(ta.n_dims == 2 && ta.ne[0] == in && tb.n_dims == 2 && tb.ne[0] == r && tb.ne[1] == out,
-                     "%s: %s ne [%lld, %lld] / %s ne [%lld, %lld], want [%lld, r] / [r, %lld]", what, na,
+            int64_t in = m_in(m), out = m_out(m);
+            /* token_embd (llama.cpp gathers rows of lora_a by token id): lora_a ne
+             * [r, n_vocab] = B' (n_vocab x r), lora_b ne [r, n_embd] = A'^T; the rest:
+             * lora_a ne [in, r] = A (r x in), lora_b ne [r, out] = B (out x r) */
+            int emb = m == M_EMB;
+            int64_t r = emb ? ta.ne[0] : ta.ne[1];
+            int shape_ok = emb ? ta.n_dims == 2 && ta.ne[1] == out && tb.n_dims == 2 && tb.ne[0] == r && tb.ne[1] == in
+                               : ta.n_dims == 2 && ta.ne[0] == in && tb.n_dims == 2 && tb.ne[0] == r && tb.ne[1] == out;
+            IC_CHECK(shape_ok, "%s: %s ne [%lld, %lld] / %s ne [%lld, %lld], want [%s] / [r, %lld]", what, na,
                      (long long)ta.ne[0], (long long)ta.ne[1], nb, (long long)tb.ne[0], (long long)tb.ne[1],
-                     (long long)in, (long long)out);
-            if (!(ta.ne[0] == in && tb.ne[0] == r && tb.ne[1] == out)) continue;
+                     emb ? "r, n_vocab" : "in, r", (long long)(emb ? in : out));
+            if (!shape_ok) continue;
             float *a = decode_all(&ta), *b = decode_all(&tb);
             double scale = alpha != 0 ? alpha / (double)r : 1.0; /* llama.cpp's rule */
             int bad = 0;
@@ -426,7 +482,8 @@ static void check_adapter_gguf(const char *path, const char *what) {
                 for (int64_t j = 0; j < in; j++) {
                     double acc = 0, am = 0;
                     for (int64_t k = 0; k < r; k++) {
-                        double p = (double)b[i * r + k] * (double)a[k * in + j];
+                        double p = emb ? (double)a[i * r + k] * (double)b[j * r + k]
+                                       : (double)b[i * r + k] * (double)a[k * in + j];
                         acc += p;
                         am += fabs(p);
                     }
@@ -437,10 +494,10 @@ static void check_adapter_gguf(const char *path, const char *what) {
                     double err = fabs(scale * acc - ref);
                     if (err / tol > worst) worst = err / tol;
                     if (err > tol && bad++ < 3)
-                        fprintf(stderr, "  %s: blk.%d.%s delta[%lld][%lld] = %.9g (alpha %g / r %lld), want s*B*A = %.9g\n",
-                                what, l, LF_GGUF[m], (long long)i, (long long)j, scale * acc, alpha, (long long)r, ref);
+                        fprintf(stderr, "  %s: %s delta[%lld][%lld] = %.9g (alpha %g / r %lld), want s*B*A = %.9g\n",
+                                what, tn, (long long)i, (long long)j, scale * acc, alpha, (long long)r, ref);
                 }
-            IC_CHECK(a && b && bad == 0, "%s: blk.%d.%s: %d deltas off s*B*A", what, l, LF_GGUF[m], bad);
+            IC_CHECK(a && b && bad == 0, "%s: %s: %d deltas off s*B*A", what, tn, bad);
             free(a);
             free(b);
         }
@@ -455,7 +512,7 @@ static void check_adapter_gguf(const char *path, const char *what) {
 static int write_ref_merged(const mio_gguf_file *base, const char *path) {
     mio_writer *w = NULL;
     int ok = mio_writer_new(MIO_WRITER_DEFAULT, &w) == MIO_OK && mio_writer_copy_all_kv(w, base, NULL, 0) == MIO_OK;
-    void *bufs[LF_LAYER * LF_NMOD];
+    void *bufs[LF_LAYER * M_N];
     int nb = 0;
     for (int64_t i = 0; ok && i < mio_gguf_tensor_count(base); i++) {
         mio_gguf_tensor t;
@@ -494,19 +551,30 @@ static int write_ref_adapter(const char *path) {
     ok &= ok && mio_writer_set_str(w, "general.type", "adapter", 7) == MIO_OK;
     ok &= ok && mio_writer_set_str(w, "adapter.type", "lora", 4) == MIO_OK;
     ok &= ok && mio_writer_set_f32(w, "adapter.lora.alpha", 1.0f) == MIO_OK;
-    float *bufs[LF_LAYER * LF_NMOD];
+    float *bufs[LF_LAYER * M_N];
     int nb = 0;
     for (int l = 0; l < LF_LAYER && ok; l++)
-        for (int m = 0; m < LF_NMOD && ok; m++) {
+        for (int m = 0; m < M_N && ok; m++) {
             const mod_delta *d = &D[l][m];
             if (!d->present) continue;
-            int64_t in = lf_in(m), out = lf_out(m);
+            int64_t in = m_in(m), out = m_out(m);
+            char tn[64], na[96], nbn[96];
+            m_tensor(tn, sizeof tn, l, m);
+            snprintf(na, sizeof na, "%s.lora_a", tn);
+            snprintf(nbn, sizeof nbn, "%s.lora_b", tn);
+            if (m == M_EMB) { /* lora_a = B' (ne [r, n_vocab]), lora_b = s*r * A'^T (ne [r, n_embd]) */
+                float *b = (float *)malloc((size_t)(in * d->r) * sizeof(float));
+                for (int64_t e = 0; e < in; e++)
+                    for (int k = 0; k < d->r; k++) b[e * d->r + k] = (float)(d->s * d->r * d->A[k * in + e]);
+                bufs[nb++] = b;
+                int64_t nea[2] = {d->r, out}, neb[2] = {d->r, in};
+                ok &= mio_writer_add_tensor(w, na, MIO_TYPE_F32, 2, nea, d->B, (size_t)(out * d->r) * 4) == MIO_OK;
+                ok &= mio_writer_add_tensor(w, nbn, MIO_TYPE_F32, 2, neb, b, (size_t)(in * d->r) * 4) == MIO_OK;
+                continue;
+            }
             float *b = (float *)malloc((size_t)(out * d->r) * sizeof(float));
             for (int64_t k = 0; k < out * d->r; k++) b[k] = (float)(d->s * d->r * d->B[k]);
             bufs[nb++] = b;
-            char na[96], nbn[96];
-            snprintf(na, sizeof na, "blk.%d.%s.weight.lora_a", l, LF_GGUF[m]);
-            snprintf(nbn, sizeof nbn, "blk.%d.%s.weight.lora_b", l, LF_GGUF[m]);
             int64_t nea[2] = {in, d->r}, neb[2] = {d->r, out};
             ok &= mio_writer_add_tensor(w, na, MIO_TYPE_F32, 2, nea, d->A, (size_t)(in * d->r) * 4) == MIO_OK;
             ok &= mio_writer_add_tensor(w, nbn, MIO_TYPE_F32, 2, neb, b, (size_t)(out * d->r) * 4) == MIO_OK;
@@ -659,7 +727,7 @@ static const char *base_name(int v) { return V_NAME[v]; }
 static void check_adapter(const lf_adapter *a, int v, const mio_gguf_file *base, void *base_model,
                           const float *base_logits) {
     char src[4096], st_path[4200], what[160];
-    if (a->kind == LF_PEFT_REAL) snprintf(src, sizeof src, "%s/lora/peft-real", MIO_TEST_DATA);
+    if (a->kind == LF_PEFT_REAL) snprintf(src, sizeof src, "%s/lora/%s", MIO_TEST_DATA, a->name);
     else if (a->kind == LF_PEFT) snprintf(src, sizeof src, "lora_fx/%s", a->src ? a->src : a->name);
     else snprintf(src, sizeof src, "lora_fx/%s.safetensors", a->name);
     if (a->kind == LF_FUCINA) snprintf(st_path, sizeof st_path, "%s", src);

@@ -33,6 +33,10 @@
 enum { LF_Q, LF_K, LF_V, LF_O, LF_GATE, LF_UP, LF_DOWN, LF_NMOD };
 #define LF_ALL 0x7fu
 #define LF_BIT(m) (1u << (m))
+/* whole-model modules (interop_lora only; no generated fixture has them): the
+ * token embedding (PEFT lora_embedding_A/B) and lm_head */
+#define LF_T_EMB (1u << 7)
+#define LF_T_OUT (1u << 8)
 
 /* PEFT module path under model.layers.N., the short name pattern keys use,
  * the Fucina name and the GGUF tensor the module merges into. */
@@ -87,8 +91,9 @@ typedef struct lf_adapter {
     const char *src;      /* the files of another entry (same adapter, other options); NULL: its own */
 } lf_adapter;
 
-/* peft-real is tests/data/lora/peft-real, made by scripts/gen_peft_fixture.py
- * (r 2, lora_alpha 1, all seven projections); its values are read from the file. */
+/* peft-real and peft-real-embed are under tests/data/lora, made by
+ * scripts/gen_peft_fixture.py (r 2; lora_alpha 1, all seven projections / lora_alpha
+ * 4, q, k, embed_tokens and lm_head); their values are read from the files. */
 static const lf_adapter LF_ADAPTERS[] = {
     {"peft-r1-qv", LF_PEFT, LF_BIT(LF_Q) | LF_BIT(LF_V), 1, 2.0, 0, {{0, 0}}, {{0, 0}}, 0x1001, 0, NULL},
     {"peft-r8-all", LF_PEFT, LF_ALL, 8, 16.0, 0, {{0, 0}}, {{0, 0}}, 0x1002, 0, NULL},
@@ -101,6 +106,8 @@ static const lf_adapter LF_ADAPTERS[] = {
     {"peft-r8-all-alpha32", LF_PEFT, LF_ALL, 8, 32.0, 0, {{0, 0}}, {{0, 0}}, 0x1002, 1, "peft-r8-all"},
     {"fucina-r4", LF_FUCINA, LF_ALL, 4, 8.0, 0, {{0, 0}}, {{0, 0}}, 0x1005, 0, NULL},
     {"peft-real", LF_PEFT_REAL, LF_ALL, 2, 1.0, 0, {{0, 0}}, {{0, 0}}, 0, 0, NULL},
+    {"peft-real-embed", LF_PEFT_REAL, LF_BIT(LF_Q) | LF_BIT(LF_K) | LF_T_EMB | LF_T_OUT, 2, 4.0, 0, {{0, 0}}, {{0, 0}},
+     0, 0, NULL},
 };
 #define LF_N_ADAPTERS (sizeof LF_ADAPTERS / sizeof LF_ADAPTERS[0])
 
