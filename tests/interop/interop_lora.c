@@ -814,14 +814,20 @@ int main(int argc, char **argv) {
         show_file("lora_out/fixtures.err");
         T_DONE();
     }
-    /* the committed real-peft fixture is what lora_fixtures.h says it is */
-    {
-        char p[4096];
-        snprintf(p, sizeof p, "%s/lora/peft-real/adapter_config.json", MIO_TEST_DATA);
+    /* the committed real-peft fixtures are what lora_fixtures.h says they are */
+    for (size_t k = 0; k < LF_N_ADAPTERS; k++) {
+        const lf_adapter *a = &LF_ADAPTERS[k];
+        if (a->kind != LF_PEFT_REAL) continue;
+        char p[4096], want_r[32], want_alpha[48];
+        snprintf(p, sizeof p, "%s/lora/%s/adapter_config.json", MIO_TEST_DATA, a->name);
+        snprintf(want_r, sizeof want_r, "\"r\": %d,", a->r);
+        snprintf(want_alpha, sizeof want_alpha, "\"lora_alpha\": %g,", a->alpha);
         size_t n = 0;
         uint8_t *cfg = t_read_file(p, &n);
-        T_CHECK(cfg && strstr((const char *)cfg, "\"r\": 2,") && strstr((const char *)cfg, "\"lora_alpha\": 1,") &&
-                strstr((const char *)cfg, "\"use_rslora\": false") && strstr((const char *)cfg, "\"peft_type\": \"LORA\""));
+        IC_CHECK(cfg && strstr((const char *)cfg, want_r) && strstr((const char *)cfg, want_alpha) &&
+                     strstr((const char *)cfg, "\"use_rslora\": false") &&
+                     strstr((const char *)cfg, "\"peft_type\": \"LORA\""),
+                 "%s does not say %s %s, use_rslora false, peft_type LORA", p, want_r, want_alpha);
         free(cfg);
     }
 
