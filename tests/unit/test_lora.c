@@ -488,6 +488,21 @@ static void test_lora_gguf(void) {
     T_CHECK(t.nbytes == sizeof eb_want && memcmp(t.data, eb_want, sizeof eb_want) == 0);
     mio_gguf_close(f);
 
+    /* lora_alpha 0: PEFT scales by 0. llama.cpp reads alpha 0 as "scale 1", so
+     * alpha 0 is written and each lora_b carries its whole scale (0 here). */
+    make_peft_qk("peft_a0", "{\"r\": 1, \"lora_alpha\": 0}");
+    p = params("peft_a0");
+    T_OK(mio_lora_to_gguf("base.gguf", "a_a0.gguf", &p));
+    T_CHECK(g_nplan == 2 && g_plan[0].ga == 0.0f && g_plan[0].b_factor == 0.0 && g_plan[1].b_factor == 0.0);
+    T_OK(mio_gguf_open("a_a0.gguf", 0, &f));
+    T_OK(mio_gguf_tensor_info(f, mio_gguf_find_tensor(f, "blk.0.attn_q.weight.lora_b"), &t));
+    static const float zeros8[8] = {0};
+    T_CHECK(memcmp(t.data, zeros8, sizeof zeros8) == 0);
+    mio_gguf_close(f);
+    p = params("peft_a0");
+    T_OK(mio_lora_merge("base.gguf", "m_a0.gguf", &p));
+    T_CHECK(same_bytes("base.gguf", "m_a0.gguf", "blk.0.attn_q.weight"));
+
     /* a quantized base is fine for an adapter (llama.cpp applies it at run time) */
     p = params("fuc1.safetensors");
     T_STATUS(mio_lora_to_gguf("base_q8.gguf", "a_q8.gguf", &p), MIO_ERR_INVALID_ARG); /* no alpha */
@@ -607,6 +622,23 @@ static void test_errors(void) {
     write_st("peft_head/adapter_model.safetensors", ph, 2);
     p = params("peft_head");
     REFUSE(mio_lora_merge("base.gguf", out, &p), MIO_ERR_NOT_FOUND, "targets 'output.weight', which the base does not have", out);
+    /* NaN in an adapter matrix */
+    static const float Anan[3] = {1, NAN, 3};
+    st_t nan_t[2] = {{"layers.0.down.lora_a", 1, 3, Anan}, {"layers.0.down.lora_b", 4, 1, B4x1}};
+    write_st("nan.safetensors", nan_t, 2);
+    p = params("nan.safetensors");
+    p.alpha_set = 1;
+    p.alpha = 1;
+    REFUSE(mio_lora_merge("base.gguf", out, &p), MIO_ERR_NON_FINITE, "adapter tensor 'layers.0.down.lora_a': element 1 is not finite", out);
+    /* a merge that overflows f16: attn_v is 1.0, delta 1 * 70000 (f16 max is 65504) */
+    static const float Abig[3] = {70000, 0, 0}, B1[4] = {1, 0, 0, 0};
+    st_t big[2] = {{"layers.0.v.lora_a", 1, 3, Abig}, {"layers.0.v.lora_b", 4, 1, B1}};
+    write_st("big.safetensors", big, 2);
+    p = params("big.safetensors");
+    p.alpha_set = 1;
+    p.alpha = 1;
+    REFUSE(mio_lora_merge("base.gguf", out, &p), MIO_ERR_NON_FINITE,
+           "merging into 'blk.0.attn_v.weight' overflows f16 at row 0, column 0 (1 + 70000)", out);
     /* the quantized base, with the seed's advice */
     p = params("peft_qk");
     REFUSE(mio_lora_merge("base_q8.gguf", out, &p), MIO_ERR_UNSUPPORTED_TYPE,
