@@ -125,7 +125,8 @@ typedef struct {
  *   struct llama_batch          llama_batch_get_one(llama_token *tokens, int32_t n_tokens);   (llama_token = int32_t)
  *   int32_t                     llama_decode(struct llama_context *ctx, struct llama_batch batch);
  *   float *                     llama_get_logits_ith(struct llama_context *ctx, int32_t i);
- * Adapters are freed with their model (llama_adapter_lora_free is deprecated). */
+ * Adapters loaded with llama_adapter_lora_init are freed with their model, so the
+ * test never calls llama_adapter_lora_free. */
 static struct {
     void *ggml, *llama;
     void (*backend_free)(void);
