@@ -299,6 +299,15 @@ static mio_status pair_tensors(const mio_st_file *st, const char *path, int kind
                                "adapter's names do", path, esc_bytes(b, sizeof b, nm, nl));
             nm += sizeof PEFT_PREFIX - 1;
             nl -= sizeof PEFT_PREFIX - 1;
+            /* save_pretrained's save_embedding_layers ("auto" by default when embed_tokens or
+             * lm_head is targeted) also stores the base's own embedding weights as
+             * <module>.base_layer.weight: not part of the LoRA; llama.cpp's
+             * convert_lora_to_gguf.py skips them too. */
+            size_t bl;
+            if (ends_with(nm, nl, ".base_layer.weight", &bl) &&
+                ((bl >= 12 && memcmp(nm + bl - 12, "embed_tokens", 12) == 0) ||
+                 (bl >= 7 && memcmp(nm + bl - 7, "lm_head", 7) == 0)))
+                continue;
             if (ends_with(nm, nl, ".lora_A.weight", &stem)) ok = 1;
             else if (ends_with(nm, nl, ".lora_B.weight", &stem)) ok = 1, is_b = 1;
             else if (ends_with(nm, nl, ".lora_embedding_A", &stem)) ok = 1, emb = 1;
@@ -314,8 +323,7 @@ static mio_status pair_tensors(const mio_st_file *st, const char *path, int kind
             return err_set(MIO_ERR_INVALID_ARG, "%s: tensor '%s' is not a LoRA A or B matrix (%s)", path,
                            esc_bytes(b, sizeof b, t.name.ptr, t.name.len),
                            kind == LORA_PEFT ? "names end in .lora_A.weight, .lora_B.weight, .lora_embedding_A or "
-                                               ".lora_embedding_B; full weights (modules_to_save, base_layer) are not "
-                                               "a LoRA" : "names end in .lora_a or .lora_b");
+                                               ".lora_embedding_B; full weights (modules_to_save) are not a LoRA" : "names end in .lora_a or .lora_b");
         lora_mod *m = NULL;
         if ((r = find_or_add(s, nm, stem, &m)) != MIO_OK) return r;
         if (m->ia < 0 && m->ib < 0) m->embedding = emb; /* first half seen */

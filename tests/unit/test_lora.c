@@ -407,6 +407,16 @@ static void test_peft_config(void) {
     T_OK(mio_lora_merge("base.gguf", "m_emb.gguf", &p));
     static const float we[15] = {1, 10, 100, 2, 20, 200, 3, 30, 300, 4, 40, 400, 5, 50, 1500};
     check_vals("m_emb.gguf", "token_embd.weight", we, 15, 0);
+    /* PEFT's save_embedding_layers copy of the base embedding (embed_tokens.base_layer.weight)
+     * is skipped, as llama.cpp's converter does: the same merge */
+    mkdir("peft_emb_saved", 0777);
+    write_text("peft_emb_saved/adapter_config.json", "{\"r\": 2, \"lora_alpha\": 2}");
+    static const float base_copy[15] = {0};
+    st_t tes[3] = {te[0], te[1], {"base_model.model.model.embed_tokens.base_layer.weight", 5, 3, base_copy}};
+    write_st("peft_emb_saved/adapter_model.safetensors", tes, 3);
+    p = params("peft_emb_saved");
+    T_OK(mio_lora_merge("base.gguf", "m_emb_saved.gguf", &p));
+    check_vals("m_emb_saved.gguf", "token_embd.weight", we, 15, 0);
 }
 
 /* The llama.cpp adapter GGUF. */
