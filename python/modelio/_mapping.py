@@ -1,0 +1,49 @@
+"""A file mapped into memory, shared by the parsed handle (which borrows it)
+and every numpy view handed out. The numpy views hold a buffer export of the
+mmap object, so the mapping lives exactly as long as the last view (or the
+handle) that uses it; closing a handle never invalidates an array."""
+import mmap
+import os
+
+import numpy as np
+
+from .errors import FileError
+
+_ACCESS = {"r": mmap.ACCESS_READ, "c": mmap.ACCESS_COPY, "r+": mmap.ACCESS_WRITE}
+
+
+class Mapping:
+    __slots__ = ("obj", "u8", "addr", "size")
+
+    def __init__(self, path, mode="r"):
+        if mode not in _ACCESS:
+            raise ValueError("mode must be 'r', 'c' or 'r+', not %r" % (mode,))
+        try:
+            fd = os.open(os.fspath(path), os.O_RDWR if mode == "r+" else os.O_RDONLY)
+        except OSError as e:
+            raise FileError(1, "cannot open %s: %s" % (os.fspath(path), e.strerror or e)) from None
+        try:
+            size = os.fstat(fd).st_size
+            if size == 0:
+                obj = bytearray(0)   # mmap refuses empty files; the parser reports the size
+            else:
+                try:
+                    obj = mmap.mmap(fd, 0, access=_ACCESS[mode])
+                except (OSError, ValueError) as e:
+                    raise FileError(1, "cannot map %s: %s" % (os.fspath(path), getattr(e, "strerror", None) or e)) from None
+        finally:
+            os.close(fd)
+        self._init(obj)
+
+    @classmethod
+    def of_buffer(cls, buf):
+        m = cls.__new__(cls)
+        m._init(buf)
+        return m
+
+    def _init(self, obj):
+        self.obj = obj
+        self.u8 = np.frombuffer(obj, dtype=np.uint8)
+        self.size = self.u8.size
+        # the address the library parses; a 1-byte dummy for an empty buffer
+        self.addr = self.u8.ctypes.data if self.size else np.zeros(1, np.uint8).ctypes.data
