@@ -51,6 +51,11 @@ def _try(fn):
         return ("err", e)
 
 
+def read(path):
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
 def same_array(a, b):
     return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
@@ -102,7 +107,7 @@ class SafetensorsRead(unittest.TestCase):
                 self.assertTrue(same_array(ru[1][k], rm[1][k]), "%s %s" % (path, k))
         else:
             self.assertIs(type(rm[1]), type(ru[1]))
-        data = open(path, "rb").read()
+        data = read(path)
         bu, bm = _try(lambda: up_np.load(data)), _try(lambda: me_st.load(data))
         self.assertEqual(bu[0], bm[0], "%s load(bytes): upstream %r, ours %r" % (path, bu[1], bm[1]))
         if bu[0] == "ok":
@@ -207,7 +212,7 @@ class SafetensorsRead(unittest.TestCase):
         try:
             p = os.path.join(d, "z.safetensors")
             up_np.save_file({"a": np.array([[1, 2], [3, 4]], np.float32), "b": np.arange(3, dtype=np.int64)}, p)
-            before = open(p, "rb").read()
+            before = read(p)
             f = me_st.safe_open(p, framework="np")
             a = f.get_tensor("a")
             self.assertFalse(a.flags.owndata)                      # a view, not a copy
@@ -215,7 +220,7 @@ class SafetensorsRead(unittest.TestCase):
             f.close()
             self.assertEqual(a.tolist(), [[1.0, 2.0], [3.0, 4.0]])   # valid after close
             a[0, 0] = 42.0                                          # writeable, copy-on-write
-            self.assertEqual(open(p, "rb").read(), before)          # the file is untouched
+            self.assertEqual(read(p), before)          # the file is untouched
             t = me_st.load_file(p)
             self.assertEqual(t["a"][0, 0], 1.0)                    # a fresh mapping per load
             self.assertTrue(t["a"].flags.writeable)
@@ -270,7 +275,7 @@ class SafetensorsWrite(Tmp):
             with self.subTest(meta=meta):
                 up_np.save_file(t, self.p("up.st"), metadata=meta)
                 me_st.save_file(t, self.p("me.st"), metadata=meta)
-                self.assertEqual(open(self.p("me.st"), "rb").read(), open(self.p("up.st"), "rb").read())
+                self.assertEqual(read(self.p("me.st")), read(self.p("up.st")))
                 self.assertEqual(me_st.save(t, metadata=meta), up_np.save(t, metadata=meta))
 
     def test_each_loads_the_others(self):
@@ -293,7 +298,7 @@ class SafetensorsWrite(Tmp):
         a = np.arange(12, dtype=np.float32).reshape(3, 4)
         me_st.save_file({"t": a.T, "be": np.array([1, 2], dtype=">i4")}, self.p("nc.st"))
         up_np.save_file({"t": np.ascontiguousarray(a.T), "be": np.array([1, 2], dtype="<i4")}, self.p("c.st"))
-        self.assertEqual(open(self.p("nc.st"), "rb").read(), open(self.p("c.st"), "rb").read())
+        self.assertEqual(read(self.p("nc.st")), read(self.p("c.st")))
 
     def test_write_errors(self):
         with self.assertRaisesRegex(modelio.UnsupportedError, "float128|longdouble|complex128"):
@@ -304,6 +309,39 @@ class SafetensorsWrite(Tmp):
         self.assertFalse(os.path.exists(self.p("x.st")))
         with self.assertRaises(modelio.FileError):
             me_st.save_file({"x": np.zeros(2, np.float32)}, self.p("no/such/dir/x.st"))
+        with self.assertRaisesRegex(modelio.InvalidArgumentError, "NUL"):
+            me_st.save_file({"a\0b": np.zeros(2, np.float32)}, self.p("x.st"))
+        with self.assertRaisesRegex(modelio.InvalidArgumentError, "metadata must map str to str"):
+            me_st.save_file({"a": np.zeros(2, np.float32)}, self.p("x.st"), metadata={"k": 1})
+        self.assertFalse(os.path.exists(self.p("x.st")))
+
+    def test_sharded_index(self):
+        up_np.save_file({"a": np.arange(4, dtype=np.float32)}, self.p("model-00001-of-00002.safetensors"))
+        up_np.save_file({"b": np.arange(3, dtype=np.int64), "c": np.ones((2, 2), np.float16)},
+                        self.p("model-00002-of-00002.safetensors"))
+        import json
+        with open(self.p("model.safetensors.index.json"), "w") as fh:
+            json.dump({"metadata": {"total_size": 48},
+                       "weight_map": {"a": "model-00001-of-00002.safetensors", "b": "model-00002-of-00002.safetensors",
+                                      "c": "model-00002-of-00002.safetensors"}}, fh)
+        with me_st.safe_open(self.p("model.safetensors.index.json"), framework="np") as f:
+            self.assertEqual(f.keys(), ["a", "b", "c"])
+            self.assertEqual(f.get_tensor("b").tolist(), [0, 1, 2])
+            self.assertEqual(f.get_slice("c")[1].tolist(), [1.0, 1.0])
+        d = me_st.load_file(self.p("model.safetensors.index.json"))
+        self.assertEqual(d["a"].tolist(), [0.0, 1.0, 2.0, 3.0])
+        self.assertEqual(d["c"].dtype, np.float16)
+
+    def test_empty_and_unicode(self):
+        for t in ({}, {"ünï.𝔁": np.arange(3, dtype=np.int32), "b": np.zeros((2, 0), np.float16)}):
+            me_st.save_file(t, self.p("m.st"))
+            up_np.save_file(t, self.p("u.st"))
+            self.assertEqual(read(self.p("m.st")), read(self.p("u.st")))
+            self.assertEqual(me_st.save(t), up_np.save(t))
+            d = me_st.load_file(self.p("u.st"))
+            self.assertEqual(sorted(d), sorted(t))
+            for k in t:
+                self.assertTrue(same_array(d[k], t[k]))
 
 
 # --------------------------------------------------------------------------- GGUF
@@ -401,7 +439,7 @@ class GGUFRead(Tmp):
         write_with(gguf.GGUFWriter, self.p("up.gguf"))
         write_with(me_gguf.GGUFWriter, self.p("me.gguf"))
         # the same calls give the same bytes
-        self.assertEqual(open(self.p("me.gguf"), "rb").read(), open(self.p("up.gguf"), "rb").read())
+        self.assertEqual(read(self.p("me.gguf")), read(self.p("up.gguf")))
         for p in (self.p("up.gguf"), self.p("me.gguf")):
             u, m = self.compare(p)
             self.assertNotIn("t.empty_str_skipped", m.fields)
@@ -424,7 +462,7 @@ class GGUFRead(Tmp):
             w.write_kv_data_to_file()
             w.write_tensors_to_file()
             w.close()
-        self.assertEqual(open(self.p("me0.gguf"), "rb").read(), open(self.p("up0.gguf"), "rb").read())
+        self.assertEqual(read(self.p("me0.gguf")), read(self.p("up0.gguf")))
 
     def test_streamed_tensor_info(self):
         a = np.arange(64, dtype=np.float32).reshape(2, 32)
@@ -463,7 +501,7 @@ class GGUFRead(Tmp):
         self.assertIn("not a GGUF file", cm.exception.message)
         self.assertIn(bad, cm.exception.message)
         with open(bad, "wb") as fh:
-            fh.write(open(VOCABS[0], "rb").read()[:5000])
+            fh.write(read(VOCABS[0])[:5000])
         with self.assertRaises(modelio.FormatError) as cm:
             me_gguf.GGUFReader(bad)
         self.assertEqual(cm.exception.status_name, "MIO_ERR_TRUNCATED")
@@ -588,7 +626,7 @@ class Codecs(Tmp):
         with up_safe_open(self.p("v.safetensors"), framework="np") as f:
             self.assertIn("__gguf__", " ".join(f.metadata()))
         modelio.convert(self.p("v.safetensors"), self.p("v.gguf"))
-        self.assertEqual(open(self.p("v.gguf"), "rb").read(), open(src, "rb").read())
+        self.assertEqual(read(self.p("v.gguf")), read(src))
         self.make_model(self.p("m.gguf"))
         modelio.quantize_model(self.p("m.gguf"), self.p("q.gguf"), preset="Q8_0")
         with self.assertRaises(modelio.UnsupportedError) as cm:
