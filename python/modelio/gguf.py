@@ -34,9 +34,9 @@ __all__ = ["GGUFReader", "GGUFWriter", "ReaderField", "ReaderTensor", "GGMLQuant
 
 def _type_names():
     d = {}
-    for code in range(0, 1000):
+    for code in range(0, 64):
         n = lib.mio_type_name(code)
-        if n and lib.mio_type_block_bytes(code) and code < 64:
+        if n and lib.mio_type_block_bytes(code):
             d[n.decode().upper()] = code
     return d
 
@@ -441,15 +441,16 @@ class GGUFWriter:
                 raise InvalidArgumentError(3, "key %r: All items in a GGUF array should be of the same type" % key)
         sub_type = int(sub_type)
         if sub_type == 8:
+            # one buffer holding every string, pointer and length tables as numpy
+            # arrays: a 150,000-token vocabulary costs no per-string ctypes object
             bs = [x.encode("utf-8") if isinstance(x, str) else bytes(x) for x in val]
             n = len(bs)
-            ptrs = (C.c_void_p * n)()
-            lens = (C.c_size_t * n)()
-            bufs = [C.create_string_buffer(b, len(b)) if b else None for b in bs]
-            for j, b in enumerate(bs):
-                ptrs[j] = C.addressof(bufs[j]) if b else None
-                lens[j] = len(b)
-            _lib.check(lib.mio_writer_set_arr_str(w, kb, ptrs, lens, n), "key %r" % key)
+            blob = np.frombuffer(b"".join(bs) + b"\0", dtype=np.uint8)
+            lens = np.fromiter(map(len, bs), dtype=np.uintp, count=n)
+            ptrs = (blob.ctypes.data + (np.cumsum(lens) - lens)).astype(np.uintp)
+            _lib.check(lib.mio_writer_set_arr_str(w, kb, C.cast(ptrs.ctypes.data, C.POINTER(C.c_void_p)),
+                                                  C.cast(lens.ctypes.data, C.POINTER(C.c_size_t)), n),
+                       "key %r" % key)
         elif sub_type == 9:
             raise UnsupportedError(11, "key %r: arrays of arrays cannot be written" % key)
         elif sub_type in _NP_OF_VT:

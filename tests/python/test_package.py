@@ -454,6 +454,22 @@ class GGUFRead(Tmp):
             self.assertEqual(t["x.f64_3d"].shape.tolist(), [4, 3, 2])   # ne order
             self.assertEqual(t["x.f64_3d"].data[1, 2, 3], 23.0)
 
+    def test_nested_arrays_from_gguf_py(self):
+        w = gguf.GGUFWriter(self.p("nest.gguf"), "x")
+        w.add_array("n.int", [[1, 2], [3, 4, 5]])
+        w.add_array("n.str", [["a", "b"], ["c"]])
+        w.add_array("n.deep", [[[1.5], [2.5]], [[3.5]]])
+        w.write_header_to_file()
+        w.write_kv_data_to_file()
+        w.write_tensors_to_file()
+        w.close()
+        u, m = self.compare(self.p("nest.gguf"))
+        self.assertEqual(m.fields["n.int"].contents(), [1, 2, 3, 4, 5])      # flattened, as gguf-py
+        self.assertEqual([t.name for t in m.fields["n.deep"].types], ["ARRAY", "ARRAY", "ARRAY", "FLOAT32"])
+        self.assertEqual(m.fields["n.str"].contents(2), "c")
+        with self.assertRaises(modelio.UnsupportedError):
+            me_gguf.GGUFWriter(self.p("n2.gguf"), "x").add_array("n", [[1], [2]])
+
     def test_empty_file_same_bytes(self):
         for cls, name in ((gguf.GGUFWriter, "up0.gguf"), (me_gguf.GGUFWriter, "me0.gguf")):
             w = cls(self.p(name), "llama")
