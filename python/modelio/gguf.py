@@ -26,7 +26,7 @@ import numpy as np
 from . import _lib
 from ._lib import lib
 from ._mapping import Mapping
-from .errors import InvalidArgumentError, UnsupportedError, StateError, NotFoundError
+from .errors import InvalidArgumentError, UnsupportedError, StateError
 
 __all__ = ["GGUFReader", "GGUFWriter", "ReaderField", "ReaderTensor", "GGMLQuantizationType",
            "GGUFValueType", "GGML_QUANT_SIZES", "type_code"]

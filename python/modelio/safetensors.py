@@ -27,7 +27,7 @@ import numpy as np
 from . import _lib
 from ._lib import lib
 from ._mapping import Mapping
-from .errors import InvalidArgumentError, UnsupportedError
+from .errors import InvalidArgumentError, NotFoundError, UnsupportedError
 
 __all__ = ["safe_open", "load_file", "save_file", "load", "save"]
 
@@ -83,7 +83,7 @@ class safe_open:
             _lib.check(lib.mio_st_open(_lib.fspath(filename), 0, C.byref(h)))
         else:
             self._map = Mapping(filename, mode)
-            _lib.check(lib.mio_st_open_buffer(self._map.addr, self._map.size, 0, C.byref(h)))
+            _lib.check(lib.mio_st_open_buffer(self._map.addr, self._map.size, 0, C.byref(h)), str(self._name))
         self._h = h
         try:
             self._index()
@@ -190,7 +190,7 @@ class safe_open:
         self._live()
         r = self._infos.get(name)
         if r is None:
-            raise _NotFound("No such tensor: %r" % (name,))
+            raise NotFoundError(13, "No such tensor: %r" % (name,))
         return r
 
     def _view(self, r):
@@ -236,11 +236,6 @@ class safe_open:
             self.close()
         except Exception:
             pass
-
-
-def _NotFound(msg):
-    from .errors import NotFoundError
-    return NotFoundError(13, msg)
 
 
 class _Slice:

@@ -181,6 +181,7 @@ class SafetensorsRead(unittest.TestCase):
                     me_st.load_file(os.path.join(d, case + ".safetensors"))
                 self.assertEqual(cm.exception.status_name, status)
                 self.assertIn(text, cm.exception.message)
+                self.assertTrue(cm.exception.message.startswith(os.path.join(d, case + ".safetensors: ")))
                 self.assertIsInstance(cm.exception, ValueError)
                 self.assertIn(status, str(cm.exception))
 
