@@ -1,0 +1,196 @@
+"""modelio — GGUF and safetensors model files from Python, through libmodelio.
+
+    import modelio
+    from modelio.safetensors import safe_open, load_file, save_file   # like safetensors.numpy
+    from modelio.gguf import GGUFReader, GGUFWriter                   # like gguf-py
+    raw = modelio.quantize(x, "q8_0"); y = modelio.dequantize(raw, "q8_0", x.shape)
+    modelio.quantize_model("f16.gguf", "q4_k_m.gguf", preset="Q4_K_M")
+    modelio.convert("model.gguf", "model.safetensors")
+
+Every failure raises a modelio.Error subclass with .status, .status_name and
+.message (the library's). See python/README.md."""
+import ctypes as C
+
+import numpy as np
+
+from . import _lib
+from ._lib import lib
+from .errors import (Error, FileError, OutOfMemoryError, InvalidArgumentError, FormatError, UnsupportedError,
+                     NotFoundError, TypeMismatchError, StateError, ClosedError, CancelledError,
+                     LibraryNotFoundError)
+from . import safetensors, gguf
+from .gguf import GGMLQuantizationType, GGUFValueType, GGML_QUANT_SIZES, type_code
+
+__version__ = "0.1.0"
+library_version = _lib.version      # the loaded library's mio_version()
+library_path = _lib.path            # where it was loaded from
+
+__all__ = ["Error", "FileError", "OutOfMemoryError", "InvalidArgumentError", "FormatError", "UnsupportedError",
+           "NotFoundError", "TypeMismatchError", "StateError", "ClosedError", "CancelledError",
+           "LibraryNotFoundError", "safetensors", "gguf", "GGMLQuantizationType", "GGUFValueType",
+           "GGML_QUANT_SIZES", "type_code", "quantize", "dequantize", "quantize_model", "convert",
+           "library_version", "library_path"]
+
+
+def _block(code):
+    bs, ts = int(lib.mio_type_block_size(code)), int(lib.mio_type_block_bytes(code))
+    if not bs or not ts:
+        raise UnsupportedError(11, "type %d has no block layout" % code)
+    return bs, ts
+
+
+def quantize(array, qtype, n_threads=0):
+    """Encode a float array to the ggml type qtype (a name like "q4_k" /
+    "Q8_0" or a code) with mio_encode_f32: byte-exact with ggml's quantizer
+    (no importance matrix). Rows are the last axis, whose length must be a
+    multiple of the block size. Returns np.uint8 with gguf-py's byte shape
+    (..., row_len // block_size * block_bytes). NaN/inf in block types raise
+    InvalidArgumentError naming the element."""
+    code = type_code(qtype)
+    x = np.ascontiguousarray(np.asarray(array, dtype=np.float32))
+    if x.ndim == 0:
+        x = x.reshape(1)
+    bs, ts = _block(code)
+    if x.shape[-1] % bs:
+        raise InvalidArgumentError(3, "row length %d is not a multiple of the %s block size %d"
+                                   % (x.shape[-1], lib.mio_type_name(code).decode(), bs))
+    out = np.empty(x.shape[:-1] + (x.shape[-1] // bs * ts,), dtype=np.uint8)
+    _lib.check(lib.mio_encode_f32_mt(code, x.ctypes.data if x.size else None, x.size,
+                                     out.ctypes.data if out.size else None, out.nbytes, n_threads))
+    return out
+
+
+def dequantize(raw, qtype, shape=None, n_threads=0):
+    """Decode ggml wire bytes (bytes, bytearray, memoryview or a uint8 array)
+    of type qtype to float32 with mio_decode_f32 (bit-exact with ggml's
+    to_float). shape: the element shape of the result; without it a uint8
+    array's byte shape is turned back (last axis // block_bytes * block_size),
+    as gguf.quants.dequantize does, and bytes give a flat array."""
+    code = type_code(qtype)
+    bs, ts = _block(code)
+    if isinstance(raw, np.ndarray):
+        r = raw if raw.dtype == np.uint8 else raw.view(np.uint8)
+        byte_shape = r.shape
+    else:
+        r = np.frombuffer(raw, dtype=np.uint8)
+        byte_shape = r.shape
+    r = np.ascontiguousarray(r)
+    if shape is None:
+        if not byte_shape or byte_shape[-1] % ts:
+            raise InvalidArgumentError(3, "%d bytes per row is not a multiple of the %s block size %d"
+                                       % (byte_shape[-1] if byte_shape else 0, lib.mio_type_name(code).decode(), ts))
+        shape = tuple(byte_shape[:-1]) + (byte_shape[-1] // ts * bs,)
+    shape = tuple(int(s) for s in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    n = 1
+    for s in shape:
+        n *= s
+    out = np.empty(shape, dtype=np.float32)
+    _lib.check(lib.mio_decode_f32_mt(code, r.ctypes.data if r.size else None, r.nbytes,
+                                     out.ctypes.data if out.size else None, n, n_threads))
+    return out
+
+
+def _preset(preset):
+    if preset is None:
+        return -1
+    if isinstance(preset, int):
+        return preset
+    p = lib.mio_preset_from_name(str(preset).encode())
+    if p < 0:
+        s = lib.mio_preset_suggest(str(preset).encode())
+        raise InvalidArgumentError(3, "unknown preset %r%s" % (preset, " (did you mean %s?)" % s.decode() if s else ""))
+    return p
+
+
+def quantize_model(input, output, preset="Q4_K_M", *, n_threads=0, pure=False, leave_output_tensor=False,
+                   allow_requantize=False, output_tensor_type=None, token_embedding_type=None,
+                   tensor_types=None, imatrix=None, dry_run=False, progress=None):
+    """Quantize the GGUF model input into output with mio_quantize (what
+    llama-quantize does: same types, order, metadata and bytes). preset: a
+    llama-quantize name ("Q4_K_M", "q8_0", "15") or a MIO_PRESET number.
+    tensor_types: {regex: type} (llama-quantize --tensor-type). imatrix: path
+    of an importance matrix. progress(done, total, bytes_done, bytes_total) may
+    return True to cancel (CancelledError). Returns the per-tensor plan: a list
+    of dicts (name, shape ne, in_type, out_type, in_bytes, out_bytes, why)."""
+    buf, p = _lib.params_buffer(_lib.QuantizeParams, lib.mio_quantize_default_params)
+    p.preset = _preset(preset)
+    p.n_threads = int(n_threads)
+    p.pure, p.leave_output_tensor, p.allow_requantize, p.dry_run = (int(bool(pure)), int(bool(leave_output_tensor)),
+                                                                     int(bool(allow_requantize)), int(bool(dry_run)))
+    if output_tensor_type is not None:
+        p.output_tensor_type = type_code(output_tensor_type)
+    if token_embedding_type is not None:
+        p.token_embedding_type = type_code(token_embedding_type)
+    keep = []
+    if tensor_types:
+        items = list(tensor_types.items() if hasattr(tensor_types, "items") else tensor_types)
+        arr = (_lib.TensorTypeOverride * len(items))()
+        for j, (rx, t) in enumerate(items):
+            b = rx.encode()
+            keep.append(b)
+            arr[j].pattern, arr[j].type = b, type_code(t)
+        keep.append(arr)
+        p.tensor_types, p.n_tensor_types = C.cast(arr, C.POINTER(_lib.TensorTypeOverride)), len(items)
+    if imatrix is not None:
+        b = _lib.fspath(imatrix)
+        keep.append(b)
+        p.imatrix_path = b
+    plan = []
+
+    def on_plan(_user, d):
+        d = d.contents
+        plan.append({"index": d.index, "name": _lib.str_of(d.name).decode("utf-8", "replace"),
+                     "ne": list(d.ne[:d.n_dims]), "in_type": gguf._tt(d.in_type), "out_type": gguf._tt(d.out_type),
+                     "in_bytes": d.in_bytes, "out_bytes": d.out_bytes,
+                     "why": d.why.decode() if d.why else ""})
+
+    cb = _lib.PLAN_FN(on_plan)
+    p.plan = cb
+    errs = []
+    if progress is not None:
+        def on_progress(_u, done, total, bd, bt):
+            try:
+                return 1 if progress(done, total, bd, bt) else 0
+            except BaseException as e:   # never let an exception cross the C frames
+                errs.append(e)
+                return 1
+        pcb = _lib.PROGRESS_FN(on_progress)
+        p.progress = pcb
+    st = lib.mio_quantize(_lib.fspath(input), _lib.fspath(output), buf)
+    if errs:
+        raise errs[0]
+    _lib.check(st)
+    return plan
+
+
+def convert(input, output, *, dtype=None, dequantize=False, n_threads=0, max_shard_bytes=0, rename=None):
+    """GGUF -> safetensors (mio_gguf_to_safetensors) or safetensors -> GGUF
+    (mio_safetensors_to_gguf), chosen by the input's first four bytes ("GGUF"
+    or not; an .index.json input is safetensors). dtype: None keeps float
+    types, or "f32"/"f16"/"bf16" casts every float tensor. dequantize: decode
+    block-quantized tensors on the way to safetensors. rename: {old: new}
+    tensor names. The GGUF metadata travels in __metadata__ and comes back
+    exactly (docs/CONVERT.md)."""
+    buf, p = _lib.params_buffer(_lib.ConvertParams, lib.mio_convert_default_params)
+    if dtype is not None:
+        p.dtype = type_code(dtype)
+    p.dequantize = int(bool(dequantize))
+    p.n_threads = int(n_threads)
+    p.max_shard_bytes = int(max_shard_bytes)
+    keep = []
+    if rename:
+        items = list(rename.items())
+        fr = (C.c_char_p * len(items))(*[a.encode() for a, _ in items])
+        to = (C.c_char_p * len(items))(*[b.encode() for _, b in items])
+        keep += [fr, to]
+        p.rename_from, p.rename_to, p.n_rename = fr, to, len(items)
+    src = _lib.fspath(input)
+    is_gguf = False
+    if not src.endswith(b".index.json"):
+        try:
+            with open(src, "rb") as fh:
+                is_gguf = fh.read(4) == b"GGUF"
+        except OSError as e:
+            raise FileError(1, "%s: %s" % (input, e.strerror or e)) from None
+    fn = lib.mio_gguf_to_safetensors if is_gguf else lib.mio_safetensors_to_gguf
+    _lib.check(fn(src, _lib.fspath(output), buf))
