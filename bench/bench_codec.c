@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_codec.c — block codec throughput, libmodelio vs ggml, one thread each, on
  * the same gaussian data (256 rows x 4096 floats): ggml_quantize_chunk(type, NULL
  * imatrix) vs mio_encode_f32, and to_float vs mio_decode_f32, interleaved, median

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """bench_convert.py — GGUF <-> safetensors: libmodelio (through ctypes) against
 the Python peers doing the same job (llama.cpp's gguf-py + upstream
 safetensors), in one process, on the same files, interleaved rounds; prints

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_gguf_open.c — side-by-side timing of opening a GGUF and walking all of its
  * metadata: libmodelio (mmap + every key, every value widened, every string of
  * every string array) versus ggml's gguf_init_from_file(no_alloc=true), bare and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """bench_python.py — the `modelio` Python package against the upstream
 packages it imitates, in one process, on the same files, interleaved rounds
 (one warm-up round first), medians and the ratio upstream / ours (> 1: ours

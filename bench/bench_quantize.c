@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_quantize.c — mio_quantize against llama.cpp's llama_model_quantize, side
  * by side in one program: the same input file, the same preset, the same thread
  * count. Every quantization runs in a forked child so each side has a peak RSS

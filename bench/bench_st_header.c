@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_st_header.c — times libmodelio's safetensors header parse (full JSON
  * parse + every validation + name hash) on a file already in memory
  * (mio_st_open_buffer, BORROW) and from the path (mio_st_open, mmap), and prints

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_st_index.c — times mio_st_open on a sharded checkpoint's
  * model.safetensors.index.json with many entries: (a) a valid checkpoint, (b) the
  * same where the last shard holds one extra tensor that weight_map does not list

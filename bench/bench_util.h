@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_util.h — the timing helpers every benchmark shares: a monotonic clock
  * in milliseconds and the median of a set of runs (the machines are shared and
  * noisy; medians, not single times, are what the tables quote). */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Project-wide warning set; -Werror when MIO_WERROR is on (CI turns it on).
 function(mio_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wconversion

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* make_sample_model.c — mio-make-sample: write a small llama-shaped GGUF (2 layers,
  * 256-wide, 32-token vocabulary, f32/f16 weights from a fixed-seed generator) with
  * libmodelio's writer. Rows are 256 or 512 wide, whole blocks of every type

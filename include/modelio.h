@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * modelio.h — the public C API of libmodelio.
  *

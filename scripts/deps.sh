@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the project scripts: install the build dependencies that are missing
 # (Debian packages; as root directly, otherwise through sudo).
 mio_install_deps() {

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fetch-ggml-peer.sh — fetch the reference ggml/llama.cpp shared libraries used by
 # the interop tests and the benchmark (npm package @node-llama-cpp/linux-x64,
 # pinned), cache them, and print the absolute directory holding libggml-base.so.

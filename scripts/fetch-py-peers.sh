@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fetch-py-peers.sh — create (once) a Python virtual environment holding the
 # real peers the interop tests compare against: upstream safetensors (Rust
 # backed), llama.cpp's gguf-py and numpy, pinned; print its python's path.

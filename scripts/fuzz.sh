@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Coverage-guided fuzzing of the two parsers with libFuzzer (clang + ASan/UBSan):
 # tests/fuzz/fuzz_gguf.c and tests/fuzz/fuzz_st.c, seeded from tests/data.
 #   usage: scripts/fuzz.sh [seconds per target, default 60]

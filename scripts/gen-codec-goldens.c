@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gen-codec-goldens.c — writes tests/data/codec/<type>.bin, the committed golden
  * vectors that let CI check libmodelio's block codecs byte/bit-exact against
  * ggml without the ggml library. Run once against the peer (libggml-base.so from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gen-iq-tables.c — regenerates src/quant/iq_tables.c, the IQ codebooks, by
  * asking ggml's own dequantizers (libggml-base.so, loaded at run time) what each
  * grid entry decodes to: one crafted block per batch of grid indices (scale 1,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Make the LoRA fixtures that need the real `peft` library (once, by hand).
 
 1. tests/data/lora/peft-real/ and peft-real-embed/ (mode `adapter`): LoRA

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # quickstart.sh — the README's first command: on a fresh Debian machine with git,
 # gcc, make, cmake and apt, install the missing build dependencies, build
 # libmodelio and its tools into build/, write a small sample model and run

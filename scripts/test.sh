@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The whole test suite, from a fresh Debian machine: installs what is missing,
 # builds with warnings as errors, fetches the ggml peer library (interop tests),
 # runs ctest; builds once more as Release (warnings as errors, no test run);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test.h — the tiny assertion harness every C test uses. A test binary runs its
  * checks, prints each failure with file:line and the values involved, and ends
  * with "N passed, N failed"; its exit status is non-zero if anything failed or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli.c — shared helpers of the command-line tools: UTF-8 decoding that never
  * fails (invalid bytes become U+FFFD), terminal and JSON escaping, round-trip
  * float formatting, human byte sizes, option matching and format detection. */

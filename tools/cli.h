@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cli.h — helpers shared by the libmodelio command-line tools: option matching,
  * UTF-8-safe escaping of file bytes for terminals and JSON, number formatting
  * that round-trips, and human-readable byte sizes. Tools use only modelio.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* inspect_ops.c — mio-inspect --hash / --check / --stats / --diff / --verify
  * over GGUF files (a split model given as its first part: all parts),
  * safetensors files and sharded safetensors (*.index.json) alike.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* inspect_ops.h — mio-inspect's whole-model operations: --hash, --check,
  * --stats, --diff and --verify (issue 9: the llama-gguf-hash / gguf-dump
  * replacement). Every tensor byte is read with pread through the tool's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kvedit.c — metadata-edit options for the tools: each option becomes one
  * mio_kv_edit (the library parses KEY=TYPE:VALUE and applies the list); this
  * file owns the command-line side: option names, reading a template file,

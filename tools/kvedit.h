@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kvedit.h — the metadata-edit options shared by the tools (--set, --remove,
  * --chat-template-file, --general-name, --general-description): parsed into a
  * list of mio_kv_edit, then applied while copying a GGUF or in place. */

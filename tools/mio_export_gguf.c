@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mio_export_gguf.c — mio-export-gguf: re-emit a GGUF file through libmodelio's
  * quantizer (mio_quantize): verbatim, transcoding the matrix weights to one type
  * (--dtype, the conservative seed policy), or with a llama.cpp preset (--preset,

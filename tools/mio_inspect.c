@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mio_inspect.c — mio-inspect: print what a GGUF or safetensors file (or a
  * sharded safetensors index) holds — summary, metadata, tensor table — for
  * humans or as one JSON object. The format is detected by content. Uses only

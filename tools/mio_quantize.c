@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mio_quantize.c — mio-quantize: a drop-in for llama.cpp's llama-quantize
  * (same positional syntax, flags, default output name, exit statuses and output
  * bytes) over libmodelio's mio_quantize. Scripts swap the binary name and

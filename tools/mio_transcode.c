@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mio_transcode.c — mio-transcode: convert between model file formats —
  * GGUF <-> safetensors (the library's mio_gguf_to_safetensors /
  * mio_safetensors_to_gguf), safetensors re-serialized in upstream's canonical

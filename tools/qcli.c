@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qcli.c — parsing of the quantizer flags shared by mio-quantize and
  * mio-export-gguf into mio_quantize_params (see qcli.h). Values are checked
  * here only as far as their syntax goes; the library judges the rest. */

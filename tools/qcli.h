@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qcli.h — the quantizer flags mio-quantize and mio-export-gguf share: each
  * flag fills a field of mio_quantize_params (the policy lives in the library;
  * this only parses), and qcli owns the lists and strings the fields point to. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sha256.c — SHA-256 as specified in FIPS 180-4 (sections 4.1.2, 4.2.2, 5.1.1,
  * 5.3.3, 6.2), written from the standard. Checked against the standard's
  * examples and sha256sum in tests/tools/test_inspect_ops.sh. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sha256.h — SHA-256 (FIPS 180-4), streaming, for mio-inspect --hash. */
 #ifndef MIO_TOOLS_SHA256_H
 #define MIO_TOOLS_SHA256_H

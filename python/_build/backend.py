@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A minimal PEP 517 build backend for the `modelio` package (standard library
 only, so building needs no download): build_wheel, build_editable, build_sdist
 and the metadata hooks. The wheel holds modelio/*.py and, when the environment

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """modelio — GGUF and safetensors model files from Python, through libmodelio.
 
     import modelio

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Loading libmodelio and declaring its C API for ctypes.
 
 Search order (the first that loads wins):

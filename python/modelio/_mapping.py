@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A file mapped into memory, shared by the parsed handle (which borrows it)
 and every numpy view handed out. The numpy views hold a buffer export of the
 mmap object, so the mapping lives exactly as long as the last view (or the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Exceptions raised by modelio: every failure of the library becomes an
 instance of a modelio.Error subclass carrying the library's status code
 (.status, an int: the mio_status value), its stable name (.status_name,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """GGUF through libmodelio, shaped like llama.cpp's gguf-py:
 
     from modelio.gguf import GGUFReader, GGUFWriter, GGMLQuantizationType

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """safetensors through libmodelio, shaped like upstream's `safetensors` /
 `safetensors.numpy` (framework="np"):
 

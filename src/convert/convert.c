@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* convert.c — GGUF <-> safetensors (mio_gguf_to_safetensors,
  * mio_safetensors_to_gguf). Streamed: tensor bytes go through one 4 MiB chunk
  * at a time (decoded or cast on the way when asked), the output header is

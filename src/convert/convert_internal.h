@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* convert_internal.h — the text encoding of GGUF metadata inside a
  * safetensors __metadata__ map (metacodec.c), used by the GGUF <-> safetensors
  * converter (convert.c). The encoding is specified in docs/CONVERT.md. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* metacodec.c — GGUF metadata values as text for a safetensors __metadata__
  * map, and back, exactly: every wire type and every bit survives the round
  * trip (docs/CONVERT.md §2). Readable where it can be (numbers in decimal,

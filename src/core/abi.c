@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* abi.c — the growth rules of docs/ABI.md for caller-allocated structs: sized
  * outputs (the caller says how many bytes its struct has) and sized inputs
  * (a leading size field, or an element size for arrays). */

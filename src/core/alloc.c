@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* alloc.c — large zeroed allocations for per-open tables (tensor records,
  * shapes, hash slots, string offsets).
  * Fresh memory is the dominant cost of parsing a big header on the virtual

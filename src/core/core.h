@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* core.h — internal helpers shared by every module: error reporting, checked
  * arithmetic, file I/O (mmap, heap read, atomic replace) and the name hash table.
  * Nothing here is exported; public entry points live in include/modelio.h. */

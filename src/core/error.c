@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* error.c — status names and the thread-local message behind mio_last_error().
  * The message buffer is per thread, so concurrent readers never see each
  * other's failures. */

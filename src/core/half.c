@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* half.c — the exported fp16/bf16 scalar conversions; the arithmetic lives in
  * half.h (inline, shared with the codecs). Bit-exact with ggml. */
 #include "core.h"

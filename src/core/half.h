@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* half.h — branch-free fp16/bf16 <-> f32 conversions, inline so that codec
  * loops vectorize. Bit-exact with ggml's scalar conversions:
  *  - f32 -> f16 rounds to nearest even, overflows to inf, NaN -> sign|0x7e00;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* io.c — whole-file mmap/heap reads and atomic file replacement.
  * Invariant: a region is either mapped (map_addr), heap-owned (heap) or empty;
  * region_free releases exactly what it owns. Atomic writes never leave a temp

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* namehash.c — open-addressing hash of names (xxHash3) to indices, used for
  * duplicate detection while parsing and for O(1) lookups afterwards. The table
  * stores only indices; names are fetched back through a callback, so no name

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* access.c — read-only accessors over a parsed mio_gguf_file: metadata getters
  * with widening, array element access, tensor info, mappings and madvise hints.
  * All of these may run concurrently on one handle: nothing here mutates it. */

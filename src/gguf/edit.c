@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* edit.c — metadata edits (gguf-new-metadata's and gguf-set-metadata's jobs):
  * parsing KEY=TYPE:VALUE specs, applying a list of set/remove edits to a
  * writer, copying a GGUF with edits, and rewriting a GGUF header in place.

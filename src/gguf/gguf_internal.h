@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gguf_internal.h — the parsed representation behind mio_gguf_file, shared by
  * parse.c (building it), access.c (reading it), split.c (merging parts) and
  * write.c (verbatim copies). Every pointer here is a view into a part's region. */

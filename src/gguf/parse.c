@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parse.c — GGUF v2/v3 header parsing and validation.
  * Invariants: every length or count read from the file is checked against the
  * bytes that remain before it sizes an allocation or a loop; nothing is copied

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* split.c — mio_gguf_open and llama.cpp split loading: "name-00001-of-0000N.gguf"
  * names part 1 of N; every part is mapped and parsed, then merged into one
  * handle (part 1's metadata, the union of all tensors tagged with their part).

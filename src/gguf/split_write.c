@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* split_write.c — mio_gguf_split: llama.cpp gguf-split --split semantics.
  * Parts are planned first (tensor i starts a new part when the part so far
  * would pass max_tensors, or when its 32-padded bytes would pass max_bytes),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* write.c — mio_writer: builds a GGUF v3 file with llama.cpp-exact layout
  * (tensor offsets are the running sum of sizes padded to the alignment; every
  * tensor, the last included, is padded). One code path writes everything: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* convert_kernels.h — AVX2/F16C kernels for the plain bf16 and f16 casts (kernels/avx2/
  * convert_avx2.c), bit-identical with the scalar bf16_from_f32 / bf16_to_f32 of
  * core/half.h (ggml's rounding), chosen at run time by quant/scalar.c. */

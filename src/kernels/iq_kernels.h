@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* iq_kernels.h — shared pieces of the iq encoders (quant/iq.c) and their AVX2
  * kernels (kernels/avx2/iq_avx2.c): the lattice search structure, iq1_m's split
  * scan state, and the kernel entry points. Each kernel performs, per lane, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kquants_kernels.h — shared pieces of the k-quant encoders: ggml's rounding
  * (the 1.5*2^23 trick, round half to even), scalar requantization loops, and
  * the AVX2 kernels in kernels/avx2/kquants_avx2.c. Each AVX2 kernel runs 8

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* legacy_kernels.h — shared pieces of the 32-element block encoders
  * (quant/legacy.c) and their AVX2 kernel (kernels/avx2/legacy_avx2.c), which
  * gives bytes identical to the scalar encoder. */

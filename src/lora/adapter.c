@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* adapter.c — reading a LoRA adapter set: which kind it is (PEFT or Fucina),
  * PEFT's adapter_config.json with PEFT's defaults, A/B pairing, the HF -> GGUF
  * names, every check against the base (shapes, ranks, types), and the f32 copy

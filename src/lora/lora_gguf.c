@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lora_gguf.c — mio_lora_to_gguf: the adapter as a llama.cpp LoRA adapter
  * GGUF. llama.cpp (llama_adapter_lora_init) pairs <base tensor>.lora_a with
  * .lora_b, checks a->ne[0] == W->ne[0], b->ne[1] == W->ne[1], a->ne[1] ==

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lora_internal.h — the LoRA module's shared state: an adapter set read from a
  * PEFT or Fucina safetensors file, checked against a base GGUF and held in f32
  * (the base itself is streamed by merge.c / written against by lora_gguf.c). */

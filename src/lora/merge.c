@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* merge.c — mio_lora_merge: stream the base GGUF to the output, folding
  * W + scale * B * A into each targeted weight a chunk of rows at a time (f32
  * arithmetic, one rounding to the weight's type); every other tensor and all

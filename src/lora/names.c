@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* names.c — Hugging Face module names and Fucina adapter names to GGUF tensor
  * names (the llama-architecture subset of gguf-py's tensor_mapping.py that LoRA
  * adapters target), and the q/k row permutation of llama.cpp's HF -> GGUF

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* codec.c — public entry points of the block codecs: argument and length
  * validation, the finiteness check (one vectorizable pass), multi-threaded
  * splitting (by whole blocks or rows, so results equal the single-threaded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* codec.h — the internal codec table behind mio_encode_f32 / mio_decode_f32.
  * Each family file (scalar.c, legacy.c, kquants.c, iq.c, ternary.c, fp4.c)
  * fills the rows of the types it implements from its codec_register_* function;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fp4.c — codecs for the 4-bit float types: mxfp4 (32 weights: one E8M0 scale
  * byte + 16 bytes of E2M1 nibble pairs) and nvfp4 (64 weights: four UE4M3 scale
  * bytes, one per 16, + 32 bytes of E2M1 nibble pairs). Byte-exact with ggml's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* iq.c — codecs for the importance-quant family: iq2_xxs iq2_xs iq2_s iq3_xxs
  * iq3_s iq1_s iq1_m iq4_nl iq4_xs. Decoders for all (bit-exact with ggml; AVX2
  * versions in kernels/avx2/dec_avx2.c); encoders byte-exact with ggml's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* iq_tables.h — the IQ format constants (codebooks, sign table, iq4_nl values)
  * in our own packed layout; the data is generated into iq_tables.c by
  * scripts/gen-iq-tables.c from ggml's decoded output. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kquants.c — codecs for the 256-element super-block types q2_K q3_K q4_K q5_K
  * q6_K q8_K: encoders byte-exact with ggml's reference quantizers (plain and
  * importance-weighted), decoders bit-exact with ggml's dequantizers. The hot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* legacy.c — codecs for the 32-element block types q4_0 q4_1 q5_0 q5_1 q8_0 q8_1:
  * plain encoders byte-exact with ggml's reference quantizers (written as fixed
  * 32-lane loops the compiler vectorizes), importance-weighted encoders byte-exact

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scalar.c — the non-block types: f32 (copy), f16 and bf16 (ggml's rounding:
  * nearest even, f16 overflow to inf, NaN kept), and float views of f64 and the
  * integer types (plain conversions; ggml has no to_float for them). */

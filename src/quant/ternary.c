@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ternary.c — codecs for the ternary and 1/2-bit types: tq1_0 and tq2_0 (256
  * weights, base-3 and 2-bit trits, f16 scale last), q1_0 (128 weights, sign bits,
  * f16 mean |x| scale first) and q2_0 (64 weights, 2-bit codes -1..2, f16 max |x|

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* types.c — the type table (ggml codes, then safetensors-only codes from 1000): names, block sizes and bytes per block, keyed
  * by ggml's wire codes (verified against libggml-base's ggml_type_name /
  * ggml_blck_size / ggml_type_size in tests/interop). Removed codes have no row. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* imatrix.c — llama.cpp importance matrices (legacy .dat and GGUF) turned into
  * the per-tensor vectors llama-quantize hands to llama_model_quantize. Every
  * count from the file is checked against the bytes remaining before it sizes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* imatrix.h — importance matrices for the quantizer (mio_quantize --imatrix).
  * Reads llama.cpp's two imatrix formats (the legacy .dat and the GGUF form) and
  * hands out, per tensor name, exactly the float vector llama-quantize passes to

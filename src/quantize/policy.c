@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* policy.c — which tensors the quantizer converts and to what type, the order it
  * writes them in, --prune-layers, and the preset names. The rules are
  * llama.cpp's (llama_model_quantize in the pinned peer); docs/QUANTIZE.md states

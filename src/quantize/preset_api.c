@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* preset_api.c — the public preset-name functions (the table lives in policy.c). */
 #include "quantize/quantize_internal.h"
 #include "core/core.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* quantize.c — mio_quantize: the one quantizer behind mio-quantize and
  * mio-export-gguf. It decides every tensor's output type (a llama.cpp preset
  * through policy.c, or the conservative --dtype seed policy here), lays out the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* quantize_internal.h — the quantizer's type policy and tensor order, shared by
  * policy.c (this module) and quantize.c (the driver: mio_quantize, metadata,
  * streaming encode). Nothing here is exported.

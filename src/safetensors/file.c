@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* file.c — mio_st_file constructors (path, buffer, stream frame), accessors and
  * slicing. A shard is accepted only after the full upstream check sequence:
  * size, header length cap, header within the file, UTF-8, JSON, per-tensor

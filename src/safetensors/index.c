@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* index.c — sharded checkpoints as Hugging Face ships them: a
  * model.safetensors.index.json (weight_map + metadata.total_size) over
  * model-0000K-of-0000N.safetensors shards. Reading validates every shard, that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parse.c — safetensors reading: the 8-byte length, a strict zero-copy JSON
  * scanner for the header schema (serde_json's rules as upstream applies them:
  * duplicate fields, integer-only dims, trailing characters, depth limit), then

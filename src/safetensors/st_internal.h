@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* st_internal.h — the parsed representation behind mio_st_file, shared by the
  * header parser (parse.c), the writer (write.c) and sharded checkpoints
  * (index.c). Names and metadata strings are views into the header bytes unless

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* write.c — safetensors serialization in upstream's canonical form
  * (serialize_to_file): tensors ordered by dtype descending then name, compact
  * JSON with __metadata__ first, serde_json's string escaping, header padded with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* header.c — include the public header alone; compiled as C99, C11 and C++
  * with -Wall -Wextra -pedantic -Werror by tests/abi/CMakeLists.txt. */
 #include <modelio.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_abidiff.sh — libabigail's abidiff between the committed ABI baseline
 # (docs/abi/libmodelio.abi, made by abidw) and the library just built. Fails
 # when a function or variable was removed or changed (a signature, or a struct

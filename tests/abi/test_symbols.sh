@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_symbols.sh — the exported symbols of libmodelio.so equal the committed list
 # docs/abi/symbols.txt: adding (or losing) a symbol is a deliberate act. After a
 # deliberate change: nm -D --defined-only build/src/libmodelio.so | awk '{print $3}'

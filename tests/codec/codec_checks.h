@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* codec_checks.h — checks every codec family runs the same way (include after
  * test.h and codec_peer.h):
  *   check_type_threads(type, kind, seed, n, threads)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* codec_peer.h — what the codec tests need from the reference ggml library
  * (libggml-base.so from @node-llama-cpp/linux-x64, found through $MIO_PEER_DIR
  * or the configured default) plus deterministic adversarial inputs. Prototypes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_fp4.c — mxfp4 and nvfp4 codecs: hand-checked blocks (E8M0 / UE4M3 scales,
  * E2M1 codes), round-trip bounds, error cases, and (with the ggml peer) byte/bit
  * comparison against ggml_quantize_chunk / to_float on every adversarial input

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_golden.c — checks mio_encode_f32 / mio_decode_f32 against the committed
  * golden vectors in tests/data/codec/<type>.bin (written once from ggml by
  * scripts/gen-codec-goldens.c; layout described there): byte-exact encodes over

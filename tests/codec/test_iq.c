@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_iq.c — the IQ family (iq2_xxs iq2_xs iq2_s iq3_xxs iq3_s iq1_s iq1_m
  * iq4_nl iq4_xs): codebook checksums, hand-checked blocks, round-trip bounds,
  * refusals; with the ggml peer, bitwise decoder comparison on random bytes and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_kquants.c — q2_K..q6_K and q8_K codecs: byte-exact interop with ggml's
  * quantizers (plain and importance-weighted) and bit-exact with its
  * dequantizers when the peer is present, on both the AVX2 and the scalar path

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_legacy.c — q4_0 q4_1 q5_0 q5_1 q8_0 q8_1: byte-exact encoders (plain and
  * importance-weighted) and bit-exact decoders against the ggml peer when present;
  * hand-checked blocks, round-trip error bounds, finiteness and length errors always. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_scalar.c — the non-block codecs: f32 copy, f16/bf16 encoders byte-exact with
  * ggml_quantize_chunk (overflow to inf, NaN, subnormals) and decoders bit-exact with
  * to_float on every bit pattern; float views of f64 and the integer types by hand;

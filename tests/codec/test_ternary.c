@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_ternary.c — tq1_0, tq2_0, q1_0, q2_0 codecs: hand-checked blocks, round-trip
  * bounds, error cases, and (with the ggml peer) byte/bit comparison against
  * ggml_quantize_chunk / to_float on every adversarial input kind. The peer's type

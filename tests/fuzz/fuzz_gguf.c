@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_gguf.c — libFuzzer target: any bytes through mio_gguf_open_buffer, then
  * every accessor over whatever parsed (keys, widened values, array elements,
  * nested values, tensors, their bytes) and a verbatim re-emit through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_st.c — libFuzzer target: any bytes through mio_st_open_buffer, then every
  * accessor (tensors, metadata, a slice of each tensor) and a canonical re-save to
  * memory, which must parse again. Build and run with scripts/fuzz.sh. */

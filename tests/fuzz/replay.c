@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* replay.c — runs a fuzz target (linked beside it) over files given on the
  * command line, without libFuzzer: CTest replays the seed corpus through both
  * targets on every build (and under ASan/UBSan in CI), so the targets keep

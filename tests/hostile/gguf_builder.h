@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gguf_builder.h — a tiny growable byte buffer for crafting GGUF images in
  * tests: little-endian integers, GGUF strings, KV headers and tensor infos,
  * so each hostile case states exactly which bytes it puts on the wire. */

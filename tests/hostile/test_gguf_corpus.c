@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gguf_corpus.c — real files: every damaged vocabulary in tests/data/damaged
  * (invalid UTF-8 replaced by EF BF BD in transit) is refused with a message that
  * points at U+FFFD; the intact copies open with the counts and values a separate

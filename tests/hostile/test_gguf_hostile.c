@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gguf_hostile.c — one crafted GGUF image per validation rule of the
  * reader, each asserting the exact status and a message naming the culprit;
  * plus every-prefix truncation, random byte flips, file opens and buffer

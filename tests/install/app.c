@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* app.c — a program outside the project, built against an installed libmodelio
  * (pkg-config or CMake): opens a GGUF and prints what a user would check. */
 #include <modelio.h>

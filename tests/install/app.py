@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """app.py — the GUIDE's Python example: read a GGUF and a safetensors file with
 the modelio package (gguf-py's and safetensors' APIs), write one back.
 usage: python app.py MODEL.gguf OUT.safetensors"""

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_app_py.sh — runs docs/GUIDE.md's Python example (tests/install/app.py) with
 # the peers' venv python (numpy) and the package from python/, and checks what it
 # prints. Usage: test_app_py.sh SOURCE_DIR TEST_DATA_DIR   (env: MIO_PY_PEERS, MODELIO_LIBRARY)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_guide.sh — docs/GUIDE.md shows the example files the install test builds
 # and runs, verbatim: each block after "<!-- file: PATH -->" equals PATH.
 # Usage: test_guide.sh SOURCE_DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_install.sh — the used-by paths as a user outside the project walks them:
 # cmake --install into a temporary prefix (and a DESTDIR staging), then
 #   - the installed tools run from the prefix with no environment variables

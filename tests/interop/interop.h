@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interop.h — helpers shared by the interop tests (one translation unit each):
  * load the peer or skip, read whole files, and compare a file as parsed by
  * libmodelio with the same file as parsed by ggml's gguf_init_from_file, key by

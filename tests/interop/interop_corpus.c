@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interop_corpus.c — real vocabulary GGUF files (tests/data/vocab-*.gguf, copied
  * from llama.cpp's corpus, written by gguf-py) opened with both libmodelio and
  * ggml: every key, type and value (every string of the 50k-150k entry token

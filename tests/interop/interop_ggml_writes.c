@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interop_ggml_writes.c — ggml writes, libmodelio reads: random GGUF files built
  * with ggml's own writer (every value type, arrays of every element type, strings
  * of arbitrary bytes, tensors of every ggml type, custom alignments) must parse

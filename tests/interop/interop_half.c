@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interop_half.c — half-precision conversions against ggml's: all 65536 fp16 and
  * bf16 bit patterns to f32, and a few million random plus edge-case f32 bit
  * patterns to fp16 and bf16, compared bit for bit, NaN payloads included. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // interop_imatrix.cpp — libmodelio's imatrix reader against the peer's own
 // loader: common_imatrix_load, exported (C++ linkage) by libllama-common.so from
 // @node-llama-cpp/linux-x64 3.22.1, plus llama-quantize's normalisation as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interop_llama_export.c — mio-export-gguf --dtype end to end: ggml's writer builds a
  * llama-shaped f32 model, the tool (argv[1]) transcodes it to many types, ggml_quantize_chunk
  * judges the bytes and the peer's libllama must load every output. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interop_lora.c — LoRA adapters against llama.cpp (issue 10, "Proof against
  * llama.cpp"). argv[1] is mio-export-gguf, argv[2] mk_lora_fixtures.
  *

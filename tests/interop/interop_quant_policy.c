@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interop_quant_policy.c — the quantizer's type policy and tensor order
  * (src/quantize/policy.c) against the peer's llama.cpp, decision by decision.
  *

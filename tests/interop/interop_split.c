@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interop_split.c — mio_gguf_split against llama.cpp's loader: mio-make-sample's
  * llama model (argv[1] writes it) is split several ways (--split-max-tensors,
  * --split-max-size, --no-tensor-first-split) and the peer's libllama must load

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interop_types.c — the tensor type table against ggml's: for every type code
  * ggml names (0..41; codes >= 42 crash this ggml build, so they are not asked),
  * mio_type_name, mio_type_block_size and mio_type_block_bytes equal ggml_type_name,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interop_we_write.c — libmodelio writes, ggml reads: random files built with
  * mio_writer (every typed setter, arrays of every element type, string arrays,
  * key replacement, custom alignment, tensors of every type) must open with

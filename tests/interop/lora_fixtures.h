@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lora_fixtures.h — the LoRA interop fixtures, described once: the tiny
  * llama-architecture base (dimensions, tensor names, seeded values) and the
  * adapters built for it. mk_lora_fixtures.c writes the files from this table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mk_lora_fixtures.c — writes the LoRA interop fixtures of lora_fixtures.h into
  * a directory, with the public libmodelio API only (mio_writer for GGUF,
  * mio_st_save_file for safetensors, stdio for adapter_config.json):

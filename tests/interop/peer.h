@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* peer.h — loads the reference ggml library (libggml-base.so from the npm package
  * @node-llama-cpp/linux-x64, fetched by scripts/fetch-ggml-peer.sh) with dlopen and
  * resolves the gguf_* / ggml_* entry points the interop tests and the benchmark call.

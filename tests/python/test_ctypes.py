@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """test_ctypes.py — libmodelio from Python through ctypes, the way users call it:
 open a real vocabulary GGUF, read metadata (a string, a u32, the i-th string of
 a 50,257-entry array), write a GGUF with the writer and read it back, encode and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """test_package.py — the `modelio` Python package (python/) against the real
 upstream packages (run with the python of scripts/fetch-py-peers.sh's venv:
 safetensors 0.8.0, gguf 0.19.0, numpy):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """test_peers.py — mio-transcode against the real peers from PyPI (run with the
 python of scripts/fetch-py-peers.sh's venv): upstream safetensors (safe_open,
 framework="np"; save_file), llama.cpp's gguf-py (GGUFReader, GGUFWriter,

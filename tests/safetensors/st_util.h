@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* st_util.h — small helpers shared by the safetensors tests: building a
  * safetensors image in memory from a JSON string and data bytes, reading whole
  * files, and per-test temporary directories (mkdtemp in the working directory). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_st_api.c — the safetensors reader API: metadata access (sorted, find),
  * tensor lookup and info fields, mio_st_slice on a 3-D tensor with hand-computed
  * values, MIO_BUFFER_TAKE ownership, and the stream reader (several frames in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_st_corpus.c — the upstream corpus: every golden file written by upstream's
  * serialize_to_file parses (mmap, heap read, buffer) with the tensors an
  * independent Python reading gave, and re-serializes byte-identically; every

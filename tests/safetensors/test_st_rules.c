@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_st_rules.c — one crafted in-memory safetensors image per rule of the
  * format (issue 3 "Format facts"): the check order, what upstream accepts, what
  * it refuses (and with which of our codes), every dtype's size, the dtype

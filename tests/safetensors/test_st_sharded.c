@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_st_sharded.c — sharded checkpoints: mio_st_save_sharded splits like
  * huggingface_hub (a tensor over the limit gets its own shard, appended before
  * the open one), writes model-0000K-of-0000N files and the index exactly as

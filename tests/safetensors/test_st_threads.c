@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_st_threads.c — the save functions are reentrant (README): four threads
  * each run many mio_st_save_sharded calls at once, into their own directories,
  * with tensor name sets of different sizes; every index written must list

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_st_write.c — the safetensors writer: validation before any byte (no file
  * created, callback never called), upstream's canonical order (dtype descending,
  * then name), serde_json escaping and space padding checked byte for byte,

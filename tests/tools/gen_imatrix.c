@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gen_imatrix.c — writes an importance matrix for a model GGUF, in llama.cpp's
  * legacy .dat layout or its GGUF form, with random positive values (seeded), so
  * the same imatrix can be fed to llama_model_quantize and to mio_quantize and the

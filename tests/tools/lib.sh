@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # lib.sh — the assertion helpers shared by the shell tool tests. Source it after
 # setting W (the work directory); it creates W fresh and cd's into it. A script
 # ends with `finish`, which prints "N passed, N failed" and sets the exit status.

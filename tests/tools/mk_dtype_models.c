@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mk_dtype_models.c — writes the small GGUF inputs of test_export_dtype.sh (one tensor per
  * --dtype policy branch, a quantized matrix, NaN/inf at known elements, wide rows for the
  * thread checks) and of test_tool_defects.sh (a two-part split model, a part renamed,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mk_ops_models.c — the small models test_inspect_ops.sh runs mio-inspect
  * --hash/--check/--stats/--diff/--verify on, written with libmodelio:
  *   ops.gguf, ops.safetensors   the same five tensors (same bytes, another order)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ops_truncate.c — runs mio-inspect's operations (tools/inspect_ops.c) with
  * the test seam set: right after the library opened the model, before the
  * tool opens its own descriptors and reads the first tensor byte, the file

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_convert.sh — CLI tests of mio-transcode between GGUF and safetensors:
 # round trips byte-identical (real vocabulary GGUFs, mio-make-sample's llama
 # model, generated models of several types, upstream goldens), sharded output

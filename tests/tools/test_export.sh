@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_export.sh — CLI tests of mio-export-gguf (byte-identical re-emit of the
 # sample model and a real vocabulary file, atomic output, exit codes) plus a
 # Python JSON check of mio-inspect on the sample when python3 is available.

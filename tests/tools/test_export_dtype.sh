@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_export_dtype.sh — CLI tests of mio-export-gguf --dtype: the --dry-run plan
 # (converted vs kept, with the reason), the matrix-weight policy on mio-make-sample's
 # model and on crafted files (1-D, norm, non-.weight and odd-row tensors kept),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_inspect.c — runs the mio-inspect binary on a file written here with the
  * writer (u64 max, i64 min, invalid UTF-8, q8_0/q4_K tensors, alignment 64) and
  * checks its JSON (parsed with cJSON), its human output and its exit codes. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_inspect_ops.sh — mio-inspect --hash / --check / --stats / --diff / --verify.
 # usage: test_inspect_ops.sh MIO_INSPECT MK_OPS_MODELS OPS_TRUNCATE DATA_DIR
 # The models (mk_ops_models.c) hold hand-known values; every expected number

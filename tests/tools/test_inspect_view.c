@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_inspect_view.c — mio-inspect's views added by issue 9: --markdown (rows,
  * groups, bits per weight, escaping of hostile strings), --json-array against
  * the "truncated" marker, the "kv" object, the shared JSON vocabulary of GGUF and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_kv_edit.sh — mio-transcode's metadata edits (--set, --remove,
 # --general-name, --general-description, --chat-template-file) on a GGUF ->
 # GGUF copy and --in-place, read back with mio-inspect: values, types, key

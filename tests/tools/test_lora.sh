@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_lora.sh — mio-export-gguf --adapters / --alpha / --lora-gguf (issue 10):
 # exit statuses, the summary line, merged values seen through mio-inspect
 # --stats, refusals with nothing written, and --adapters combined with a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_man_pages.sh — every tool has a man page in docs/man, and every option its
 # --help names is documented there (docs match the code). The roff source spells
 # "--out-type" as "\-\-out\-type".

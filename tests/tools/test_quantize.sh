@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_quantize.sh — mio-quantize as a llama-quantize drop-in and mio-export-gguf
 # --preset: positional syntax (IN TYPE, IN OUT TYPE, NTHREADS, the numeric type),
 # the default output name, both tools giving the same bytes, the plan, the flags

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_st_inspect.c — runs mio-inspect on safetensors input: the upstream golden
  * three_dtypes.safetensors (JSON fields and human output), a sharded checkpoint
  * written here with mio_st_save_sharded (index file), broken index files and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_tool_defects.sh — regression tests for the tool defects of issue 7: a split
 # input is read whole (never cut to part 1); OUT that is a device, FIFO or
 # /dev/stdout-style symlink is refused, '-' streams to stdout, the replaced file

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_transcode.sh — CLI tests of mio-transcode: every upstream golden re-emits
 # byte-identically, hand-made accepted cases reach a canonical fixed point, a
 # sharded checkpoint merges into one file, exit codes, no output on failure.

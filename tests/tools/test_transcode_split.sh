@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_transcode_split.sh — mio-transcode --split-max-tensors / --split-max-size
 # (gguf-split --split) on mio-make-sample's model (21 tensors: token_embd f16
 # 16384 B, then per block attn_norm f32 1024, attn_q/k/v/output f16 131072 each,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_abi_sized.c — the growth paths of docs/ABI.md, exercised as programs
  * built against an older or a newer modelio.h would use them:
  *  - sized outputs (mio_gguf_kv_value_sized, mio_gguf_value_elem_sized,

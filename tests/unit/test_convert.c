@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_convert.c — GGUF <-> safetensors (mio_gguf_to_safetensors,
  * mio_safetensors_to_gguf): the documented text encoding of every GGUF value
  * type (values checked by hand against docs/CONVERT.md), byte-identical round

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gguf_rw.c — GGUF writer + reader round trips: every metadata setter and
  * array type, widening getters and their range errors, tensor layout (offsets,
  * padding, header size computed by hand), writer edits/errors, verbatim KV copy,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gguf_split.c — split GGUF loading (MIO_OPEN_SPLITS): a 3-part model written
  * with the writer merges into one handle (part 1's metadata, every tensor tagged
  * with its part); split errors; mio_gguf_take_mapping; prefetch/release. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gguf_stream.c — the streaming writer (begin/write_tensor/finish to a path,
  * callback or fd) produces the same bytes as the one-shot writer; its three
  * stream errors; atomic path writes (old file intact, no temp file left behind),

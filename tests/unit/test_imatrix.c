@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_imatrix.c — the internal imatrix reader (src/quantize/imatrix.c): hand-made
  * legacy .dat files and GGUF imatrices written with libmodelio's writer, values
  * checked by hand against llama-quantize's normalisation (sums / ncall, sums /

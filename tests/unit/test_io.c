@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_io.c — what the library does with odd paths (issue 7, items 2, 5, 7, 12):
  * reading a FIFO fails at once instead of blocking; a path write never
  * replaces a device, FIFO or /dev/stdout-style symlink, follows a symlink to a

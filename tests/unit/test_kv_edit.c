@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_kv_edit.c — metadata edits: mio_kv_edit_parse (types and values by
  * hand, range and syntax errors with their messages), mio_writer_apply_edits
  * (key order, wire types and bytes read back, a bad list changes nothing),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_lora.c — LoRA adapters (issue 10): mio_lora_merge and mio_lora_to_gguf
  * on tiny bases and adapters written here, with every expected value worked
  * out by hand in the comments: W + (alpha/r)*B*A per element, one rounding for

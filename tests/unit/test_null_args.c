@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_null_args.c — every pointer argument of every MIO_API function, passed
  * as NULL with the other arguments valid (a real writer, a GGUF parsed with
  * mio_gguf_open_buffer from a writer-made image, a safetensors file made by

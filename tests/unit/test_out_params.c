@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_out_params.c — the out-parameter contract of modelio.h and README.md
  * ("Outputs on failure"): a call that fails writes none of its outputs. Every
  * output below is filled with the byte 0xA5 before a call made to fail in a

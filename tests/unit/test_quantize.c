@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_quantize.c — mio_quantize through the public API, the parts that do not
  * need llama.cpp to judge them (the presets are proven byte-identical against
  * the peer in tests/interop): parameter checks, the --dtype policy's decisions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_quantize_memory.c — mio_quantize works in a fixed working set, not one
  * sized by the model or its largest tensor (docs/QUANTIZE.md "Memory"): a
  * 200 MiB f16 model (streamed to disk piece by piece, so building it costs no

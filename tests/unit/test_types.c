@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_types.c — the ggml type table (every wire code), mio_tensor_nbytes and
  * its errors, status/type names, and the fp16/bf16 scalar conversions, all
  * against values computed by hand from the ggml block layouts and IEEE 754. */

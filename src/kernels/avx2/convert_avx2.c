@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* convert_avx2.c — AVX2 f32 <-> bf16 casts, 16 values per step, with the exact
  * integer arithmetic of core/half.h (round to nearest even on the dropped 16
  * bits, NaN keeps its top bits and is quieted); tails go through half.h. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dec_avx2.c — AVX2 block decoders for q8_0, q4_K, q5_K, q6_K and the grid iq
  * types: 8 output elements per vector, each computed with exactly the scalar
  * decoder's operations (same products in the same order, explicit sign flips

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dec_avx2.h — AVX2 block decoders (kernels/avx2/dec_avx2.c) for the formats
  * whose scalar decoders the compiler does not vectorize well: q8_0, q4_K,
  * q5_K, q6_K and the grid-based iq types. Every output element is computed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* iq_avx2.c — AVX2 kernels for the iq encoders' hot searches (quant/iq.c): the
  * nearest-entry search over a lattice list, the iq3 trial-scale step and iq1_m's
  * split scan. Each lane performs the scalar code's exact IEEE operation sequence

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kquants_avx2.c — AVX2 kernels for the k-quant encoders: ggml's per-sub-block
  * searches (make_qkx2_quants, make_qx_quants, make_q3_quants) run on 8
  * sub-blocks at once, one per lane, each lane performing the scalar reference's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* legacy_avx2.c — AVX2 kernel for q4_1's plain encoder (quant/legacy.c): the
  * block extremes, scale and 32 codes with ggml's operations in AVX2 registers,
  * so the 20-byte blocks are identical to the scalar encoder's. */
