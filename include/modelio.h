@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/*
+/**
  * modelio.h — the public C API of libmodelio.
  *
  * libmodelio reads, writes and transcodes ML model files: GGUF (llama.cpp/ggml)
@@ -60,70 +60,70 @@ extern "C" {
 #define MIO_VERSION_MAJOR 0
 #define MIO_VERSION_MINOR 1
 #define MIO_VERSION_PATCH 0
-/* The one place the version is written: CMake reads the three lines above. */
+/** The one place the version is written: CMake reads the three lines above. */
 #define MIO_VERSION_NUMBER (MIO_VERSION_MAJOR * 10000 + MIO_VERSION_MINOR * 100 + MIO_VERSION_PATCH)
 
-/* "0.1.0": the version of the library actually loaded. */
+/** "0.1.0": the version of the library actually loaded. */
 MIO_API const char *mio_version(void);
-/* The same as a number, MAJOR * 10000 + MINOR * 100 + PATCH (MIO_VERSION_NUMBER
+/** The same as a number, MAJOR * 10000 + MINOR * 100 + PATCH (MIO_VERSION_NUMBER
  * of the library's build): compare it with the header a program was compiled
  * against. */
 MIO_API int mio_version_number(void);
 
 /* ------------------------------------------------------------------------- */
-/* Status codes. The numbers are stable: never renumbered, only appended.     */
+/** Status codes. The numbers are stable: never renumbered, only appended.     */
 /* ------------------------------------------------------------------------- */
 typedef enum mio_status {
     MIO_OK = 0,
-    MIO_ERR_IO = 1,                  /* open/read/write/mmap/rename failed (errno text in message) */
-    MIO_ERR_NOMEM = 2,               /* allocation failed */
-    MIO_ERR_INVALID_ARG = 3,         /* NULL handle, bad flag, bad key/tensor index, bad name from the caller */
-    MIO_ERR_BAD_MAGIC = 4,           /* not a GGUF file (first four bytes) */
-    MIO_ERR_UNSUPPORTED_VERSION = 5, /* GGUF v1, or a version newer than 3 */
-    MIO_ERR_TRUNCATED = 6,           /* file ends before the structure it announces */
-    MIO_ERR_INVALID_TENSOR_INFO = 7, /* bad n_dims, negative dim, row not a whole number of blocks, long name */
-    MIO_ERR_INVALID_ALIGNMENT = 8,   /* general.alignment not a u32 power of two in 1..2^20 */
+    MIO_ERR_IO = 1,                  /**< open/read/write/mmap/rename failed (errno text in message) */
+    MIO_ERR_NOMEM = 2,               /**< allocation failed */
+    MIO_ERR_INVALID_ARG = 3,         /**< NULL handle, bad flag, bad key/tensor index, bad name from the caller */
+    MIO_ERR_BAD_MAGIC = 4,           /**< not a GGUF file (first four bytes) */
+    MIO_ERR_UNSUPPORTED_VERSION = 5, /**< GGUF v1, or a version newer than 3 */
+    MIO_ERR_TRUNCATED = 6,           /**< file ends before the structure it announces */
+    MIO_ERR_INVALID_TENSOR_INFO = 7, /**< bad n_dims, negative dim, row not a whole number of blocks, long name */
+    MIO_ERR_INVALID_ALIGNMENT = 8,   /**< general.alignment not a u32 power of two in 1..2^20 */
     MIO_ERR_DUPLICATE_KEY = 9,
     MIO_ERR_DUPLICATE_TENSOR = 10,
-    MIO_ERR_UNSUPPORTED_TYPE = 11,   /* unknown ggml type code or GGUF value type */
-    MIO_ERR_OUT_OF_RANGE = 12,       /* value does not fit the requested width (u64 >= 2^63 as i64, ...),
+    MIO_ERR_UNSUPPORTED_TYPE = 11,   /**< unknown ggml type code or GGUF value type */
+    MIO_ERR_OUT_OF_RANGE = 12,       /**< value does not fit the requested width (u64 >= 2^63 as i64, ...),
                                         or an array element / slice index past the end */
-    MIO_ERR_NOT_FOUND = 13,          /* no such key / tensor / file */
-    MIO_ERR_TYPE_MISMATCH = 14,      /* key holds another type than the getter reads */
-    MIO_ERR_OVERFLOW = 15,           /* size arithmetic overflows (dims product, byte counts) */
-    MIO_ERR_INVALID_KV = 16,         /* empty key, bool byte not 0/1, arrays nested too deep */
-    MIO_ERR_LIMIT = 17,              /* a string or array longer than the 2^30 cap */
-    MIO_ERR_INVALID_OFFSET = 18,     /* tensor offset differs from the running padded sum */
-    MIO_ERR_SPLIT = 19,              /* split GGUF: wrong part, split.count/split.no mismatch, missing part */
-    MIO_ERR_SIZE_MISMATCH = 20,      /* data length differs from type x dims */
-    MIO_ERR_TOO_MANY_TENSORS = 21,   /* streaming writer: more tensor data than declared tensors */
-    MIO_ERR_INCOMPLETE = 22,         /* streaming writer: finished before every tensor was written */
-    MIO_ERR_STATE = 23,              /* call not valid in the object's current state */
-    MIO_ERR_BYTE_ORDER = 24,         /* big-endian (byte-swapped) GGUF: not supported */
-    /* safetensors (upstream's error classes, finer where noted) */
-    MIO_ERR_HEADER_TOO_SMALL = 25,   /* fewer than 8 bytes */
-    MIO_ERR_HEADER_TOO_LARGE = 26,   /* header length above 100,000,000 */
-    MIO_ERR_INVALID_HEADER_LENGTH = 27, /* 8 + header length runs past the end */
-    MIO_ERR_INVALID_UTF8 = 28,       /* header is not valid UTF-8 */
-    MIO_ERR_INVALID_JSON = 29,       /* JSON syntax or schema error in the header */
-    MIO_ERR_MISALIGNED_SLICE = 30,   /* sub-byte tensor whose bit count is not a multiple of 8 */
-    MIO_ERR_INCOMPLETE_BUFFER = 31,  /* data buffer longer or shorter than the tensors describe */
-    MIO_ERR_INVALID_METADATA = 32,   /* __metadata__ with a duplicate key, a bad index file */
-    /* codecs */
-    MIO_ERR_ENCODER_UNAVAILABLE = 33, /* no encoder for this type (needs an importance matrix, or none exists) */
-    MIO_ERR_DECODER_UNAVAILABLE = 34, /* no float view of this type */
-    MIO_ERR_NON_FINITE = 35,          /* NaN or infinity in block-encoder input */
+    MIO_ERR_NOT_FOUND = 13,          /**< no such key / tensor / file */
+    MIO_ERR_TYPE_MISMATCH = 14,      /**< key holds another type than the getter reads */
+    MIO_ERR_OVERFLOW = 15,           /**< size arithmetic overflows (dims product, byte counts) */
+    MIO_ERR_INVALID_KV = 16,         /**< empty key, bool byte not 0/1, arrays nested too deep */
+    MIO_ERR_LIMIT = 17,              /**< a string or array longer than the 2^30 cap */
+    MIO_ERR_INVALID_OFFSET = 18,     /**< tensor offset differs from the running padded sum */
+    MIO_ERR_SPLIT = 19,              /**< split GGUF: wrong part, split.count/split.no mismatch, missing part */
+    MIO_ERR_SIZE_MISMATCH = 20,      /**< data length differs from type x dims */
+    MIO_ERR_TOO_MANY_TENSORS = 21,   /**< streaming writer: more tensor data than declared tensors */
+    MIO_ERR_INCOMPLETE = 22,         /**< streaming writer: finished before every tensor was written */
+    MIO_ERR_STATE = 23,              /**< call not valid in the object's current state */
+    MIO_ERR_BYTE_ORDER = 24,         /**< big-endian (byte-swapped) GGUF: not supported */
+    /** safetensors (upstream's error classes, finer where noted) */
+    MIO_ERR_HEADER_TOO_SMALL = 25,   /**< fewer than 8 bytes */
+    MIO_ERR_HEADER_TOO_LARGE = 26,   /**< header length above 100,000,000 */
+    MIO_ERR_INVALID_HEADER_LENGTH = 27, /**< 8 + header length runs past the end */
+    MIO_ERR_INVALID_UTF8 = 28,       /**< header is not valid UTF-8 */
+    MIO_ERR_INVALID_JSON = 29,       /**< JSON syntax or schema error in the header */
+    MIO_ERR_MISALIGNED_SLICE = 30,   /**< sub-byte tensor whose bit count is not a multiple of 8 */
+    MIO_ERR_INCOMPLETE_BUFFER = 31,  /**< data buffer longer or shorter than the tensors describe */
+    MIO_ERR_INVALID_METADATA = 32,   /**< __metadata__ with a duplicate key, a bad index file */
+    /** codecs */
+    MIO_ERR_ENCODER_UNAVAILABLE = 33, /**< no encoder for this type (needs an importance matrix, or none exists) */
+    MIO_ERR_DECODER_UNAVAILABLE = 34, /**< no float view of this type */
+    MIO_ERR_NON_FINITE = 35,          /**< NaN or infinity in block-encoder input */
     MIO_ERR_CANCELLED = 36            /* the write was cancelled by mio_cancel_writes (its temp file is removed) */
 } mio_status;
 
-/* Stable upper-case name of a status ("MIO_ERR_TRUNCATED"); "MIO_ERR_UNKNOWN" for others. */
+/** Stable upper-case name of a status ("MIO_ERR_TRUNCATED"); "MIO_ERR_UNKNOWN" for others. */
 MIO_API const char *mio_status_name(mio_status s);
 
-/* Message of the last failure on the calling thread ("" if none yet). The
+/** Message of the last failure on the calling thread ("" if none yet). The
  * pointer stays valid until the next failing libmodelio call on this thread. */
 MIO_API const char *mio_last_error(void);
 
-/* Writes to a path (mio_writer_write_file/begin_file, mio_st_save_file,
+/** Writes to a path (mio_writer_write_file/begin_file, mio_st_save_file,
  * mio_st_save_sharded) are atomic: the bytes go to a temporary file next to the
  * destination ("<name>.tmp-XXXXXX", or ".mio-XXXXXX" when the name is too long
  * for that), which is fsynced and renamed into place only when everything is
@@ -144,7 +144,7 @@ MIO_API const char *mio_last_error(void);
  * cannot be cancelled this way (it still cleans up after itself on failure). */
 MIO_API int mio_cancel_writes(void);
 
-/* A byte view: NOT NUL-terminated, may contain any bytes (GGUF strings are not
+/** A byte view: NOT NUL-terminated, may contain any bytes (GGUF strings are not
  * guaranteed to be UTF-8). */
 typedef struct mio_str {
     const char *ptr;
@@ -152,11 +152,11 @@ typedef struct mio_str {
 } mio_str;
 
 /* ------------------------------------------------------------------------- */
-/* Tensor types: the codes are ggml's wire codes.                            */
+/** Tensor types: the codes are ggml's wire codes.                            */
 /* ------------------------------------------------------------------------- */
 enum {
     MIO_TYPE_F32 = 0,  MIO_TYPE_F16 = 1,   MIO_TYPE_Q4_0 = 2,  MIO_TYPE_Q4_1 = 3,
-    /* 4 and 5 were Q4_2/Q4_3, removed from ggml */
+    /** 4 and 5 were Q4_2/Q4_3, removed from ggml */
     MIO_TYPE_Q5_0 = 6, MIO_TYPE_Q5_1 = 7,  MIO_TYPE_Q8_0 = 8,  MIO_TYPE_Q8_1 = 9,
     MIO_TYPE_Q2_K = 10, MIO_TYPE_Q3_K = 11, MIO_TYPE_Q4_K = 12, MIO_TYPE_Q5_K = 13,
     MIO_TYPE_Q6_K = 14, MIO_TYPE_Q8_K = 15,
@@ -164,44 +164,44 @@ enum {
     MIO_TYPE_IQ4_NL = 20, MIO_TYPE_IQ3_S = 21, MIO_TYPE_IQ2_S = 22, MIO_TYPE_IQ4_XS = 23,
     MIO_TYPE_I8 = 24, MIO_TYPE_I16 = 25, MIO_TYPE_I32 = 26, MIO_TYPE_I64 = 27,
     MIO_TYPE_F64 = 28, MIO_TYPE_IQ1_M = 29, MIO_TYPE_BF16 = 30,
-    /* 31..33 and 36..38 were interleaved Q4_0/IQ4_NL layouts, removed from ggml */
+    /** 31..33 and 36..38 were interleaved Q4_0/IQ4_NL layouts, removed from ggml */
     MIO_TYPE_TQ1_0 = 34, MIO_TYPE_TQ2_0 = 35,
     MIO_TYPE_MXFP4 = 39, MIO_TYPE_NVFP4 = 40, MIO_TYPE_Q1_0 = 41, MIO_TYPE_Q2_0 = 42,
     MIO_TYPE_GGML_COUNT = 43 /* one past the highest ggml code this library knows */
 };
 
-/* MIO_TYPE_GGML_COUNT of the library actually loaded (43 in 0.1): a program
+/** MIO_TYPE_GGML_COUNT of the library actually loaded (43 in 0.1): a program
  * compiled against an older header, whose constant is smaller, asks here how
  * far the ggml codes this library knows go (mio_type_name is NULL for the
  * removed ones below it). */
 MIO_API int mio_type_count(void);
-/* Lower-case ggml name ("q4_K", "f16", "iq2_xxs"); NULL for an unknown or removed code. */
+/** Lower-case ggml name ("q4_K", "f16", "iq2_xxs"); NULL for an unknown or removed code. */
 MIO_API const char *mio_type_name(int type);
-/* Code for a name (case-insensitive: "Q4_K", "q4_k"), or -1 (also for NULL). */
+/** Code for a name (case-insensitive: "Q4_K", "q4_k"), or -1 (also for NULL). */
 MIO_API int mio_type_from_name(const char *name);
-/* Elements per block (1 for scalar types) and bytes per block; 0 for unknown codes. */
+/** Elements per block (1 for scalar types) and bytes per block; 0 for unknown codes. */
 MIO_API int64_t mio_type_block_size(int type);
 MIO_API size_t mio_type_block_bytes(int type);
-/* Byte size of a tensor of type with n_dims dims ne[] (innermost first).
+/** Byte size of a tensor of type with n_dims dims ne[] (innermost first).
  * Errors: unknown type, n_dims not in 1..4, NULL ne or out, negative dim, ne[0]
  * not a multiple of the block size, overflow. */
 MIO_API mio_status mio_tensor_nbytes(int type, uint32_t n_dims, const int64_t *ne, uint64_t *out);
 
 /* ------------------------------------------------------------------------- */
-/* Half-precision scalars.                                                   */
+/** Half-precision scalars.                                                   */
 /* ------------------------------------------------------------------------- */
 MIO_API float mio_fp16_to_f32(uint16_t h);
-MIO_API uint16_t mio_f32_to_fp16(float f);   /* round to nearest even, overflow to inf, NaN -> sign|0x7e00 (as ggml) */
-/* fp16 -> f32 is exact; a signalling NaN comes back quiet (as ggml). */
+MIO_API uint16_t mio_f32_to_fp16(float f);   /**< round to nearest even, overflow to inf, NaN -> sign|0x7e00 (as ggml) */
+/** fp16 -> f32 is exact; a signalling NaN comes back quiet (as ggml). */
 MIO_API float mio_bf16_to_f32(uint16_t h);
-MIO_API uint16_t mio_f32_to_bf16(float f);   /* round to nearest even, NaN quieted */
+MIO_API uint16_t mio_f32_to_bf16(float f);   /**< round to nearest even, NaN quieted */
 
 /* ------------------------------------------------------------------------- */
-/* GGUF reader                                                               */
+/** GGUF reader                                                               */
 /* ------------------------------------------------------------------------- */
 typedef struct mio_gguf_file mio_gguf_file;
 
-/* GGUF metadata value types (wire codes). */
+/** GGUF metadata value types (wire codes). */
 typedef enum mio_gguf_type {
     MIO_GGUF_U8 = 0, MIO_GGUF_I8 = 1, MIO_GGUF_U16 = 2, MIO_GGUF_I16 = 3,
     MIO_GGUF_U32 = 4, MIO_GGUF_I32 = 5, MIO_GGUF_F32 = 6, MIO_GGUF_BOOL = 7,
@@ -209,47 +209,47 @@ typedef enum mio_gguf_type {
     MIO_GGUF_F64 = 12
 } mio_gguf_type;
 
-/* "u8", "i8", ..., "string", "array", "f64"; NULL for unknown codes. */
+/** "u8", "i8", ..., "string", "array", "f64"; NULL for unknown codes. */
 MIO_API const char *mio_gguf_type_name(int type);
 
-/* Open flags. */
+/** Open flags. */
 #define MIO_OPEN_MMAP   0u        /* default: mmap PROT_READ/MAP_PRIVATE, fd closed after mapping */
 #define MIO_OPEN_READ   (1u << 0) /* read the whole file into a heap buffer instead of mapping */
 #define MIO_OPEN_SPLITS (1u << 1) /* path names part 1 of a split (name-00001-of-0000N.gguf): load all parts */
-/* For mio_gguf_open_buffer: */
+/** For mio_gguf_open_buffer: */
 #define MIO_BUFFER_BORROW 0u        /* caller keeps the buffer alive and frees it after close */
 #define MIO_BUFFER_TAKE   (1u << 2) /* the handle owns the buffer (from malloc) and free()s it exactly
                                        once, on close or on a failed open */
 
-/* Nested arrays (arrays of arrays) are accepted up to this depth (1 = plain array). */
+/** Nested arrays (arrays of arrays) are accepted up to this depth (1 = plain array). */
 #define MIO_GGUF_MAX_ARRAY_DEPTH 8
-/* Strings and array counts longer than this are refused. */
+/** Strings and array counts longer than this are refused. */
 #define MIO_GGUF_MAX_LEN ((uint64_t)1 << 30)
 
 MIO_API mio_status mio_gguf_open(const char *path, uint32_t flags, mio_gguf_file **out);
-/* Parse a GGUF image in memory. flags: MIO_BUFFER_BORROW or MIO_BUFFER_TAKE. */
+/** Parse a GGUF image in memory. flags: MIO_BUFFER_BORROW or MIO_BUFFER_TAKE. */
 MIO_API mio_status mio_gguf_open_buffer(const void *data, size_t len, uint32_t flags, mio_gguf_file **out);
-/* NULL is a no-op. */
+/** NULL is a no-op. */
 MIO_API void mio_gguf_close(mio_gguf_file *f);
 
-/* File facts: version, alignment, the sizes and offsets, the part count and
+/** File facts: version, alignment, the sizes and offsets, the part count and
  * part_data_offset return 0 when f is NULL. */
 MIO_API uint32_t mio_gguf_version(const mio_gguf_file *f);
 MIO_API uint32_t mio_gguf_alignment(const mio_gguf_file *f);
-/* End of the tensor-info table (the header proper), before alignment padding. Part 1 for splits. */
+/** End of the tensor-info table (the header proper), before alignment padding. Part 1 for splits. */
 MIO_API uint64_t mio_gguf_header_size(const mio_gguf_file *f);
-/* Offset of the data section (header_size rounded up to the alignment). Part 1 for splits. */
+/** Offset of the data section (header_size rounded up to the alignment). Part 1 for splits. */
 MIO_API uint64_t mio_gguf_data_offset(const mio_gguf_file *f);
-/* Size of the file in bytes (part 1 for splits). */
+/** Size of the file in bytes (part 1 for splits). */
 MIO_API uint64_t mio_gguf_file_size(const mio_gguf_file *f);
-/* Number of files behind the handle (1 unless opened with MIO_OPEN_SPLITS). */
+/** Number of files behind the handle (1 unless opened with MIO_OPEN_SPLITS). */
 MIO_API uint32_t mio_gguf_part_count(const mio_gguf_file *f);
-/* 1 if path names (same device and inode) one of the files f was read from —
+/** 1 if path names (same device and inode) one of the files f was read from —
  * any part of a split — so a tool can refuse to write its output over its own
  * input; 0 otherwise (also for a missing path, a NULL argument, or a handle
  * parsed from a buffer). */
 MIO_API int mio_gguf_uses_file(const mio_gguf_file *f, const char *path);
-/* Where the file has a non-zero byte outside the header and the tensor data:
+/** Where the file has a non-zero byte outside the header and the tensor data:
  * in the padding before the data section, between tensors, or after the last
  * tensor. GGUF writers pad with zeros (so does mio_writer); a file with other
  * bytes there cannot be re-emitted byte for byte. MIO_OK with the part
@@ -257,40 +257,40 @@ MIO_API int mio_gguf_uses_file(const mio_gguf_file *f, const char *path);
  * every such byte is zero. Reads every padding byte (at most alignment - 1
  * per tensor). */
 MIO_API mio_status mio_gguf_find_nonzero_padding(const mio_gguf_file *f, uint32_t *part, uint64_t *offset);
-/* Data-section offset of part p within its own file (0 for a bad part). */
+/** Data-section offset of part p within its own file (0 for a bad part). */
 MIO_API uint64_t mio_gguf_part_data_offset(const mio_gguf_file *f, uint32_t part);
 
 /* --- metadata --- */
-MIO_API int64_t mio_gguf_kv_count(const mio_gguf_file *f);               /* -1 if f is NULL */
-/* Index of key (NUL-terminated) or -1 (also when f or key is NULL). O(1) (hash lookup). */
+MIO_API int64_t mio_gguf_kv_count(const mio_gguf_file *f);               /**< -1 if f is NULL */
+/** Index of key (NUL-terminated) or -1 (also when f or key is NULL). O(1) (hash lookup). */
 MIO_API int64_t mio_gguf_find_key(const mio_gguf_file *f, const char *key);
-MIO_API mio_str mio_gguf_kv_key(const mio_gguf_file *f, int64_t i);     /* {NULL,0} on bad index or NULL f */
-MIO_API int mio_gguf_kv_type(const mio_gguf_file *f, int64_t i);        /* mio_gguf_type, -1 on bad index or NULL f */
+MIO_API mio_str mio_gguf_kv_key(const mio_gguf_file *f, int64_t i);     /**< {NULL,0} on bad index or NULL f */
+MIO_API int mio_gguf_kv_type(const mio_gguf_file *f, int64_t i);        /**< mio_gguf_type, -1 on bad index or NULL f */
 
-/* A metadata value exactly as on the wire. For arrays, elem_type/count describe
+/** A metadata value exactly as on the wire. For arrays, elem_type/count describe
  * the elements and data/size span the element bytes (after the element type and
  * count fields). For scalars count is 1 and data/size span the value itself; for
  * strings data/size span the string bytes. */
 typedef struct mio_gguf_value {
-    int type;            /* mio_gguf_type */
-    int elem_type;       /* arrays: element type; otherwise -1 */
-    uint64_t count;      /* arrays: element count; otherwise 1 */
-    const void *data;    /* view into the file */
-    size_t size;         /* bytes at data */
-    uint32_t depth;      /* arrays: nesting depth (1 = array of scalars/strings) */
+    int type;            /**< mio_gguf_type */
+    int elem_type;       /**< arrays: element type; otherwise -1 */
+    uint64_t count;      /**< arrays: element count; otherwise 1 */
+    const void *data;    /**< view into the file */
+    size_t size;         /**< bytes at data */
+    uint32_t depth;      /**< arrays: nesting depth (1 = array of scalars/strings) */
 } mio_gguf_value;
 
 MIO_API mio_status mio_gguf_kv_value(const mio_gguf_file *f, int64_t i, mio_gguf_value *out);
-/* Sized outputs (docs/ABI.md): out is the caller's struct of out_size bytes
+/** Sized outputs (docs/ABI.md): out is the caller's struct of out_size bytes
  * (pass sizeof *out). Its first min(out_size, the library's size) bytes are
  * filled and any bytes past the library's size (fields of a newer header) are
  * zeroed, so the struct can gain fields at its end. The unsized calls fill
  * the 0.1 layout, and only that, in every 0.x version. */
 MIO_API mio_status mio_gguf_kv_value_sized(const mio_gguf_file *f, int64_t i, mio_gguf_value *out, size_t out_size);
-/* The whole wire encoding of entry i's value (type field excluded), for verbatim copies. */
+/** The whole wire encoding of entry i's value (type field excluded), for verbatim copies. */
 MIO_API mio_status mio_gguf_kv_raw(const mio_gguf_file *f, int64_t i, mio_str *out);
 
-/* Widening getters. Integers: any integer type (and bool) widens; a u64 >= 2^63
+/** Widening getters. Integers: any integer type (and bool) widens; a u64 >= 2^63
  * read as i64, or a negative value read as u64, is MIO_ERR_OUT_OF_RANGE. Floats:
  * f32/f64 widen to double (integers are not converted). bool reads only bool.
  * Other types: MIO_ERR_TYPE_MISMATCH. */
@@ -300,20 +300,20 @@ MIO_API mio_status mio_gguf_kv_f64(const mio_gguf_file *f, int64_t i, double *ou
 MIO_API mio_status mio_gguf_kv_bool(const mio_gguf_file *f, int64_t i, int *out);
 MIO_API mio_status mio_gguf_kv_str(const mio_gguf_file *f, int64_t i, mio_str *out);
 
-/* Element j of the array at entry i, widened the same way. All O(1): the offsets
+/** Element j of the array at entry i, widened the same way. All O(1): the offsets
  * of string-array elements are recorded while parsing. */
 MIO_API mio_status mio_gguf_arr_i64(const mio_gguf_file *f, int64_t i, uint64_t j, int64_t *out);
 MIO_API mio_status mio_gguf_arr_u64(const mio_gguf_file *f, int64_t i, uint64_t j, uint64_t *out);
 MIO_API mio_status mio_gguf_arr_f64(const mio_gguf_file *f, int64_t i, uint64_t j, double *out);
 MIO_API mio_status mio_gguf_arr_str(const mio_gguf_file *f, int64_t i, uint64_t j, mio_str *out);
 
-/* Element j of an array value (any element type, nested arrays included), as a
+/** Element j of an array value (any element type, nested arrays included), as a
  * value of its own. O(j) for string/array elements, O(1) otherwise. */
 MIO_API mio_status mio_gguf_value_elem(const mio_gguf_value *arr, uint64_t j, mio_gguf_value *out);
-/* The same with a sized output (as mio_gguf_kv_value_sized). */
+/** The same with a sized output (as mio_gguf_kv_value_sized). */
 MIO_API mio_status mio_gguf_value_elem_sized(const mio_gguf_value *arr, uint64_t j, mio_gguf_value *out,
                                              size_t out_size);
-/* Widen a scalar value (same rules as the kv getters). */
+/** Widen a scalar value (same rules as the kv getters). */
 MIO_API mio_status mio_gguf_value_i64(const mio_gguf_value *v, int64_t *out);
 MIO_API mio_status mio_gguf_value_u64(const mio_gguf_value *v, uint64_t *out);
 MIO_API mio_status mio_gguf_value_f64(const mio_gguf_value *v, double *out);
@@ -321,59 +321,59 @@ MIO_API mio_status mio_gguf_value_f64(const mio_gguf_value *v, double *out);
 /* --- tensors --- */
 typedef struct mio_gguf_tensor {
     mio_str name;
-    uint32_t n_dims;     /* 1..4 */
-    int64_t ne[4];       /* GGUF order: ne[0] is the innermost (row length); unused dims are 1 */
-    int type;            /* ggml type code */
-    uint64_t offset;     /* relative to its part's data section */
-    const void *data;    /* view of the tensor bytes */
+    uint32_t n_dims;     /**< 1..4 */
+    int64_t ne[4];       /**< GGUF order: ne[0] is the innermost (row length); unused dims are 1 */
+    int type;            /**< ggml type code */
+    uint64_t offset;     /**< relative to its part's data section */
+    const void *data;    /**< view of the tensor bytes */
     uint64_t nbytes;
-    uint32_t part;       /* 0-based index of the file holding it (0 unless split) */
+    uint32_t part;       /**< 0-based index of the file holding it (0 unless split) */
 } mio_gguf_tensor;
 
-MIO_API int64_t mio_gguf_tensor_count(const mio_gguf_file *f);          /* -1 if f is NULL */
+MIO_API int64_t mio_gguf_tensor_count(const mio_gguf_file *f);          /**< -1 if f is NULL */
 MIO_API mio_status mio_gguf_tensor_info(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out);
-/* The same with a sized output (out_size = sizeof *out; as mio_gguf_kv_value_sized). */
+/** The same with a sized output (out_size = sizeof *out; as mio_gguf_kv_value_sized). */
 MIO_API mio_status mio_gguf_tensor_info_sized(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out,
                                               size_t out_size);
-/* Index of the tensor named name (NUL-terminated) or -1 (also when f or name is NULL). O(1). */
+/** Index of the tensor named name (NUL-terminated) or -1 (also when f or name is NULL). O(1). */
 MIO_API int64_t mio_gguf_find_tensor(const mio_gguf_file *f, const char *name);
-/* Logical [rows, cols] of a 2-D tensor (rows = ne[1], cols = ne[0]). */
+/** Logical [rows, cols] of a 2-D tensor (rows = ne[1], cols = ne[0]). */
 MIO_API mio_status mio_gguf_tensor_shape2d(const mio_gguf_tensor *t, int64_t *rows, int64_t *cols);
 
-/* Transfer the file mapping to the caller: afterwards mio_gguf_close no longer
+/** Transfer the file mapping to the caller: afterwards mio_gguf_close no longer
  * unmaps, and every view stays valid until mio_unmap(*addr, *len). For heap,
  * buffer and split loads nothing is transferred: *addr = NULL, *len = 0, MIO_OK. */
 MIO_API mio_status mio_gguf_take_mapping(mio_gguf_file *f, void **addr, size_t *len);
-/* addr NULL (what take_mapping gives for heap loads) is a no-op: MIO_OK. */
+/** addr NULL (what take_mapping gives for heap loads) is a no-op: MIO_OK. */
 MIO_API mio_status mio_unmap(void *addr, size_t len);
 
-/* madvise(WILLNEED / DONTNEED) over [ptr, ptr+len), rounded out to pages and
+/** madvise(WILLNEED / DONTNEED) over [ptr, ptr+len), rounded out to pages and
  * clipped to f's mappings. Best effort: a no-op for heap/buffer loads, for
  * ranges outside f's mappings and for a NULL f or ptr. */
 MIO_API void mio_prefetch(const mio_gguf_file *f, const void *ptr, size_t len);
 MIO_API void mio_release(const mio_gguf_file *f, const void *ptr, size_t len);
 
 /* ------------------------------------------------------------------------- */
-/* GGUF writer                                                               */
+/** GGUF writer                                                               */
 /* ------------------------------------------------------------------------- */
 typedef struct mio_writer mio_writer;
 
-/* Writer flags. */
+/** Writer flags. */
 #define MIO_WRITER_DEFAULT 0u
-/* With no tensors, end the file right after the header (gguf-py's layout)
+/** With no tensors, end the file right after the header (gguf-py's layout)
  * instead of padding the empty data section to the alignment (ggml's). */
 #define MIO_WRITER_NO_EMPTY_PAD (1u << 0)
 
-/* Sink for mio_writer_write_cb / mio_writer_begin_cb (and mio_st_save_cb):
+/** Sink for mio_writer_write_cb / mio_writer_begin_cb (and mio_st_save_cb):
  * return 0 on success, any other value aborts the write with MIO_ERR_IO. user
  * is handed to it untouched and may be NULL. */
 typedef int (*mio_write_fn)(void *user, const void *data, size_t len);
 
 MIO_API mio_status mio_writer_new(uint32_t flags, mio_writer **out);
-/* Frees the writer; an unfinished streamed path write removes its temp file. NULL is a no-op. */
+/** Frees the writer; an unfinished streamed path write removes its temp file. NULL is a no-op. */
 MIO_API void mio_writer_free(mio_writer *w);
 
-/* Typed metadata: the setter fixes the wire type. Setting an existing key replaces
+/** Typed metadata: the setter fixes the wire type. Setting an existing key replaces
  * its value in place (file order kept). key is NUL-terminated and non-empty.
  * Setting general.alignment (as u32) changes the writer's alignment; it must be a
  * power of two in 1..2^20. */
@@ -388,29 +388,29 @@ MIO_API mio_status mio_writer_set_i64(mio_writer *w, const char *key, int64_t v)
 MIO_API mio_status mio_writer_set_f32(mio_writer *w, const char *key, float v);
 MIO_API mio_status mio_writer_set_f64(mio_writer *w, const char *key, double v);
 MIO_API mio_status mio_writer_set_bool(mio_writer *w, const char *key, int v);
-/* s: len bytes, copied (any bytes allowed); may be NULL when len is 0. */
+/** s: len bytes, copied (any bytes allowed); may be NULL when len is 0. */
 MIO_API mio_status mio_writer_set_str(mio_writer *w, const char *key, const char *s, size_t len);
-/* Array of a fixed-width element type (not string/array): n elements at data,
+/** Array of a fixed-width element type (not string/array): n elements at data,
  * copied; data may be NULL when n is 0. */
 MIO_API mio_status mio_writer_set_arr(mio_writer *w, const char *key, int elem_type, const void *data, uint64_t n);
-/* Array of n strings; lens may be NULL (then each strs[k] is NUL-terminated).
+/** Array of n strings; lens may be NULL (then each strs[k] is NUL-terminated).
  * Copied. strs may be NULL when n is 0. */
 MIO_API mio_status mio_writer_set_arr_str(mio_writer *w, const char *key, const char *const *strs,
                                           const size_t *lens, uint64_t n);
-/* Remove a key; MIO_ERR_NOT_FOUND if absent. Removing general.alignment restores
+/** Remove a key; MIO_ERR_NOT_FOUND if absent. Removing general.alignment restores
  * the default alignment (32). */
 MIO_API mio_status mio_writer_remove_key(mio_writer *w, const char *key);
-/* Copy entry i of src byte-verbatim (exact wire type kept); the bytes are copied.
+/** Copy entry i of src byte-verbatim (exact wire type kept); the bytes are copied.
  * A NULL src is MIO_ERR_INVALID_ARG ("source file src is NULL"). */
 MIO_API mio_status mio_writer_copy_kv(mio_writer *w, const mio_gguf_file *src, int64_t i);
-/* Copy every entry of src in file order, except the n_skip NUL-terminated keys in
+/** Copy every entry of src in file order, except the n_skip NUL-terminated keys in
  * skip (skip may be NULL when n_skip is 0; NULL entries in it are ignored). */
 MIO_API mio_status mio_writer_copy_all_kv(mio_writer *w, const mio_gguf_file *src,
                                           const char *const *skip, size_t n_skip);
-MIO_API int64_t mio_writer_kv_count(const mio_writer *w);    /* -1 if w is NULL */
-MIO_API uint32_t mio_writer_alignment(const mio_writer *w);  /* 0 if w is NULL */
+MIO_API int64_t mio_writer_kv_count(const mio_writer *w);    /**< -1 if w is NULL */
+MIO_API uint32_t mio_writer_alignment(const mio_writer *w);  /**< 0 if w is NULL */
 
-/* Tensors, in file order. add_tensor borrows data (len must equal the type x
+/** Tensors, in file order. add_tensor borrows data (len must equal the type x
  * dims size; data may be NULL only when len is 0) until the write completes;
  * declare_tensor announces a tensor whose data is streamed later. Names:
  * non-empty, < 64 bytes, unique. The data section (every tensor padded to the
@@ -421,18 +421,18 @@ MIO_API mio_status mio_writer_add_tensor(mio_writer *w, const char *name, int ty
                                          const int64_t *ne, const void *data, size_t len);
 MIO_API mio_status mio_writer_declare_tensor(mio_writer *w, const char *name, int type, uint32_t n_dims,
                                              const int64_t *ne);
-MIO_API int64_t mio_writer_tensor_count(const mio_writer *w);  /* -1 if w is NULL */
-/* Size of the header as it will be written (before the data-section padding); 0 if w is NULL. */
+MIO_API int64_t mio_writer_tensor_count(const mio_writer *w);  /**< -1 if w is NULL */
+/** Size of the header as it will be written (before the data-section padding); 0 if w is NULL. */
 MIO_API uint64_t mio_writer_header_size(const mio_writer *w);
 
-/* One-shot output; every tensor must have data (add_tensor). The path write is
+/** One-shot output; every tensor must have data (add_tensor). The path write is
  * atomic: temp file in the same directory, fsync, rename; nothing is left behind
  * on failure. */
 MIO_API mio_status mio_writer_write_file(mio_writer *w, const char *path);
 MIO_API mio_status mio_writer_write_cb(mio_writer *w, mio_write_fn fn, void *user);
 MIO_API mio_status mio_writer_write_fd(mio_writer *w, int fd);
 
-/* Streaming output: begin writes the whole header; then one write_tensor call per
+/** Streaming output: begin writes the whole header; then one write_tensor call per
  * tensor, in order, with exactly that tensor's bytes (a tensor added with data
  * still needs its call — pass the same bytes, or NULL (with len 0 or its size) to
  * use the borrowed ones);
@@ -444,7 +444,7 @@ MIO_API mio_status mio_writer_begin_file(mio_writer *w, const char *path);
 MIO_API mio_status mio_writer_begin_cb(mio_writer *w, mio_write_fn fn, void *user);
 MIO_API mio_status mio_writer_begin_fd(mio_writer *w, int fd);
 MIO_API mio_status mio_writer_write_tensor(mio_writer *w, const void *data, size_t len);
-/* The current tensor's bytes in pieces of any size (for tensors encoded or read
+/** The current tensor's bytes in pieces of any size (for tensors encoded or read
  * a chunk at a time): once the pieces add up to the tensor's size it is padded
  * and the next tensor becomes current. A piece passing the end is
  * MIO_ERR_SIZE_MISMATCH; mio_writer_write_tensor in the middle of a tensor is
@@ -454,29 +454,29 @@ MIO_API mio_status mio_writer_write_tensor_part(mio_writer *w, const void *data,
 MIO_API mio_status mio_writer_finish(mio_writer *w);
 
 /* ------------------------------------------------------------------------- */
-/* Metadata edits (gguf-new-metadata / gguf-set-metadata)                     */
+/** Metadata edits (gguf-new-metadata / gguf-set-metadata)                     */
 /* ------------------------------------------------------------------------- */
-/* One metadata edit: set KEY to a typed value, or remove KEY. Unlike
+/** One metadata edit: set KEY to a typed value, or remove KEY. Unlike
  * mio_kv_override (llama-quantize's --override-kv, which writes int as u32 and
  * float as f32 and moves the key to the end), an edit sets the exact wire type
  * given and keeps an existing key where it is. See docs/TOOLS.md. */
 #define MIO_KV_SET 0
 #define MIO_KV_REMOVE 1
-/* GGUF keys are at most this many bytes (the GGUF specification's limit). */
+/** GGUF keys are at most this many bytes (the GGUF specification's limit). */
 #define MIO_GGUF_MAX_KEY 65535u
 
 typedef struct mio_kv_edit {
-    const char *key;      /* NUL-terminated, 1..MIO_GGUF_MAX_KEY bytes */
-    int op;               /* MIO_KV_SET or MIO_KV_REMOVE (then the fields below are ignored) */
-    int type;             /* MIO_KV_SET: a scalar mio_gguf_type or MIO_GGUF_STRING (no arrays) */
-    uint64_t u64;         /* u8, u16, u32, u64 and bool (0 or 1) */
-    int64_t i64;          /* i8, i16, i32, i64 */
-    double f64;           /* f32 (must be finite within f32 range, or inf/NaN; rounded to f32), f64 */
-    const char *str;      /* MIO_GGUF_STRING: str_len bytes, any bytes (NUL too); may be NULL when str_len is 0 */
+    const char *key;      /**< NUL-terminated, 1..MIO_GGUF_MAX_KEY bytes */
+    int op;               /**< MIO_KV_SET or MIO_KV_REMOVE (then the fields below are ignored) */
+    int type;             /**< MIO_KV_SET: a scalar mio_gguf_type or MIO_GGUF_STRING (no arrays) */
+    uint64_t u64;         /**< u8, u16, u32, u64 and bool (0 or 1) */
+    int64_t i64;          /**< i8, i16, i32, i64 */
+    double f64;           /**< f32 (must be finite within f32 range, or inf/NaN; rounded to f32), f64 */
+    const char *str;      /**< MIO_GGUF_STRING: str_len bytes, any bytes (NUL too); may be NULL when str_len is 0 */
     size_t str_len;
 } mio_kv_edit;
 
-/* Parse "KEY=TYPE:VALUE" (llama.cpp's --override-kv syntax, wider): KEY runs to
+/** Parse "KEY=TYPE:VALUE" (llama.cpp's --override-kv syntax, wider): KEY runs to
  * the first '=', TYPE to the next ':', VALUE is everything after it (it may hold
  * '=' and ':'). TYPE: int (i32, or i64 when the value does not fit i32), float
  * (f32), bool (true, false, 1 or 0), str (or string; VALUE taken verbatim, may
@@ -492,7 +492,7 @@ typedef struct mio_kv_edit {
  * NUL-terminated); release it with mio_free. */
 MIO_API mio_status mio_kv_edit_parse(const char *spec, mio_kv_edit **out);
 
-/* Apply n edits to w in order: a set replaces the value (and type) of an
+/** Apply n edits to w in order: a set replaces the value (and type) of an
  * existing key where it stands, or appends the key; a remove deletes the key,
  * and removing a key w does not hold is a no-op (both as gguf-new-metadata).
  * Every edit is checked first (key, op, type, range, bool 0/1, a valid u32
@@ -500,17 +500,17 @@ MIO_API mio_status mio_kv_edit_parse(const char *spec, mio_kv_edit **out);
  * is 0. */
 MIO_API mio_status mio_writer_apply_edits(mio_writer *w, const mio_kv_edit *e, size_t n);
 
-/* Copy the GGUF model in_path (the first part of a split is followed across its
+/** Copy the GGUF model in_path (the first part of a split is followed across its
  * parts and merged, split.* dropped) into out_path with the edits applied to
  * its metadata; tensors, their order and bytes are unchanged. With n == 0 the
  * output is what mio_quantize with default parameters writes (a canonical file
  * comes out byte-identical). out_path is written atomically and may not be one
  * of the input files. e may be NULL when n is 0. */
 MIO_API mio_status mio_gguf_copy_edit(const char *in_path, const char *out_path, const mio_kv_edit *e, size_t n);
-/* The same streamed to an open descriptor (a pipe, stdout): no temp file. */
+/** The same streamed to an open descriptor (a pipe, stdout): no temp file. */
 MIO_API mio_status mio_gguf_copy_edit_fd(const char *in_path, int fd, const mio_kv_edit *e, size_t n);
 
-/* Edit the metadata of the GGUF file at path in place (gguf-set-metadata's job,
+/** Edit the metadata of the GGUF file at path in place (gguf-set-metadata's job,
  * for any edit): only the bytes before the data section are rewritten, and only
  * when the new header ends in the same alignment window as the old one, so the
  * data offset and every tensor byte stay where they are (the rest of the window
@@ -530,7 +530,7 @@ MIO_API mio_status mio_gguf_copy_edit_fd(const char *in_path, int fd, const mio_
  * process writing the same file at the same time. Edits that change nothing
  * write nothing. e may be NULL when n is 0. */
 MIO_API mio_status mio_gguf_edit_in_place(const char *path, const mio_kv_edit *e, size_t n);
-/* The four calls above for an edit array whose elements are edit_size bytes
+/** The four calls above for an edit array whose elements are edit_size bytes
  * apart (pass sizeof(mio_kv_edit)), so that mio_kv_edit can gain fields at its
  * end (docs/ABI.md): edit_size must be at least the 0.1 size of mio_kv_edit
  * and at most 65536, and the bytes of an edit past the fields this library
@@ -544,9 +544,9 @@ MIO_API mio_status mio_gguf_copy_edit_fd_sized(const char *in_path, int fd, cons
 MIO_API mio_status mio_gguf_edit_in_place_sized(const char *path, const mio_kv_edit *e, size_t n, size_t edit_size);
 
 /* ------------------------------------------------------------------------- */
-/* Block codecs: f32 <-> ggml wire bytes                                      */
+/** Block codecs: f32 <-> ggml wire bytes                                      */
 /* ------------------------------------------------------------------------- */
-/* Encode n floats (a whole number of blocks; may span many rows) into dst, which
+/** Encode n floats (a whole number of blocks; may span many rows) into dst, which
  * must be exactly the wire size of n elements (src and dst may be NULL only when
  * n is 0, for every codec call). Byte-exact with ggml's
  * ggml_quantize_chunk(type, src, dst, 0, rows, n_per_row, NULL) for every type
@@ -554,28 +554,28 @@ MIO_API mio_status mio_gguf_edit_in_place_sized(const char *path, const mio_kv_e
  * (MIO_ERR_NON_FINITE, naming the first bad index); f16/bf16 casts do not check.
  * Any pointer alignment is accepted. */
 MIO_API mio_status mio_encode_f32(int type, const float *src, size_t n, void *dst, size_t dst_len);
-/* Decode src (exactly the wire size of n elements) into n floats. Bit-exact with
+/** Decode src (exactly the wire size of n elements) into n floats. Bit-exact with
  * ggml's to_float for any input bytes. */
 MIO_API mio_status mio_decode_f32(int type, const void *src, size_t src_len, float *dst, size_t n);
-/* Importance-weighted encode: rows of n_per_row elements (n a multiple of it),
+/** Importance-weighted encode: rows of n_per_row elements (n a multiple of it),
  * imatrix holds n_per_row per-column weights (NULL = plain encode). Byte-exact
  * with ggml_quantize_chunk(type, src, dst, 0, n / n_per_row, n_per_row, imatrix). */
 MIO_API mio_status mio_encode_f32_imatrix(int type, const float *src, size_t n, int64_t n_per_row,
                                           const float *imatrix, void *dst, size_t dst_len);
-/* mio_encode_f32 / mio_decode_f32 split over n_threads threads (0 = one per
+/** mio_encode_f32 / mio_decode_f32 split over n_threads threads (0 = one per
  * core); the output is identical to the single-threaded call. */
 MIO_API mio_status mio_encode_f32_mt(int type, const float *src, size_t n, void *dst, size_t dst_len, int n_threads);
 MIO_API mio_status mio_decode_f32_mt(int type, const void *src, size_t src_len, float *dst, size_t n, int n_threads);
-/* 1 if mio_encode_f32 / mio_encode_f32_imatrix (with a non-NULL imatrix) /
+/** 1 if mio_encode_f32 / mio_encode_f32_imatrix (with a non-NULL imatrix) /
  * mio_decode_f32 support type, else 0. */
 MIO_API int mio_type_can_encode(int type);
 MIO_API int mio_type_can_encode_imatrix(int type);
 MIO_API int mio_type_can_decode(int type);
 
 /* ------------------------------------------------------------------------- */
-/* safetensors                                                               */
+/** safetensors                                                               */
 /* ------------------------------------------------------------------------- */
-/* safetensors dtypes, numbered in upstream's declaration order (the order its
+/** safetensors dtypes, numbered in upstream's declaration order (the order its
  * writer sorts by, descending). */
 typedef enum mio_st_dtype {
     MIO_ST_BOOL = 0, MIO_ST_F4 = 1, MIO_ST_F6_E2M3 = 2, MIO_ST_F6_E3M2 = 3, MIO_ST_U8 = 4, MIO_ST_I8 = 5,
@@ -585,7 +585,7 @@ typedef enum mio_st_dtype {
     MIO_ST_DTYPE_COUNT = 22
 } mio_st_dtype;
 
-/* Library type codes for safetensors dtypes that ggml has no code for (outside
+/** Library type codes for safetensors dtypes that ggml has no code for (outside
  * ggml's range). F32/F16/BF16/F64/I8/I16/I32/I64 map to the ggml codes. */
 enum {
     MIO_TYPE_BOOL = 1000, MIO_TYPE_F4 = 1001, MIO_TYPE_F6_E2M3 = 1002, MIO_TYPE_F6_E3M2 = 1003,
@@ -594,76 +594,76 @@ enum {
     MIO_TYPE_C64 = 1012, MIO_TYPE_U64 = 1013
 };
 
-/* "F32", "BF16", "F8_E4M3", ... (upstream spelling); NULL for unknown. */
+/** "F32", "BF16", "F8_E4M3", ... (upstream spelling); NULL for unknown. */
 MIO_API const char *mio_st_dtype_name(int dtype);
-/* dtype for an upstream name (exact, case-sensitive as upstream), or -1 (also for NULL). */
+/** dtype for an upstream name (exact, case-sensitive as upstream), or -1 (also for NULL). */
 MIO_API int mio_st_dtype_from_name(const char *name);
-/* MIO_ST_DTYPE_COUNT of the library actually loaded (22 in 0.1). */
+/** MIO_ST_DTYPE_COUNT of the library actually loaded (22 in 0.1). */
 MIO_API int mio_st_dtype_count(void);
-/* Bits per element (4 for F4, 6 for F6_*, 8..64 otherwise); 0 for unknown. */
+/** Bits per element (4 for F4, 6 for F6_*, 8..64 otherwise); 0 for unknown. */
 MIO_API uint32_t mio_st_dtype_bits(int dtype);
-/* dtype <-> library type code (mio_type_name works on both ranges); -1 if none. */
+/** dtype <-> library type code (mio_type_name works on both ranges); -1 if none. */
 MIO_API int mio_st_dtype_to_type(int dtype);
 MIO_API int mio_type_to_st_dtype(int type);
 
 typedef struct mio_st_file mio_st_file;
 
-/* Header length cap (both ways), as upstream. */
+/** Header length cap (both ways), as upstream. */
 #define MIO_ST_MAX_HEADER 100000000u
 
-/* flags: MIO_OPEN_MMAP (0) or MIO_OPEN_READ. A path ending in ".index.json" opens
+/** flags: MIO_OPEN_MMAP (0) or MIO_OPEN_READ. A path ending in ".index.json" opens
  * a sharded checkpoint (model.safetensors.index.json) as one handle over all shards. */
 MIO_API mio_status mio_st_open(const char *path, uint32_t flags, mio_st_file **out);
-/* flags: MIO_BUFFER_BORROW or MIO_BUFFER_TAKE (as mio_gguf_open_buffer). */
+/** flags: MIO_BUFFER_BORROW or MIO_BUFFER_TAKE (as mio_gguf_open_buffer). */
 MIO_API mio_status mio_st_open_buffer(const void *data, size_t len, uint32_t flags, mio_st_file **out);
-/* Source for mio_st_read_frame: read up to len bytes into buf; return the count
+/** Source for mio_st_read_frame: read up to len bytes into buf; return the count
  * (0 at end of stream) or a negative value on error. user is handed to it
  * untouched and may be NULL. */
 typedef int64_t (*mio_read_fn)(void *user, void *buf, size_t len);
-/* Read exactly one safetensors frame (length, header, exactly the data it
+/** Read exactly one safetensors frame (length, header, exactly the data it
  * describes) from a stream, leaving it positioned just after the frame. */
 MIO_API mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out);
 MIO_API mio_status mio_st_read_frame_fd(int fd, mio_st_file **out);
-MIO_API void mio_st_close(mio_st_file *f);                  /* NULL is a no-op */
+MIO_API void mio_st_close(mio_st_file *f);                  /**< NULL is a no-op */
 
-/* File facts; each returns 0 when f is NULL. */
-MIO_API uint64_t mio_st_header_size(const mio_st_file *f);  /* N, the JSON length (first shard) */
-MIO_API uint64_t mio_st_file_size(const mio_st_file *f);    /* bytes of the (first) file */
-MIO_API uint32_t mio_st_shard_count(const mio_st_file *f);  /* 1 unless opened from an index */
-/* 1 if path names (same device and inode) one of the shard files f was read
+/** File facts; each returns 0 when f is NULL. */
+MIO_API uint64_t mio_st_header_size(const mio_st_file *f);  /**< N, the JSON length (first shard) */
+MIO_API uint64_t mio_st_file_size(const mio_st_file *f);    /**< bytes of the (first) file */
+MIO_API uint32_t mio_st_shard_count(const mio_st_file *f);  /**< 1 unless opened from an index */
+/** 1 if path names (same device and inode) one of the shard files f was read
  * from, so a tool can refuse to write over its own input; 0 otherwise (also for
  * a missing path, a NULL argument or a buffer). The index file itself is not a
  * shard: compare against the path you opened. */
 MIO_API int mio_st_uses_file(const mio_st_file *f, const char *path);
 
 typedef struct mio_st_tensor {
-    mio_str name;            /* JSON escapes decoded */
-    int dtype;               /* mio_st_dtype */
-    int type;                /* library type code (mio_st_dtype_to_type) */
-    uint32_t n_dims;         /* 0 for a scalar */
-    const uint64_t *shape;   /* n_dims entries, outermost first (row-major) */
-    uint64_t data_start;     /* data_offsets, relative to the data buffer */
+    mio_str name;            /**< JSON escapes decoded */
+    int dtype;               /**< mio_st_dtype */
+    int type;                /**< library type code (mio_st_dtype_to_type) */
+    uint32_t n_dims;         /**< 0 for a scalar */
+    const uint64_t *shape;   /**< n_dims entries, outermost first (row-major) */
+    uint64_t data_start;     /**< data_offsets, relative to the data buffer */
     uint64_t data_end;
-    const void *data;        /* view of the tensor bytes */
+    const void *data;        /**< view of the tensor bytes */
     uint64_t nbytes;
-    uint32_t shard;          /* 0 unless opened from an index */
+    uint32_t shard;          /**< 0 unless opened from an index */
 } mio_st_tensor;
 
-MIO_API int64_t mio_st_tensor_count(const mio_st_file *f);   /* -1 if f is NULL */
-/* Tensors are indexed in data order (sorted by data_offsets; by shard first). */
+MIO_API int64_t mio_st_tensor_count(const mio_st_file *f);   /**< -1 if f is NULL */
+/** Tensors are indexed in data order (sorted by data_offsets; by shard first). */
 MIO_API mio_status mio_st_tensor_info(const mio_st_file *f, int64_t i, mio_st_tensor *out);
-/* The same with a sized output (out_size = sizeof *out; as mio_gguf_kv_value_sized). */
+/** The same with a sized output (out_size = sizeof *out; as mio_gguf_kv_value_sized). */
 MIO_API mio_status mio_st_tensor_info_sized(const mio_st_file *f, int64_t i, mio_st_tensor *out, size_t out_size);
-/* Index of the tensor named name (NUL-terminated) or -1 (also when f or name is NULL). */
+/** Index of the tensor named name (NUL-terminated) or -1 (also when f or name is NULL). */
 MIO_API int64_t mio_st_find_tensor(const mio_st_file *f, const char *name);
-/* __metadata__ entries (string to string), sorted by key. */
-MIO_API int64_t mio_st_meta_count(const mio_st_file *f);     /* -1 if f is NULL */
-/* key and value may each be NULL (that output is skipped). */
+/** __metadata__ entries (string to string), sorted by key. */
+MIO_API int64_t mio_st_meta_count(const mio_st_file *f);     /**< -1 if f is NULL */
+/** key and value may each be NULL (that output is skipped). */
 MIO_API mio_status mio_st_meta_at(const mio_st_file *f, int64_t i, mio_str *key, mio_str *value);
-/* MIO_ERR_NOT_FOUND if absent; value may be NULL (an existence check). */
+/** MIO_ERR_NOT_FOUND if absent; value may be NULL (an existence check). */
 MIO_API mio_status mio_st_find_meta(const mio_st_file *f, const char *key, mio_str *value);
 
-/* Copy the row-major sub-block [starts[k], ends[k]) of the leading n_ranges axes
+/** Copy the row-major sub-block [starts[k], ends[k]) of the leading n_ranges axes
  * (trailing axes whole) of tensor i into dst (dst_len bytes at least). Errors:
  * n_ranges > rank, start > end, end > dim, sub-byte dtypes, dst too small.
  * starts/ends may be NULL when n_ranges is 0, dst when the slice is empty;
@@ -673,30 +673,30 @@ MIO_API mio_status mio_st_slice(const mio_st_file *f, int64_t i, uint32_t n_rang
 
 /* --- writing: upstream's canonical form (byte-identical to serialize_to_file) --- */
 typedef struct mio_st_entry {
-    const char *name;        /* NUL-terminated UTF-8, not empty, not "__metadata__" */
-    int dtype;               /* mio_st_dtype */
+    const char *name;        /**< NUL-terminated UTF-8, not empty, not "__metadata__" */
+    int dtype;               /**< mio_st_dtype */
     uint32_t n_dims;
     const uint64_t *shape;
-    const void *data;        /* borrowed for the duration of the call */
-    size_t nbytes;           /* must equal dtype x shape */
+    const void *data;        /**< borrowed for the duration of the call */
+    size_t nbytes;           /**< must equal dtype x shape */
 } mio_st_entry;
 
 typedef struct mio_st_meta {
-    const char *key;         /* NUL-terminated UTF-8 */
+    const char *key;         /**< NUL-terminated UTF-8 */
     const char *value;
 } mio_st_meta;
 
-/* Everything is validated before the first byte is written. The path write is
+/** Everything is validated before the first byte is written. The path write is
  * atomic (preallocated temp file in the same directory, fsync, rename). t may be
  * NULL when n is 0, meta when n_meta is 0. */
 MIO_API mio_status mio_st_save_file(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
                                     size_t n_meta);
-/* *out is malloc()ed; release it with mio_free. */
+/** *out is malloc()ed; release it with mio_free. */
 MIO_API mio_status mio_st_save_buffer(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
                                       void **out, size_t *out_len);
 MIO_API mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
                                   mio_write_fn fn, void *user);
-/* Hugging Face save_pretrained layout in directory dir (created when missing,
+/** Hugging Face save_pretrained layout in directory dir (created when missing,
  * its parent must exist; removed again if the save fails): tensors go, in the given
  * order, into shards of at most max_shard_bytes of tensor data (a larger tensor
  * gets a shard of its own), named model-00001-of-0000N.safetensors, plus
@@ -710,7 +710,7 @@ MIO_API mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_
  * Reentrant: any number of threads may save at once (into different dirs). */
 MIO_API mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
                                        size_t n_meta, uint64_t max_shard_bytes, uint32_t *n_shards);
-/* The four calls above for an entry array whose elements are entry_size bytes
+/** The four calls above for an entry array whose elements are entry_size bytes
  * apart (pass sizeof(mio_st_entry)), so that mio_st_entry can gain fields at
  * its end (docs/ABI.md). entry_size must be at least the 0.1 size of
  * mio_st_entry and at most 65536; the bytes of an entry past the fields this
@@ -728,9 +728,9 @@ MIO_API mio_status mio_st_save_sharded_sized(const char *dir, const mio_st_entry
                                              uint32_t *n_shards);
 
 /* ------------------------------------------------------------------------- */
-/* Quantizing a model (the llama-quantize replacement)                        */
+/** Quantizing a model (the llama-quantize replacement)                        */
 /* ------------------------------------------------------------------------- */
-/* Presets are llama.cpp's llama_ftype values, so a file's general.file_type
+/** Presets are llama.cpp's llama_ftype values, so a file's general.file_type
  * reads back as a preset. MIO_PRESET_NONE: no preset (the --dtype policy). */
 enum {
     MIO_PRESET_NONE = -1,
@@ -744,78 +744,78 @@ enum {
     MIO_PRESET_IQ1_M = 31, MIO_PRESET_BF16 = 32, MIO_PRESET_TQ1_0 = 36, MIO_PRESET_TQ2_0 = 37,
     MIO_PRESET_MXFP4_MOE = 38, MIO_PRESET_Q1_0 = 40, MIO_PRESET_Q2_0 = 41
 };
-/* llama.cpp's general.file_type (llama_ftype) for a file whose weights are all
+/** llama.cpp's general.file_type (llama_ftype) for a file whose weights are all
  * of this ggml type (MIO_TYPE_Q4_K -> 14, Q4_K_S), or -1 when the type is not a
  * weight type (q8_1, q8_K, integer and f64 types). */
 MIO_API int mio_type_file_type(int type);
-/* Preset for a llama-quantize type name, case-insensitive ("Q4_K_M", "q4_k";
+/** Preset for a llama-quantize type name, case-insensitive ("Q4_K_M", "q4_k";
  * Q3_K, Q4_K, Q5_K alone mean their _M), or for a number naming one as
  * llama-quantize reads it ("15" = Q4_K_M; leading blanks, a sign and trailing
  * text after the digits are accepted, as std::stoi does), or MIO_PRESET_NONE
  * (also for NULL and for llama-quantize's "COPY", which is not a preset). */
 MIO_API int mio_preset_from_name(const char *name);
-/* Upper-case llama-quantize name ("Q4_K_M"), or NULL for an unknown value. */
+/** Upper-case llama-quantize name ("Q4_K_M"), or NULL for an unknown value. */
 MIO_API const char *mio_preset_name(int preset);
-/* For a name mio_preset_from_name does not know: the valid name nearest to it
+/** For a name mio_preset_from_name does not know: the valid name nearest to it
  * (case-insensitive edit distance; "q4kmm" -> "Q4_K_M"), or NULL when nothing is
  * within half the name's length (also for NULL). For "did you mean" messages. */
 MIO_API const char *mio_preset_suggest(const char *name);
 
-/* --tensor-type REGEX=TYPE: tensors whose name matches the POSIX extended
+/** --tensor-type REGEX=TYPE: tensors whose name matches the POSIX extended
  * regular expression (searched, not anchored, as std::regex_search) get type. */
 typedef struct mio_tensor_type_override {
     const char *pattern;
     int type;
 } mio_tensor_type_override;
 
-/* --override-kv KEY=TYPE:VALUE: set in the output (after the quantizer's own keys). */
+/** --override-kv KEY=TYPE:VALUE: set in the output (after the quantizer's own keys). */
 typedef struct mio_kv_override {
     const char *key;
-    int type;          /* MIO_GGUF_I64 (int), MIO_GGUF_F64 (float), MIO_GGUF_BOOL, MIO_GGUF_STRING */
+    int type;          /**< MIO_GGUF_I64 (int), MIO_GGUF_F64 (float), MIO_GGUF_BOOL, MIO_GGUF_STRING */
     int64_t i64;
     double f64;
     int b;
     const char *str;
 } mio_kv_override;
 
-/* One tensor's decision, reported to the plan callback (dry run and real run). */
+/** One tensor's decision, reported to the plan callback (dry run and real run). */
 typedef struct mio_quant_decision {
-    int64_t index;         /* position in the output */
+    int64_t index;         /**< position in the output */
     mio_str name;
     uint32_t n_dims;
     int64_t ne[4];
     int in_type, out_type;
     uint64_t in_bytes, out_bytes;
-    const char *why;       /* short reason ("preset", "output tensor", "use_more_bits", "pure", "--tensor-type", ...) */
+    const char *why;       /**< short reason ("preset", "output tensor", "use_more_bits", "pure", "--tensor-type", ...) */
 } mio_quant_decision;
 typedef void (*mio_quant_plan_fn)(void *user, const mio_quant_decision *d);
-/* Progress: tensors done of total, bytes of input consumed of total. Return
+/** Progress: tensors done of total, bytes of input consumed of total. Return
  * non-zero to cancel (the call then fails with MIO_ERR_CANCELLED, nothing written). */
 typedef int (*mio_quant_progress_fn)(void *user, int64_t done, int64_t total, uint64_t bytes_done, uint64_t bytes_total);
 
 typedef struct mio_quantize_params {
-    size_t size;               /* sizeof(mio_quantize_params): set by mio_quantize_default_params */
-    int preset;                /* MIO_PRESET_*; or MIO_PRESET_NONE with dtype set */
-    int dtype;                 /* without a preset: the seed policy of mio-export-gguf --dtype (ggml type, -1 = verbatim) */
-    int n_threads;             /* 0 = one per core (default) */
-    int pure;                  /* every quantizable tensor gets the preset's default type */
-    int leave_output_tensor;   /* output.weight keeps its type */
-    int allow_requantize;      /* quantized inputs may be decoded and re-encoded */
-    int keep_split;            /* a split input gives a split output with the same parts */
-    int dry_run;               /* decide and report, write nothing */
-    int output_tensor_type;    /* -1 = the preset's rule */
-    int token_embedding_type;  /* -1 = the preset's rule */
-    int experts_type;          /* -1 = the preset's rule; else *_exps.weight get this type (requantizing allowed) */
+    size_t size;               /**< sizeof(mio_quantize_params): set by mio_quantize_default_params */
+    int preset;                /**< MIO_PRESET_*; or MIO_PRESET_NONE with dtype set */
+    int dtype;                 /**< without a preset: the seed policy of mio-export-gguf --dtype (ggml type, -1 = verbatim) */
+    int n_threads;             /**< 0 = one per core (default) */
+    int pure;                  /**< every quantizable tensor gets the preset's default type */
+    int leave_output_tensor;   /**< output.weight keeps its type */
+    int allow_requantize;      /**< quantized inputs may be decoded and re-encoded */
+    int keep_split;            /**< a split input gives a split output with the same parts */
+    int dry_run;               /**< decide and report, write nothing */
+    int output_tensor_type;    /**< -1 = the preset's rule */
+    int token_embedding_type;  /**< -1 = the preset's rule */
+    int experts_type;          /**< -1 = the preset's rule; else *_exps.weight get this type (requantizing allowed) */
     const mio_tensor_type_override *tensor_types;
     size_t n_tensor_types;
     const mio_kv_override *kv_overrides;
     size_t n_kv_overrides;
-    const int32_t *prune_layers;   /* block numbers to drop */
+    const int32_t *prune_layers;   /**< block numbers to drop */
     size_t n_prune_layers;
-    const char *imatrix_path;      /* legacy .dat or GGUF imatrix; NULL = none */
-    const char *const *include_weights; /* only these tensors use the imatrix (names) */
+    const char *imatrix_path;      /**< legacy .dat or GGUF imatrix; NULL = none */
+    const char *const *include_weights; /**< only these tensors use the imatrix (names) */
     size_t n_include_weights;
-    const char *const *exclude_weights; /* these tensors do not */
+    const char *const *exclude_weights; /**< these tensors do not */
     size_t n_exclude_weights;
     mio_quant_plan_fn plan;
     void *plan_user;
@@ -823,53 +823,53 @@ typedef struct mio_quantize_params {
     void *progress_user;
 } mio_quantize_params;
 
-/* Defaults: no preset, verbatim, all cores, every override off. */
+/** Defaults: no preset, verbatim, all cores, every override off. */
 MIO_API void mio_quantize_default_params(mio_quantize_params *p);
-/* The defaults for a caller whose struct is size bytes (pass sizeof *p): the
+/** The defaults for a caller whose struct is size bytes (pass sizeof *p): the
  * fields this library knows get their defaults, any bytes past them (fields of
  * a newer header) are zeroed, and p->size = size; size must be at least the
  * 0.1 size and at most 65536. When the struct grows, the unsized call keeps
  * writing the 0.1 bytes and only this one covers the new fields (docs/ABI.md). */
 MIO_API mio_status mio_quantize_default_params_sized(mio_quantize_params *p, size_t size);
-/* Quantize the GGUF model in_path (the first part of a split is followed across
+/** Quantize the GGUF model in_path (the first part of a split is followed across
  * its parts) into out_path as llama.cpp's llama_model_quantize does: same
  * tensor types, order, metadata and bytes. out_path is written atomically
  * (ignored for a dry run). */
 MIO_API mio_status mio_quantize(const char *in_path, const char *out_path, const mio_quantize_params *p);
-/* The same, streamed to the open descriptor fd (a pipe, a socket, stdout):
+/** The same, streamed to the open descriptor fd (a pipe, a socket, stdout):
  * no temp file and no rename; on failure what was written stays written. */
 MIO_API mio_status mio_quantize_fd(const char *in_path, int fd, const mio_quantize_params *p);
 
 /* ------------------------------------------------------------------------- */
-/* Splitting a model (llama.cpp's gguf-split --split)                          */
+/** Splitting a model (llama.cpp's gguf-split --split)                          */
 /* ------------------------------------------------------------------------- */
-/* One output part, as planned (reported before anything is written). */
+/** One output part, as planned (reported before anything is written). */
 typedef struct mio_split_part {
-    uint32_t index;          /* 0-based (split.no) */
-    uint32_t count;          /* number of parts (split.count) */
-    const char *path;        /* PREFIX-%05u-of-%05u.gguf */
-    int64_t first_tensor;    /* index in the input of its first tensor */
+    uint32_t index;          /**< 0-based (split.no) */
+    uint32_t count;          /**< number of parts (split.count) */
+    const char *path;        /**< PREFIX-%05u-of-%05u.gguf */
+    int64_t first_tensor;    /**< index in the input of its first tensor */
     int64_t n_tensors;
-    uint64_t tensor_bytes;   /* its tensors' sizes, each padded to 32 (what --split-max-size counts) */
-    uint64_t file_bytes;     /* size of the part file as written */
+    uint64_t tensor_bytes;   /**< its tensors' sizes, each padded to 32 (what --split-max-size counts) */
+    uint64_t file_bytes;     /**< size of the part file as written */
 } mio_split_part;
 typedef void (*mio_split_plan_fn)(void *user, const mio_split_part *part);
 
 typedef struct mio_split_params {
-    size_t size;                /* sizeof(mio_split_params): set by mio_split_default_params */
-    int64_t max_tensors;        /* --split-max-tensors: at most this many tensors a part (0 = unused) */
-    uint64_t max_bytes;         /* --split-max-size: at most this many tensor bytes a part (0 = unused) */
-    int no_tensor_first_split;  /* part 1 holds the metadata only */
-    int dry_run;                /* plan and report, write nothing */
-    mio_split_plan_fn plan;     /* optional: called once per part, in order */
+    size_t size;                /**< sizeof(mio_split_params): set by mio_split_default_params */
+    int64_t max_tensors;        /**< --split-max-tensors: at most this many tensors a part (0 = unused) */
+    uint64_t max_bytes;         /**< --split-max-size: at most this many tensor bytes a part (0 = unused) */
+    int no_tensor_first_split;  /**< part 1 holds the metadata only */
+    int dry_run;                /**< plan and report, write nothing */
+    mio_split_plan_fn plan;     /**< optional: called once per part, in order */
     void *plan_user;
 } mio_split_params;
 
-/* Defaults: max_tensors 128 (gguf-split's default), max_bytes 0, everything off. */
+/** Defaults: max_tensors 128 (gguf-split's default), max_bytes 0, everything off. */
 MIO_API void mio_split_default_params(mio_split_params *p);
-/* As mio_quantize_default_params_sized. */
+/** As mio_quantize_default_params_sized. */
 MIO_API mio_status mio_split_default_params_sized(mio_split_params *p, size_t size);
-/* Split the GGUF model in_path (the first part of a split input is followed
+/** Split the GGUF model in_path (the first part of a split input is followed
  * across its parts) into PREFIX-00001-of-0000N.gguf .. as gguf-split --split
  * does: exactly one of max_tensors / max_bytes must be set; part 1 carries
  * every key of the input (its split.* keys dropped) and each part ends with
@@ -884,32 +884,32 @@ MIO_API mio_status mio_gguf_split(const char *in_path, const char *prefix, const
                                   uint32_t *n_parts);
 
 /* ------------------------------------------------------------------------- */
-/* Converting between GGUF and safetensors (docs/CONVERT.md)                  */
+/** Converting between GGUF and safetensors (docs/CONVERT.md)                  */
 /* ------------------------------------------------------------------------- */
 typedef struct mio_convert_params {
-    size_t size;               /* sizeof(mio_convert_params): set by mio_convert_default_params */
-    int dtype;                 /* -1: float tensors keep their type; MIO_TYPE_F32/F16/BF16: every float
+    size_t size;               /**< sizeof(mio_convert_params): set by mio_convert_default_params */
+    int dtype;                 /**< -1: float tensors keep their type; MIO_TYPE_F32/F16/BF16: every float
                                   tensor (F32 F16 BF16 F64) is cast to it, and decoded tensors get it */
-    int dequantize;            /* GGUF -> safetensors: decode block-quantized tensors (to dtype, F32
+    int dequantize;            /**< GGUF -> safetensors: decode block-quantized tensors (to dtype, F32
                                   when dtype is -1); without it they are refused */
-    int n_threads;             /* decoding threads, 0 = one per core */
-    uint64_t max_shard_bytes;  /* sharded safetensors output: at most this many tensor bytes a shard
+    int n_threads;             /**< decoding threads, 0 = one per core */
+    uint64_t max_shard_bytes;  /**< sharded safetensors output: at most this many tensor bytes a shard
                                   (0 = 5,000,000,000, save_pretrained's "5GB") */
-    const char *const *rename_from; /* tensor renames: rename_from[k] becomes rename_to[k]; */
-    const char *const *rename_to;   /* every from must name a tensor, no name twice on either side */
+    const char *const *rename_from; /**< tensor renames: rename_from[k] becomes rename_to[k]; */
+    const char *const *rename_to;   /**< every from must name a tensor, no name twice on either side */
     size_t n_rename;
-    mio_quant_progress_fn progress; /* optional: tensors/bytes written; non-zero cancels */
+    mio_quant_progress_fn progress; /**< optional: tensors/bytes written; non-zero cancels */
     void *progress_user;
-    const mio_kv_edit *edits;  /* metadata edits (mio_writer_apply_edits' rules), applied to the GGUF
+    const mio_kv_edit *edits;  /**< metadata edits (mio_writer_apply_edits' rules), applied to the GGUF
                                   key-values before they are encoded / after they are restored */
     size_t n_edits;
 } mio_convert_params;
 
-/* Defaults: types kept, no decoding, all cores, no renames. */
+/** Defaults: types kept, no decoding, all cores, no renames. */
 MIO_API void mio_convert_default_params(mio_convert_params *p);
-/* As mio_quantize_default_params_sized. */
+/** As mio_quantize_default_params_sized. */
 MIO_API mio_status mio_convert_default_params_sized(mio_convert_params *p, size_t size);
-/* GGUF (the first part of a split is followed across its parts; split.* keys
+/** GGUF (the first part of a split is followed across its parts; split.* keys
  * are dropped) to safetensors in upstream's canonical form. GGUF metadata goes
  * into __metadata__ under the encoding of docs/CONVERT.md, which
  * mio_safetensors_to_gguf reads back into the identical GGUF file. GGUF dims
@@ -918,9 +918,9 @@ MIO_API mio_status mio_convert_default_params_sized(mio_convert_params *p, size_
  * DIR/model.safetensors.index.json) for a sharded checkpoint in
  * save_pretrained's layout. Nothing is written when a tensor cannot convert. */
 MIO_API mio_status mio_gguf_to_safetensors(const char *in_path, const char *out, const mio_convert_params *p);
-/* The same streamed to an open descriptor (single file): no temp file. */
+/** The same streamed to an open descriptor (single file): no temp file. */
 MIO_API mio_status mio_gguf_to_safetensors_fd(const char *in_path, int fd, const mio_convert_params *p);
-/* safetensors (a file, or a sharded checkpoint's .index.json) to GGUF. With a
+/** safetensors (a file, or a sharded checkpoint's .index.json) to GGUF. With a
  * __gguf__ layout (a file mio_gguf_to_safetensors wrote) the GGUF is restored
  * exactly: keys in order with their wire types, tensor order, version, padding;
  * other __metadata__ keys become strings "safetensors.metadata.KEY". Names are
@@ -931,46 +931,46 @@ MIO_API mio_status mio_safetensors_to_gguf(const char *in_path, const char *out_
 MIO_API mio_status mio_safetensors_to_gguf_fd(const char *in_path, int fd, const mio_convert_params *p);
 
 /* ------------------------------------------------------------------------- */
-/* LoRA adapters (docs/LORA.md)                                              */
+/** LoRA adapters (docs/LORA.md)                                              */
 /* ------------------------------------------------------------------------- */
-/* Two adapter formats are read: Hugging Face PEFT (a directory holding
+/** Two adapter formats are read: Hugging Face PEFT (a directory holding
  * adapter_config.json and adapter_model.safetensors, or that safetensors file
  * with adapter_config.json beside it) and Fucina's (a safetensors file with
- * layers.<i>.<q|k|v|o|gate|up|down>.lora_a / .lora_b, or a directory holding
+ * layers.I.{q,k,v,o,gate,up,down}.lora_a / .lora_b, or a directory holding
  * adapters.safetensors). The whole adapter set is validated against the base
  * (pairs, ranks, names, shapes, types) before anything is written. */
 
-/* One adapter module as applied, reported to mio_lora_params.plan in base
+/** One adapter module as applied, reported to mio_lora_params.plan in base
  * tensor order before anything is written. */
 typedef struct mio_lora_module {
-    const char *adapter_name;  /* "model.layers.0.self_attn.q_proj" (PEFT, without "base_model.model.") or "layers.0.q" */
-    const char *tensor;        /* the base tensor: "blk.0.attn_q.weight" */
+    const char *adapter_name;  /**< "model.layers.0.self_attn.q_proj" (PEFT, without "base_model.model.") or "layers.0.q" */
+    const char *tensor;        /**< the base tensor: "blk.0.attn_q.weight" */
     int64_t rank;
-    int64_t rows, cols;        /* the base tensor as a matrix: rows = ne[1], cols = ne[0] */
-    double alpha;              /* alpha used for this module (PEFT config, alpha_pattern, or params alpha) */
-    double scale;              /* the factor of B*A: alpha/rank, or alpha/sqrt(rank) with use_rslora */
-    int permuted;              /* B's rows got the q/k row permutation of the HF -> GGUF conversion */
-    int embedding;             /* token embeddings (PEFT lora_embedding_A/B) */
-    double b_factor;           /* mio_lora_to_gguf: factor folded into lora_b (1 when none) */
-    float gguf_alpha;          /* mio_lora_to_gguf: adapter.lora.alpha as written (0 for a merge) */
+    int64_t rows, cols;        /**< the base tensor as a matrix: rows = ne[1], cols = ne[0] */
+    double alpha;              /**< alpha used for this module (PEFT config, alpha_pattern, or params alpha) */
+    double scale;              /**< the factor of B*A: alpha/rank, or alpha/sqrt(rank) with use_rslora */
+    int permuted;              /**< B's rows got the q/k row permutation of the HF -> GGUF conversion */
+    int embedding;             /**< token embeddings (PEFT lora_embedding_A/B) */
+    double b_factor;           /**< mio_lora_to_gguf: factor folded into lora_b (1 when none) */
+    float gguf_alpha;          /**< mio_lora_to_gguf: adapter.lora.alpha as written (0 for a merge) */
 } mio_lora_module;
 typedef void (*mio_lora_plan_fn)(void *user, const mio_lora_module *m);
 
 typedef struct mio_lora_params {
-    size_t size;               /* sizeof(mio_lora_params): set by mio_lora_default_params */
-    const char *adapters;      /* the adapter: a PEFT or Fucina directory or safetensors file (required) */
-    int alpha_set;             /* alpha below replaces every alpha of the adapter (PEFT lora_alpha and
+    size_t size;               /**< sizeof(mio_lora_params): set by mio_lora_default_params */
+    const char *adapters;      /**< the adapter: a PEFT or Fucina directory or safetensors file (required) */
+    int alpha_set;             /**< alpha below replaces every alpha of the adapter (PEFT lora_alpha and
                                   alpha_pattern); required for Fucina adapters, which store none */
     double alpha;
-    int permute_qk;            /* -1 (default): by the base's general.architecture (docs/LORA.md);
+    int permute_qk;            /**< -1 (default): by the base's general.architecture (docs/LORA.md);
                                   0: never; 1: always permute B's rows for PEFT q_proj/k_proj */
-    mio_lora_plan_fn plan;     /* optional: one call per module, before writing */
+    mio_lora_plan_fn plan;     /**< optional: one call per module, before writing */
     void *plan_user;
 } mio_lora_params;
 
-/* Defaults: no adapters, alpha not set, permute_qk -1, no plan callback. */
+/** Defaults: no adapters, alpha not set, permute_qk -1, no plan callback. */
 MIO_API void mio_lora_default_params(mio_lora_params *p);
-/* Merge the adapter p->adapters into the GGUF model base_path (the first part
+/** Merge the adapter p->adapters into the GGUF model base_path (the first part
  * of a split is followed; split.* keys are dropped) and write out_path
  * (atomically): every targeted weight W (f32, f16 or bf16; a quantized one is
  * refused with MIO_ERR_UNSUPPORTED_TYPE) becomes W + scale * B * A, computed in
@@ -979,12 +979,12 @@ MIO_API void mio_lora_default_params(mio_lora_params *p);
  * (a chunk of rows of it), plus the adapter in f32. Nothing is written on any
  * error. */
 MIO_API mio_status mio_lora_merge(const char *base_path, const char *out_path, const mio_lora_params *p);
-/* The same streamed to an open descriptor: no temp file, no rename. */
+/** The same streamed to an open descriptor: no temp file, no rename. */
 MIO_API mio_status mio_lora_merge_fd(const char *base_path, int fd, const mio_lora_params *p);
-/* Write the adapter as a llama.cpp LoRA adapter GGUF for the base base_path
+/** Write the adapter as a llama.cpp LoRA adapter GGUF for the base base_path
  * (only its metadata and tensor shapes are read; any tensor types): the
  * base's general.architecture, general.type "adapter", adapter.type "lora",
- * adapter.lora.alpha (f32), and f32 tensors <base tensor>.lora_a (ne [in, r];
+ * adapter.lora.alpha (f32), and f32 tensors BASE_TENSOR.lora_a (ne [in, r];
  * token_embd: [r, n_vocab]) and .lora_b (ne [r, out]; token_embd: [r, n_embd]),
  * as llama_adapter_lora_init expects. Scales llama.cpp cannot express as
  * adapter.lora.alpha / r are folded into lora_b (mio_lora_module.b_factor).
@@ -992,7 +992,7 @@ MIO_API mio_status mio_lora_merge_fd(const char *base_path, int fd, const mio_lo
 MIO_API mio_status mio_lora_to_gguf(const char *base_path, const char *out_path, const mio_lora_params *p);
 MIO_API mio_status mio_lora_to_gguf_fd(const char *base_path, int fd, const mio_lora_params *p);
 
-/* Free memory the library allocated for the caller. NULL is a no-op. */
+/** Free memory the library allocated for the caller. NULL is a no-op. */
 MIO_API void mio_free(void *p);
 
 #ifdef __cplusplus

@@ -11,6 +11,7 @@ mio_install_deps() {
   command -v g++ >/dev/null || need+=(g++)           # interop_imatrix calls the peer's C++ entry point
   python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)  # the PyPI peers' venv
   command -v abidiff >/dev/null || need+=(abigail-tools)   # the ABI check against docs/abi/
+  command -v doxygen >/dev/null || need+=(doxygen)          # the API reference (api_docs test)
   [ -f /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
   [ -f /usr/include/xxhash.h ] || need+=(libxxhash-dev)
   if [ "${1:-}" = "--with-npm" ] || [ -z "${MIO_NO_PEER:-}" ]; then
