@@ -571,6 +571,15 @@ MIO_API mio_status mio_decode_f32_mt(int type, const void *src, size_t src_len, 
 MIO_API int mio_type_can_encode(int type);
 MIO_API int mio_type_can_encode_imatrix(int type);
 MIO_API int mio_type_can_decode(int type);
+/** Instruction set the codec kernels run with: "avx512", "avx2", "neon" or
+ * "scalar" (portable C) — the best this CPU and build support, chosen once per
+ * process. The environment variable MIO_ISA (scalar, avx2, avx512 on x86-64;
+ * scalar, neon on aarch64) overrides the choice, for testing. An MIO_ISA this
+ * CPU cannot run (or not one of those names) is refused, never run: this call
+ * returns NULL and every codec call (mio_encode_f32*, mio_decode_f32*, and the
+ * calls built on them) fails with MIO_ERR_INVALID_ARG, mio_last_error() naming
+ * MIO_ISA, the missing CPU features or the accepted values. */
+MIO_API const char *mio_cpu_isa(void);
 
 /* ------------------------------------------------------------------------- */
 /** safetensors                                                               */

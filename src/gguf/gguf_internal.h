@@ -6,6 +6,7 @@
 #define MIO_GGUF_INTERNAL_H
 
 #include "core/core.h"
+#include "core/unaligned.h"
 
 
 #define GGUF_DEFAULT_ALIGNMENT 32u
@@ -84,8 +85,5 @@ mio_str gguf_kv_key_at(const void *f, uint64_t i);
 mio_str gguf_tensor_name_at(const void *f, uint64_t i);
 
 /* Little-endian loads from unaligned bytes. */
-static inline uint16_t ld16(const uint8_t *p) { uint16_t v; __builtin_memcpy(&v, p, 2); return v; }
-static inline uint32_t ld32(const uint8_t *p) { uint32_t v; __builtin_memcpy(&v, p, 4); return v; }
-static inline uint64_t ld64(const uint8_t *p) { uint64_t v; __builtin_memcpy(&v, p, 8); return v; }
 
 #endif

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* iq_kernels.h — shared pieces of the iq encoders (quant/iq.c) and their AVX2
- * kernels (kernels/avx2/iq_avx2.c): the lattice search structure, iq1_m's split
- * scan state, and the kernel entry points. Each kernel performs, per lane, the
- * scalar code's exact IEEE operation sequence, so results are bit-identical. */
+/* iq_kernels.h — shared pieces of the iq encoders (quant/iq.c) and their
+ * kernels (kernels.h): the lattice search structure and iq1_m's split scan
+ * state. Each kernel performs, per lane, the scalar code's exact IEEE operation
+ * sequence, so results are bit-identical. */
 #ifndef MIO_IQ_KERNELS_H
 #define MIO_IQ_KERNELS_H
 
@@ -44,20 +44,5 @@ static inline void iq1m_test(iq1m_pick *pk, const float *sqx, const float *sq2, 
             pk->i1 = i1; pk->i2 = i2; pk->k = k;
         }
 }
-
-/* 1 if the CPU runs the AVX2 kernels (and they were built). */
-int iq_avx2_available(void);
-/* iq.c's nearest-entry search over a list of n entries (codes: w rows of
- * pad8(n) codes; lev: 8 levels, nlev used): index of the first entry of
- * smallest weighted distance below FLT_MAX, or -1. */
-int iq_avx2_list_best(const uint8_t *codes, int n, int w, const float *lev, int nlev, const float *xv, const float *wt,
-                      float scale);
-/* One trial scale of the iq3 search on a 4-wide lattice: the 8 groups of 4
- * codes of a sub-block at inverse scale id into Laux (off-grid groups snapped
- * to their nearest listed entry at this_scale); on_aux[k]: group k on the grid. */
-void iq_avx2_iq3_step(const lattice *g, const float *xval, const float *waux, float id, float this_scale, int8_t *Laux,
-                      bool *on_aux);
-/* iq1_m's split scan (see iq1m_test), updating *pk exactly as the scalar scan. */
-void iq_avx2_iq1m_scan(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk);
 
 #endif

@@ -4,6 +4,7 @@
  * splitting (by whole blocks or rows, so results equal the single-threaded
  * call), and dispatch to the family tables registered once at first use. */
 #include "codec.h"
+#include "kernels/kernels.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -14,10 +15,14 @@ static mio_codec g_tab[MIO_TYPE_GGML_COUNT];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void init_table(void) {
-    codec_register_scalar(g_tab);
-    codec_register_legacy(g_tab);
-    codec_register_kquants(g_tab);
-    codec_register_iq(g_tab);
+    /* The kernels of the level core/cpu.c chose; a refused MIO_ISA gives the
+     * portable table here, and every call below fails on kernels_ok() first. */
+    const mio_kernels *k;
+    (void)kernels_get(&k);
+    codec_register_scalar(g_tab, k);
+    codec_register_legacy(g_tab, k);
+    codec_register_kquants(g_tab, k);
+    codec_register_iq(g_tab, k);
     codec_register_ternary(g_tab);
     codec_register_fp4(g_tab);
 }
@@ -61,6 +66,12 @@ static int64_t first_non_finite(const float *x, size_t n) {
     return -1;
 }
 
+/* MIO_OK, or the refusal of MIO_ISA (core/cpu.h) for every call that runs a kernel. */
+static mio_status kernels_ok(void) {
+    const mio_kernels *k;
+    return kernels_get(&k);
+}
+
 /* Common checks; on success *c is the codec, *nb the block count. Both outputs
  * are written on every path: the failures return err_set()'s status, which the
  * compiler cannot see is non-zero, so at -O3 it would otherwise warn that the
@@ -73,6 +84,8 @@ static mio_status check(int type, size_t n, size_t bytes, const void *a, const v
     bool enc = need != NEED_DEC;
     *nb = 0;
     *c = codec_get(type);
+    mio_status st = kernels_ok();
+    if (st) return st;
     if (!*c) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown ggml type code %d", type);
     if (need == NEED_ENC_W && !(*c)->enc_w)
         return err_set(MIO_ERR_ENCODER_UNAVAILABLE, "no importance-weighted encoder for %s", name);
@@ -128,6 +141,8 @@ mio_status mio_decode_f32(int type, const void *src, size_t src_len, float *dst,
 mio_status mio_encode_f32_imatrix(int type, const float *src, size_t n, int64_t n_per_row, const float *imatrix,
                                   void *dst, size_t dst_len) {
     if (!imatrix) return mio_encode_f32(type, src, n, dst, dst_len);
+    mio_status st = kernels_ok();
+    if (st) return st;
     const mio_codec *c = codec_get(type);
     if (!c) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown ggml type code %d", type);
     /* ggml ignores the importance matrix for the plain casts (f32/f16/bf16). */
@@ -137,7 +152,7 @@ mio_status mio_encode_f32_imatrix(int type, const float *src, size_t n, int64_t 
         return err_set(MIO_ERR_SIZE_MISMATCH, "n_per_row %lld must be a positive multiple of the %s block size %lld dividing n = %zu",
                        (long long)n_per_row, mio_type_name(type), (long long)bs, n);
     int64_t nb;
-    mio_status st = check(type, n, dst_len, src, dst, NEED_ENC_W, &c, &nb);
+    st = check(type, n, dst_len, src, dst, NEED_ENC_W, &c, &nb);
     if (!st) st = finite(c, type, src, n);
     if (!st && (st = finite(c, type, imatrix, (size_t)n_per_row)) != MIO_OK) err_prefix(st, "imatrix: ");
     if (st) return st;

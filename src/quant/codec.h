@@ -12,6 +12,7 @@
 #define MIO_QUANT_CODEC_H
 
 #include "core/core.h"
+#include "core/unaligned.h" /* ld16/ld32/ldf32/st16/st32/stf32 for family code */
 
 typedef struct mio_codec {
     /* nb whole blocks: x holds nb * block_size floats, y nb * block_bytes bytes. */
@@ -29,18 +30,15 @@ typedef struct mio_codec {
 /* Row for a type code, or NULL. */
 const mio_codec *codec_get(int type);
 
-void codec_register_scalar(mio_codec *tab);
-void codec_register_legacy(mio_codec *tab);
-void codec_register_kquants(mio_codec *tab);
-void codec_register_iq(mio_codec *tab);
+/* Families fill their rows; those with SIMD kernels keep k (the dispatch's
+ * table, kernels/kernels.h, built once) and test its entries for NULL. */
+struct mio_kernels;
+void codec_register_scalar(mio_codec *tab, const struct mio_kernels *k);
+void codec_register_legacy(mio_codec *tab, const struct mio_kernels *k);
+void codec_register_kquants(mio_codec *tab, const struct mio_kernels *k);
+void codec_register_iq(mio_codec *tab, const struct mio_kernels *k);
 void codec_register_ternary(mio_codec *tab);
 void codec_register_fp4(mio_codec *tab);
 
-/* Shared scalar helpers for family code. */
-static inline uint16_t codec_ld16(const void *p) { uint16_t v; __builtin_memcpy(&v, p, 2); return v; }
-static inline void codec_st16(void *p, uint16_t v) { __builtin_memcpy(p, &v, 2); }
-static inline uint32_t codec_ld32(const void *p) { uint32_t v; __builtin_memcpy(&v, p, 4); return v; }
-static inline void codec_st32(void *p, uint32_t v) { __builtin_memcpy(p, &v, 4); }
-static inline float codec_ldf(const void *p) { float v; __builtin_memcpy(&v, p, 4); return v; }
 
 #endif

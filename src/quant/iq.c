@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* iq.c — codecs for the importance-quant family: iq2_xxs iq2_xs iq2_s iq3_xxs
- * iq3_s iq1_s iq1_m iq4_nl iq4_xs. Decoders for all (bit-exact with ggml; AVX2
- * versions in kernels/avx2/dec_avx2.c); encoders byte-exact with ggml's
+ * iq3_s iq1_s iq1_m iq4_nl iq4_xs. Decoders for all (bit-exact with ggml; SIMD
+ * versions from the kernel table, kernels/kernels.h); encoders byte-exact with ggml's
  * reference quantizers, using lattice search structures (grid, code->entry map,
  * neighbour lists) built once per grid. The hot searches (neighbour distances,
- * the iq3 trial-scale step, iq1_m's split scan) have AVX2 versions in
- * kernels/avx2/iq_avx2.c, picked at run time (MIO_ISA=scalar forces the scalar
- * code). */
+ * the iq3 trial-scale step, iq1_m's split scan) have SIMD versions in the
+ * kernel table (kernels/kernels.h: a NULL entry runs the scalar code here). */
 #include "codec.h"
 #include "core/half.h"
-#include "kernels/avx2/dec_avx2.h"
-#include "kernels/iq_kernels.h"
+#include "kernels/kernels.h"
 #include "iq_tables.h"
 
 #include <float.h>
@@ -28,7 +26,7 @@ static uint8_t dg2xxs[256][8], dg2xs[512][8], dg2s[1024][8];
 static uint8_t dg3xxs[256][4], dg3s[512][4];
 static int8_t dg1[2048][8];
 static float delta1;
-static int g_dec_avx2; /* AVX2 decoders (kernels/avx2/dec_avx2.c) */
+static const mio_kernels *K; /* the dispatch's kernels (kernels/kernels.h) */
 
 static void expand_tables(void) {
     for (int e = 0; e < 256; e++)
@@ -46,8 +44,7 @@ static void expand_tables(void) {
     memcpy(&delta1, &iq_delta1_bits, 4);
 }
 
-static inline void stf(float *y, float v) { memcpy(y, &v, 4); }
-static inline float half(const uint8_t *p) { return half_to_f32(codec_ld16(p)); }
+static inline float half(const uint8_t *p) { return half_to_f32(ld16(p)); }
 /* Apply a sign bit. ggml writes x * (bit ? -1.f : 1.f), which its optimizing
  * compiler turns into a sign flip; flipping explicitly gives those exact bits
  * (NaN payload signs included) at every optimization level of our build. */
@@ -57,18 +54,18 @@ static inline float neg_if(float v, unsigned bits, int j) { return (bits >> j) &
 /* Decoders                                                                   */
 /* ------------------------------------------------------------------------- */
 static void dec_iq2_xxs(const void *vx, float *y, int64_t nb) {
-    if (g_dec_avx2) { dq_avx2_iq2_xxs(vx, y, nb, (const uint8_t(*)[8])dg2xxs, iq_sign8); return; }
+    if (K->dec_iq2_xxs) { K->dec_iq2_xxs(vx, y, nb, (const uint8_t(*)[8])dg2xxs, iq_sign8); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 66) {
         const float d = half(b);
         for (int ib = 0; ib < 8; ib++) {
             const uint8_t *q = b + 2 + 8 * ib;
-            uint32_t hi = codec_ld32(q + 4);
+            uint32_t hi = ld32(q + 4);
             const float db = d * (0.5f + (float)(hi >> 28)) * 0.25f;
             for (int l = 0; l < 4; l++) {
                 const uint8_t *g = dg2xxs[q[l]];
                 unsigned s = iq_sign8[(hi >> (7 * l)) & 127];
-                for (int j = 0; j < 8; j++) stf(y + j, neg_if(db * (float)g[j], s, j));
+                for (int j = 0; j < 8; j++) stf32(y + j, neg_if(db * (float)g[j], s, j));
                 y += 8;
             }
         }
@@ -76,7 +73,7 @@ static void dec_iq2_xxs(const void *vx, float *y, int64_t nb) {
 }
 
 static void dec_iq2_xs(const void *vx, float *y, int64_t nb) {
-    if (g_dec_avx2) { dq_avx2_iq2_xs(vx, y, nb, (const uint8_t(*)[8])dg2xs, iq_sign8); return; }
+    if (K->dec_iq2_xs) { K->dec_iq2_xs(vx, y, nb, (const uint8_t(*)[8])dg2xs, iq_sign8); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 74) {
         const float d = half(b);
@@ -84,10 +81,10 @@ static void dec_iq2_xs(const void *vx, float *y, int64_t nb) {
             uint8_t sc = b[66 + ib];
             float db[2] = {d * (0.5f + (float)(sc & 15)) * 0.25f, d * (0.5f + (float)(sc >> 4)) * 0.25f};
             for (int l = 0; l < 4; l++) {
-                uint16_t v = codec_ld16(b + 2 + 2 * (4 * ib + l));
+                uint16_t v = ld16(b + 2 + 2 * (4 * ib + l));
                 const uint8_t *g = dg2xs[v & 511];
                 unsigned s = iq_sign8[v >> 9];
-                for (int j = 0; j < 8; j++) stf(y + j, neg_if(db[l / 2] * (float)g[j], s, j));
+                for (int j = 0; j < 8; j++) stf32(y + j, neg_if(db[l / 2] * (float)g[j], s, j));
                 y += 8;
             }
         }
@@ -95,7 +92,7 @@ static void dec_iq2_xs(const void *vx, float *y, int64_t nb) {
 }
 
 static void dec_iq2_s(const void *vx, float *y, int64_t nb) {
-    if (g_dec_avx2) { dq_avx2_iq2_s(vx, y, nb, (const uint8_t(*)[8])dg2s); return; }
+    if (K->dec_iq2_s) { K->dec_iq2_s(vx, y, nb, (const uint8_t(*)[8])dg2s); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 82) {
         const float d = half(b);
@@ -105,7 +102,7 @@ static void dec_iq2_s(const void *vx, float *y, int64_t nb) {
             for (int l = 0; l < 4; l++) {
                 const uint8_t *g = dg2s[qs[4 * ib + l] | (((unsigned)qh[ib] << (8 - 2 * l)) & 0x300)];
                 unsigned s = signs[4 * ib + l];
-                for (int j = 0; j < 8; j++) stf(y + j, neg_if(db[l / 2] * (float)g[j], s, j));
+                for (int j = 0; j < 8; j++) stf32(y + j, neg_if(db[l / 2] * (float)g[j], s, j));
                 y += 8;
             }
         }
@@ -113,20 +110,20 @@ static void dec_iq2_s(const void *vx, float *y, int64_t nb) {
 }
 
 static void dec_iq3_xxs(const void *vx, float *y, int64_t nb) {
-    if (g_dec_avx2) { dq_avx2_iq3_xxs(vx, y, nb, (const uint8_t(*)[4])dg3xxs, iq_sign8); return; }
+    if (K->dec_iq3_xxs) { K->dec_iq3_xxs(vx, y, nb, (const uint8_t(*)[4])dg3xxs, iq_sign8); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 98) {
         const float d = half(b);
         const uint8_t *qs = b + 2;
         for (int ib = 0; ib < 8; ib++) {
-            uint32_t aux = codec_ld32(b + 66 + 4 * ib);
+            uint32_t aux = ld32(b + 66 + 4 * ib);
             const float db = d * (0.5f + (float)(aux >> 28)) * 0.5f;
             for (int l = 0; l < 4; l++) {
                 unsigned s = iq_sign8[(aux >> (7 * l)) & 127];
                 const uint8_t *g1 = dg3xxs[qs[2 * l]], *g2 = dg3xxs[qs[2 * l + 1]];
                 for (int j = 0; j < 4; j++) {
-                    stf(y + j, neg_if(db * (float)g1[j], s, j));
-                    stf(y + j + 4, neg_if(db * (float)g2[j], s, j + 4));
+                    stf32(y + j, neg_if(db * (float)g1[j], s, j));
+                    stf32(y + j + 4, neg_if(db * (float)g2[j], s, j + 4));
                 }
                 y += 8;
             }
@@ -136,7 +133,7 @@ static void dec_iq3_xxs(const void *vx, float *y, int64_t nb) {
 }
 
 static void dec_iq3_s(const void *vx, float *y, int64_t nb) {
-    if (g_dec_avx2) { dq_avx2_iq3_s(vx, y, nb, (const uint8_t(*)[4])dg3s); return; }
+    if (K->dec_iq3_s) { K->dec_iq3_s(vx, y, nb, (const uint8_t(*)[4])dg3s); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 110) {
         const float d = half(b);
@@ -147,8 +144,8 @@ static void dec_iq3_s(const void *vx, float *y, int64_t nb) {
                 const uint8_t *g1 = dg3s[qs[2 * l] | (((unsigned)qh[ib] << (8 - 2 * l)) & 256)];
                 const uint8_t *g2 = dg3s[qs[2 * l + 1] | (((unsigned)qh[ib] << (7 - 2 * l)) & 256)];
                 for (int j = 0; j < 4; j++) {
-                    stf(y + j, neg_if(db * (float)g1[j], signs[l], j));
-                    stf(y + j + 4, neg_if(db * (float)g2[j], signs[l], j + 4));
+                    stf32(y + j, neg_if(db * (float)g1[j], signs[l], j));
+                    stf32(y + j + 4, neg_if(db * (float)g2[j], signs[l], j + 4));
                 }
                 y += 8;
             }
@@ -159,18 +156,18 @@ static void dec_iq3_s(const void *vx, float *y, int64_t nb) {
 }
 
 static void dec_iq1_s(const void *vx, float *y, int64_t nb) {
-    if (g_dec_avx2) { dq_avx2_iq1_s(vx, y, nb, (const int8_t(*)[8])dg1, delta1); return; }
+    if (K->dec_iq1_s) { K->dec_iq1_s(vx, y, nb, (const int8_t(*)[8])dg1, delta1); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 50) {
         const float d = half(b);
         const uint8_t *qs = b + 2;
         for (int ib = 0; ib < 8; ib++) {
-            uint16_t h = codec_ld16(b + 34 + 2 * ib);
+            uint16_t h = ld16(b + 34 + 2 * ib);
             const float dl = d * (float)(2 * ((h >> 12) & 7) + 1);
             const float delta = h & 0x8000 ? -delta1 : delta1;
             for (int l = 0; l < 4; l++) {
                 const int8_t *g = dg1[qs[l] | (((h >> (3 * l)) & 7) << 8)];
-                for (int j = 0; j < 8; j++) stf(y + j, dl * ((float)g[j] + delta));
+                for (int j = 0; j < 8; j++) stf32(y + j, dl * ((float)g[j] + delta));
                 y += 8;
             }
             qs += 4;
@@ -179,12 +176,12 @@ static void dec_iq1_s(const void *vx, float *y, int64_t nb) {
 }
 
 static void dec_iq1_m(const void *vx, float *y, int64_t nb) {
-    if (g_dec_avx2) { dq_avx2_iq1_m(vx, y, nb, (const int8_t(*)[8])dg1, delta1); return; }
+    if (K->dec_iq1_m) { K->dec_iq1_m(vx, y, nb, (const int8_t(*)[8])dg1, delta1); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 56) {
         const uint8_t *qs = b, *qh = b + 32;
         uint16_t sc[4];
-        for (int k = 0; k < 4; k++) sc[k] = codec_ld16(b + 48 + 2 * k);
+        for (int k = 0; k < 4; k++) sc[k] = ld16(b + 48 + 2 * k);
         uint16_t dbits = (uint16_t)((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000));
         const float d = half_to_f32(dbits);
         for (int ib = 0; ib < 8; ib++) {
@@ -197,7 +194,7 @@ static void dec_iq1_m(const void *vx, float *y, int64_t nb) {
             for (int l = 0; l < 4; l++) {
                 const int8_t *g = dg1[idx[l]];
                 const float dl = l < 2 ? dl1 : dl2;
-                for (int j = 0; j < 8; j++) stf(y + j, dl * ((float)g[j] + dt[l]));
+                for (int j = 0; j < 8; j++) stf32(y + j, dl * ((float)g[j] + dt[l]));
                 y += 8;
             }
             qs += 4;
@@ -211,8 +208,8 @@ static void dec_iq4_nl(const void *vx, float *y, int64_t nb) {
     for (int64_t i = 0; i < nb; i++, b += 18, y += 32) {
         const float d = half(b);
         for (int j = 0; j < 16; j++) {
-            stf(y + j, d * (float)iq_nl4[b[2 + j] & 15]);
-            stf(y + j + 16, d * (float)iq_nl4[b[2 + j] >> 4]);
+            stf32(y + j, d * (float)iq_nl4[b[2 + j] & 15]);
+            stf32(y + j + 16, d * (float)iq_nl4[b[2 + j] >> 4]);
         }
     }
 }
@@ -221,14 +218,14 @@ static void dec_iq4_xs(const void *vx, float *y, int64_t nb) {
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 136) {
         const float d = half(b);
-        const uint16_t sh = codec_ld16(b + 2);
+        const uint16_t sh = ld16(b + 2);
         const uint8_t *qs = b + 8;
         for (int ib = 0; ib < 8; ib++) {
             int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 15) | (((sh >> (2 * ib)) & 3) << 4);
             const float dl = d * (float)(ls - 32);
             for (int j = 0; j < 16; j++) {
-                stf(y + j, dl * (float)iq_nl4[qs[j] & 15]);
-                stf(y + j + 16, dl * (float)iq_nl4[qs[j] >> 4]);
+                stf32(y + j, dl * (float)iq_nl4[qs[j] & 15]);
+                stf32(y + j + 16, dl * (float)iq_nl4[qs[j] >> 4]);
             }
             y += 32;
             qs += 16;
@@ -320,7 +317,7 @@ static void iq4_super(const float *x, uint8_t *out, int sbs, const float *qw) {
     uint8_t *qs;
     if (nsub > 1) { /* iq4_xs: d, scales_h, scales_l[4], qs[128] */
         float d = -max_scale / 32;
-        codec_st16(out, half_from_f32(d));
+        st16(out, half_from_f32(d));
         float id = d != 0 ? 1 / d : 0.f;
         uint16_t sh = 0;
         memset(out + 4, 0, 4);
@@ -333,10 +330,10 @@ static void iq4_super(const float *x, uint8_t *out, int sbs, const float *qw) {
             out[4 + ib / 2] |= (uint8_t)((l & 15) << (4 * (ib % 2)));
             sh |= (uint16_t)((l >> 4) << (2 * ib));
         }
-        codec_st16(out + 2, sh);
+        st16(out + 2, sh);
         qs = out + 8;
     } else { /* iq4_nl: d, qs[16] */
-        codec_st16(out, half_from_f32(scales[0]));
+        st16(out, half_from_f32(scales[0]));
         float id = scales[0] != 0 ? 1 / scales[0] : 0;
         for (int j = 0; j < 32; j++) L[j] = (uint8_t)nl4_index(id * x[j]);
         qs = out + 2;
@@ -365,7 +362,7 @@ static void encw_iq4_xs(const float *x, void *vy, int64_t n, const float *qw) {
 /* ordered by distance then entry number). Each list also keeps its entries'   */
 /* codes transposed (coordinate-major, padded to 8 entries by repeating the    */
 /* last), for the 8-entries-at-once search below. The struct (and pad8) are in */
-/* kernels/iq_kernels.h, shared with the AVX2 kernels.                         */
+/* kernels/iq_kernels.h, shared with the SIMD kernels.                         */
 /* ------------------------------------------------------------------------- */
 #define LAT(n, w, b, mc, want, grid) {n, w, b, mc, want, grid, NULL, NULL, NULL, NULL, NULL, NULL, PTHREAD_ONCE_INIT}
 static lattice lat_2xxs = LAT(256, 8, 2, 2, 2, iq_grid2_256);
@@ -502,16 +499,10 @@ static int list_best_scalar(const uint8_t *codes, int n, int w, const float *lev
     return found;
 }
 
-static int g_iq_avx2;
-static void iq_isa_init(void) {
-    const char *isa = getenv("MIO_ISA");
-    g_iq_avx2 = iq_avx2_available() && !(isa && strcmp(isa, "scalar") == 0);
-    g_dec_avx2 = g_iq_avx2 && dq_avx2_available();
-}
 
 static inline int list_best(const uint8_t *codes, int n, int w, const float *lev, int nlev, const float *xv,
                             const float *wt, float scale) {
-    if (g_iq_avx2) return iq_avx2_list_best(codes, n, w, lev, nlev, xv, wt, scale);
+    if (K->iq_list_best) return K->iq_list_best(codes, n, w, lev, nlev, xv, wt, scale);
     return list_best_scalar(codes, n, w, lev, nlev, xv, wt, scale);
 }
 
@@ -560,7 +551,7 @@ static void iq3_step_scalar(const lattice *g, const float *xval, const float *wa
 
 static inline void iq3_step(const lattice *g, const float *xval, const float *waux, float id, float this_scale, int8_t *Laux,
                             bool *on_aux) {
-    if (g_iq_avx2) { iq_avx2_iq3_step(g, xval, waux, id, this_scale, Laux, on_aux); return; }
+    if (K->iq_iq3_step) { K->iq_iq3_step(g, xval, waux, id, this_scale, Laux, on_aux); return; }
     iq3_step_scalar(g, xval, waux, id, this_scale, Laux, on_aux);
 }
 
@@ -680,7 +671,7 @@ static void iq3_block(const float *xbl, uint8_t *out, const float *qw, bool is_x
         if (is_xxs) {
             for (int k = 0; k < 8; k++) out[2 + 8 * ib + k] = (uint8_t)entries[k];
             uint32_t ss = (uint32_t)bsg[0] | ((uint32_t)bsg[1] << 7) | ((uint32_t)bsg[2] << 14) | ((uint32_t)bsg[3] << 21);
-            codec_st32(out + 66 + 4 * ib, ss);
+            st32(out + 66 + 4 * ib, ss);
         } else {
             for (int k = 0; k < 8; k++) {
                 qs[k] = (uint8_t)(entries[k] & 255);
@@ -698,11 +689,11 @@ static void iq3_block(const float *xbl, uint8_t *out, const float *qw, bool is_x
         return;
     }
     float d = max_scale / 31;
-    codec_st16(out, half_from_f32(d * (is_xxs ? 1.0125f : 1.033f)));
+    st16(out, half_from_f32(d * (is_xxs ? 1.0125f : 1.033f)));
     float id = 1 / d;
     for (int ib = 0; ib < 8; ib++) {
         int l = clampi(round_even(0.5f * (id * scales[ib] - 1)), 0, 15);
-        if (is_xxs) codec_st32(out + 66 + 4 * ib, codec_ld32(out + 66 + 4 * ib) | ((uint32_t)l << 28));
+        if (is_xxs) st32(out + 66 + 4 * ib, ld32(out + 66 + 4 * ib) | ((uint32_t)l << 28));
         else out[106 + ib / 2] |= (uint8_t)(l << (4 * (ib % 2)));
     }
 }
@@ -811,7 +802,7 @@ static void iq2s_block(const float *xbl, uint8_t *out, const float *qw) {
     }
     if (!(max_scale != 0)) return;
     float d = max_scale / 31;
-    codec_st16(out, half_from_f32(d * 0.9875f));
+    st16(out, half_from_f32(d * 0.9875f));
     float id = 1 / d;
     for (int ib = 0; ib < 16; ib++) {
         int l = clampi(round_even(0.5f * (id * scales[ib] - 1)), 0, 15);
@@ -856,14 +847,14 @@ static void iq2xs_block(const float *xbl, uint8_t *out, const float *qw) {
     }
     if (!(max_scale != 0)) return;
     float d = max_scale / 31;
-    codec_st16(out, half_from_f32(d));
+    st16(out, half_from_f32(d));
     float id = 1 / d;
     for (int ib = 0; ib < 16; ib++) {
         int l = clampi(round_even(0.5f * (id * scales[ib] - 1)), 0, 15);
         if (ib % 2 == 0) out[66 + ib / 2] = (uint8_t)l;
         else out[66 + ib / 2] |= (uint8_t)(l << 4);
     }
-    for (int i = 0; i < 32; i++) codec_st16(out + 2 + 2 * i, q2[i]);
+    for (int i = 0; i < 32; i++) st16(out + 2 + 2 * i, q2[i]);
 }
 
 static void encw_iq2_xs(const float *x, void *vy, int64_t n, const float *qw) {
@@ -987,7 +978,7 @@ static void iq1m_block(const float *xbl, uint8_t *out, const float *qw) {
                           x_p[0] * x_p[0] - x_p[1] * x_p[1], x_p[1] * x_p[1] - x_p[2] * x_p[2],
                           x_m[0] * x_m[0] - x_m[1] * x_m[1], x_m[1] * x_m[1] - x_m[2] * x_m[2]};
         iq1m_pick pk = {-FLT_MAX, max, -1, -1, -1};
-        if (g_iq_avx2) iq_avx2_iq1m_scan((const float(*)[24])px, (const float(*)[24])pw, &cs, &pk);
+        if (K->iq_iq1m_scan) K->iq_iq1m_scan((const float(*)[24])px, (const float(*)[24])pw, &cs, &pk);
         else iq1m_scan_scalar((const float(*)[24])px, (const float(*)[24])pw, &cs, &pk);
         float scale = pk.scale;
         int besti1 = pk.i1, besti2 = pk.i2, best_k = pk.k;
@@ -1060,7 +1051,7 @@ static void iq1m_block(const float *xbl, uint8_t *out, const float *qw) {
     sc[1] = (uint16_t)(sc[1] | ((s & 0x00f0) << 8));
     sc[2] = (uint16_t)(sc[2] | ((s & 0x0f00) << 4));
     sc[3] = (uint16_t)(sc[3] | (s & 0xf000));
-    for (int k = 0; k < 4; k++) codec_st16(out + 48 + 2 * k, sc[k]);
+    for (int k = 0; k < 4; k++) st16(out + 48 + 2 * k, sc[k]);
 }
 
 static void enc_iq1_m(const float *x, void *vy, int64_t nb) {
@@ -1158,7 +1149,7 @@ static void iq1s_block(const float *xbl, uint8_t *out, const float *qw) {
     }
     if (max_scale != 0) {
         float d = max_scale / 15;
-        codec_st16(out, half_from_f32(d * 1.125f));
+        st16(out, half_from_f32(d * 1.125f));
         float id = 1 / d;
         for (int ib = 0; ib < 8; ib++) {
             int l = clampi(round_even(0.5f * (id * scales[ib] - 1)), 0, 7);
@@ -1166,7 +1157,7 @@ static void iq1s_block(const float *xbl, uint8_t *out, const float *qw) {
             qh[ib] = (uint16_t)(qh[ib] | (l << 12));
         }
     }
-    for (int ib = 0; ib < 8; ib++) codec_st16(out + 34 + 2 * ib, qh[ib]);
+    for (int ib = 0; ib < 8; ib++) st16(out + 34 + 2 * ib, qh[ib]);
 }
 
 static void encw_iq1_s(const float *x, void *vy, int64_t n, const float *qw) {
@@ -1299,13 +1290,13 @@ static void iq2xxs_block(const float *xbl, uint8_t *out, const float *qw) {
     }
     if (!(max_scale != 0)) return;
     float d = max_scale / 31;
-    codec_st16(out, half_from_f32(d));
+    st16(out, half_from_f32(d));
     float id = 1 / d;
     for (int ib = 0; ib < 8; ib++) {
         int l = clampi(round_even(0.5f * (id * scales[ib] - 1)), 0, 15);
         q2[2 * ib + 1] |= (uint32_t)l << 28;
     }
-    for (int i = 0; i < 16; i++) codec_st32(out + 2 + 4 * i, q2[i]);
+    for (int i = 0; i < 16; i++) st32(out + 2 + 4 * i, q2[i]);
 }
 
 static void encw_iq2_xxs(const float *x, void *vy, int64_t n, const float *qw) {
@@ -1313,10 +1304,10 @@ static void encw_iq2_xxs(const float *x, void *vy, int64_t n, const float *qw) {
 }
 
 /* ------------------------------------------------------------------------- */
-void codec_register_iq(mio_codec *t) {
+void codec_register_iq(mio_codec *t, const mio_kernels *k) {
     static const char needs[] = "needs an importance matrix (ggml refuses to quantize it without one)";
     expand_tables();
-    iq_isa_init();
+    K = k;
     t[MIO_TYPE_IQ2_XXS] = (mio_codec){NULL, encw_iq2_xxs, dec_iq2_xxs, needs, true};
     t[MIO_TYPE_IQ2_XS] = (mio_codec){NULL, encw_iq2_xs, dec_iq2_xs, needs, true};
     t[MIO_TYPE_IQ2_S] = (mio_codec){enc_iq2_s, encw_iq2_s, dec_iq2_s, NULL, true};

@@ -2,12 +2,11 @@
 /* kquants.c — codecs for the 256-element super-block types q2_K q3_K q4_K q5_K
  * q6_K q8_K: encoders byte-exact with ggml's reference quantizers (plain and
  * importance-weighted), decoders bit-exact with ggml's dequantizers. The hot
- * per-sub-block searches have AVX2 versions in kernels/avx2/ (picked at run
- * time, MIO_ISA=scalar forces the scalar code written here). */
+ * per-sub-block searches and three decoders have SIMD versions in the kernel
+ * table (kernels/kernels.h); a NULL entry runs the scalar code written here. */
 #include "codec.h"
 #include "core/half.h"
-#include "kernels/kquants_kernels.h"
-#include "kernels/avx2/dec_avx2.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,7 +25,7 @@ enum {
     Q8_D = 0, Q8_QS = 4, Q8_BSUMS = 260, Q8_BYTES = 292
 };
 
-static bool g_avx2;
+static const mio_kernels *K; /* the dispatch's kernels (kernels/kernels.h) */
 
 /* ---------------------------------------------------------------------------
  * Scalar building blocks (each mirrors the operation order of its ggml
@@ -35,8 +34,8 @@ static bool g_avx2;
 
 static inline int imin(int a, int b) { return a < b ? a : b; }
 static inline int imax(int a, int b) { return a > b ? a : b; }
-static inline float h2f(const uint8_t *p) { return half_to_f32(codec_ld16(p)); }
-static inline void f2h(uint8_t *p, float v) { codec_st16(p, mio_f32_to_fp16(v)); }
+static inline float h2f(const uint8_t *p) { return half_to_f32(ld16(p)); }
+static inline void f2h(uint8_t *p, float v) { st16(p, mio_f32_to_fp16(v)); }
 
 /* like make_qkx2_quants (use_mad as given) */
 static float search_min_scale(int n, int nmax, const float *x, const float *w, uint8_t *L, float *the_min,
@@ -327,11 +326,11 @@ static float search_q3(int n, const float *x, int8_t *L) {
 }
 
 static void requant_min(const float *x, int n, float dm, float d, int nmax, uint8_t *L) {
-    if (g_avx2) kq_avx2_requant_min(x, n, dm, d, nmax, L);
+    if (K->kq_requant_min) K->kq_requant_min(x, n, dm, d, nmax, L);
     else kq_requant_min(x, n, dm, d, nmax, L);
 }
 static void requant_sym(const float *x, int n, float d, int nmax, int8_t *L) {
-    if (g_avx2) kq_avx2_requant_sym(x, n, d, nmax, L);
+    if (K->kq_requant_sym) K->kq_requant_sym(x, n, d, nmax, L);
     else kq_requant_sym(x, n, d, nmax, L);
 }
 
@@ -361,9 +360,9 @@ static void q2_finish(const float *x, uint8_t *b, uint8_t *L) {
 static void q2_encode_block(const float *x, uint8_t *b) {
     uint8_t L[QK];
     float w[16], mins[16], scales[16];
-    if (g_avx2) {
-        kq_avx2_qkx2(x, 16, 3, -0.5f, 0.1f, 15, KQ_W_ABS, true, scales, mins, L);
-        kq_avx2_qkx2(x + 128, 16, 3, -0.5f, 0.1f, 15, KQ_W_ABS, true, scales + 8, mins + 8, L + 128);
+    if (K->kq_qkx2) {
+        K->kq_qkx2(x, 16, 3, -0.5f, 0.1f, 15, KQ_W_ABS, true, scales, mins, L);
+        K->kq_qkx2(x + 128, 16, 3, -0.5f, 0.1f, 15, KQ_W_ABS, true, scales + 8, mins + 8, L + 128);
     } else {
         for (int j = 0; j < 16; j++) {
             for (int l = 0; l < 16; l++) w[l] = fabsf(x[16 * j + l]);
@@ -404,11 +403,11 @@ static void q2_encode_block_w(const float *x, uint8_t *b, const float *qw) {
         sw[j] = 0;
         for (int l = 0; l < 16; l++) ws[l] = qw[16 * j + l] * sqrtf(sigma2 + x[16 * j + l] * x[16 * j + l]);
         for (int l = 0; l < 16; l++) sw[j] += ws[l];
-        if (!g_avx2) scales[j] = search_min_scale_w(16, 3, x + 16 * j, ws, L + 16 * j, &mins[j]);
+        if (!K->kq_qkx3) scales[j] = search_min_scale_w(16, 3, x + 16 * j, ws, L + 16 * j, &mins[j]);
     }
-    if (g_avx2) {
-        kq_avx2_qkx3(x, 16, 3, w, scales, mins, L);
-        kq_avx2_qkx3(x + 128, 16, 3, w + 128, scales + 8, mins + 8, L + 128);
+    if (K->kq_qkx3) {
+        K->kq_qkx3(x, 16, 3, w, scales, mins, L);
+        K->kq_qkx3(x + 128, 16, 3, w + 128, scales + 8, mins + 8, L + 128);
     }
     float dm = search_pos_scale(16, 15, scales, Ls, sw);
     float mm = search_pos_scale(16, 15, mins, Lm, sw);
@@ -451,8 +450,8 @@ static void q3_finish(const float *x, uint8_t *b, int8_t *L) {
 static void q3_encode_block(const float *x, uint8_t *b) {
     int8_t L[QK];
     float scales[16];
-    if (g_avx2) {
-        kq_avx2_q3(x, scales, L);
+    if (K->kq_q3) {
+        K->kq_q3(x, scales, L);
     } else {
         for (int j = 0; j < 16; j++) scales[j] = search_q3(16, x + 16 * j, L + 16 * j);
     }
@@ -487,9 +486,9 @@ static void q3_encode_block_w(const float *x, uint8_t *b, const float *qw) {
         float sumw = 0;
         for (int l = 0; l < 16; l++) sumw += ws[l];
         sw[j] = sumw;
-        if (!g_avx2) scales[j] = search_sym_scale(16, 4, x + 16 * j, L + 16 * j, ws);
+        if (!K->kq_qx) scales[j] = search_sym_scale(16, 4, x + 16 * j, L + 16 * j, ws);
     }
-    if (g_avx2) kq_avx2_qx(x, 4, w, scales, L);
+    if (K->kq_qx) K->kq_qx(x, 4, w, scales, L);
     memset(b, 0, Q3_BYTES);
     float d_block = search_sym_scale(16, 32, scales, Ls, sw);
     for (int j = 0; j < 16; j++) q3_put_scale(b + Q3_SCALES, j, Ls[j]);
@@ -555,8 +554,8 @@ static void k45_encode_block(const float *x, uint8_t *b, int nmax) {
     float w[32], mins[8], scales[8];
     const float rmin = nmax == 15 ? -1.f : -0.5f;
     const int nstep = nmax == 15 ? 20 : 15;
-    if (g_avx2) {
-        kq_avx2_qkx2(x, 32, nmax, rmin, 0.1f, nstep, KQ_W_AVX_ABS, false, scales, mins, L);
+    if (K->kq_qkx2) {
+        K->kq_qkx2(x, 32, nmax, rmin, 0.1f, nstep, KQ_W_AVX_ABS, false, scales, mins, L);
     } else {
         for (int j = 0; j < 8; j++) {
             const float *xs = x + 32 * j;
@@ -597,9 +596,9 @@ static void k45_encode_block_w(const float *x, uint8_t *b, const float *qw, int 
         float sumw = 0;
         for (int l = 0; l < 32; l++) sumw += ws[l];
         sw[j] = sumw;
-        if (!g_avx2) scales[j] = search_min_scale_w(32, nmax, x + 32 * j, ws, L + 32 * j, &mins[j]);
+        if (!K->kq_qkx3) scales[j] = search_min_scale_w(32, nmax, x + 32 * j, ws, L + 32 * j, &mins[j]);
     }
-    if (g_avx2) kq_avx2_qkx3(x, 32, nmax, w, scales, mins, L);
+    if (K->kq_qkx3) K->kq_qkx3(x, 32, nmax, w, scales, mins, L);
     float d_block = search_pos_scale(8, 63, scales, Ls, sw);
     float m_block = search_pos_scale(8, 63, mins, Lm, sw);
     memset(b, 0, nmax == 15 ? Q4_BYTES : Q5_BYTES);
@@ -647,8 +646,8 @@ static void q6_finish(const float *x, uint8_t *b, const float *scales, int8_t *L
 static void q6_encode_block(const float *x, uint8_t *b) {
     int8_t L[QK];
     float scales[16];
-    if (g_avx2) {
-        kq_avx2_qx(x, 32, NULL, scales, L);
+    if (K->kq_qx) {
+        K->kq_qx(x, 32, NULL, scales, L);
     } else {
         for (int j = 0; j < 16; j++) scales[j] = search_sym_scale(16, 32, x + 16 * j, L + 16 * j, NULL);
     }
@@ -658,7 +657,7 @@ static void q6_encode_block(const float *x, uint8_t *b) {
 static void q6_encode_block_w(const float *x, uint8_t *b, const float *qw) {
     int8_t L[QK];
     float scales[16];
-    if (g_avx2) kq_avx2_qx(x, 32, qw, scales, L);
+    if (K->kq_qx) K->kq_qx(x, 32, qw, scales, L);
     else
         for (int j = 0; j < 16; j++) scales[j] = search_sym_scale(16, 32, x + 16 * j, L + 16 * j, qw + 16 * j);
     q6_finish(x, b, scales, L);
@@ -678,7 +677,7 @@ static void q8_encode_block(const float *x, uint8_t *b) {
     for (int j = 0; j < 16; j++) {
         int sum = 0;
         for (int i = 0; i < 16; i++) sum += qs[16 * j + i];
-        codec_st16(b + Q8_BSUMS + 2 * j, (uint16_t)(int16_t)sum);
+        st16(b + Q8_BSUMS + 2 * j, (uint16_t)(int16_t)sum);
     }
     float d = 1 / iscale;
     memcpy(b + Q8_D, &d, 4);
@@ -801,16 +800,16 @@ static void dec_k45(const void *x, float *y, int64_t nb, bool five) {
     }
 }
 static void dec_q4_K(const void *x, float *y, int64_t nb) {
-    if (g_avx2) dq_avx2_q4_K(x, y, nb);
+    if (K->dec_q4_K) K->dec_q4_K(x, y, nb);
     else dec_k45(x, y, nb, false);
 }
 static void dec_q5_K(const void *x, float *y, int64_t nb) {
-    if (g_avx2) dq_avx2_q5_K(x, y, nb);
+    if (K->dec_q5_K) K->dec_q5_K(x, y, nb);
     else dec_k45(x, y, nb, true);
 }
 
 static void dec_q6_K(const void *x, float *y, int64_t nb) {
-    if (g_avx2) { dq_avx2_q6_K(x, y, nb); return; }
+    if (K->dec_q6_K) { K->dec_q6_K(x, y, nb); return; }
     const uint8_t *p = x;
     float out[QK];
     for (int64_t i = 0; i < nb; i++, p += Q6_BYTES, y += QK) {
@@ -849,9 +848,8 @@ static void dec_q8_K(const void *x, float *y, int64_t nb) {
     }
 }
 
-void codec_register_kquants(mio_codec *t) {
-    const char *isa = getenv("MIO_ISA");
-    g_avx2 = kq_avx2_available() && !(isa && strcmp(isa, "scalar") == 0);
+void codec_register_kquants(mio_codec *t, const mio_kernels *k) {
+    K = k;
     t[MIO_TYPE_Q2_K] = (mio_codec){enc_q2_K, encw_q2_K, dec_q2_K, NULL, true};
     t[MIO_TYPE_Q3_K] = (mio_codec){enc_q3_K, encw_q3_K, dec_q3_K, NULL, true};
     t[MIO_TYPE_Q4_K] = (mio_codec){enc_q4_K, encw_q4_K, dec_q4_K, NULL, true};

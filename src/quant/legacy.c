@@ -3,12 +3,11 @@
  * plain encoders byte-exact with ggml's reference quantizers (written as fixed
  * 32-lane loops the compiler vectorizes), importance-weighted encoders byte-exact
  * with ggml's quantize_<type>(..., imatrix), and decoders bit-exact with to_float.
- * q4_1's encoder and q8_0's decoder have AVX2 versions (kernels/avx2/
- * legacy_avx2.c, dec_avx2.c), picked at run time (MIO_ISA=scalar forces the
- * portable code). */
+ * q4_1's encoder and q8_0's decoder have SIMD versions in the kernel table
+ * (kernels/kernels.h); a NULL entry runs the portable code. */
 #include "codec.h"
 #include "core/half.h"
-#include "kernels/avx2/dec_avx2.h"
+#include "kernels/kernels.h"
 #include "kernels/legacy_kernels.h"
 
 #include <math.h>
@@ -109,7 +108,7 @@ static inline void pack_high(uint8_t *qh, const uint8_t *q) {
         b = (b >> 4) & 0x0101010101010101ull;
         h |= (uint32_t)((b * 0x0102040810204080ull) >> 56) << (8 * k);
     }
-    codec_st32(qh, h);
+    st32(qh, h);
 }
 
 /* q4_0: 18 bytes = f16 d, 16 bytes of nibbles; d = (first abs-max element) / -8,
@@ -122,7 +121,7 @@ static void enc_q4_0(const float *x, void *y, int64_t nb) {
         memcpy(v, x, sizeof v);
         const float d = first_absmax(v) / -8.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        codec_st16(o, half_from_f32(d));
+        st16(o, half_from_f32(d));
         if (lg_finite_scale(d, id))
             for (int j = 0; j < QK; j++) {
                 /* trunc(x/d + 8.5) is in 0..16 here: c - (c >> 4) is ggml's min(15, c) */
@@ -144,8 +143,8 @@ static void enc_q4_1_scalar(const float *x, void *y, int64_t nb) {
         block_min_max(v, &mn, &mx);
         const float d = (mx - mn) / 15.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        codec_st16(o, half_from_f32(d));
-        codec_st16(o + 2, half_from_f32(mn));
+        st16(o, half_from_f32(d));
+        st16(o + 2, half_from_f32(mn));
         if (lg_finite_scale(d, id))
             for (int j = 0; j < QK; j++) {
                 /* (x - min) / d + 0.5 < 15.5 + tiny, so ggml's min(15, .) never bites */
@@ -156,14 +155,14 @@ static void enc_q4_1_scalar(const float *x, void *y, int64_t nb) {
     }
 }
 
-static int g_leg_avx2; /* AVX2 kernels (kernels/avx2/legacy_avx2.c, dec_avx2.c) in use */
+static const mio_kernels *K; /* the dispatch's kernels (kernels/kernels.h) */
 
 static void enc_q4_1(const float *x, void *y, int64_t nb) {
-    if (!g_leg_avx2) { enc_q4_1_scalar(x, y, nb); return; }
-    /* the AVX2 kernel stops before a block with a zero extreme, done here */
+    if (!K->enc_q4_1) { enc_q4_1_scalar(x, y, nb); return; }
+    /* the kernel stops before a block with a zero extreme, done here */
     uint8_t *o = y;
     while (nb > 0) {
-        const int64_t done = lg_avx2_enc_q4_1(x, o, nb);
+        const int64_t done = K->enc_q4_1(x, o, nb);
         x += QK * done, o += 20 * done, nb -= done;
         if (nb > 0) { enc_q4_1_scalar(x, o, 1); x += QK, o += 20, nb--; }
     }
@@ -178,7 +177,7 @@ static void enc_q5_0(const float *x, void *y, int64_t nb) {
         memcpy(v, x, sizeof v);
         const float d = first_absmax(v) / -16.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        codec_st16(o, half_from_f32(d));
+        st16(o, half_from_f32(d));
         if (lg_finite_scale(d, id))
             for (int j = 0; j < QK; j++) {
                 const int32_t c = (int32_t)(v[j] * id + 16.5f); /* 0..32: c - (c >> 5) = min(31, c) */
@@ -200,8 +199,8 @@ static void enc_q5_1(const float *x, void *y, int64_t nb) {
         block_min_max(v, &mn, &mx);
         const float d = (mx - mn) / 31.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        codec_st16(o, half_from_f32(d));
-        codec_st16(o + 2, half_from_f32(mn));
+        st16(o, half_from_f32(d));
+        st16(o + 2, half_from_f32(mn));
         if (lg_finite_scale(d, id))
             for (int j = 0; j < QK; j++) q[j] = (uint8_t)(int32_t)((v[j] - mn) * id + 0.5f);
         else memset(q, 0, QK);
@@ -235,7 +234,7 @@ static void enc_q8_0(const float *x, void *y, int64_t nb) {
     for (int64_t b = 0; b < nb; b++, x += QK, o += 34) {
         int8_t q[QK];
         const float d = q8_block(x, q);
-        codec_st16(o, half_from_f32(d));
+        st16(o, half_from_f32(d));
         memcpy(o + 2, q, QK);
     }
 }
@@ -248,8 +247,8 @@ static void enc_q8_1(const float *x, void *y, int64_t nb) {
         const float d = q8_block(x, q);
         int sum = 0;
         for (int j = 0; j < QK; j++) sum += q[j];
-        codec_st16(o, half_from_f32(d));
-        codec_st16(o + 2, half_from_f32((float)sum * d));
+        st16(o, half_from_f32(d));
+        st16(o + 2, half_from_f32((float)sum * d));
         memcpy(o + 4, q, QK);
     }
 }
@@ -395,7 +394,7 @@ static void encw_sym(const float *x, uint8_t *o, int64_t n, const float *qw, int
         float w[QK];
         uint8_t L[QK];
         block_weights(x, qw, sigma2, w);
-        codec_st16(o, half_from_f32(fit_symmetric(x, w, nmax, L)));
+        st16(o, half_from_f32(fit_symmetric(x, w, nmax, L)));
         if (nmax == 8) pack4(o + 2, L);
         else { pack_high(o + 2, L); pack4(o + 6, L); }
     }
@@ -408,8 +407,8 @@ static void encw_affine(const float *x, uint8_t *o, int64_t n, const float *qw, 
         uint8_t L[QK];
         block_weights(x, qw, sigma2, w);
         float d = fit_affine(x, w, nmax, L, &neg_min);
-        codec_st16(o, half_from_f32(d));
-        codec_st16(o + 2, half_from_f32(-neg_min));
+        st16(o, half_from_f32(d));
+        st16(o + 2, half_from_f32(-neg_min));
         if (nmax == 15) pack4(o + 4, L);
         else { pack_high(o + 4, L); pack4(o + 8, L); }
     }
@@ -429,7 +428,7 @@ static void encw_q8_0(const float *x, void *y, int64_t n, const float *qw) { (vo
 static void dec_q4_0(const void *x, float *y, int64_t nb) {
     const uint8_t *p = x;
     for (int64_t b = 0; b < nb; b++, p += 18, y += QK) {
-        const float d = half_to_f32(codec_ld16(p));
+        const float d = half_to_f32(ld16(p));
         float r[QK];
         for (int j = 0; j < QK / 2; j++) {
             r[j] = (float)((p[2 + j] & 0x0f) - 8) * d;
@@ -442,8 +441,8 @@ static void dec_q4_0(const void *x, float *y, int64_t nb) {
 static void dec_q4_1(const void *x, float *y, int64_t nb) {
     const uint8_t *p = x;
     for (int64_t b = 0; b < nb; b++, p += 20, y += QK) {
-        const float d = half_to_f32(codec_ld16(p));
-        const float m = half_to_f32(codec_ld16(p + 2));
+        const float d = half_to_f32(ld16(p));
+        const float m = half_to_f32(ld16(p + 2));
         float r[QK];
         for (int j = 0; j < QK / 2; j++) {
             r[j] = (float)(p[4 + j] & 0x0f) * d + m;
@@ -473,7 +472,7 @@ static inline void q5_codes(const uint8_t *qh, const uint8_t *qs, uint8_t *c) {
 static void dec_q5_0(const void *x, float *y, int64_t nb) {
     const uint8_t *p = x;
     for (int64_t b = 0; b < nb; b++, p += 22, y += QK) {
-        const float d = half_to_f32(codec_ld16(p));
+        const float d = half_to_f32(ld16(p));
         uint8_t c[QK];
         float r[QK];
         q5_codes(p + 2, p + 6, c);
@@ -485,8 +484,8 @@ static void dec_q5_0(const void *x, float *y, int64_t nb) {
 static void dec_q5_1(const void *x, float *y, int64_t nb) {
     const uint8_t *p = x;
     for (int64_t b = 0; b < nb; b++, p += 24, y += QK) {
-        const float d = half_to_f32(codec_ld16(p));
-        const float m = half_to_f32(codec_ld16(p + 2));
+        const float d = half_to_f32(ld16(p));
+        const float m = half_to_f32(ld16(p + 2));
         uint8_t c[QK];
         float r[QK];
         q5_codes(p + 4, p + 8, c);
@@ -502,9 +501,9 @@ static inline void dec_q8_block(const uint8_t *qs, float d, float *y) {
 }
 
 static void dec_q8_0(const void *x, float *y, int64_t nb) {
-    if (g_leg_avx2) { dq_avx2_q8_0(x, y, nb); return; }
+    if (K->dec_q8_0) { K->dec_q8_0(x, y, nb); return; }
     const uint8_t *p = x;
-    for (int64_t b = 0; b < nb; b++, p += 34, y += QK) dec_q8_block(p + 2, half_to_f32(codec_ld16(p)), y);
+    for (int64_t b = 0; b < nb; b++, p += 34, y += QK) dec_q8_block(p + 2, half_to_f32(ld16(p)), y);
 }
 
 /* q8_1: ggml has no to_float for this type (it only serves as the activation
@@ -512,12 +511,11 @@ static void dec_q8_0(const void *x, float *y, int64_t nb) {
  * the s field (sum of codes times d) is redundant and ignored. */
 static void dec_q8_1(const void *x, float *y, int64_t nb) {
     const uint8_t *p = x;
-    for (int64_t b = 0; b < nb; b++, p += 36, y += QK) dec_q8_block(p + 4, half_to_f32(codec_ld16(p)), y);
+    for (int64_t b = 0; b < nb; b++, p += 36, y += QK) dec_q8_block(p + 4, half_to_f32(ld16(p)), y);
 }
 
-void codec_register_legacy(mio_codec *t) {
-    const char *isa = getenv("MIO_ISA");
-    g_leg_avx2 = lg_avx2_available() && !(isa && strcmp(isa, "scalar") == 0);
+void codec_register_legacy(mio_codec *t, const mio_kernels *k) {
+    K = k;
     t[MIO_TYPE_Q4_0] = (mio_codec){enc_q4_0, encw_q4_0, dec_q4_0, NULL, true};
     t[MIO_TYPE_Q4_1] = (mio_codec){enc_q4_1, encw_q4_1, dec_q4_1, NULL, true};
     t[MIO_TYPE_Q5_0] = (mio_codec){enc_q5_0, encw_q5_0, dec_q5_0, NULL, true};

@@ -4,14 +4,14 @@
  * integer types (plain conversions; ggml has no to_float for them). */
 #include "codec.h"
 #include "core/half.h"
-#include "kernels/convert_kernels.h"
+#include "kernels/kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* bf16 casts and the f16 decode run the AVX2/F16C kernels when the CPU has them
- * (MIO_ISA=scalar forces the plain C below); both give the same bits. */
-static bool g_avx2, g_f16c;
+/* bf16 casts and the f16 decode run the dispatch's kernels when it has them
+ * (kernels/kernels.h), else the plain C below; both give the same bits. */
+static const mio_kernels *K;
 
 static void enc_f32(const float *x, void *y, int64_t nb) { memcpy(y, x, (size_t)nb * 4); }
 static void dec_f32(const void *x, float *y, int64_t nb) { memcpy(y, x, (size_t)nb * 4); }
@@ -39,8 +39,8 @@ static void enc_f16(const float *x, void *y, int64_t nb) {
     CONVERT_LOOP(float, uint16_t, 4, 2, half_from_f32)
 }
 static void dec_f16(const void *x, float *y, int64_t nb) {
-    if (g_f16c) {
-        cv_f16c_f16_to_f32(x, y, nb);
+    if (K->f16_to_f32) {
+        K->f16_to_f32(x, y, nb);
         return;
     }
     const uint8_t *src = x;
@@ -48,8 +48,8 @@ static void dec_f16(const void *x, float *y, int64_t nb) {
     CONVERT_LOOP(uint16_t, float, 2, 4, half_to_f32)
 }
 static void enc_bf16(const float *x, void *y, int64_t nb) {
-    if (g_avx2) {
-        cv_avx2_f32_to_bf16(x, y, nb);
+    if (K->f32_to_bf16) {
+        K->f32_to_bf16(x, y, nb);
         return;
     }
     const uint8_t *src = (const uint8_t *)x;
@@ -57,8 +57,8 @@ static void enc_bf16(const float *x, void *y, int64_t nb) {
     CONVERT_LOOP(float, uint16_t, 4, 2, bf16_from_f32)
 }
 static void dec_bf16(const void *x, float *y, int64_t nb) {
-    if (g_avx2) {
-        cv_avx2_bf16_to_f32(x, y, nb);
+    if (K->bf16_to_f32) {
+        K->bf16_to_f32(x, y, nb);
         return;
     }
     const uint8_t *src = x;
@@ -82,11 +82,9 @@ INT_DEC(dec_i32, int32_t)
 INT_DEC(dec_i64, int64_t)
 INT_DEC(dec_f64, double)
 
-void codec_register_scalar(mio_codec *t) {
+void codec_register_scalar(mio_codec *t, const mio_kernels *k) {
     static const char why[] = "ggml does not produce this type from f32";
-    const char *isa = getenv("MIO_ISA");
-    g_avx2 = cv_avx2_available() && !(isa && strcmp(isa, "scalar") == 0);
-    g_f16c = g_avx2 && cv_f16c_available();
+    K = k;
     t[MIO_TYPE_F32] = (mio_codec){enc_f32, NULL, dec_f32, NULL, false};
     t[MIO_TYPE_F16] = (mio_codec){enc_f16, NULL, dec_f16, NULL, false};
     t[MIO_TYPE_BF16] = (mio_codec){enc_bf16, NULL, dec_bf16, NULL, false};

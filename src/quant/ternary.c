@@ -76,37 +76,36 @@ static void enc_tq1_0(const float *x, void *y, int64_t nb) {
         u = t + 240;
         for (int j = 0; j < TQ1_QH; j++) q[j] = (((u[j] * 3 + u[4 + j]) * 3 + u[8 + j]) * 3 + u[12 + j] + 40) * 3;
         for (int j = 0; j < TQ1_QH; j++) o[TQ1_QS + j] = tq1_fixed(q[j]);
-        codec_st16(o + TQ1_QS + TQ1_QH, half_from_f32(d));
+        st16(o + TQ1_QS + TQ1_QH, half_from_f32(d));
     }
 }
 
 /* Trit n (0 = most significant) of byte q: ((q * 3^n mod 256) * 3) >> 8. */
-static inline void put_f32(float *p, float v) { memcpy(p, &v, 4); }
 
 static inline float tq1_trit(uint32_t q, uint32_t pow3) { return (float)((int32_t)((((q * pow3) & 255u) * 3u) >> 8) - 1); }
 
 static void dec_tq1_0(const void *vx, float *y, int64_t nb) {
     const uint8_t *x = vx;
     for (int64_t b = 0; b < nb; b++, x += TQ1_BYTES, y += 256) {
-        const float d = half_to_f32(codec_ld16(x + TQ1_QS + TQ1_QH));
+        const float d = half_to_f32(ld16(x + TQ1_QS + TQ1_QH));
         uint32_t q[32];
         for (int m = 0; m < 32; m++) q[m] = x[m];
-        for (int m = 0; m < 32; m++) put_f32(y + m, tq1_trit(q[m], 1) * d);
-        for (int m = 0; m < 32; m++) put_f32(y + 32 + m, tq1_trit(q[m], 3) * d);
-        for (int m = 0; m < 32; m++) put_f32(y + 64 + m, tq1_trit(q[m], 9) * d);
-        for (int m = 0; m < 32; m++) put_f32(y + 96 + m, tq1_trit(q[m], 27) * d);
-        for (int m = 0; m < 32; m++) put_f32(y + 128 + m, tq1_trit(q[m], 81) * d);
+        for (int m = 0; m < 32; m++) stf32(y + m, tq1_trit(q[m], 1) * d);
+        for (int m = 0; m < 32; m++) stf32(y + 32 + m, tq1_trit(q[m], 3) * d);
+        for (int m = 0; m < 32; m++) stf32(y + 64 + m, tq1_trit(q[m], 9) * d);
+        for (int m = 0; m < 32; m++) stf32(y + 96 + m, tq1_trit(q[m], 27) * d);
+        for (int m = 0; m < 32; m++) stf32(y + 128 + m, tq1_trit(q[m], 81) * d);
         for (int m = 0; m < 16; m++) q[m] = x[32 + m];
-        for (int m = 0; m < 16; m++) put_f32(y + 160 + m, tq1_trit(q[m], 1) * d);
-        for (int m = 0; m < 16; m++) put_f32(y + 176 + m, tq1_trit(q[m], 3) * d);
-        for (int m = 0; m < 16; m++) put_f32(y + 192 + m, tq1_trit(q[m], 9) * d);
-        for (int m = 0; m < 16; m++) put_f32(y + 208 + m, tq1_trit(q[m], 27) * d);
-        for (int m = 0; m < 16; m++) put_f32(y + 224 + m, tq1_trit(q[m], 81) * d);
+        for (int m = 0; m < 16; m++) stf32(y + 160 + m, tq1_trit(q[m], 1) * d);
+        for (int m = 0; m < 16; m++) stf32(y + 176 + m, tq1_trit(q[m], 3) * d);
+        for (int m = 0; m < 16; m++) stf32(y + 192 + m, tq1_trit(q[m], 9) * d);
+        for (int m = 0; m < 16; m++) stf32(y + 208 + m, tq1_trit(q[m], 27) * d);
+        for (int m = 0; m < 16; m++) stf32(y + 224 + m, tq1_trit(q[m], 81) * d);
         for (int j = 0; j < TQ1_QH; j++) q[j] = x[TQ1_QS + j];
-        for (int j = 0; j < TQ1_QH; j++) put_f32(y + 240 + j, tq1_trit(q[j], 1) * d);
-        for (int j = 0; j < TQ1_QH; j++) put_f32(y + 244 + j, tq1_trit(q[j], 3) * d);
-        for (int j = 0; j < TQ1_QH; j++) put_f32(y + 248 + j, tq1_trit(q[j], 9) * d);
-        for (int j = 0; j < TQ1_QH; j++) put_f32(y + 252 + j, tq1_trit(q[j], 27) * d);
+        for (int j = 0; j < TQ1_QH; j++) stf32(y + 240 + j, tq1_trit(q[j], 1) * d);
+        for (int j = 0; j < TQ1_QH; j++) stf32(y + 244 + j, tq1_trit(q[j], 3) * d);
+        for (int j = 0; j < TQ1_QH; j++) stf32(y + 248 + j, tq1_trit(q[j], 9) * d);
+        for (int j = 0; j < TQ1_QH; j++) stf32(y + 252 + j, tq1_trit(q[j], 27) * d);
     }
 }
 
@@ -125,19 +124,19 @@ static void enc_tq2_0(const float *x, void *y, int64_t nb) {
         for (int m = 0; m < 32; m++) o[m] = (uint8_t)(int32_t)(t[m] + 4 * t[32 + m] + 16 * t[64 + m] + 64 * t[96 + m] + 85);
         const float *u = t + 128;
         for (int m = 0; m < 32; m++) o[32 + m] = (uint8_t)(int32_t)(u[m] + 4 * u[32 + m] + 16 * u[64 + m] + 64 * u[96 + m] + 85);
-        codec_st16(o + 64, half_from_f32(d));
+        st16(o + 64, half_from_f32(d));
     }
 }
 
 static void dec_tq2_0(const void *vx, float *y, int64_t nb) {
     const uint8_t *x = vx;
     for (int64_t b = 0; b < nb; b++, x += TQ2_BYTES, y += 256) {
-        const float d = half_to_f32(codec_ld16(x + 64));
+        const float d = half_to_f32(ld16(x + 64));
         for (int half = 0; half < 2; half++) {
             uint32_t q[32];
             for (int m = 0; m < 32; m++) q[m] = x[32 * half + m];
             for (int n = 0; n < 4; n++)
-                for (int m = 0; m < 32; m++) put_f32(y + 128 * half + 32 * n + m, (float)((int32_t)((q[m] >> (2 * n)) & 3u) - 1) * d);
+                for (int m = 0; m < 32; m++) stf32(y + 128 * half + 32 * n + m, (float)((int32_t)((q[m] >> (2 * n)) & 3u) - 1) * d);
         }
     }
 }
@@ -149,11 +148,11 @@ static void enc_q1_0(const float *x, void *y, int64_t nb) {
     uint8_t *o = y;
     for (int64_t b = 0; b < nb; b++, x += 128, o += Q1_BYTES) {
         float sum = 0.0f;
-        for (int j = 0; j < 128; j++) sum += fabsf(codec_ldf(x + j));
-        codec_st16(o, half_from_f32(sum / 128));
+        for (int j = 0; j < 128; j++) sum += fabsf(ldf32(x + j));
+        st16(o, half_from_f32(sum / 128));
         for (int k = 0; k < 16; k++) {
             unsigned bits = 0;
-            for (int t = 0; t < 8; t++) bits |= (unsigned)(codec_ldf(x + 8 * k + t) >= 0.0f) << t;
+            for (int t = 0; t < 8; t++) bits |= (unsigned)(ldf32(x + 8 * k + t) >= 0.0f) << t;
             o[2 + k] = (uint8_t)bits;
         }
     }
@@ -163,7 +162,7 @@ static void dec_q1_0(const void *vx, float *y, int64_t nb) {
     const uint8_t *x = vx;
     for (int64_t b = 0; b < nb; b++, x += Q1_BYTES, y += 128) {
         /* d for a set bit, -d (d with its sign bit flipped, as negation does) otherwise */
-        const uint32_t db = half_f2u(half_to_f32(codec_ld16(x)));
+        const uint32_t db = half_f2u(half_to_f32(ld16(x)));
         uint8_t c[128];
         for (int k = 0; k < 16; k++) {
             /* bit t of byte k to byte t of a word: replicate, keep bit t in byte t, test */
@@ -171,7 +170,7 @@ static void dec_q1_0(const void *vx, float *y, int64_t nb) {
             w = ((w + 0x7f7f7f7f7f7f7f7full) >> 7) & 0x0101010101010101ull;
             memcpy(c + 8 * k, &w, 8);
         }
-        for (int j = 0; j < 128; j++) codec_st32(y + j, db ^ (uint32_t)(c[j] ^ 1u) << 31);
+        for (int j = 0; j < 128; j++) st32(y + j, db ^ (uint32_t)(c[j] ^ 1u) << 31);
     }
 }
 
@@ -187,7 +186,7 @@ static void enc_q2_0(const float *x, void *y, int64_t nb) {
         memcpy(v, x, sizeof v);
         const float amax = block_amax(v, 64);
         const float id = amax > 0.0f ? 1.0f / amax : 0.0f;
-        codec_st16(o, half_from_f32(amax));
+        st16(o, half_from_f32(amax));
         if (!(id <= 3.40282347e38f)) { /* 1/amax overflowed: ggml's codes are all 0 (see above) */
             memset(o + 2, 0, 16);
             continue;
@@ -195,7 +194,7 @@ static void enc_q2_0(const float *x, void *y, int64_t nb) {
         for (int j = 0; j < 64; j++) c[j] = (uint8_t)(int32_t)(tern(v[j] * id) + 1.0f);
         /* four 2-bit codes, one per byte of w, gathered into the low byte */
         for (int k = 0; k < 16; k++) {
-            uint32_t w = codec_ld32(c + 4 * k);
+            uint32_t w = ld32(c + 4 * k);
             o[2 + k] = (uint8_t)(w | w >> 6 | w >> 12 | w >> 18);
         }
     }
@@ -204,14 +203,14 @@ static void enc_q2_0(const float *x, void *y, int64_t nb) {
 static void dec_q2_0(const void *vx, float *y, int64_t nb) {
     const uint8_t *x = vx;
     for (int64_t b = 0; b < nb; b++, x += Q2_BYTES, y += 64) {
-        const float d = half_to_f32(codec_ld16(x));
+        const float d = half_to_f32(ld16(x));
         uint8_t c[64];
         for (int k = 0; k < 16; k++) { /* code t of byte k to byte t of a word */
             uint32_t w = x[2 + k];
             w = (w | w << 6 | w << 12 | w << 18) & 0x03030303u;
             memcpy(c + 4 * k, &w, 4);
         }
-        for (int j = 0; j < 64; j++) put_f32(y + j, (float)((int32_t)c[j] - 1) * d);
+        for (int j = 0; j < 64; j++) stf32(y + j, (float)((int32_t)c[j] - 1) * d);
     }
 }
 

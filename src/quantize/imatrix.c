@@ -5,6 +5,8 @@
  * anything; entries are kept sorted by name with a hash for lookups. */
 #include "quantize/imatrix.h"
 
+#include "core/unaligned.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,7 +129,6 @@ static mio_status build_hash(qz_imatrix *im) {
     return MIO_OK;
 }
 
-static float ld_f32(const uint8_t *p) { float v; memcpy(&v, p, 4); return v; }
 
 /* ---------------------------------------------------------------------------
  * Legacy .dat: int32 n_entries, then per entry int32 name length, the name
@@ -242,9 +243,9 @@ static mio_status load_legacy(const char *path, const uint8_t *p, size_t size, q
         /* values are sums * ncall / count; llama-quantize divides by ncall when positive */
         if (r->ncall > 0) {
             const float div = (float)(int64_t)r->ncall;
-            for (int32_t j = 0; j < r->nval; j++) e->values[j] = ld_f32(r->data + 4 * (size_t)j) / div;
+            for (int32_t j = 0; j < r->nval; j++) e->values[j] = ldf32(r->data + 4 * (size_t)j) / div;
         } else {
-            for (int32_t j = 0; j < r->nval; j++) e->values[j] = ld_f32(r->data + 4 * (size_t)j);
+            for (int32_t j = 0; j < r->nval; j++) e->values[j] = ldf32(r->data + 4 * (size_t)j);
         }
     }
     free(rec);
@@ -386,10 +387,10 @@ static mio_status load_gguf(const char *path, const mio_region *r, qz_imatrix *i
         const uint8_t *sp = ts.data, *cp = tc.data;
         uint64_t ne0 = nsums / ncounts;
         for (uint64_t m = 0; m < ncounts; m++) {
-            float c = count_value(ld_f32(cp + 4 * m));
+            float c = count_value(ldf32(cp + 4 * m));
             float *v = e->values + m * ne0;
             if (c > 0.0f) {
-                for (uint64_t k = 0; k < ne0; k++) v[k] = ld_f32(sp + 4 * (m * ne0 + k)) / c;
+                for (uint64_t k = 0; k < ne0; k++) v[k] = ldf32(sp + 4 * (m * ne0 + k)) / c;
             } else {
                 for (uint64_t k = 0; k < ne0; k++) v[k] = 1.0f;
             }

@@ -305,7 +305,7 @@ int main(int argc, char **argv) {
     (void)argc;
     setvbuf(stdout, NULL, _IOLBF, 0);
     const char *isa = getenv("MIO_ISA");
-    printf("ISA path: %s\n", isa ? isa : "auto (AVX2 when the CPU has it)");
+    printf("ISA path: %s (MIO_ISA %s)\n", mio_cpu_isa() ? mio_cpu_isa() : "refused", isa ? isa : "unset");
     uint64_t seed = test_seed();
     check_layout();
     check_q8_K_bytes();

@@ -2,24 +2,15 @@
 /* convert_avx2.c — AVX2 f32 <-> bf16 casts, 16 values per step, with the exact
  * integer arithmetic of core/half.h (round to nearest even on the dropped 16
  * bits, NaN keeps its top bits and is quieted); tails go through half.h. */
-#include "kernels/convert_kernels.h"
+#include "kernels/avx2/avx2.h"
 
 #include "core/half.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <cpuid.h>
 #include <immintrin.h>
-
-#define KT __attribute__((target("avx2")))
-
-int cv_avx2_available(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") ? 1 : 0;
-}
 
 /* bf16 bits of 8 floats (as u32 lanes, 0..0xffff): NaN ? (u >> 16) | 0x40
  * : (u + 0x7fff + ((u >> 16) & 1)) >> 16 */
-KT static inline __m256i bf16_bits(__m256i u) {
+static inline __m256i bf16_bits(__m256i u) {
     const __m256i hi = _mm256_srli_epi32(u, 16);
     const __m256i lsb = _mm256_and_si256(hi, _mm256_set1_epi32(1));
     const __m256i r = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb), 16);
@@ -28,7 +19,7 @@ KT static inline __m256i bf16_bits(__m256i u) {
     return _mm256_blendv_epi8(r, _mm256_or_si256(hi, _mm256_set1_epi32(0x40)), nan);
 }
 
-KT void cv_avx2_f32_to_bf16(const float *x, uint8_t *y, int64_t n) {
+static void cv_avx2_f32_to_bf16(const float *x, uint8_t *y, int64_t n) {
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
         const __m256i a = bf16_bits(_mm256_loadu_si256((const __m256i *)(const void *)(x + i)));
@@ -46,7 +37,7 @@ KT void cv_avx2_f32_to_bf16(const float *x, uint8_t *y, int64_t n) {
     }
 }
 
-KT void cv_avx2_bf16_to_f32(const uint8_t *x, float *y, int64_t n) {
+static void cv_avx2_bf16_to_f32(const uint8_t *x, float *y, int64_t n) {
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
         const __m128i h0 = _mm_loadu_si128((const __m128i *)(const void *)(x + 2 * i));
@@ -62,14 +53,7 @@ KT void cv_avx2_bf16_to_f32(const uint8_t *x, float *y, int64_t n) {
     }
 }
 
-int cv_f16c_available(void) {
-    /* F16C is CPUID leaf 1, ECX bit 29 (clang's __builtin_cpu_supports has no "f16c") */
-    unsigned a, b, c, d;
-    if (!cv_avx2_available() || !__get_cpuid(1, &a, &b, &c, &d)) return 0;
-    return (c >> 29) & 1u;
-}
-
-__attribute__((target("avx2,f16c"))) void cv_f16c_f16_to_f32(const uint8_t *x, float *y, int64_t n) {
+static void cv_f16c_f16_to_f32(const uint8_t *x, float *y, int64_t n) {
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
         const __m128i h0 = _mm_loadu_si128((const __m128i *)(const void *)(x + 2 * i));
@@ -85,12 +69,8 @@ __attribute__((target("avx2,f16c"))) void cv_f16c_f16_to_f32(const uint8_t *x, f
     }
 }
 
-#else /* no x86-64: the scalar code is used; these are never called */
-
-int cv_avx2_available(void) { return 0; }
-void cv_avx2_f32_to_bf16(const float *x, uint8_t *y, int64_t n) { (void)x; (void)y; (void)n; }
-void cv_avx2_bf16_to_f32(const uint8_t *x, float *y, int64_t n) { (void)x; (void)y; (void)n; }
-int cv_f16c_available(void) { return 0; }
-void cv_f16c_f16_to_f32(const uint8_t *x, float *y, int64_t n) { (void)x; (void)y; (void)n; }
-
-#endif
+void avx2_fill_convert(mio_kernels *k) {
+    k->f32_to_bf16 = cv_avx2_f32_to_bf16;
+    k->bf16_to_f32 = cv_avx2_bf16_to_f32;
+    k->f16_to_f32 = cv_f16c_f16_to_f32;
+}

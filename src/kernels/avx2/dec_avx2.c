@@ -3,48 +3,39 @@
  * types: 8 output elements per vector, each computed with exactly the scalar
  * decoder's operations (same products in the same order, explicit sign flips
  * for the iq sign bits), so the output bits are identical, NaN payloads too. */
-#include "kernels/avx2/dec_avx2.h"
+#include "kernels/avx2/avx2.h"
 
 #include "core/half.h"
+#include "core/unaligned.h"
 
 #include <string.h>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
-#define DT __attribute__((target("avx2")))
-
-int dq_avx2_available(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") ? 1 : 0;
-}
-
-static inline uint16_t ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-static inline uint32_t ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static inline float h2f(const uint8_t *p) { return half_to_f32(ld16(p)); }
 
 /* 8 bytes at p, unsigned / signed, as 8 floats */
-DT static inline __m256 u8x8(const uint8_t *p) {
+static inline __m256 u8x8(const uint8_t *p) {
     return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p)));
 }
-DT static inline __m256 s8x8(const void *p) {
+static inline __m256 s8x8(const void *p) {
     return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p)));
 }
 /* lane j: the sign bit when bit j of s is set */
-DT static inline __m256 sign8(unsigned s) {
+static inline __m256 sign8(unsigned s) {
     const __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
     const __m256i m = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)s), bits), bits);
     return _mm256_castsi256_ps(_mm256_slli_epi32(m, 31));
 }
 /* 32 bytes (unsigned) -> 4 x 8 floats: out[k] = bytes 8k..8k+7 */
-DT static inline void u8x32(__m256i v, __m256 *out) {
+static inline void u8x32(__m256i v, __m256 *out) {
     const __m128i lo = _mm256_castsi256_si128(v), hi = _mm256_extracti128_si256(v, 1);
     out[0] = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(lo));
     out[1] = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(lo, 8)));
     out[2] = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(hi));
     out[3] = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(hi, 8)));
 }
-DT static inline void s8x32(__m256i v, __m256 *out) {
+static inline void s8x32(__m256i v, __m256 *out) {
     const __m128i lo = _mm256_castsi256_si128(v), hi = _mm256_extracti128_si256(v, 1);
     out[0] = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo));
     out[1] = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8)));
@@ -53,7 +44,7 @@ DT static inline void s8x32(__m256i v, __m256 *out) {
 }
 
 /* q8_0: 34 bytes = f16 d, 32 int8; y = q * d */
-DT void dq_avx2_q8_0(const void *x, float *y, int64_t nb) {
+static void dq_avx2_q8_0(const void *x, float *y, int64_t nb) {
     const uint8_t *p = x;
     for (int64_t b = 0; b < nb; b++, p += 34, y += 32) {
         const __m256 d = _mm256_set1_ps(h2f(p));
@@ -75,7 +66,7 @@ static inline void k4_scale_min(const uint8_t *q, int j, int *sc, int *m) {
 /* q4_K: 144 bytes = f16 d, f16 dmin, 12 scale bytes, 128 nibble bytes;
  * q5_K: 176 bytes = same header, 32 bytes of fifth bits, 128 nibble bytes.
  * Per 64 elements: y = (d*sc) * v - (dmin*m). */
-DT static inline void k45(const uint8_t *p, float *y, int64_t nb, int five) {
+static inline void k45(const uint8_t *p, float *y, int64_t nb, int five) {
     const size_t bytes = five ? 176 : 144;
     const __m256i m4 = _mm256_set1_epi8(0x0F), b16 = _mm256_set1_epi8(16);
     for (int64_t i = 0; i < nb; i++, p += bytes, y += 256) {
@@ -103,12 +94,12 @@ DT static inline void k45(const uint8_t *p, float *y, int64_t nb, int five) {
         }
     }
 }
-DT void dq_avx2_q4_K(const void *x, float *y, int64_t nb) { k45(x, y, nb, 0); }
-DT void dq_avx2_q5_K(const void *x, float *y, int64_t nb) { k45(x, y, nb, 1); }
+static void dq_avx2_q4_K(const void *x, float *y, int64_t nb) { k45(x, y, nb, 0); }
+static void dq_avx2_q5_K(const void *x, float *y, int64_t nb) { k45(x, y, nb, 1); }
 
 /* q6_K: 210 bytes = 128 low-nibble bytes, 64 bytes of 2-bit highs, 16 int8
  * scales, f16 d; per 16 elements y = (d * sc) * (q - 32). */
-DT void dq_avx2_q6_K(const void *x, float *y, int64_t nb) {
+static void dq_avx2_q6_K(const void *x, float *y, int64_t nb) {
     const uint8_t *p = x;
     const __m256i m4 = _mm256_set1_epi8(0x0F), m30 = _mm256_set1_epi8(0x30), b32 = _mm256_set1_epi8(32);
     for (int64_t i = 0; i < nb; i++, p += 210, y += 256) {
@@ -140,17 +131,17 @@ DT void dq_avx2_q6_K(const void *x, float *y, int64_t nb) {
 }
 
 /* 8 outputs of a 2-bit-grid row: sign-flipped db * g */
-DT static inline void iq_row8(float *y, __m256 db, const uint8_t *g, unsigned s) {
+static inline void iq_row8(float *y, __m256 db, const uint8_t *g, unsigned s) {
     _mm256_storeu_ps(y, _mm256_xor_ps(_mm256_mul_ps(db, u8x8(g)), sign8(s)));
 }
 /* 8 outputs from two 4-value rows */
-DT static inline void iq_row44(float *y, __m256 db, const uint8_t *g1, const uint8_t *g2, unsigned s) {
+static inline void iq_row44(float *y, __m256 db, const uint8_t *g1, const uint8_t *g2, unsigned s) {
     const __m128i v = _mm_unpacklo_epi32(_mm_cvtsi32_si128((int)ld32(g1)), _mm_cvtsi32_si128((int)ld32(g2)));
     const __m256 f = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(v));
     _mm256_storeu_ps(y, _mm256_xor_ps(_mm256_mul_ps(db, f), sign8(s)));
 }
 
-DT void dq_avx2_iq2_xxs(const void *x, float *y, int64_t nb, const uint8_t (*grid)[8], const uint8_t *sgn) {
+static void dq_avx2_iq2_xxs(const void *x, float *y, int64_t nb, const uint8_t (*grid)[8], const uint8_t *sgn) {
     const uint8_t *b = x;
     for (int64_t i = 0; i < nb; i++, b += 66) {
         const float d = h2f(b);
@@ -163,7 +154,7 @@ DT void dq_avx2_iq2_xxs(const void *x, float *y, int64_t nb, const uint8_t (*gri
     }
 }
 
-DT void dq_avx2_iq2_xs(const void *x, float *y, int64_t nb, const uint8_t (*grid)[8], const uint8_t *sgn) {
+static void dq_avx2_iq2_xs(const void *x, float *y, int64_t nb, const uint8_t (*grid)[8], const uint8_t *sgn) {
     const uint8_t *b = x;
     for (int64_t i = 0; i < nb; i++, b += 74) {
         const float d = h2f(b);
@@ -179,7 +170,7 @@ DT void dq_avx2_iq2_xs(const void *x, float *y, int64_t nb, const uint8_t (*grid
     }
 }
 
-DT void dq_avx2_iq2_s(const void *x, float *y, int64_t nb, const uint8_t (*grid)[8]) {
+static void dq_avx2_iq2_s(const void *x, float *y, int64_t nb, const uint8_t (*grid)[8]) {
     const uint8_t *b = x;
     for (int64_t i = 0; i < nb; i++, b += 82) {
         const float d = h2f(b);
@@ -194,7 +185,7 @@ DT void dq_avx2_iq2_s(const void *x, float *y, int64_t nb, const uint8_t (*grid)
     }
 }
 
-DT void dq_avx2_iq3_xxs(const void *x, float *y, int64_t nb, const uint8_t (*grid)[4], const uint8_t *sgn) {
+static void dq_avx2_iq3_xxs(const void *x, float *y, int64_t nb, const uint8_t (*grid)[4], const uint8_t *sgn) {
     const uint8_t *b = x;
     for (int64_t i = 0; i < nb; i++, b += 98) {
         const float d = h2f(b);
@@ -208,7 +199,7 @@ DT void dq_avx2_iq3_xxs(const void *x, float *y, int64_t nb, const uint8_t (*gri
     }
 }
 
-DT void dq_avx2_iq3_s(const void *x, float *y, int64_t nb, const uint8_t (*grid)[4]) {
+static void dq_avx2_iq3_s(const void *x, float *y, int64_t nb, const uint8_t (*grid)[4]) {
     const uint8_t *b = x;
     for (int64_t i = 0; i < nb; i++, b += 110) {
         const float d = h2f(b);
@@ -223,11 +214,11 @@ DT void dq_avx2_iq3_s(const void *x, float *y, int64_t nb, const uint8_t (*grid)
 }
 
 /* 8 outputs of an iq1 row: dl * (g + delta) */
-DT static inline void iq1_row8(float *y, __m256 dl, const int8_t *g, __m256 delta) {
+static inline void iq1_row8(float *y, __m256 dl, const int8_t *g, __m256 delta) {
     _mm256_storeu_ps(y, _mm256_mul_ps(dl, _mm256_add_ps(s8x8(g), delta)));
 }
 
-DT void dq_avx2_iq1_s(const void *x, float *y, int64_t nb, const int8_t (*grid)[8], float delta) {
+static void dq_avx2_iq1_s(const void *x, float *y, int64_t nb, const int8_t (*grid)[8], float delta) {
     const uint8_t *b = x;
     for (int64_t i = 0; i < nb; i++, b += 50) {
         const float d = h2f(b);
@@ -241,7 +232,7 @@ DT void dq_avx2_iq1_s(const void *x, float *y, int64_t nb, const int8_t (*grid)[
     }
 }
 
-DT void dq_avx2_iq1_m(const void *x, float *y, int64_t nb, const int8_t (*grid)[8], float delta) {
+static void dq_avx2_iq1_m(const void *x, float *y, int64_t nb, const int8_t (*grid)[8], float delta) {
     const uint8_t *b = x;
     const __m256 dp = _mm256_set1_ps(delta), dm = _mm256_set1_ps(-delta);
     for (int64_t i = 0; i < nb; i++, b += 56) {
@@ -262,17 +253,16 @@ DT void dq_avx2_iq1_m(const void *x, float *y, int64_t nb, const int8_t (*grid)[
     }
 }
 
-#else /* no AVX2 build support: never selected */
-int dq_avx2_available(void) { return 0; }
-void dq_avx2_q8_0(const void *x, float *y, int64_t nb) { (void)x; (void)y; (void)nb; }
-void dq_avx2_q4_K(const void *x, float *y, int64_t nb) { (void)x; (void)y; (void)nb; }
-void dq_avx2_q5_K(const void *x, float *y, int64_t nb) { (void)x; (void)y; (void)nb; }
-void dq_avx2_q6_K(const void *x, float *y, int64_t nb) { (void)x; (void)y; (void)nb; }
-void dq_avx2_iq2_xxs(const void *x, float *y, int64_t nb, const uint8_t (*g)[8], const uint8_t *s) { (void)x; (void)y; (void)nb; (void)g; (void)s; }
-void dq_avx2_iq2_xs(const void *x, float *y, int64_t nb, const uint8_t (*g)[8], const uint8_t *s) { (void)x; (void)y; (void)nb; (void)g; (void)s; }
-void dq_avx2_iq2_s(const void *x, float *y, int64_t nb, const uint8_t (*g)[8]) { (void)x; (void)y; (void)nb; (void)g; }
-void dq_avx2_iq3_xxs(const void *x, float *y, int64_t nb, const uint8_t (*g)[4], const uint8_t *s) { (void)x; (void)y; (void)nb; (void)g; (void)s; }
-void dq_avx2_iq3_s(const void *x, float *y, int64_t nb, const uint8_t (*g)[4]) { (void)x; (void)y; (void)nb; (void)g; }
-void dq_avx2_iq1_s(const void *x, float *y, int64_t nb, const int8_t (*g)[8], float dl) { (void)x; (void)y; (void)nb; (void)g; (void)dl; }
-void dq_avx2_iq1_m(const void *x, float *y, int64_t nb, const int8_t (*g)[8], float dl) { (void)x; (void)y; (void)nb; (void)g; (void)dl; }
-#endif
+void avx2_fill_dec(mio_kernels *k) {
+    k->dec_q8_0 = dq_avx2_q8_0;
+    k->dec_q4_K = dq_avx2_q4_K;
+    k->dec_q5_K = dq_avx2_q5_K;
+    k->dec_q6_K = dq_avx2_q6_K;
+    k->dec_iq2_xxs = dq_avx2_iq2_xxs;
+    k->dec_iq2_xs = dq_avx2_iq2_xs;
+    k->dec_iq2_s = dq_avx2_iq2_s;
+    k->dec_iq3_xxs = dq_avx2_iq3_xxs;
+    k->dec_iq3_s = dq_avx2_iq3_s;
+    k->dec_iq1_s = dq_avx2_iq1_s;
+    k->dec_iq1_m = dq_avx2_iq1_m;
+}

@@ -3,22 +3,14 @@
  * nearest-entry search over a lattice list, the iq3 trial-scale step and iq1_m's
  * split scan. Each lane performs the scalar code's exact IEEE operation sequence
  * (no FMA, no reassociation), so the chosen entries and scales are identical. */
-#include "kernels/iq_kernels.h"
+#include "kernels/avx2/avx2.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <float.h>
 #include <immintrin.h>
 
-#define IT __attribute__((target("avx2")))
-
-int iq_avx2_available(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") ? 1 : 0;
-}
-
 /* iq.c's nearest-entry search (list_best_scalar), 8 entries per step: a table
  * lookup per coordinate is a lane permute of that coordinate's 8 tabulated terms. */
-IT int iq_avx2_list_best(const uint8_t *codes, int n, int w, const float *lev, int nlev, const float *xv, const float *wt,
+static int iq_avx2_list_best(const uint8_t *codes, int n, int w, const float *lev, int nlev, const float *xv, const float *wt,
                          float scale) {
     (void)nlev;
     const int pad = pad8(n);
@@ -53,7 +45,7 @@ IT int iq_avx2_list_best(const uint8_t *codes, int n, int w, const float *lev, i
 
 /* iq.c's iq3_step_scalar with the 32 roundings, the grid lookups and the
  * neighbour distances in AVX2 lanes (per lane the scalar operation sequence). */
-IT void iq_avx2_iq3_step(const lattice *g, const float *xval, const float *waux, float id, float this_scale, int8_t *Laux,
+static void iq_avx2_iq3_step(const lattice *g, const float *xval, const float *waux, float id, float this_scale, int8_t *Laux,
                          bool *on_aux) {
     const __m256 vid = _mm256_set1_ps(id), half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.f);
     const __m256 magic = _mm256_set1_ps(12582912.f);
@@ -125,7 +117,7 @@ IT void iq_avx2_iq3_step(const lattice *g, const float *xval, const float *waux,
  * candidate beats the running best (tested against the best at step start,
  * which stays unchanged while nothing passes) changes nothing; otherwise its
  * candidates are replayed in order through the scalar test. */
-IT void iq_avx2_iq1m_scan(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk) {
+static void iq_avx2_iq1m_scan(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk) {
     const __m256 zero = _mm256_setzero_ps(), cp2 = _mm256_set1_ps(c->cp2), cm2 = _mm256_set1_ps(c->cm2);
     __m256 tp[2], tm[2];
     float wp[2], wm[2];
@@ -175,20 +167,8 @@ IT void iq_avx2_iq1m_scan(const float (*px)[24], const float (*pw)[24], const iq
     }
 }
 
-#else /* no x86-64: the scalar code is used; these are never called */
-
-int iq_avx2_available(void) { return 0; }
-int iq_avx2_list_best(const uint8_t *codes, int n, int w, const float *lev, int nlev, const float *xv, const float *wt,
-                      float scale) {
-    (void)codes; (void)n; (void)w; (void)lev; (void)nlev; (void)xv; (void)wt; (void)scale;
-    return -1;
+void avx2_fill_iq(mio_kernels *k) {
+    k->iq_list_best = iq_avx2_list_best;
+    k->iq_iq3_step = iq_avx2_iq3_step;
+    k->iq_iq1m_scan = iq_avx2_iq1m_scan;
 }
-void iq_avx2_iq3_step(const lattice *g, const float *xval, const float *waux, float id, float this_scale, int8_t *Laux,
-                      bool *on_aux) {
-    (void)g; (void)xval; (void)waux; (void)id; (void)this_scale; (void)Laux; (void)on_aux;
-}
-void iq_avx2_iq1m_scan(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk) {
-    (void)px; (void)pw; (void)c; (void)pk;
-}
-
-#endif

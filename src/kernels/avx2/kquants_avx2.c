@@ -3,36 +3,28 @@
  * searches (make_qkx2_quants, make_qx_quants, make_q3_quants) run on 8
  * sub-blocks at once, one per lane, each lane performing the scalar reference's
  * exact IEEE operation sequence (no FMA, no reassociation), so bytes match. */
-#include "kernels/kquants_kernels.h"
+#include "kernels/avx2/avx2.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
-#define KT __attribute__((target("avx2")))
-
-int kq_avx2_available(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") ? 1 : 0;
-}
-
-KT static inline __m256i v_nearest(__m256 v) {
+static inline __m256i v_nearest(__m256 v) {
     __m256 t = _mm256_add_ps(v, _mm256_set1_ps(12582912.f));
     __m256i i = _mm256_and_si256(_mm256_castps_si256(t), _mm256_set1_epi32(0x007fffff));
     return _mm256_sub_epi32(i, _mm256_set1_epi32(0x00400000));
 }
-KT static inline __m256i v_clamp(__m256i l, int lo, int hi) {
+static inline __m256i v_clamp(__m256i l, int lo, int hi) {
     return _mm256_max_epi32(_mm256_set1_epi32(lo), _mm256_min_epi32(_mm256_set1_epi32(hi), l));
 }
-KT static inline __m256 v_abs(__m256 v) { return _mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))); }
-KT static inline __m256 v_sel(__m256 a, __m256 b, __m256 m) { return _mm256_blendv_ps(a, b, m); } /* m ? b : a */
+static inline __m256 v_abs(__m256 v) { return _mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))); }
+static inline __m256 v_sel(__m256 a, __m256 b, __m256 m) { return _mm256_blendv_ps(a, b, m); } /* m ? b : a */
 
 /* xt[i] lane j = x[n*j + i] */
-KT static inline void gather8(const float *x, int n, __m256 *xt) {
+static inline void gather8(const float *x, int n, __m256 *xt) {
     const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(n));
     for (int i = 0; i < n; i++) xt[i] = _mm256_i32gather_ps(x + i, idx, 4);
 }
 /* L[n*j + i] = lane j of li[i] (+ bias) */
-KT static inline void scatter8_u8(const __m256i *li, int n, int bias, uint8_t *L) {
+static inline void scatter8_u8(const __m256i *li, int n, int bias, uint8_t *L) {
     int32_t t[32][8];
     for (int i = 0; i < n; i++) _mm256_storeu_si256((__m256i *)(void *)t[i], li[i]);
     for (int j = 0; j < 8; j++)
@@ -41,7 +33,7 @@ KT static inline void scatter8_u8(const __m256i *li, int n, int bias, uint8_t *L
 
 /* wmode KQ_W_GIVEN: weights w, and make_qkx3_quants' rules (degenerate when
  * max <= min; trial levels v > 0 ? nearest(min(v, nmax)) : 0) */
-KT static inline __attribute__((always_inline)) void qkx2_core(const float *x, const int n, int nmax, float rmin,
+static inline __attribute__((always_inline)) void qkx2_core(const float *x, const int n, int nmax, float rmin,
                                                                float rdelta, int nstep, int wmode, bool use_mad,
                                                                const float *w, float *scale_out, float *min_out,
                                                                uint8_t *L) {
@@ -143,19 +135,19 @@ KT static inline __attribute__((always_inline)) void qkx2_core(const float *x, c
     scatter8_u8(li, n, 0, L);
 }
 
-KT void kq_avx2_qkx2(const float *x, int n, int nmax, float rmin, float rdelta, int nstep, int wmode, bool use_mad,
+static void kq_avx2_qkx2(const float *x, int n, int nmax, float rmin, float rdelta, int nstep, int wmode, bool use_mad,
                      float *scale_out, float *min_out, uint8_t *L) {
     if (n == 16) qkx2_core(x, 16, nmax, rmin, rdelta, nstep, wmode, use_mad, NULL, scale_out, min_out, L);
     else qkx2_core(x, 32, nmax, rmin, rdelta, nstep, wmode, use_mad, NULL, scale_out, min_out, L);
 }
 
-KT void kq_avx2_qkx3(const float *x, int n, int nmax, const float *w, float *scale_out, float *min_out, uint8_t *L) {
+static void kq_avx2_qkx3(const float *x, int n, int nmax, const float *w, float *scale_out, float *min_out, uint8_t *L) {
     if (n == 16) qkx2_core(x, 16, nmax, -0.9f, 0.05f, 36, KQ_W_GIVEN, false, w, scale_out, min_out, L);
     else qkx2_core(x, 32, nmax, -0.9f, 0.05f, 36, KQ_W_GIVEN, false, w, scale_out, min_out, L);
 }
 
 /* amax / signed max of each lane as ggml's first-strict-maximum loop */
-KT static inline void lane_absmax(const __m256 *xt, int n, __m256 *amax, __m256 *mx) {
+static inline void lane_absmax(const __m256 *xt, int n, __m256 *amax, __m256 *mx) {
     __m256 a = _mm256_setzero_ps(), m = _mm256_setzero_ps();
     for (int i = 0; i < n; i++) {
         __m256 ax = v_abs(xt[i]);
@@ -170,7 +162,7 @@ KT static inline void lane_absmax(const __m256 *xt, int n, __m256 *amax, __m256 
 /* nearest_int(v) clamped to [lo, hi], as a float: exact for |v| < 2^22 (the
  * callers' v are bounded by about nmax), and +0 for a zero result like the
  * integer path's conversion */
-KT static inline __m256 v_round_clamp(__m256 v, __m256 lo, __m256 hi) {
+static inline __m256 v_round_clamp(__m256 v, __m256 lo, __m256 hi) {
     const __m256 M = _mm256_set1_ps(12582912.f);
     return _mm256_min_ps(_mm256_max_ps(_mm256_sub_ps(_mm256_add_ps(v, M), M), lo), hi);
 }
@@ -178,7 +170,7 @@ KT static inline __m256 v_round_clamp(__m256 v, __m256 lo, __m256 hi) {
 /* make_qx_quants(16, nmax, x, L, 1, qw) on the 16 sub-blocks of one
  * super-block (qw NULL: weights x*x): two lane groups, and the 18 trial scales two at a time (their
  * sums are independent; the choices are then made in ggml's order). */
-KT void kq_avx2_qx(const float *x, int nmax, const float *qw, float *scale_out, int8_t *L) {
+static void kq_avx2_qx(const float *x, int nmax, const float *qw, float *scale_out, int8_t *L) {
     enum { N = 16, G = 2 };
     __m256 xt[G][N], wt[G][N], wx[G][N];
     const __m256 zero = _mm256_setzero_ps(), vlo = _mm256_set1_ps((float)-nmax), vhi = _mm256_set1_ps((float)(nmax - 1));
@@ -248,7 +240,7 @@ KT void kq_avx2_qx(const float *x, int nmax, const float *qw, float *scale_out, 
 
 /* make_q3_quants(16, 4, x, L, true) on the 16 sub-blocks of one q3_K
  * super-block, two lane groups interleaved (the descent is a serial chain). */
-KT void kq_avx2_q3(const float *x, float *scale_out, int8_t *L) {
+static void kq_avx2_q3(const float *x, float *scale_out, int8_t *L) {
     enum { N = 16, G = 2 };
     const int nmax = 4;
     __m256 xt[G][N], wt[G][N], wx[G][N], lf[G][N];
@@ -308,14 +300,14 @@ KT void kq_avx2_q3(const float *x, float *scale_out, int8_t *L) {
 }
 
 /* packs 8 int32 lanes (0..255) into 8 bytes at p */
-KT static inline void store8_u8(__m256i v, uint8_t *p) {
+static inline void store8_u8(__m256i v, uint8_t *p) {
     __m128i lo = _mm256_castsi256_si128(v), hi = _mm256_extracti128_si256(v, 1);
     __m128i w = _mm_packs_epi32(lo, hi);
     __m128i b = _mm_packus_epi16(w, w);
     _mm_storel_epi64((__m128i *)(void *)p, b);
 }
 
-KT void kq_avx2_requant_min(const float *x, int n, float dm, float d, int nmax, uint8_t *L) {
+static void kq_avx2_requant_min(const float *x, int n, float dm, float d, int nmax, uint8_t *L) {
     const __m256 vdm = _mm256_set1_ps(dm), vd = _mm256_set1_ps(d);
     for (int i = 0; i < n; i += 8) {
         __m256 v = _mm256_div_ps(_mm256_add_ps(_mm256_loadu_ps(x + i), vdm), vd);
@@ -323,7 +315,7 @@ KT void kq_avx2_requant_min(const float *x, int n, float dm, float d, int nmax, 
     }
 }
 
-KT void kq_avx2_requant_sym(const float *x, int n, float d, int nmax, int8_t *L) {
+static void kq_avx2_requant_sym(const float *x, int n, float d, int nmax, int8_t *L) {
     const __m256 vd = _mm256_set1_ps(d);
     for (int i = 0; i < n; i += 8) {
         __m256 v = _mm256_div_ps(_mm256_loadu_ps(x + i), vd);
@@ -332,25 +324,11 @@ KT void kq_avx2_requant_sym(const float *x, int n, float d, int nmax, int8_t *L)
     }
 }
 
-#else /* no x86-64: the scalar code is used; these are never called */
-
-int kq_avx2_available(void) { return 0; }
-void kq_avx2_qkx2(const float *x, int n, int nmax, float rmin, float rdelta, int nstep, int wmode, bool use_mad,
-                  float *scale, float *the_min, uint8_t *L) {
-    (void)x; (void)n; (void)nmax; (void)rmin; (void)rdelta; (void)nstep; (void)wmode; (void)use_mad;
-    (void)scale; (void)the_min; (void)L;
+void avx2_fill_kquants(mio_kernels *k) {
+    k->kq_qkx2 = kq_avx2_qkx2;
+    k->kq_qkx3 = kq_avx2_qkx3;
+    k->kq_qx = kq_avx2_qx;
+    k->kq_q3 = kq_avx2_q3;
+    k->kq_requant_min = kq_avx2_requant_min;
+    k->kq_requant_sym = kq_avx2_requant_sym;
 }
-void kq_avx2_qx(const float *x, int nmax, const float *qw, float *scale, int8_t *L) {
-    (void)x; (void)nmax; (void)qw; (void)scale; (void)L;
-}
-void kq_avx2_qkx3(const float *x, int n, int nmax, const float *w, float *scale, float *the_min, uint8_t *L) {
-    (void)x; (void)n; (void)nmax; (void)w; (void)scale; (void)the_min; (void)L;
-}
-void kq_avx2_q3(const float *x, float *scale, int8_t *L) { (void)x; (void)scale; (void)L; }
-void kq_avx2_requant_min(const float *x, int n, float dm, float d, int nmax, uint8_t *L) {
-    (void)x; (void)n; (void)dm; (void)d; (void)nmax; (void)L;
-}
-void kq_avx2_requant_sym(const float *x, int n, float d, int nmax, int8_t *L) {
-    (void)x; (void)n; (void)d; (void)nmax; (void)L;
-}
-#endif

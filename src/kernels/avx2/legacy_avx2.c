@@ -2,28 +2,20 @@
 /* legacy_avx2.c — AVX2 kernel for q4_1's plain encoder (quant/legacy.c): the
  * block extremes, scale and 32 codes with ggml's operations in AVX2 registers,
  * so the 20-byte blocks are identical to the scalar encoder's. */
+#include "kernels/avx2/avx2.h"
 #include "kernels/legacy_kernels.h"
 
 #include "core/half.h"
+#include "core/unaligned.h"
 
 #include <string.h>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-
-#define LT __attribute__((target("avx2")))
-
-int lg_avx2_available(void) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") ? 1 : 0;
-}
-
-static inline void st16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 
 /* Per block: lane-wise min/max folded across lanes (value-exact; a zero
  * extreme ends the run, for the scalar path to get its sign), then the 32
  * codes with ggml's operations, packed to nibbles. */
-LT int64_t lg_avx2_enc_q4_1(const float *x, uint8_t *y, int64_t nb) {
+static int64_t lg_avx2_enc_q4_1(const float *x, uint8_t *y, int64_t nb) {
     enum { QK = 32 };
     uint8_t *o = y;
     const __m256 half = _mm256_set1_ps(0.5f);
@@ -59,12 +51,6 @@ LT int64_t lg_avx2_enc_q4_1(const float *x, uint8_t *y, int64_t nb) {
     return nb;
 }
 
-#else /* no x86-64: the scalar code is used; these are never called */
-
-int lg_avx2_available(void) { return 0; }
-int64_t lg_avx2_enc_q4_1(const float *x, uint8_t *y, int64_t nb) {
-    (void)x; (void)y; (void)nb;
-    return 0;
+void avx2_fill_legacy(mio_kernels *k) {
+    k->enc_q4_1 = lg_avx2_enc_q4_1;
 }
-
-#endif

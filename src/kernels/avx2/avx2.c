@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+/* avx2.c — the AVX2 back end's table entries (kernels/kernels.h). Runs only
+ * after core/cpu.c found AVX2, FMA and F16C with the OS saving YMM state. */
+#include "kernels/avx2/avx2.h"
+
+void kernels_fill_avx2(mio_kernels *k) {
+    avx2_fill_convert(k);
+    avx2_fill_legacy(k);
+    avx2_fill_kquants(k);
+    avx2_fill_iq(k);
+    avx2_fill_dec(k);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* dispatch.c — builds the codec kernel table (kernels.h) once, from the level
+ * core/cpu.c chose. A back end compiled into this build announces itself with
+ * MIO_KERNELS_<ISA> (set by src/CMakeLists.txt next to its object library). */
+#include "kernels/kernels.h"
+
+#include <pthread.h>
+
+static const struct backend {
+    mio_isa isa;
+    void (*fill)(mio_kernels *k);
+} g_backends[] = {
+    /* lowest level first: a higher level's entries override the lower ones */
+#ifdef MIO_KERNELS_AVX2
+    {MIO_ISA_AVX2, kernels_fill_avx2},
+#endif
+#ifdef MIO_KERNELS_AVX512
+    {MIO_ISA_AVX512, kernels_fill_avx512},
+#endif
+#ifdef MIO_KERNELS_NEON
+    {MIO_ISA_NEON, kernels_fill_neon},
+#endif
+    {MIO_ISA_SCALAR, NULL}, /* the portable C: no entries */
+};
+
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static mio_kernels g_tab; /* all NULL until built: the portable table */
+
+static void build(void) {
+    mio_isa isa;
+    if (cpu_isa(&isa) != MIO_OK) return; /* refused: stay portable */
+    for (size_t i = 0; i < sizeof g_backends / sizeof g_backends[0]; i++)
+        if (g_backends[i].fill && cpu_isa_includes(isa, g_backends[i].isa)) g_backends[i].fill(&g_tab);
+}
+
+mio_status kernels_get(const mio_kernels **k) {
+    pthread_once(&g_once, build);
+    *k = &g_tab;
+    mio_isa isa;
+    return cpu_isa(&isa);
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/* kernels.h — the codec kernel table: one function pointer per operation that
+ * has an ISA-specific version. kernels/dispatch.c builds it once from the level
+ * core/cpu.c chose: the entries of every back end that level includes (avx2's
+ * for avx512, ...), later back ends overriding earlier ones. A NULL entry means
+ * "no kernel at this level": the family code (src/quant/) runs its portable C.
+ * Every kernel gives exactly the bits of the portable C (same IEEE operations
+ * in the same order per element/lane, no FMA contraction).
+ * Family code never names an ISA: it asks kernels_get() once (at registration)
+ * and tests entries for NULL. A back end is a folder kernels/<isa>/ (its own
+ * CMake object library and flags) with a fill function declared below. */
+#ifndef MIO_KERNELS_H
+#define MIO_KERNELS_H
+
+#include "core/cpu.h"
+#include "kernels/iq_kernels.h"
+#include "kernels/kquants_kernels.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef void (*kern_dec_fn)(const void *x, float *y, int64_t nb);
+
+typedef struct mio_kernels {
+    /* --- plain casts (quant/scalar.c): n values, any alignment --- */
+    void (*f32_to_bf16)(const float *x, uint8_t *y, int64_t n);
+    void (*bf16_to_f32)(const uint8_t *x, float *y, int64_t n);
+    void (*f16_to_f32)(const uint8_t *x, float *y, int64_t n); /* exact, quiets sNaN as core/half.h */
+
+    /* --- legacy 32-element blocks (quant/legacy.c) --- */
+    /* q4_1's plain encoder on up to nb blocks of 32 floats at x into 20-byte
+     * blocks at y; stops before the first block whose minimum or maximum is a
+     * zero (its sign needs ggml's sequential scan); returns the blocks done. */
+    int64_t (*enc_q4_1)(const float *x, uint8_t *y, int64_t nb);
+    kern_dec_fn dec_q8_0;
+
+    /* --- k-quants (quant/kquants.c) --- */
+    /* make_qkx2_quants on 8 sub-blocks of n (16 or 32) contiguous floats at x:
+     * scale[j], the_min[j] and levels L[n*j + i] for sub-block j (wmode: KQ_W_*). */
+    void (*kq_qkx2)(const float *x, int n, int nmax, float rmin, float rdelta, int nstep, int wmode, bool use_mad,
+                    float *scale, float *the_min, uint8_t *L);
+    /* make_qkx3_quants(n, nmax, ., w, ., ., ., -0.9, 0.05, 36, false) on 8
+     * sub-blocks of n (16 or 32) at x with weights w laid out like x. */
+    void (*kq_qkx3)(const float *x, int n, int nmax, const float *w, float *scale, float *the_min, uint8_t *L);
+    /* make_qx_quants(16, nmax, ., ., 1, qw) on the 16 sub-blocks of 16 at x (one
+     * super-block; qw: 256 weights, or NULL for x*x); nmax <= 32. */
+    void (*kq_qx)(const float *x, int nmax, const float *qw, float *scale, int8_t *L);
+    /* make_q3_quants(16, 4, ., ., true) on the 16 sub-blocks of 16 at x (one q3_K block). */
+    void (*kq_q3)(const float *x, float *scale, int8_t *L);
+    /* kq_requant_min / kq_requant_sym (kquants_kernels.h) for n a multiple of 8 */
+    void (*kq_requant_min)(const float *x, int n, float dm, float d, int nmax, uint8_t *L);
+    void (*kq_requant_sym)(const float *x, int n, float d, int nmax, int8_t *L);
+    kern_dec_fn dec_q4_K, dec_q5_K, dec_q6_K;
+
+    /* --- iq (quant/iq.c) --- */
+    /* nearest-entry search over a list of n entries (codes: w rows of pad8(n)
+     * codes; lev: 8 levels, nlev used): index of the first entry of smallest
+     * weighted distance below FLT_MAX, or -1. */
+    int (*iq_list_best)(const uint8_t *codes, int n, int w, const float *lev, int nlev, const float *xv,
+                        const float *wt, float scale);
+    /* one trial scale of the iq3 search on a 4-wide lattice (see iq.c) */
+    void (*iq_iq3_step)(const lattice *g, const float *xval, const float *waux, float id, float this_scale,
+                        int8_t *Laux, bool *on_aux);
+    /* iq1_m's split scan (see iq1m_test), updating *pk exactly as the scalar scan */
+    void (*iq_iq1m_scan)(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk);
+    /* grid decoders: the expanded grids (one row of level values per entry) and
+     * the 7-bit -> 8-bit sign table come from iq.c */
+    void (*dec_iq2_xxs)(const void *x, float *y, int64_t nb, const uint8_t (*grid)[8], const uint8_t *sign8);
+    void (*dec_iq2_xs)(const void *x, float *y, int64_t nb, const uint8_t (*grid)[8], const uint8_t *sign8);
+    void (*dec_iq2_s)(const void *x, float *y, int64_t nb, const uint8_t (*grid)[8]);
+    void (*dec_iq3_xxs)(const void *x, float *y, int64_t nb, const uint8_t (*grid)[4], const uint8_t *sign8);
+    void (*dec_iq3_s)(const void *x, float *y, int64_t nb, const uint8_t (*grid)[4]);
+    void (*dec_iq1_s)(const void *x, float *y, int64_t nb, const int8_t (*grid)[8], float delta);
+    void (*dec_iq1_m)(const void *x, float *y, int64_t nb, const int8_t (*grid)[8], float delta);
+} mio_kernels;
+
+/* The table for the level in use, built once (thread-safe). On success MIO_OK.
+ * When MIO_ISA was refused (core/cpu.h) the status and message of cpu_isa(),
+ * and *k is the portable table (all NULL), so a caller that ignores the status
+ * still runs nothing the CPU lacks. */
+mio_status kernels_get(const mio_kernels **k);
+
+/* Back ends: each kernels/<isa>/ folder defines its fill function, which sets
+ * the entries it implements. Called only when the CPU runs that ISA (the fill
+ * itself is compiled with the back end's flags). */
+void kernels_fill_avx2(mio_kernels *k);
+void kernels_fill_avx512(mio_kernels *k);
+void kernels_fill_neon(mio_kernels *k);
+
+#endif
