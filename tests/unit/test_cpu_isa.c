@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/* test_cpu_isa.c — the ISA dispatch (core/cpu.c, docs/KERNELS.md): mio_cpu_isa()
+ * agrees with the CPU flags of /proc/cpuinfo; MIO_ISA overrides it; a name that
+ * is no level, or a level this CPU cannot run, is refused with a message (and
+ * every codec call fails, writing nothing) instead of crashing. The choice is
+ * made once per process, so each MIO_ISA value runs in a child process:
+ * `test_cpu_isa child EXPECT [SUBSTRING...]` with EXPECT a level name or
+ * "refused" and the substrings the refusal message must contain. */
+#include "modelio.h"
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char g_flags[8192]; /* " flag1 flag2 ... " of the first cpu */
+
+static void read_flags(void) {
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) T_SKIP("no /proc/cpuinfo");
+    char line[8192];
+    g_flags[0] = 0;
+    while (fgets(line, sizeof line, f)) {
+        /* x86: "flags\t\t: fpu vme ..."; aarch64: "Features\t: fp asimd ..." */
+        if (strncmp(line, "flags", 5) && strncmp(line, "Features", 8)) continue;
+        const char *c = strchr(line, ':');
+        if (!c) continue;
+        snprintf(g_flags, sizeof g_flags, " %s", c + 1);
+        size_t n = strlen(g_flags);
+        while (n && (g_flags[n - 1] == '\n' || g_flags[n - 1] == ' ')) g_flags[--n] = 0;
+        strcat(g_flags, " ");
+        break;
+    }
+    fclose(f);
+}
+
+static int has(const char *flag) {
+    char w[64];
+    snprintf(w, sizeof w, " %s ", flag);
+    return strstr(g_flags, w) != NULL;
+}
+
+/* The level the dispatch must pick by itself on this CPU. */
+static const char *expected_isa(void) {
+#if defined(__x86_64__)
+    int avx2 = has("avx2") && has("fma") && has("f16c");
+    int avx512 = avx2 && has("avx512f") && has("avx512bw") && has("avx512dq") && has("avx512vl") && has("avx512_vnni");
+    return avx512 ? "avx512" : avx2 ? "avx2" : "scalar";
+#elif defined(__aarch64__)
+    return has("asimd") && has("asimddp") ? "neon" : "scalar";
+#else
+    return "scalar";
+#endif
+}
+
+/* In a child: the dispatch's answer for the inherited MIO_ISA. */
+static int child(int argc, char **argv) {
+    const char *want = argv[2];
+    const char *got = mio_cpu_isa();
+    float x[32];
+    for (int i = 0; i < 32; i++) x[i] = (float)i;
+    uint8_t q[34], dst[34];
+    memset(q, 0xAA, sizeof q);
+    printf("MIO_ISA=%s -> %s\n", getenv("MIO_ISA") ? getenv("MIO_ISA") : "(unset)", got ? got : "NULL");
+    if (strcmp(want, "refused") == 0) {
+        T_CHECK(got == NULL);
+        printf("  message: %s\n", mio_last_error());
+        for (int i = 3; i < argc; i++) T_MSG_HAS(argv[i]);
+        /* every codec call is refused the same way and writes nothing */
+        T_STATUS(mio_encode_f32(MIO_TYPE_Q8_0, x, 32, q, sizeof q), MIO_ERR_INVALID_ARG);
+        T_MSG_HAS("MIO_ISA=");
+        T_STATUS(mio_encode_f32_mt(MIO_TYPE_Q8_0, x, 32, q, sizeof q, 2), MIO_ERR_INVALID_ARG);
+        T_STATUS(mio_encode_f32_imatrix(MIO_TYPE_Q8_0, x, 32, 32, x, q, sizeof q), MIO_ERR_INVALID_ARG);
+        float y[32];
+        memset(dst, 0, sizeof dst);
+        T_STATUS(mio_decode_f32(MIO_TYPE_Q8_0, dst, sizeof dst, y, 32), MIO_ERR_INVALID_ARG);
+        T_STATUS(mio_decode_f32_mt(MIO_TYPE_Q8_0, dst, sizeof dst, y, 32, 2), MIO_ERR_INVALID_ARG);
+        T_MSG_HAS("MIO_ISA=");
+        int untouched = 1;
+        for (size_t i = 0; i < sizeof q; i++) untouched &= q[i] == 0xAA;
+        T_CHECK(untouched);
+        /* type facts need no kernel and still answer */
+        T_EQ_INT(mio_type_can_encode(MIO_TYPE_Q8_0), 1);
+    } else {
+        T_EQ_STR(got, want);
+        T_CHECK(mio_cpu_isa() == got); /* one choice per process */
+        /* q8_0 of 0..31: d = 31/127 (f16 0x33d0), codes round(i * 127/31) */
+        T_OK(mio_encode_f32(MIO_TYPE_Q8_0, x, 32, q, sizeof q));
+        T_EQ_INT(q[0] | q[1] << 8, 0x33d0);
+        T_EQ_INT(q[2], 0);
+        T_EQ_INT(q[3], 4);   /* 1 * 127/31 = 4.097 */
+        T_EQ_INT(q[33], 127); /* 31 */
+    }
+    T_DONE();
+}
+
+/* Run this program as a child with MIO_ISA=isa (NULL: unset) and the expectation. */
+static void run(char **argv, const char *isa, const char *const *args) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (isa) setenv("MIO_ISA", isa, 1);
+        else unsetenv("MIO_ISA");
+        char *av[8] = {argv[0], (char *)"child"};
+        int n = 2;
+        for (; args[n - 2] && n < 7; n++) av[n] = (char *)args[n - 2];
+        av[n] = NULL;
+        execv("/proc/self/exe", av);
+        _exit(127);
+    }
+    int status = 0;
+    T_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    if (!WIFEXITED(status)) printf("child MIO_ISA=%s died (signal %d)\n", isa ? isa : "(unset)", WTERMSIG(status));
+    T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+int main(int argc, char **argv) {
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc >= 3 && strcmp(argv[1], "child") == 0) return child(argc, argv);
+    read_flags();
+    const char *auto_isa = expected_isa();
+    printf("cpuinfo says: %s\n", auto_isa);
+
+    run(argv, NULL, (const char *const[]){auto_isa, NULL});
+    run(argv, "", (const char *const[]){auto_isa, NULL}); /* empty: as unset */
+    run(argv, "scalar", (const char *const[]){"scalar", NULL});
+#if defined(__x86_64__)
+    static const char accepted[] = "accepted values are scalar, avx2, avx512";
+    run(argv, "bogus", (const char *const[]){"refused", "MIO_ISA=bogus", accepted, NULL});
+    run(argv, "AVX2", (const char *const[]){"refused", "MIO_ISA=AVX2", accepted, NULL}); /* names are lower-case */
+    /* a level of another architecture: above anything this CPU runs */
+    run(argv, "neon", (const char *const[]){"refused", "MIO_ISA=neon", "x86-64", accepted, NULL});
+    /* the x86 levels: chosen when the CPU has them, else refused naming what is missing */
+    if (strcmp(auto_isa, "scalar") != 0) run(argv, "avx2", (const char *const[]){"avx2", NULL});
+    else run(argv, "avx2", (const char *const[]){"refused", "MIO_ISA=avx2", "lacks", "avx2", NULL});
+    if (strcmp(auto_isa, "avx512") == 0) run(argv, "avx512", (const char *const[]){"avx512", NULL});
+    else run(argv, "avx512", (const char *const[]){"refused", "MIO_ISA=avx512", "lacks", "avx512", NULL});
+#elif defined(__aarch64__)
+    static const char accepted[] = "accepted values are scalar, neon";
+    run(argv, "bogus", (const char *const[]){"refused", "MIO_ISA=bogus", accepted, NULL});
+    run(argv, "avx2", (const char *const[]){"refused", "MIO_ISA=avx2", "aarch64", accepted, NULL});
+    if (strcmp(auto_isa, "neon") == 0) run(argv, "neon", (const char *const[]){"neon", NULL});
+    else run(argv, "neon", (const char *const[]){"refused", "MIO_ISA=neon", "lacks", NULL});
+#endif
+    T_DONE();
+}
