@@ -166,6 +166,12 @@ const cpu_features *cpu_features_get(void) {
     return &g_feat;
 }
 
+bool cpu_isa_peek(mio_isa *isa) {
+    pthread_once(&g_once, choose);
+    *isa = g_refused[0] ? MIO_ISA_SCALAR : g_isa;
+    return !g_refused[0];
+}
+
 mio_status cpu_isa(mio_isa *isa) {
     pthread_once(&g_once, choose);
     if (g_refused[0]) {

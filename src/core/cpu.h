@@ -38,5 +38,8 @@ bool cpu_isa_includes(mio_isa have, mio_isa want);
  * MIO_ISA, the missing features and the accepted values (every call fails the
  * same way: the choice is made once per process). */
 mio_status cpu_isa(mio_isa *isa);
+/* The same without touching mio_last_error(): true and *isa set, or false
+ * (MIO_ISA refused; *isa is MIO_ISA_SCALAR). */
+bool cpu_isa_peek(mio_isa *isa);
 
 #endif

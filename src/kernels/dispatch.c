@@ -28,9 +28,14 @@ static mio_kernels g_tab; /* all NULL until built: the portable table */
 
 static void build(void) {
     mio_isa isa;
-    if (cpu_isa(&isa) != MIO_OK) return; /* refused: stay portable */
+    if (!cpu_isa_peek(&isa)) return; /* refused: stay portable */
     for (size_t i = 0; i < sizeof g_backends / sizeof g_backends[0]; i++)
         if (g_backends[i].fill && cpu_isa_includes(isa, g_backends[i].isa)) g_backends[i].fill(&g_tab);
+}
+
+const mio_kernels *kernels_table(void) {
+    pthread_once(&g_once, build);
+    return &g_tab;
 }
 
 mio_status kernels_get(const mio_kernels **k) {

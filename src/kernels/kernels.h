@@ -79,6 +79,9 @@ typedef struct mio_kernels {
  * and *k is the portable table (all NULL), so a caller that ignores the status
  * still runs nothing the CPU lacks. */
 mio_status kernels_get(const mio_kernels **k);
+/* The same table without the status (and without touching mio_last_error()):
+ * for code that only registers pointers, like quant/codec.c's table. */
+const mio_kernels *kernels_table(void);
 
 /* Back ends: each kernels/<isa>/ folder defines its fill function, which sets
  * the entries it implements. Called only when the CPU runs that ISA (the fill

@@ -17,8 +17,7 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static void init_table(void) {
     /* The kernels of the level core/cpu.c chose; a refused MIO_ISA gives the
      * portable table here, and every call below fails on kernels_ok() first. */
-    const mio_kernels *k;
-    (void)kernels_get(&k);
+    const mio_kernels *k = kernels_table();
     codec_register_scalar(g_tab, k);
     codec_register_legacy(g_tab, k);
     codec_register_kquants(g_tab, k);
