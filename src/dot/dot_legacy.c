@@ -38,10 +38,16 @@ static inline void unpack_nib(const uint8_t *qs, int8_t *v, int off) {
         v[j + 16] = (int8_t)((qs[j] >> 4) - off);
     }
 }
+/* g_spread[b]: byte i is bit i of b (0 or 1), to expand the 32 high bits of q5_0/q5_1
+ * with whole-byte operations. Filled once by dot_register_legacy (under pthread_once). */
+static uint64_t g_spread[256];
+
 static inline void unpack_nib5(const uint8_t *qs, uint32_t qh, int8_t *v, int off) {
+    uint8_t hb[32];
+    for (int k = 0; k < 4; k++) memcpy(hb + 8 * k, &g_spread[(qh >> (8 * k)) & 255u], 8);
     for (int j = 0; j < 16; j++) {
-        v[j] = (int8_t)(((qs[j] & 15) | (((qh >> j) & 1u) << 4)) - off);
-        v[j + 16] = (int8_t)(((qs[j] >> 4) | (((qh >> (j + 16)) & 1u) << 4)) - off);
+        v[j] = (int8_t)(((qs[j] & 15) | (hb[j] << 4)) - off);
+        v[j + 16] = (int8_t)(((qs[j] >> 4) | (hb[j + 16] << 4)) - off);
     }
 }
 static inline void unpack_tab(const uint8_t *qs, int8_t *v, const int8_t *tab) {
@@ -93,6 +99,11 @@ OFS_DOT(k_q4_1, 20, unpack_nib(x + 4, v, 0))
 OFS_DOT(k_q5_1, 24, unpack_nib5(x + 8, dot_ld32(x + 4), v, 0))
 
 void dot_register_legacy(dot_kernel *t) {
+    for (int b = 0; b < 256; b++) {
+        uint8_t by[8];
+        for (int i = 0; i < 8; i++) by[i] = (uint8_t)((b >> i) & 1);
+        memcpy(&g_spread[b], by, 8);
+    }
     t[MIO_TYPE_Q4_0] = (dot_kernel){k_q4_0, MIO_TYPE_Q8_0};
     t[MIO_TYPE_Q5_0] = (dot_kernel){k_q5_0, MIO_TYPE_Q8_0};
     t[MIO_TYPE_Q8_0] = (dot_kernel){k_q8_0, MIO_TYPE_Q8_0};

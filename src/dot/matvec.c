@@ -60,8 +60,8 @@ mio_status mio_vec_dot(int wtype, size_t n, const void *w_row, const void *act_r
     if (!w_row) return err_set(MIO_ERR_INVALID_ARG, "mio_vec_dot: w_row is NULL");
     if (!act_row) return err_set(MIO_ERR_INVALID_ARG, "mio_vec_dot: act_row is NULL");
     if (!out) return err_set(MIO_ERR_INVALID_ARG, "mio_vec_dot: out is NULL");
-    const dot_kernel *k;
-    uint64_t nb, wb, ab;
+    const dot_kernel *k = NULL;
+    uint64_t nb = 0, wb = 0, ab = 0;
     mio_status st = resolve("mio_vec_dot", wtype, n, &k, &nb, &wb, &ab);
     if (st) return st;
     float r;
@@ -97,8 +97,8 @@ static mio_status matmul(const char *fn, int wtype, const void *w, size_t rows, 
     if (!w) return err_set(MIO_ERR_INVALID_ARG, "%s: w is NULL", fn);
     if (!x) return err_set(MIO_ERR_INVALID_ARG, "%s: x is NULL", fn);
     if (!y) return err_set(MIO_ERR_INVALID_ARG, "%s: y is NULL", fn);
-    const dot_kernel *k;
-    uint64_t nb, wb, ab, t;
+    const dot_kernel *k = NULL;
+    uint64_t nb = 0, wb = 0, ab = 0, t = 0;
     mio_status st = resolve(fn, wtype, cols, &k, &nb, &wb, &ab);
     if (st) return st;
     if (!ck_mul(wb, rows, &t) || t > SIZE_MAX || !ck_mul(ab, m, &t) || t > SIZE_MAX || !ck_mul(cols, m, &t) ||
