@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_dot.c — mio_vec_dot_type, mio_vec_dot, mio_matvec, mio_matmul
  * (docs/KERNELS-dot.md):
- *  - hand-computed blocks (q8_0, q4_0, q4_1 with its q8_1 s term);
+ *  - hand-computed blocks (q8_0, q4_0, q4_1 with its q8_1 s term, q4_K with its mins);
  *  - every supported weight type against a double-precision reference: W
  *    decoded with mio_decode_f32, x encoded to the dot type and decoded back
  *    (the values the kernel really multiplies), on random data of many lengths
@@ -69,6 +69,27 @@ static void test_hand(void) {
     memset(a + 4, 1, 32);
     T_OK(mio_vec_dot(MIO_TYPE_Q4_1, 32, w, a, &out));
     T_CHECK(out == -256.0f);
+
+    /* q4_K . q8_K with the min term: d = dmin = 1 (0x3c00); scale bytes 0..3 = 1 (scales
+     * 0..3 = 1), 4..7 = 2 (mins 0..3 = 2), 8..11 = 0x21 (scales 4..7 = 1, mins 4..7 = 2),
+     * codes all 1: every weight is 1*1*1 - 1*2 = -1. Activation d = 0.5 (f32), codes 2,
+     * bsums 16 * 2 = 32. isum = 256 * 2 = 512, summs = 16 * 32 * 2 = 1024;
+     * result 0.5 * 512 - 0.5 * 1024 = -256 (= 256 weights of -1 times 0.5 * 2). */
+    {
+        uint8_t wk[144], ak[292];
+        float half = 0.5f;
+        put16(wk, 0x3c00);
+        put16(wk + 2, 0x3c00);
+        memset(wk + 4, 1, 4);
+        memset(wk + 8, 2, 4);
+        memset(wk + 12, 0x21, 4);
+        memset(wk + 16, 0x11, 128);
+        memcpy(ak, &half, 4);
+        memset(ak + 4, 2, 256);
+        for (int k = 0; k < 16; k++) put16(ak + 260 + 2 * k, 32);
+        T_OK(mio_vec_dot(MIO_TYPE_Q4_K, 256, wk, ak, &out));
+        T_CHECK(out == -256.0f);
+    }
 
     /* The activation types, as ggml's type_traits_cpu lists them. */
     T_EQ_INT(mio_vec_dot_type(MIO_TYPE_F32), MIO_TYPE_F32);
