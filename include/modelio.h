@@ -582,6 +582,40 @@ MIO_API int mio_type_can_decode(int type);
 MIO_API const char *mio_cpu_isa(void);
 
 /* ------------------------------------------------------------------------- */
+/** Dot products and matrix-vector products on quantized weights             */
+/* ------------------------------------------------------------------------- */
+/** The activation type a weight type is multiplied with, as ggml's CPU back end
+ * pairs them: MIO_TYPE_Q8_0 for q4_0 q5_0 q8_0 iq4_nl mxfp4, MIO_TYPE_Q8_1 for
+ * q4_1 q5_1, MIO_TYPE_Q8_K for q2_K q3_K q4_K q5_K q6_K tq1_0 tq2_0 iq4_xs, and
+ * the weight type itself for MIO_TYPE_F32, MIO_TYPE_F16 and MIO_TYPE_BF16 (f32
+ * weights take f32 activations, f16 take f16, bf16 take bf16). -1 for an
+ * unknown type or one without a dot-product kernel. */
+MIO_API int mio_vec_dot_type(int wtype);
+/** *out = the dot product of one weight row of n elements (wire bytes of type
+ * wtype) with one activation row already encoded in mio_vec_dot_type(wtype)
+ * (e.g. by mio_encode_f32). n must be a whole number of blocks. Integer
+ * arithmetic inside each block, one rescale per block, f32 accumulation in block
+ * order (f32/f16/bf16: exact products summed in double). Any alignment. */
+MIO_API mio_status mio_vec_dot(int wtype, size_t n, const void *w_row, const void *act_row, float *out);
+/** y = W x: w holds `rows` rows of `cols` elements of type wtype in GGUF layout
+ * (rows * row bytes, each row a whole number of blocks), x is cols floats, y
+ * gets rows floats. x is first encoded to mio_vec_dot_type(wtype) with the
+ * library's byte-exact encoders (q8_0/q8_1/q8_K refuse NaN/inf in x:
+ * MIO_ERR_NON_FINITE), then each y[r] is what mio_vec_dot gives for row r.
+ * n_threads <= 0: one per core; rows are split over the threads and the result
+ * is the same for every thread count. Errors: MIO_ERR_UNSUPPORTED_TYPE (unknown
+ * type, or no kernel), MIO_ERR_INVALID_ARG (NULL, cols not a whole number of
+ * blocks), MIO_ERR_OVERFLOW (sizes), MIO_ERR_NOMEM. */
+MIO_API mio_status mio_matvec(int wtype, const void *w, size_t rows, size_t cols, const float *x, float *y,
+                              int n_threads);
+/** Y = X W^T for m activation rows: x is m x cols row-major f32, y is m x rows
+ * row-major (y[i * rows + r] = row r of W . row i of x). Each weight block is read
+ * once for all m rows; y equals m calls of mio_matvec bit for bit. Arguments and
+ * errors as mio_matvec. */
+MIO_API mio_status mio_matmul(int wtype, const void *w, size_t rows, size_t cols, const float *x, size_t m, float *y,
+                              int n_threads);
+
+/* ------------------------------------------------------------------------- */
 /** safetensors                                                               */
 /* ------------------------------------------------------------------------- */
 /** safetensors dtypes, numbered in upstream's declaration order (the order its

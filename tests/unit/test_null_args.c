@@ -382,6 +382,16 @@ static void make_fixtures(void) {
     X(ST, mio_encode_f32_mt, dst, _, 0, NULL, mio_encode_f32_mt(MIO_TYPE_Q8_0, g_src, 32, NULL, 34, 2))               \
     X(ST, mio_decode_f32_mt, src, _, 0, NULL, mio_decode_f32_mt(MIO_TYPE_Q8_0, NULL, 34, g_fout, 32, 2))              \
     X(ST, mio_decode_f32_mt, dst, _, 0, NULL, mio_decode_f32_mt(MIO_TYPE_Q8_0, g_q8, 34, NULL, 32, 2))                \
+    /* dot products */                                                                                           \
+    X(ST, mio_vec_dot, w_row, _, 0, NULL, mio_vec_dot(MIO_TYPE_Q8_0, 32, NULL, g_q8, g_fout))                        \
+    X(ST, mio_vec_dot, act_row, _, 0, NULL, mio_vec_dot(MIO_TYPE_Q8_0, 32, g_q8, NULL, g_fout))                      \
+    X(ST, mio_vec_dot, out, _, 0, NULL, mio_vec_dot(MIO_TYPE_Q8_0, 32, g_q8, g_q8, NULL))                            \
+    X(ST, mio_matvec, w, _, 0, NULL, mio_matvec(MIO_TYPE_Q8_0, NULL, 1, 32, g_src, g_fout, 1))                       \
+    X(ST, mio_matvec, x, _, 0, NULL, mio_matvec(MIO_TYPE_Q8_0, g_q8, 1, 32, NULL, g_fout, 1))                        \
+    X(ST, mio_matvec, y, _, 0, NULL, mio_matvec(MIO_TYPE_Q8_0, g_q8, 1, 32, g_src, NULL, 1))                         \
+    X(ST, mio_matmul, w, _, 0, NULL, mio_matmul(MIO_TYPE_Q8_0, NULL, 1, 32, g_src, 2, g_fout, 1))                    \
+    X(ST, mio_matmul, x, _, 0, NULL, mio_matmul(MIO_TYPE_Q8_0, g_q8, 1, 32, NULL, 2, g_fout, 1))                     \
+    X(ST, mio_matmul, y, _, 0, NULL, mio_matmul(MIO_TYPE_Q8_0, g_q8, 1, 32, g_src, 2, NULL, 1))                      \
     /* safetensors */                                                                                            \
     X(SV, mio_st_dtype_from_name, name, _, -1, NULL, mio_st_dtype_from_name(NULL))                               \
     X(ST, mio_st_open, path, _, 0, NULL, mio_st_open(NULL, 0, &g_sfo))                                                \

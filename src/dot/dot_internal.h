@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* dot_internal.h — the portable C dot-product kernels behind mio_vec_dot,
+ * mio_matvec and mio_matmul (docs/KERNELS-dot.md).
+ *
+ * A kernel takes ONE weight row of nb blocks (GGUF wire bytes) and m activation
+ * rows already in the weight type's dot type (q8_0 / q8_1 / q8_K wire bytes, or
+ * f32 / f16 / bf16 elements), a_stride bytes apart, and writes the m dot
+ * products to out[0..m-1]. Each weight block is unpacked once and used for all
+ * m activation rows; per activation row the blocks are summed in block order,
+ * so the result for one activation row does not depend on m (mio_matmul equals
+ * m calls of mio_matvec bit for bit). Inside a block the arithmetic is integer
+ * (exact); each block contributes one rescale by the product of the scales.
+ * out is scratch the kernel owns during the call (its m floats are the
+ * accumulators). Pointers may have any alignment (fields are read with memcpy). */
+#ifndef MIO_DOT_INTERNAL_H
+#define MIO_DOT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef void (*dot_kernel_fn)(const uint8_t *w, size_t nb, const uint8_t *a, size_t a_stride, size_t m, float *out);
+
+typedef struct dot_kernel {
+    dot_kernel_fn fn;
+    int atype;        /* activation type code (mio_vec_dot_type) */
+} dot_kernel;
+
+/* The kernel row for a weight type, or NULL when there is none. */
+const dot_kernel *dot_kernel_get(int wtype);
+
+/* Family tables (dot_float.c, dot_legacy.c, dot_kquants.c) fill their rows. */
+void dot_register_float(dot_kernel *tab);
+void dot_register_legacy(dot_kernel *tab);
+void dot_register_kquants(dot_kernel *tab);
+
+/* Little-endian field loads (the library targets little-endian hosts only). */
+static inline uint16_t dot_ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static inline uint32_t dot_ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline float dot_ldf(const uint8_t *p) { float v; memcpy(&v, p, 4); return v; }
+static inline float dot_u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+/* f16 -> f32, exact for every input (the same value ggml's conversion gives). */
+static inline float dot_f16(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, em = h & 0x7fffu;
+    if (em >= 0x7c00u) return dot_u2f(sign | 0x7f800000u | ((em & 0x3ffu) << 13)); /* inf / NaN */
+    if (em >= 0x0400u) return dot_u2f(sign | ((em + 0x1c000u) << 13));           /* normal: rebias 15 -> 127 */
+    float v = (float)em * 0x1.0p-24f;                                             /* subnormal: exact */
+    return sign ? -v : v;
+}
+static inline float dot_f16p(const uint8_t *p) { return dot_f16(dot_ld16(p)); }
+static inline float dot_bf16(uint16_t h) { return dot_u2f((uint32_t)h << 16); }
+
+#endif

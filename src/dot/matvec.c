@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/* matvec.c — mio_vec_dot_type, mio_vec_dot, mio_matvec, mio_matmul: argument
+ * checks, the kernel table, activation quantization (the library's byte-exact
+ * encoders: q8_0 / q8_1 / q8_K, or the f16 / bf16 casts) and the row split
+ * over threads. Rows are split in contiguous ranges; every output element is
+ * computed by one kernel call whose arithmetic does not depend on the split,
+ * so results are identical for every thread count. */
+#include "core/core.h"
+#include "dot/dot_internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define N_TYPES MIO_TYPE_GGML_COUNT
+#define MAX_THREADS 256
+
+static dot_kernel g_tab[N_TYPES];
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void tab_init(void) {
+    dot_register_float(g_tab);
+    dot_register_legacy(g_tab);
+    dot_register_kquants(g_tab);
+}
+
+const dot_kernel *dot_kernel_get(int wtype) {
+    if (wtype < 0 || wtype >= N_TYPES) return NULL;
+    pthread_once(&g_once, tab_init);
+    return g_tab[wtype].fn ? &g_tab[wtype] : NULL;
+}
+
+int mio_vec_dot_type(int wtype) {
+    const dot_kernel *k = dot_kernel_get(wtype);
+    return k ? k->atype : -1;
+}
+
+/* The kernel for wtype and the sizes of a row of n elements (weights, activations). */
+static mio_status resolve(const char *fn, int wtype, uint64_t n, const dot_kernel **k, uint64_t *nb, uint64_t *w_bytes,
+                          uint64_t *a_bytes) {
+    const char *name = wtype >= 0 && wtype < N_TYPES ? mio_type_name(wtype) : NULL;
+    if (!name || mio_type_block_size(wtype) <= 0) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s: unknown weight type code %d", fn, wtype);
+    *k = dot_kernel_get(wtype);
+    if (!*k)
+        return err_set(MIO_ERR_UNSUPPORTED_TYPE,
+                       "%s: no dot-product kernel for weight type %s (%d); see mio_vec_dot_type", fn, name, wtype);
+    uint64_t blk = (uint64_t)mio_type_block_size(wtype);
+    if (n % blk)
+        return err_set(MIO_ERR_INVALID_ARG, "%s: %s row length %llu is not a multiple of the block size %llu", fn,
+                       name, (unsigned long long)n, (unsigned long long)blk);
+    *nb = n / blk;
+    if (!ck_mul(*nb, mio_type_block_bytes(wtype), w_bytes) ||
+        !ck_mul(*nb, mio_type_block_bytes((*k)->atype), a_bytes) || *w_bytes > SIZE_MAX || *a_bytes > SIZE_MAX)
+        return err_set(MIO_ERR_OVERFLOW, "%s: a %s row of %llu elements overflows the address space", fn, name,
+                       (unsigned long long)n);
+    return MIO_OK;
+}
+
+mio_status mio_vec_dot(int wtype, size_t n, const void *w_row, const void *act_row, float *out) {
+    if (!w_row) return err_set(MIO_ERR_INVALID_ARG, "mio_vec_dot: w_row is NULL");
+    if (!act_row) return err_set(MIO_ERR_INVALID_ARG, "mio_vec_dot: act_row is NULL");
+    if (!out) return err_set(MIO_ERR_INVALID_ARG, "mio_vec_dot: out is NULL");
+    const dot_kernel *k = NULL;
+    uint64_t nb = 0, wb = 0, ab = 0;
+    mio_status st = resolve("mio_vec_dot", wtype, n, &k, &nb, &wb, &ab);
+    if (st) return st;
+    float r;
+    k->fn((const uint8_t *)w_row, (size_t)nb, (const uint8_t *)act_row, (size_t)ab, 1, &r);
+    *out = r;
+    return MIO_OK;
+}
+
+/* --- threads: rows [r0, r1) of W, all m activation rows --- */
+typedef struct mm_job {
+    const dot_kernel *k;
+    const uint8_t *w, *act;
+    size_t nb, w_row_bytes, a_row_bytes, rows, m, r0, r1;
+    float *y, *scratch; /* scratch: m floats */
+} mm_job;
+
+static void *mm_run(void *arg) {
+    mm_job *j = arg;
+    for (size_t r = j->r0; r < j->r1; r++) {
+        j->k->fn(j->w + r * j->w_row_bytes, j->nb, j->act, j->a_row_bytes, j->m, j->scratch);
+        for (size_t i = 0; i < j->m; i++) j->y[i * j->rows + r] = j->scratch[i];
+    }
+    return NULL;
+}
+
+static int cores(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static mio_status matmul(const char *fn, int wtype, const void *w, size_t rows, size_t cols, const float *x, size_t m,
+                         float *y, int n_threads) {
+    if (!w) return err_set(MIO_ERR_INVALID_ARG, "%s: w is NULL", fn);
+    if (!x) return err_set(MIO_ERR_INVALID_ARG, "%s: x is NULL", fn);
+    if (!y) return err_set(MIO_ERR_INVALID_ARG, "%s: y is NULL", fn);
+    const dot_kernel *k = NULL;
+    uint64_t nb = 0, wb = 0, ab = 0, t = 0;
+    mio_status st = resolve(fn, wtype, cols, &k, &nb, &wb, &ab);
+    if (st) return st;
+    if (!ck_mul(wb, rows, &t) || t > SIZE_MAX || !ck_mul(ab, m, &t) || t > SIZE_MAX || !ck_mul(cols, m, &t) ||
+        !ck_mul(t, sizeof(float), &t) || t > SIZE_MAX || !ck_mul(rows, m, &t) || !ck_mul(t, sizeof(float), &t) ||
+        t > SIZE_MAX)
+        return err_set(MIO_ERR_OVERFLOW, "%s: %zu x %zu weights with %zu activation rows overflow the address space",
+                       fn, rows, cols, m);
+    if (rows == 0 || m == 0) return MIO_OK;
+
+    /* Activations in the dot type: f32 weights use x as it is. */
+    const uint8_t *act = (const uint8_t *)x;
+    void *abuf = NULL;
+    if (k->atype != MIO_TYPE_F32) {
+        abuf = malloc(ab * m != 0 ? (size_t)(ab * m) : 1);
+        if (!abuf) return err_set(MIO_ERR_NOMEM, "%s: no memory for %zu quantized activation rows", fn, m);
+        st = mio_encode_f32(k->atype, x, cols * m, abuf, (size_t)(ab * m));
+        if (st) {
+            free(abuf);
+            return err_prefix(st, "%s: quantizing x to %s", fn, mio_type_name(k->atype));
+        }
+        act = abuf;
+    }
+
+    if (n_threads <= 0) n_threads = cores();
+    if (n_threads > MAX_THREADS) n_threads = MAX_THREADS;
+    if ((size_t)n_threads > rows) n_threads = (int)rows;
+    float *scratch = malloc(sizeof(float) * m * (size_t)n_threads);
+    if (!scratch) {
+        free(abuf);
+        return err_set(MIO_ERR_NOMEM, "%s: no memory for %d x %zu accumulators", fn, n_threads, m);
+    }
+    mm_job jobs[MAX_THREADS];
+    pthread_t th[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    size_t per = rows / (size_t)n_threads, extra = rows % (size_t)n_threads, r = 0;
+    for (int i = 0; i < n_threads; i++) {
+        size_t cnt = per + ((size_t)i < extra);
+        jobs[i] = (mm_job){k, (const uint8_t *)w, act, (size_t)nb, (size_t)wb, (size_t)ab, rows, m, r, r + cnt, y,
+                           scratch + (size_t)i * m};
+        r += cnt;
+    }
+    for (int i = 1; i < n_threads; i++) started[i] = pthread_create(&th[i], NULL, mm_run, &jobs[i]) == 0;
+    mm_run(&jobs[0]);
+    for (int i = 1; i < n_threads; i++) {
+        if (started[i]) pthread_join(th[i], NULL);
+        else mm_run(&jobs[i]); /* could not start a thread: do its rows here */
+    }
+    free(scratch);
+    free(abuf);
+    return MIO_OK;
+}
+
+mio_status mio_matvec(int wtype, const void *w, size_t rows, size_t cols, const float *x, float *y, int n_threads) {
+    return matmul("mio_matvec", wtype, w, rows, cols, x, 1, y, n_threads);
+}
+
+mio_status mio_matmul(int wtype, const void *w, size_t rows, size_t cols, const float *x, size_t m, float *y,
+                      int n_threads) {
+    return matmul("mio_matmul", wtype, w, rows, cols, x, m, y, n_threads);
+}

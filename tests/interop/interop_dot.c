@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* interop_dot.c — mio_matvec against ggml's own CPU kernels (libggml-cpu-haswell.so
+ * of the peer package): for every weight type libmodelio has a kernel for, random
+ * weights encoded by libmodelio, random activations; ggml's from_float quantizes x
+ * to its vec_dot_type (which must equal mio_vec_dot_type) and its vec_dot gives
+ * each row's dot product. mio_matvec's rows must agree within a relative L2 error
+ * (||ours - ggml|| / ||ggml||) of 1e-3 over all rows of a matrix. SKIP (77)
+ * without the peer or on a CPU without AVX2. */
+#include "modelio.h"
+#include "ggml_cpu_peer.h"
+#include "../test.h"
+
+#include <math.h>
+
+static const int k_types[] = {MIO_TYPE_F32,  MIO_TYPE_F16,   MIO_TYPE_BF16,  MIO_TYPE_Q4_0,  MIO_TYPE_Q4_1,
+                              MIO_TYPE_Q5_0, MIO_TYPE_Q5_1,  MIO_TYPE_Q8_0,  MIO_TYPE_Q2_K,  MIO_TYPE_Q3_K,
+                              MIO_TYPE_Q4_K, MIO_TYPE_Q5_K,  MIO_TYPE_Q6_K,  MIO_TYPE_TQ1_0, MIO_TYPE_TQ2_0,
+                              MIO_TYPE_IQ4_NL, MIO_TYPE_IQ4_XS, MIO_TYPE_MXFP4};
+
+int main(void) {
+    peer_api api;
+    char why[4400];
+    int rc = peer_load(&api, why, sizeof why);
+    if (rc > 0) T_SKIP(why);
+    if (rc < 0) { fprintf(stderr, "%s\n", why); return 1; }
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("f16c"))
+        T_SKIP("this CPU lacks AVX2/FMA/F16C: ggml's haswell back end cannot run here");
+    peer_cpu cpu;
+    if (peer_cpu_load(&api, "haswell", &cpu, why, sizeof why)) T_SKIP(why);
+    peer_rng rng;
+    peer_rng_seed(&rng, peer_seed("interop_dot"));
+
+    static const size_t lens[] = {256, 768, 4096};
+    const size_t rows = 7;
+    for (size_t t = 0; t < sizeof k_types / sizeof k_types[0]; t++) {
+        int type = k_types[t];
+        const peer_type_traits_cpu *tr = cpu.traits(type);
+        if (!tr || !tr->vec_dot || !cpu.traits(tr->vec_dot_type)->from_float) {
+            fprintf(stderr, "%s: ggml has no vec_dot/from_float\n", mio_type_name(type));
+            t_fail++;
+            continue;
+        }
+        T_EQ_INT(mio_vec_dot_type(type), tr->vec_dot_type);
+        for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+            size_t n = lens[k];
+            size_t wrb = n / (size_t)mio_type_block_size(type) * mio_type_block_bytes(type);
+            size_t arb = n / (size_t)mio_type_block_size(tr->vec_dot_type) * mio_type_block_bytes(tr->vec_dot_type);
+            float *wf = malloc(sizeof(float) * n * rows), *x = malloc(sizeof(float) * n), y[7];
+            uint8_t *w = malloc(wrb * rows), *a = malloc(arb);
+            for (size_t i = 0; i < n * rows; i++)
+                wf[i] = (float)((double)(peer_next(&rng) >> 11) * 0x1.0p-53 * 2 - 1) * (float)(1 + i % 5);
+            for (size_t i = 0; i < n; i++) x[i] = (float)((double)(peer_next(&rng) >> 11) * 0x1.0p-53 * 6 - 3);
+            T_OK(mio_encode_f32(type, wf, n * rows, w, wrb * rows));
+            T_OK(mio_matvec(type, w, rows, n, x, y, 1));
+            cpu.traits(tr->vec_dot_type)->from_float(x, a, (int64_t)n);
+            double num = 0, den = 0;
+            for (size_t r = 0; r < rows; r++) {
+                float g = 0;
+                tr->vec_dot((int)n, &g, 0, w + r * wrb, 0, a, 0, 1);
+                num += ((double)y[r] - g) * ((double)y[r] - g);
+                den += (double)g * g;
+            }
+            double rel = den > 0 ? sqrt(num / den) : sqrt(num);
+            if (rel <= 1e-3) t_pass++;
+            else {
+                t_fail++;
+                fprintf(stderr, "%s n=%zu: relative L2 error %.3g against ggml's vec_dot (limit 1e-3)\n",
+                        mio_type_name(type), n, rel);
+            }
+            if (n == 4096) printf("%-7s n=%zu relative L2 error vs ggml: %.2e\n", mio_type_name(type), n, rel);
+            free(wf), free(x), free(w), free(a);
+        }
+    }
+    T_DONE();
+}
