@@ -178,9 +178,7 @@ static bool key_starts(const mio_str *k, const char *s) {
     size_t n = strlen(s);
     return k->len >= n && memcmp(k->ptr, s, n) == 0;
 }
-static bool is_split_key(const mio_str *k) {
-    return key_is(k, "split.no") || key_is(k, "split.count") || key_is(k, "split.tensors.count");
-}
+static bool is_split_key(const mio_str *k) { return gguf_is_split_key(k->ptr, k->len); }
 
 /* ggml pads an empty data section to the alignment, gguf-py does not. */
 static bool empty_unpadded(const mio_gguf_file *f, size_t nt) {
@@ -357,11 +355,10 @@ static int membuf_put(void *user, const void *data, size_t len) {
 /* f's key-values (split.* dropped) with the edits applied, as a header-only GGUF
  * parsed from memory: the encoder then reads edited and original files alike. */
 static mio_status edited_kv(const mio_gguf_file *f, const mio_convert_params *p, mio_gguf_file **out) {
-    static const char *const split_keys[] = {"split.no", "split.count", "split.tensors.count"};
     mio_writer *w = NULL;
     membuf m = {0};
     mio_status st = mio_writer_new(0, &w);
-    if (!st) st = mio_writer_copy_all_kv(w, f, split_keys, 3);
+    if (!st) st = mio_writer_copy_all_kv(w, f, gguf_split_keys, 3);
     if (!st) st = mio_writer_apply_edits(w, p->edits, p->n_edits);
     if (!st) st = mio_writer_write_cb(w, membuf_put, &m);
     mio_writer_free(w);
@@ -376,7 +373,7 @@ static mio_status gguf_to_st(const char *in_path, int mode, const char *out, int
     if (st) return st;
     if (!in_path) return err_set(MIO_ERR_INVALID_ARG, "in_path is NULL");
     mio_gguf_file *f = NULL;
-    st = mio_gguf_open(in_path, MIO_OPEN_SPLITS, &f);
+    st = gguf_open_model(in_path, 0, &f);
     if (st) return st;
     if (mode != OUT_FD && mio_gguf_uses_file(f, mode == OUT_DIR ? NULL : out)) {
         mio_gguf_close(f);

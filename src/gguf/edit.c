@@ -271,35 +271,13 @@ mio_status mio_writer_apply_edits(mio_writer *w, const mio_kv_edit *e, size_t n)
 
 /* ------------------------------------------------------------------ copying */
 
-static const char *const k_split_keys[] = {"split.no", "split.count", "split.tensors.count"};
-
-/* Open a GGUF (a split followed across its parts) as mio_quantize does: a lone
- * part of a split whose name does not locate the others is refused. */
-static mio_status open_model(const char *path, uint32_t flags, mio_gguf_file **out) {
-    mio_gguf_file *f = NULL;
-    mio_status st = mio_gguf_open(path, flags, &f);
-    if (st) return st;
-    uint64_t split_count = 0;
-    int64_t ksc = mio_gguf_find_key(f, "split.count");
-    if ((flags & MIO_OPEN_SPLITS) && ksc >= 0 && mio_gguf_kv_u64(f, ksc, &split_count) == MIO_OK && split_count > 1 &&
-        mio_gguf_part_count(f) == 1) {
-        mio_gguf_close(f);
-        return err_set(MIO_ERR_SPLIT, "%s: this file is one part of a model split into %llu files (split.count), but its "
-                       "name does not follow the name-0000K-of-%05llu.gguf pattern that locates the others; refusing to "
-                       "copy part of a model — rename the parts", path, (unsigned long long)split_count,
-                       (unsigned long long)split_count);
-    }
-    *out = f;
-    return MIO_OK;
-}
-
 /* A writer holding f's metadata (split.* dropped for a merged split) with the
  * edits applied, and f's tensors declared in file order. */
 static mio_status edited_writer(const mio_gguf_file *f, uint32_t wflags, const mio_kv_edit *e, size_t n,
                                 mio_writer **out) {
     mio_writer *w = NULL;
     mio_status st = mio_writer_new(wflags, &w);
-    if (!st) st = mio_writer_copy_all_kv(w, f, k_split_keys, f->n_parts > 1 ? 3 : 0);
+    if (!st) st = mio_writer_copy_all_kv(w, f, gguf_split_keys, f->n_parts > 1 ? 3 : 0);
     if (!st) st = mio_writer_apply_edits(w, e, n);
     for (uint64_t i = 0; i < f->n_tensors && !st; i++) {
         const mio_gguf_tensor *t = &f->tensors[i];
@@ -320,7 +298,7 @@ static mio_status copy_edit(const char *in_path, const char *out_path, int fd, c
     if (st) return st;
     mio_gguf_file *f = NULL;
     mio_writer *w = NULL;
-    if ((st = open_model(in_path, MIO_OPEN_SPLITS, &f)) != MIO_OK) return st;
+    if ((st = gguf_open_model(in_path, 0, &f)) != MIO_OK) return st;
     if (out_path && mio_gguf_uses_file(f, out_path)) {
         mio_gguf_close(f);
         return err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", out_path);

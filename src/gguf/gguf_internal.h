@@ -75,6 +75,16 @@ mio_status gguf_open_single(const char *path, uint32_t flags, mio_gguf_file **ou
 /* Build the hash of tensor names (after tensors are complete). */
 mio_status gguf_index_tensors(mio_gguf_file *f);
 
+/* The keys a split part carries (split.no, split.count, split.tensors.count):
+ * dropped when the parts are written as one file. */
+extern const char *const gguf_split_keys[3];
+bool gguf_is_split_key(const char *key, size_t len);
+/* Open a whole model: path with MIO_OPEN_SPLITS (flags may add MIO_OPEN_READ),
+ * and refuse a lone part of a split whose name does not locate the others
+ * (split.count > 1 read from one file), so no caller works on part of a
+ * model. */
+mio_status gguf_open_model(const char *path, uint32_t flags, mio_gguf_file **out);
+
 /* Writer hooks for exact restoration (src/convert): the GGUF version written (2
  * or 3; default 3), and a value given as its wire bytes (after the type field),
  * validated as the reader validates them. */

@@ -107,3 +107,27 @@ mio_status mio_gguf_open(const char *path, uint32_t flags, mio_gguf_file **out) 
     if (flags & MIO_OPEN_SPLITS) return open_splits(path, flags & MIO_OPEN_READ, out);
     return gguf_open_single(path, flags, out);
 }
+
+const char *const gguf_split_keys[3] = {"split.no", "split.count", "split.tensors.count"};
+
+bool gguf_is_split_key(const char *key, size_t len) {
+    for (int k = 0; k < 3; k++)
+        if (strlen(gguf_split_keys[k]) == len && memcmp(gguf_split_keys[k], key, len) == 0) return true;
+    return false;
+}
+
+mio_status gguf_open_model(const char *path, uint32_t flags, mio_gguf_file **out) {
+    mio_gguf_file *f = NULL;
+    mio_status st = mio_gguf_open(path, flags | MIO_OPEN_SPLITS, &f);
+    if (st) return st;
+    uint64_t n = 0;
+    int64_t k = mio_gguf_find_key(f, "split.count");
+    if (k >= 0 && mio_gguf_kv_u64(f, k, &n) == MIO_OK && n > 1 && mio_gguf_part_count(f) == 1) {
+        mio_gguf_close(f);
+        return err_set(MIO_ERR_SPLIT, "%s: this file is one part of a model split into %llu files (split.count), but its "
+                       "name does not follow the name-0000K-of-%05llu.gguf pattern that locates the others; refusing to "
+                       "use part of a model — rename the parts", path, (unsigned long long)n, (unsigned long long)n);
+    }
+    *out = f;
+    return MIO_OK;
+}

@@ -32,7 +32,6 @@ mio_status mio_split_default_params_sized(mio_split_params *p, size_t size) {
 
 static uint64_t pad_to(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
 
-static const char *const k_split[] = {"split.no", "split.count", "split.tensors.count"};
 
 mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_split_params *params, uint32_t *n_parts) {
     if (!in_path || !prefix || !params)
@@ -108,7 +107,7 @@ mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_spl
         /* part 1: every input key (the input's own split keys dropped); then, in
          * every part, the split keys in the order gguf-split leaves them (it sets
          * split.count again at the end, which moves it last) */
-        if (!st && k == 0) st = mio_writer_copy_all_kv(ws[k], f, k_split, 3);
+        if (!st && k == 0) st = mio_writer_copy_all_kv(ws[k], f, gguf_split_keys, 3);
         if (!st) st = mio_writer_set_u16(ws[k], "split.no", (uint16_t)k);
         if (!st) st = mio_writer_set_i32(ws[k], "split.tensors.count", (int32_t)nt);
         if (!st) st = mio_writer_set_u16(ws[k], "split.count", (uint16_t)count);

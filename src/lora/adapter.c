@@ -7,6 +7,7 @@
 #include "lora_internal.h"
 
 #include "core/core.h"
+#include "gguf/gguf_internal.h"
 #include "core/half.h"
 
 #include <cjson/cJSON.h>
@@ -56,19 +57,7 @@ mio_status lora_params(const mio_lora_params *in, mio_lora_params *out) {
 
 mio_status lora_open_base(const char *path, mio_gguf_file **out) {
     if (!path) return err_set(MIO_ERR_INVALID_ARG, "base_path is NULL");
-    mio_gguf_file *f = NULL;
-    mio_status st = mio_gguf_open(path, MIO_OPEN_SPLITS, &f);
-    if (st) return st;
-    uint64_t n = 0;
-    int64_t k = mio_gguf_find_key(f, "split.count");
-    if (k >= 0 && mio_gguf_kv_u64(f, k, &n) == MIO_OK && n > 1 && mio_gguf_part_count(f) == 1) {
-        mio_gguf_close(f);
-        return err_set(MIO_ERR_SPLIT, "%s: this file is one part of a model split into %llu files (split.count), but its "
-                       "name does not follow the name-0000K-of-%05llu.gguf pattern that locates the others", path,
-                       (unsigned long long)n, (unsigned long long)n);
-    }
-    *out = f;
-    return MIO_OK;
+    return gguf_open_model(path, 0, out);
 }
 
 void lora_report(const lora_set *s, const mio_lora_params *p, const double *b_factor, float gguf_alpha) {

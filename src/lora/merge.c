@@ -8,13 +8,13 @@
 #include "lora_internal.h"
 
 #include "core/core.h"
+#include "gguf/gguf_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const k_split_keys[] = {"split.no", "split.count", "split.tensors.count"};
 
 #define CHUNK_BYTES ((size_t)4 << 20)
 
@@ -84,7 +84,7 @@ static mio_status merge(const char *base_path, const char *out_path, int fd, con
     mio_writer *w = NULL;
     int64_t nt = mio_gguf_tensor_count(f);
     st = mio_writer_new(MIO_WRITER_DEFAULT, &w);
-    if (!st) st = mio_writer_copy_all_kv(w, f, k_split_keys, mio_gguf_part_count(f) > 1 ? 3 : 0);
+    if (!st) st = mio_writer_copy_all_kv(w, f, gguf_split_keys, mio_gguf_part_count(f) > 1 ? 3 : 0);
     for (int64_t i = 0; i < nt && !st; i++) {
         mio_gguf_tensor t;
         char name[64];

@@ -332,7 +332,6 @@ static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
 
 /* ------------------------------------------------------------------ metadata */
 
-static const char *const k_split_keys[] = {"split.no", "split.count", "split.tensors.count"};
 
 /* Keys llama_model_quantize writes after the copied ones (setting an existing
  * key again moves it to the end, as ggml's gguf setters do). */
@@ -419,17 +418,8 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
     bool block_count_set = false;
     qz_run r;
     memset(&r, 0, sizeof r);
-    if ((st = mio_gguf_open(in_path, MIO_OPEN_SPLITS, &f)) != MIO_OK) return st;
+    if ((st = gguf_open_model(in_path, 0, &f)) != MIO_OK) return st;
     uint32_t parts = mio_gguf_part_count(f);
-    uint64_t split_count = 0;
-    int64_t ksc = mio_gguf_find_key(f, "split.count");
-    if (ksc >= 0 && mio_gguf_kv_u64(f, ksc, &split_count) == MIO_OK && split_count > 1 && parts == 1) {
-        st = err_set(MIO_ERR_SPLIT, "%s: this file is one part of a model split into %llu files (split.count), but its "
-                     "name does not follow the name-0000K-of-%05llu.gguf pattern that locates the others; refusing to "
-                     "convert part of a model — rename the parts", in_path, (unsigned long long)split_count,
-                     (unsigned long long)split_count);
-        goto done;
-    }
     if (out_path && !p.dry_run && mio_gguf_uses_file(f, out_path)) {
         st = err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", out_path);
         goto done;
@@ -528,11 +518,11 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
     if ((st = mio_writer_new(wflags, &ws[0])) != MIO_OK) { free(out_bytes); goto done; }
     r.w = ws[0];
     if (p.preset != MIO_PRESET_NONE) {
-        if (!st) st = mio_writer_copy_all_kv(r.w, f, k_split_keys, 3);
+        if (!st) st = mio_writer_copy_all_kv(r.w, f, gguf_split_keys, 3);
         if (!st) st = set_moved_u32(r.w, "general.quantization_version", 2);
         if (!st) st = set_moved_u32(r.w, "general.file_type", (uint32_t)p.preset);
     } else {
-        if (!st) st = mio_writer_copy_all_kv(r.w, f, k_split_keys, parts > 1 ? 3 : 0);
+        if (!st) st = mio_writer_copy_all_kv(r.w, f, gguf_split_keys, parts > 1 ? 3 : 0);
         /* general.file_type describes the weights: only claim the target when some were converted. */
         if (!st && n_conv > 0 && p.dtype >= 0)
             st = mio_writer_set_u32(r.w, "general.file_type", (uint32_t)mio_type_file_type(p.dtype));
