@@ -155,12 +155,17 @@ mv parts-00003-of-00003.gguf away.gguf
 expect_rc 1 "$TRANSCODE" parts-00001-of-00003.gguf missing.safetensors
 check '[ ! -e missing.safetensors ]'
 mv away.gguf parts-00003-of-00003.gguf
+# a lone part of a split under another name is refused, not converted in part
+mkdir defects && "$MKMODELS" defects defects >/dev/null 2>&1
+expect_rc 1 "$TRANSCODE" defects/renamed-part.gguf lone.safetensors
+check 'grep -q "renamed-part.gguf: this file is one part of a model split into 2 files (split.count)" err.txt'
+check '[ ! -e lone.safetensors ]'
 # a split input converts whole (split.* dropped): the same file as from the unsplit model
 expect_rc 0 "$TRANSCODE" parts-00001-of-00003.gguf from_parts.safetensors
 check 'cmp -s from_parts.safetensors rt_sample.safetensors'
 
 # nothing but what the script made (no temp files from failed writes)
-left=$(ls -A | grep -v -x -E 'models|sample\.gguf|rt_.*|g_.*|q\.safetensors|qb\.safetensors|h\.gguf|shards|shards2|st_shards|st_one\.safetensors|map\.txt|dup\.txt|short\.txt|miss\.txt|renamed\.safetensors|ed\.safetensors|ed\.gguf|piped\..*|piped_copy\.gguf|same\.bin|parts-0000[123]-of-00003\.gguf|merged\.gguf|sharded\.gguf|from_parts\.safetensors|out\.txt|err\.txt' | tr '\n' ' ')
+left=$(ls -A | grep -v -x -E 'models|defects|sample\.gguf|rt_.*|g_.*|q\.safetensors|qb\.safetensors|h\.gguf|shards|shards2|st_shards|st_one\.safetensors|map\.txt|dup\.txt|short\.txt|miss\.txt|renamed\.safetensors|ed\.safetensors|ed\.gguf|piped\..*|piped_copy\.gguf|same\.bin|parts-0000[123]-of-00003\.gguf|merged\.gguf|sharded\.gguf|from_parts\.safetensors|out\.txt|err\.txt' | tr '\n' ' ')
 check '[ -z "$left" ]' || echo "left behind: $left" >&2
 check '[ -z "$(find . -name "*.tmp*")" ]'
 
