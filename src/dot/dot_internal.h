@@ -15,14 +15,16 @@
 #ifndef MIO_DOT_INTERNAL_H
 #define MIO_DOT_INTERNAL_H
 
+#include "kernels/kernels.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-typedef void (*dot_kernel_fn)(const uint8_t *w, size_t nb, const uint8_t *a, size_t a_stride, size_t m, float *out);
+typedef kern_dot_fn dot_kernel_fn; /* kernels/kernels.h */
 
 typedef struct dot_kernel {
-    dot_kernel_fn fn;
+    dot_kernel_fn fn; /* the best back end's kernel, else the portable C */
     int atype;        /* activation type code (mio_vec_dot_type) */
 } dot_kernel;
 

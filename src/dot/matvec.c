@@ -22,6 +22,11 @@ static void tab_init(void) {
     dot_register_float(g_tab);
     dot_register_legacy(g_tab);
     dot_register_kquants(g_tab);
+    /* the level core/cpu.c chose: its kernels replace the portable ones (a
+     * refused MIO_ISA gives the portable table; every call fails in resolve()) */
+    const mio_kernels *kt = kernels_table();
+    for (int t = 0; t < N_TYPES; t++)
+        if (g_tab[t].fn && kt->dot[t]) g_tab[t].fn = kt->dot[t];
 }
 
 const dot_kernel *dot_kernel_get(int wtype) {
@@ -41,6 +46,9 @@ static mio_status resolve(const char *fn, int wtype, uint64_t n, const dot_kerne
     const char *name = wtype >= 0 && wtype < N_TYPES ? mio_type_name(wtype) : NULL;
     if (!name || mio_type_block_size(wtype) <= 0) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s: unknown weight type code %d", fn, wtype);
     *k = dot_kernel_get(wtype);
+    const mio_kernels *kt;
+    mio_status st = kernels_get(&kt); /* a refused MIO_ISA: every call says so */
+    if (st) return err_prefix(st, "%s", fn);
     if (!*k)
         return err_set(MIO_ERR_UNSUPPORTED_TYPE,
                        "%s: no dot-product kernel for weight type %s (%d); see mio_vec_dot_type", fn, name, wtype);

@@ -17,9 +17,16 @@
 #include "kernels/kquants_kernels.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef void (*kern_dec_fn)(const void *x, float *y, int64_t nb);
+/* A dot-product kernel (src/dot/, contract in dot/dot_internal.h): one weight
+ * row of nb blocks (GGUF wire bytes) against m activation rows already in the
+ * weight type's dot type, a_stride bytes apart; the m results into out. */
+typedef void (*kern_dot_fn)(const uint8_t *w, size_t nb, const uint8_t *a, size_t a_stride, size_t m, float *out);
+/* An activation quantizer: nb blocks of floats at x into wire blocks at y. */
+typedef void (*kern_act_fn)(const float *x, uint8_t *y, int64_t nb);
 
 typedef struct mio_kernels {
     /* --- plain casts (quant/scalar.c): n values, any alignment --- */
@@ -72,6 +79,19 @@ typedef struct mio_kernels {
     void (*dec_iq3_s)(const void *x, float *y, int64_t nb, const uint8_t (*grid)[4]);
     void (*dec_iq1_s)(const void *x, float *y, int64_t nb, const int8_t (*grid)[8], float delta);
     void (*dec_iq1_m)(const void *x, float *y, int64_t nb, const int8_t (*grid)[8], float delta);
+
+    /* --- dot products (src/dot/) --- */
+    /* dot[wtype]: the kernel for weights of ggml type wtype against its dot type
+     * (mio_vec_dot_type). Integer parts exact; the float result may differ from
+     * the portable C only by the order of the per-block f32 accumulation (lanes,
+     * then a fixed reduction), never by m or by the thread split: per activation
+     * row the arithmetic must not depend on m. */
+    kern_dot_fn dot[MIO_TYPE_GGML_COUNT];
+    /* Activation quantizers behind mio_encode_f32 for q8_0 (34-byte blocks of
+     * 32), q8_1 (36-byte blocks of 32) and q8_K (292-byte blocks of 256):
+     * byte-exact with the portable encoders (ggml's reference quantizers) for
+     * finite input (the codec screens non-finite input first). */
+    kern_act_fn act_q8_0, act_q8_1, act_q8_K;
 } mio_kernels;
 
 /* The table for the level in use, built once (thread-safe). On success MIO_OK.

@@ -703,7 +703,11 @@ ENC_FN(enc_q3_K, Q3_BYTES, q3_encode_block(xb, b))
 ENC_FN(enc_q4_K, Q4_BYTES, k45_encode_block(xb, b, 15))
 ENC_FN(enc_q5_K, Q5_BYTES, k45_encode_block(xb, b, 31))
 ENC_FN(enc_q6_K, Q6_BYTES, q6_encode_block(xb, b))
-ENC_FN(enc_q8_K, Q8_BYTES, q8_encode_block(xb, b))
+ENC_FN(enc_q8_K_portable, Q8_BYTES, q8_encode_block(xb, b))
+static void enc_q8_K(const float *x, void *y, int64_t nb) {
+    if (K->act_q8_K) K->act_q8_K(x, y, nb);
+    else enc_q8_K_portable(x, y, nb);
+}
 
 #define ENCW_FN(name, bytes, call)                                               \
     static void name(const float *x, void *y, int64_t n, const float *qw) {     \

@@ -230,6 +230,7 @@ static inline float q8_block(const float *x, int8_t *q) {
 
 /* q8_0: 34 bytes = f16 d, 32 int8 codes. */
 static void enc_q8_0(const float *x, void *y, int64_t nb) {
+    if (K->act_q8_0) { K->act_q8_0(x, y, nb); return; }
     uint8_t *o = y;
     for (int64_t b = 0; b < nb; b++, x += QK, o += 34) {
         int8_t q[QK];
@@ -241,6 +242,7 @@ static void enc_q8_0(const float *x, void *y, int64_t nb) {
 
 /* q8_1: 36 bytes = f16 d, f16 s = (sum of codes) * d, 32 int8 codes. */
 static void enc_q8_1(const float *x, void *y, int64_t nb) {
+    if (K->act_q8_1) { K->act_q8_1(x, y, nb); return; }
     uint8_t *o = y;
     for (int64_t b = 0; b < nb; b++, x += QK, o += 36) {
         int8_t q[QK];

@@ -9,4 +9,5 @@ void kernels_fill_avx2(mio_kernels *k) {
     avx2_fill_kquants(k);
     avx2_fill_iq(k);
     avx2_fill_dec(k);
+    avx2_fill_dot(k);
 }

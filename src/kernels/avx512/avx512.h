@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* avx512.h — the AVX-512 back end's parts (this folder only; compiled with
+ * AVX-512 F/BW/DQ/VL/VNNI flags as the object library modelio_avx512): each
+ * file fills the table entries of its family; avx512.c's kernels_fill_avx512
+ * calls them all. The level includes avx2: entries left NULL here keep the
+ * AVX2 kernel (kernels/dispatch.c fills avx2 first). */
+#ifndef MIO_KERNELS_AVX512_H
+#define MIO_KERNELS_AVX512_H
+
+#include "kernels/kernels.h"
+
+void avx512_fill_dot(mio_kernels *k);
+
+#endif
