@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* bench_matvec.c — one 4096 x 4096 matvec, one thread: libmodelio's portable C
- * kernels (mio_matvec, activation quantization included) against ggml's haswell
- * (AVX2) CPU back end doing the same work (from_float of x to its vec_dot_type,
- * then vec_dot per row) on the same weight bytes. Medians of RUNS runs after one
- * warm-up, in ms, and ours / ggml. Without the peer only our column is printed.
- * Usage: MIO_PEER_DIR=... bench_matvec [runs] [type ...] */
+/* bench_matvec.c — one 4096 x 4096 matvec, one thread: libmodelio's kernels at
+ * the level mio_cpu_isa() reports (mio_matvec, activation quantization
+ * included) against ggml's CPU back end of the same ISA level (zen4 for avx512,
+ * haswell for avx2 and scalar) doing the same work (from_float of x to its
+ * vec_dot_type, then vec_dot per row) on the same weight bytes. Medians of RUNS
+ * runs after one warm-up, in ms, and ggml / ours (the speed-up). Without the peer
+ * only our column is printed. MIO_BENCH_PEER=haswell|zen4|... overrides the peer.
+ * Usage: MIO_PEER_DIR=... [MIO_ISA=avx2] bench_matvec [runs] [type ...] */
 #include "modelio.h"
 
 #include <math.h>
@@ -30,11 +32,14 @@ int main(int argc, char **argv) {
     char why[4400] = "";
     int have_peer = peer_load(&api, why, sizeof why) == 0;
     __builtin_cpu_init();
+    const char *isa = mio_cpu_isa();
+    const char *variant = getenv("MIO_BENCH_PEER");
+    if (!variant || !variant[0]) variant = strcmp(isa, "avx512") == 0 ? "zen4" : "haswell";
     if (have_peer && !__builtin_cpu_supports("avx2")) {
         snprintf(why, sizeof why, "CPU lacks AVX2");
         have_peer = 0;
     }
-    if (have_peer && peer_cpu_load(&api, "haswell", &cpu, why, sizeof why)) have_peer = 0;
+    if (have_peer && peer_cpu_load(&api, variant, &cpu, why, sizeof why)) have_peer = 0;
     if (!have_peer) printf("ggml column empty: %s\n", why);
 
     float *wf = malloc(sizeof(float) * N * N), *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N);
@@ -48,8 +53,9 @@ int main(int argc, char **argv) {
     }
     for (size_t i = 0; i < N; i++) x[i] = wf[i * 977 % ((size_t)N * N)] * 3.0f;
 
-    printf("4096 x 4096 matvec, 1 thread, median of %d runs (ms)\n", runs);
-    printf("%-8s %10s %10s %8s %10s\n", "type", "ours", "ggml", "ratio", "ours GB/s");
+    printf("4096 x 4096 matvec, 1 thread, median of %d runs (ms); libmodelio %s, ggml %s\n", runs, isa,
+           have_peer ? variant : "-");
+    printf("%-8s %10s %10s %8s %10s\n", "type", "ours", "ggml", "speedup", "ours GB/s");
     for (int k = 0; k < n_names; k++) {
         int type = mio_type_from_name(names[k]);
         if (type < 0 || mio_vec_dot_type(type) < 0) { printf("%-8s (no kernel)\n", names[k]); continue; }
@@ -72,7 +78,7 @@ int main(int argc, char **argv) {
             }
             theirs = bench_median(t, runs);
         }
-        printf("%-8s %10.2f %10.2f %8.2f %10.2f\n", names[k], ours, theirs, ours / theirs, (double)wrb * N / ours / 1e6);
+        printf("%-8s %10.2f %10.2f %8.2f %10.2f\n", names[k], ours, theirs, theirs / ours, (double)wrb * N / ours / 1e6);
         fflush(stdout);
     }
     free(wf), free(x), free(y), free(w), free(a), free(t);
