@@ -7,7 +7,8 @@
  * generation number: they spin briefly on it (a matvec loop calls again within
  * microseconds, and a futex wake costs about as much as a small job), then
  * sleep on g_go. After fork() the child has no workers: the atfork handlers
- * hold both locks across fork() and the child forgets its workers. */
+ * hold both locks across fork(), and the child forgets its workers and makes
+ * its locks and condition variables anew. */
 #include "core/pool.h"
 
 #include <pthread.h>
@@ -72,9 +73,14 @@ static void after_fork_parent(void) {
     pthread_mutex_unlock(&g_use);
 }
 static void after_fork_child(void) {
-    g_workers = 0; /* the parent's workers do not exist here */
-    pthread_mutex_unlock(&g_mu);
-    pthread_mutex_unlock(&g_use);
+    /* The parent's workers do not exist here, but the condition variables may
+     * still count them as waiters (glibc's broadcast then waits for them
+     * forever): everything starts afresh. */
+    g_workers = 0;
+    pthread_cond_init(&g_go, NULL);
+    pthread_cond_init(&g_done, NULL);
+    pthread_mutex_init(&g_mu, NULL);
+    pthread_mutex_init(&g_use, NULL);
 }
 static void init(void) { pthread_atfork(before_fork, after_fork_parent, after_fork_child); }
 
