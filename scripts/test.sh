@@ -3,7 +3,8 @@
 # The whole test suite, from a fresh Debian machine: installs what is missing,
 # builds with warnings as errors, fetches the ggml peer library (interop tests),
 # runs ctest; builds once more as Release (warnings as errors, no test run);
-# then, unless MIO_TEST_SANITIZE=0, rebuilds with ASan+UBSan and runs the suite again.
+# fuzzes every target briefly (unless MIO_TEST_FUZZ=0); then, unless
+# MIO_TEST_SANITIZE=0, rebuilds with ASan+UBSan and runs the suite again.
 #   usage: scripts/test.sh            (build dirs: build/, build-release/ (build only) and build-asan/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +44,13 @@ ctest --test-dir build --output-on-failure -j"$jobs"
 # already ran on the same sources.
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DMIO_WERROR=ON
 cmake --build build-release -j"$jobs"
+
+# Bounded fuzzing (docs/FUZZING.md): every libFuzzer target of tests/fuzz/ for
+# MIO_FUZZ_SECONDS (default 15) under ASan+UBSan; any finding fails the run and
+# is copied to tests/regressions/.
+if [ "${MIO_TEST_FUZZ:-1}" != "0" ]; then
+  scripts/fuzz.sh "${MIO_FUZZ_SECONDS:-15}"
+fi
 
 if [ "${MIO_TEST_SANITIZE:-1}" != "0" ]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMIO_WERROR=ON -DMIO_SANITIZE=ON -DMIO_BUILD_BENCH=OFF
