@@ -109,6 +109,7 @@ mio_status mio_gguf_kv_value_sized(const mio_gguf_file *f, int64_t i, mio_gguf_v
     if (!kv) return MIO_ERR_INVALID_ARG;
     if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     mio_gguf_value v;
+    memset(&v, 0, sizeof v); /* padding too: the caller gets no stack bytes */
     kv_to_value(kv, &v);
     abi_copy_out(out, out_size, &v, sizeof v);
     return MIO_OK;
@@ -318,6 +319,7 @@ mio_status mio_gguf_value_elem(const mio_gguf_value *arr, uint64_t j, mio_gguf_v
 mio_status mio_gguf_value_elem_sized(const mio_gguf_value *arr, uint64_t j, mio_gguf_value *o, size_t out_size) {
     if (!arr || !o) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !arr ? "arr" : "out");
     mio_gguf_value v, *out = &v; /* built here, copied to o only on success */
+    memset(&v, 0, sizeof v);       /* padding too: the caller gets no stack bytes */
     if (arr->type != MIO_GGUF_ARRAY) return err_set(MIO_ERR_TYPE_MISMATCH, "value is not an array");
     if (j >= arr->count)
         return err_set(MIO_ERR_OUT_OF_RANGE, "index %llu out of range (array has %llu elements)", (unsigned long long)j,

@@ -85,6 +85,7 @@ mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_spl
             in_cur++;
             bytes += nb;
         }
+        if (st) goto done; /* part_of is complete only without an error */
         count = (nt > 0 ? part_of[nt - 1] : (p.no_tensor_first_split ? 1u : 0u)) + 1;
         if (!st && count > SPLIT_MAX_PARTS)
             st = err_set(MIO_ERR_LIMIT, "%u parts; split.count is a u16 (at most %u)", count, SPLIT_MAX_PARTS);

@@ -245,6 +245,7 @@ mio_status mio_st_tensor_info_sized(const mio_st_file *f, int64_t i, mio_st_tens
                        (unsigned long long)f->n_t);
     const st_rec *r = &f->t[i];
     mio_st_tensor v, *out = &v;
+    memset(&v, 0, sizeof v); /* padding too: the caller gets no stack bytes */
     out->name = r->name;
     out->dtype = r->dtype;
     out->type = mio_st_dtype_to_type(r->dtype);
