@@ -7,6 +7,8 @@
 
 #include "modelio.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -128,9 +130,29 @@ mio_status atomic_commit(mio_atomic_file *af);
  * aborts (removing the temp file) on failure; abort is valid before the rename. */
 mio_status atomic_close_tmp(mio_atomic_file *af);
 mio_status atomic_rename(mio_atomic_file *af);
+/* Renames n closed temp files into place as one step, for outputs made of
+ * several files (split parts, shards then their index, in array order): checks
+ * first that no temp file was cancelled, then does the n renames back to back
+ * with the termination signals (core_block_signals) blocked in this thread, and
+ * only then the directory fsyncs. A SIGINT/SIGTERM arriving meanwhile is
+ * delivered after the last rename (the library's own threads never take it), so
+ * an interrupted program leaves all of the new files or none of them. On
+ * failure every file not yet renamed is aborted. */
+mio_status atomic_rename_all(mio_atomic_file *af, size_t n);
 void atomic_abort(mio_atomic_file *af);
 /* MIO_ERR_CANCELLED (with the message) once mio_cancel_writes removed the temp file. */
 mio_status atomic_check(const mio_atomic_file *af);
+
+/* --- threads and signals --- */
+/* The asynchronous signals programs use to stop a process (SIGINT, SIGTERM,
+ * SIGHUP, SIGQUIT): blocked in this thread (the previous mask into *old) and
+ * restored. */
+void core_block_signals(sigset_t *old);
+void core_restore_signals(const sigset_t *old);
+/* pthread_create for the library's worker threads: they start with those
+ * signals blocked, so a program's handler runs in one of its own threads,
+ * never in a worker in the middle of a kernel. Returns pthread_create's code. */
+int core_thread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 
 /* --- name hash table (xxHash), indices into a caller-owned array --- */
 typedef struct mio_namehash {

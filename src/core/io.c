@@ -320,6 +320,58 @@ mio_status atomic_rename(mio_atomic_file *af) {
     return MIO_OK;
 }
 
+/* fsync the directory holding path (best effort: makes a rename durable). */
+static void fsync_parent(char *path) {
+    char *slash = strrchr(path, '/');
+    const char *dir = ".";
+    if (slash) {
+        if (slash == path) dir = "/";
+        else { *slash = 0; dir = path; }
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) { fsync(dfd); close(dfd); }
+    if (slash && slash != path) *slash = '/';
+}
+
+static bool same_dir(const char *a, const char *b) {
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    size_t la = sa ? (size_t)(sa - a) : 0, lb = sb ? (size_t)(sb - b) : 0;
+    return la == lb && memcmp(a, b, la) == 0;
+}
+
+mio_status atomic_rename_all(mio_atomic_file *af, size_t n) {
+    mio_status st = MIO_OK;
+    for (size_t k = 0; k < n && !st; k++) st = atomic_check(&af[k]);
+    /* Take every slot back (a cancel then no longer touches these files), then
+     * the renames back to back with the termination signals held. */
+    sigset_t old;
+    core_block_signals(&old);
+    for (size_t k = 0; k < n; k++) {
+        if (!tmp_release(af[k].slot) && !st) st = cancelled_error(&af[k]);
+        af[k].slot = -1;
+    }
+    size_t done = 0; /* renamed */
+    while (!st && done < n) {
+        if (rename(af[done].tmp_path, af[done].path) != 0) {
+            st = err_set(MIO_ERR_IO, "cannot rename '%s' to '%s': %s", af[done].tmp_path, af[done].path,
+                         strerror(errno));
+            break;
+        }
+        done++;
+    }
+    core_restore_signals(&old);
+    for (size_t k = 0; k < done; k++) /* each directory once: the files of one output share it */
+        if (k + 1 == done || !same_dir(af[k].path, af[k + 1].path)) fsync_parent(af[k].path);
+    for (size_t k = 0; k < n; k++) {
+        if (k < done) {
+            free(af[k].path);
+            free(af[k].tmp_path);
+            af[k].path = af[k].tmp_path = NULL;
+        } else atomic_abort(&af[k]); /* not renamed: the temp file goes (slot -1: unlinked here) */
+    }
+    return st;
+}
+
 mio_status atomic_commit(mio_atomic_file *af) {
     mio_status st = atomic_close_tmp(af);
     return st ? st : atomic_rename(af);

@@ -163,7 +163,7 @@ mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_spl
     }
     for (uint32_t k = 0; k < count && !st; k++) st = mio_writer_finish(ws[k]);
     for (uint32_t k = 0; k < count && !st; k++) st = atomic_close_tmp(&afs[k]);
-    for (uint32_t k = 0; k < count && !st; k++) st = atomic_rename(&afs[k]);
+    if (!st) st = atomic_rename_all(afs, count); /* all parts or none, even on SIGINT */
     if (!st && n_parts) *n_parts = count;
 
 done:
