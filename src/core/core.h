@@ -94,6 +94,7 @@ typedef struct mio_region {
     size_t map_len;
     void *heap;       /* non-NULL when data is owned heap memory (free()) */
     uint64_t dev, ino; /* identity of the file it was read from (0 for caller buffers) */
+    int fd_plus1;     /* mapped files: the file kept open for region_pread, plus 1 (0: none) */
 } mio_region;
 
 /* "a FIFO (named pipe)", "a character device", ... for a st_mode. */
@@ -107,6 +108,12 @@ mio_status region_map(const char *path, mio_region *out);
 /* Read the whole file into a heap buffer. */
 mio_status region_read(const char *path, mio_region *out);
 void region_free(mio_region *r);
+/* Copy len bytes at pos of the region's file into buf, reading a mapped file
+ * with pread rather than through the mapping (a file truncated since it was
+ * mapped is MIO_ERR_TRUNCATED with its current size, never SIGBUS); heap and
+ * caller-buffer regions are copied from memory. what names the bytes in
+ * messages ("tensor 'x' of part 1"). pos + len must lie inside the region. */
+mio_status region_pread(const mio_region *r, uint64_t pos, void *buf, size_t len, const char *what);
 
 /* Write everything or fail with MIO_ERR_IO naming what. */
 mio_status fd_write_all(int fd, const void *p, size_t n, const char *what);

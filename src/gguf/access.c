@@ -396,6 +396,25 @@ mio_status mio_gguf_tensor_info_sized(const mio_gguf_file *f, int64_t i, mio_ggu
     return MIO_OK;
 }
 
+mio_status mio_gguf_read_tensor(const mio_gguf_file *f, int64_t i, uint64_t offset, void *buf, size_t len) {
+    if (!f) return err_set(MIO_ERR_INVALID_ARG, "file f is NULL");
+    if (!buf && len) return err_set(MIO_ERR_INVALID_ARG, "buf is NULL");
+    if (i < 0 || (uint64_t)i >= f->n_tensors)
+        return err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
+                       (unsigned long long)f->n_tensors);
+    const mio_gguf_tensor *t = &f->tensors[i];
+    if (offset > t->nbytes || len > t->nbytes - offset)
+        return err_set(MIO_ERR_OUT_OF_RANGE, "tensor '%.*s': bytes %llu..%llu are outside its %llu bytes",
+                       (int)t->name.len, t->name.ptr, (unsigned long long)offset,
+                       (unsigned long long)offset + len, (unsigned long long)t->nbytes);
+    if (len == 0) return MIO_OK;
+    const gguf_part *p = &f->parts[t->part];
+    char what[128];
+    snprintf(what, sizeof what, "tensor '%.*s'%s", (int)(t->name.len < 64 ? t->name.len : 64), t->name.ptr,
+             f->n_parts > 1 ? " (split part)" : "");
+    return region_pread(&p->region, p->data_offset + t->offset + offset, buf, len, what);
+}
+
 mio_status mio_gguf_tensor_info(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out) {
     return mio_gguf_tensor_info_sized(f, i, out, sizeof *out);
 }
