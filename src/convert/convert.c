@@ -271,31 +271,35 @@ static mio_status build_metadata(const mio_gguf_file *f, const mio_gguf_file *kv
         mc_str(&layout, t);
     }
     bool first = true;
-    for (uint64_t i = 0; i < kvf->n_kv; i++) {
+    mio_status st = MIO_OK;
+    for (uint64_t i = 0; i < kvf->n_kv && !st; i++) {
         const gguf_kv *kv = &kvf->kv[i];
         if (is_split_key(&kv->key)) continue;
-        if (!mc_plain_text((const uint8_t *)kv->key.ptr, kv->key.len))
-            return err_set(MIO_ERR_INVALID_UTF8, "GGUF key '%.*s' is not UTF-8 text; safetensors metadata keys must be",
-                           (int)kv->key.len, kv->key.ptr);
+        if (!mc_plain_text((const uint8_t *)kv->key.ptr, kv->key.len)) {
+            st = err_set(MIO_ERR_INVALID_UTF8, "GGUF key '%.*s' is not UTF-8 text; safetensors metadata keys must be",
+                         (int)kv->key.len, kv->key.ptr);
+            break;
+        }
         if (plain) {
             if (key_is(&kv->key, MC_SCALARS_KEY)) continue;
             size_t pl = strlen(MC_ST_PREFIX);
             char *k = dup_n(kv->key.ptr + pl, kv->key.len - pl);
             char *v = dup_n((const char *)kv->val, kv->val_len);
             ms->m[ms->n++] = (mio_st_meta){k, v};
-            if (!k || !v) return err_set(MIO_ERR_NOMEM, "out of memory");
+            if (!k || !v) st = err_set(MIO_ERR_NOMEM, "out of memory");
             continue;
         }
-        if (key_is(&kv->key, MC_LAYOUT_KEY))
-            return err_set(MIO_ERR_INVALID_METADATA, "the GGUF has a key named '%s', which the encoding reserves",
-                           MC_LAYOUT_KEY);
+        if (key_is(&kv->key, MC_LAYOUT_KEY)) {
+            st = err_set(MIO_ERR_INVALID_METADATA, "the GGUF has a key named '%s', which the encoding reserves",
+                         MC_LAYOUT_KEY);
+            break;
+        }
         const char *type_name;
         char *text;
-        mio_status st = mc_encode_value(kv, &type_name, &text);
-        if (st) return st;
+        if ((st = mc_encode_value(kv, &type_name, &text)) != MIO_OK) break;
         char *k = dup_n(kv->key.ptr, kv->key.len);
         ms->m[ms->n++] = (mio_st_meta){k, text};
-        if (!k) return err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!k) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
         mc_str(&layout, first ? "[" : ",[");
         mc_json_str(&layout, kv->key.ptr, kv->key.len);
         mc_put(&layout, ",\"", 2);
@@ -303,7 +307,10 @@ static mio_status build_metadata(const mio_gguf_file *f, const mio_gguf_file *kv
         mc_put(&layout, "\"]", 2);
         first = false;
     }
-    if (plain) return MIO_OK;
+    if (st || plain) {
+        free(layout.p); /* the layout built so far */
+        return st;
+    }
     mc_str(&layout, "],\"tensors\":[");
     for (size_t k = 0; k < nt; k++) {
         mc_str(&layout, k ? ",[" : "[");
