@@ -335,9 +335,15 @@ static bool ends_with(const char *s, const char *suffix) {
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-typedef struct fdsink { int fd; } fdsink;
+/* msg keeps fd_write_all's message (which names the errno): the callback's
+ * caller replaces it with "the write callback reported a failure". */
+typedef struct fdsink { int fd; bool failed; char msg[256]; } fdsink;
 static int fd_write_cb(void *user, const void *p, size_t n) {
-    return fd_write_all(((fdsink *)user)->fd, p, n, "the output") == MIO_OK ? 0 : 1;
+    fdsink *s = user;
+    if (fd_write_all(s->fd, p, n, "the output") == MIO_OK) return 0;
+    s->failed = true;
+    snprintf(s->msg, sizeof s->msg, "%s", mio_last_error());
+    return 1;
 }
 
 typedef struct membuf {
@@ -476,8 +482,9 @@ static mio_status gguf_to_st(const char *in_path, int mode, const char *out, int
             st = st_save_sharded_src(out, ents, nt, ms.m, ms.n, p.max_shard_bytes ? p.max_shard_bytes : 5000000000ull,
                                      &src, NULL);
         } else {
-            fdsink s = {fd};
+            fdsink s = {.fd = fd};
             st = st_save_cb_src(ents, nt, ms.m, ms.n, &src, fd_write_cb, &s);
+            if (st && s.failed) st = err_set(st, "%s", s.msg);
         }
     }
 done:
