@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <regex.h>
@@ -153,7 +154,11 @@ static bool alloc_fails(void) {
     if (atomic_load(&g_kind) != K_ALLOC) return false;
     long k = atomic_fetch_add(&g_calls, 1) + 1;
     bool fail = g_amode == FAULT_ALLOC_ONCE ? k == g_n : k >= g_n;
-    if (fail) atomic_store(&g_inj, true);
+    if (fail && !atomic_exchange(&g_inj, true) && getenv("FAULT_BACKTRACE")) {
+        /* FAULT_BACKTRACE=1: where the first injected failure is (addr2line -e test_fault ...) */
+        void *bt[12];
+        backtrace_symbols_fd(bt, backtrace(bt, 12), 2);
+    }
     return fail;
 }
 static bool armed(void) { return atomic_load(&g_kind) != K_NONE; }

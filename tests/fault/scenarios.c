@@ -161,6 +161,14 @@ static void setup_st(void) {
     known("ckpt/model.safetensors");
 }
 
+/* rt.safetensors: in.gguf converted, with the __gguf__ layout that brings it back */
+static void setup_roundtrip(void) {
+    setup_common();
+    mio_convert_params p;
+    mio_convert_default_params(&p);
+    must(mio_gguf_to_safetensors("in.gguf", "rt.safetensors", &p), "rt.safetensors");
+}
+
 static void setup_lora(void) {
     setup_common();
     mkdir("peft", 0777);
@@ -518,6 +526,12 @@ static mio_status run_to_gguf(void) {
     p.n_rename = 1;
     return mio_safetensors_to_gguf("in.safetensors", "out.gguf", &p);
 }
+/* back to the identical GGUF: the layout is parsed with cJSON */
+static mio_status run_to_gguf_layout(void) {
+    mio_convert_params p;
+    mio_convert_default_params(&p);
+    return mio_safetensors_to_gguf("rt.safetensors", "out.gguf", &p);
+}
 static mio_status run_to_gguf_fd(void) {
     mio_convert_params p;
     mio_convert_default_params(&p);
@@ -653,6 +667,7 @@ const scenario g_scenarios[] = {
     SC(to_st_sharded, setup_st, NULL),
     SC(to_st_fd, setup_st, NULL),
     SC(to_gguf, setup_st, NULL),
+    SCJ(to_gguf_layout, setup_roundtrip, NULL, MIO_ERR_INVALID_METADATA),
     SC(to_gguf_fd, setup_st, NULL),
     SCJ(to_gguf_index, setup_st, NULL, MIO_ERR_INVALID_METADATA),
     SCJ(lora_merge_peft, setup_lora, NULL, MIO_ERR_INVALID_JSON),
