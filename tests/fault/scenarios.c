@@ -169,6 +169,51 @@ static void setup_roundtrip(void) {
     must(mio_gguf_to_safetensors("in.gguf", "rt.safetensors", &p), "rt.safetensors");
 }
 
+/* imatrix.dat (llama.cpp's legacy format) and imatrix.gguf, entries for the 4 matrices */
+static void setup_imatrix(void) {
+    setup_common();
+    static float v[NE0];
+    for (int i = 0; i < NE0; i++) v[i] = 1.0f + (float)(i % 5);
+    static uint8_t b[4 * (4 + 32 + 8 + NE0 * 4) + 64];
+    size_t n = 0;
+#define PUT(p, len) (memcpy(b + n, (p), (len)), n += (len))
+    int32_t i32 = 4;
+    PUT(&i32, 4);
+    for (int t = 0; t < 4; t++) {
+        int32_t l = (int32_t)strlen(g_names[t]), ncall = 1, nval = NE0;
+        PUT(&l, 4);
+        PUT(g_names[t], (size_t)l);
+        PUT(&ncall, 4);
+        PUT(&nval, 4);
+        PUT(v, sizeof v);
+    }
+    i32 = 1;
+    PUT(&i32, 4);
+    i32 = 4;
+    PUT(&i32, 4);
+    PUT("wiki", 4);
+#undef PUT
+    write_bytes("imatrix.dat", b, n);
+    mio_writer *w = NULL;
+    must(mio_writer_new(0, &w), "imatrix writer");
+    must(mio_writer_set_str(w, "general.type", "imatrix", 7), "general.type");
+    static const char *const ds[1] = {"wiki"};
+    must(mio_writer_set_arr_str(w, "imatrix.datasets", ds, NULL, 1), "datasets");
+    must(mio_writer_set_u32(w, "imatrix.chunk_count", 1), "chunk_count");
+    must(mio_writer_set_u32(w, "imatrix.chunk_size", 512), "chunk_size");
+    static const float one[1] = {1};
+    for (int t = 0; t < 4; t++) {
+        char name[96];
+        const int64_t ne_s[2] = {NE0, 1}, ne_c[2] = {1, 1};
+        snprintf(name, sizeof name, "%s.in_sum2", g_names[t]);
+        must(mio_writer_add_tensor(w, name, MIO_TYPE_F32, 2, ne_s, v, sizeof v), name);
+        snprintf(name, sizeof name, "%s.counts", g_names[t]);
+        must(mio_writer_add_tensor(w, name, MIO_TYPE_F32, 2, ne_c, one, sizeof one), name);
+    }
+    must(mio_writer_write_file(w, "imatrix.gguf"), "imatrix.gguf");
+    mio_writer_free(w);
+}
+
 static void setup_lora(void) {
     setup_common();
     mkdir("peft", 0777);
@@ -488,6 +533,16 @@ static mio_status run_quantize_keep_split(void) {
     p.keep_split = 1;
     return mio_quantize("sp-00001-of-00003.gguf", "part.gguf", &p);
 }
+static mio_status quantize_imatrix(int preset, const char *imatrix) {
+    mio_quantize_params p;
+    mio_quantize_default_params(&p);
+    p.preset = preset;
+    p.n_threads = 2;
+    p.imatrix_path = imatrix;
+    return mio_quantize("in.gguf", "out.gguf", &p);
+}
+static mio_status run_quantize_imatrix_dat(void) { return quantize_imatrix(MIO_PRESET_Q4_K_M, "imatrix.dat"); }
+static mio_status run_quantize_imatrix_gguf(void) { return quantize_imatrix(MIO_PRESET_IQ2_XXS, "imatrix.gguf"); }
 static mio_status run_quantize_split(void) {
     mio_quantize_params p;
     mio_quantize_default_params(&p);
@@ -663,6 +718,8 @@ const scenario g_scenarios[] = {
     SC(quantize_split, setup_split, NULL),
     SC(quantize_keep_split, setup_split, NULL),
     SC(quantize_iq3, setup_common, NULL),
+    SC(quantize_imatrix_dat, setup_imatrix, NULL),
+    SC(quantize_imatrix_gguf, setup_imatrix, NULL),
     SC(to_st, setup_st, NULL),
     SC(to_st_sharded, setup_st, NULL),
     SC(to_st_fd, setup_st, NULL),
