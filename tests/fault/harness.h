@@ -43,7 +43,9 @@ extern int g_fd;
 void write_bytes(const char *path, const void *p, size_t n);
 void *read_bytes(const char *path, size_t *n); /* malloc()ed, NULL if absent */
 
-/* The first-use scenario (a fresh process: the IQ grid tables are built on first use). */
+/* First-use scenarios (each N in a fresh child: the IQ grid tables and the
+ * worker pool are made once per process, on first use). */
 mio_status scenario_iq_first_use(void);
+mio_status scenario_matvec_first_use(void);
 
 #endif

@@ -494,6 +494,28 @@ mio_status scenario_iq_first_use(void) {
     return st;
 }
 
+/* y = W x and Y = X W^T with q4_K weights on 4 threads (the worker pool) */
+static float g_act[NE0 * 4], g_y[64 * 4];
+static void prep_matvec(void) {
+    prep_codec();
+    for (int i = 0; i < NE0 * 4; i++) g_act[i] = (float)((i * 13) % 17) / 8 - 1;
+}
+static mio_status run_matvec(void) {
+    mio_status st = mio_matvec(MIO_TYPE_Q4_K, g_qsrc, 64, NE0, g_act, g_y, 4);
+    if (!st) out_put(g_y, 64 * sizeof(float));
+    return st;
+}
+static mio_status run_matmul(void) {
+    mio_status st = mio_matmul(MIO_TYPE_Q4_K, g_qsrc, 64, NE0, g_act, 4, g_y, 4);
+    if (!st) out_put(g_y, sizeof g_y);
+    return st;
+}
+/* The worker pool, started by the first multi-threaded product in a process. */
+mio_status scenario_matvec_first_use(void) {
+    prep_matvec();
+    return run_matvec();
+}
+
 /* ------------------------------------------------------------- quantize */
 static mio_status quantize(int preset, int threads, const char *tt_pattern, int fd) {
     mio_quantize_params p;
@@ -712,6 +734,8 @@ const scenario g_scenarios[] = {
     SC(st_save_sharded_new, setup_st, NULL),
     SC(encode_mt, setup_common, prep_codec),
     SC(decode_mt, setup_common, prep_codec),
+    SC(matvec, setup_common, prep_matvec),
+    SC(matmul, setup_common, prep_matvec),
     SC(quantize_q8, setup_common, NULL),
     SC(quantize_q4km, setup_common, NULL),
     SC(quantize_fd, setup_common, NULL),
