@@ -267,6 +267,8 @@ static mio_status open_gguf(const char *path, uint32_t flags) {
 }
 static mio_status run_gguf_open_mmap(void) { return open_gguf("in.gguf", MIO_OPEN_MMAP); }
 static mio_status run_gguf_open_read(void) { return open_gguf("in.gguf", MIO_OPEN_READ); }
+/* A real tokenizer file (50k strings, 1.7 MB): the large tables (mem_big_calloc) */
+static mio_status run_gguf_open_vocab(void) { return open_gguf(MIO_TEST_DATA "/vocab-gpt-2.gguf", MIO_OPEN_MMAP); }
 static mio_status run_gguf_open_splits(void) { return open_gguf("sp-00001-of-00003.gguf", MIO_OPEN_SPLITS); }
 static mio_status run_gguf_open_splits_read(void) {
     return open_gguf("sp-00001-of-00003.gguf", MIO_OPEN_SPLITS | MIO_OPEN_READ);
@@ -715,6 +717,7 @@ const scenario g_scenarios[] = {
     SC(gguf_open_read, setup_common, NULL),
     SC(gguf_open_buffer, setup_common, prep_image),
     SC(gguf_open_buffer_take, setup_common, prep_image),
+    SC(gguf_open_vocab, setup_common, NULL),
     SC(gguf_open_splits, setup_split, NULL),
     SC(gguf_open_splits_read, setup_split, NULL),
     SC(writer_file, setup_common, NULL),
