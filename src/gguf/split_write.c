@@ -169,7 +169,7 @@ mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_spl
 done:
     for (uint32_t k = 0; ws && k < count; k++) {
         mio_writer_free(ws[k]);
-        if (afs[k].tmp_path) atomic_abort(&afs[k]);
+        if (afs && afs[k].tmp_path) atomic_abort(&afs[k]); /* afs is NULL when its calloc failed */
     }
     for (uint32_t k = 0; paths && k < count; k++) free(paths[k]);
     if (!st && p.dry_run && n_parts) *n_parts = count;

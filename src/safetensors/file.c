@@ -206,11 +206,15 @@ mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out) {
     return mio_st_open_buffer(hdr, (size_t)total, MIO_BUFFER_TAKE, out);
 }
 
+/* The descriptor and the errno of a failed read, for the message. */
+typedef struct fd_src { int fd, err; } fd_src;
+
 static int64_t fd_read(void *user, void *buf, size_t len) {
-    int fd = *(int *)user;
+    fd_src *s = user;
     for (;;) {
-        ssize_t r = read(fd, buf, len);
+        ssize_t r = read(s->fd, buf, len);
         if (r < 0 && errno == EINTR) continue;
+        if (r < 0) s->err = errno;
         return (int64_t)r;
     }
 }
@@ -218,7 +222,10 @@ static int64_t fd_read(void *user, void *buf, size_t len) {
 mio_status mio_st_read_frame_fd(int fd, mio_st_file **out) {
     if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL"); /* before anything is read from fd */
     if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
-    return mio_st_read_frame(fd_read, &fd, out);
+    fd_src s = {fd, 0};
+    mio_status st = mio_st_read_frame(fd_read, &s, out);
+    if (st && s.err) err_append(": %s", strerror(s.err));
+    return st;
 }
 
 uint64_t mio_st_header_size(const mio_st_file *f) { return f && f->n_shards ? f->shards[0].header_size : 0; }

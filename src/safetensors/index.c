@@ -195,10 +195,16 @@ static bool shard_name_count(const char *n, uint32_t *of) {
  * shard, model.safetensors when there are now several. Only these exact
  * names are touched. */
 static void remove_stale(const char *dir, uint32_t ns) {
+    /* The file of the other layout, which a loader would read instead of the
+     * new checkpoint, is removed by name first: also when the directory cannot
+     * be listed (opendir out of memory). */
+    char p[4096];
+    if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, ns > 1 ? "model.safetensors" : "model.safetensors.index.json") <
+        sizeof p)
+        unlink(p);
     DIR *d = opendir(dir);
     if (!d) return;
     struct dirent *e;
-    char p[4096];
     while ((e = readdir(d)) != NULL) {
         const char *n = e->d_name;
         uint32_t of;
