@@ -166,6 +166,14 @@ const cpu_features *cpu_features_get(void) {
     return &g_feat;
 }
 
+bool cpu_isa_runs(mio_isa isa) {
+    pthread_once(&g_once, choose);
+    char miss[160];
+    if ((int)isa < 0 || (int)isa >= (int)MIO_ISA_COUNT || !known_here(isa)) return false;
+    missing(isa, &g_feat, miss, sizeof miss);
+    return !miss[0];
+}
+
 bool cpu_isa_peek(mio_isa *isa) {
     pthread_once(&g_once, choose);
     *isa = g_refused[0] ? MIO_ISA_SCALAR : g_isa;

@@ -32,6 +32,10 @@ const char *cpu_isa_name(mio_isa isa);
 /* 1 if level `have` includes level `want` (avx512 includes avx2 and scalar, ...). */
 bool cpu_isa_includes(mio_isa have, mio_isa want);
 
+/* 1 if this CPU (and OS) can run level isa on this architecture, whatever
+ * MIO_ISA says (for tests that compare every back end the CPU runs). */
+bool cpu_isa_runs(mio_isa isa);
+
 /* The level in use: the best one this CPU and this build support, or the one
  * MIO_ISA names. MIO_OK and *isa set; or, when MIO_ISA names no level or one
  * this CPU/build cannot run, MIO_ERR_INVALID_ARG with mio_last_error() naming

@@ -2,10 +2,12 @@
 /* matvec.c — mio_vec_dot_type, mio_vec_dot, mio_matvec, mio_matmul: argument
  * checks, the kernel table, activation quantization (the library's byte-exact
  * encoders: q8_0 / q8_1 / q8_K, or the f16 / bf16 casts) and the row split
- * over threads. Rows are split in contiguous ranges; every output element is
- * computed by one kernel call whose arithmetic does not depend on the split,
- * so results are identical for every thread count. */
+ * over the persistent workers of core/pool.h. Rows are split in contiguous
+ * ranges; every output element is computed by one kernel call whose arithmetic
+ * does not depend on the split, so results are identical for every thread
+ * count. */
 #include "core/core.h"
+#include "core/pool.h"
 #include "dot/dot_internal.h"
 
 #include <pthread.h>
@@ -78,21 +80,23 @@ mio_status mio_vec_dot(int wtype, size_t n, const void *w_row, const void *act_r
     return MIO_OK;
 }
 
-/* --- threads: rows [r0, r1) of W, all m activation rows --- */
+/* --- threads: part p computes rows [r0, r1) of W for all m activation rows --- */
 typedef struct mm_job {
     const dot_kernel *k;
     const uint8_t *w, *act;
-    size_t nb, w_row_bytes, a_row_bytes, rows, m, r0, r1;
-    float *y, *scratch; /* scratch: m floats */
+    size_t nb, w_row_bytes, a_row_bytes, rows, m, nparts;
+    float *y, *scratch; /* scratch: m floats per part */
 } mm_job;
 
-static void *mm_run(void *arg) {
-    mm_job *j = arg;
-    for (size_t r = j->r0; r < j->r1; r++) {
-        j->k->fn(j->w + r * j->w_row_bytes, j->nb, j->act, j->a_row_bytes, j->m, j->scratch);
-        for (size_t i = 0; i < j->m; i++) j->y[i * j->rows + r] = j->scratch[i];
+static void mm_part(void *arg, int part) {
+    const mm_job *j = arg;
+    size_t p = (size_t)part, per = j->rows / j->nparts, extra = j->rows % j->nparts;
+    size_t r0 = p * per + (p < extra ? p : extra), r1 = r0 + per + (p < extra);
+    float *scratch = j->scratch + p * j->m;
+    for (size_t r = r0; r < r1; r++) {
+        j->k->fn(j->w + r * j->w_row_bytes, j->nb, j->act, j->a_row_bytes, j->m, scratch);
+        for (size_t i = 0; i < j->m; i++) j->y[i * j->rows + r] = scratch[i];
     }
-    return NULL;
 }
 
 static int cores(void) {
@@ -138,22 +142,9 @@ static mio_status matmul(const char *fn, int wtype, const void *w, size_t rows, 
         free(abuf);
         return err_set(MIO_ERR_NOMEM, "%s: no memory for %d x %zu accumulators", fn, n_threads, m);
     }
-    mm_job jobs[MAX_THREADS];
-    pthread_t th[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
-    size_t per = rows / (size_t)n_threads, extra = rows % (size_t)n_threads, r = 0;
-    for (int i = 0; i < n_threads; i++) {
-        size_t cnt = per + ((size_t)i < extra);
-        jobs[i] = (mm_job){k, (const uint8_t *)w, act, (size_t)nb, (size_t)wb, (size_t)ab, rows, m, r, r + cnt, y,
-                           scratch + (size_t)i * m};
-        r += cnt;
-    }
-    for (int i = 1; i < n_threads; i++) started[i] = pthread_create(&th[i], NULL, mm_run, &jobs[i]) == 0;
-    mm_run(&jobs[0]);
-    for (int i = 1; i < n_threads; i++) {
-        if (started[i]) pthread_join(th[i], NULL);
-        else mm_run(&jobs[i]); /* could not start a thread: do its rows here */
-    }
+    mm_job job = {k, (const uint8_t *)w, act, (size_t)nb, (size_t)wb, (size_t)ab, rows, m, (size_t)n_threads, y,
+                  scratch};
+    pool_run(mm_part, &job, n_threads);
     free(scratch);
     free(abuf);
     return MIO_OK;

@@ -5,8 +5,8 @@
 # them under qemu-aarch64 (-cpu max: AdvSIMD + dotprod, so the dispatch picks
 # "neon"). Called by the CTest tests of tests/neon/CMakeLists.txt:
 #   run_neon.sh SOURCE_DIR CROSS_BUILD_DIR BUILD_TYPE WERROR kernels|interop
-# kernels: test_dot (public API vs a double reference, m and thread
-#   invariance), test_kernels (every back end's table entries vs the portable C)
+# kernels: test_dot at the neon and scalar levels (public API vs a double
+#   reference, m and thread invariance), test_kernels (every back end's table entries vs the portable C)
 #   and test_cpu_isa (the aarch64 dispatch: -cpu max picks neon; a CPU without
 #   dotprod (-cpu cortex-a57) stays scalar and refuses MIO_ISA=neon).
 # interop: interop_dot against ggml's own arm64 CPU kernels (the dotprod build
@@ -71,9 +71,9 @@ run() {
 case $what in
   kernels)
     q="qemu-aarch64 -cpu max -L $sysroot -E LD_LIBRARY_PATH=$sysroot/lib"
-    run test_dot $q "$bdir/test_dot"
-    if [ -x "$bdir/test_kernels" ]; then run test_kernels $q "$bdir/test_kernels"
-    else echo "-- test_kernels: not in this tree yet"; fi
+    run "test_dot (neon)" $q "$bdir/test_dot"
+    run "test_dot (MIO_ISA=scalar)" MIO_ISA=scalar $q "$bdir/test_dot"
+    run test_kernels $q "$bdir/test_kernels"
     # qemu-user shows the host's /proc/cpuinfo: the features of the emulated CPUs are given
     run "test_cpu_isa (-cpu max: dotprod)" MIO_TEST_CPU_FEATURES="fp asimd asimddp" MIO_TEST_REEXEC="$q" \
       $q "$bdir/test_cpu_isa"

@@ -7,7 +7,8 @@
  *    (the values the kernel really multiplies), on random data of many lengths
  *    and odd row counts, within the per-type bound explained at ref_tol();
  *  - mio_vec_dot equals mio_matvec row by row, bit for bit;
- *  - thread-count invariance (1, 2, 3, 7 threads and "one per core");
+ *  - thread-count invariance (1, 2, 3, 7 threads and "one per core"), also
+ *    with four user threads sharing the worker pool, and in a forked child;
  *  - mio_matmul(m) equals m calls of mio_matvec bit for bit;
  *  - refusals: unknown type, no kernel, cols not whole blocks, NULL, overflow,
  *    NaN in x; arbitrary weight bytes never crash. */
@@ -15,8 +16,11 @@
 #include "test.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
 static uint64_t rnd(void) {
@@ -227,6 +231,62 @@ static void test_threads(void) {
     }
 }
 
+/* Several user threads using the worker pool at once (pool_run serializes
+ * jobs; every result must still be the single-threaded one), then a forked
+ * child (it has no workers: the pool must make new ones, not wait forever). */
+typedef struct conc {
+    const uint8_t *w;
+    const float *x, *y0;
+    int ok;
+} conc;
+enum { C_ROWS = 37, C_N = 512 };
+
+static void *conc_run(void *arg) {
+    conc *c = arg;
+    float y[C_ROWS];
+    c->ok = 1;
+    for (int it = 0; it < 40; it++) {
+        memset(y, 0xff, sizeof y);
+        if (mio_matvec(MIO_TYPE_Q4_0, c->w, C_ROWS, C_N, c->x, y, 2 + it % 3) ||
+            memcmp(y, c->y0, sizeof y) != 0)
+            c->ok = 0;
+    }
+    return NULL;
+}
+
+static void test_concurrent_and_fork(void) {
+    size_t wrb = row_bytes(MIO_TYPE_Q4_0, C_N);
+    float *wf = malloc(sizeof(float) * C_N * C_ROWS), x[C_N], y0[C_ROWS];
+    uint8_t *w = malloc(wrb * C_ROWS);
+    for (size_t i = 0; i < (size_t)C_N * C_ROWS; i++) wf[i] = frand();
+    for (size_t i = 0; i < C_N; i++) x[i] = frand();
+    T_OK(mio_encode_f32(MIO_TYPE_Q4_0, wf, (size_t)C_N * C_ROWS, w, wrb * C_ROWS));
+    T_OK(mio_matvec(MIO_TYPE_Q4_0, w, C_ROWS, C_N, x, y0, 1));
+    pthread_t th[4];
+    conc cs[4];
+    for (int i = 0; i < 4; i++) {
+        cs[i] = (conc){w, x, y0, 0};
+        T_CHECK(pthread_create(&th[i], NULL, conc_run, &cs[i]) == 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        T_EQ_INT(cs[i].ok, 1);
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        float y[C_ROWS];
+        alarm(20); /* a deadlocked pool would hang here: SIGALRM ends the child */
+        int bad = mio_matvec(MIO_TYPE_Q4_0, w, C_ROWS, C_N, x, y, 3) != MIO_OK || memcmp(y, y0, sizeof y) != 0;
+        _exit(bad);
+    }
+    int status = 0;
+    T_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) fprintf(stderr, "child status 0x%x\n", status);
+    T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    free(wf), free(w);
+}
+
 /* ------------------------------------------------------------------ refusals */
 static void test_errors(void) {
     uint8_t w[292] = {0};
@@ -282,9 +342,13 @@ static void test_random_bytes(void) {
 }
 
 int main(void) {
+    /* test_dot_<isa> runs under MIO_ISA=<isa>: a CPU without it skips */
+    if (!mio_cpu_isa()) T_SKIP(mio_last_error());
+    printf("kernels: %s\n", mio_cpu_isa());
     test_hand();
     test_reference();
     test_threads();
+    test_concurrent_and_fork();
     test_errors();
     test_random_bytes();
     T_DONE();

@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: MIT */
+/* test_kernels.c — every SIMD back end's kernel-table entries against the
+ * portable C, in one process (docs/KERNELS.md §6). The library runs at
+ * MIO_ISA=scalar (set before any call), so mio_encode_f32 and the dot table are
+ * the portable code; each level the CPU runs gets its table built exactly as
+ * kernels/dispatch.c builds it (lower back ends first), and its entries are
+ * called directly:
+ *  - dot[t] on integer-valued data (every scale 1.0, codes random, activation
+ *    codes in [-2, 2], lengths small enough that every partial sum is an exact
+ *    float): equal to the portable kernel bit for bit — the integer parts;
+ *  - dot[t] on real data (weights from the encoder, activations from floats):
+ *    within tol() of the portable kernel (see there), for m in {1, 2, 3, 8, 17,
+ *    64, 65} activation rows at an odd stride, and row i of an m-row call equal
+ *    to the 1-row call on row i bit for bit (mio_matmul == m x mio_matvec);
+ *  - act_q8_0 / act_q8_1 / act_q8_K byte-exact with the portable encoders on
+ *    random blocks, rounding ties, zeros, huge and subnormal values.
+ * Weights come as raw random bytes too (codes no encoder would produce). */
+#include "modelio.h"
+#include "test.h"
+
+#include "core/cpu.h"
+#include "core/half.h"
+#include "dot/dot_internal.h"
+#include "kernels/kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static uint64_t g_rng = 0x2545F4914F6CDD1Dull;
+static uint64_t rnd(void) {
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 7;
+    g_rng ^= g_rng << 17;
+    return g_rng;
+}
+static float frand(void) { return (float)((double)(rnd() >> 11) * 0x1.0p-53 * 2.0 - 1.0); }
+static int irand(int lo, int hi) { return lo + (int)(rnd() % (uint64_t)(hi - lo + 1)); }
+
+/* ------------------------------------------------------------------ back ends */
+typedef struct backend {
+    const char *name;
+    mio_isa isa;
+    void (*fill)(mio_kernels *k);
+} backend;
+
+static const backend g_back[] = {
+#ifdef MIO_KERNELS_AVX2
+    {"avx2", MIO_ISA_AVX2, kernels_fill_avx2},
+#endif
+#ifdef MIO_KERNELS_AVX512
+    {"avx512", MIO_ISA_AVX512, kernels_fill_avx512},
+#endif
+#ifdef MIO_KERNELS_NEON
+    {"neon", MIO_ISA_NEON, kernels_fill_neon},
+#endif
+    {NULL, MIO_ISA_SCALAR, NULL},
+};
+
+/* ------------------------------------------------------------------ types */
+/* Where a weight block keeps its scales: up to two f16 fields set to 1.0 for
+ * the exact test (-1: none), or mxfp4's e8m0 byte (set to 128: 2^0). */
+typedef struct tinfo {
+    int type;
+    int d16[2];
+    int e8m0;
+    int max_nb_exact; /* block count that keeps every partial sum below 2^24 */
+} tinfo;
+
+static const tinfo g_types[] = {
+    {MIO_TYPE_Q4_0, {0, -1}, -1, 64},   {MIO_TYPE_Q4_1, {0, 2}, -1, 64},    {MIO_TYPE_Q5_0, {0, -1}, -1, 64},
+    {MIO_TYPE_Q5_1, {0, 2}, -1, 64},    {MIO_TYPE_Q8_0, {0, -1}, -1, 64},   {MIO_TYPE_IQ4_NL, {0, -1}, -1, 64},
+    {MIO_TYPE_MXFP4, {-1, -1}, 0, 64},  {MIO_TYPE_Q2_K, {80, 82}, -1, 4},   {MIO_TYPE_Q3_K, {108, -1}, -1, 4},
+    {MIO_TYPE_Q4_K, {0, 2}, -1, 4},     {MIO_TYPE_Q5_K, {0, 2}, -1, 4},     {MIO_TYPE_Q6_K, {208, -1}, -1, 4},
+    {MIO_TYPE_TQ1_0, {52, -1}, -1, 16}, {MIO_TYPE_TQ2_0, {64, -1}, -1, 16}, {MIO_TYPE_IQ4_XS, {0, -1}, -1, 4},
+    {MIO_TYPE_F32, {-1, -1}, -1, 0},    {MIO_TYPE_F16, {-1, -1}, -1, 0},    {MIO_TYPE_BF16, {-1, -1}, -1, 0},
+};
+#define N_TINFO (sizeof g_types / sizeof g_types[0])
+
+static int is_float(int t) { return t == MIO_TYPE_F32 || t == MIO_TYPE_F16 || t == MIO_TYPE_BF16; }
+
+static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static uint16_t bf16_of(float f) { uint32_t u; memcpy(&u, &f, 4); return (uint16_t)(u >> 16); } /* exact for small ints */
+
+/* One element of a float type from a small integer. */
+static void put_float(int t, uint8_t *p, float v) {
+    if (t == MIO_TYPE_F32) memcpy(p, &v, 4);
+    else if (t == MIO_TYPE_F16) put16(p, half_from_f32(v));
+    else put16(p, bf16_of(v));
+}
+
+/* Activation rows in the dot type `at` for n elements: integer codes in [-2, 2]
+ * with unit scales (exact), the aux fields consistent with the codes. */
+static void make_act_exact(int at, size_t n, uint8_t *a) {
+    if (is_float(at)) {
+        size_t es = (size_t)mio_type_block_bytes(at);
+        for (size_t i = 0; i < n; i++) put_float(at, a + i * es, (float)irand(-2, 2));
+        return;
+    }
+    size_t blk = (size_t)mio_type_block_size(at), bb = (size_t)mio_type_block_bytes(at);
+    for (size_t b = 0; b < n / blk; b++) {
+        uint8_t *p = a + b * bb;
+        if (at == MIO_TYPE_Q8_K) {
+            float one = 1.0f;
+            memcpy(p, &one, 4);
+            for (int k = 0; k < 16; k++) {
+                int16_t s = 0;
+                for (int j = 0; j < 16; j++) {
+                    int8_t q = (int8_t)irand(-2, 2);
+                    p[4 + 16 * k + j] = (uint8_t)q;
+                    s = (int16_t)(s + q);
+                }
+                memcpy(p + 260 + 2 * k, &s, 2);
+            }
+        } else {
+            int off = at == MIO_TYPE_Q8_1 ? 4 : 2, sum = 0;
+            put16(p, 0x3c00);
+            for (int j = 0; j < 32; j++) {
+                int8_t q = (int8_t)irand(-2, 2);
+                p[off + j] = (uint8_t)q;
+                sum += q;
+            }
+            if (at == MIO_TYPE_Q8_1) put16(p + 2, half_from_f32((float)sum));
+        }
+    }
+}
+
+/* Raw random weight bytes with every scale field 1.0 (float types: small integers). */
+static void make_w_exact(const tinfo *ti, size_t n, uint8_t *w) {
+    if (is_float(ti->type)) {
+        size_t es = (size_t)mio_type_block_bytes(ti->type);
+        for (size_t i = 0; i < n; i++) put_float(ti->type, w + i * es, (float)irand(-8, 8));
+        return;
+    }
+    size_t blk = (size_t)mio_type_block_size(ti->type), bb = (size_t)mio_type_block_bytes(ti->type);
+    for (size_t i = 0; i < n / blk * bb; i++) w[i] = (uint8_t)rnd();
+    for (size_t b = 0; b < n / blk; b++) {
+        for (int f = 0; f < 2; f++)
+            if (ti->d16[f] >= 0) put16(w + b * bb + (size_t)ti->d16[f], 0x3c00);
+        if (ti->e8m0 >= 0) w[b * bb + (size_t)ti->e8m0] = 128;
+    }
+}
+
+/* The float-result tolerance between a back end and the portable C for one
+ * row. Both compute each block's integer sum exactly and rescale it once; they
+ * differ in how the f32 terms are added: the portable C adds one term per block
+ * in block order, a SIMD kernel keeps per-lane partial sums (a block's sum may
+ * be split over lanes before its rescale, each lane part rounded once) and
+ * reduces the lanes at the end. Each of the at most nb + 8 roundings of the
+ * longer chain is within 2^-24 of a partial sum whose magnitude is bounded by
+ * the sum of |lane parts|; on random data lane parts exceed their block's
+ * |contribution| by cancellation inside the block by a small factor (here 16,
+ * generous: random signs give about sqrt(lanes)). S = sum_i |t_i| with t_i the
+ * portable result of block i alone. */
+static double tol(size_t nb, double S) { return 16.0 * (double)(nb + 8) * 0x1.0p-24 * S + 1e-30; }
+
+/* Block-wise |contributions| of one row under the portable kernel. */
+static double abs_contrib(dot_kernel_fn fn, int wt, int at, const uint8_t *w, const uint8_t *a, size_t nb) {
+    size_t wb = (size_t)mio_type_block_bytes(wt), ab = (size_t)mio_type_block_bytes(at);
+    if (is_float(wt)) ab = wb = (size_t)mio_type_block_bytes(wt) * 1; /* element = block of 1 */
+    double s = 0;
+    for (size_t b = 0; b < nb; b++) {
+        float r;
+        fn(w + b * wb, 1, a + b * ab, 0, 1, &r);
+        s += fabs((double)r);
+    }
+    return s;
+}
+
+static int g_checked_types;
+
+static void test_dot_level(const char *lvl, const mio_kernels *bk) {
+    enum { MAXM = 65 };
+    static const size_t ms[] = {1, 2, 3, 8, 17, 64, 65};
+    for (size_t ti_i = 0; ti_i < N_TINFO; ti_i++) {
+        const tinfo *ti = &g_types[ti_i];
+        const int wt = ti->type;
+        kern_dot_fn simd = bk->dot[wt];
+        const dot_kernel *pk = dot_kernel_get(wt);
+        if (!simd) continue;
+        if (!pk) {
+            fprintf(stderr, "%s: back end %s has a dot kernel for %s, which has no portable kernel\n", __FILE__,
+                    lvl, mio_type_name(wt));
+            T_CHECK(0);
+            continue;
+        }
+        g_checked_types++;
+        const int at = pk->atype;
+        const size_t blk = (size_t)mio_type_block_size(wt);
+        const size_t wbb = (size_t)mio_type_block_bytes(wt);
+        const size_t abk = (size_t)mio_type_block_size(at), abb = (size_t)mio_type_block_bytes(at);
+        /* lengths in elements */
+        size_t lens[16], nl = 0;
+        if (is_float(wt)) {
+            static const size_t fl[] = {1, 3, 7, 8, 15, 16, 17, 31, 32, 33, 64, 100, 255, 256, 1000, 4096};
+            for (size_t i = 0; i < 16; i++) lens[nl++] = fl[i];
+        } else {
+            static const size_t bl[] = {1, 2, 3, 4, 5, 7, 8, 9, 16, 33, 64, 128};
+            for (size_t i = 0; i < 12; i++) lens[nl++] = bl[i] * blk;
+        }
+        int fails_before = t_fail;
+        for (size_t li = 0; li < nl && t_fail - fails_before < 5; li++) {
+            const size_t n = lens[li], nbw = n / blk;
+            const size_t w_bytes = nbw * wbb, a_row = n / abk * abb, a_stride = a_row + 3; /* odd stride */
+            uint8_t *w = malloc(w_bytes + 1), *a = malloc(a_stride * MAXM + 1);
+            float *xf = malloc(sizeof(float) * n * MAXM), *wf = malloc(sizeof(float) * n);
+            float out_s[MAXM], out_p[MAXM], one;
+            if (!w || !a || !xf || !wf) { T_CHECK(0); return; }
+            /* 1. exact: integer-valued data */
+            size_t max_exact = is_float(wt) ? 4096 : (size_t)ti->max_nb_exact * blk;
+            if (n <= max_exact) {
+                for (int rep = 0; rep < 4; rep++) {
+                    make_w_exact(ti, n, w);
+                    for (size_t r = 0; r < 3; r++) make_act_exact(at, n, a + r * a_stride);
+                    simd(w, nbw, a, a_stride, 3, out_s);
+                    pk->fn(w, nbw, a, a_stride, 3, out_p);
+                    for (size_t r = 0; r < 3; r++) {
+                        if (out_s[r] != out_p[r]) {
+                            fprintf(stderr, "%s: %s %s n=%zu row %zu: integer data gives %.9g, portable %.9g\n",
+                                    __FILE__, lvl, mio_type_name(wt), n, r, (double)out_s[r], (double)out_p[r]);
+                            T_CHECK(0);
+                        } else t_pass++;
+                    }
+                }
+            }
+            /* 2. real data: encoded weights, quantized activations */
+            for (size_t i = 0; i < n; i++) wf[i] = frand() * (i % 97 == 5 ? 8.0f : 1.0f);
+            for (size_t i = 0; i < n * MAXM; i++) xf[i] = frand() * 3.0f;
+            if (mio_encode_f32(wt, wf, n, w, w_bytes)) { T_CHECK(0); goto next; }
+            for (size_t r = 0; r < MAXM; r++) {
+                if (at == MIO_TYPE_F32) memcpy(a + r * a_stride, xf + r * n, n * 4);
+                else if (mio_encode_f32(at, xf + r * n, n, a + r * a_stride, a_row)) { T_CHECK(0); goto next; }
+            }
+            for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
+                size_t m = ms[mi];
+                simd(w, nbw, a, a_stride, m, out_s);
+                pk->fn(w, nbw, a, a_stride, m, out_p);
+                for (size_t r = 0; r < m; r++) {
+                    size_t nbe = is_float(wt) ? n : nbw;
+                    double S = abs_contrib(pk->fn, wt, at, w, a + r * a_stride, nbe);
+                    double d = fabs((double)out_s[r] - (double)out_p[r]);
+                    if (!(d <= tol(nbe, S))) {
+                        fprintf(stderr, "%s: %s %s n=%zu m=%zu row %zu: %.9g vs portable %.9g (|diff| %.3g > tol %.3g)\n",
+                                __FILE__, lvl, mio_type_name(wt), n, m, r, (double)out_s[r], (double)out_p[r], d,
+                                tol(nbe, S));
+                        T_CHECK(0);
+                    } else t_pass++;
+                    /* the result of row r does not depend on m */
+                    simd(w, nbw, a + r * a_stride, a_stride, 1, &one);
+                    if (memcmp(&one, &out_s[r], 4) != 0) {
+                        fprintf(stderr, "%s: %s %s n=%zu: row %zu of m=%zu gives %.9g, alone %.9g\n", __FILE__, lvl,
+                                mio_type_name(wt), n, r, m, (double)out_s[r], (double)one);
+                        T_CHECK(0);
+                    } else t_pass++;
+                }
+            }
+            /* 3. raw random weight bytes (finite scales): no crash, finite-vs-finite agreement */
+            if (!is_float(wt)) {
+                make_w_exact(ti, n, w);
+                simd(w, nbw, a, a_stride, 2, out_s);
+                pk->fn(w, nbw, a, a_stride, 2, out_p);
+                for (size_t r = 0; r < 2; r++) {
+                    double S = abs_contrib(pk->fn, wt, at, w, a + r * a_stride, nbw);
+                    double d = fabs((double)out_s[r] - (double)out_p[r]);
+                    if (!(d <= tol(nbw, S))) {
+                        fprintf(stderr, "%s: %s %s n=%zu raw bytes row %zu: %.9g vs portable %.9g\n", __FILE__, lvl,
+                                mio_type_name(wt), n, r, (double)out_s[r], (double)out_p[r]);
+                        T_CHECK(0);
+                    } else t_pass++;
+                }
+            }
+        next:
+            free(w), free(a), free(xf), free(wf);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ activation quantizers */
+static void fill_case(float *x, size_t n, int kind) {
+    for (size_t i = 0; i < n; i++) {
+        float v = frand();
+        switch (kind) {
+        case 0: x[i] = v; break;
+        case 1: x[i] = v * 1e30f; break;
+        case 2: x[i] = v * 1e-38f; break;             /* subnormal-heavy */
+        case 3: x[i] = v * 3e-45f; break;             /* a few denormal steps */
+        case 4: x[i] = (i % 32 == 7) ? 127.0f : (float)irand(-126, 126) + 0.5f; break; /* d = 1: ties */
+        case 5: x[i] = (i % 32 == 3) ? -127.0f : (float)irand(-253, 253) * 0.25f; break; /* negative max, quarters */
+        case 6: x[i] = (i % 37 == 0) ? v : 0.0f; break;   /* mostly zero, all-zero blocks */
+        case 7: x[i] = (i % 256 == 100) ? 65504.0f * 127 : v * 1e3f; break; /* one large value */
+        default: x[i] = -0.0f; break;
+        }
+    }
+}
+
+static void test_act_level(const char *lvl, const mio_kernels *bk) {
+    static const struct { int type; size_t off; } acts[] = {
+        {MIO_TYPE_Q8_0, offsetof(mio_kernels, act_q8_0)},
+        {MIO_TYPE_Q8_1, offsetof(mio_kernels, act_q8_1)},
+        {MIO_TYPE_Q8_K, offsetof(mio_kernels, act_q8_K)},
+    };
+    enum { N = 256 * 40 };
+    float *x = malloc(sizeof(float) * N);
+    uint8_t *ys = malloc(N * 2), *yp = malloc(N * 2);
+    if (!x || !ys || !yp) { T_CHECK(0); return; }
+    for (size_t ai = 0; ai < 3; ai++) {
+        kern_act_fn fn;
+        memcpy(&fn, (const char *)bk + acts[ai].off, sizeof fn);
+        if (!fn) continue;
+        const int t = acts[ai].type;
+        const size_t blk = (size_t)mio_type_block_size(t), bb = (size_t)mio_type_block_bytes(t);
+        for (int kind = 0; kind <= 8; kind++) {
+            for (size_t nb = 1; nb <= N / blk; nb = nb * 3 + 1) {
+                size_t n = nb * blk, bytes = nb * bb;
+                fill_case(x, n, kind);
+                memset(ys, 0xAA, bytes);
+                fn(x, ys, (int64_t)nb);
+                if (mio_encode_f32(t, x, n, yp, bytes)) { T_CHECK(0); continue; }
+                if (memcmp(ys, yp, bytes) != 0) {
+                    size_t i = 0;
+                    while (ys[i] == yp[i]) i++;
+                    fprintf(stderr, "%s: %s act %s case %d, %zu blocks: byte %zu (block %zu +%zu) is 0x%02x, portable 0x%02x\n",
+                            __FILE__, lvl, mio_type_name(t), kind, nb, i, i / bb, i % bb, ys[i], yp[i]);
+                    T_CHECK(0);
+                } else t_pass++;
+            }
+        }
+    }
+    free(x), free(ys), free(yp);
+}
+
+int main(void) {
+    /* the library's own tables are the portable ones: mio_encode_f32 and dot_kernel_get */
+    setenv("MIO_ISA", "scalar", 1);
+    T_EQ_STR(mio_cpu_isa(), "scalar");
+    int levels = 0;
+    static const mio_isa lv[] = {MIO_ISA_AVX2, MIO_ISA_AVX512, MIO_ISA_NEON};
+    for (size_t l = 0; l < sizeof lv / sizeof lv[0]; l++) {
+        if (!cpu_isa_runs(lv[l])) continue;
+        mio_kernels k;
+        memset(&k, 0, sizeof k);
+        int any = 0;
+        for (size_t b = 0; g_back[b].name; b++)
+            if (cpu_isa_includes(lv[l], g_back[b].isa)) { g_back[b].fill(&k); any = 1; }
+        if (!any) continue;
+        const char *name = cpu_isa_name(lv[l]);
+        int before = g_checked_types;
+        test_dot_level(name, &k);
+        test_act_level(name, &k);
+        printf("level %s: dot kernels for %d types checked\n", name, g_checked_types - before);
+        levels++;
+    }
+    if (!levels) T_SKIP("no SIMD back end in this build runs on this CPU: nothing to compare with the portable C");
+    T_DONE();
+}
