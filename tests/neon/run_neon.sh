@@ -71,8 +71,10 @@ run() {
 case $what in
   kernels)
     q="qemu-aarch64 -cpu max -L $sysroot -E LD_LIBRARY_PATH=$sysroot/lib"
-    run "test_dot (neon)" $q "$bdir/test_dot"
-    run "test_dot (MIO_ISA=scalar)" MIO_ISA=scalar $q "$bdir/test_dot"
+    # test_dot's fork check cannot run there: qemu-user 7.2 aborts when the forked
+    # child of a threaded process starts a thread (MIO_TEST_UNDER_QEMU skips it)
+    run "test_dot (neon)" MIO_TEST_UNDER_QEMU=1 $q "$bdir/test_dot"
+    run "test_dot (MIO_ISA=scalar)" MIO_TEST_UNDER_QEMU=1 MIO_ISA=scalar $q "$bdir/test_dot"
     run test_kernels $q "$bdir/test_kernels"
     # qemu-user shows the host's /proc/cpuinfo: the features of the emulated CPUs are given
     run "test_cpu_isa (-cpu max: dotprod)" MIO_TEST_CPU_FEATURES="fp asimd asimddp" MIO_TEST_REEXEC="$q" \
