@@ -4,7 +4,9 @@
 # tests for aarch64 (tests/neon/cross, cmake/aarch64-linux-gnu.cmake) and runs
 # them under qemu-aarch64 (-cpu max: AdvSIMD + dotprod, so the dispatch picks
 # "neon"). Called by the CTest tests of tests/neon/CMakeLists.txt:
-#   run_neon.sh SOURCE_DIR CROSS_BUILD_DIR BUILD_TYPE WERROR kernels|interop
+#   run_neon.sh SOURCE_DIR CROSS_BUILD_DIR BUILD_TYPE WERROR SANITIZE kernels|interop
+# SANITIZE=ON: the cross build gets ASan+UBSan (as MIO_SANITIZE does), run with
+#   detect_leaks=0 (LeakSanitizer cannot run under qemu-user).
 # kernels: test_dot at the neon and scalar levels (public API vs a double
 #   reference, m and thread invariance), test_kernels (every back end's table entries vs the portable C)
 #   and test_cpu_isa (the aarch64 dispatch: -cpu max picks neon; a CPU without
@@ -16,8 +18,8 @@
 # Exit 77 (skip) when the cross tools or the arm64 package are missing — except
 # under CI=true, where that is a failure.
 set -u
-[ $# -eq 5 ] || { echo "usage: run_neon.sh SOURCE_DIR CROSS_BUILD_DIR BUILD_TYPE WERROR kernels|interop" >&2; exit 2; }
-root=$1 bdir=$2 btype=$3 werror=$4 what=$5
+[ $# -eq 6 ] || { echo "usage: run_neon.sh SOURCE_DIR CROSS_BUILD_DIR BUILD_TYPE WERROR SANITIZE kernels|interop" >&2; exit 2; }
+root=$1 bdir=$2 btype=$3 werror=$4 sanitize=$5 what=$6
 triple=aarch64-linux-gnu
 sysroot=/usr/$triple
 
@@ -43,10 +45,16 @@ if [ "$what" = interop ]; then
   echo "ggml arm64 peer: $peer"
 fi
 
-echo "== cross build ($triple, $btype) in $bdir"
+san=""
+if [ "$sanitize" = "ON" ]; then
+  san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+  export ASAN_OPTIONS=detect_leaks=0
+fi
+echo "== cross build ($triple, $btype${san:+, ASan+UBSan}) in $bdir"
 log=$bdir.log
 if ! { cmake -S "$root/tests/neon/cross" -B "$bdir" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" \
-         -DCMAKE_BUILD_TYPE="$btype" -DMIO_WERROR="$werror" && cmake --build "$bdir" -j2; } >"$log" 2>&1; then
+         -DCMAKE_BUILD_TYPE="$btype" -DMIO_WERROR="$werror" -DCMAKE_C_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san" \
+         && cmake --build "$bdir" -j2; } >"$log" 2>&1; then
   tail -n 60 "$log"
   echo "error: the aarch64 cross build failed (log: $log)" >&2
   exit 1
