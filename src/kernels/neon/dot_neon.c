@@ -34,6 +34,14 @@ static const int8_t k_mxfp4[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -
 
 static inline int8x16_t s8(uint8x16_t x) { return vreinterpretq_s8_u8(x); }
 
+/* f16 -> f32 with the conversion instruction: the same value as dot_f16p for
+ * every non-NaN input (exact), a NaN for a NaN */
+static inline float f16h(const uint8_t *p) {
+    __fp16 h;
+    memcpy(&h, p, 2);
+    return (float)h;
+}
+
 /* 32 int8 codes at v against 32 at q (exact) */
 static inline int32_t idot32(const int8_t *v, const int8_t *q) {
     int32x4_t p = vdotq_s32(vdupq_n_s32(0), vld1q_s8(v), vld1q_s8(q));
@@ -64,15 +72,15 @@ static inline void up_q4_0(const uint8_t *x, int8_t *v, float *d, float *mw) {
     const uint8x16_t qs = vld1q_u8(x + 2), off = vdupq_n_u8(8);
     vst1q_s8(v, s8(vsubq_u8(vandq_u8(qs, vdupq_n_u8(15)), off)));
     vst1q_s8(v + 16, s8(vsubq_u8(vshrq_n_u8(qs, 4), off)));
-    *d = dot_f16p(x);
+    *d = f16h(x);
     (void)mw;
 }
 static inline void up_q4_1(const uint8_t *x, int8_t *v, float *d, float *mw) {
     const uint8x16_t qs = vld1q_u8(x + 4);
     vst1q_s8(v, s8(vandq_u8(qs, vdupq_n_u8(15))));
     vst1q_s8(v + 16, s8(vshrq_n_u8(qs, 4)));
-    *d = dot_f16p(x);
-    *mw = dot_f16p(x + 2);
+    *d = f16h(x);
+    *mw = f16h(x + 2);
 }
 static inline void up_q5_0(const uint8_t *x, int8_t *v, float *d, float *mw) {
     uint8x16_t hl, hh;
@@ -80,7 +88,7 @@ static inline void up_q5_0(const uint8_t *x, int8_t *v, float *d, float *mw) {
     const uint8x16_t qs = vld1q_u8(x + 6), off = vdupq_n_u8(16);
     vst1q_s8(v, s8(vsubq_u8(vorrq_u8(vandq_u8(qs, vdupq_n_u8(15)), hl), off)));
     vst1q_s8(v + 16, s8(vsubq_u8(vorrq_u8(vshrq_n_u8(qs, 4), hh), off)));
-    *d = dot_f16p(x);
+    *d = f16h(x);
     (void)mw;
 }
 static inline void up_q5_1(const uint8_t *x, int8_t *v, float *d, float *mw) {
@@ -89,13 +97,13 @@ static inline void up_q5_1(const uint8_t *x, int8_t *v, float *d, float *mw) {
     const uint8x16_t qs = vld1q_u8(x + 8);
     vst1q_s8(v, s8(vorrq_u8(vandq_u8(qs, vdupq_n_u8(15)), hl)));
     vst1q_s8(v + 16, s8(vorrq_u8(vshrq_n_u8(qs, 4), hh)));
-    *d = dot_f16p(x);
-    *mw = dot_f16p(x + 2);
+    *d = f16h(x);
+    *mw = f16h(x + 2);
 }
 static inline void up_q8_0(const uint8_t *x, int8_t *v, float *d, float *mw) {
     vst1q_s8(v, vld1q_s8((const int8_t *)x + 2));
     vst1q_s8(v + 16, vld1q_s8((const int8_t *)x + 18));
-    *d = dot_f16p(x);
+    *d = f16h(x);
     (void)mw;
 }
 static inline void up_tab(const uint8_t *qs_p, const int8_t *tab, int8_t *v) {
@@ -106,7 +114,7 @@ static inline void up_tab(const uint8_t *qs_p, const int8_t *tab, int8_t *v) {
 }
 static inline void up_iq4_nl(const uint8_t *x, int8_t *v, float *d, float *mw) {
     up_tab(x + 2, k_iq4nl, v);
-    *d = dot_f16p(x);
+    *d = f16h(x);
     (void)mw;
 }
 static inline void up_mxfp4(const uint8_t *x, int8_t *v, float *d, float *mw) {
@@ -134,9 +142,9 @@ static inline void up_mxfp4(const uint8_t *x, int8_t *v, float *d, float *mw) {
                 for (size_t k = 0; k < nc; k++, y += AB) {                                                   \
                     const int32_t isum = idot32(v + QK * k, (const int8_t *)(y + QO));                       \
                     if (OFS)                                                                                 \
-                        acc += (dw[k] * dot_f16p(y)) * (float)isum + mw[k] * dot_f16p(y + 2);                \
+                        acc += (dw[k] * f16h(y)) * (float)isum + mw[k] * f16h(y + 2);                \
                     else                                                                                     \
-                        acc += (dw[k] * dot_f16p(y)) * (float)isum;                                          \
+                        acc += (dw[k] * f16h(y)) * (float)isum;                                          \
                 }                                                                                            \
                 out[r] = acc;                                                                                \
             }                                                                                                \
@@ -171,8 +179,8 @@ static inline void up_q2_K(const uint8_t *x, int8_t *v, int32_t *sc, int16_t *mi
         sc[k] = x[k] & 15;
         mins16[k] = (int16_t)(x[k] >> 4);
     }
-    *dw = dot_f16p(x + 80);
-    *dmin = dot_f16p(x + 82);
+    *dw = f16h(x + 80);
+    *dmin = f16h(x + 82);
 }
 
 static inline void up_q3_K(const uint8_t *x, int8_t *v, int32_t *sc, int16_t *mins16, float *dw, float *dmin) {
@@ -194,7 +202,7 @@ static inline void up_q3_K(const uint8_t *x, int8_t *v, int32_t *sc, int16_t *mi
         int hi = (s8p[8 + k % 4] >> (2 * (k / 4))) & 3;
         sc[k] = (lo | (hi << 4)) - 32;
     }
-    *dw = dot_f16p(x + 108);
+    *dw = f16h(x + 108);
     (void)mins16, (void)dmin;
 }
 
@@ -231,8 +239,8 @@ static inline void up_q45_K(const uint8_t *x, int five, int8_t *v, int32_t *sc, 
         }
     }
     scales_k4(x + 4, sc, mins16);
-    *dw = dot_f16p(x);
-    *dmin = dot_f16p(x + 2);
+    *dw = f16h(x);
+    *dmin = f16h(x + 2);
 }
 static inline void up_q4_K(const uint8_t *x, int8_t *v, int32_t *sc, int16_t *mins16, float *dw, float *dmin) {
     up_q45_K(x, 0, v, sc, mins16, dw, dmin);
@@ -253,7 +261,7 @@ static inline void up_q6_K(const uint8_t *x, int8_t *v, int32_t *sc, int16_t *mi
                 vst1q_s8(v + 128 * h + 32 * s + 16 * t, s8(vsubq_u8(vorrq_u8(lo[s], vshlq_n_u8(crumb(hv, s), 4)), off)));
         }
     for (int k = 0; k < 16; k++) sc[k] = (int8_t)x[192 + k];
-    *dw = dot_f16p(x + 208);
+    *dw = f16h(x + 208);
     (void)mins16, (void)dmin;
 }
 
@@ -278,7 +286,7 @@ static inline void up_tq1_0(const uint8_t *x, int8_t *v, int32_t *sc, int16_t *m
     static const uint8_t pw[16] = {1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27};
     const uint8x16_t qh = vqtbl1q_u8(vreinterpretq_u8_u32(vdupq_n_u32(dot_ld32(x + 48))), vld1q_u8(idx));
     vst1q_s8(v + 240, trit(qh, vld1q_u8(pw)));
-    *dw = dot_f16p(x + 52);
+    *dw = f16h(x + 52);
     (void)sc, (void)mins16, (void)dmin;
 }
 
@@ -289,7 +297,7 @@ static inline void up_tq2_0(const uint8_t *x, int8_t *v, int32_t *sc, int16_t *m
             const uint8x16_t q = vld1q_u8(x + 32 * h + 16 * t);
             for (int l = 0; l < 4; l++) vst1q_s8(v + 128 * h + 32 * l + 16 * t, s8(vsubq_u8(crumb(q, l), one)));
         }
-    *dw = dot_f16p(x + 64);
+    *dw = f16h(x + 64);
     (void)sc, (void)mins16, (void)dmin;
 }
 
@@ -300,7 +308,7 @@ static inline void up_iq4_xs(const uint8_t *x, int8_t *v, int32_t *sc, int16_t *
         sc[g] = (lo | (hi << 4)) - 32;
         up_tab(x + 8 + 16 * g, k_iq4nl, v + 32 * g);
     }
-    *dw = dot_f16p(x);
+    *dw = f16h(x);
     (void)mins16, (void)dmin;
 }
 
@@ -375,7 +383,7 @@ static inline float32x4_t ld4_bf16(const uint8_t *p) {
     return vreinterpretq_f32_u32(vshll_n_u16(vreinterpret_u16_u8(vld1_u8(p)), 16));
 }
 static inline float ld1_f32(const uint8_t *p) { return dot_ldf(p); }
-static inline float ld1_f16(const uint8_t *p) { return dot_f16p(p); }
+static inline float ld1_f16(const uint8_t *p) { return f16h(p); }
 static inline float ld1_bf16(const uint8_t *p) { return dot_bf16(dot_ld16(p)); }
 
 #define F_DOT(name, ES, LD4, LD1)                                                                            \
