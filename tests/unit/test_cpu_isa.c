@@ -44,8 +44,10 @@ static void read_flags(void) {
     /* qemu-user shows the host's /proc/cpuinfo (another architecture's): the
      * runner (tests/neon/run_neon.sh) names the emulated CPU's features */
     const char *env = getenv("MIO_TEST_CPU_FEATURES");
-    if (!env) T_SKIP("/proc/cpuinfo has no Features/flags line of this architecture (under qemu-user? set MIO_TEST_CPU_FEATURES)");
-    snprintf(g_flags, sizeof g_flags, " %s ", env);
+    if (env) snprintf(g_flags, sizeof g_flags, " %s ", env);
+#if defined(__x86_64__) || defined(__aarch64__)
+    else T_SKIP("/proc/cpuinfo has no Features/flags line of this architecture (under qemu-user? set MIO_TEST_CPU_FEATURES)");
+#endif
 }
 
 static int has(const char *flag) {
