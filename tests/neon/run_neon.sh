@@ -8,8 +8,8 @@
 # SANITIZE=ON: the cross build gets ASan+UBSan (as MIO_SANITIZE does), run with
 #   detect_leaks=0 (LeakSanitizer cannot run under qemu-user).
 # kernels: test_dot at the neon and scalar levels (public API vs a double
-#   reference, m and thread invariance), test_kernels (every back end's table entries vs the portable C)
-#   and test_cpu_isa (the aarch64 dispatch: -cpu max picks neon; a CPU without
+#   reference, m and thread invariance), test_kernels (the neon table's entries
+#   vs the portable C) and test_cpu_isa (the aarch64 dispatch: -cpu max picks neon; a CPU without
 #   dotprod (-cpu cortex-a57) stays scalar and refuses MIO_ISA=neon).
 # interop: interop_dot against ggml's own arm64 CPU kernels (the dotprod build
 #   of @node-llama-cpp/linux-arm64, scripts/fetch-ggml-peer.sh arm64), loaded in
@@ -42,6 +42,8 @@ if [ "$what" = interop ]; then
       || missing "ggml's arm64 package is absent: run scripts/fetch-ggml-peer.sh arm64 (or set MIO_PEER_DIR_ARM64)"
   fi
   [ -f "$peer/libggml-base.so" ] || missing "MIO_PEER_DIR_ARM64=$peer has no libggml-base.so"
+  [ -f $sysroot/lib/libstdc++.so.6 ] \
+    || missing "$sysroot/lib/libstdc++.so.6 not found (Debian package libstdc++6-arm64-cross; ggml's libraries need it)"
   echo "ggml arm64 peer: $peer"
 fi
 
