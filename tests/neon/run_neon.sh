@@ -9,7 +9,7 @@
 #   detect_leaks=0 (LeakSanitizer cannot run under qemu-user).
 # kernels: test_dot at the neon and scalar levels (public API vs a double
 #   reference, m and thread invariance), test_kernels (the neon table's entries
-#   vs the portable C) and test_cpu_isa (the aarch64 dispatch: -cpu max picks neon; a CPU without
+#   vs the portable C), the codec tests (tests/codec, without the peer) and test_cpu_isa (the aarch64 dispatch: -cpu max picks neon; a CPU without
 #   dotprod (-cpu cortex-a57) stays scalar and refuses MIO_ISA=neon).
 # interop: interop_dot against ggml's own arm64 CPU kernels (the dotprod build
 #   of @node-llama-cpp/linux-arm64, scripts/fetch-ggml-peer.sh arm64), loaded in
@@ -86,6 +86,17 @@ case $what in
     run "test_dot (neon)" MIO_TEST_UNDER_QEMU=1 $q "$bdir/test_dot"
     run "test_dot (MIO_ISA=scalar)" MIO_TEST_UNDER_QEMU=1 MIO_ISA=scalar $q "$bdir/test_dot"
     run test_kernels $q "$bdir/test_kernels"
+    # the codec tests' own checks (goldens: byte-exact, the neon q8 quantizers
+    # included) at each level; MIO_ISA set, as their re-exec of /proc/self/exe
+    # for the scalar pass cannot work under qemu-user. Without the peer: ggml's
+    # arm64 reference quantizers are not byte-identical to its x86 ones (they
+    # differ on denormal input and some imatrix cases), which the goldens are.
+    for t in "$bdir"/codec_test_*; do
+      [ -x "$t" ] || continue
+      for isa in neon scalar; do
+        run "$(basename "$t") (MIO_ISA=$isa)" -u MIO_PEER_DIR MIO_ISA=$isa $q "$t"
+      done
+    done
     # qemu-user shows the host's /proc/cpuinfo: the features of the emulated CPUs are given
     run "test_cpu_isa (-cpu max: dotprod)" MIO_TEST_CPU_FEATURES="fp asimd asimddp" MIO_TEST_REEXEC="$q" \
       $q "$bdir/test_cpu_isa"
