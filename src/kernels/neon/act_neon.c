@@ -20,6 +20,9 @@
 
 static inline void st16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 
+/* the input floats may have any alignment: loaded as bytes */
+static inline float32x4_t ld4(const uint8_t *p) { return vreinterpretq_f32_u8(vld1q_u8(p)); }
+
 /* 8 int32x4 codes (|c| <= 127) narrowed to 32 int8 at q */
 static inline void narrow32(const int32x4_t *c, int8_t *q) {
     for (int h = 0; h < 2; h++) {
@@ -30,10 +33,10 @@ static inline void narrow32(const int32x4_t *c, int8_t *q) {
 }
 
 /* 32 floats at x -> codes at q; returns d (zero codes when d or 1/d is not finite) */
-static inline float q8_block32(const float *x, int8_t *q) {
+static inline float q8_block32(const uint8_t *x, int8_t *q) {
     float32x4_t v[8], m = vdupq_n_f32(0);
     for (int i = 0; i < 8; i++) {
-        v[i] = vld1q_f32(x + 4 * i);
+        v[i] = ld4(x + 16 * i);
         m = vmaxq_f32(m, vabsq_f32(v[i]));
     }
     const float d = vmaxvq_f32(m) / 127.0f;
@@ -48,8 +51,9 @@ static inline float q8_block32(const float *x, int8_t *q) {
     return d;
 }
 
-static void act_q8_0(const float *x, uint8_t *y, int64_t nb) {
-    for (int64_t b = 0; b < nb; b++, x += 32, y += 34) {
+static void act_q8_0(const float *xf, uint8_t *y, int64_t nb) {
+    const uint8_t *x = (const uint8_t *)xf;
+    for (int64_t b = 0; b < nb; b++, x += 128, y += 34) {
         int8_t q[32];
         const float d = q8_block32(x, q);
         st16(y, half_from_f32(d));
@@ -57,8 +61,9 @@ static void act_q8_0(const float *x, uint8_t *y, int64_t nb) {
     }
 }
 
-static void act_q8_1(const float *x, uint8_t *y, int64_t nb) {
-    for (int64_t b = 0; b < nb; b++, x += 32, y += 36) {
+static void act_q8_1(const float *xf, uint8_t *y, int64_t nb) {
+    const uint8_t *x = (const uint8_t *)xf;
+    for (int64_t b = 0; b < nb; b++, x += 128, y += 36) {
         int8_t q[32];
         const float d = q8_block32(x, q);
         const int sum = vaddlvq_s8(vld1q_s8(q)) + vaddlvq_s8(vld1q_s8(q + 16));
@@ -68,19 +73,23 @@ static void act_q8_1(const float *x, uint8_t *y, int64_t nb) {
     }
 }
 
-static void act_q8_K(const float *x, uint8_t *y, int64_t nb) {
-    for (int64_t b = 0; b < nb; b++, x += 256, y += 292) {
+static void act_q8_K(const float *xf, uint8_t *y, int64_t nb) {
+    const uint8_t *x = (const uint8_t *)xf;
+    for (int64_t b = 0; b < nb; b++, x += 1024, y += 292) {
         float32x4_t m = vdupq_n_f32(0);
-        for (int i = 0; i < 256; i += 4) m = vmaxq_f32(m, vabsq_f32(vld1q_f32(x + i)));
+        for (int i = 0; i < 256; i += 4) m = vmaxq_f32(m, vabsq_f32(ld4(x + 4 * i)));
         const float amax = vmaxvq_f32(m);
         memset(y, 0, 292);
         if (!(amax != 0)) continue;
         float mx = 0;
-        for (int j = 0; j < 256; j++)
-            if (fabsf(x[j]) == amax) {
-                mx = x[j];
+        for (int j = 0; j < 256; j++) {
+            float xj;
+            memcpy(&xj, x + 4 * j, 4);
+            if (fabsf(xj) == amax) {
+                mx = xj;
                 break;
             }
+        }
         const float iscale = -127.f / mx;
         if (!(fabsf(iscale) <= 3.40282347e38f)) {
             /* mx subnormal: iscale * x is inf or NaN, which the portable
@@ -94,7 +103,7 @@ static void act_q8_K(const float *x, uint8_t *y, int64_t nb) {
         for (int g = 0; g < 8; g++) {
             int32x4_t c[8];
             for (int i = 0; i < 8; i++)
-                c[i] = vminq_s32(vcvtnq_s32_f32(vmulq_n_f32(vld1q_f32(x + 32 * g + 4 * i), iscale)), top);
+                c[i] = vminq_s32(vcvtnq_s32_f32(vmulq_n_f32(ld4(x + 128 * g + 16 * i), iscale)), top);
             narrow32(c, qs + 32 * g);
         }
         for (int j = 0; j < 16; j++) st16(y + 260 + 2 * j, (uint16_t)vaddlvq_s8(vld1q_s8(qs + 16 * j)));
