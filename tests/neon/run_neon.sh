@@ -83,8 +83,13 @@ case $what in
     q="qemu-aarch64 -cpu max -L $sysroot -E LD_LIBRARY_PATH=$sysroot/lib"
     # test_dot's fork check cannot run there: qemu-user 7.2 aborts when the forked
     # child of a threaded process starts a thread (MIO_TEST_UNDER_QEMU skips it)
-    run "test_dot (neon)" MIO_TEST_UNDER_QEMU=1 $q "$bdir/test_dot"
-    run "test_dot (MIO_ISA=scalar)" MIO_TEST_UNDER_QEMU=1 MIO_ISA=scalar $q "$bdir/test_dot"
+    # levels: neon and the portable C on aarch64; under the sanitizers only neon
+    # (the x86 sanitizer build runs the portable C natively)
+    levels="neon scalar"
+    [ -z "$san" ] || levels=neon
+    for isa in $levels; do
+      run "test_dot (MIO_ISA=$isa)" MIO_TEST_UNDER_QEMU=1 MIO_ISA=$isa $q "$bdir/test_dot"
+    done
     run test_kernels $q "$bdir/test_kernels"
     # the codec tests' own checks (goldens: byte-exact, the neon q8 quantizers
     # included) at each level; MIO_ISA set, as their re-exec of /proc/self/exe
@@ -93,7 +98,7 @@ case $what in
     # differ on denormal input and some imatrix cases), which the goldens are.
     for t in "$bdir"/codec_test_*; do
       [ -x "$t" ] || continue
-      for isa in neon scalar; do
+      for isa in $levels; do
         run "$(basename "$t") (MIO_ISA=$isa)" -u MIO_PEER_DIR MIO_ISA=$isa $q "$t"
       done
     done
