@@ -50,6 +50,12 @@ fi
 
 ctest --test-dir build --output-on-failure -j"$jobs"
 
+# valgrind memcheck over the unit tests (docs/SECURITY.md): invalid accesses,
+# uninitialised values and definite leaks fail (MIO_TEST_VALGRIND=0 skips).
+if [ "${MIO_TEST_VALGRIND:-1}" != "0" ]; then
+  scripts/valgrind.sh build
+fi
+
 # Release (-O3) builds must stay warning-free too: gcc's -Wmaybe-uninitialized
 # only sees some paths once everything is inlined. Build only; the suite above
 # already ran on the same sources.

@@ -11,6 +11,8 @@
  * its locks and condition variables anew. */
 #include "core/pool.h"
 
+#include "core/core.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -100,7 +102,7 @@ void pool_run(pool_task_fn fn, void *ctx, int nparts) {
         if (pthread_attr_init(&at) != 0) break;
         pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
         /* a new worker starts at the current generation: it joins the next job */
-        int ok = pthread_create(&th, &at, worker,
+        int ok = core_thread_create(&th, &at, worker,
                                 (void *)(uintptr_t)atomic_load_explicit(&g_gen, memory_order_relaxed)) == 0;
         pthread_attr_destroy(&at);
         if (!ok) break;

@@ -199,7 +199,7 @@ static mio_status run_threads(const mio_codec *c, bool enc, const void *in, void
     }
     for (int t = 1; t < n_threads; t++) {
         if (jobs[t].nb == 0) continue;
-        if (pthread_create(&th[t], NULL, run_job, &jobs[t]) != 0) jobs[t].nb = -jobs[t].nb;
+        if (core_thread_create(&th[t], NULL, run_job, &jobs[t]) != 0) jobs[t].nb = -jobs[t].nb;
     }
     if (jobs[0].nb) run_job(&jobs[0]);
     for (int t = 1; t < n_threads; t++) {
