@@ -54,9 +54,10 @@ if [ "$sanitize" = "ON" ]; then
 fi
 echo "== cross build ($triple, $btype${san:+, ASan+UBSan}) in $bdir"
 log=$bdir.log
-if ! { cmake -S "$root/tests/neon/cross" -B "$bdir" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" \
+cmake=${MIO_CMAKE:-cmake} # the outer build's cmake (tests/neon/CMakeLists.txt sets it)
+if ! { "$cmake" -S "$root/tests/neon/cross" -B "$bdir" -DCMAKE_TOOLCHAIN_FILE="$root/cmake/aarch64-linux-gnu.cmake" \
          -DCMAKE_BUILD_TYPE="$btype" -DMIO_WERROR="$werror" -DCMAKE_C_FLAGS="$san" -DCMAKE_EXE_LINKER_FLAGS="$san" \
-         && cmake --build "$bdir" -j2; } >"$log" 2>&1; then
+         && "$cmake" --build "$bdir" -j2; } >"$log" 2>&1; then
   tail -n 60 "$log"
   echo "error: the aarch64 cross build failed (log: $log)" >&2
   exit 1
