@@ -17,6 +17,11 @@ mio_install_deps() {
   command -v valgrind >/dev/null || need+=(valgrind)       # memcheck over the unit tests (scripts/valgrind.sh)
   [ -f /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
   [ -f /usr/include/xxhash.h ] || need+=(libxxhash-dev)
+  # the NEON back end, cross-compiled and run under qemu (tests/neon/), and the
+  # aarch64 C++ runtime that ggml's arm64 libraries need there
+  command -v aarch64-linux-gnu-gcc >/dev/null || need+=(gcc-aarch64-linux-gnu)
+  command -v qemu-aarch64 >/dev/null || need+=(qemu-user)
+  [ -f /usr/aarch64-linux-gnu/lib/libstdc++.so.6 ] || need+=(libstdc++6-arm64-cross)
   if [ "${1:-}" = "--with-npm" ] || [ -z "${MIO_NO_PEER:-}" ]; then
     command -v npm >/dev/null || need+=(npm)
   fi

@@ -3,17 +3,31 @@
 # fetch-ggml-peer.sh — fetch the reference ggml/llama.cpp shared libraries used by
 # the interop tests and the benchmark (npm package @node-llama-cpp/linux-x64,
 # pinned), cache them, and print the absolute directory holding libggml-base.so.
+# With "arm64": the package @node-llama-cpp/linux-arm64 instead (same version),
+# ggml's aarch64 CPU back ends that tests/neon/ runs under qemu-aarch64.
 #
 # Idempotent: a cached copy is reused. Cache directory:
 #   $MIO_PEER_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/libmodelio/ggml-peer-3.22.1
+#   (the arm64 package in its subdirectory linux-arm64/)
 # Usage:
 #   MIO_PEER_DIR=$(scripts/fetch-ggml-peer.sh) && cmake -DMIO_PEER_DIR="$MIO_PEER_DIR" ...
+#   MIO_PEER_DIR_ARM64=$(scripts/fetch-ggml-peer.sh arm64)
+#   scripts/fetch-ggml-peer.sh [arm64] --cached   (print the cached directory or fail; never download)
 # Everything except the final path goes to stderr.
 set -eu
 
-PKG="@node-llama-cpp/linux-x64"
+ARCH="x64"
+CACHED_ONLY=""
+for arg in "$@"; do
+  case "$arg" in
+    x64|arm64) ARCH="$arg" ;;
+    --cached) CACHED_ONLY=1 ;;
+    *) echo "usage: fetch-ggml-peer.sh [x64|arm64] [--cached]" >&2; exit 2 ;;
+  esac
+done
+PKG="@node-llama-cpp/linux-$ARCH"
 VERSION="3.22.1"
-TARBALL="node-llama-cpp-linux-x64-${VERSION}.tgz"
+TARBALL="node-llama-cpp-linux-$ARCH-${VERSION}.tgz"
 
 die() { echo "fetch-ggml-peer: error: $*" >&2; exit 1; }
 say() { echo "fetch-ggml-peer: $*" >&2; }
@@ -29,16 +43,20 @@ else
   CACHE="$base/libmodelio/ggml-peer-$VERSION"
 fi
 
-LIBDIR_REL="package/bins/linux-x64"
+# the x64 package at the cache's top (where earlier versions of this script put it)
+[ "$ARCH" = "x64" ] || CACHE="$CACHE/linux-$ARCH"
+LIBDIR_REL="package/bins/linux-$ARCH"
 
 # Already there? Print and stop (the idempotent fast path).
 if [ -f "$CACHE/$LIBDIR_REL/libggml-base.so" ]; then
   (cd "$CACHE/$LIBDIR_REL" && pwd -P)
   exit 0
 fi
+[ -z "$CACHED_ONLY" ] || die "$PKG@$VERSION is not in $CACHE (run scripts/fetch-ggml-peer.sh $ARCH)"
 
-case "$(uname -s)-$(uname -m)" in
-  Linux-x86_64) ;;
+# x64 runs natively; arm64 only under qemu-aarch64 (tests/neon/), from any host
+case "$ARCH-$(uname -s)-$(uname -m)" in
+  x64-Linux-x86_64|arm64-*) ;;
   *) die "the peer package $PKG only ships Linux x86-64 binaries (this is $(uname -s)-$(uname -m))" ;;
 esac
 

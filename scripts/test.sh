@@ -26,6 +26,17 @@ else
   echo "warning: ggml peer library unavailable; interop tests will be skipped" >&2
 fi
 
+# ggml's arm64 CPU back end (npm), the reference for the NEON kernels under qemu (tests/neon/).
+if peer_arm64=$(scripts/fetch-ggml-peer.sh arm64); then
+  export MIO_PEER_DIR_ARM64="$peer_arm64"
+  echo "ggml arm64 peer: $MIO_PEER_DIR_ARM64"
+elif [ "${CI:-}" = "true" ]; then
+  echo "error: could not fetch the ggml arm64 peer library; CI requires the NEON interop test" >&2
+  exit 1
+else
+  echo "warning: ggml arm64 peer library unavailable; neon_interop_dot will be skipped" >&2
+fi
+
 # The PyPI peers (upstream safetensors, llama.cpp's gguf-py, numpy) in a venv.
 if py=$(scripts/fetch-py-peers.sh); then
   export MIO_PY_PEERS="$py"

@@ -26,8 +26,13 @@ typedef struct peer_cpu {
     const peer_type_traits_cpu *(*traits)(int type);
 } peer_cpu;
 
+/* The arm64 package (@node-llama-cpp/linux-arm64) names its CPU back ends
+ * libggml-cpu-armv<arch>_<n>.so; armv8.2_1 is the AdvSIMD + dotprod build (no
+ * SVE, no i8mm): the level of libmodelio's neon back end. */
+#define PEER_CPU_ARM64_DOTPROD "armv8.2_1"
+
 /* 0 when loaded (ggml_cpu_init called); 1 when absent (why says so). variant:
- * "haswell", "zen4", ... Needs peer_load(api) first. */
+ * "haswell", "zen4", "armv8.2_1" ... Needs peer_load(api) first. */
 static inline int peer_cpu_load(const peer_api *api, const char *variant, peer_cpu *cpu, char *why, size_t why_len) {
     char path[4200];
     snprintf(path, sizeof path, "%s", api->path);

@@ -23,11 +23,17 @@ int main(void) {
     int rc = peer_load(&api, why, sizeof why);
     if (rc > 0) T_SKIP(why);
     if (rc < 0) { fprintf(stderr, "%s\n", why); return 1; }
+#if defined(__aarch64__)
+    /* under qemu or on an arm64 machine (tests/neon/): ggml's dotprod build */
+    peer_cpu cpu;
+    if (peer_cpu_load(&api, PEER_CPU_ARM64_DOTPROD, &cpu, why, sizeof why)) T_SKIP(why);
+#else
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("f16c"))
         T_SKIP("this CPU lacks AVX2/FMA/F16C: ggml's haswell back end cannot run here");
     peer_cpu cpu;
     if (peer_cpu_load(&api, "haswell", &cpu, why, sizeof why)) T_SKIP(why);
+#endif
     peer_rng rng;
     peer_rng_seed(&rng, peer_seed("interop_dot"));
 

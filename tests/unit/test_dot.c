@@ -272,6 +272,13 @@ static void test_concurrent_and_fork(void) {
         pthread_join(th[i], NULL);
         T_EQ_INT(cs[i].ok, 1);
     }
+    /* qemu-user 7.2 (tests/neon/run_neon.sh sets MIO_TEST_UNDER_QEMU) aborts
+     * when the forked child of a threaded process starts a thread */
+    if (getenv("MIO_TEST_UNDER_QEMU")) {
+        printf("fork check skipped under qemu-user\n");
+        free(wf), free(w);
+        return;
+    }
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
