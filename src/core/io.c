@@ -326,6 +326,19 @@ mio_status atomic_close_tmp(mio_atomic_file *af) {
     return st;
 }
 
+/* fsync the directory holding path (best effort: makes a rename durable). */
+static void fsync_parent(char *path) {
+    char *slash = strrchr(path, '/');
+    const char *dir = ".";
+    if (slash) {
+        if (slash == path) dir = "/";
+        else { *slash = 0; dir = path; }
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) { fsync(dfd); close(dfd); }
+    if (slash && slash != path) *slash = '/';
+}
+
 mio_status atomic_rename(mio_atomic_file *af) {
     if (!af->tmp_path || af->fd >= 0) return err_set(MIO_ERR_STATE, "atomic file is not closed");
     /* Take the slot back first: from here on a cancel no longer touches the file. */
@@ -341,29 +354,11 @@ mio_status atomic_rename(mio_atomic_file *af) {
         atomic_abort(af);
         return st;
     }
-    /* Make the rename durable too: fsync the directory (best effort). */
-    char *slash = strrchr(af->path, '/');
-    const char *dir = ".";
-    if (slash) { if (slash == af->path) dir = "/"; else { *slash = 0; dir = af->path; } }
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) { fsync(dfd); close(dfd); }
+    fsync_parent(af->path); /* make the rename durable too (best effort) */
     free(af->path);
     free(af->tmp_path);
     af->path = af->tmp_path = NULL;
     return MIO_OK;
-}
-
-/* fsync the directory holding path (best effort: makes a rename durable). */
-static void fsync_parent(char *path) {
-    char *slash = strrchr(path, '/');
-    const char *dir = ".";
-    if (slash) {
-        if (slash == path) dir = "/";
-        else { *slash = 0; dir = path; }
-    }
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) { fsync(dfd); close(dfd); }
-    if (slash && slash != path) *slash = '/';
 }
 
 static bool same_dir(const char *a, const char *b) {

@@ -13,6 +13,18 @@
 
 /* ggml's nearest_int: round to nearest even through the float adder; values
  * beyond +-2^22 give the same (meaningless) bits as ggml. */
+/* q4_K / q5_K 6-bit scale and min of sub-block j (ggml's get_scale_min_k4),
+ * for the decoders of every back end. */
+static inline void kq_scale_min_k4(const uint8_t *q, int j, int *sc, int *m) {
+    if (j < 4) {
+        *sc = q[j] & 63;
+        *m = q[j + 4] & 63;
+    } else {
+        *sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+        *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+
 static inline int kq_nearest_int(float f) {
     float v = f + 12582912.f;
     int32_t i;

@@ -32,17 +32,6 @@ static void dq_avx512_q8_0(const void *x, float *y, int64_t nb) {
     }
 }
 
-/* q4_K / q5_K 6-bit scale and min of sub-block j (ggml's get_scale_min_k4) */
-static inline void k4_scale_min(const uint8_t *q, int j, int *sc, int *m) {
-    if (j < 4) {
-        *sc = q[j] & 63;
-        *m = q[j + 4] & 63;
-    } else {
-        *sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
-        *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-    }
-}
-
 /* q4_K: 144 bytes = f16 d, f16 dmin, 12 scale bytes, 128 nibble bytes;
  * q5_K: 176 bytes = same header, 32 bytes of fifth bits, 128 nibble bytes.
  * Per 32 elements: y = (d*sc) * v - (dmin*m). */
@@ -55,9 +44,9 @@ static inline void k45(const uint8_t *p, float *y, int64_t nb, int five) {
         const __m256i qh = five ? _mm256_loadu_si256((const __m256i *)(const void *)(p + 16)) : _mm256_setzero_si256();
         for (int c = 0; c < 4; c++, q += 32) {
             int sc, m;
-            k4_scale_min(p + 4, 2 * c, &sc, &m);
+            kq_scale_min_k4(p + 4, 2 * c, &sc, &m);
             const __m512 d1 = _mm512_set1_ps(d * (float)sc), m1 = _mm512_set1_ps(mn * (float)m);
-            k4_scale_min(p + 4, 2 * c + 1, &sc, &m);
+            kq_scale_min_k4(p + 4, 2 * c + 1, &sc, &m);
             const __m512 d2 = _mm512_set1_ps(d * (float)sc), m2 = _mm512_set1_ps(mn * (float)m);
             const __m256i qv = _mm256_loadu_si256((const __m256i *)(const void *)q);
             __m256i lo = _mm256_and_si256(qv, m4), hi = _mm256_and_si256(_mm256_srli_epi16(qv, 4), m4);
