@@ -124,7 +124,9 @@ mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
         cJSON *md = cJSON_GetObjectItemCaseSensitive(root, "metadata");
         cJSON *ts = md ? cJSON_GetObjectItemCaseSensitive(md, "total_size") : NULL;
         if (ts) {
-            if (!cJSON_IsNumber(ts) || ts->valuedouble < 0 || ts->valuedouble != (double)(uint64_t)ts->valuedouble)
+            /* range first: converting inf, NaN or >= 2^64 to an integer is undefined */
+            if (!cJSON_IsNumber(ts) || !(ts->valuedouble >= 0 && ts->valuedouble < 0x1p64) ||
+                ts->valuedouble != (double)(uint64_t)ts->valuedouble)
                 st = err_set(MIO_ERR_INVALID_METADATA, "%s: metadata.total_size is not a non-negative integer", path);
             else if ((uint64_t)ts->valuedouble != total)
                 st = err_set(MIO_ERR_INVALID_METADATA, "%s: metadata.total_size is %.0f but the mapped tensors hold %llu bytes",
