@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/* dot_avx2.h — shared parts of the AVX2 dot kernels (dot_avx2*.c only).
+ *
+ * Every kernel has the same shape: activation rows are taken DOT_R at a time
+ * (then one at a time for the rest); each weight block is unpacked once into
+ * registers (or a small stack batch) and used for each of those rows. Per row
+ * and block the integer sum is exact (int32 lanes, then reduced to the
+ * block's one int32), rescaled once exactly as the portable C does; the block
+ * terms are added in block order (256-element types: bit-identical to the
+ * portable C) or, for the 32-element types, 8 blocks at a time into 8 float
+ * lanes (lane = block mod 8) reduced in a fixed order at the end (hsum8). The
+ * per-row arithmetic is the same whatever m is, so row i of an m-row call is
+ * bit-identical to a 1-row call on row i.
+ *
+ * Signed weight codes v with |v| <= 64 meet the signed activation codes y
+ * through maddubs on (y + 128) (y xor 0x80, unsigned 0..255) and v (signed):
+ * each pair sum stays below 2^15 (2 * 255 * 64), and 128 * (v0 + v1), a
+ * per-block weight-only term, is subtracted in int16 — exact for every
+ * activation byte, -128 included. Unsigned codes u <= 127 use maddubs(u, y)
+ * directly; wider codes (q8_0, iq4_nl, iq4_xs) are widened to int16 (madd). */
+#ifndef MIO_KERNELS_DOT_AVX2_H
+#define MIO_KERNELS_DOT_AVX2_H
+
+#include "kernels/avx2/avx2.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <immintrin.h>
+
+#define AI static inline __attribute__((always_inline))
+#define DOT_R 4 /* activation rows per pass over the weight row */
+
+AI __m256i ld256(const uint8_t *p) { return _mm256_loadu_si256((const __m256i *)(const void *)p); }
+AI __m128i ld128(const uint8_t *p) { return _mm_loadu_si128((const __m128i *)(const void *)p); }
+AI float ldh(const uint8_t *p) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return _cvtsh_ss(h);
+}
+AI float ldf(const uint8_t *p) {
+    float f;
+    memcpy(&f, p, 4);
+    return f;
+}
+AI uint32_t ldu32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+/* fixed-order sum of 8 lanes: (0+4, 1+5, 2+6, 3+7), then pairs, then the two */
+AI float hsum8(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+/* lane i of the result: the sum of the 8 int32 lanes of s[i] (exact) */
+AI __m256i hsum8x8(const __m256i *s) {
+    const __m256i a01 = _mm256_hadd_epi32(s[0], s[1]), a23 = _mm256_hadd_epi32(s[2], s[3]);
+    const __m256i a45 = _mm256_hadd_epi32(s[4], s[5]), a67 = _mm256_hadd_epi32(s[6], s[7]);
+    const __m256i b0 = _mm256_hadd_epi32(a01, a23), b1 = _mm256_hadd_epi32(a45, a67);
+    return _mm256_add_epi32(_mm256_permute2x128_si256(b0, b1, 0x20), _mm256_permute2x128_si256(b0, b1, 0x31));
+}
+/* the sums of the 8 int32 lanes of s and of t (exact) */
+AI void hsum2_i32(__m256i s, __m256i t, int32_t *ss, int32_t *ts) {
+    const __m256i h = _mm256_hadd_epi32(s, t); /* per half: s01 s23 t01 t23 */
+    __m128i q = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+    q = _mm_hadd_epi32(q, q); /* S T S T */
+    *ss = _mm_cvtsi128_si32(q);
+    *ts = _mm_extract_epi32(q, 1);
+}
+AI int32_t hsum_i32(__m256i s) {
+    __m128i q = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+    q = _mm_add_epi32(q, _mm_unpackhi_epi64(q, q));
+    q = _mm_add_epi32(q, _mm_shuffle_epi32(q, 1));
+    return _mm_cvtsi128_si32(q);
+}
+/* 16 packed nibbles -> 32 bytes: byte j the low nibble of q[j], byte 16 + j the high one */
+AI __m256i nib32(__m128i q) {
+    return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(q, 4), q), _mm256_set1_epi8(15));
+}
+
+/* The kernel entry: DOT_R rows per pass, then single rows; ROWS is an
+ * always-inline function (w, nb, a, a_stride, out, R) with R constant. */
+#define AVX2_DOT_ENTRY(name, ROWS)                                                                     \
+    static void name(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, size_t m, float *out) { \
+        size_t r = 0;                                                                                  \
+        for (; r + DOT_R <= m; r += DOT_R) ROWS(w, nb, a + r * st, st, out + r, DOT_R);               \
+        for (; r < m; r++) ROWS(w, nb, a + r * st, st, out + r, 1);                                   \
+    }
+
+void avx2_dot_legacy(mio_kernels *k);
+void avx2_dot_kquants(mio_kernels *k);
+void avx2_dot_float(mio_kernels *k);
+
+#endif

@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+/* dot_avx2_kquants.c — AVX2 dot kernels of the 256-element super-block types
+ * against q8_K activations (dot/dot_kquants.c is the portable reference):
+ * q2_K q3_K q4_K q5_K q6_K tq1_0 tq2_0 iq4_xs. Per super-block the weight
+ * codes are unpacked once into 8 vectors of 32 unsigned codes (chunk j =
+ * elements 32j..32j+31) with their sub-block scales as int16 lanes; per row
+ * maddubs(codes, q) and madd(., scales) give 8 int32 lanes, reduced to the
+ * block's exact isum, and the block term is computed and added exactly as the
+ * portable C does it (the results are bit-identical to it).
+ * The types whose codes carry an offset (q3_K: -4, q6_K: -32, tq1_0 / tq2_0:
+ * -1) use unsigned codes u = v + off and subtract off * sum_k sc[k] * bsums[k]
+ * with the activation block's bsums (as ggml's kernels do): exact for every
+ * q8_K block whose bsums are the sums of its codes, which every block the
+ * library encodes is. q2_K / q4_K / q5_K's mins use the bsums as the portable
+ * C does. */
+#include "kernels/avx2/dot_avx2.h"
+
+#include "modelio.h"
+
+#define A_BYTES 292 /* q8_K: f32 d, 256 int8, 16 int16 bsums */
+
+/* Scale lanes for chunk j from 16 scale bytes broadcast to both halves (scb):
+ * sub-blocks of 16 (scale 2j for elements 0..15, 2j+1 for 16..31) or of 32
+ * (scale j for all), as int16, sign-extended (signed) or zero-extended. */
+AI __m256i sc16_of(__m256i scb, int j, int sub32, int is_signed) {
+    const int i0 = sub32 ? j : 2 * j, i1 = sub32 ? j : 2 * j + 1;
+    if (is_signed) {
+        const __m256i ctl = _mm256_setr_epi8(-128, (char)i0, -128, (char)i0, -128, (char)i0, -128, (char)i0, -128,
+                                             (char)i0, -128, (char)i0, -128, (char)i0, -128, (char)i0, -128, (char)i1,
+                                             -128, (char)i1, -128, (char)i1, -128, (char)i1, -128, (char)i1, -128,
+                                             (char)i1, -128, (char)i1, -128, (char)i1);
+        return _mm256_srai_epi16(_mm256_shuffle_epi8(scb, ctl), 8);
+    }
+    const __m256i ctl = _mm256_setr_epi8((char)i0, -128, (char)i0, -128, (char)i0, -128, (char)i0, -128, (char)i0,
+                                         -128, (char)i0, -128, (char)i0, -128, (char)i0, -128, (char)i1, -128, (char)i1,
+                                         -128, (char)i1, -128, (char)i1, -128, (char)i1, -128, (char)i1, -128, (char)i1,
+                                         -128, (char)i1, -128);
+    return _mm256_shuffle_epi8(scb, ctl);
+}
+
+/* Weight state of one super-block: 8 chunks of unsigned codes, 8 scale
+ * vectors, the bsum multipliers (16 int16 lanes, one per 16-element bsum: the
+ * mins, or the offset times the scale) and the two float scales. */
+typedef struct kw {
+    __m256i c[8], sc[8], mins;
+    float dw, dmin;
+} kw;
+
+/* --- unpackers --- */
+
+/* q2_K (84 bytes): scales[16] (low nibble scale, high nibble min), qs[64], f16 d, f16 dmin;
+ * chunk 4h + s = bits 2s..2s+1 of qs[32h + l] */
+AI void un_q2_K(const uint8_t *x, kw *k) {
+    const __m256i m3 = _mm256_set1_epi8(3);
+    for (int h = 0; h < 2; h++) {
+        const __m256i q = ld256(x + 16 + 32 * h);
+        k->c[4 * h] = _mm256_and_si256(q, m3);
+        k->c[4 * h + 1] = _mm256_and_si256(_mm256_srli_epi16(q, 2), m3);
+        k->c[4 * h + 2] = _mm256_and_si256(_mm256_srli_epi16(q, 4), m3);
+        k->c[4 * h + 3] = _mm256_and_si256(_mm256_srli_epi16(q, 6), m3);
+    }
+    const __m128i s = ld128(x);
+    const __m256i scb = _mm256_broadcastsi128_si256(_mm_and_si128(s, _mm_set1_epi8(15)));
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++) k->sc[j] = sc16_of(scb, j, 0, 0);
+    k->mins = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(s, 4), _mm_set1_epi8(15)));
+    k->dw = ldh(x + 80);
+    k->dmin = ldh(x + 82);
+}
+
+/* q3_K (110 bytes): hmask[32], qs[64], scales[12] (16 6-bit scales, minus 32), f16 d.
+ * Chunk 4h + s: bits 2s..2s+1 of qs[32h + l], minus 4 unless bit 4h + s of hmask[l];
+ * as unsigned codes u = v + 4 (bits 2s..2s+1, plus 4 when the hmask bit is set). */
+AI void un_q3_K(const uint8_t *x, kw *k) {
+    const __m256i m3 = _mm256_set1_epi8(3), m4 = _mm256_set1_epi8(4);
+    const __m256i hm = ld256(x);
+    for (int h = 0; h < 2; h++) {
+        const __m256i q = ld256(x + 32 + 32 * h);
+#pragma GCC unroll 4
+        for (int s = 0; s < 4; s++) {
+            const int bit = 4 * h + s;
+            /* the hmask bit moved to bit 2 of each byte */
+            const __m256i hb = bit <= 2 ? _mm256_slli_epi16(hm, 2 - bit) : _mm256_srli_epi16(hm, bit - 2);
+            k->c[4 * h + s] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 2 * s), m3), _mm256_and_si256(hb, m4));
+        }
+    }
+    const uint32_t A = ldu32(x + 96), B = ldu32(x + 100), C = ldu32(x + 104);
+    const uint32_t s0 = (A & 0x0f0f0f0fu) | ((C << 4) & 0x30303030u);
+    const uint32_t s1 = (B & 0x0f0f0f0fu) | ((C << 2) & 0x30303030u);
+    const uint32_t s2 = ((A >> 4) & 0x0f0f0f0fu) | (C & 0x30303030u);
+    const uint32_t s3 = ((B >> 4) & 0x0f0f0f0fu) | ((C >> 2) & 0x30303030u);
+    const __m128i sv = _mm_sub_epi8(_mm_setr_epi32((int)s0, (int)s1, (int)s2, (int)s3), _mm_set1_epi8(32));
+    const __m256i scb = _mm256_broadcastsi128_si256(sv);
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++) k->sc[j] = sc16_of(scb, j, 0, 1);
+    k->mins = _mm256_slli_epi16(_mm256_cvtepi8_epi16(sv), 2); /* 4 * sc[k] */
+    k->dw = ldh(x + 108);
+}
+
+/* q4_K (144 bytes): f16 d, f16 dmin, scales[12], qs[128]; q5_K (176 bytes) adds qh[32]
+ * before qs. Chunk 2c = low nibbles of qs[32c + l], 2c + 1 the high nibbles (+16 when
+ * bit 2c, resp. 2c + 1, of qh[l]). Sub-blocks of 32. */
+AI void un_q45_K(const uint8_t *x, kw *k, int five) {
+    const __m256i m4 = _mm256_set1_epi8(15), b16 = _mm256_set1_epi8(16);
+    const uint8_t *qs = x + (five ? 48 : 16);
+    const __m256i qh = five ? ld256(x + 16) : _mm256_setzero_si256();
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; c++) {
+        const __m256i q = ld256(qs + 32 * c);
+        __m256i lo = _mm256_and_si256(q, m4), hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+        if (five) {
+            const int b0 = 2 * c, b1 = 2 * c + 1; /* qh bit -> bit 4 */
+            const __m256i h0 = b0 <= 4 ? _mm256_slli_epi16(qh, 4 - b0) : _mm256_srli_epi16(qh, b0 - 4);
+            const __m256i h1 = b1 <= 4 ? _mm256_slli_epi16(qh, 4 - b1) : _mm256_srli_epi16(qh, b1 - 4);
+            lo = _mm256_or_si256(lo, _mm256_and_si256(h0, b16));
+            hi = _mm256_or_si256(hi, _mm256_and_si256(h1, b16));
+        }
+        k->c[2 * c] = lo;
+        k->c[2 * c + 1] = hi;
+    }
+    /* the 6-bit scales and mins, a byte each */
+    const uint32_t A = ldu32(x + 4), B = ldu32(x + 8), C = ldu32(x + 12);
+    const uint32_t sc_lo = A & 0x3f3f3f3fu, mn_lo = B & 0x3f3f3f3fu;
+    const uint32_t sc_hi = (C & 0x0f0f0f0fu) | ((A >> 2) & 0x30303030u);
+    const uint32_t mn_hi = ((C >> 4) & 0x0f0f0f0fu) | ((B >> 2) & 0x30303030u);
+    const __m128i sm = _mm_setr_epi32((int)sc_lo, (int)sc_hi, (int)mn_lo, (int)mn_hi);
+    const __m256i scb = _mm256_broadcastsi128_si256(sm);
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++) k->sc[j] = sc16_of(scb, j, 1, 0);
+    const __m128i mn = _mm_srli_si128(sm, 8);
+    k->mins = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(mn, mn));
+    k->dw = ldh(x);
+    k->dmin = ldh(x + 2);
+}
+
+/* q6_K (210 bytes): ql[128], qh[64], int8 scales[16], f16 d. Chunk 4h + s: nibble s / 2
+ * of ql[64h + 32(s % 2) + l], bits 2s..2s+1 of qh[32h + l] on top (u = v + 32). */
+AI void un_q6_K(const uint8_t *x, kw *k) {
+    const __m256i m4 = _mm256_set1_epi8(15), m30 = _mm256_set1_epi8(0x30);
+    for (int h = 0; h < 2; h++) {
+        const __m256i l0 = ld256(x + 64 * h), l1 = ld256(x + 64 * h + 32), hb = ld256(x + 128 + 32 * h);
+        k->c[4 * h] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 4), m30));
+        k->c[4 * h + 1] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 2), m30));
+        k->c[4 * h + 2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(hb, m30));
+        k->c[4 * h + 3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                                          _mm256_and_si256(_mm256_srli_epi16(hb, 2), m30));
+    }
+    const __m128i sv = ld128(x + 192);
+    const __m256i scb = _mm256_broadcastsi128_si256(sv);
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++) k->sc[j] = sc16_of(scb, j, 0, 1);
+    k->mins = _mm256_slli_epi16(_mm256_cvtepi8_epi16(sv), 5); /* 32 * sc[k] */
+    k->dw = ldh(x + 208);
+}
+
+/* tq2_0 (66 bytes): qs[64], f16 d. Chunk 4h + l: bits 2l..2l+1 of qs[32h + k] (u = v + 1). */
+AI void un_tq2_0(const uint8_t *x, kw *k) {
+    const __m256i m3 = _mm256_set1_epi8(3);
+    for (int h = 0; h < 2; h++) {
+        const __m256i q = ld256(x + 32 * h);
+        k->c[4 * h] = _mm256_and_si256(q, m3);
+        k->c[4 * h + 1] = _mm256_and_si256(_mm256_srli_epi16(q, 2), m3);
+        k->c[4 * h + 2] = _mm256_and_si256(_mm256_srli_epi16(q, 4), m3);
+        k->c[4 * h + 3] = _mm256_and_si256(_mm256_srli_epi16(q, 6), m3);
+    }
+    k->mins = _mm256_set1_epi16(1);
+    k->dw = ldh(x + 64);
+}
+
+/* tq1_0 (54 bytes): base-3 digits (u = v + 1), unpacked as the portable C does */
+static inline int tq1_digit(uint8_t byte, int l) {
+    static const uint8_t pow3[6] = {1, 3, 9, 27, 81, 243};
+    uint8_t q = (uint8_t)(byte * pow3[l]);
+    return ((uint16_t)q * 3) >> 8;
+}
+AI void un_tq1_0(const uint8_t *x, kw *k) {
+    uint8_t v[256];
+    for (int l = 0; l < 5; l++) {
+        for (int mm = 0; mm < 32; mm++) v[32 * l + mm] = (uint8_t)tq1_digit(x[mm], l);
+        for (int mm = 0; mm < 16; mm++) v[160 + 16 * l + mm] = (uint8_t)tq1_digit(x[32 + mm], l);
+    }
+    for (int l = 0; l < 4; l++)
+        for (int j = 0; j < 4; j++) v[240 + 4 * l + j] = (uint8_t)tq1_digit(x[48 + j], l);
+    for (int j = 0; j < 8; j++) k->c[j] = ld256(v + 32 * j);
+    k->mins = _mm256_set1_epi16(1);
+    k->dw = ldh(x + 52);
+}
+
+/* iq4_xs (136 bytes): f16 d, u16 scales_h, scales_l[4], qs[128]. Chunk g: kvalues of the
+ * low nibbles of qs[16g + j], then of the high nibbles; scale (6 bits) - 32. The codes
+ * (|v| <= 127) times the scale are kept as int16: c[g] elements 0..15, sc[g] 16..31. */
+AI void un_iq4_xs(const uint8_t *x, kw *k) {
+    static const int8_t tabv[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+    const __m256i tab = _mm256_broadcastsi128_si256(ld128((const uint8_t *)tabv));
+    const uint32_t hsc = (uint32_t)x[2] | ((uint32_t)x[3] << 8);
+#pragma GCC unroll 8
+    for (int g = 0; g < 8; g++) {
+        const int sc = (((x[4 + g / 2] >> (4 * (g % 2))) & 15) | (((hsc >> (2 * g)) & 3) << 4)) - 32;
+        const __m256i v = _mm256_shuffle_epi8(tab, nib32(ld128(x + 8 + 16 * g)));
+        const __m256i s = _mm256_set1_epi16((short)sc);
+        k->c[g] = _mm256_mullo_epi16(_mm256_cvtepi8_epi16(_mm256_castsi256_si128(v)), s);
+        k->sc[g] = _mm256_mullo_epi16(_mm256_cvtepi8_epi16(_mm256_extracti128_si256(v, 1)), s);
+    }
+    k->dw = ldh(x);
+}
+
+/* --- per-row integer sums (8 int32 lanes) of one super-block against q = the 256 codes --- */
+
+/* unsigned codes, scales in the madd */
+AI __m256i is_u(const kw *k, const uint8_t *q) {
+    __m256i s = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++)
+        s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(k->c[j], ld256(q + 32 * j)), k->sc[j]));
+    return s;
+}
+/* unsigned codes 0..3, no scales: the int16 pair sums of all 8 chunks stay below
+ * 2^15 (8 * 2 * 3 * 128) */
+AI __m256i is_t(const kw *k, const uint8_t *q) {
+    __m256i p = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++) p = _mm256_add_epi16(p, _mm256_maddubs_epi16(k->c[j], ld256(q + 32 * j)));
+    return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
+}
+/* int16 codes times scales (iq4_xs) against the widened activation codes */
+AI __m256i is_w(const kw *k, const uint8_t *q) {
+    __m256i s = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++) {
+        s = _mm256_add_epi32(s, _mm256_madd_epi16(k->c[j], _mm256_cvtepi8_epi16(ld128(q + 32 * j))));
+        s = _mm256_add_epi32(s, _mm256_madd_epi16(k->sc[j], _mm256_cvtepi8_epi16(ld128(q + 32 * j + 16))));
+    }
+    return s;
+}
+
+/* MODE 0: no offset (iq4_xs); 1: mins (q2_K q4_K q5_K), summs = sum_k bsums[k] * mins[k];
+ * 2: offset codes, isum -= sum_k bsums[k] * mins[k] (mins = off * sc[k]). The block term
+ * is the portable C's, added in block order. */
+#define KQ_ROWS(fname, WB, UNPACK, ISUM, MODE)                                                         \
+    AI void fname(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, float *out, const int R) {  \
+        float acc[DOT_R];                                                                              \
+        for (int r = 0; r < R; r++) acc[r] = 0.0f;                                                     \
+        for (size_t b = 0; b < nb; b++) {                                                              \
+            kw k;                                                                                      \
+            UNPACK(w + b * (WB), &k);                                                                  \
+            for (int r = 0; r < R; r++) {                                                              \
+                const uint8_t *y = a + (size_t)r * st + b * A_BYTES;                                   \
+                const float da = ldf(y);                                                               \
+                const __m256i s = ISUM(&k, y + 4);                                                     \
+                if ((MODE) == 1) {                                                                     \
+                    int32_t isum, summs;                                                               \
+                    hsum2_i32(s, _mm256_madd_epi16(ld256(y + 260), k.mins), &isum, &summs);            \
+                    acc[r] += (k.dw * da) * (float)isum - (k.dmin * da) * (float)summs;                \
+                } else if ((MODE) == 2) {                                                              \
+                    const int32_t isum = hsum_i32(_mm256_sub_epi32(s, _mm256_madd_epi16(ld256(y + 260), k.mins))); \
+                    acc[r] += (k.dw * da) * (float)isum;                                               \
+                } else {                                                                               \
+                    acc[r] += (k.dw * da) * (float)hsum_i32(s);                                        \
+                }                                                                                      \
+            }                                                                                          \
+        }                                                                                              \
+        for (int r = 0; r < R; r++) out[r] = acc[r];                                                   \
+    }
+
+#define UN_Q4_K(x, k) un_q45_K(x, k, 0)
+#define UN_Q5_K(x, k) un_q45_K(x, k, 1)
+KQ_ROWS(rows_q2_K, 84, un_q2_K, is_u, 1)
+KQ_ROWS(rows_q3_K, 110, un_q3_K, is_u, 2)
+KQ_ROWS(rows_q4_K, 144, UN_Q4_K, is_u, 1)
+KQ_ROWS(rows_q5_K, 176, UN_Q5_K, is_u, 1)
+KQ_ROWS(rows_q6_K, 210, un_q6_K, is_u, 2)
+KQ_ROWS(rows_tq1_0, 54, un_tq1_0, is_t, 2)
+KQ_ROWS(rows_tq2_0, 66, un_tq2_0, is_t, 2)
+KQ_ROWS(rows_iq4_xs, 136, un_iq4_xs, is_w, 0)
+
+AVX2_DOT_ENTRY(k_q2_K, rows_q2_K)
+AVX2_DOT_ENTRY(k_q3_K, rows_q3_K)
+AVX2_DOT_ENTRY(k_q4_K, rows_q4_K)
+AVX2_DOT_ENTRY(k_q5_K, rows_q5_K)
+AVX2_DOT_ENTRY(k_q6_K, rows_q6_K)
+AVX2_DOT_ENTRY(k_tq1_0, rows_tq1_0)
+AVX2_DOT_ENTRY(k_tq2_0, rows_tq2_0)
+AVX2_DOT_ENTRY(k_iq4_xs, rows_iq4_xs)
+
+void avx2_dot_kquants(mio_kernels *k) {
+    k->dot[MIO_TYPE_Q2_K] = k_q2_K;
+    k->dot[MIO_TYPE_Q3_K] = k_q3_K;
+    k->dot[MIO_TYPE_Q4_K] = k_q4_K;
+    k->dot[MIO_TYPE_Q5_K] = k_q5_K;
+    k->dot[MIO_TYPE_Q6_K] = k_q6_K;
+    k->dot[MIO_TYPE_TQ1_0] = k_tq1_0;
+    k->dot[MIO_TYPE_TQ2_0] = k_tq2_0;
+    k->dot[MIO_TYPE_IQ4_XS] = k_iq4_xs;
+}
