@@ -44,6 +44,11 @@ AI float ldf(const uint8_t *p) {
     memcpy(&f, p, 4);
     return f;
 }
+AI uint16_t ld16u(const uint8_t *p) {
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
 AI uint32_t ldu32(const uint8_t *p) {
     uint32_t v;
     memcpy(&v, p, 4);
@@ -61,6 +66,17 @@ AI __m256i hsum8x8(const __m256i *s) {
     const __m256i a01 = _mm256_hadd_epi32(s[0], s[1]), a23 = _mm256_hadd_epi32(s[2], s[3]);
     const __m256i a45 = _mm256_hadd_epi32(s[4], s[5]), a67 = _mm256_hadd_epi32(s[6], s[7]);
     const __m256i b0 = _mm256_hadd_epi32(a01, a23), b1 = _mm256_hadd_epi32(a45, a67);
+    return _mm256_add_epi32(_mm256_permute2x128_si256(b0, b1, 0x20), _mm256_permute2x128_si256(b0, b1, 0x31));
+}
+/* lane i of the result: the sum of the 16 int16 lanes of p[i] (exact when
+ * every 4 adjacent lanes sum within int16) */
+AI __m256i hsum16x8(const __m256i *p) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    const __m256i m01 = _mm256_madd_epi16(_mm256_hadd_epi16(p[0], p[1]), ones);
+    const __m256i m23 = _mm256_madd_epi16(_mm256_hadd_epi16(p[2], p[3]), ones);
+    const __m256i m45 = _mm256_madd_epi16(_mm256_hadd_epi16(p[4], p[5]), ones);
+    const __m256i m67 = _mm256_madd_epi16(_mm256_hadd_epi16(p[6], p[7]), ones);
+    const __m256i b0 = _mm256_hadd_epi32(m01, m23), b1 = _mm256_hadd_epi32(m45, m67);
     return _mm256_add_epi32(_mm256_permute2x128_si256(b0, b1, 0x20), _mm256_permute2x128_si256(b0, b1, 0x31));
 }
 /* the sums of the 8 int32 lanes of s and of t (exact) */

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* dot_avx2_legacy.c — AVX2 dot kernels of the 32-element block types
  * (dot/dot_legacy.c is the portable reference): q4_0 q5_0 q8_0 iq4_nl mxfp4
- * against q8_0 activations, q4_1 q5_1 against q8_1. Blocks go 8 at a time:
+ * against q8_0 activations, q4_1 q5_1 against q8_1. The 4- and 5-bit codes
+ * stay unsigned (u = v + off; maddubs(u, q) - maddubs(off, q) is exact for
+ * every activation byte), q8_0 / iq4_nl codes are widened to int16 (madd).
+ * Blocks go 8 at a time:
  * per row, each block's 8 int32 lanes of exact partial sums are reduced to its
- * isum (hsum8x8: lane i = block i), and the 8 block terms (dw * da) * isum
+ * isum (red4: lane i = block i), and the 8 block terms (dw * da) * isum
  * (+ mw * s for q4_1 / q5_1) are computed as the portable C computes them, in
  * 8 float lanes, and added to 8 lane accumulators (lane = block mod 8; a short
  * last batch has zero terms in its unused lanes), reduced once at the end. */
@@ -11,40 +14,43 @@
 
 #include "modelio.h"
 
-/* Weight state of one block (v: codes, wc: their xor correction; or w0/w1:
- * int16 codes), and the row loop shared by the legacy types. UNPACK(x, ws)
- * fills ws from block x; ISUM(ws, y) is the __m256i of 8 exact lane sums
- * against activation block y; DW(x) / MW(x) the weight scale (and offset);
- * OFS: the activation blocks carry the q8_1 s field. */
-typedef struct lw {
-    __m256i v, wc;
-} lw;
-
+/* 8 f16 values at p, p + stride, ... (the first n; the others 0) as floats */
 AI __m256 f16x8(const uint8_t *p, size_t stride, int n) {
+    if (n == 8)
+        return _mm256_cvtph_ps(_mm_setr_epi16((short)ld16u(p), (short)ld16u(p + stride), (short)ld16u(p + 2 * stride),
+                                              (short)ld16u(p + 3 * stride), (short)ld16u(p + 4 * stride),
+                                              (short)ld16u(p + 5 * stride), (short)ld16u(p + 6 * stride),
+                                              (short)ld16u(p + 7 * stride)));
     uint16_t h[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (int i = 0; i < n; i++) memcpy(&h[i], p + (size_t)i * stride, 2);
-    return _mm256_cvtph_ps(_mm_setr_epi16((short)h[0], (short)h[1], (short)h[2], (short)h[3], (short)h[4],
-                                          (short)h[5], (short)h[6], (short)h[7]));
+    for (int i = 0; i < n; i++) h[i] = ld16u(p + (size_t)i * stride);
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)h));
 }
 
-#define LEG_ROWS(fname, WB, AB, UNPACK, ISUM, DW, MW, OFS)                                            \
+/* The row loop shared by the legacy types, 8 blocks (NB in a short last batch)
+ * at a time. UNPACK(x, &c) gives the block's codes as one __m256i; SUM(c, y)
+ * the row's per-block partial sums against activation block y: 16 int16 lanes
+ * (WIDE 0; every 4 adjacent lanes sum within int16) or 8 int32 lanes (WIDE 1,
+ * c then holds 16 int16 codes and UNPACK2 the other 16 in c2); DW(x) the
+ * weight scale; OFS: q8_1 activations, the term mw * s is added. */
+#define LEG_ROWS(fname, WB, AB, UNPACK, SUM, DW, OFS, WIDE)                                           \
     AI void fname##_batch(const uint8_t *w, const uint8_t *a, size_t st, __m256 *acc, const int R,     \
                           const int NB) {                                                              \
-        lw ws[8];                                                                                      \
-        float dwv[8] = {0}, mwv[8] = {0};                                                              \
-        for (int i = 0; i < NB; i++) {                                                                 \
-            const uint8_t *x = w + (size_t)i * (WB);                                                   \
-            UNPACK(x, &ws[i]);                                                                         \
-            dwv[i] = DW(x);                                                                            \
-            if (OFS) mwv[i] = MW(x);                                                                   \
-        }                                                                                              \
-        const __m256 dw8 = _mm256_loadu_ps(dwv), mw8 = _mm256_loadu_ps(mwv);                           \
-        (void)mw8;                                                                                     \
+        __m256i c[8], c2[8];                                                                           \
+        for (int i = NB; i < 8; i++) c[i] = c2[i] = _mm256_setzero_si256();                            \
+        _Pragma("GCC unroll 8") for (int i = 0; i < NB; i++) UNPACK(w + (size_t)i * (WB), &c[i], &c2[i]); \
+        const __m256 dw8 = DW(w, WB, NB);                                                              \
+        const __m256 mw8 = OFS ? f16x8(w + 2, WB, NB) : _mm256_setzero_ps();                           \
         for (int r = 0; r < R; r++) {                                                                  \
             const uint8_t *y = a + (size_t)r * st;                                                     \
-            __m256i s[8];                                                                              \
-            for (int i = 0; i < 8; i++) s[i] = i < NB ? ISUM(&ws[i], y + (size_t)i * (AB)) : _mm256_setzero_si256(); \
-            const __m256 isum = _mm256_cvtepi32_ps(hsum8x8(s));                                        \
+            __m256i m[4];                                                                              \
+            _Pragma("GCC unroll 4") for (int i = 0; i < 4; i++) {                                      \
+                const __m256i s0 = 2 * i < NB ? SUM(c[2 * i], c2[2 * i], y + (size_t)(2 * i) * (AB)) : _mm256_setzero_si256(); \
+                const __m256i s1 = 2 * i + 1 < NB ? SUM(c[2 * i + 1], c2[2 * i + 1], y + (size_t)(2 * i + 1) * (AB)) \
+                                                  : _mm256_setzero_si256();                            \
+                m[i] = WIDE ? _mm256_hadd_epi32(s0, s1)                                                \
+                            : _mm256_madd_epi16(_mm256_hadd_epi16(s0, s1), _mm256_set1_epi16(1));      \
+            }                                                                                          \
+            const __m256 isum = _mm256_cvtepi32_ps(red4(m));                                           \
             __m256 t = _mm256_mul_ps(_mm256_mul_ps(dw8, f16x8(y, AB, NB)), isum);                      \
             if (OFS) t = _mm256_add_ps(t, _mm256_mul_ps(mw8, f16x8(y + 2, AB, NB)));                   \
             acc[r] = _mm256_add_ps(acc[r], t);                                                         \
@@ -59,19 +65,25 @@ AI __m256 f16x8(const uint8_t *p, size_t stride, int n) {
         for (int r = 0; r < R; r++) out[r] = hsum8(acc[r]);                                            \
     }
 
-/* signed codes v (|v| <= 64) against q8_0's 32 codes at y + 2: see dot_avx2.h */
-AI __m256i is_xor(const lw *k, const uint8_t *y) {
-    const __m256i q = _mm256_xor_si256(ld256(y + 2), _mm256_set1_epi8((char)0x80));
-    return _mm256_madd_epi16(_mm256_sub_epi16(_mm256_maddubs_epi16(q, k->v), k->wc), _mm256_set1_epi16(1));
+/* lane i (0..7) of the result: block i's total, from m[k] = per 128-bit half
+ * [block 2k part, part, block 2k+1 part, part] (exact) */
+AI __m256i red4(const __m256i *m) {
+    const __m256i b0 = _mm256_hadd_epi32(m[0], m[1]), b1 = _mm256_hadd_epi32(m[2], m[3]);
+    return _mm256_add_epi32(_mm256_permute2x128_si256(b0, b1, 0x20), _mm256_permute2x128_si256(b0, b1, 0x31));
 }
-/* int16 codes (v: elements 0..15, wc: 16..31) against the codes at y + 2 */
-AI __m256i is_w16(const lw *k, const uint8_t *y) {
-    return _mm256_add_epi32(_mm256_madd_epi16(k->v, _mm256_cvtepi8_epi16(ld128(y + 2))),
-                            _mm256_madd_epi16(k->wc, _mm256_cvtepi8_epi16(ld128(y + 18))));
+
+/* Unsigned codes u = v + off (off 0..16) against the 32 signed codes at q:
+ * maddubs(u, q) - maddubs(off, q), pairs within +-4096 (|v| <= 16). */
+AI __m256i sum_u(__m256i u, __m256i off, const uint8_t *q) {
+    const __m256i y = ld256(q);
+    return _mm256_sub_epi16(_mm256_maddubs_epi16(u, y), _mm256_maddubs_epi16(off, y));
 }
-/* unsigned codes (<= 31) against q8_1's codes at y + 4 */
-AI __m256i is_u(const lw *k, const uint8_t *y) {
-    return _mm256_madd_epi16(_mm256_maddubs_epi16(k->v, ld256(y + 4)), _mm256_set1_epi16(1));
+/* q4_1 / q5_1: no offset (their mins go through the s field) */
+AI __m256i sum_u0(__m256i u, const uint8_t *q) { return _mm256_maddubs_epi16(u, ld256(q)); }
+/* int16 codes (c: elements 0..15, c2: 16..31) against the codes at q */
+AI __m256i sum_w16(__m256i c, __m256i c2, const uint8_t *q) {
+    return _mm256_add_epi32(_mm256_madd_epi16(c, _mm256_cvtepi8_epi16(ld128(q))),
+                            _mm256_madd_epi16(c2, _mm256_cvtepi8_epi16(ld128(q + 16))));
 }
 
 /* byte j of the result: 0x10 when bit j of qh is set, else 0 */
@@ -92,43 +104,51 @@ AI float e8m0_half(uint8_t e) {
 }
 
 static const int8_t tab_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
-static const int8_t tab_mxfp4[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+/* mxfp4's doubled e2m1 values plus 12 */
+static const uint8_t tab_mxfp4u[16] = {12, 13, 14, 15, 16, 18, 20, 24, 12, 11, 10, 9, 8, 6, 4, 0};
 
-AI void xor_corr(lw *k) { k->wc = _mm256_maddubs_epi16(_mm256_set1_epi8((char)0x80), k->v); }
-AI void un_q4_0(const uint8_t *x, lw *k) {
-    k->v = _mm256_sub_epi8(nib32(ld128(x + 2)), _mm256_set1_epi8(8));
-    xor_corr(k);
+AI void un_q4_0(const uint8_t *x, __m256i *c, __m256i *c2) { *c = nib32(ld128(x + 2)); (void)c2; }
+AI void un_q5_0(const uint8_t *x, __m256i *c, __m256i *c2) {
+    *c = _mm256_or_si256(nib32(ld128(x + 6)), hbits16(ldu32(x + 2)));
+    (void)c2;
 }
-AI void un_q5_0(const uint8_t *x, lw *k) {
-    k->v = _mm256_sub_epi8(_mm256_or_si256(nib32(ld128(x + 6)), hbits16(ldu32(x + 2))), _mm256_set1_epi8(16));
-    xor_corr(k);
+AI void un_mxfp4(const uint8_t *x, __m256i *c, __m256i *c2) {
+    *c = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(ld128(tab_mxfp4u)), nib32(ld128(x + 1)));
+    (void)c2;
 }
-AI void un_q8_0(const uint8_t *x, lw *k) {
-    k->v = _mm256_cvtepi8_epi16(ld128(x + 2));
-    k->wc = _mm256_cvtepi8_epi16(ld128(x + 18));
+AI void un_q4_1(const uint8_t *x, __m256i *c, __m256i *c2) { *c = nib32(ld128(x + 4)); (void)c2; }
+AI void un_q5_1(const uint8_t *x, __m256i *c, __m256i *c2) {
+    *c = _mm256_or_si256(nib32(ld128(x + 8)), hbits16(ldu32(x + 4)));
+    (void)c2;
 }
-AI void un_iq4_nl(const uint8_t *x, lw *k) {
+AI void un_q8_0(const uint8_t *x, __m256i *c, __m256i *c2) {
+    *c = _mm256_cvtepi8_epi16(ld128(x + 2));
+    *c2 = _mm256_cvtepi8_epi16(ld128(x + 18));
+}
+AI void un_iq4_nl(const uint8_t *x, __m256i *c, __m256i *c2) {
     const __m256i v = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(ld128((const uint8_t *)tab_iq4nl)), nib32(ld128(x + 2)));
-    k->v = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(v));
-    k->wc = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(v, 1));
+    *c = _mm256_cvtepi8_epi16(_mm256_castsi256_si128(v));
+    *c2 = _mm256_cvtepi8_epi16(_mm256_extracti128_si256(v, 1));
 }
-AI void un_mxfp4(const uint8_t *x, lw *k) {
-    k->v = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(ld128((const uint8_t *)tab_mxfp4)), nib32(ld128(x + 1)));
-    xor_corr(k);
+#define S_Q4_0(c, c2, y) sum_u(c, _mm256_set1_epi8(8), (y) + 2)
+#define S_Q5_0(c, c2, y) sum_u(c, _mm256_set1_epi8(16), (y) + 2)
+#define S_MXFP4(c, c2, y) sum_u(c, _mm256_set1_epi8(12), (y) + 2)
+#define S_Q8_1(c, c2, y) sum_u0(c, (y) + 4)
+#define S_W16(c, c2, y) sum_w16(c, c2, (y) + 2)
+#define DW_F16(w, WB, NB) f16x8(w, WB, NB)
+AI __m256 dw_e8m0(const uint8_t *w, size_t wb, int n) {
+    float f[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < n; i++) f[i] = e8m0_half(w[(size_t)i * wb]);
+    return _mm256_loadu_ps(f);
 }
-AI void un_q4_1(const uint8_t *x, lw *k) { k->v = nib32(ld128(x + 4)); }
-AI void un_q5_1(const uint8_t *x, lw *k) { k->v = _mm256_or_si256(nib32(ld128(x + 8)), hbits16(ldu32(x + 4))); }
-AI float dw_f16(const uint8_t *x) { return ldh(x); }
-AI float mw_f16(const uint8_t *x) { return ldh(x + 2); }
-AI float dw_e8m0(const uint8_t *x) { return e8m0_half(x[0]); }
 
-LEG_ROWS(rows_q4_0, 18, 34, un_q4_0, is_xor, dw_f16, mw_f16, 0)
-LEG_ROWS(rows_q5_0, 22, 34, un_q5_0, is_xor, dw_f16, mw_f16, 0)
-LEG_ROWS(rows_q8_0, 34, 34, un_q8_0, is_w16, dw_f16, mw_f16, 0)
-LEG_ROWS(rows_iq4_nl, 18, 34, un_iq4_nl, is_w16, dw_f16, mw_f16, 0)
-LEG_ROWS(rows_mxfp4, 17, 34, un_mxfp4, is_xor, dw_e8m0, mw_f16, 0)
-LEG_ROWS(rows_q4_1, 20, 36, un_q4_1, is_u, dw_f16, mw_f16, 1)
-LEG_ROWS(rows_q5_1, 24, 36, un_q5_1, is_u, dw_f16, mw_f16, 1)
+LEG_ROWS(rows_q4_0, 18, 34, un_q4_0, S_Q4_0, DW_F16, 0, 0)
+LEG_ROWS(rows_q5_0, 22, 34, un_q5_0, S_Q5_0, DW_F16, 0, 0)
+LEG_ROWS(rows_mxfp4, 17, 34, un_mxfp4, S_MXFP4, dw_e8m0, 0, 0)
+LEG_ROWS(rows_q4_1, 20, 36, un_q4_1, S_Q8_1, DW_F16, 1, 0)
+LEG_ROWS(rows_q5_1, 24, 36, un_q5_1, S_Q8_1, DW_F16, 1, 0)
+LEG_ROWS(rows_q8_0, 34, 34, un_q8_0, S_W16, DW_F16, 0, 1)
+LEG_ROWS(rows_iq4_nl, 18, 34, un_iq4_nl, S_W16, DW_F16, 0, 1)
 
 AVX2_DOT_ENTRY(k_q4_0, rows_q4_0)
 AVX2_DOT_ENTRY(k_q5_0, rows_q5_0)
