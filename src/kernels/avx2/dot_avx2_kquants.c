@@ -5,8 +5,8 @@
  * codes are unpacked once into 8 vectors of 32 unsigned codes (chunk j =
  * elements 32j..32j+31) with their sub-block scales as int16 lanes; per row
  * maddubs(codes, q) and madd(., scales) give 8 int32 lanes, reduced to the
- * block's exact isum, and the block term is computed and added exactly as the
- * portable C does it (the results are bit-identical to it).
+ * block's exact isum; the block term is computed as the portable C does it,
+ * 8 blocks at a time in float lanes (KQ_ROWS).
  * The types whose codes carry an offset (q3_K: -4, q6_K: -32, tq1_0 / tq2_0:
  * -1) use unsigned codes u = v + off and subtract off * sum_k sc[k] * bsums[k]
  * with the activation block's bsums (as ggml's kernels do): exact for every
@@ -233,45 +233,79 @@ AI __m256i is_w(const kw *k, const uint8_t *q) {
     return s;
 }
 
-/* MODE 0: no offset (iq4_xs); 1: mins (q2_K q4_K q5_K), summs = sum_k bsums[k] * mins[k];
- * 2: offset codes, isum -= sum_k bsums[k] * mins[k] (mins = off * sc[k]). The block term
- * is the portable C's, added in block order. */
-#define KQ_ROWS(fname, WB, UNPACK, ISUM, MODE)                                                         \
-    AI void fname(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, float *out, const int R) {  \
-        float acc[DOT_R];                                                                              \
-        for (int r = 0; r < R; r++) acc[r] = 0.0f;                                                     \
-        for (size_t b = 0; b < nb; b++) {                                                              \
+/* The row loop, 8 super-blocks (NB in a short last batch) at a time. Per block and
+ * row: the 8 int32 lanes of the isum (MODE 2: minus the offset term), and for
+ * MODE 1 the 8 lanes of summs = sum_k bsums[k] * mins[k]; then per row the 8
+ * blocks' lanes are reduced to one exact int32 each (lane i = block i) and the
+ * block terms (dw * da) * isum [- (dmin * da) * summs] are computed as the
+ * portable C does, in 8 float lanes added to 8 lane accumulators (lane = block
+ * mod 8), reduced once at the end. MODE 0: no offset (iq4_xs); 1: mins (q2_K
+ * q4_K q5_K); 2: offset codes (q3_K q6_K tq1_0 tq2_0). DOFF / MOFF: where the
+ * block keeps its f16 d / dmin. */
+AI __m256 f16x8k(const uint8_t *p, size_t stride, int n) {
+    uint16_t h[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < n; i++) h[i] = ld16u(p + (size_t)i * stride);
+    return _mm256_cvtph_ps(_mm_setr_epi16((short)h[0], (short)h[1], (short)h[2], (short)h[3], (short)h[4], (short)h[5],
+                                          (short)h[6], (short)h[7]));
+}
+AI __m256 f32x8k(const uint8_t *p, size_t stride, int n) {
+    float f[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < n; i++) f[i] = ldf(p + (size_t)i * stride);
+    return _mm256_setr_ps(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]);
+}
+
+#define KQ_ROWS(fname, WB, DOFF, MOFF, UNPACK, ISUM, MODE)                                             \
+    AI void fname##_batch(const uint8_t *w, const uint8_t *a, size_t st, __m256 *acc, const int R,     \
+                          const int NB) {                                                              \
+        __m256i S[DOT_R][8], M[DOT_R][8];                                                              \
+        for (int r = 0; r < R; r++)                                                                    \
+            for (int i = NB; i < 8; i++) S[r][i] = M[r][i] = _mm256_setzero_si256();                   \
+        for (int i = 0; i < NB; i++) {                                                                 \
             kw k;                                                                                      \
-            UNPACK(w + b * (WB), &k);                                                                  \
+            UNPACK(w + (size_t)i * (WB), &k);                                                          \
             for (int r = 0; r < R; r++) {                                                              \
-                const uint8_t *y = a + (size_t)r * st + b * A_BYTES;                                   \
-                const float da = ldf(y);                                                               \
+                const uint8_t *y = a + (size_t)r * st + (size_t)i * A_BYTES;                           \
                 const __m256i s = ISUM(&k, y + 4);                                                     \
                 if ((MODE) == 1) {                                                                     \
-                    int32_t isum, summs;                                                               \
-                    hsum2_i32(s, _mm256_madd_epi16(ld256(y + 260), k.mins), &isum, &summs);            \
-                    acc[r] += (k.dw * da) * (float)isum - (k.dmin * da) * (float)summs;                \
+                    S[r][i] = s;                                                                       \
+                    M[r][i] = _mm256_madd_epi16(ld256(y + 260), k.mins);                               \
                 } else if ((MODE) == 2) {                                                              \
-                    const int32_t isum = hsum_i32(_mm256_sub_epi32(s, _mm256_madd_epi16(ld256(y + 260), k.mins))); \
-                    acc[r] += (k.dw * da) * (float)isum;                                               \
+                    S[r][i] = _mm256_sub_epi32(s, _mm256_madd_epi16(ld256(y + 260), k.mins));          \
                 } else {                                                                               \
-                    acc[r] += (k.dw * da) * (float)hsum_i32(s);                                        \
+                    S[r][i] = s;                                                                       \
                 }                                                                                      \
             }                                                                                          \
         }                                                                                              \
-        for (int r = 0; r < R; r++) out[r] = acc[r];                                                   \
+        const __m256 dw8 = f16x8k(w + (DOFF), WB, NB);                                                 \
+        for (int r = 0; r < R; r++) {                                                                  \
+            const __m256 da8 = f32x8k(a + (size_t)r * st, A_BYTES, NB);                                \
+            __m256 t = _mm256_mul_ps(_mm256_mul_ps(dw8, da8), _mm256_cvtepi32_ps(hsum8x8(S[r])));      \
+            if ((MODE) == 1) {                                                                         \
+                const __m256 dm8 = f16x8k(w + (MOFF), WB, NB);                                         \
+                t = _mm256_sub_ps(t, _mm256_mul_ps(_mm256_mul_ps(dm8, da8), _mm256_cvtepi32_ps(hsum8x8(M[r])))); \
+            }                                                                                          \
+            acc[r] = _mm256_add_ps(acc[r], t);                                                         \
+        }                                                                                              \
+    }                                                                                                  \
+    AI void fname(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, float *out, const int R) { \
+        __m256 acc[DOT_R];                                                                             \
+        for (int r = 0; r < R; r++) acc[r] = _mm256_setzero_ps();                                      \
+        size_t b = 0;                                                                                  \
+        for (; b + 8 <= nb; b += 8) fname##_batch(w + b * (WB), a + b * A_BYTES, st, acc, R, 8);       \
+        if (b < nb) fname##_batch(w + b * (WB), a + b * A_BYTES, st, acc, R, (int)(nb - b));           \
+        for (int r = 0; r < R; r++) out[r] = hsum8(acc[r]);                                            \
     }
 
 #define UN_Q4_K(x, k) un_q45_K(x, k, 0)
 #define UN_Q5_K(x, k) un_q45_K(x, k, 1)
-KQ_ROWS(rows_q2_K, 84, un_q2_K, is_u, 1)
-KQ_ROWS(rows_q3_K, 110, un_q3_K, is_u, 2)
-KQ_ROWS(rows_q4_K, 144, UN_Q4_K, is_u, 1)
-KQ_ROWS(rows_q5_K, 176, UN_Q5_K, is_u, 1)
-KQ_ROWS(rows_q6_K, 210, un_q6_K, is_u, 2)
-KQ_ROWS(rows_tq1_0, 54, un_tq1_0, is_t, 2)
-KQ_ROWS(rows_tq2_0, 66, un_tq2_0, is_t, 2)
-KQ_ROWS(rows_iq4_xs, 136, un_iq4_xs, is_w, 0)
+KQ_ROWS(rows_q2_K, 84, 80, 82, un_q2_K, is_u, 1)
+KQ_ROWS(rows_q3_K, 110, 108, 0, un_q3_K, is_u, 2)
+KQ_ROWS(rows_q4_K, 144, 0, 2, UN_Q4_K, is_u, 1)
+KQ_ROWS(rows_q5_K, 176, 0, 2, UN_Q5_K, is_u, 1)
+KQ_ROWS(rows_q6_K, 210, 208, 0, un_q6_K, is_u, 2)
+KQ_ROWS(rows_tq1_0, 54, 52, 0, un_tq1_0, is_t, 2)
+KQ_ROWS(rows_tq2_0, 66, 64, 0, un_tq2_0, is_t, 2)
+KQ_ROWS(rows_iq4_xs, 136, 0, 0, un_iq4_xs, is_w, 0)
 
 AVX2_DOT_ENTRY(k_q2_K, rows_q2_K)
 AVX2_DOT_ENTRY(k_q3_K, rows_q3_K)
