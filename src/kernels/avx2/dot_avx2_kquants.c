@@ -163,7 +163,6 @@ AI void un_tq2_0(const uint8_t *x, kw *k) {
         k->c[4 * h + 2] = _mm256_and_si256(_mm256_srli_epi16(q, 4), m3);
         k->c[4 * h + 3] = _mm256_and_si256(_mm256_srli_epi16(q, 6), m3);
     }
-    k->mins = _mm256_set1_epi16(1);
     k->dw = ldh(x + 64);
 }
 
@@ -182,7 +181,6 @@ AI void un_tq1_0(const uint8_t *x, kw *k) {
     for (int l = 0; l < 4; l++)
         for (int j = 0; j < 4; j++) v[240 + 4 * l + j] = (uint8_t)tq1_digit(x[48 + j], l);
     for (int j = 0; j < 8; j++) k->c[j] = ld256(v + 32 * j);
-    k->mins = _mm256_set1_epi16(1);
     k->dw = ldh(x + 52);
 }
 
@@ -214,13 +212,14 @@ AI __m256i is_u(const kw *k, const uint8_t *q) {
         s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(k->c[j], ld256(q + 32 * j)), k->sc[j]));
     return s;
 }
-/* unsigned codes 0..3, no scales: the int16 pair sums of all 8 chunks stay below
- * 2^15 (8 * 2 * 3 * 128) */
+/* unsigned codes 0..3 (u = v + 1), no scales: the int16 pair sums of all 8 chunks
+ * (|.| <= 8 * 2 * 3 * 128) minus the 16 bsums (|.| <= 2048) stay within int16; the
+ * result is the isum in 8 lanes with the offset already taken (MODE 3) */
 AI __m256i is_t(const kw *k, const uint8_t *q) {
     __m256i p = _mm256_setzero_si256();
 #pragma GCC unroll 8
     for (int j = 0; j < 8; j++) p = _mm256_add_epi16(p, _mm256_maddubs_epi16(k->c[j], ld256(q + 32 * j)));
-    return _mm256_madd_epi16(p, _mm256_set1_epi16(1));
+    return _mm256_madd_epi16(_mm256_sub_epi16(p, ld256(q + 256)), _mm256_set1_epi16(1));
 }
 /* int16 codes times scales (iq4_xs) against the widened activation codes */
 AI __m256i is_w(const kw *k, const uint8_t *q) {
@@ -239,8 +238,8 @@ AI __m256i is_w(const kw *k, const uint8_t *q) {
  * blocks' lanes are reduced to one exact int32 each (lane i = block i) and the
  * block terms (dw * da) * isum [- (dmin * da) * summs] are computed as the
  * portable C does, in 8 float lanes added to 8 lane accumulators (lane = block
- * mod 8), reduced once at the end. MODE 0: no offset (iq4_xs); 1: mins (q2_K
- * q4_K q5_K); 2: offset codes (q3_K q6_K tq1_0 tq2_0). DOFF / MOFF: where the
+ * mod 8), reduced once at the end. MODE 0: no offset, or taken inside ISUM
+ * (iq4_xs, tq1_0, tq2_0); 1: mins (q2_K q4_K q5_K); 2: offset codes (q3_K q6_K). DOFF / MOFF: where the
  * block keeps its f16 d / dmin. */
 AI __m256 f16x8k(const uint8_t *p, size_t stride, int n) {
     uint16_t h[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -269,7 +268,7 @@ AI __m256 f32x8k(const uint8_t *p, size_t stride, int n) {
                 if ((MODE) == 1) {                                                                     \
                     S[r][i] = s;                                                                       \
                     M[r][i] = _mm256_madd_epi16(ld256(y + 260), k.mins);                               \
-                } else if ((MODE) == 2) {                                                              \
+                } else if ((MODE) == 2) { /* q3_K q6_K */                                              \
                     S[r][i] = _mm256_sub_epi32(s, _mm256_madd_epi16(ld256(y + 260), k.mins));          \
                 } else {                                                                               \
                     S[r][i] = s;                                                                       \
@@ -303,8 +302,8 @@ KQ_ROWS(rows_q3_K, 110, 108, 0, un_q3_K, is_u, 2)
 KQ_ROWS(rows_q4_K, 144, 0, 2, UN_Q4_K, is_u, 1)
 KQ_ROWS(rows_q5_K, 176, 0, 2, UN_Q5_K, is_u, 1)
 KQ_ROWS(rows_q6_K, 210, 208, 0, un_q6_K, is_u, 2)
-KQ_ROWS(rows_tq1_0, 54, 52, 0, un_tq1_0, is_t, 2)
-KQ_ROWS(rows_tq2_0, 66, 64, 0, un_tq2_0, is_t, 2)
+KQ_ROWS(rows_tq1_0, 54, 52, 0, un_tq1_0, is_t, 0)
+KQ_ROWS(rows_tq2_0, 66, 64, 0, un_tq2_0, is_t, 0)
 KQ_ROWS(rows_iq4_xs, 136, 0, 0, un_iq4_xs, is_w, 0)
 
 AVX2_DOT_ENTRY(k_q2_K, rows_q2_K)
