@@ -98,7 +98,9 @@ static void act_q8_K(const float *x, uint8_t *y, int64_t nb) {
                 break;
             }
         }
-        const float iscale = -127.f / x[j];
+        float mx;
+        memcpy(&mx, (const char *)x + 4 * (size_t)j, 4); /* x may be unaligned */
+        const float iscale = -127.f / mx;
         const float d = 1 / iscale;
         stf32(y, d);
         if (!isfinite(iscale)) continue; /* every code 0 (see above) */

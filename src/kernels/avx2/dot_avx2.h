@@ -2,22 +2,22 @@
 /* dot_avx2.h — shared parts of the AVX2 dot kernels (dot_avx2*.c only).
  *
  * Every kernel has the same shape: activation rows are taken DOT_R at a time
- * (then one at a time for the rest); each weight block is unpacked once into
- * registers (or a small stack batch) and used for each of those rows. Per row
- * and block the integer sum is exact (int32 lanes, then reduced to the
- * block's one int32), rescaled once exactly as the portable C does; the block
- * terms are added in block order (256-element types: bit-identical to the
- * portable C) or, for the 32-element types, 8 blocks at a time into 8 float
- * lanes (lane = block mod 8) reduced in a fixed order at the end (hsum8). The
- * per-row arithmetic is the same whatever m is, so row i of an m-row call is
- * bit-identical to a 1-row call on row i.
+ * (then one at a time for the rest); each weight block is unpacked once and
+ * used for each of those rows. Blocks go 8 at a time: per row, each block's
+ * integer sum is exact (int32 lanes, reduced to the block's one int32 by a
+ * tree whose lane i is block i), its term (dw * da) * isum [+-...] is
+ * computed as the portable C computes it, in 8 float lanes, and added to 8
+ * lane accumulators (lane = block mod 8; a short last batch has zero terms in
+ * its unused lanes), reduced in a fixed order at the end (hsum8). The per-row
+ * arithmetic is the same whatever m is, so row i of an m-row call is
+ * bit-identical to a 1-row call on row i; against the portable C only the
+ * order of the f32 additions differs.
  *
- * Signed weight codes v with |v| <= 64 meet the signed activation codes y
- * through maddubs on (y + 128) (y xor 0x80, unsigned 0..255) and v (signed):
- * each pair sum stays below 2^15 (2 * 255 * 64), and 128 * (v0 + v1), a
- * per-block weight-only term, is subtracted in int16 — exact for every
- * activation byte, -128 included. Unsigned codes u <= 127 use maddubs(u, y)
- * directly; wider codes (q8_0, iq4_nl, iq4_xs) are widened to int16 (madd). */
+ * Integer parts: codes that fit 0..127 meet the signed activation codes y
+ * through maddubs(u, y), exact (pair sums below 2^15); codes with an offset
+ * (v = u - off) subtract maddubs(off, y) or, for q8_K, off times the block's
+ * bsums; full-range codes (q8_0, iq4_nl, iq4_xs) are widened to int16 (madd).
+ * Every activation byte (-128 included) gives the exact integer sum. */
 #ifndef MIO_KERNELS_DOT_AVX2_H
 #define MIO_KERNELS_DOT_AVX2_H
 
@@ -67,25 +67,6 @@ AI __m256i hsum8x8(const __m256i *s) {
     const __m256i a45 = _mm256_hadd_epi32(s[4], s[5]), a67 = _mm256_hadd_epi32(s[6], s[7]);
     const __m256i b0 = _mm256_hadd_epi32(a01, a23), b1 = _mm256_hadd_epi32(a45, a67);
     return _mm256_add_epi32(_mm256_permute2x128_si256(b0, b1, 0x20), _mm256_permute2x128_si256(b0, b1, 0x31));
-}
-/* lane i of the result: the sum of the 16 int16 lanes of p[i] (exact when
- * every 4 adjacent lanes sum within int16) */
-AI __m256i hsum16x8(const __m256i *p) {
-    const __m256i ones = _mm256_set1_epi16(1);
-    const __m256i m01 = _mm256_madd_epi16(_mm256_hadd_epi16(p[0], p[1]), ones);
-    const __m256i m23 = _mm256_madd_epi16(_mm256_hadd_epi16(p[2], p[3]), ones);
-    const __m256i m45 = _mm256_madd_epi16(_mm256_hadd_epi16(p[4], p[5]), ones);
-    const __m256i m67 = _mm256_madd_epi16(_mm256_hadd_epi16(p[6], p[7]), ones);
-    const __m256i b0 = _mm256_hadd_epi32(m01, m23), b1 = _mm256_hadd_epi32(m45, m67);
-    return _mm256_add_epi32(_mm256_permute2x128_si256(b0, b1, 0x20), _mm256_permute2x128_si256(b0, b1, 0x31));
-}
-/* the sums of the 8 int32 lanes of s and of t (exact) */
-AI void hsum2_i32(__m256i s, __m256i t, int32_t *ss, int32_t *ts) {
-    const __m256i h = _mm256_hadd_epi32(s, t); /* per half: s01 s23 t01 t23 */
-    __m128i q = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
-    q = _mm_hadd_epi32(q, q); /* S T S T */
-    *ss = _mm_cvtsi128_si32(q);
-    *ts = _mm_extract_epi32(q, 1);
 }
 AI int32_t hsum_i32(__m256i s) {
     __m128i q = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
