@@ -38,6 +38,24 @@ AI __m256i sc16_of(__m256i scb, int j, int sub32, int is_signed) {
     return _mm256_shuffle_epi8(scb, ctl);
 }
 
+/* Signed scales of 16-element sub-blocks: sv holds the 16 scales as int8; chunk
+ * j gets scale 2j in its low 8 int16 lanes and 2j + 1 in its high 8. */
+AI void sc16_signed(__m128i sv, __m256i *sc) {
+    const __m256i w = _mm256_cvtepi8_epi16(sv); /* 16 int16 scales */
+    const __m256i lo = _mm256_permute2x128_si256(w, w, 0x00), hi = _mm256_permute2x128_si256(w, w, 0x11);
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; j++) {
+        const int b = 4 * (j % 4); /* bytes of scale 2j within its 128-bit half */
+        const __m256i ctl = _mm256_setr_epi8((char)b, (char)(b + 1), (char)b, (char)(b + 1), (char)b, (char)(b + 1),
+                                             (char)b, (char)(b + 1), (char)b, (char)(b + 1), (char)b, (char)(b + 1),
+                                             (char)b, (char)(b + 1), (char)b, (char)(b + 1), (char)(b + 2), (char)(b + 3),
+                                             (char)(b + 2), (char)(b + 3), (char)(b + 2), (char)(b + 3), (char)(b + 2),
+                                             (char)(b + 3), (char)(b + 2), (char)(b + 3), (char)(b + 2), (char)(b + 3),
+                                             (char)(b + 2), (char)(b + 3), (char)(b + 2), (char)(b + 3));
+        sc[j] = _mm256_shuffle_epi8(j < 4 ? lo : hi, ctl);
+    }
+}
+
 /* Weight state of one super-block: 8 chunks of unsigned codes, 8 scale
  * vectors, the bsum multipliers (16 int16 lanes, one per 16-element bsum: the
  * mins, or the offset times the scale) and the two float scales. */
@@ -90,9 +108,7 @@ AI void un_q3_K(const uint8_t *x, kw *k) {
     const uint32_t s2 = ((A >> 4) & 0x0f0f0f0fu) | (C & 0x30303030u);
     const uint32_t s3 = ((B >> 4) & 0x0f0f0f0fu) | ((C >> 2) & 0x30303030u);
     const __m128i sv = _mm_sub_epi8(_mm_setr_epi32((int)s0, (int)s1, (int)s2, (int)s3), _mm_set1_epi8(32));
-    const __m256i scb = _mm256_broadcastsi128_si256(sv);
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; j++) k->sc[j] = sc16_of(scb, j, 0, 1);
+    sc16_signed(sv, k->sc);
     k->mins = _mm256_slli_epi16(_mm256_cvtepi8_epi16(sv), 2); /* 4 * sc[k] */
     k->dw = ldh(x + 108);
 }
@@ -146,9 +162,7 @@ AI void un_q6_K(const uint8_t *x, kw *k) {
                                           _mm256_and_si256(_mm256_srli_epi16(hb, 2), m30));
     }
     const __m128i sv = ld128(x + 192);
-    const __m256i scb = _mm256_broadcastsi128_si256(sv);
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; j++) k->sc[j] = sc16_of(scb, j, 0, 1);
+    sc16_signed(sv, k->sc);
     k->mins = _mm256_slli_epi16(_mm256_cvtepi8_epi16(sv), 5); /* 32 * sc[k] */
     k->dw = ldh(x + 208);
 }
