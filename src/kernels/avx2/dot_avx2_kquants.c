@@ -19,18 +19,11 @@
 
 #define A_BYTES 292 /* q8_K: f32 d, 256 int8, 16 int16 bsums */
 
-/* Scale lanes for chunk j from 16 scale bytes broadcast to both halves (scb):
- * sub-blocks of 16 (scale 2j for elements 0..15, 2j+1 for 16..31) or of 32
- * (scale j for all), as int16, sign-extended (signed) or zero-extended. */
-AI __m256i sc16_of(__m256i scb, int j, int sub32, int is_signed) {
+/* Scale lanes for chunk j from 16 unsigned scale bytes broadcast to both halves
+ * (scb): sub-blocks of 16 (scale 2j for elements 0..15, 2j + 1 for 16..31) or
+ * of 32 (scale j for all), zero-extended to int16. */
+AI __m256i sc16_of(__m256i scb, int j, int sub32) {
     const int i0 = sub32 ? j : 2 * j, i1 = sub32 ? j : 2 * j + 1;
-    if (is_signed) {
-        const __m256i ctl = _mm256_setr_epi8(-128, (char)i0, -128, (char)i0, -128, (char)i0, -128, (char)i0, -128,
-                                             (char)i0, -128, (char)i0, -128, (char)i0, -128, (char)i0, -128, (char)i1,
-                                             -128, (char)i1, -128, (char)i1, -128, (char)i1, -128, (char)i1, -128,
-                                             (char)i1, -128, (char)i1, -128, (char)i1);
-        return _mm256_srai_epi16(_mm256_shuffle_epi8(scb, ctl), 8);
-    }
     const __m256i ctl = _mm256_setr_epi8((char)i0, -128, (char)i0, -128, (char)i0, -128, (char)i0, -128, (char)i0,
                                          -128, (char)i0, -128, (char)i0, -128, (char)i0, -128, (char)i1, -128, (char)i1,
                                          -128, (char)i1, -128, (char)i1, -128, (char)i1, -128, (char)i1, -128, (char)i1,
@@ -80,7 +73,7 @@ AI void un_q2_K(const uint8_t *x, kw *k) {
     const __m128i s = ld128(x);
     const __m256i scb = _mm256_broadcastsi128_si256(_mm_and_si128(s, _mm_set1_epi8(15)));
 #pragma GCC unroll 8
-    for (int j = 0; j < 8; j++) k->sc[j] = sc16_of(scb, j, 0, 0);
+    for (int j = 0; j < 8; j++) k->sc[j] = sc16_of(scb, j, 0);
     k->mins = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(s, 4), _mm_set1_epi8(15)));
     k->dw = ldh(x + 80);
     k->dmin = ldh(x + 82);
@@ -142,7 +135,7 @@ AI void un_q45_K(const uint8_t *x, kw *k, int five) {
     const __m128i sm = _mm_setr_epi32((int)sc_lo, (int)sc_hi, (int)mn_lo, (int)mn_hi);
     const __m256i scb = _mm256_broadcastsi128_si256(sm);
 #pragma GCC unroll 8
-    for (int j = 0; j < 8; j++) k->sc[j] = sc16_of(scb, j, 1, 0);
+    for (int j = 0; j < 8; j++) k->sc[j] = sc16_of(scb, j, 1);
     const __m128i mn = _mm_srli_si128(sm, 8);
     k->mins = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(mn, mn));
     k->dw = ldh(x);
