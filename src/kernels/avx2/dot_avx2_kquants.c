@@ -260,13 +260,17 @@ AI __m256 f32x8k(const uint8_t *p, size_t stride, int n) {
     return _mm256_setr_ps(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]);
 }
 
-#define KQ_ROWS(fname, WB, DOFF, MOFF, UNPACK, ISUM, MODE)                                             \
+#define KQ_ROWS(fname, WB, DOFF, MOFF, UNPACK, ISUM, MODE, FUSED)                                      \
     AI void fname##_batch(const uint8_t *w, const uint8_t *a, size_t st, __m256 *acc, const int R,     \
                           const int NB) {                                                              \
         __m256i S[DOT_R][8], M[DOT_R][8];                                                              \
         for (int r = 0; r < R; r++)                                                                    \
             for (int i = NB; i < 8; i++) S[r][i] = M[r][i] = _mm256_setzero_si256();                   \
         for (int i = 0; i < NB; i++) {                                                                 \
+            if (R == 1 && (FUSED) != 0) { /* one row: the same exact sums, unpacked as they are used */ \
+                S[0][i] = fname##_fused(w + (size_t)i * (WB), a + (size_t)i * A_BYTES, &M[0][i]);      \
+                continue;                                                                              \
+            }                                                                                          \
             kw k;                                                                                      \
             UNPACK(w + (size_t)i * (WB), &k);                                                          \
             for (int r = 0; r < R; r++) {                                                              \
@@ -304,14 +308,81 @@ AI __m256 f32x8k(const uint8_t *p, size_t stride, int n) {
 
 #define UN_Q4_K(x, k) un_q45_K(x, k, 0)
 #define UN_Q5_K(x, k) un_q45_K(x, k, 1)
-KQ_ROWS(rows_q2_K, 84, 80, 82, un_q2_K, is_u, 1)
-KQ_ROWS(rows_q3_K, 110, 108, 0, un_q3_K, is_u, 2)
-KQ_ROWS(rows_q4_K, 144, 0, 2, UN_Q4_K, is_u, 1)
-KQ_ROWS(rows_q5_K, 176, 0, 2, UN_Q5_K, is_u, 1)
-KQ_ROWS(rows_q6_K, 210, 208, 0, un_q6_K, is_u, 2)
-KQ_ROWS(rows_tq1_0, 54, 52, 0, un_tq1_0, is_t, 0)
-KQ_ROWS(rows_tq2_0, 66, 64, 0, un_tq2_0, is_t, 0)
-KQ_ROWS(rows_iq4_xs, 136, 0, 0, un_iq4_xs, is_w, 0)
+/* Single-row forms of the same sums (R == 1): each chunk unpacked right where it is used. */
+AI __m256i rows_q6_K_fused(const uint8_t *x, const uint8_t *y, __m256i *mm) {
+    const __m256i m4 = _mm256_set1_epi8(15), m30 = _mm256_set1_epi8(0x30);
+    const __m128i sv = ld128(x + 192);
+    __m256i sc[8];
+    sc16_signed(sv, sc);
+    const uint8_t *q = y + 4;
+    __m256i s = _mm256_madd_epi16(ld256(y + 260), _mm256_slli_epi16(_mm256_cvtepi8_epi16(sv), 5));
+    s = _mm256_sub_epi32(_mm256_setzero_si256(), s);
+    for (int h = 0; h < 2; h++) {
+        const __m256i l0 = ld256(x + 64 * h), l1 = ld256(x + 64 * h + 32), hb = ld256(x + 128 + 32 * h);
+        const uint8_t *qq = q + 128 * h;
+        const __m256i c0 = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 4), m30));
+        s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(c0, ld256(qq)), sc[4 * h]));
+        const __m256i c1 = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_and_si256(_mm256_slli_epi16(hb, 2), m30));
+        s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(c1, ld256(qq + 32)), sc[4 * h + 1]));
+        const __m256i c2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(hb, m30));
+        s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(c2, ld256(qq + 64)), sc[4 * h + 2]));
+        const __m256i c3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                                           _mm256_and_si256(_mm256_srli_epi16(hb, 2), m30));
+        s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(c3, ld256(qq + 96)), sc[4 * h + 3]));
+    }
+    (void)mm;
+    return s;
+}
+AI __m256i q45_fused(const uint8_t *x, const uint8_t *y, __m256i *mm, int five) {
+    const __m256i m4 = _mm256_set1_epi8(15), b16 = _mm256_set1_epi8(16);
+    const uint8_t *qs = x + (five ? 48 : 16), *q = y + 4;
+    const __m256i qh = five ? ld256(x + 16) : _mm256_setzero_si256();
+    const uint32_t A = ldu32(x + 4), B = ldu32(x + 8), C = ldu32(x + 12);
+    const uint32_t sc_lo = A & 0x3f3f3f3fu, mn_lo = B & 0x3f3f3f3fu;
+    const uint32_t sc_hi = (C & 0x0f0f0f0fu) | ((A >> 2) & 0x30303030u);
+    const uint32_t mn_hi = ((C >> 4) & 0x0f0f0f0fu) | ((B >> 2) & 0x30303030u);
+    const __m128i smv = _mm_setr_epi32((int)sc_lo, (int)sc_hi, (int)mn_lo, (int)mn_hi);
+    const __m256i scb = _mm256_broadcastsi128_si256(smv);
+    const __m128i mn = _mm_srli_si128(smv, 8);
+    *mm = _mm256_madd_epi16(ld256(y + 260), _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(mn, mn)));
+    __m256i s = _mm256_setzero_si256();
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; c++) {
+        const __m256i v = ld256(qs + 32 * c);
+        __m256i lo = _mm256_and_si256(v, m4), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), m4);
+        if (five) {
+            const int b0 = 2 * c, b1 = 2 * c + 1;
+            const __m256i h0 = b0 <= 4 ? _mm256_slli_epi16(qh, 4 - b0) : _mm256_srli_epi16(qh, b0 - 4);
+            const __m256i h1 = b1 <= 4 ? _mm256_slli_epi16(qh, 4 - b1) : _mm256_srli_epi16(qh, b1 - 4);
+            lo = _mm256_or_si256(lo, _mm256_and_si256(h0, b16));
+            hi = _mm256_or_si256(hi, _mm256_and_si256(h1, b16));
+        }
+        s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(lo, ld256(q + 64 * c)), sc16_of(scb, 2 * c, 1)));
+        s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(hi, ld256(q + 64 * c + 32)), sc16_of(scb, 2 * c + 1, 1)));
+    }
+    return s;
+}
+AI __m256i rows_q4_K_fused(const uint8_t *x, const uint8_t *y, __m256i *mm) { return q45_fused(x, y, mm, 0); }
+AI __m256i rows_q5_K_fused(const uint8_t *x, const uint8_t *y, __m256i *mm) { return q45_fused(x, y, mm, 1); }
+#define NO_FUSED(name)                                                                                 \
+    AI __m256i name##_fused(const uint8_t *x, const uint8_t *y, __m256i *mm) {                         \
+        (void)x, (void)y, (void)mm;                                                                    \
+        return _mm256_setzero_si256();                                                                 \
+    }
+NO_FUSED(rows_q2_K)
+NO_FUSED(rows_q3_K)
+NO_FUSED(rows_tq1_0)
+NO_FUSED(rows_tq2_0)
+NO_FUSED(rows_iq4_xs)
+
+KQ_ROWS(rows_q2_K, 84, 80, 82, un_q2_K, is_u, 1, 0)
+KQ_ROWS(rows_q3_K, 110, 108, 0, un_q3_K, is_u, 2, 0)
+KQ_ROWS(rows_q4_K, 144, 0, 2, UN_Q4_K, is_u, 1, 1)
+KQ_ROWS(rows_q5_K, 176, 0, 2, UN_Q5_K, is_u, 1, 1)
+KQ_ROWS(rows_q6_K, 210, 208, 0, un_q6_K, is_u, 2, 1)
+KQ_ROWS(rows_tq1_0, 54, 52, 0, un_tq1_0, is_t, 0, 0)
+KQ_ROWS(rows_tq2_0, 66, 64, 0, un_tq2_0, is_t, 0, 0)
+KQ_ROWS(rows_iq4_xs, 136, 0, 0, un_iq4_xs, is_w, 0, 0)
 
 AVX2_DOT_ENTRY(k_q2_K, rows_q2_K)
 AVX2_DOT_ENTRY(k_q3_K, rows_q3_K)
