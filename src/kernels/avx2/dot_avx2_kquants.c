@@ -173,21 +173,32 @@ AI void un_tq2_0(const uint8_t *x, kw *k) {
     k->dw = ldh(x + 64);
 }
 
-/* tq1_0 (54 bytes): base-3 digits (u = v + 1), unpacked as the portable C does */
-static inline int tq1_digit(uint8_t byte, int l) {
-    static const uint8_t pow3[6] = {1, 3, 9, 27, 81, 243};
-    uint8_t q = (uint8_t)(byte * pow3[l]);
-    return ((uint16_t)q * 3) >> 8;
+/* tq1_0 (54 bytes): qs[48], qh[4], f16 d. Digit l of a byte b is
+ * ((uint8_t)(b * 3^l) * 3) >> 8, i.e. 0, 1 or 2 as (uint8_t)(b * 3^l) is below
+ * 86, below 171, or not (u = v + 1). qs[m] (m < 32) digit l is element 32l + m;
+ * qs[32 + m] (m < 16) digit l element 160 + 16l + m; qh[j] digit l element
+ * 240 + 4l + j. */
+AI __m256i tq1_digits(__m256i v, __m256i p16) {
+    const __m256i lo8 = _mm256_set1_epi16(0x00ff), hi8 = _mm256_set1_epi16((short)0xff00);
+    /* the bytes of v times their lane's multiplier, mod 256 */
+    const __m256i q = _mm256_or_si256(_mm256_and_si256(_mm256_mullo_epi16(v, p16), lo8),
+                                      _mm256_mullo_epi16(_mm256_and_si256(v, hi8), p16));
+    const __m256i ge1 = _mm256_cmpeq_epi8(_mm256_max_epu8(q, _mm256_set1_epi8(86)), q);
+    const __m256i ge2 = _mm256_cmpeq_epi8(_mm256_max_epu8(q, _mm256_set1_epi8((char)171)), q);
+    return _mm256_sub_epi8(_mm256_setzero_si256(), _mm256_add_epi8(ge1, ge2));
 }
 AI void un_tq1_0(const uint8_t *x, kw *k) {
-    uint8_t v[256];
-    for (int l = 0; l < 5; l++) {
-        for (int mm = 0; mm < 32; mm++) v[32 * l + mm] = (uint8_t)tq1_digit(x[mm], l);
-        for (int mm = 0; mm < 16; mm++) v[160 + 16 * l + mm] = (uint8_t)tq1_digit(x[32 + mm], l);
-    }
-    for (int l = 0; l < 4; l++)
-        for (int j = 0; j < 4; j++) v[240 + 4 * l + j] = (uint8_t)tq1_digit(x[48 + j], l);
-    for (int j = 0; j < 8; j++) k->c[j] = ld256(v + 32 * j);
+    const __m256i v1 = ld256(x);
+    const __m256i v2 = _mm256_broadcastsi128_si256(ld128(x + 32)); /* 16 bytes: qs[32..47] */
+    const __m256i v3 = _mm256_set_m128i(_mm_set1_epi32((int)ldu32(x + 48)), ld128(x + 32));
+    k->c[0] = tq1_digits(v1, _mm256_set1_epi16(1));
+    k->c[1] = tq1_digits(v1, _mm256_set1_epi16(3));
+    k->c[2] = tq1_digits(v1, _mm256_set1_epi16(9));
+    k->c[3] = tq1_digits(v1, _mm256_set1_epi16(27));
+    k->c[4] = tq1_digits(v1, _mm256_set1_epi16(81));
+    k->c[5] = tq1_digits(v2, _mm256_setr_epi16(1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 3));
+    k->c[6] = tq1_digits(v2, _mm256_setr_epi16(9, 9, 9, 9, 9, 9, 9, 9, 27, 27, 27, 27, 27, 27, 27, 27));
+    k->c[7] = tq1_digits(v3, _mm256_setr_epi16(81, 81, 81, 81, 81, 81, 81, 81, 1, 1, 3, 3, 9, 9, 27, 27));
     k->dw = ldh(x + 52);
 }
 
