@@ -16,8 +16,9 @@
  * Integer parts: codes that fit 0..127 meet the signed activation codes y
  * through maddubs(u, y), exact (pair sums below 2^15); codes with an offset
  * (v = u - off) subtract maddubs(off, y) or, for q8_K, off times the block's
- * bsums; full-range codes (q8_0, iq4_nl, iq4_xs) are widened to int16 (madd).
- * Every activation byte (-128 included) gives the exact integer sum. */
+ * bsums; signed codes in -127..127 (q8_0, iq4_nl, iq4_xs) use
+ * maddubs(|y|, sign(v, y)), exact for every y (-128 included: |y| is 128
+ * unsigned); a q8_0 batch holding a code -128 is widened to int16 instead. */
 #ifndef MIO_KERNELS_DOT_AVX2_H
 #define MIO_KERNELS_DOT_AVX2_H
 

@@ -203,8 +203,8 @@ AI void un_tq1_0(const uint8_t *x, kw *k) {
 }
 
 /* iq4_xs (136 bytes): f16 d, u16 scales_h, scales_l[4], qs[128]. Chunk g: kvalues of the
- * low nibbles of qs[16g + j], then of the high nibbles; scale (6 bits) - 32. The codes
- * (|v| <= 127) times the scale are kept as int16: c[g] elements 0..15, sc[g] 16..31. */
+ * low nibbles of qs[16g + j], then of the high nibbles (signed, never -128); scale
+ * (6 bits) - 32 for all 32. */
 AI void un_iq4_xs(const uint8_t *x, kw *k) {
     static const int8_t tabv[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
     const __m256i tab = _mm256_broadcastsi128_si256(ld128((const uint8_t *)tabv));
@@ -212,10 +212,8 @@ AI void un_iq4_xs(const uint8_t *x, kw *k) {
 #pragma GCC unroll 8
     for (int g = 0; g < 8; g++) {
         const int sc = (((x[4 + g / 2] >> (4 * (g % 2))) & 15) | (((hsc >> (2 * g)) & 3) << 4)) - 32;
-        const __m256i v = _mm256_shuffle_epi8(tab, nib32(ld128(x + 8 + 16 * g)));
-        const __m256i s = _mm256_set1_epi16((short)sc);
-        k->c[g] = _mm256_mullo_epi16(_mm256_cvtepi8_epi16(_mm256_castsi256_si128(v)), s);
-        k->sc[g] = _mm256_mullo_epi16(_mm256_cvtepi8_epi16(_mm256_extracti128_si256(v, 1)), s);
+        k->c[g] = _mm256_shuffle_epi8(tab, nib32(ld128(x + 8 + 16 * g)));
+        k->sc[g] = _mm256_set1_epi16((short)sc);
     }
     k->dw = ldh(x);
 }
@@ -239,13 +237,14 @@ AI __m256i is_t(const kw *k, const uint8_t *q) {
     for (int j = 0; j < 8; j++) p = _mm256_add_epi16(p, _mm256_maddubs_epi16(k->c[j], ld256(q + 32 * j)));
     return _mm256_madd_epi16(_mm256_sub_epi16(p, ld256(q + 256)), _mm256_set1_epi16(1));
 }
-/* int16 codes times scales (iq4_xs) against the widened activation codes */
-AI __m256i is_w(const kw *k, const uint8_t *q) {
+/* signed codes (-127..127) against q: maddubs(|q|, sign(c, q)) is exact for every
+ * activation byte (pairs within 2 * 128 * 127), scales in the madd */
+AI __m256i is_s(const kw *k, const uint8_t *q) {
     __m256i s = _mm256_setzero_si256();
 #pragma GCC unroll 8
     for (int j = 0; j < 8; j++) {
-        s = _mm256_add_epi32(s, _mm256_madd_epi16(k->c[j], _mm256_cvtepi8_epi16(ld128(q + 32 * j))));
-        s = _mm256_add_epi32(s, _mm256_madd_epi16(k->sc[j], _mm256_cvtepi8_epi16(ld128(q + 32 * j + 16))));
+        const __m256i y = ld256(q + 32 * j);
+        s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(y), _mm256_sign_epi8(k->c[j], y)), k->sc[j]));
     }
     return s;
 }
@@ -393,7 +392,7 @@ KQ_ROWS(rows_q5_K, 176, 0, 2, UN_Q5_K, is_u, 1, 1)
 KQ_ROWS(rows_q6_K, 210, 208, 0, un_q6_K, is_u, 2, 1)
 KQ_ROWS(rows_tq1_0, 54, 52, 0, un_tq1_0, is_t, 0, 0)
 KQ_ROWS(rows_tq2_0, 66, 64, 0, un_tq2_0, is_t, 0, 0)
-KQ_ROWS(rows_iq4_xs, 136, 0, 0, un_iq4_xs, is_w, 0, 0)
+KQ_ROWS(rows_iq4_xs, 136, 0, 0, un_iq4_xs, is_s, 0, 0)
 
 AVX2_DOT_ENTRY(k_q2_K, rows_q2_K)
 AVX2_DOT_ENTRY(k_q3_K, rows_q3_K)
