@@ -60,9 +60,9 @@ AI __m256 f16x8(const uint8_t *p, size_t stride, int n) {
         const __m256 mw8 = OFS ? f16x8(w + 2, WB, NB) : _mm256_setzero_ps();                           \
         int has128 = 0;                                                                                \
         if (WIDE) {                                                                                    \
-            __m256i e = _mm256_setzero_si256();                                                        \
-            _Pragma("GCC unroll 8") for (int i = 0; i < NB; i++)                                       \
-                e = _mm256_or_si256(e, _mm256_cmpeq_epi8(c[i], _mm256_set1_epi8(-128)));               \
+            __m256i e = c[0];                                                                          \
+            _Pragma("GCC unroll 8") for (int i = 1; i < NB; i++) e = _mm256_min_epi8(e, c[i]);         \
+            e = _mm256_cmpeq_epi8(e, _mm256_set1_epi8(-128));                                          \
             has128 = !_mm256_testz_si256(e, e);                                                        \
         }                                                                                              \
         if (has128) {                                                                                  \
