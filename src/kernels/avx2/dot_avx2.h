@@ -2,7 +2,7 @@
 /* dot_avx2.h — shared parts of the AVX2 dot kernels (dot_avx2*.c only).
  *
  * Every kernel has the same shape: activation rows are taken DOT_R at a time
- * (then one at a time for the rest); each weight block is unpacked once and
+ * (then 4, then one at a time for the rest); each weight block is unpacked once and
  * used for each of those rows. Blocks go 8 at a time: per row, each block's
  * integer sum is exact (int32 lanes, reduced to the block's one int32 by a
  * tree whose lane i is block i), its term (dw * da) * isum [+-...] is
@@ -31,7 +31,7 @@
 #include <immintrin.h>
 
 #define AI static inline __attribute__((always_inline))
-#define DOT_R 4 /* activation rows per pass over the weight row */
+#define DOT_R 8 /* most activation rows per pass over the weight row */
 
 AI __m256i ld256(const uint8_t *p) { return _mm256_loadu_si256((const __m256i *)(const void *)p); }
 AI __m128i ld128(const uint8_t *p) { return _mm_loadu_si128((const __m128i *)(const void *)p); }
@@ -80,12 +80,16 @@ AI __m256i nib32(__m128i q) {
     return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(q, 4), q), _mm256_set1_epi8(15));
 }
 
-/* The kernel entry: DOT_R rows per pass, then single rows; ROWS is an
+/* The kernel entry: DOT_R rows per pass, then 4, then single rows; ROWS is an
  * always-inline function (w, nb, a, a_stride, out, R) with R constant. */
 #define AVX2_DOT_ENTRY(name, ROWS)                                                                     \
     static void name(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, size_t m, float *out) { \
         size_t r = 0;                                                                                  \
         for (; r + DOT_R <= m; r += DOT_R) ROWS(w, nb, a + r * st, st, out + r, DOT_R);               \
+        if (r + 4 <= m) {                                                                              \
+            ROWS(w, nb, a + r * st, st, out + r, 4);                                                   \
+            r += 4;                                                                                    \
+        }                                                                                              \
         for (; r < m; r++) ROWS(w, nb, a + r * st, st, out + r, 1);                                   \
     }
 
