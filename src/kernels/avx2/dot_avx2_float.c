@@ -60,6 +60,38 @@ AI double hsum4d(__m256d v) {
         for (int r = 0; r < R; r++)                                                                    \
             out[r] = (float)(((hsum4d(s[r][0]) + hsum4d(s[r][1])) + (hsum4d(s[r][2]) + hsum4d(s[r][3]))) + t[r]); \
     }
+/* f16: the product of two f16 values is exact in f32 (11 + 11 significant bits,
+ * magnitudes between 2^-48 and 2^32), so it is formed in f32 and only the sum is
+ * kept in double (the same exact products and double additions as FLOAT_ROWS).
+ * Not for bf16, whose products can overflow or underflow f32. */
+#define HALF_ROWS(fname, LD8, LD1)                                                                     \
+    AI void fname(const uint8_t *w, size_t n, const uint8_t *a, size_t st, float *out, const int R) {  \
+        __m256d s[FLOAT_R][4];                                                                         \
+        double t[FLOAT_R];                                                                             \
+        for (int r = 0; r < R; r++) {                                                                  \
+            for (int k = 0; k < 4; k++) s[r][k] = _mm256_setzero_pd();                                 \
+            t[r] = 0.0;                                                                                \
+        }                                                                                              \
+        size_t i = 0;                                                                                  \
+        for (; i + 16 <= n; i += 16) {                                                                 \
+            const __m256 wa = LD8(w + i * 2), wb = LD8(w + (i + 8) * 2);                               \
+            for (int r = 0; r < R; r++) {                                                              \
+                const __m256 pa = _mm256_mul_ps(wa, LD8(a + (size_t)r * st + i * 2));                  \
+                const __m256 pb = _mm256_mul_ps(wb, LD8(a + (size_t)r * st + (i + 8) * 2));            \
+                s[r][0] = _mm256_add_pd(s[r][0], _mm256_cvtps_pd(_mm256_castps256_ps128(pa)));         \
+                s[r][1] = _mm256_add_pd(s[r][1], _mm256_cvtps_pd(_mm256_extractf128_ps(pa, 1)));       \
+                s[r][2] = _mm256_add_pd(s[r][2], _mm256_cvtps_pd(_mm256_castps256_ps128(pb)));         \
+                s[r][3] = _mm256_add_pd(s[r][3], _mm256_cvtps_pd(_mm256_extractf128_ps(pb, 1)));       \
+            }                                                                                          \
+        }                                                                                              \
+        for (; i < n; i++) {                                                                           \
+            const double wd = (double)LD1(w + i * 2);                                                  \
+            for (int r = 0; r < R; r++) t[r] += wd * (double)LD1(a + (size_t)r * st + i * 2);          \
+        }                                                                                              \
+        for (int r = 0; r < R; r++)                                                                    \
+            out[r] = (float)(((hsum4d(s[r][0]) + hsum4d(s[r][1])) + (hsum4d(s[r][2]) + hsum4d(s[r][3]))) + t[r]); \
+    }
+
 #define FLOAT_ENTRY(name, ROWS)                                                                        \
     static void name(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, size_t m, float *out) { \
         size_t r = 0;                                                                                  \
@@ -68,7 +100,7 @@ AI double hsum4d(__m256d v) {
     }
 
 FLOAT_ROWS(rows_f32, 4, f8_f32, f1_f32)
-FLOAT_ROWS(rows_f16, 2, f8_f16, f1_f16)
+HALF_ROWS(rows_f16, f8_f16, f1_f16)
 FLOAT_ROWS(rows_bf16, 2, f8_bf16, f1_bf16)
 
 FLOAT_ENTRY(k_f32, rows_f32)
