@@ -308,18 +308,15 @@ static const int k_kb[] = {144, 176, 210, 66};
 /* One super-block unpacked: u[c] the unsigned codes of elements 64c..64c+63;
  * sc[c] the sub-block scale of each int32 lane of chunk c (int16 in the low
  * half, zero above: the vpdpwssd operand); mins: 16 int16 for the bsums
- * (q4_K q5_K: min of bsum k's sub-block; q6_K: the 16 scales); dw, dmin. */
+ * (q4_K q5_K: min of bsum k's sub-block; q6_K: the 16 scales). */
 typedef struct kchunk {
     __m512i u[4], sc[4];
     __m256i mins;
-    float dw, dmin;
 } kchunk;
 
-AI float f16s(const uint8_t *p) { return _cvtsh_ss(dot_ld16(p)); }
 
 AI void k_prep(int T, const uint8_t *x, kchunk *k) {
     const __m512i lo4 = _mm512_set1_epi8(15);
-    k->dmin = 0.0f;
     if (T == K_Q4 || T == K_Q5) {
         const uint8_t *qs = x + (T == K_Q5 ? 48 : 16);
         __m512i hq = _mm512_setzero_si512();
@@ -344,8 +341,6 @@ AI void k_prep(int T, const uint8_t *x, kchunk *k) {
             k->sc[c] = _mm512_permutexvar_epi32(_mm512_inserti64x4(_mm512_set1_epi32(2 * c), _mm256_set1_epi32(2 * c + 1), 1), sc32);
         __m256i mn32 = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)mn));
         k->mins = _mm256_or_si256(mn32, _mm256_slli_epi32(mn32, 16));
-        k->dw = f16s(x);
-        k->dmin = f16s(x + 2);
     } else if (T == K_Q6) {
         const __m512i m30 = _mm512_set1_epi8(0x30);
         #pragma GCC unroll 4
@@ -368,7 +363,6 @@ AI void k_prep(int T, const uint8_t *x, kchunk *k) {
                                  4 * c + 1, 4 * c + 1, 4 * c + 1, 4 * c + 1, 4 * c, 4 * c, 4 * c, 4 * c),
                 sc32);
         k->mins = sc16;
-        k->dw = f16s(x + 208);
     } else { /* K_TQ2: bits 2l..2l+1 kept in place (code times 4^l), undone by exact shifts per lane */
         #pragma GCC unroll 4
         for (int h = 0; h < 2; h++) {
@@ -376,7 +370,6 @@ AI void k_prep(int T, const uint8_t *x, kchunk *k) {
             k->u[2 * h] = _mm512_and_si512(z, _mm512_inserti64x4(_mm512_set1_epi8(0x03), _mm256_set1_epi8(0x0c), 1));
             k->u[2 * h + 1] = _mm512_and_si512(z, _mm512_inserti64x4(_mm512_set1_epi8(0x30), _mm256_set1_epi8((char)0xc0), 1));
         }
-        k->dw = f16s(x + 64);
     }
 }
 
@@ -388,14 +381,14 @@ AI void k_int(int T, const kchunk *k, const uint8_t *y, __m512i *isum_out, __m25
     const __m512i z = _mm512_setzero_si512();
     __m512i isum;
     if (T == K_TQ2) {
-        __m512i s0 = _mm512_dpbusd_epi32(z, k->u[0], LD(q));
+        /* codes are v + 1: start from minus the sum of all q (lower lanes: scale 1) */
+        __m512i s0 = _mm512_zextsi256_si512(_mm256_madd_epi16(bs, _mm256_set1_epi16(-1)));
+        s0 = _mm512_dpbusd_epi32(s0, k->u[0], LD(q));
         __m512i s1 = _mm512_dpbusd_epi32(z, k->u[1], LD(q + 64));
         s0 = _mm512_dpbusd_epi32(s0, k->u[2], LD(q + 128));
         s1 = _mm512_dpbusd_epi32(s1, k->u[3], LD(q + 192));
         isum = _mm512_add_epi32(_mm512_srav_epi32(s0, _mm512_inserti64x4(z, _mm256_set1_epi32(2), 1)),
                                 _mm512_srav_epi32(s1, _mm512_inserti64x4(_mm512_set1_epi32(4), _mm256_set1_epi32(6), 1)));
-        /* codes are v + 1: minus the sum of all q */
-        isum = _mm512_sub_epi32(isum, _mm512_zextsi256_si512(_mm256_madd_epi16(bs, _mm256_set1_epi16(1))));
     } else {
         isum = z;
 #pragma GCC unroll 4
@@ -425,46 +418,73 @@ AI __m128i red4y(__m256i a, __m256i b, __m256i c, __m256i d) {
     return _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
 }
 
-/* The f32 terms of up to 4 super-blocks (n), each exactly the portable C's
+/* The f16 scales of super-blocks x, x + wb, x + 2wb, x + 3wb: d (and dmin) as 4 floats. */
+AI void k_scales(int T, const uint8_t *x, size_t wb, __m128 *dw, __m128 *dm) {
+    if (T == K_Q4 || T == K_Q5) { /* d, dmin at offset 0 */
+        __m128i h = _mm_set_epi64x((long long)(dot_ld32(x + 2 * wb) | (uint64_t)dot_ld32(x + 3 * wb) << 32),
+                                   (long long)(dot_ld32(x) | (uint64_t)dot_ld32(x + wb) << 32));
+        __m256 f = _mm256_permutevar8x32_ps(_mm256_cvtph_ps(h), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+        *dw = _mm256_castps256_ps128(f), *dm = _mm256_extractf128_ps(f, 1);
+    } else {
+        const size_t o = T == K_Q6 ? 208 : 64;
+        uint64_t h = dot_ld16(x + o) | (uint64_t)dot_ld16(x + wb + o) << 16 | (uint64_t)dot_ld16(x + 2 * wb + o) << 32 |
+                     (uint64_t)dot_ld16(x + 3 * wb + o) << 48;
+        *dw = _mm_cvtph_ps(_mm_cvtsi64_si128((long long)h)), *dm = _mm_setzero_ps();
+    }
+}
+
+/* The f32 terms of 4 super-blocks, each exactly the portable C's
  * (dw * da) * isum - (dmin * da) * summs, added to the 4 lanes of acc. */
-AI void k_float(int T, const __m512i *is, const __m256i *ms, const float *dw, const float *dm, const uint8_t *y0,
-                size_t n, __m128 *acc) {
-    float da[4] = {0, 0, 0, 0};
-    for (size_t j = 0; j < n; j++) da[j] = dot_ldf(y0 + j * QK_A);
-    const __m128 vda = _mm_loadu_ps(da);
-    __m128 t = _mm_mul_ps(_mm_mul_ps(_mm_loadu_ps(dw), vda), _mm_cvtepi32_ps(red4(is[0], is[1], is[2], is[3])));
+AI void k_float(int T, const __m512i *is, const __m256i *ms, __m128 dw, __m128 dm, const uint8_t *y0, __m128 *acc) {
+    const __m128 vda = _mm_setr_ps(dot_ldf(y0), dot_ldf(y0 + QK_A), dot_ldf(y0 + 2 * QK_A), dot_ldf(y0 + 3 * QK_A));
+    __m128 t = _mm_mul_ps(_mm_mul_ps(dw, vda), _mm_cvtepi32_ps(red4(is[0], is[1], is[2], is[3])));
     if (T == K_Q4 || T == K_Q5)
-        t = _mm_sub_ps(t, _mm_mul_ps(_mm_mul_ps(_mm_loadu_ps(dm), vda), _mm_cvtepi32_ps(red4y(ms[0], ms[1], ms[2], ms[3]))));
+        t = _mm_sub_ps(t, _mm_mul_ps(_mm_mul_ps(dm, vda), _mm_cvtepi32_ps(red4y(ms[0], ms[1], ms[2], ms[3]))));
     *acc = _mm_add_ps(*acc, t);
 }
 
-AI void k_kernel(int T, const uint8_t *w, size_t nb, const uint8_t *a, size_t a_stride, size_t m, float *out) {
+/* Super-blocks b..b+3 for rn rows. */
+AI void k_group(int T, const uint8_t *w, size_t b, const uint8_t *a, size_t a_stride, size_t rn, __m128 *acc) {
     const size_t wb = (size_t)k_kb[T];
+    __m128 dw, dm;
+    k_scales(T, w + b * wb, wb, &dw, &dm);
+    __m512i is[4];
+    __m256i ms[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+    if (rn == 1) { /* unpack and use each super-block at once */
+        kchunk k;
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; j++) {
+            k_prep(T, w + (b + j) * wb, &k);
+            k_int(T, &k, a + (b + j) * QK_A, &is[j], &ms[j]);
+        }
+        k_float(T, is, ms, dw, dm, a + b * QK_A, &acc[0]);
+    } else {
+        kchunk k[4];
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; j++) k_prep(T, w + (b + j) * wb, &k[j]);
+        for (size_t r = 0; r < rn; r++) {
+            const uint8_t *y = a + r * a_stride + b * QK_A;
+#pragma GCC unroll 4
+            for (size_t j = 0; j < 4; j++) k_int(T, &k[j], y + j * QK_A, &is[j], &ms[j]);
+            k_float(T, is, ms, dw, dm, y, &acc[r]);
+        }
+    }
+}
+
+AI void k_kernel(int T, const uint8_t *w, size_t nb, const uint8_t *a, size_t a_stride, size_t m, float *out) {
     for (size_t r0 = 0; r0 < m; r0 += RG) {
         const size_t rn = m - r0 < RG ? m - r0 : RG;
+        const uint8_t *ar = a + r0 * a_stride;
         __m128 acc[RG];
         for (size_t r = 0; r < rn; r++) acc[r] = _mm_setzero_ps();
-        for (size_t b = 0; b < nb; b += 4) {
-            const size_t n = nb - b < 4 ? nb - b : 4;
-            float dw[4] = {0, 0, 0, 0}, dm[4] = {0, 0, 0, 0};
-            __m512i is[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
-            __m256i ms[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
-            if (m == 1) { /* unpack and use each super-block at once */
-                kchunk k;
-                for (size_t j = 0; j < n; j++) {
-                    k_prep(T, w + (b + j) * wb, &k);
-                    dw[j] = k.dw, dm[j] = k.dmin;
-                    k_int(T, &k, a + (b + j) * QK_A, &is[j], &ms[j]);
-                }
-                k_float(T, is, ms, dw, dm, a + b * QK_A, n, &acc[0]);
-            } else {
-                kchunk k[4];
-                for (size_t j = 0; j < n; j++) k_prep(T, w + (b + j) * wb, &k[j]), dw[j] = k[j].dw, dm[j] = k[j].dmin;
-                for (size_t r = 0; r < rn; r++) {
-                    const uint8_t *y = a + (r0 + r) * a_stride + b * QK_A;
-                    for (size_t j = 0; j < n; j++) k_int(T, &k[j], y + j * QK_A, &is[j], &ms[j]);
-                    k_float(T, is, ms, dw, dm, y, n, &acc[r]);
-                }
+        size_t b = 0;
+        for (; b + 4 <= nb; b += 4) k_group(T, w, b, ar, a_stride, rn, acc);
+        if (b < nb) { /* zero-padded copies: zero scales and codes add exact zeros */
+            uint8_t wpad[4 * 210] = {0}, apad[4 * QK_A] = {0};
+            memcpy(wpad, w + b * (size_t)k_kb[T], (nb - b) * (size_t)k_kb[T]);
+            for (size_t r = 0; r < rn; r++) {
+                memcpy(apad, ar + r * a_stride + b * QK_A, (nb - b) * QK_A);
+                k_group(T, wpad, 0, apad, 0, 1, &acc[r]);
             }
         }
         for (size_t r = 0; r < rn; r++) {
