@@ -249,7 +249,7 @@ AI void leg_row(int T, const wchunk *c, const uint8_t *y, __m256 *acc) {
     }
     const __m512i z = _mm512_setzero_si512();
     __m512i is[2];
-#pragma GCC unroll 2
+    #pragma GCC unroll 2
     for (int j = 0; j < 2; j++) {
         __m512i s = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(z, c->lo[j], qa[j]), c->hi[j], qb[j]);
         if (!ofs) { /* minus off * sum(q) */
@@ -335,10 +335,12 @@ AI void k_prep(int T, const uint8_t *x, kchunk *k) {
         uint32_t u0 = dot_ld32(x + 4), u1 = dot_ld32(x + 8), u2 = dot_ld32(x + 12);
         uint64_t sc = (u0 & 0x3f3f3f3fu) | (uint64_t)((u2 & 0x0f0f0f0fu) | ((u0 >> 2) & 0x30303030u)) << 32;
         uint64_t mn = (u1 & 0x3f3f3f3fu) | (uint64_t)(((u2 >> 4) & 0x0f0f0f0fu) | ((u1 >> 2) & 0x30303030u)) << 32;
-        __m512i sc32 = _mm512_cvtepu8_epi32(_mm_cvtsi64_si128((long long)sc));
+        /* the scale bytes in every 16-byte lane; chunk c's lanes take byte 2c (lower half) / 2c + 1 */
+        const __m512i scb = _mm512_set1_epi64((long long)sc);
         #pragma GCC unroll 4
         for (int c = 0; c < 4; c++)
-            k->sc[c] = _mm512_permutexvar_epi32(_mm512_inserti64x4(_mm512_set1_epi32(2 * c), _mm256_set1_epi32(2 * c + 1), 1), sc32);
+            k->sc[c] = _mm512_shuffle_epi8(scb, _mm512_inserti64x4(_mm512_set1_epi32((int)(0xffffff00u | (2u * c))),
+                                                                   _mm256_set1_epi32((int)(0xffffff00u | (2u * c + 1))), 1));
         __m256i mn32 = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)mn));
         k->mins = _mm256_or_si256(mn32, _mm256_slli_epi32(mn32, 16));
     } else if (T == K_Q6) {
@@ -391,7 +393,7 @@ AI void k_int(int T, const kchunk *k, const uint8_t *y, __m512i *isum_out, __m25
                                 _mm512_srav_epi32(s1, _mm512_inserti64x4(_mm512_set1_epi32(4), _mm256_set1_epi32(6), 1)));
     } else {
         isum = z;
-#pragma GCC unroll 4
+        #pragma GCC unroll 4
         for (int c = 0; c < 4; c++) {
             __m512i p = _mm512_dpbusd_epi32(z, k->u[c], LD(q + 64 * c));
             isum = _mm512_dpwssd_epi32(isum, p, k->sc[c]);
@@ -452,7 +454,7 @@ AI void k_group(int T, const uint8_t *w, size_t b, const uint8_t *a, size_t a_st
     __m256i ms[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
     if (rn == 1) { /* unpack and use each super-block at once */
         kchunk k;
-#pragma GCC unroll 4
+        #pragma GCC unroll 4
         for (size_t j = 0; j < 4; j++) {
             k_prep(T, w + (b + j) * wb, &k);
             k_int(T, &k, a + (b + j) * QK_A, &is[j], &ms[j]);
@@ -460,11 +462,11 @@ AI void k_group(int T, const uint8_t *w, size_t b, const uint8_t *a, size_t a_st
         k_float(T, is, ms, dw, dm, a + b * QK_A, &acc[0]);
     } else {
         kchunk k[4];
-#pragma GCC unroll 4
+        #pragma GCC unroll 4
         for (size_t j = 0; j < 4; j++) k_prep(T, w + (b + j) * wb, &k[j]);
         for (size_t r = 0; r < rn; r++) {
             const uint8_t *y = a + r * a_stride + b * QK_A;
-#pragma GCC unroll 4
+            #pragma GCC unroll 4
             for (size_t j = 0; j < 4; j++) k_int(T, &k[j], y + j * QK_A, &is[j], &ms[j]);
             k_float(T, is, ms, dw, dm, y, &acc[r]);
         }
