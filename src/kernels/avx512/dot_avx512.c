@@ -1,30 +1,40 @@
 /* SPDX-License-Identifier: MIT */
-/* dot_avx512.c — AVX-512 VNNI dot-product kernels (dot/dot_internal.h).
+/* dot_avx512.c — AVX-512 VNNI dot-product kernels (dot/dot_internal.h) for
+ * q4_0 q5_0 q8_0 iq4_nl q4_1 q5_1 (legacy 32-element blocks) and q4_K q5_K q6_K
+ * tq2_0 (256-element super-blocks). Other types keep the lower level's kernel.
  *
- * vpdpbusd multiplies UNSIGNED bytes by SIGNED bytes (4 products summed into
- * each int32 lane). Every kernel below arranges one operand to be unsigned and
- * keeps the integer parts exact:
- *  - q4_0 q5_0: the unsigned codes u (0..15 / 0..31) against the activation
- *    codes q, minus a second vpdpbusd of the constant offset (8 / 16) against q:
- *    per lane sum (u - off) * q exactly;
- *  - q8_0 iq4_nl mxfp4: sign transfer: |v| (unsigned) against q negated where
- *    v < 0 (|q| <= 127 for every q8_0 encoder output, so -q never wraps);
- *  - q4_1 q5_1 q4_K q5_K: the codes are unsigned already (the offsets are the
- *    m / dmin terms with the activation sums);
- *  - q6_K tq2_0: unsigned codes (v + 32 / v + 1) and the offset taken out with
- *    the q8_K bsums (16-element sums of q) in integers.
- * K-quant sub-block scales multiply the int16-sized vpdpbusd lanes with
- * vpdpwssd (each lane sums 4 products: |lane| < 2^15 for every type here).
+ * Integers. vpdpbusd multiplies UNSIGNED bytes by SIGNED bytes (4 products
+ * summed into each int32 lane), so every weight code is made unsigned and the
+ * offset is taken out exactly in integers:
+ *  - q4_0 q5_0 q8_0 iq4_nl: u = v + off (off = 8, 16, 128, 128; iq4_nl through
+ *    a 16-entry table of kvalues + 128) against the activation codes q, minus
+ *    a vpdpbusd of the constant off against q: per lane sum (u - off) * q;
+ *  - q4_1 q5_1 q4_K q5_K: the codes are unsigned already (their offsets are
+ *    the m / dmin terms with the activation sums, as in the portable C);
+ *  - q6_K tq2_0: u = v + 32 / v + 1, and 32 * sum_g sc[g] * bsum[g] / the sum
+ *    of all q (q8_K bsums) subtracted in int32.
+ * K-quant sub-block scales multiply the vpdpbusd lanes with vpdpwssd (each lane
+ * sums 4 products: |lane| < 2^15 for every type here, so its low 16 bits are
+ * the lane). Every block's (super-block's) lanes are then summed to ONE exact
+ * int32, so each block contributes exactly the portable C's f32 term
+ *   (dw * da) * isum [+ mw * sa | - (dmin * da) * summs],
+ * computed with the same IEEE operations (this file is built without FMA
+ * contraction); the terms are added in f32 lanes (lane = block index mod 8 or
+ * mod 4) and the lanes reduced once at the end in a fixed order. So a result
+ * differs from the portable C only by the order of the per-block additions.
  *
- * Float part: a block's integer sum stays split over int32 lanes; each lane is
- * converted and multiplied by the block's scale product once (dw * da, like the
- * portable C), accumulated in f32 lanes in block order, and the lanes are
- * reduced once at the end in a fixed order (_mm512_reduce_add_ps). The lane
- * layout depends only on the block index, never on m: weights are unpacked
- * once per chunk (8 legacy blocks / one super-block) and then used for every
- * activation row with the same per-row instruction sequence, so row i of an
- * m-row call equals the 1-row call bit for bit. A tail of nb % 8 legacy blocks
- * runs through the same code on a zero-padded copy (zero scales, zero codes). */
+ * Legacy blocks go 8 at a time ("a chunk", two quads of 4): in a quad, the
+ * 16-byte lanes of one register hold the first halves (elements 0..15) of its
+ * four blocks, a second register the second halves. Every field of these
+ * layouts starts at an even byte, so vpermt2w gathers the codes and the f16
+ * scales from 64-byte loads inside the chunk (index vectors built once by
+ * leg_init). K-quants go 4 super-blocks at a time (one int reduction for 4).
+ *
+ * m activation rows: a chunk / group of weights is unpacked once and used for
+ * every row with the same per-row instruction sequence, so row i of an m-row
+ * call equals the 1-row call bit for bit. A tail (nb % 8 legacy blocks, nb % 4
+ * super-blocks) runs through the same code on zero-padded copies: zero scales
+ * and zero codes add exact zeros. */
 #include "kernels/avx512/avx512.h"
 
 #include "dot/dot_internal.h"
@@ -89,7 +99,7 @@ static __m512i half_idx(int s, int j, int f, int bA, int bB) {
     for (int i = 0; i < 32; i++) w[i] = s * (4 * j + i / 8) + f + i % 8;
     return set_idx(w, 32, bA, bB);
 }
-/* The f16 field at word f of blocks k0..k0+n-1, placed at lanes lane0... */
+/* The words of the field at word f of blocks k0..k0+n-1 (stride s words), into w[0..n-1]. */
 static void field_words(int *w, int s, int f, int k0, int n) {
     for (int i = 0; i < n; i++) w[i] = s * (k0 + i) + f;
 }
@@ -168,8 +178,8 @@ AI __m256 h8(__m512i v) { return _mm256_cvtph_ps(_mm512_castsi512_si128(v)); }
 AI __m512 h16(__m512i v) { return _mm512_cvtph_ps(_mm512_castsi512_si256(v)); }
 
 /* One chunk of 8 weight blocks unpacked: lo[j] / hi[j] the unsigned codes of
- * the first / second halves of quad j's blocks, off the constant subtracted
- * from each code (0: none), d (and mw) the 8 scales (offsets). */
+ * the first / second halves of quad j's blocks (the offset each type
+ * subtracts is applied in leg_row), d (and mw) the 8 scales (offsets). */
 typedef struct wchunk {
     __m512i lo[2], hi[2];
     __m256 d, mw;
