@@ -77,6 +77,11 @@ static lidx g_l[L_N];
 static __m512i g_a0[2][2], g_a0d[2]; /* q8_0 activations: [quad][half], d */
 static __m512i g_a1[2][2], g_a1d[2]; /* q8_1 activations */
 static __m512i g_fold;               /* quad_fold's order of the 8 block sums */
+/* K-quant constants whose two 32-byte halves differ (loaded, not rebuilt in the loops) */
+static __m512i g_k4_shuf[4]; /* q4_K q5_K: chunk c's scale byte (2c / 2c + 1) into each int32 lane */
+static __m512i g_k5_bit[4];  /* q5_K: chunk c's qh bit (2c / 2c + 1) */
+static __m512i g_tq_mask[2]; /* tq2_0: bits 0-1 / 2-3, bits 4-5 / 6-7 */
+static __m512i g_tq_sh[2];   /* tq2_0: the exact shifts undoing 4^l: 0 / 2, 4 / 6 */
 
 /* Word w of a chunk from tables starting at words bA and bB (32 words each). */
 static uint16_t pick(int w, int bA, int bB) {
@@ -169,6 +174,15 @@ static void leg_init(void) {
     l->qs2[0] = g_a0[0][1], l->qs2[1] = g_a0[1][1];
     l->d[0] = g_a0d[0], l->d[1] = g_a0d[1];
     g_fold = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+    for (int c = 0; c < 4; c++) {
+        g_k4_shuf[c] = _mm512_inserti64x4(_mm512_set1_epi32((int)(0xffffff00u | (2u * c))),
+                                          _mm256_set1_epi32((int)(0xffffff00u | (2u * c + 1))), 1);
+        g_k5_bit[c] = _mm512_inserti64x4(_mm512_set1_epi8((char)(1 << (2 * c))), _mm256_set1_epi8((char)(1 << (2 * c + 1))), 1);
+    }
+    g_tq_mask[0] = _mm512_inserti64x4(_mm512_set1_epi8(0x03), _mm256_set1_epi8(0x0c), 1);
+    g_tq_mask[1] = _mm512_inserti64x4(_mm512_set1_epi8(0x30), _mm256_set1_epi8((char)0xc0), 1);
+    g_tq_sh[0] = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi32(2), 1);
+    g_tq_sh[1] = _mm512_inserti64x4(_mm512_set1_epi32(4), _mm256_set1_epi32(6), 1);
 }
 
 #define LD(p) _mm512_loadu_si512((const void *)(p))
@@ -336,9 +350,7 @@ AI void k_prep(int T, const uint8_t *x, kchunk *k) {
             __m512i z = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(qs + 32 * c)));
             __m512i u = _mm512_and_si512(_mm512_srlv_epi64(z, _mm512_set_epi64(4, 4, 4, 4, 0, 0, 0, 0)), lo4);
             if (T == K_Q5) {
-                const __m512i bit = _mm512_inserti64x4(_mm512_set1_epi8((char)(1 << (2 * c))),
-                                                       _mm256_set1_epi8((char)(1 << (2 * c + 1))), 1);
-                u = _mm512_mask_add_epi8(u, _mm512_test_epi8_mask(hq, bit), u, _mm512_set1_epi8(16));
+                u = _mm512_mask_add_epi8(u, _mm512_test_epi8_mask(hq, g_k5_bit[c]), u, _mm512_set1_epi8(16));
             }
             k->u[c] = u;
         }
@@ -349,10 +361,9 @@ AI void k_prep(int T, const uint8_t *x, kchunk *k) {
         const __m512i scb = _mm512_set1_epi64((long long)sc);
         #pragma GCC unroll 4
         for (int c = 0; c < 4; c++)
-            k->sc[c] = _mm512_shuffle_epi8(scb, _mm512_inserti64x4(_mm512_set1_epi32((int)(0xffffff00u | (2u * c))),
-                                                                   _mm256_set1_epi32((int)(0xffffff00u | (2u * c + 1))), 1));
-        __m256i mn32 = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)mn));
-        k->mins = _mm256_or_si256(mn32, _mm256_slli_epi32(mn32, 16));
+            k->sc[c] = _mm512_shuffle_epi8(scb, g_k4_shuf[c]);
+        const __m128i mn8 = _mm_cvtsi64_si128((long long)mn);
+        k->mins = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(mn8, mn8)); /* min i for bsums 2i, 2i + 1 */
     } else if (T == K_Q6) {
         const __m512i m30 = _mm512_set1_epi8(0x30);
         #pragma GCC unroll 4
@@ -379,8 +390,8 @@ AI void k_prep(int T, const uint8_t *x, kchunk *k) {
         #pragma GCC unroll 4
         for (int h = 0; h < 2; h++) {
             __m512i z = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(x + 32 * h)));
-            k->u[2 * h] = _mm512_and_si512(z, _mm512_inserti64x4(_mm512_set1_epi8(0x03), _mm256_set1_epi8(0x0c), 1));
-            k->u[2 * h + 1] = _mm512_and_si512(z, _mm512_inserti64x4(_mm512_set1_epi8(0x30), _mm256_set1_epi8((char)0xc0), 1));
+            k->u[2 * h] = _mm512_and_si512(z, g_tq_mask[0]);
+            k->u[2 * h + 1] = _mm512_and_si512(z, g_tq_mask[1]);
         }
     }
 }
@@ -399,8 +410,8 @@ AI void k_int(int T, const kchunk *k, const uint8_t *y, __m512i *isum_out, __m25
         __m512i s1 = _mm512_dpbusd_epi32(z, k->u[1], LD(q + 64));
         s0 = _mm512_dpbusd_epi32(s0, k->u[2], LD(q + 128));
         s1 = _mm512_dpbusd_epi32(s1, k->u[3], LD(q + 192));
-        isum = _mm512_add_epi32(_mm512_srav_epi32(s0, _mm512_inserti64x4(z, _mm256_set1_epi32(2), 1)),
-                                _mm512_srav_epi32(s1, _mm512_inserti64x4(_mm512_set1_epi32(4), _mm256_set1_epi32(6), 1)));
+        isum = _mm512_add_epi32(_mm512_srav_epi32(s0, g_tq_sh[0]),
+                                _mm512_srav_epi32(s1, g_tq_sh[1]));
     } else {
         isum = z;
         #pragma GCC unroll 4
