@@ -337,6 +337,14 @@ MIO_API mio_status mio_gguf_tensor_info_sized(const mio_gguf_file *f, int64_t i,
                                               size_t out_size);
 /** Index of the tensor named name (NUL-terminated) or -1 (also when f or name is NULL). O(1). */
 MIO_API int64_t mio_gguf_find_tensor(const mio_gguf_file *f, const char *name);
+/** Copy len bytes of tensor i's data, starting offset bytes into it, to buf,
+ * reading the file with pread rather than through the mapping: a file truncated
+ * after it was opened is MIO_ERR_TRUNCATED naming the tensor, its current size
+ * and the missing bytes, never a SIGBUS (docs/SECURITY.md "Files that change").
+ * A handle opened from a buffer or with MIO_OPEN_READ copies from memory.
+ * offset + len beyond the tensor is MIO_ERR_OUT_OF_RANGE; buf may be NULL when
+ * len is 0. Thread-safe (pread). */
+MIO_API mio_status mio_gguf_read_tensor(const mio_gguf_file *f, int64_t i, uint64_t offset, void *buf, size_t len);
 /** Logical [rows, cols] of a 2-D tensor (rows = ne[1], cols = ne[0]). */
 MIO_API mio_status mio_gguf_tensor_shape2d(const mio_gguf_tensor *t, int64_t *rows, int64_t *cols);
 
@@ -699,6 +707,9 @@ MIO_API mio_status mio_st_tensor_info(const mio_st_file *f, int64_t i, mio_st_te
 MIO_API mio_status mio_st_tensor_info_sized(const mio_st_file *f, int64_t i, mio_st_tensor *out, size_t out_size);
 /** Index of the tensor named name (NUL-terminated) or -1 (also when f or name is NULL). */
 MIO_API int64_t mio_st_find_tensor(const mio_st_file *f, const char *name);
+/** Copy len bytes of tensor i's data from offset into buf through pread, as
+ * mio_gguf_read_tensor (a truncated shard is MIO_ERR_TRUNCATED, never SIGBUS). */
+MIO_API mio_status mio_st_read_tensor(const mio_st_file *f, int64_t i, uint64_t offset, void *buf, size_t len);
 /** __metadata__ entries (string to string), sorted by key. */
 MIO_API int64_t mio_st_meta_count(const mio_st_file *f);     /**< -1 if f is NULL */
 /** key and value may each be NULL (that output is skipped). */

@@ -12,6 +12,9 @@ mio_install_deps() {
   python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)  # the PyPI peers' venv
   command -v abidiff >/dev/null || need+=(abigail-tools)   # the ABI check against docs/abi/
   command -v doxygen >/dev/null || need+=(doxygen)          # the API reference (api_docs test)
+  command -v clang >/dev/null || need+=(clang)             # libFuzzer builds (scripts/fuzz.sh)
+  ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
+  command -v valgrind >/dev/null || need+=(valgrind)       # memcheck over the unit tests (scripts/valgrind.sh)
   [ -f /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
   [ -f /usr/include/xxhash.h ] || need+=(libxxhash-dev)
   if [ "${1:-}" = "--with-npm" ] || [ -z "${MIO_NO_PEER:-}" ]; then

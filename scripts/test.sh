@@ -3,7 +3,8 @@
 # The whole test suite, from a fresh Debian machine: installs what is missing,
 # builds with warnings as errors, fetches the ggml peer library (interop tests),
 # runs ctest; builds once more as Release (warnings as errors, no test run);
-# then, unless MIO_TEST_SANITIZE=0, rebuilds with ASan+UBSan and runs the suite again.
+# fuzzes every target briefly (unless MIO_TEST_FUZZ=0); then, unless
+# MIO_TEST_SANITIZE=0, rebuilds with ASan+UBSan and runs the suite again.
 #   usage: scripts/test.sh            (build dirs: build/, build-release/ (build only) and build-asan/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,11 +39,34 @@ fi
 
 ctest --test-dir build --output-on-failure -j"$jobs"
 
+# valgrind memcheck over the unit tests (docs/SECURITY.md): invalid accesses,
+# uninitialised values and definite leaks fail (MIO_TEST_VALGRIND=0 skips).
+if [ "${MIO_TEST_VALGRIND:-1}" != "0" ]; then
+  scripts/valgrind.sh build
+fi
+
 # Release (-O3) builds must stay warning-free too: gcc's -Wmaybe-uninitialized
 # only sees some paths once everything is inlined. Build only; the suite above
 # already ran on the same sources.
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DMIO_WERROR=ON
 cmake --build build-release -j"$jobs"
+
+# Bounded fuzzing (docs/FUZZING.md): every libFuzzer target of tests/fuzz/ for
+# MIO_FUZZ_SECONDS (default 15) under ASan+UBSan; any finding fails the run and
+# is copied to tests/regressions/.
+if [ "${MIO_TEST_FUZZ:-1}" != "0" ]; then
+  scripts/fuzz.sh "${MIO_FUZZ_SECONDS:-15}"
+fi
+
+# ThreadSanitizer (docs/SECURITY.md): the suite again, a data race fails the
+# test that hit it (test_concurrency and test_dot are the ones written for it).
+# die_after_fork=0: test_dot's fork check forks a threaded process on purpose.
+if [ "${MIO_TEST_TSAN:-1}" != "0" ]; then
+  cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIO_WERROR=ON -DMIO_TSAN=ON -DMIO_BUILD_BENCH=OFF
+  cmake --build build-tsan -j"$jobs"
+  TSAN_OPTIONS="halt_on_error=1 die_after_fork=0 second_deadlock_stack=1" \
+    ctest --test-dir build-tsan --output-on-failure -j"$jobs" -E "^(interop_|python_|install_|abi_|docs_|api_docs|license_)"
+fi
 
 if [ "${MIO_TEST_SANITIZE:-1}" != "0" ]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMIO_WERROR=ON -DMIO_SANITIZE=ON -DMIO_BUILD_BENCH=OFF

@@ -271,31 +271,35 @@ static mio_status build_metadata(const mio_gguf_file *f, const mio_gguf_file *kv
         mc_str(&layout, t);
     }
     bool first = true;
-    for (uint64_t i = 0; i < kvf->n_kv; i++) {
+    mio_status st = MIO_OK;
+    for (uint64_t i = 0; i < kvf->n_kv && !st; i++) {
         const gguf_kv *kv = &kvf->kv[i];
         if (is_split_key(&kv->key)) continue;
-        if (!mc_plain_text((const uint8_t *)kv->key.ptr, kv->key.len))
-            return err_set(MIO_ERR_INVALID_UTF8, "GGUF key '%.*s' is not UTF-8 text; safetensors metadata keys must be",
-                           (int)kv->key.len, kv->key.ptr);
+        if (!mc_plain_text((const uint8_t *)kv->key.ptr, kv->key.len)) {
+            st = err_set(MIO_ERR_INVALID_UTF8, "GGUF key '%.*s' is not UTF-8 text; safetensors metadata keys must be",
+                         (int)kv->key.len, kv->key.ptr);
+            break;
+        }
         if (plain) {
             if (key_is(&kv->key, MC_SCALARS_KEY)) continue;
             size_t pl = strlen(MC_ST_PREFIX);
             char *k = dup_n(kv->key.ptr + pl, kv->key.len - pl);
             char *v = dup_n((const char *)kv->val, kv->val_len);
             ms->m[ms->n++] = (mio_st_meta){k, v};
-            if (!k || !v) return err_set(MIO_ERR_NOMEM, "out of memory");
+            if (!k || !v) st = err_set(MIO_ERR_NOMEM, "out of memory");
             continue;
         }
-        if (key_is(&kv->key, MC_LAYOUT_KEY))
-            return err_set(MIO_ERR_INVALID_METADATA, "the GGUF has a key named '%s', which the encoding reserves",
-                           MC_LAYOUT_KEY);
+        if (key_is(&kv->key, MC_LAYOUT_KEY)) {
+            st = err_set(MIO_ERR_INVALID_METADATA, "the GGUF has a key named '%s', which the encoding reserves",
+                         MC_LAYOUT_KEY);
+            break;
+        }
         const char *type_name;
         char *text;
-        mio_status st = mc_encode_value(kv, &type_name, &text);
-        if (st) return st;
+        if ((st = mc_encode_value(kv, &type_name, &text)) != MIO_OK) break;
         char *k = dup_n(kv->key.ptr, kv->key.len);
         ms->m[ms->n++] = (mio_st_meta){k, text};
-        if (!k) return err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!k) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
         mc_str(&layout, first ? "[" : ",[");
         mc_json_str(&layout, kv->key.ptr, kv->key.len);
         mc_put(&layout, ",\"", 2);
@@ -303,7 +307,10 @@ static mio_status build_metadata(const mio_gguf_file *f, const mio_gguf_file *kv
         mc_put(&layout, "\"]", 2);
         first = false;
     }
-    if (plain) return MIO_OK;
+    if (st || plain) {
+        free(layout.p); /* the layout built so far */
+        return st;
+    }
     mc_str(&layout, "],\"tensors\":[");
     for (size_t k = 0; k < nt; k++) {
         mc_str(&layout, k ? ",[" : "[");
@@ -328,9 +335,15 @@ static bool ends_with(const char *s, const char *suffix) {
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-typedef struct fdsink { int fd; } fdsink;
+/* msg keeps fd_write_all's message (which names the errno): the callback's
+ * caller replaces it with "the write callback reported a failure". */
+typedef struct fdsink { int fd; bool failed; char msg[256]; } fdsink;
 static int fd_write_cb(void *user, const void *p, size_t n) {
-    return fd_write_all(((fdsink *)user)->fd, p, n, "the output") == MIO_OK ? 0 : 1;
+    fdsink *s = user;
+    if (fd_write_all(s->fd, p, n, "the output") == MIO_OK) return 0;
+    s->failed = true;
+    snprintf(s->msg, sizeof s->msg, "%s", mio_last_error());
+    return 1;
 }
 
 typedef struct membuf {
@@ -383,6 +396,7 @@ static mio_status gguf_to_st(const char *in_path, int mode, const char *out, int
     metas ms = {0};
     mio_st_entry *ents = NULL;
     uint64_t **shapes = NULL;
+    mio_gguf_file *kvf = f; /* before the first goto: done closes it when it is not f */
     bool *used = calloc(p.n_rename + 1, sizeof *used);
     size_t nt = (size_t)f->n_tensors;
     c.t = calloc(nt + 1, sizeof *c.t);
@@ -447,7 +461,6 @@ static mio_status gguf_to_st(const char *in_path, int mode, const char *out, int
     c.n = nt;
     if (!st) st = unused_renames(&p, used);
     /* edits: applied to a copy of the key-values (a header-only GGUF in memory) */
-    mio_gguf_file *kvf = f;
     if (!st && p.n_edits) st = edited_kv(f, &p, &kvf);
     const gguf_kv *scalars = NULL;
     int64_t si = st ? -1 : mio_gguf_find_key(kvf, MC_SCALARS_KEY);
@@ -469,8 +482,9 @@ static mio_status gguf_to_st(const char *in_path, int mode, const char *out, int
             st = st_save_sharded_src(out, ents, nt, ms.m, ms.n, p.max_shard_bytes ? p.max_shard_bytes : 5000000000ull,
                                      &src, NULL);
         } else {
-            fdsink s = {fd};
+            fdsink s = {.fd = fd};
             st = st_save_cb_src(ents, nt, ms.m, ms.n, &src, fd_write_cb, &s);
+            if (st && s.failed) st = err_set(st, "%s", s.msg);
         }
     }
 done:

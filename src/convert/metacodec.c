@@ -421,6 +421,7 @@ static mio_status parse_str_elem(cursor *c, mc_buf *out) {
         return MIO_OK;
     }
     st = parse_json_str(c, &s);
+    if (!st && s.oom) st = err_set(MIO_ERR_NOMEM, "out of memory decoding key '%s'", c->key); /* s is cut short */
     if (!st) {
         put_u64(out, s.n);
         mc_put(out, s.p, s.n);

@@ -7,6 +7,8 @@
 
 #include "modelio.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -92,6 +94,7 @@ typedef struct mio_region {
     size_t map_len;
     void *heap;       /* non-NULL when data is owned heap memory (free()) */
     uint64_t dev, ino; /* identity of the file it was read from (0 for caller buffers) */
+    int fd_plus1;     /* mapped files: the file kept open for region_pread, plus 1 (0: none) */
 } mio_region;
 
 /* "a FIFO (named pipe)", "a character device", ... for a st_mode. */
@@ -105,6 +108,12 @@ mio_status region_map(const char *path, mio_region *out);
 /* Read the whole file into a heap buffer. */
 mio_status region_read(const char *path, mio_region *out);
 void region_free(mio_region *r);
+/* Copy len bytes at pos of the region's file into buf, reading a mapped file
+ * with pread rather than through the mapping (a file truncated since it was
+ * mapped is MIO_ERR_TRUNCATED with its current size, never SIGBUS); heap and
+ * caller-buffer regions are copied from memory. what names the bytes in
+ * messages ("tensor 'x' of part 1"). pos + len must lie inside the region. */
+mio_status region_pread(const mio_region *r, uint64_t pos, void *buf, size_t len, const char *what);
 
 /* Write everything or fail with MIO_ERR_IO naming what. */
 mio_status fd_write_all(int fd, const void *p, size_t n, const char *what);
@@ -128,9 +137,29 @@ mio_status atomic_commit(mio_atomic_file *af);
  * aborts (removing the temp file) on failure; abort is valid before the rename. */
 mio_status atomic_close_tmp(mio_atomic_file *af);
 mio_status atomic_rename(mio_atomic_file *af);
+/* Renames n closed temp files into place as one step, for outputs made of
+ * several files (split parts, shards then their index, in array order): checks
+ * first that no temp file was cancelled, then does the n renames back to back
+ * with the termination signals (core_block_signals) blocked in this thread, and
+ * only then the directory fsyncs. A SIGINT/SIGTERM arriving meanwhile is
+ * delivered after the last rename (the library's own threads never take it), so
+ * an interrupted program leaves all of the new files or none of them. On
+ * failure every file not yet renamed is aborted. */
+mio_status atomic_rename_all(mio_atomic_file *af, size_t n);
 void atomic_abort(mio_atomic_file *af);
 /* MIO_ERR_CANCELLED (with the message) once mio_cancel_writes removed the temp file. */
 mio_status atomic_check(const mio_atomic_file *af);
+
+/* --- threads and signals --- */
+/* The asynchronous signals programs use to stop a process (SIGINT, SIGTERM,
+ * SIGHUP, SIGQUIT): blocked in this thread (the previous mask into *old) and
+ * restored. */
+void core_block_signals(sigset_t *old);
+void core_restore_signals(const sigset_t *old);
+/* pthread_create for the library's worker threads: they start with those
+ * signals blocked, so a program's handler runs in one of its own threads,
+ * never in a worker in the middle of a kernel. Returns pthread_create's code. */
+int core_thread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 
 /* --- name hash table (xxHash), indices into a caller-owned array --- */
 typedef struct mio_namehash {

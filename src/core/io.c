@@ -75,8 +75,11 @@ mio_status region_map(const char *path, mio_region *out) {
     if (size == 0) { close(fd); return MIO_OK; }
     void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     int e = errno;
-    close(fd); /* the mapping keeps the file alive */
-    if (p == MAP_FAILED) return err_set(MIO_ERR_IO, "cannot mmap '%s' (%zu bytes): %s", path, size, strerror(e));
+    if (p == MAP_FAILED) {
+        close(fd);
+        return err_set(MIO_ERR_IO, "cannot mmap '%s' (%zu bytes): %s", path, size, strerror(e));
+    }
+    out->fd_plus1 = fd + 1; /* kept for region_pread: reads that a truncation cannot turn into SIGBUS */
     out->data = p;
     out->size = size;
     out->map_addr = p;
@@ -125,8 +128,38 @@ bool region_is_file(const mio_region *r, const char *path) {
 void region_free(mio_region *r) {
     if (!r) return;
     if (r->map_addr) munmap(r->map_addr, r->map_len);
+    if (r->fd_plus1 > 0) close(r->fd_plus1 - 1);
     free(r->heap);
     memset(r, 0, sizeof *r);
+}
+
+mio_status region_pread(const mio_region *r, uint64_t pos, void *buf, size_t len, const char *what) {
+    if (pos > r->size || len > r->size - pos)
+        return err_set(MIO_ERR_OUT_OF_RANGE, "%s: bytes %llu..%llu are outside the %zu bytes opened", what,
+                       (unsigned long long)pos, (unsigned long long)(pos + len), r->size);
+    if (r->fd_plus1 <= 0) {
+        if (len) memcpy(buf, r->data + pos, len);
+        return MIO_OK;
+    }
+    const int fd = r->fd_plus1 - 1;
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = pread(fd, (uint8_t *)buf + got, len - got, (off_t)(pos + got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0)
+            return err_set(MIO_ERR_IO, "%s: read error at byte %llu of the file: %s", what,
+                           (unsigned long long)(pos + got), strerror(errno));
+        if (n == 0) {
+            struct stat sb;
+            unsigned long long now = fstat(fd, &sb) == 0 ? (unsigned long long)sb.st_size : pos + got;
+            return err_set(MIO_ERR_TRUNCATED,
+                           "%s: the file is now %llu bytes long, it was %zu when opened (truncated since): bytes "
+                           "%llu..%llu are gone",
+                           what, now, r->size, (unsigned long long)(pos + got), (unsigned long long)(pos + len));
+        }
+        got += (size_t)n;
+    }
+    return MIO_OK;
 }
 
 mio_status mio_unmap(void *addr, size_t len) {
@@ -318,6 +351,58 @@ mio_status atomic_rename(mio_atomic_file *af) {
     free(af->tmp_path);
     af->path = af->tmp_path = NULL;
     return MIO_OK;
+}
+
+/* fsync the directory holding path (best effort: makes a rename durable). */
+static void fsync_parent(char *path) {
+    char *slash = strrchr(path, '/');
+    const char *dir = ".";
+    if (slash) {
+        if (slash == path) dir = "/";
+        else { *slash = 0; dir = path; }
+    }
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) { fsync(dfd); close(dfd); }
+    if (slash && slash != path) *slash = '/';
+}
+
+static bool same_dir(const char *a, const char *b) {
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    size_t la = sa ? (size_t)(sa - a) : 0, lb = sb ? (size_t)(sb - b) : 0;
+    return la == lb && memcmp(a, b, la) == 0;
+}
+
+mio_status atomic_rename_all(mio_atomic_file *af, size_t n) {
+    mio_status st = MIO_OK;
+    for (size_t k = 0; k < n && !st; k++) st = atomic_check(&af[k]);
+    /* Take every slot back (a cancel then no longer touches these files), then
+     * the renames back to back with the termination signals held. */
+    sigset_t old;
+    core_block_signals(&old);
+    for (size_t k = 0; k < n; k++) {
+        if (!tmp_release(af[k].slot) && !st) st = cancelled_error(&af[k]);
+        af[k].slot = -1;
+    }
+    size_t done = 0; /* renamed */
+    while (!st && done < n) {
+        if (rename(af[done].tmp_path, af[done].path) != 0) {
+            st = err_set(MIO_ERR_IO, "cannot rename '%s' to '%s': %s", af[done].tmp_path, af[done].path,
+                         strerror(errno));
+            break;
+        }
+        done++;
+    }
+    core_restore_signals(&old);
+    for (size_t k = 0; k < done; k++) /* each directory once: the files of one output share it */
+        if (k + 1 == done || !same_dir(af[k].path, af[k + 1].path)) fsync_parent(af[k].path);
+    for (size_t k = 0; k < n; k++) {
+        if (k < done) {
+            free(af[k].path);
+            free(af[k].tmp_path);
+            af[k].path = af[k].tmp_path = NULL;
+        } else atomic_abort(&af[k]); /* not renamed: the temp file goes (slot -1: unlinked here) */
+    }
+    return st;
 }
 
 mio_status atomic_commit(mio_atomic_file *af) {

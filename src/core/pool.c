@@ -7,8 +7,11 @@
  * generation number: they spin briefly on it (a matvec loop calls again within
  * microseconds, and a futex wake costs about as much as a small job), then
  * sleep on g_go. After fork() the child has no workers: the atfork handlers
- * hold both locks across fork() and the child forgets its workers. */
+ * hold both locks across fork(), and the child forgets its workers and makes
+ * its locks and condition variables anew. */
 #include "core/pool.h"
+
+#include "core/core.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -72,9 +75,14 @@ static void after_fork_parent(void) {
     pthread_mutex_unlock(&g_use);
 }
 static void after_fork_child(void) {
-    g_workers = 0; /* the parent's workers do not exist here */
-    pthread_mutex_unlock(&g_mu);
-    pthread_mutex_unlock(&g_use);
+    /* The parent's workers do not exist here, but the condition variables may
+     * still count them as waiters (glibc's broadcast then waits for them
+     * forever): everything starts afresh. */
+    g_workers = 0;
+    pthread_cond_init(&g_go, NULL);
+    pthread_cond_init(&g_done, NULL);
+    pthread_mutex_init(&g_mu, NULL);
+    pthread_mutex_init(&g_use, NULL);
 }
 static void init(void) { pthread_atfork(before_fork, after_fork_parent, after_fork_child); }
 
@@ -94,7 +102,7 @@ void pool_run(pool_task_fn fn, void *ctx, int nparts) {
         if (pthread_attr_init(&at) != 0) break;
         pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
         /* a new worker starts at the current generation: it joins the next job */
-        int ok = pthread_create(&th, &at, worker,
+        int ok = core_thread_create(&th, &at, worker,
                                 (void *)(uintptr_t)atomic_load_explicit(&g_gen, memory_order_relaxed)) == 0;
         pthread_attr_destroy(&at);
         if (!ok) break;

@@ -109,6 +109,7 @@ mio_status mio_gguf_kv_value_sized(const mio_gguf_file *f, int64_t i, mio_gguf_v
     if (!kv) return MIO_ERR_INVALID_ARG;
     if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     mio_gguf_value v;
+    memset(&v, 0, sizeof v); /* padding too: the caller gets no stack bytes */
     kv_to_value(kv, &v);
     abi_copy_out(out, out_size, &v, sizeof v);
     return MIO_OK;
@@ -318,6 +319,7 @@ mio_status mio_gguf_value_elem(const mio_gguf_value *arr, uint64_t j, mio_gguf_v
 mio_status mio_gguf_value_elem_sized(const mio_gguf_value *arr, uint64_t j, mio_gguf_value *o, size_t out_size) {
     if (!arr || !o) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !arr ? "arr" : "out");
     mio_gguf_value v, *out = &v; /* built here, copied to o only on success */
+    memset(&v, 0, sizeof v);       /* padding too: the caller gets no stack bytes */
     if (arr->type != MIO_GGUF_ARRAY) return err_set(MIO_ERR_TYPE_MISMATCH, "value is not an array");
     if (j >= arr->count)
         return err_set(MIO_ERR_OUT_OF_RANGE, "index %llu out of range (array has %llu elements)", (unsigned long long)j,
@@ -392,6 +394,25 @@ mio_status mio_gguf_tensor_info_sized(const mio_gguf_file *f, int64_t i, mio_ggu
                        (unsigned long long)f->n_tensors);
     abi_copy_out(out, out_size, &f->tensors[i], sizeof f->tensors[i]);
     return MIO_OK;
+}
+
+mio_status mio_gguf_read_tensor(const mio_gguf_file *f, int64_t i, uint64_t offset, void *buf, size_t len) {
+    if (!f) return err_set(MIO_ERR_INVALID_ARG, "file f is NULL");
+    if (!buf && len) return err_set(MIO_ERR_INVALID_ARG, "buf is NULL");
+    if (i < 0 || (uint64_t)i >= f->n_tensors)
+        return err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
+                       (unsigned long long)f->n_tensors);
+    const mio_gguf_tensor *t = &f->tensors[i];
+    if (offset > t->nbytes || len > t->nbytes - offset)
+        return err_set(MIO_ERR_OUT_OF_RANGE, "tensor '%.*s': bytes %llu..%llu are outside its %llu bytes",
+                       (int)t->name.len, t->name.ptr, (unsigned long long)offset,
+                       (unsigned long long)offset + len, (unsigned long long)t->nbytes);
+    if (len == 0) return MIO_OK;
+    const gguf_part *p = &f->parts[t->part];
+    char what[128];
+    snprintf(what, sizeof what, "tensor '%.*s'%s", (int)(t->name.len < 64 ? t->name.len : 64), t->name.ptr,
+             f->n_parts > 1 ? " (split part)" : "");
+    return region_pread(&p->region, p->data_offset + t->offset + offset, buf, len, what);
 }
 
 mio_status mio_gguf_tensor_info(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out) {

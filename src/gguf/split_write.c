@@ -85,6 +85,7 @@ mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_spl
             in_cur++;
             bytes += nb;
         }
+        if (st) goto done; /* part_of is complete only without an error */
         count = (nt > 0 ? part_of[nt - 1] : (p.no_tensor_first_split ? 1u : 0u)) + 1;
         if (!st && count > SPLIT_MAX_PARTS)
             st = err_set(MIO_ERR_LIMIT, "%u parts; split.count is a u16 (at most %u)", count, SPLIT_MAX_PARTS);
@@ -162,13 +163,13 @@ mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_spl
     }
     for (uint32_t k = 0; k < count && !st; k++) st = mio_writer_finish(ws[k]);
     for (uint32_t k = 0; k < count && !st; k++) st = atomic_close_tmp(&afs[k]);
-    for (uint32_t k = 0; k < count && !st; k++) st = atomic_rename(&afs[k]);
+    if (!st) st = atomic_rename_all(afs, count); /* all parts or none, even on SIGINT */
     if (!st && n_parts) *n_parts = count;
 
 done:
     for (uint32_t k = 0; ws && k < count; k++) {
         mio_writer_free(ws[k]);
-        if (afs[k].tmp_path) atomic_abort(&afs[k]);
+        if (afs && afs[k].tmp_path) atomic_abort(&afs[k]); /* afs is NULL when its calloc failed */
     }
     for (uint32_t k = 0; paths && k < count; k++) free(paths[k]);
     if (!st && p.dry_run && n_parts) *n_parts = count;

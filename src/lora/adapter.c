@@ -210,6 +210,7 @@ static mio_status pattern_lookup(const cJSON *o, const char *module, const char 
         free(re);
         if (rc != 0) {
             char b[96];
+            if (rc == REG_ESPACE) return err_set(MIO_ERR_NOMEM, "out of memory compiling a regular expression");
             return err_set(MIO_ERR_INVALID_JSON, "adapter_config.json: %s key \"%s\" is not a valid regular expression",
                            what, esc_bytes(b, sizeof b, e->string, kl));
         }

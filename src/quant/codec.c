@@ -92,6 +92,8 @@ static mio_status check(int type, size_t n, size_t bytes, const void *a, const v
         return err_set(MIO_ERR_ENCODER_UNAVAILABLE, "no encoder for %s: %s", name,
                        (*c)->no_enc ? (*c)->no_enc : "not implemented");
     if (!enc && !(*c)->dec) return err_set(MIO_ERR_DECODER_UNAVAILABLE, "%s has no float view", name);
+    if (enc && !iq_encoder_ready(type))
+        return err_set(MIO_ERR_NOMEM, "out of memory building the %s encoder's grid tables", name);
     int64_t bs = mio_type_block_size(type);
     size_t bb = mio_type_block_bytes(type);
     if (n % (uint64_t)bs)
@@ -199,7 +201,7 @@ static mio_status run_threads(const mio_codec *c, bool enc, const void *in, void
     }
     for (int t = 1; t < n_threads; t++) {
         if (jobs[t].nb == 0) continue;
-        if (pthread_create(&th[t], NULL, run_job, &jobs[t]) != 0) jobs[t].nb = -jobs[t].nb;
+        if (core_thread_create(&th[t], NULL, run_job, &jobs[t]) != 0) jobs[t].nb = -jobs[t].nb;
     }
     if (jobs[0].nb) run_job(&jobs[0]);
     for (int t = 1; t < n_threads; t++) {

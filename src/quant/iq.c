@@ -14,6 +14,7 @@
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -373,7 +374,23 @@ static lattice lat_3xxs = LAT(256, 4, 3, 7, 2, iq_grid3_256);
 static lattice lat_3s = LAT(512, 4, 3, 7, 3, iq_grid3_512);
 #undef LAT
 
-static void lattice_build(lattice *g) {
+static void lattice_free(lattice *g) {
+    free(g->pos);
+    free(g->map);
+    free(g->loff);
+    free(g->lcnt);
+    free(g->ids);
+    free(g->soa);
+    g->pos = NULL;
+    g->map = NULL;
+    g->loff = NULL;
+    g->lcnt = NULL;
+    g->ids = NULL;
+    g->soa = NULL;
+}
+
+/* false when memory runs out (g is then left empty, nothing allocated) */
+static bool lattice_build(lattice *g) {
     enum { MAXD = 1024 }; /* squared distances: at most 8 * 4^2 (2-bit) or 4 * 14^2 (3-bit) */
     const int w = g->width, b = g->bits, nmap = 1 << (b * w), mask = (1 << b) - 1, ng = g->ngrid;
     g->pos = malloc((size_t)ng * (size_t)w);
@@ -387,26 +404,26 @@ static void lattice_build(lattice *g) {
     size_t cap = 1 << 16, total = 0;
     g->ids = malloc(cap * sizeof(uint16_t));
     g->soa = malloc(cap * (size_t)w);
-    if (!g->pos || !g->map || !g->loff || !g->lcnt || !posT || !d2 || !sel || !order || !seen || !g->ids || !g->soa) abort();
-    for (int e = 0; e < ng; e++)
+    bool ok = g->pos && g->map && g->loff && g->lcnt && posT && d2 && sel && order && seen && g->ids && g->soa;
+    for (int e = 0; e < ng && ok; e++)
         for (int k = 0; k < w; k++) {
             const int v = 2 * ((g->packed[e] >> (b * k)) & mask) + 1;
             g->pos[e * w + k] = (int8_t)v;
             posT[k * ng + e] = (int16_t)v;
         }
-    for (int i = 0; i < nmap; i++) g->map[i] = INT32_MIN;
-    for (int e = 0; e < ng; e++) g->map[g->packed[e]] = e;
+    for (int i = 0; i < nmap && ok; i++) g->map[i] = INT32_MIN;
+    for (int e = 0; e < ng && ok; e++) g->map[g->packed[e]] = e;
     int nlists = 0;
-    for (int i = 0; i < nmap; i++) {
+    for (int i = 0; i < nmap && ok; i++) {
         if (g->map[i] >= 0) continue;
         int p[8];
-        bool ok = true;
+        bool valid = true;
         for (int k = 0; k < w; k++) {
             int c = (i >> (b * k)) & mask;
-            if (c > g->maxcode) ok = false;
+            if (c > g->maxcode) valid = false;
             p[k] = 2 * c + 1;
         }
-        if (!ok) continue; /* never looked up */
+        if (!valid) continue; /* never looked up */
         /* squared distances to every entry, 16 entries at a time */
         for (int e0 = 0; e0 < ng; e0 += 16) {
             int s[16] = {0};
@@ -433,9 +450,11 @@ static void lattice_build(lattice *g) {
         if (pad > (w == 4 ? 64 : 512)) abort(); /* the search kernels' scratch sizes */
         if (total + (size_t)pad > cap) {
             cap *= 2;
-            g->ids = realloc(g->ids, cap * sizeof(uint16_t));
-            g->soa = realloc(g->soa, cap * (size_t)w);
-            if (!g->ids || !g->soa) abort();
+            uint16_t *ids = realloc(g->ids, cap * sizeof(uint16_t));
+            if (ids) g->ids = ids;
+            uint8_t *soa = ids ? realloc(g->soa, cap * (size_t)w) : NULL;
+            if (soa) g->soa = soa;
+            if (!ids || !soa) { ok = false; break; }
         }
         uint16_t *ids = g->ids + total;
         uint8_t *soa = g->soa + total * (size_t)w;
@@ -455,21 +474,40 @@ static void lattice_build(lattice *g) {
     free(sel);
     free(order);
     free(seen);
+    if (!ok) lattice_free(g);
+    return ok;
 }
 
-static void build_2xxs(void) { lattice_build(&lat_2xxs); }
-static void build_2xs(void) { lattice_build(&lat_2xs); }
-static void build_2s(void) { lattice_build(&lat_2s); }
-static void build_1(void) { lattice_build(&lat_1); }
-static void build_3xxs(void) { lattice_build(&lat_3xxs); }
-static void build_3s(void) { lattice_build(&lat_3s); }
+/* Built on first use by iq_encoder_ready (codec.c calls it before any encoder
+ * runs), under a lock rather than pthread_once so that a build that ran out
+ * of memory is tried again by a later call. */
+static pthread_mutex_t g_lat_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool g_lat_built[6];
+static lattice *const g_lats[6] = {&lat_2xxs, &lat_2xs, &lat_2s, &lat_1, &lat_3xxs, &lat_3s};
 
-static const lattice *lattice_get(lattice *g) {
-    void (*fn)(void) = g == &lat_2xxs ? build_2xxs : g == &lat_2xs ? build_2xs : g == &lat_2s ? build_2s
-                     : g == &lat_1 ? build_1 : g == &lat_3xxs ? build_3xxs : build_3s;
-    pthread_once(&g->once, fn);
-    return g;
+static bool lattice_ready(int k) {
+    if (atomic_load_explicit(&g_lat_built[k], memory_order_acquire)) return true;
+    pthread_mutex_lock(&g_lat_lock);
+    bool ok = atomic_load_explicit(&g_lat_built[k], memory_order_relaxed) || lattice_build(g_lats[k]);
+    if (ok) atomic_store_explicit(&g_lat_built[k], true, memory_order_release);
+    pthread_mutex_unlock(&g_lat_lock);
+    return ok;
 }
+
+bool iq_encoder_ready(int type) {
+    switch (type) {
+    case MIO_TYPE_IQ2_XXS: return lattice_ready(0);
+    case MIO_TYPE_IQ2_XS: return lattice_ready(1);
+    case MIO_TYPE_IQ2_S: return lattice_ready(2);
+    case MIO_TYPE_IQ1_S: case MIO_TYPE_IQ1_M: return lattice_ready(3);
+    case MIO_TYPE_IQ3_XXS: return lattice_ready(4);
+    case MIO_TYPE_IQ3_S: return lattice_ready(5);
+    default: return true;
+    }
+}
+
+/* Encoders run only after iq_encoder_ready(type) succeeded: g is built. */
+static const lattice *lattice_get(lattice *g) { return g; }
 
 /* Nearest-entry search over a list. The squared distance of an entry is
  * sum_i wt[i] * (scale*q - xv[i])^2, accumulated in i order from 0, where q is

@@ -8,6 +8,7 @@
 #include "core/core.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <regex.h>
 #include <stdio.h>
@@ -828,9 +829,12 @@ static mio_status compile_regexes(qz_state *s) {
             free_regexes(s);
             return err_set(MIO_ERR_UNSUPPORTED_TYPE, "--tensor-type %s: unknown ggml type %d", pat, type);
         }
+        errno = 0; /* NULL with ENOMEM: out of memory, not a bad pattern */
         char *posix = qz_regex_to_posix(pat);
         if (!posix) {
+            bool oom = errno == ENOMEM;
             free_regexes(s);
+            if (oom) return err_set(MIO_ERR_NOMEM, "--tensor-type pattern \"%s\": out of memory", pat);
             return err_set(MIO_ERR_INVALID_ARG,
                            "--tensor-type pattern \"%s\": uses a regular-expression feature POSIX ERE lacks", pat);
         }
@@ -840,7 +844,8 @@ static mio_status compile_regexes(qz_state *s) {
             char msg[128];
             regerror(rc, &s->re[k], msg, sizeof msg);
             free_regexes(s);
-            return err_set(MIO_ERR_INVALID_ARG, "--tensor-type pattern \"%s\": %s", pat, msg);
+            return err_set(rc == REG_ESPACE ? MIO_ERR_NOMEM : MIO_ERR_INVALID_ARG, "--tensor-type pattern \"%s\": %s", pat,
+                           msg);
         }
         s->re_type[k] = type;
         s->n_re = k + 1;

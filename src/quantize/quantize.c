@@ -185,7 +185,7 @@ static mio_status encode_imatrix_mt(int type, const float *src, size_t rows, siz
         r0 = r1;
     }
     for (int k = 1; k < nt; k++) {
-        if (pthread_create(&tid[k], NULL, enc_run, &jobs[k]) != 0) break;
+        if (core_thread_create(&tid[k], NULL, enc_run, &jobs[k]) != 0) break;
         started = k;
     }
     for (int k = started + 1; k < nt; k++) enc_run(&jobs[k]); /* threads we could not start: run here */
@@ -583,7 +583,7 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
     }
     for (uint32_t k = 0; k < n_split && !st; k++) st = mio_writer_finish(ws[k]);
     for (uint32_t k = 0; split_paths && k < n_split && !st; k++) st = atomic_close_tmp(&afs[k]);
-    for (uint32_t k = 0; split_paths && k < n_split && !st; k++) st = atomic_rename(&afs[k]);
+    if (split_paths && !st) st = atomic_rename_all(afs, n_split); /* all parts or none, even on SIGINT */
     free(out_bytes);
 
 done:

@@ -180,7 +180,8 @@ bool qz_type_is_quantized(int type);
  * --tensor-type patterns use: \d \D \s \S \w \W become bracket expressions,
  * escapes inside brackets lose their backslash. Returns a malloc()ed string,
  * or NULL when the pattern uses something POSIX ERE cannot express the same
- * way (lookaround, backreferences, \b, non-capturing groups). */
+ * way (lookaround, backreferences, \b, non-capturing groups) — or when out
+ * of memory, with errno ENOMEM (the caller clears errno first to tell). */
 char *qz_regex_to_posix(const char *ecma);
 
 #endif

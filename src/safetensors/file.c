@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -205,11 +206,15 @@ mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out) {
     return mio_st_open_buffer(hdr, (size_t)total, MIO_BUFFER_TAKE, out);
 }
 
+/* The descriptor and the errno of a failed read, for the message. */
+typedef struct fd_src { int fd, err; } fd_src;
+
 static int64_t fd_read(void *user, void *buf, size_t len) {
-    int fd = *(int *)user;
+    fd_src *s = user;
     for (;;) {
-        ssize_t r = read(fd, buf, len);
+        ssize_t r = read(s->fd, buf, len);
         if (r < 0 && errno == EINTR) continue;
+        if (r < 0) s->err = errno;
         return (int64_t)r;
     }
 }
@@ -217,7 +222,10 @@ static int64_t fd_read(void *user, void *buf, size_t len) {
 mio_status mio_st_read_frame_fd(int fd, mio_st_file **out) {
     if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL"); /* before anything is read from fd */
     if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
-    return mio_st_read_frame(fd_read, &fd, out);
+    fd_src s = {fd, 0};
+    mio_status st = mio_st_read_frame(fd_read, &s, out);
+    if (st && s.err) err_append(": %s", strerror(s.err));
+    return st;
 }
 
 uint64_t mio_st_header_size(const mio_st_file *f) { return f && f->n_shards ? f->shards[0].header_size : 0; }
@@ -245,6 +253,7 @@ mio_status mio_st_tensor_info_sized(const mio_st_file *f, int64_t i, mio_st_tens
                        (unsigned long long)f->n_t);
     const st_rec *r = &f->t[i];
     mio_st_tensor v, *out = &v;
+    memset(&v, 0, sizeof v); /* padding too: the caller gets no stack bytes */
     out->name = r->name;
     out->dtype = r->dtype;
     out->type = mio_st_dtype_to_type(r->dtype);
@@ -257,6 +266,26 @@ mio_status mio_st_tensor_info_sized(const mio_st_file *f, int64_t i, mio_st_tens
     out->shard = r->shard;
     abi_copy_out(o, out_size, &v, sizeof v);
     return MIO_OK;
+}
+
+mio_status mio_st_read_tensor(const mio_st_file *f, int64_t i, uint64_t offset, void *buf, size_t len) {
+    if (!f) return err_set(MIO_ERR_INVALID_ARG, "file f is NULL");
+    if (!buf && len) return err_set(MIO_ERR_INVALID_ARG, "buf is NULL");
+    if (i < 0 || (uint64_t)i >= f->n_t)
+        return err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
+                       (unsigned long long)f->n_t);
+    const st_rec *r = &f->t[i];
+    uint64_t nbytes = r->end - r->start;
+    if (offset > nbytes || len > nbytes - offset)
+        return err_set(MIO_ERR_OUT_OF_RANGE, "tensor '%.*s': bytes %llu..%llu are outside its %llu bytes",
+                       (int)r->name.len, r->name.ptr, (unsigned long long)offset, (unsigned long long)offset + len,
+                       (unsigned long long)nbytes);
+    if (len == 0) return MIO_OK;
+    const mio_region *reg = &f->shards[r->shard].region;
+    char what[128];
+    snprintf(what, sizeof what, "tensor '%.*s'%s", (int)(r->name.len < 64 ? r->name.len : 64), r->name.ptr,
+             f->n_shards > 1 ? " (sharded)" : "");
+    return region_pread(reg, (uint64_t)(r->data - reg->data) + offset, buf, len, what);
 }
 
 int64_t mio_st_find_tensor(const mio_st_file *f, const char *name) {

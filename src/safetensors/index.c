@@ -195,10 +195,16 @@ static bool shard_name_count(const char *n, uint32_t *of) {
  * shard, model.safetensors when there are now several. Only these exact
  * names are touched. */
 static void remove_stale(const char *dir, uint32_t ns) {
+    /* The file of the other layout, which a loader would read instead of the
+     * new checkpoint, is removed by name first: also when the directory cannot
+     * be listed (opendir out of memory). */
+    char p[4096];
+    if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, ns > 1 ? "model.safetensors" : "model.safetensors.index.json") <
+        sizeof p)
+        unlink(p);
     DIR *d = opendir(dir);
     if (!d) return;
     struct dirent *e;
-    char p[4096];
     while ((e = readdir(d)) != NULL) {
         const char *n = e->d_name;
         uint32_t of;
@@ -354,15 +360,14 @@ static mio_status save_sharded(const char *dir, const mio_st_entry *t, size_t n,
         free(buf);
         free(ord);
     }
-    /* A cancel (mio_cancel_writes) may have removed a temp file since it was closed:
-     * find out before the first rename rather than half-way through them. */
-    for (uint32_t k = 0; k < n_tmp && !st; k++) st = atomic_check(&af[k]);
-    /* Shards first, the index last: until the index is renamed, the old index still
-     * names the old shard files. Renames do not fail on a healthy file system; if one
-     * does, the rest are abandoned (temp files removed). */
-    uint32_t k = 0;
-    for (; k < n_tmp && !st; k++) st = atomic_rename(&af[k]); /* aborts itself on failure */
-    for (; k < n_tmp; k++) atomic_abort(&af[k]);
+    /* Shards first, the index last, renamed back to back with SIGINT/SIGTERM held
+     * (an interrupted save leaves the old checkpoint or the new one, never new shards
+     * under the old index); a cancel found before the first rename abandons them all.
+     * Renames do not fail on a healthy file system; if one does, the rest are
+     * abandoned (temp files removed). */
+    if (!st) st = atomic_rename_all(af, n_tmp);
+    else
+        for (uint32_t k = 0; k < n_tmp; k++) atomic_abort(&af[k]);
     free(af);
     if (!st) remove_stale(dir, ns); /* only after success: a failed save deletes nothing */
     free(path);

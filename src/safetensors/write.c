@@ -178,7 +178,7 @@ static mio_status make_plan(const mio_st_entry *t, size_t n, const mio_st_meta *
         sb_str(&b, "]}");
     }
     sb_put(&b, "}", 1);
-    while ((b.n - 8) % 8) sb_put(&b, " ", 1);
+    while (!b.oom && (b.n - 8) % 8) sb_put(&b, " ", 1); /* sb_put adds nothing once out of memory */
     if (b.oom) { free(b.p); plan_free(p); return err_set(MIO_ERR_NOMEM, "out of memory building the header"); }
     uint64_t hl = b.n - 8;
     if (hl > MIO_ST_MAX_HEADER) {

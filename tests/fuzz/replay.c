@@ -9,9 +9,12 @@
 #include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* optional, as with libFuzzer: run once before the first input */
+int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 
 int main(int argc, char **argv) {
     int n = 0, bad = 0;
+    if (LLVMFuzzerInitialize) LLVMFuzzerInitialize(&argc, &argv);
     for (int i = 1; i < argc; i++) {
         FILE *fp = fopen(argv[i], "rb");
         if (!fp) { fprintf(stderr, "cannot open %s\n", argv[i]); bad++; continue; }

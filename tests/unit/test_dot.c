@@ -282,6 +282,7 @@ static void test_concurrent_and_fork(void) {
     }
     int status = 0;
     T_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) fprintf(stderr, "child status 0x%x\n", status);
     T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     free(wf), free(w);
 }

@@ -251,6 +251,85 @@ static void test_cancel(void) {
     T_EQ_STR(mio_status_name(MIO_ERR_CANCELLED), "MIO_ERR_CANCELLED");
 }
 
+/* mio_gguf_read_tensor / mio_st_read_tensor: bytes through pread, and a file
+ * truncated after it was mapped is an error, not a SIGBUS (docs/SECURITY.md). */
+static void test_read_tensor(void) {
+    char gp[96], sp[96];
+    snprintf(gp, sizeof gp, "%s/rt.gguf", g_dir);
+    snprintf(sp, sizeof sp, "%s/rt.safetensors", g_dir);
+    float v[1024];
+    for (int i = 0; i < 1024; i++) v[i] = (float)i;
+    mio_writer *w;
+    T_OK(mio_writer_new(0, &w));
+    int64_t ne[1] = {1024};
+    T_OK(mio_writer_add_tensor(w, "a", MIO_TYPE_F32, 1, ne, v, sizeof v));
+    T_OK(mio_writer_add_tensor(w, "b", MIO_TYPE_F32, 1, ne, v, sizeof v));
+    T_OK(mio_writer_write_file(w, gp));
+    mio_writer_free(w);
+
+    mio_gguf_file *f;
+    T_OK(mio_gguf_open(gp, 0, &f));
+    float got[1024];
+    T_OK(mio_gguf_read_tensor(f, 1, 0, got, sizeof got));
+    T_CHECK(memcmp(got, v, sizeof v) == 0);
+    float two[2] = {0, 0};
+    T_OK(mio_gguf_read_tensor(f, 1, 400, two, 8)); /* elements 100 and 101 */
+    T_CHECK(two[0] == 100.0f && two[1] == 101.0f);
+    T_STATUS(mio_gguf_read_tensor(f, 1, 4090, two, 8), MIO_ERR_OUT_OF_RANGE);
+    T_MSG_HAS("tensor 'b': bytes 4090..4098 are outside its 4096 bytes");
+    T_STATUS(mio_gguf_read_tensor(f, 2, 0, two, 8), MIO_ERR_INVALID_ARG);
+    T_OK(mio_gguf_read_tensor(f, 0, 0, NULL, 0));
+    /* cut the file 100 bytes into b's data: a read through the mapping would be SIGBUS */
+    mio_gguf_tensor tb;
+    T_OK(mio_gguf_tensor_info(f, 1, &tb));
+    uint64_t b_at = mio_gguf_part_data_offset(f, 0) + tb.offset;
+    T_EQ_INT(truncate(gp, (off_t)(b_at + 100)), 0);
+    T_STATUS(mio_gguf_read_tensor(f, 1, 0, got, sizeof got), MIO_ERR_TRUNCATED);
+    char want[160];
+    snprintf(want, sizeof want, "tensor 'b': the file is now %llu bytes long", (unsigned long long)(b_at + 100));
+    T_MSG_HAS(want);
+    snprintf(want, sizeof want, "bytes %llu..%llu are gone", (unsigned long long)(b_at + 100),
+             (unsigned long long)(b_at + 4096));
+    T_MSG_HAS(want);
+    T_OK(mio_gguf_read_tensor(f, 1, 0, got, 100)); /* what is still there reads */
+    T_CHECK(memcmp(got, v, 100) == 0);
+    T_OK(mio_gguf_read_tensor(f, 0, 0, got, sizeof got));
+    T_CHECK(memcmp(got, v, sizeof v) == 0);
+    mio_gguf_close(f);
+
+    /* safetensors: the same through the shard's descriptor */
+    uint64_t shape[1] = {1024};
+    mio_st_entry e[2] = {{"a", MIO_ST_F32, 1, shape, v, sizeof v}, {"b", MIO_ST_F32, 1, shape, v, sizeof v}};
+    T_OK(mio_st_save_file(sp, e, 2, NULL, 0));
+    mio_st_file *s;
+    T_OK(mio_st_open(sp, 0, &s));
+    int64_t ib = mio_st_find_tensor(s, "b");
+    T_CHECK(ib >= 0);
+    T_OK(mio_st_read_tensor(s, ib, 8, two, 8));
+    T_CHECK(two[0] == 2.0f && two[1] == 3.0f);
+    mio_st_tensor st;
+    T_OK(mio_st_tensor_info(s, ib, &st));
+    struct stat sb;
+    T_EQ_INT(stat(sp, &sb), 0);
+    T_EQ_INT(truncate(sp, sb.st_size - 4), 0); /* b's last element is gone */
+    T_STATUS(mio_st_read_tensor(s, ib, 0, got, sizeof got), MIO_ERR_TRUNCATED);
+    T_MSG_HAS("tensor 'b': the file is now");
+    T_OK(mio_st_read_tensor(s, ib, 0, got, sizeof got - 4));
+    T_CHECK(memcmp(got, v, sizeof v - 4) == 0);
+    mio_st_close(s);
+
+    /* a handle opened from a buffer copies from memory */
+    void *buf = NULL;
+    size_t blen = 0;
+    T_OK(mio_st_save_buffer(e, 2, NULL, 0, &buf, &blen));
+    T_OK(mio_st_open_buffer(buf, blen, MIO_BUFFER_TAKE, &s));
+    T_OK(mio_st_read_tensor(s, mio_st_find_tensor(s, "a"), 4092, two, 4));
+    T_CHECK(two[0] == 1023.0f);
+    mio_st_close(s);
+    unlink(gp);
+    unlink(sp);
+}
+
 int main(void) {
     signal(SIGALRM, on_alarm);
     snprintf(g_dir, sizeof g_dir, "/tmp/mio-test-io-XXXXXX");
@@ -258,6 +337,7 @@ int main(void) {
     test_fifo_reads();
     test_destinations();
     test_cancel();
+    test_read_tensor();
     rmdir(g_dir);
     T_DONE();
 }

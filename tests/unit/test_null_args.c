@@ -262,6 +262,8 @@ static void make_fixtures(void) {
     X(ST, mio_gguf_tensor_info, out, _, 0, NULL, mio_gguf_tensor_info(g_f, 0, NULL))                                  \
     X(ST, mio_gguf_tensor_info_sized, f, _, 0, NULL, mio_gguf_tensor_info_sized(NULL, 0, &g_to, sizeof g_to))        \
     X(ST, mio_gguf_tensor_info_sized, out, _, 0, NULL, mio_gguf_tensor_info_sized(g_f, 0, NULL, sizeof g_to))        \
+    X(ST, mio_gguf_read_tensor, f, _, 0, NULL, mio_gguf_read_tensor(NULL, 0, 0, &g_u64, 1))                          \
+    X(ST, mio_gguf_read_tensor, buf, _, 0, NULL, mio_gguf_read_tensor(g_f, 0, 0, NULL, 1))                           \
     X(SV, mio_gguf_find_tensor, f, _, -1, NULL, mio_gguf_find_tensor(NULL, "t"))                                 \
     X(SV, mio_gguf_find_tensor, name, _, -1, NULL, mio_gguf_find_tensor(g_f, NULL))                              \
     X(ST, mio_gguf_tensor_shape2d, t, _, 0, NULL, mio_gguf_tensor_shape2d(NULL, &g_i64, &g_i64b))                     \
@@ -413,6 +415,8 @@ static void make_fixtures(void) {
     X(ST, mio_st_tensor_info, out, _, 0, NULL, mio_st_tensor_info(g_sf, 0, NULL))                                     \
     X(ST, mio_st_tensor_info_sized, f, _, 0, NULL, mio_st_tensor_info_sized(NULL, 0, &g_sto, sizeof g_sto))          \
     X(ST, mio_st_tensor_info_sized, out, _, 0, NULL, mio_st_tensor_info_sized(g_sf, 0, NULL, sizeof g_sto))          \
+    X(ST, mio_st_read_tensor, f, _, 0, NULL, mio_st_read_tensor(NULL, 0, 0, &g_u64, 1))                              \
+    X(ST, mio_st_read_tensor, buf, _, 0, NULL, mio_st_read_tensor(g_sf, 0, 0, NULL, 1))                              \
     X(SV, mio_st_find_tensor, f, _, -1, NULL, mio_st_find_tensor(NULL, "w"))                                     \
     X(SV, mio_st_find_tensor, name, _, -1, NULL, mio_st_find_tensor(g_sf, NULL))                                 \
     X(SV, mio_st_meta_count, f, _, -1, NULL, mio_st_meta_count(NULL))                                            \

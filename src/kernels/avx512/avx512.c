@@ -4,4 +4,7 @@
  * ZMM and opmask state. */
 #include "kernels/avx512/avx512.h"
 
-void kernels_fill_avx512(mio_kernels *k) { avx512_fill_dot(k); }
+void kernels_fill_avx512(mio_kernels *k) {
+    avx512_fill_dec(k);
+    avx512_fill_dot(k);
+}

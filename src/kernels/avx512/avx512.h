@@ -10,5 +10,6 @@
 #include "kernels/kernels.h"
 
 void avx512_fill_dot(mio_kernels *k);
+void avx512_fill_dec(mio_kernels *k);
 
 #endif
