@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* interop_dot.c — mio_matvec against ggml's own CPU kernels (libggml-cpu-haswell.so
- * of the peer package): for every weight type libmodelio has a kernel for, random
- * weights encoded by libmodelio, random activations; ggml's from_float quantizes x
- * to its vec_dot_type (which must equal mio_vec_dot_type) and its vec_dot gives
- * each row's dot product. mio_matvec's rows must agree within a relative L2 error
- * (||ours - ggml|| / ||ggml||) of 1e-3 over all rows of a matrix. SKIP (77)
- * without the peer or on a CPU without AVX2. */
+/* interop_dot.c — mio_matvec against ggml's own CPU kernels (the peer package's
+ * libggml-cpu-haswell.so, and libggml-cpu-zen4.so too when the CPU has the
+ * AVX-512 features that build needs): for every weight type libmodelio has a
+ * kernel for, random weights encoded by libmodelio, random activations; ggml's
+ * from_float quantizes x to its vec_dot_type (which must equal mio_vec_dot_type)
+ * and its vec_dot gives each row's dot product. mio_matvec's rows (at the level
+ * the library picked, or MIO_ISA) must agree within a relative L2 error
+ * (||ours - ggml|| / ||ggml||) of 1e-3 over all rows of a matrix, against each
+ * ggml build. SKIP (77) without the peer or on a CPU without AVX2; without the
+ * AVX-512 features only the haswell build is checked (said on stdout). Built for
+ * aarch64 (tests/neon/, under qemu) it checks ggml's arm64 dotprod build instead. */
 #include "modelio.h"
 #include "ggml_cpu_peer.h"
 #include "../test.h"
@@ -17,33 +21,23 @@ static const int k_types[] = {MIO_TYPE_F32,  MIO_TYPE_F16,   MIO_TYPE_BF16,  MIO
                               MIO_TYPE_Q4_K, MIO_TYPE_Q5_K,  MIO_TYPE_Q6_K,  MIO_TYPE_TQ1_0, MIO_TYPE_TQ2_0,
                               MIO_TYPE_IQ4_NL, MIO_TYPE_IQ4_XS, MIO_TYPE_MXFP4};
 
-int main(void) {
-    peer_api api;
+/* Every type against one ggml CPU build; 0 when it could be loaded. */
+static int check_variant(const peer_api *api, const char *variant, uint64_t seed) {
+    peer_cpu cpu;
     char why[4400];
-    int rc = peer_load(&api, why, sizeof why);
-    if (rc > 0) T_SKIP(why);
-    if (rc < 0) { fprintf(stderr, "%s\n", why); return 1; }
-#if defined(__aarch64__)
-    /* under qemu or on an arm64 machine (tests/neon/): ggml's dotprod build */
-    peer_cpu cpu;
-    if (peer_cpu_load(&api, PEER_CPU_ARM64_DOTPROD, &cpu, why, sizeof why)) T_SKIP(why);
-#else
-    __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("f16c"))
-        T_SKIP("this CPU lacks AVX2/FMA/F16C: ggml's haswell back end cannot run here");
-    peer_cpu cpu;
-    if (peer_cpu_load(&api, "haswell", &cpu, why, sizeof why)) T_SKIP(why);
-#endif
+    if (peer_cpu_load(api, variant, &cpu, why, sizeof why)) {
+        fprintf(stderr, "%s\n", why);
+        return 1;
+    }
     peer_rng rng;
-    peer_rng_seed(&rng, peer_seed("interop_dot"));
-
+    peer_rng_seed(&rng, seed);
     static const size_t lens[] = {256, 768, 4096};
     const size_t rows = 7;
     for (size_t t = 0; t < sizeof k_types / sizeof k_types[0]; t++) {
         int type = k_types[t];
         const peer_type_traits_cpu *tr = cpu.traits(type);
         if (!tr || !tr->vec_dot || !cpu.traits(tr->vec_dot_type)->from_float) {
-            fprintf(stderr, "%s: ggml has no vec_dot/from_float\n", mio_type_name(type));
+            fprintf(stderr, "%s: ggml %s has no vec_dot/from_float\n", mio_type_name(type), variant);
             t_fail++;
             continue;
         }
@@ -71,12 +65,45 @@ int main(void) {
             if (rel <= 1e-3) t_pass++;
             else {
                 t_fail++;
-                fprintf(stderr, "%s n=%zu: relative L2 error %.3g against ggml's vec_dot (limit 1e-3)\n",
-                        mio_type_name(type), n, rel);
+                fprintf(stderr, "%s n=%zu: relative L2 error %.3g against ggml %s's vec_dot (limit 1e-3)\n",
+                        mio_type_name(type), n, rel, variant);
             }
-            if (n == 4096) printf("%-7s n=%zu relative L2 error vs ggml: %.2e\n", mio_type_name(type), n, rel);
+            if (n == 4096)
+                printf("%-7s n=%zu relative L2 error vs ggml %s: %.2e\n", mio_type_name(type), n, variant, rel);
             free(wf), free(x), free(w), free(a);
         }
     }
+    return 0;
+}
+
+int main(void) {
+    peer_api api;
+    char why[4400];
+    int rc = peer_load(&api, why, sizeof why);
+    if (rc > 0) T_SKIP(why);
+    if (rc < 0) { fprintf(stderr, "%s\n", why); return 1; }
+    uint64_t seed = peer_seed("interop_dot");
+    printf("libmodelio level: %s\n", mio_cpu_isa());
+#if defined(__aarch64__)
+    /* under qemu or on an arm64 machine (tests/neon/): ggml's dotprod build */
+    if (check_variant(&api, PEER_CPU_ARM64_DOTPROD, seed)) T_SKIP("ggml's arm64 dotprod CPU back end is absent");
+#else
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !__builtin_cpu_supports("f16c"))
+        T_SKIP("this CPU lacks AVX2/FMA/F16C: ggml's haswell back end cannot run here");
+    if (check_variant(&api, "haswell", seed)) T_SKIP("ggml's haswell CPU back end is absent");
+    /* ggml's zen4 build is compiled for AVX-512 F/CD/VL/DQ/BW + VBMI + VNNI + BF16 */
+    const char *missing = !__builtin_cpu_supports("avx512f")      ? "avx512f"
+                          : !__builtin_cpu_supports("avx512cd")   ? "avx512cd"
+                          : !__builtin_cpu_supports("avx512vl")   ? "avx512vl"
+                          : !__builtin_cpu_supports("avx512dq")   ? "avx512dq"
+                          : !__builtin_cpu_supports("avx512bw")   ? "avx512bw"
+                          : !__builtin_cpu_supports("avx512vbmi") ? "avx512vbmi"
+                          : !__builtin_cpu_supports("avx512vnni") ? "avx512vnni"
+                          : !__builtin_cpu_supports("avx512bf16") ? "avx512bf16"
+                                                                  : NULL;
+    if (missing) printf("ggml zen4 not checked: this CPU lacks %s\n", missing);
+    else if (check_variant(&api, "zen4", seed)) t_fail++; /* the package ships it: absent is an error */
+#endif
     T_DONE();
 }
