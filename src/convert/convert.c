@@ -383,6 +383,7 @@ static mio_status gguf_to_st(const char *in_path, int mode, const char *out, int
     metas ms = {0};
     mio_st_entry *ents = NULL;
     uint64_t **shapes = NULL;
+    mio_gguf_file *kvf = f; /* before the first goto: done: compares it with f */
     bool *used = calloc(p.n_rename + 1, sizeof *used);
     size_t nt = (size_t)f->n_tensors;
     c.t = calloc(nt + 1, sizeof *c.t);
@@ -447,7 +448,6 @@ static mio_status gguf_to_st(const char *in_path, int mode, const char *out, int
     c.n = nt;
     if (!st) st = unused_renames(&p, used);
     /* edits: applied to a copy of the key-values (a header-only GGUF in memory) */
-    mio_gguf_file *kvf = f;
     if (!st && p.n_edits) st = edited_kv(f, &p, &kvf);
     const gguf_kv *scalars = NULL;
     int64_t si = st ? -1 : mio_gguf_find_key(kvf, MC_SCALARS_KEY);
