@@ -167,9 +167,9 @@ mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_spl
     if (!st && n_parts) *n_parts = count;
 
 done:
-    for (uint32_t k = 0; ws && k < count; k++) {
-        mio_writer_free(ws[k]);
-        if (afs[k].tmp_path) atomic_abort(&afs[k]);
+    for (uint32_t k = 0; (ws || afs) && k < count; k++) { /* either may be NULL (out of memory) */
+        if (ws) mio_writer_free(ws[k]);
+        if (afs && afs[k].tmp_path) atomic_abort(&afs[k]);
     }
     for (uint32_t k = 0; paths && k < count; k++) free(paths[k]);
     if (!st && p.dry_run && n_parts) *n_parts = count;
