@@ -537,6 +537,9 @@ mio_status lora_load(const mio_gguf_file *base, const mio_lora_params *p, int fl
     }
     if (!r && s.kind == LORA_PEFT) r = read_config(cfg_path, &cfg);
     if (!r) r = pair_tensors(st, st_path, s.kind, &s);
+    if (!r && s.n == 0) /* every tensor was skipped: qsort below must not get s.m == NULL */
+        r = err_set(MIO_ERR_INVALID_ARG, "adapter %s: empty adapter set (its only tensors are copies of the base's own "
+                    "weights, which are not part of a LoRA)", st_path);
     int permute = 0;
     mio_str arch = {0};
     if (!r) {
