@@ -165,7 +165,9 @@ static void put_float(mc_buf *b, const uint8_t *p, bool is64, bool quoted) {
             for (int prec = 1; prec <= 17; prec++) {
                 snprintf(t, sizeof t, "%.*g", prec, v);
                 double r = strtod(t, NULL);
-                if (memcmp(&r, &v, 8) == 0) break;
+                uint64_t rbits;
+                memcpy(&rbits, &r, 8);
+                if (rbits == bits) break; /* bit-exact: -0.0 differs from 0.0 */
             }
         }
     } else {
@@ -179,7 +181,9 @@ static void put_float(mc_buf *b, const uint8_t *p, bool is64, bool quoted) {
             for (int prec = 1; prec <= 9; prec++) {
                 snprintf(t, sizeof t, "%.*g", prec, (double)v);
                 float r = strtof(t, NULL);
-                if (memcmp(&r, &v, 4) == 0) break;
+                uint32_t rbits;
+                memcpy(&rbits, &r, 4);
+                if (rbits == bits) break; /* bit-exact: -0.0f differs from 0.0f */
             }
         }
     }
