@@ -366,7 +366,7 @@ static mio_status parse_json_str(cursor *c, mc_buf *out) {
             if (c->end - c->p < 4) return bad(c, "short \\u escape");
             uint32_t u = 0;
             for (int k = 0; k < 4; k++) {
-                int h = c->p[k];
+                int h = (unsigned char)c->p[k];
                 int v = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
                 if (v < 0) return bad(c, "bad \\u escape");
                 u = u << 4 | (uint32_t)v;
