@@ -57,6 +57,7 @@ void mc_json_str(mc_buf *b, const char *s, size_t n) {
         mc_put(b, s + run, i - run);
         char e[6] = {'\\', (char)c, 0, 0, 0, 0};
         if (c < 0x20) {
+            /* NOLINTNEXTLINE(bugprone-not-null-terminated-result): e is a 6-byte escape, not a C string */
             memcpy(e, "\\u00", 4);
             e[4] = hex[c >> 4];
             e[5] = hex[c & 15];

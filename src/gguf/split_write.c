@@ -94,6 +94,7 @@ mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_spl
     if (st) goto done;
     parts = calloc(count, sizeof *parts);
     paths = calloc(count, sizeof *paths);
+    /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers; sizeof *p is its element size */
     ws = calloc(count, sizeof *ws);
     afs = calloc(count, sizeof *afs);
     if (!parts || !paths || !ws || !afs) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
