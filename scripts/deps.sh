@@ -15,6 +15,8 @@ mio_install_deps() {
   command -v clang >/dev/null || need+=(clang)             # libFuzzer builds (scripts/fuzz.sh)
   ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
   command -v valgrind >/dev/null || need+=(valgrind)       # memcheck over the unit tests (scripts/valgrind.sh)
+  command -v cppcheck >/dev/null || need+=(cppcheck)       # static analysis (scripts/lint.sh)
+  command -v clang-tidy >/dev/null || need+=(clang-tidy)   # static analysis (scripts/lint.sh)
   [ -f /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
   [ -f /usr/include/xxhash.h ] || need+=(libxxhash-dev)
   # the NEON back end, cross-compiled and run under qemu (tests/neon/), and the

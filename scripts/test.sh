@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The whole test suite, from a fresh Debian machine: installs what is missing,
 # builds with warnings as errors, fetches the ggml peer library (interop tests),
-# runs ctest; builds once more as Release (warnings as errors, no test run);
+# runs ctest; runs the static analyzers (scripts/lint.sh); builds once more
+# as Release (warnings as errors, no test run);
 # fuzzes every target briefly (unless MIO_TEST_FUZZ=0); then, unless
 # MIO_TEST_SANITIZE=0, rebuilds with ASan+UBSan and runs the suite again.
 #   usage: scripts/test.sh            (build dirs: build/, build-release/ (build only) and build-asan/)
@@ -49,6 +50,10 @@ else
 fi
 
 ctest --test-dir build --output-on-failure -j"$jobs"
+
+# Static analysis (docs/SECURITY.md): clang-tidy (.clang-tidy) and cppcheck
+# (scripts/cppcheck.supp) over src/ and tools/; any finding fails.
+scripts/lint.sh build-lint
 
 # valgrind memcheck over the unit tests (docs/SECURITY.md): invalid accesses,
 # uninitialised values and definite leaks fail (MIO_TEST_VALGRIND=0 skips).

@@ -142,7 +142,7 @@ static int st_to_st(const char *in, const char *out, int quiet, uint64_t max_sha
     for (; ni < nt; ni++) {
         mio_st_tensor t;
         int nul;
-        if ((st = mio_st_tensor_info(f, ni, &t)) != MIO_OK) {
+        if (mio_st_tensor_info(f, ni, &t) != MIO_OK) {
             cli_report(PROG, in, mio_last_error());
             goto done;
         }
@@ -174,7 +174,7 @@ static int st_to_st(const char *in, const char *out, int quiet, uint64_t max_sha
     for (; nmi < nm; nmi++) {
         mio_str k, v;
         int nul_k = 0, nul_v = 0;
-        if ((st = mio_st_meta_at(f, nmi, &k, &v)) != MIO_OK) {
+        if (mio_st_meta_at(f, nmi, &k, &v) != MIO_OK) {
             cli_report(PROG, in, mio_last_error());
             goto done;
         }

@@ -57,6 +57,7 @@ void mc_json_str(mc_buf *b, const char *s, size_t n) {
         mc_put(b, s + run, i - run);
         char e[6] = {'\\', (char)c, 0, 0, 0, 0};
         if (c < 0x20) {
+            /* NOLINTNEXTLINE(bugprone-not-null-terminated-result): e is a 6-byte escape, not a C string */
             memcpy(e, "\\u00", 4);
             e[4] = hex[c >> 4];
             e[5] = hex[c & 15];
@@ -165,7 +166,9 @@ static void put_float(mc_buf *b, const uint8_t *p, bool is64, bool quoted) {
             for (int prec = 1; prec <= 17; prec++) {
                 snprintf(t, sizeof t, "%.*g", prec, v);
                 double r = strtod(t, NULL);
-                if (memcmp(&r, &v, 8) == 0) break;
+                uint64_t rbits;
+                memcpy(&rbits, &r, 8);
+                if (rbits == bits) break; /* bit-exact: -0.0 differs from 0.0 */
             }
         }
     } else {
@@ -179,7 +182,9 @@ static void put_float(mc_buf *b, const uint8_t *p, bool is64, bool quoted) {
             for (int prec = 1; prec <= 9; prec++) {
                 snprintf(t, sizeof t, "%.*g", prec, (double)v);
                 float r = strtof(t, NULL);
-                if (memcmp(&r, &v, 4) == 0) break;
+                uint32_t rbits;
+                memcpy(&rbits, &r, 4);
+                if (rbits == bits) break; /* bit-exact: -0.0f differs from 0.0f */
             }
         }
     }
@@ -362,7 +367,7 @@ static mio_status parse_json_str(cursor *c, mc_buf *out) {
             if (c->end - c->p < 4) return bad(c, "short \\u escape");
             uint32_t u = 0;
             for (int k = 0; k < 4; k++) {
-                int h = c->p[k];
+                int h = (unsigned char)c->p[k];
                 int v = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10 : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
                 if (v < 0) return bad(c, "bad \\u escape");
                 u = u << 4 | (uint32_t)v;

@@ -162,6 +162,9 @@ MIO_PRINTF(3, 4) __attribute__((cold, noinline)) static mio_status kv_fail(mio_s
     if (!kv) return err_set(st, "value%s", rest);
     return err_set(st, "key '%s'%s", esc_bytes(k, sizeof k, kv->key.ptr, kv->key.len), rest);
 }
+#ifdef __clang_analyzer__
+#define kv_fail(...) MIO_ANALYZER_STATUS(kv_fail, __VA_ARGS__) /* see core.h */
+#endif
 
 static mio_status widen_i64(const uint8_t *p, int t, int64_t *out, const gguf_kv *kv) {
     if (!is_int_type(t)) return kv_fail(MIO_ERR_TYPE_MISMATCH, kv, " holds %s, not an integer",

@@ -60,7 +60,7 @@ mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint3
         if (es) {
             if (n > erem / es)
                 return err_set(MIO_ERR_TRUNCATED, "%s: array of %llu %s (%llu bytes) runs past the end (%zu bytes remain)",
-                               what, (unsigned long long)n, mio_gguf_type_name(et), (unsigned long long)(n * es), erem);
+                               what, (unsigned long long)n, mio_gguf_type_name(et), (unsigned long long)n * es, erem);
             if (et == MIO_GGUF_BOOL) {
                 for (uint64_t k = 0; k < n; k++)
                     if (q[k] > 1)
@@ -218,7 +218,7 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
         bool over = n_kv > UINT64_MAX / MIN_KV_BYTES || n_tensors > UINT64_MAX / MIN_TENSOR_BYTES ||
                     need_kv + need_t < need_kv;
         if (over) snprintf(need_s, sizeof need_s, "more than 2^64");
-        else snprintf(need_s, sizeof need_s, "at least %llu", (unsigned long long)(need_kv + need_t));
+        else snprintf(need_s, sizeof need_s, "at least %llu", (unsigned long long)need_kv + need_t);
         return err_set(MIO_ERR_TRUNCATED,
                        "header claims %llu metadata entries and %llu tensors, which need %s bytes, but only %zu bytes "
                        "follow",

@@ -48,6 +48,7 @@ static mio_status open_splits(const char *path, uint32_t flags, mio_gguf_file **
     /* "-00001-of-00001": llama-quantize --keep-split names a one-part output so and
      * writes no split.* keys into it (llama.cpp reads it as a plain file) */
     if (count == 1) return gguf_open_single(path, flags, out);
+    /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers; sizeof *p is its element size */
     mio_gguf_file **parts = calloc(count, sizeof *parts);
     char *pp = malloc(strlen(path) + 1);
     if (!parts || !pp) { free(parts); free(pp); return err_set(MIO_ERR_NOMEM, "out of memory"); }

@@ -94,6 +94,7 @@ mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_spl
     if (st) goto done;
     parts = calloc(count, sizeof *parts);
     paths = calloc(count, sizeof *paths);
+    /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers; sizeof *p is its element size */
     ws = calloc(count, sizeof *ws);
     afs = calloc(count, sizeof *afs);
     if (!parts || !paths || !ws || !afs) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
@@ -167,9 +168,9 @@ mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_spl
     if (!st && n_parts) *n_parts = count;
 
 done:
-    for (uint32_t k = 0; ws && k < count; k++) {
-        mio_writer_free(ws[k]);
-        if (afs && afs[k].tmp_path) atomic_abort(&afs[k]); /* afs is NULL when its calloc failed */
+    for (uint32_t k = 0; (ws || afs) && k < count; k++) { /* either may be NULL (out of memory) */
+        if (ws) mio_writer_free(ws[k]);
+        if (afs && afs[k].tmp_path) atomic_abort(&afs[k]);
     }
     for (uint32_t k = 0; paths && k < count; k++) free(paths[k]);
     if (!st && p.dry_run && n_parts) *n_parts = count;

@@ -78,6 +78,7 @@ static char *path_join(const char *dir, const char *name) {
     size_t dl = strlen(dir), nl = strlen(name);
     char *r = malloc(dl + nl + 2);
     if (!r) return NULL;
+    /* NOLINTNEXTLINE(bugprone-not-null-terminated-result): the copy of name below ends r with its NUL */
     memcpy(r, dir, dl);
     size_t k = dl;
     if (k == 0 || r[k - 1] != '/') r[k++] = '/';
@@ -450,9 +451,12 @@ static mio_status check_module(const mio_gguf_file *base, const mio_st_file *st,
         /* a = B^T [r][embd], b = A^T [vocab][r] */
         float *a2 = malloc(nb * sizeof(float)), *b2 = malloc(na * sizeof(float));
         if (!a2 || !b2) { free(fa); free(fb); free(a2); free(b2); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+        /* fb and fa hold cols * rank and rank * rows values, all written by to_f32 */
         for (int64_t e = 0; e < m->cols; e++)
+            /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign) */
             for (int64_t k = 0; k < m->rank; k++) a2[k * m->cols + e] = fb[e * m->rank + k];
         for (int64_t k = 0; k < m->rank; k++)
+            /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign) */
             for (int64_t v = 0; v < m->rows; v++) b2[v * m->rank + k] = fa[k * m->rows + v];
         free(fa); free(fb);
         fa = a2; fb = b2;
@@ -538,6 +542,9 @@ mio_status lora_load(const mio_gguf_file *base, const mio_lora_params *p, int fl
     }
     if (!r && s.kind == LORA_PEFT) r = read_config(cfg_path, &cfg);
     if (!r) r = pair_tensors(st, st_path, s.kind, &s);
+    if (!r && s.n == 0) /* every tensor was skipped: qsort below must not get s.m == NULL */
+        r = err_set(MIO_ERR_INVALID_ARG, "adapter %s: empty adapter set (its only tensors are copies of the base's own "
+                    "weights, which are not part of a LoRA)", st_path);
     int permute = 0;
     mio_str arch = {0};
     if (!r) {

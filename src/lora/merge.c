@@ -51,7 +51,7 @@ static mio_status merge_tensor(mio_writer *w, const mio_gguf_tensor *t, const lo
                 /* a finite weight must stay finite in its own type */
                 if (isfinite(row[i]) && (!isfinite(v) || (t->type == MIO_TYPE_F16 && fabsf(v) >= 65520.0f))) {
                     st = err_set(MIO_ERR_NON_FINITE, "merging into '%s' overflows %s at row %lld, column %lld (%g + %g)",
-                                 m->tensor, mio_type_name(t->type), (long long)(r0 + o), (long long)i, (double)row[i],
+                                 m->tensor, mio_type_name(t->type), (long long)r0 + o, (long long)i, (double)row[i],
                                  (double)d[i]);
                     break;
                 }

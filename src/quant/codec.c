@@ -193,16 +193,18 @@ static mio_status run_threads(const mio_codec *c, bool enc, const void *in, void
     job jobs[256];
     pthread_t th[256];
     int64_t per = nb / n_threads, extra = nb % n_threads, b = 0;
+    const uint8_t *ip = in;
+    uint8_t *op = out;
     for (int t = 0; t < n_threads; t++) {
         int64_t cnt = per + (t < extra);
-        jobs[t] = (job){c, enc, (const uint8_t *)in + (size_t)b * in_stride, (uint8_t *)out + (size_t)b * out_stride, cnt,
-                        in_stride, out_stride};
+        jobs[t] = (job){c, enc, ip + (size_t)b * in_stride, op + (size_t)b * out_stride, cnt, in_stride, out_stride};
         b += cnt;
     }
     for (int t = 1; t < n_threads; t++) {
         if (jobs[t].nb == 0) continue;
         if (core_thread_create(&th[t], NULL, run_job, &jobs[t]) != 0) jobs[t].nb = -jobs[t].nb;
     }
+    /* cppcheck-suppress uninitvar ; n_threads >= 1 (cores() >= 1, nb ? nb : 1): the loop above set jobs[0] */
     if (jobs[0].nb) run_job(&jobs[0]);
     for (int t = 1; t < n_threads; t++) {
         if (jobs[t].nb > 0) pthread_join(th[t], NULL);

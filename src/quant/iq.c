@@ -428,6 +428,7 @@ static bool lattice_build(lattice *g) {
         for (int e0 = 0; e0 < ng; e0 += 16) {
             int s[16] = {0};
             for (int k = 0; k < w; k++)
+                /* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult): ng is a multiple of 16 (LAT above) */
                 for (int j = 0; j < 16; j++) { const int t = posT[k * ng + e0 + j] - p[k]; s[j] += t * t; }
             memcpy(d2 + e0, s, sizeof s);
         }
@@ -459,6 +460,7 @@ static bool lattice_build(lattice *g) {
         uint16_t *ids = g->ids + total;
         uint8_t *soa = g->soa + total * (size_t)w;
         for (int j = 0; j < pad; j++) {
+            /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign): the counting sort wrote order[0..n), n >= 1 */
             const int e = order[j < n ? j : n - 1]; /* padding repeats the last entry */
             ids[j] = (uint16_t)e;
             for (int k = 0; k < w; k++) soa[k * pad + j] = (uint8_t)((g->pos[e * w + k] - 1) / 2);
@@ -947,6 +949,7 @@ static void sort_pairs(vpair *p, int n) {
     }
     for (int j = 1; j < n; j++)
         if (s[j].v == s[j - 1].v) { qsort(p, (size_t)n, sizeof *p, vpair_cmp); return; }
+    /* cppcheck-suppress uninitvar ; the insertion sort above wrote s[0..n), the n elements copied */
     memcpy(p, s, (size_t)n * sizeof *p);
 }
 

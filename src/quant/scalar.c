@@ -22,15 +22,15 @@ static void dec_f32(const void *x, float *y, int64_t nb) { memcpy(y, x, (size_t)
     for (; i + 16 <= nb; i += 16) {                                            \
         in_t in[16];                                                           \
         out_t out[16];                                                         \
-        memcpy(in, src + (size_t)i * in_sz, sizeof in);                        \
+        memcpy(in, src + (size_t)i * (in_sz), sizeof in);                      \
         for (int k = 0; k < 16; k++) out[k] = conv(in[k]);                     \
-        memcpy(dst + (size_t)i * out_sz, out, sizeof out);                     \
+        memcpy(dst + (size_t)i * (out_sz), out, sizeof out);                   \
     }                                                                          \
     for (; i < nb; i++) {                                                      \
         in_t v;                                                                \
-        memcpy(&v, src + (size_t)i * in_sz, in_sz);                            \
+        memcpy(&v, src + (size_t)i * (in_sz), (in_sz));                        \
         out_t r = conv(v);                                                     \
-        memcpy(dst + (size_t)i * out_sz, &r, out_sz);                          \
+        memcpy(dst + (size_t)i * (out_sz), &r, (out_sz));                      \
     }
 
 static void enc_f16(const float *x, void *y, int64_t nb) {

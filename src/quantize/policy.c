@@ -121,7 +121,7 @@ const char *qz_preset_suggest(const char *name) {
     for (size_t i = 0; i < N_PRESETS; i++) {
         size_t d = edit_distance(name, k_presets[i].name);
         /* on a tie the canonical name wins over an alias ("q4_km": Q4_K_M, not Q4_K) */
-        if (d < best_d || (d == best_d && is_alias(best) && !is_alias(&k_presets[i]))) {
+        if (d < best_d || (d == best_d && best && is_alias(best) && !is_alias(&k_presets[i]))) {
             best_d = d;
             best = &k_presets[i];
         }
@@ -524,6 +524,7 @@ static mio_status mixture(qz_state *s, const qz_item *it, int cat, int *type, co
         } else {
             const int64_t nx = it->ne[0];
             const int64_t qk = mio_type_block_size(t);
+            /* NOLINTNEXTLINE(bugprone-branch-clone): separate rules with one outcome, in llama.cpp's order */
             if (ft == MIO_PRESET_MXFP4_MOE) t = MIO_TYPE_Q8_0;
             else if (arch == QZ_ARCH_FALCON || (qk > 0 && nx % qk != 0)) t = MIO_TYPE_Q8_0;
             else if (FT_IN(ft, MIO_PRESET_IQ2_XXS, MIO_PRESET_IQ2_XS, MIO_PRESET_IQ3_XXS, MIO_PRESET_IQ1_S,
@@ -590,6 +591,7 @@ static mio_status mixture(qz_state *s, const qz_item *it, int cat, int *type, co
     } else if (cat_is_attn_v(cat)) {
         if (ft == MIO_PRESET_Q2_K) {
             t = gqa >= 4 ? MIO_TYPE_Q4_K : MIO_TYPE_Q3_K;
+        /* NOLINTNEXTLINE(bugprone-branch-clone): separate rules with one outcome, in llama.cpp's order */
         } else if (ft == MIO_PRESET_Q2_K_S && gqa >= 4) {
             t = MIO_TYPE_Q4_K;
         } else if (ft == MIO_PRESET_IQ3_XXS) {
@@ -600,6 +602,7 @@ static mio_status mixture(qz_state *s, const qz_item *it, int cat, int *type, co
             t = MIO_TYPE_Q4_K;
         } else if (ft == MIO_PRESET_Q3_K_M) {
             t = s->i_attention_wv < 2 ? MIO_TYPE_Q5_K : MIO_TYPE_Q4_K;
+        /* NOLINTNEXTLINE(bugprone-branch-clone): separate rules with one outcome, in llama.cpp's order */
         } else if (ft == MIO_PRESET_Q3_K_L) {
             t = MIO_TYPE_Q5_K;
         } else if ((ft == MIO_PRESET_IQ4_NL || ft == MIO_PRESET_IQ4_XS) && gqa >= 4) {
@@ -661,6 +664,7 @@ static mio_status mixture(qz_state *s, const qz_item *it, int cat, int *type, co
                 t = MIO_TYPE_Q6_K;
                 w = "ffn_down: use_more_bits";
             }
+        /* NOLINTNEXTLINE(bugprone-branch-clone): separate rules with one outcome, in llama.cpp's order */
         } else if (il < nl / 8 && (ft == MIO_PRESET_IQ4_NL || ft == MIO_PRESET_IQ4_XS) && !s->pol->has_imatrix) {
             t = MIO_TYPE_Q5_K;
         } else if (ft == MIO_PRESET_Q5_K_M && use_more_bits(il, nl)) {
@@ -683,6 +687,7 @@ static mio_status mixture(qz_state *s, const qz_item *it, int cat, int *type, co
             } else {
                 if (ft == MIO_PRESET_Q2_K) t = MIO_TYPE_Q3_K;
                 else if (ft == MIO_PRESET_IQ3_XXS) t = MIO_TYPE_IQ3_S;
+                /* NOLINTNEXTLINE(bugprone-branch-clone): separate rules with one outcome, in llama.cpp's order */
                 else if (ft == MIO_PRESET_Q3_K_M) t = MIO_TYPE_Q4_K;
                 else if (ft == MIO_PRESET_Q3_K_L) t = MIO_TYPE_Q5_K;
                 else if (ft == MIO_PRESET_IQ3_M) t = MIO_TYPE_Q4_K;

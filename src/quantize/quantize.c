@@ -320,7 +320,7 @@ static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
             if (bad >= 0)
                 st = err_set(MIO_ERR_NON_FINITE, "tensor '%s': element %llu is %s; refusing to convert non-finite "
                              "weights", esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len),
-                             (unsigned long long)((s * rows_per_slice + r0) * n_per_row + (size_t)bad),
+                             ((unsigned long long)s * rows_per_slice + r0) * n_per_row + (unsigned long long)bad,
                              x[bad] != x[bad] ? "NaN" : "infinite");
             mio_release(r->f, in, in_bytes);
             if (!st) st = mio_writer_write_tensor_part(r->w, r->ebuf, rows * out_row);

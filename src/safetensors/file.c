@@ -203,6 +203,7 @@ mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out) {
     }
     st = read_growing(fn, user, &hdr, &cap, (size_t)(8 + n), data_len, "data bytes the header announces");
     if (st) { free(hdr); return st; }
+    /* NOLINTNEXTLINE(clang-analyzer-unix.Malloc): MIO_BUFFER_TAKE hands hdr to the file (freed on failure too) */
     return mio_st_open_buffer(hdr, (size_t)total, MIO_BUFFER_TAKE, out);
 }
 
@@ -362,6 +363,7 @@ mio_status mio_st_slice(const mio_st_file *f, int64_t i, uint32_t n_ranges, cons
     uint64_t s = inner;
     for (uint32_t d = n_ranges; d-- > 0;) { stride[d] = s; s *= t.shape[d]; }
     uint32_t last = n_ranges - 1;
+    /* cppcheck-suppress uninitvar ; n_ranges >= 1 here (0 returned above): the loop set stride[0..n_ranges) */
     uint64_t run = (ends[last] - starts[last]) * stride[last];
     for (uint32_t d = 0; d < n_ranges; d++) idx[d] = starts[d];
     uint8_t *o = dst;

@@ -71,8 +71,9 @@ mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
         if (!n_files || strcmp(files[n_files - 1], files[i]) != 0) files[n_files++] = files[i];
     memcpy(pathbuf, path, dirlen);
     for (size_t i = 0; i < n_files; i++) {
-        if (strlen(files[i]) >= 4096) return index_fail(root, files, f, pathbuf, err_set(MIO_ERR_INVALID_METADATA, "%s: shard name too long", path));
-        strcpy(pathbuf + dirlen, files[i]);
+        size_t fl = strlen(files[i]);
+        if (fl >= 4096) return index_fail(root, files, f, pathbuf, err_set(MIO_ERR_INVALID_METADATA, "%s: shard name too long", path));
+        memcpy(pathbuf + dirlen, files[i], fl + 1);
         st = st_open_single(pathbuf, flags, f);
         if (st) return index_fail(root, files, f, pathbuf, err_prefix(st, "shard %zu of %zu: ", i + 1, n_files));
     }

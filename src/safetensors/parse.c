@@ -64,6 +64,7 @@ bool st_utf8_valid(const uint8_t *p, size_t n, size_t *bad) {
         uint8_t lo = 0x80, hi = 0xbf;
         if (c >= 0xc2 && c <= 0xdf) len = 2;
         else if (c == 0xe0) { len = 3; lo = 0xa0; }
+        /* NOLINTNEXTLINE(bugprone-branch-clone): one branch per row of the Unicode well-formed UTF-8 table (Table 3-7) */
         else if (c >= 0xe1 && c <= 0xec) len = 3;
         else if (c == 0xed) { len = 3; hi = 0x9f; } /* no UTF-16 surrogates */
         else if (c >= 0xee && c <= 0xef) len = 3;

@@ -54,6 +54,7 @@ static void sb_json_str(sbuf *b, const char *s, size_t n) {
         case '\t': e = "\\t"; break;
         default:
             if (c < 0x20) {
+                /* NOLINTNEXTLINE(bugprone-not-null-terminated-result): u is a 6-byte escape, not a C string */
                 memcpy(u, "\\u00", 4);
                 u[4] = hex[c >> 4];
                 u[5] = hex[c & 15];
@@ -129,6 +130,7 @@ static mio_status make_plan(const mio_st_entry *t, size_t n, const mio_st_meta *
         if (!st) st = check_utf8(meta[i].value, "a metadata value");
         if (st) return err_prefix(st, "metadata '%.60s': ", meta[i].key);
     }
+    /* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers; sizeof *p is the element size */
     const mio_st_meta **mord = malloc((n_meta ? n_meta : 1) * sizeof *mord);
     p->order = malloc((n ? n : 1) * sizeof *p->order);
     if (!mord || !p->order) { free(mord); plan_free(p); return err_set(MIO_ERR_NOMEM, "out of memory"); }
@@ -136,6 +138,7 @@ static mio_status make_plan(const mio_st_entry *t, size_t n, const mio_st_meta *
     for (size_t i = 0; i < n_meta; i++) mord[i] = &meta[i];
     qsort(p->order, n, sizeof *p->order, cmp_entry);
     qsort(mord, n_meta, sizeof *mord, cmp_meta_ptr);
+    /* NOLINTEND(bugprone-sizeof-expression) */
     mio_status st = MIO_OK;
     for (size_t i = 1; i < n_meta && !st; i++)
         if (cmp_str(mord[i - 1]->key, mord[i]->key) == 0)

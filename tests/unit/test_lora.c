@@ -551,6 +551,17 @@ static void test_errors(void) {
     p.adapters = "empty.safetensors";
     REFUSE(mio_lora_merge("base.gguf", out, &p), MIO_ERR_INVALID_ARG, "empty adapter set", out);
     REFUSE(mio_lora_to_gguf("base.gguf", out, &p), MIO_ERR_INVALID_ARG, "empty adapter set", out);
+    /* a PEFT adapter whose only tensor is the base embedding's copy (skipped, see
+     * test_peft_config): no module is left, which is an empty set too */
+    mkdir("peft_only_base", 0777);
+    write_text("peft_only_base/adapter_config.json", "{\"r\": 2, \"lora_alpha\": 2}");
+    static const float base_only[15] = {0};
+    st_t bo[1] = {{"base_model.model.model.embed_tokens.base_layer.weight", 5, 3, base_only}};
+    write_st("peft_only_base/adapter_model.safetensors", bo, 1);
+    p.adapters = "peft_only_base";
+    REFUSE(mio_lora_merge("base.gguf", out, &p), MIO_ERR_INVALID_ARG,
+           "empty adapter set (its only tensors are copies of the base's own weights", out);
+    REFUSE(mio_lora_to_gguf("base.gguf", out, &p), MIO_ERR_INVALID_ARG, "empty adapter set", out);
     /* a module that matches no base tensor */
     st_t nob[2] = {{"layers.5.down.lora_a", 1, 3, A13}, {"layers.5.down.lora_b", 4, 1, B4x1}};
     write_st("nobase.safetensors", nob, 2);
