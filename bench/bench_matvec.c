@@ -129,21 +129,22 @@ int main(int argc, char **argv) {
         size_t wrb = N / (size_t)mio_type_block_size(type) * mio_type_block_bytes(type);
         if (encode_rows(type, wf, N, w, N, wrb)) { printf("%-7s encode failed: %s\n", names[k], mio_last_error()); continue; }
 
-        /* 1. 4096 x 4096, 1 thread */
+        /* 1. 4096 x 4096, 1 thread; ours and ggml alternate run by run (and which
+         *    goes first), so drift in the machine's load hits both sides alike */
         for (int r = -1; r < runs; r++) {
-            double t0 = bench_now_ms();
-            if (mio_matvec(type, w, N, N, x, y, 1)) { printf("matvec failed: %s\n", mio_last_error()); return 1; }
-            if (r >= 0) t[r] = bench_now_ms() - t0;
-        }
-        double ours = bench_median(t, runs), theirs = NAN;
-        if (pp.ok) {
-            for (int r = -1; r < runs; r++) {
+            for (int side = 0; side < 2; side++) {
+                int mine = (side ^ (r & 1)) == 0;
+                if (!mine && !pp.ok) continue;
                 double t0 = bench_now_ms();
-                ggml_matvec(&pp, type, w, N, wrb, x, a, y);
-                if (r >= 0) t[r] = bench_now_ms() - t0;
+                if (mine && mio_matvec(type, w, N, N, x, y, 1)) {
+                    printf("matvec failed: %s\n", mio_last_error());
+                    return 1;
+                }
+                if (!mine) ggml_matvec(&pp, type, w, N, wrb, x, a, y);
+                if (r >= 0) (mine ? t : t2)[r] = bench_now_ms() - t0;
             }
-            theirs = bench_median(t, runs);
         }
+        double ours = bench_median(t, runs), theirs = pp.ok ? bench_median(t2, runs) : NAN;
 
         /* 3. m = 8: mio_matmul vs 8 mio_matvec */
         for (int r = -1; r < runs; r++) {
@@ -178,19 +179,17 @@ int main(int argc, char **argv) {
                 }
                 rd_gbs = (double)bytes / bench_median(t, br) / 1e6;
                 for (int r = -1; r < br; r++) {
-                    double t0 = bench_now_ms();
-                    mio_matvec(type, wb, rows, N, x, ybig, 1);
-                    if (r >= 0) t[r] = bench_now_ms() - t0;
+                    for (int side = 0; side < 2; side++) {
+                        int mine = (side ^ (r & 1)) == 0;
+                        if (!mine && !pp.ok) continue;
+                        double t0 = bench_now_ms();
+                        if (mine) mio_matvec(type, wb, rows, N, x, ybig, 1);
+                        else ggml_matvec(&pp, type, wb, rows, wrb, x, a, ybig);
+                        if (r >= 0) (mine ? t : t2)[r] = bench_now_ms() - t0;
+                    }
                 }
                 our_gbs = (double)bytes / bench_median(t, br) / 1e6;
-                if (pp.ok) {
-                    for (int r = -1; r < br; r++) {
-                        double t0 = bench_now_ms();
-                        ggml_matvec(&pp, type, wb, rows, wrb, x, a, ybig);
-                        if (r >= 0) t[r] = bench_now_ms() - t0;
-                    }
-                    gg_gbs = (double)bytes / bench_median(t, br) / 1e6;
-                }
+                if (pp.ok) gg_gbs = (double)bytes / bench_median(t2, br) / 1e6;
             }
             free(wb);
         }
