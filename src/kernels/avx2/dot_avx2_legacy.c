@@ -42,7 +42,7 @@ AI __m256 f16x8(const uint8_t *p, size_t stride, int n) {
             const __m256i s0 = 2 * i < NB ? SUMX(c[2 * i], y + (size_t)(2 * i) * (AB)) : _mm256_setzero_si256(); \
             const __m256i s1 = 2 * i + 1 < NB ? SUMX(c[2 * i + 1], y + (size_t)(2 * i + 1) * (AB))      \
                                               : _mm256_setzero_si256();                                \
-            m[i] = WIDE ? _mm256_hadd_epi32(s0, s1)                                                    \
+            m[i] = (WIDE) ? _mm256_hadd_epi32(s0, s1)                                                  \
                         : _mm256_madd_epi16(_mm256_hadd_epi16(s0, s1), _mm256_set1_epi16(1));          \
         }                                                                                              \
         const __m256 isum = _mm256_cvtepi32_ps(red4(m));                                               \
@@ -57,7 +57,7 @@ AI __m256 f16x8(const uint8_t *p, size_t stride, int n) {
         for (int i = NB; i < 8; i++) c[i] = _mm256_setzero_si256();                                    \
         _Pragma("GCC unroll 8") for (int i = 0; i < NB; i++) c[i] = UNPACK(w + (size_t)i * (WB));      \
         const __m256 dw8 = DW(w, WB, NB);                                                              \
-        const __m256 mw8 = OFS ? f16x8(w + 2, WB, NB) : _mm256_setzero_ps();                           \
+        const __m256 mw8 = (OFS) ? f16x8(w + 2, WB, NB) : _mm256_setzero_ps();                         \
         int has128 = 0;                                                                                \
         if (WIDE) {                                                                                    \
             __m256i e = c[0];                                                                          \

@@ -131,7 +131,7 @@ static inline void up_mxfp4(const uint8_t *x, int8_t *v, float *d, float *mw) {
     static void name(const uint8_t *w, size_t nb, const uint8_t *a, size_t a_stride, size_t m, float *out) { \
         enum { AB = (OFS) ? 36 : 34, QO = (OFS) ? 4 : 2 };                                                   \
         _Alignas(16) int8_t v[LCH * QK];                                                                     \
-        float dw[LCH], mw[LCH];                                                                              \
+        float dw[LCH] = {0}, mw[LCH] = {0};                                                                  \
         for (size_t r = 0; r < m; r++) out[r] = 0.0f;                                                        \
         for (size_t b0 = 0; b0 < nb; b0 += LCH) {                                                            \
             const size_t nc = nb - b0 < LCH ? nb - b0 : LCH;                                                 \
