@@ -602,8 +602,13 @@ MIO_API int mio_vec_dot_type(int wtype);
 /** *out = the dot product of one weight row of n elements (wire bytes of type
  * wtype) with one activation row already encoded in mio_vec_dot_type(wtype)
  * (e.g. by mio_encode_f32). n must be a whole number of blocks. Integer
- * arithmetic inside each block, one rescale per block, f32 accumulation in block
- * order (f32/f16/bf16: exact products summed in double). Any alignment. */
+ * arithmetic inside each block, one rescale per block, f32 accumulation (the
+ * SIMD levels add the block terms in another order: docs/KERNELS.md §7;
+ * f32/f16/bf16: exact products summed in double). Any alignment. A q8_K
+ * activation block's 16 bsums must be the sums of its codes, as mio_encode_f32
+ * writes them: some kernels (q3_K q6_K tq1_0 tq2_0, like ggml's) use them in
+ * place of the codes, so a hand-made block with other bsums gives a result that
+ * depends on the ISA level. */
 MIO_API mio_status mio_vec_dot(int wtype, size_t n, const void *w_row, const void *act_row, float *out);
 /** y = W x: w holds `rows` rows of `cols` elements of type wtype in GGUF layout
  * (rows * row bytes, each row a whole number of blocks), x is cols floats, y

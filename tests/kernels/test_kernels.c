@@ -25,6 +25,8 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static uint64_t g_rng = 0x2545F4914F6CDD1Dull;
 static uint64_t rnd(void) {
@@ -88,9 +90,10 @@ static void put_float(int t, uint8_t *p, float v) {
     else put16(p, bf16_of(v));
 }
 
-/* Activation rows in the dot type `at` for n elements: integer codes in [-2, 2]
- * with unit scales (exact), the aux fields consistent with the codes. */
-static void make_act_exact(int at, size_t n, uint8_t *a) {
+/* Activation rows in the dot type `at` for n elements: integer codes in
+ * [lo, hi] (float types: [-2, 2]) with unit scales (exact), the aux fields
+ * (q8_K bsums, q8_1 s) consistent with the codes. */
+static void make_act_range(int at, size_t n, uint8_t *a, int lo, int hi) {
     if (is_float(at)) {
         size_t es = (size_t)mio_type_block_bytes(at);
         for (size_t i = 0; i < n; i++) put_float(at, a + i * es, (float)irand(-2, 2));
@@ -105,7 +108,7 @@ static void make_act_exact(int at, size_t n, uint8_t *a) {
             for (int k = 0; k < 16; k++) {
                 int16_t s = 0;
                 for (int j = 0; j < 16; j++) {
-                    int8_t q = (int8_t)irand(-2, 2);
+                    int8_t q = (int8_t)irand(lo, hi);
                     p[4 + 16 * k + j] = (uint8_t)q;
                     s = (int16_t)(s + q);
                 }
@@ -115,7 +118,7 @@ static void make_act_exact(int at, size_t n, uint8_t *a) {
             int off = at == MIO_TYPE_Q8_1 ? 4 : 2, sum = 0;
             put16(p, 0x3c00);
             for (int j = 0; j < 32; j++) {
-                int8_t q = (int8_t)irand(-2, 2);
+                int8_t q = (int8_t)irand(lo, hi);
                 p[off + j] = (uint8_t)q;
                 sum += q;
             }
@@ -123,6 +126,8 @@ static void make_act_exact(int at, size_t n, uint8_t *a) {
         }
     }
 }
+
+static void make_act_exact(int at, size_t n, uint8_t *a) { make_act_range(at, n, a, -2, 2); }
 
 /* Raw random weight bytes with every scale field 1.0 (float types: small integers). */
 static void make_w_exact(const tinfo *ti, size_t n, uint8_t *w) {
@@ -171,7 +176,7 @@ static double g_worst; /* largest |simd - portable| / tol() seen on real data, p
 
 static void test_dot_level(const char *lvl, const mio_kernels *bk) {
     enum { MAXM = 65 };
-    static const size_t ms[] = {1, 2, 3, 8, 17, 64, 65};
+    static const size_t ms[] = {1, 2, 3, 4, 5, 7, 8, 12, 17, 64, 65}; /* every tail of the 8/4-row passes */
     for (size_t ti_i = 0; ti_i < N_TINFO; ti_i++) {
         const tinfo *ti = &g_types[ti_i];
         const int wt = ti->type;
@@ -276,6 +281,68 @@ static void test_dot_level(const char *lvl, const mio_kernels *bk) {
     }
 }
 
+/* n bytes ending exactly at a PROT_NONE page (a read one byte past them
+ * faults); *base / *len for guarded_free. */
+static uint8_t *guarded_alloc(size_t n, void **base, size_t *len) {
+    const size_t pg = (size_t)sysconf(_SC_PAGESIZE), body = (n + pg - 1) / pg * pg;
+    *len = body + pg;
+    uint8_t *m = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    if (mprotect(m + body, pg, PROT_NONE) != 0) { munmap(m, *len); return NULL; }
+    *base = m;
+    return m + body - n;
+}
+
+/* Full-range activation codes (-128..127, so the q8_0 -128 path and large
+ * products are used) against raw weight bytes with unit scales: one block per
+ * row is compared bit for bit (a single block's term is the same f32
+ * expression on both sides once its integer sum is exact); longer rows within
+ * tol(). The weight row and the last activation row end at a guard page
+ * (stride = row size, no slack), so any read past either faults. m = 5 covers
+ * a 4-row pass plus a 1-row tail. */
+static void test_dot_full_range(const char *lvl, const mio_kernels *bk) {
+    enum { M = 5 };
+    for (size_t ti_i = 0; ti_i < N_TINFO; ti_i++) {
+        const tinfo *ti = &g_types[ti_i];
+        const int wt = ti->type;
+        kern_dot_fn simd = bk->dot[wt];
+        const dot_kernel *pk = dot_kernel_get(wt);
+        if (!simd || !pk || is_float(wt)) continue;
+        const int at = pk->atype;
+        const size_t blk = (size_t)mio_type_block_size(wt), wbb = (size_t)mio_type_block_bytes(wt);
+        const size_t abb = (size_t)mio_type_block_bytes(at) * (blk / (size_t)mio_type_block_size(at));
+        static const size_t nbs[] = {1, 2, 3, 5, 8, 9, 17};
+        int fails_before = t_fail;
+        for (size_t k = 0; k < sizeof nbs / sizeof nbs[0] && t_fail - fails_before < 5; k++) {
+            const size_t nb = nbs[k], n = nb * blk;
+            void *wbase, *abase;
+            size_t wlen, alen;
+            uint8_t *w = guarded_alloc(nb * wbb, &wbase, &wlen), *a = guarded_alloc(nb * abb * M, &abase, &alen);
+            if (!w || !a) { T_CHECK(0); return; }
+            for (int rep = 0; rep < (nb == 1 ? 200 : 10); rep++) {
+                float out_s[M], out_p[M];
+                make_w_exact(ti, n, w);
+                for (size_t r = 0; r < M; r++) make_act_range(at, n, a + r * nb * abb, -128, 127);
+                simd(w, nb, a, nb * abb, M, out_s);
+                pk->fn(w, nb, a, nb * abb, M, out_p);
+                for (size_t r = 0; r < M; r++) {
+                    double S = abs_contrib(pk->fn, wt, at, w, a + r * nb * abb, nb);
+                    double d = fabs((double)out_s[r] - (double)out_p[r]);
+                    int ok = nb == 1 ? memcmp(&out_s[r], &out_p[r], 4) == 0 : d <= tol(nb, S);
+                    if (!ok) {
+                        fprintf(stderr, "%s: %s %s full-range codes, %zu block(s), row %zu: %.9g, portable %.9g\n",
+                                __FILE__, lvl, mio_type_name(wt), nb, r, (double)out_s[r], (double)out_p[r]);
+                        T_CHECK(0);
+                        break;
+                    }
+                    t_pass++;
+                }
+            }
+            munmap(wbase, wlen), munmap(abase, alen);
+        }
+    }
+}
+
 /* ------------------------------------------------------------------ activation quantizers */
 static void fill_case(float *x, size_t n, int kind) {
     for (size_t i = 0; i < n; i++) {
@@ -348,6 +415,7 @@ int main(void) {
         int before = g_checked_types;
         g_worst = 0;
         test_dot_level(name, &k);
+        test_dot_full_range(name, &k);
         test_act_level(name, &k);
         printf("level %s: dot kernels for %d types checked; largest difference from the portable C: %.1f %% of the "
                "tolerance\n", name, g_checked_types - before, 100 * g_worst);
