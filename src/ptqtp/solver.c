@@ -260,10 +260,13 @@ static void tie_scales(int K, float h, float a[3]) {
     if (K == 3) a[0] = 9.0f * h;
 }
 
-/* clamp(roundf(v), -L, L) for |v| < 2^23: round half away from zero, without
- * libm calls so that the sweep below vectorizes */
+/* clamp(roundf(v), -L, L): round half away from zero, without libm calls so
+ * that the sweep below vectorizes. |v| is first capped at L + 1 (which rounds
+ * and clamps to L all the same); a NaN (0 / 0, when a step underflowed to 0)
+ * becomes +L: a finite d = x - s * c either way, no undefined conversion. */
 static inline float round_clamp(float v, float L) {
-    const float a = v < 0 ? -v : v;
+    float a = v < 0 ? -v : v;
+    a = a < L + 1.0f ? a : L + 1.0f;
     float r = (float)(int32_t)a;   /* truncation; a - r is exact */
     r += a - r >= 0.5f ? 1.0f : 0.0f;
     r = r < L ? r : L;
