@@ -24,9 +24,10 @@
  * The arithmetic follows Fucina's src/ptqtp.zig step by step (f64 Gram solve,
  * f32 scales and candidate values, f32 squared errors), so that results match
  * Fucina's wherever the two define the same thing. Deterministic: a group's
- * result depends on its 256 weights only, rows are claimed by the pool's
- * threads in chunks of fixed size, and the statistics are summed chunk by chunk
- * in row order — planes and stats are identical for every thread count. */
+ * result depends on its 256 weights only, the groups are claimed by the pool's
+ * threads in chunks of a fixed size, and the statistics are summed group by
+ * group within a chunk and chunk by chunk in order — planes and stats are
+ * identical for every thread count. */
 #include "core/core.h"
 #include "core/half.h"
 #include "core/pool.h"
@@ -41,7 +42,7 @@
 
 #define TQ2_BYTES 66      /* 64 bytes of 2-bit codes, then fp16 d */
 #define MAX_ITERS 50
-#define CHUNK_ROWS 16     /* rows a thread claims at a time; fixes the stats' summation order */
+#define CHUNK_GROUPS 32   /* groups a thread claims at a time; fixes the stats' summation order */
 #define MAX_THREADS 256
 
 /* Fucina's Options are f32: these are the f32 values of its constants. */
@@ -338,7 +339,7 @@ static void solve_tied(group *g, float a[3]) {
     memcpy(a, alo, sizeof alo);
 }
 
-/* Per-chunk statistics (summed over the chunk's rows in order). */
+/* Per-chunk statistics (summed over the chunk's groups in order). */
 typedef struct chunk_stats {
     double err_sq, norm_sq;
     uint64_t iterations, unconverged, nonfinite, zeros[3];
@@ -396,36 +397,33 @@ static void do_group(group *g, int tied, uint8_t *const *out, chunk_stats *cs) {
 /* --------------------------------------------------------------- threads */
 typedef struct job {
     const float *w;
-    size_t rows, cols, gpr; /* gpr: groups per row */
+    size_t groups; /* rows * cols / 256: group g is w[256 g ..], block g of every plane */
     int planes, tied;
     search_fn search;
     uint8_t *plane[3];
-    chunk_stats *cs; /* one per chunk of CHUNK_ROWS rows */
+    chunk_stats *cs; /* one per chunk of CHUNK_GROUPS groups */
     atomic_size_t next; /* next chunk to claim */
 } job;
 
 static void run_part(void *arg, int part) {
     (void)part; /* chunks are claimed dynamically; where one runs changes nothing */
     job *jb = arg;
-    group g; /* about 1.3 KB */
+    group g; /* about 2.1 KB */
     g.planes = jb->planes;
     g.ncand = ptqtp_cand_count(jb->planes);
     g.search = jb->search;
     for (int i = 0; i < g.ncand; i++) g.label[i] = ptqtp_label(jb->planes, i);
-    const size_t nchunks = (jb->rows + CHUNK_ROWS - 1) / CHUNK_ROWS;
+    const size_t nchunks = (jb->groups + CHUNK_GROUPS - 1) / CHUNK_GROUPS;
     for (;;) {
         const size_t c = atomic_fetch_add(&jb->next, 1);
         if (c >= nchunks) break;
-        chunk_stats *cs = &jb->cs[c];
-        const size_t r1 = (c + 1) * CHUNK_ROWS < jb->rows ? (c + 1) * CHUNK_ROWS : jb->rows;
-        for (size_t r = c * CHUNK_ROWS; r < r1; r++)
-            for (size_t k = 0; k < jb->gpr; k++) {
-                const size_t gi = r * jb->gpr + k;
-                uint8_t *out[3] = {NULL, NULL, NULL};
-                for (int p = 0; p < jb->planes; p++) out[p] = jb->plane[p] + gi * TQ2_BYTES;
-                g.w = jb->w + gi * PTQTP_GROUP;
-                do_group(&g, jb->tied, out, cs);
-            }
+        const size_t g1 = (c + 1) * CHUNK_GROUPS < jb->groups ? (c + 1) * CHUNK_GROUPS : jb->groups;
+        for (size_t gi = c * CHUNK_GROUPS; gi < g1; gi++) {
+            uint8_t *out[3] = {NULL, NULL, NULL};
+            for (int p = 0; p < jb->planes; p++) out[p] = jb->plane[p] + gi * TQ2_BYTES;
+            g.w = jb->w + gi * PTQTP_GROUP;
+            do_group(&g, jb->tied, out, &jb->cs[c]);
+        }
     }
 }
 
@@ -480,10 +478,10 @@ mio_status mio_ptqtp_quantize(const float *w, size_t rows, size_t cols, const mi
     st = kernels_get(&kt); /* a refused MIO_ISA fails here, as every codec call */
     if (st) return err_prefix(st, "%s: ", fn);
 
-    const size_t nchunks = (rows + CHUNK_ROWS - 1) / CHUNK_ROWS;
+    const size_t groups = (size_t)(n / PTQTP_GROUP), nchunks = (groups + CHUNK_GROUPS - 1) / CHUNK_GROUPS;
     chunk_stats *cs = calloc(nchunks ? nchunks : 1, sizeof *cs);
-    if (!cs) return err_set(MIO_ERR_NOMEM, "%s: no memory for the statistics of %zu rows", fn, rows);
-    job jb = {.w = w, .rows = rows, .cols = cols, .gpr = cols / PTQTP_GROUP, .planes = opt.planes,
+    if (!cs) return err_set(MIO_ERR_NOMEM, "%s: no memory for the statistics of %zu groups", fn, groups);
+    job jb = {.w = w, .groups = groups, .planes = opt.planes,
               .tied = opt.tie_scales, .search = kt->ptqtp_search ? kt->ptqtp_search : ptqtp_search_portable,
               .cs = cs};
     for (int p = 0; p < opt.planes; p++) jb.plane[p] = planes[p];

@@ -306,7 +306,7 @@ static void test_all_zero(void) {
 
 /* 1, 2 and 8 threads, and rows in two calls: the same planes and stats. */
 static void test_threads(void) {
-    const size_t rows = 53, cols = 768, n = rows * cols; /* 53: chunks of 16 rows end unevenly */
+    const size_t rows = 53, cols = 768, n = rows * cols; /* 159 groups: chunks of 32 groups end unevenly */
     float *w = gaussian_matrix(rows, cols, 0.03f);
     w[1000] = NAN;
     for (int k = 1; k <= 3; k++)
