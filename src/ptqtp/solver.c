@@ -83,6 +83,9 @@ typedef struct group {
     search_fn search;
     uint8_t label[PTQTP_MAX_CAND]; /* the candidates' labels (ptqtp_internal.h) */
     float wf[PTQTP_GROUP];      /* w with non-finite values replaced by 0 */
+    int exact;                  /* 1: wi / unit below hold wf exactly (exact_sums) */
+    double unit;
+    int64_t wi[PTQTP_GROUP];    /* wf / unit, integers */
     uint8_t lab[PTQTP_GROUP];   /* each element's tuple as a label (the search's output) */
     int8_t t[3][PTQTP_GROUP];   /* the same as trits, per plane */
 } group;
@@ -132,7 +135,19 @@ static void ridge(const group *g, float a[3]) {
      * weights are 0 in wf and hold trit 0 anyway: outside every sum */
     double b0 = 0, b1 = 0, b2 = 0; /* one register chain each (a loop over p kept them in memory) */
     const int8_t *t0 = g->t[0], *t1 = g->t[1], *t2 = g->t[2];
-    if (K == 1)
+    if (g->exact) {
+        /* the same sums, exactly, in integers (see exact_sums): 1-cycle adds
+         * instead of a chain of 256 dependent f64 adds per plane */
+        int64_t i0 = 0, i1 = 0, i2 = 0;
+        for (int j = 0; j < PTQTP_GROUP; j++) i0 += t0[j] * g->wi[j];
+        if (K >= 2)
+            for (int j = 0; j < PTQTP_GROUP; j++) i1 += t1[j] * g->wi[j];
+        if (K == 3)
+            for (int j = 0; j < PTQTP_GROUP; j++) i2 += t2[j] * g->wi[j];
+        b0 = (double)i0 * g->unit;
+        b1 = (double)i1 * g->unit;
+        b2 = (double)i2 * g->unit;
+    } else if (K == 1)
         for (int j = 0; j < PTQTP_GROUP; j++) b0 += (double)t0[j] * (double)g->wf[j];
     else if (K == 2)
         for (int j = 0; j < PTQTP_GROUP; j++) {
@@ -192,9 +207,40 @@ static void ridge(const group *g, float a[3]) {
     }
 }
 
+/* Whether S^T w can be summed in integers with the f64 result of the
+ * element-order sum. Every non-zero f32 x is an integer multiple of
+ * 2^(e(x) - 150), e the biased exponent (1 for subnormals), and |x| < 2^(e - 126).
+ * With e_min, e_max over the group's non-zero finite weights and
+ * e_max - e_min <= 21, every x is a multiple of unit = 2^(e_min - 150), and any
+ * signed sum of up to 256 of them is k * unit with |k| < 2^(e_max - e_min + 32)
+ * <= 2^53: exactly representable in f64. So every partial sum of the
+ * element-order f64 loop is exact, its result is the exact sum, and the
+ * integer sum of wi = x / unit (|wi| < 2^45) scaled by unit is that same
+ * double. Groups with a wider exponent range (tiny values next to large ones)
+ * use the f64 loop. */
+static void exact_sums(group *g) {
+    int emin = 255, emax = 0;
+    for (int j = 0; j < PTQTP_GROUP; j++) {
+        uint32_t u;
+        memcpy(&u, &g->wf[j], sizeof u);
+        if (!(u & 0x7fffffffu)) continue;
+        int e = (int)((u >> 23) & 0xffu);
+        e = e ? e : 1;
+        emin = e < emin ? e : emin;
+        emax = e > emax ? e : emax;
+    }
+    g->exact = emax <= emin + 21; /* also when every weight is 0 */
+    if (!g->exact) return;
+    const int ex = emin <= emax ? emin : 150; /* all zero: any unit */
+    g->unit = ldexp(1.0, ex - 150);
+    const double inv = ldexp(1.0, 150 - ex);
+    for (int j = 0; j < PTQTP_GROUP; j++) g->wi[j] = (int64_t)((double)g->wf[j] * inv);
+}
+
 /* The free fit. Returns the iterations; *converged 0 when the cap stopped it. */
 static int solve_free(group *g, float a[3], int *converged) {
     const int K = g->planes;
+    exact_sums(g);
     for (int j = 0; j < PTQTP_GROUP; j++) {
         const float x = g->w[j];
         /* sign(w); a NaN compares false both ways and gets 0, and so does an
