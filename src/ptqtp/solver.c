@@ -480,6 +480,7 @@ static int cores(void) {
 
 /* ------------------------------------------------------------------- API */
 ABI_FROZEN(mio_ptqtp_options, n_threads);
+ABI_FROZEN(mio_ptqtp_stats, zero_frac);
 
 void mio_ptqtp_default_options(mio_ptqtp_options *o) {
     if (!o) return;
