@@ -629,6 +629,53 @@ MIO_API mio_status mio_matmul(int wtype, const void *w, size_t rows, size_t cols
                               int n_threads);
 
 /* ------------------------------------------------------------------------- */
+/** PTQTP: ternary trit-planes without calibration data (docs/PTQTP.md)       */
+/* ------------------------------------------------------------------------- */
+/** Options of mio_ptqtp_quantize. */
+typedef struct mio_ptqtp_options {
+    size_t size;       /**< sizeof(mio_ptqtp_options): set by mio_ptqtp_default_options */
+    int planes;        /**< K = 1, 2 or 3 (default 2) */
+    int tie_scales;    /**< 1: plane scales tied to ratio 3 ([3s, s], [9s, 3s, s]); needs planes >= 2 */
+    int n_threads;     /**< <= 0: one per core; the output is identical for any count */
+} mio_ptqtp_options;
+
+/** What mio_ptqtp_quantize measured. The sums (err_sq, norm_sq, groups,
+ * iterations, unconverged, nonfinite) of several calls add up to those of one
+ * call on all their rows (up to the rounding of the float sums). */
+typedef struct mio_ptqtp_stats {
+    double err_sq;        /**< sum over finite weights of (w - r)^2, r = sum of the planes as stored (fp16 scales) */
+    double norm_sq;       /**< sum over finite weights of w^2 */
+    double rel_err;       /**< sqrt(err_sq / norm_sq), 0 when norm_sq is 0 */
+    uint64_t groups;      /**< groups of 256 solved */
+    uint64_t iterations;  /**< alternation iterations summed over the groups */
+    uint64_t unconverged; /**< groups stopped by the 50-iteration cap */
+    uint64_t nonfinite;   /**< NaN/inf weights (trit 0 in every plane) */
+    double zero_frac[3];  /**< fraction of zero trits per plane (unused planes 0) */
+} mio_ptqtp_stats;
+
+/** Defaults: planes 2, free scales, one thread per core. NULL is a no-op. */
+MIO_API void mio_ptqtp_default_options(mio_ptqtp_options *o);
+/** Decompose w (rows x cols row-major f32; cols a multiple of 256, one group =
+ * 256 consecutive elements of a row) into o->planes ternary planes,
+ * w ~ sum_k d_k T_k, T_k in {-1, 0, +1}, one scale d_k per plane and group
+ * (the PTQTP method of arXiv:2509.16989 as Fucina implements it: ridge-regressed
+ * scales alternating with an exhaustive 3^K trit search per element; scales
+ * rounded to fp16, then one last search against the rounded scales).
+ * planes[k] for k < o->planes: a buffer of plane_bytes >= rows * cols / 256 * 66
+ * bytes receiving a TQ2_0 tensor of the same shape whose per-block fp16 d is that
+ * plane's group scale (every plane decodes with mio_decode_f32 / ggml's TQ2_0
+ * to_float; their sum is the reconstruction the stats measure). NaN/inf weights
+ * are left out of the fit and get trit 0 in every plane. stats may be NULL.
+ * Errors (MIO_ERR_INVALID_ARG unless said): NULL w, o, planes or planes[k],
+ * o->size not set by mio_ptqtp_default_options, planes not 1..3, tie_scales not
+ * 0/1 or set with planes < 2, cols not a multiple of 256, plane_bytes too small,
+ * sizes overflowing (MIO_ERR_OVERFLOW), no memory (MIO_ERR_NOMEM). Planes and
+ * stats are identical for any n_threads, and a row's planes do not depend on
+ * the other rows (rows may be quantized in chunks). */
+MIO_API mio_status mio_ptqtp_quantize(const float *w, size_t rows, size_t cols, const mio_ptqtp_options *o,
+                                      void *const *planes, size_t plane_bytes, mio_ptqtp_stats *stats);
+
+/* ------------------------------------------------------------------------- */
 /** safetensors                                                               */
 /* ------------------------------------------------------------------------- */
 /** safetensors dtypes, numbered in upstream's declaration order (the order its

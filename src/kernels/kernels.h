@@ -92,6 +92,13 @@ typedef struct mio_kernels {
      * byte-exact with the portable encoders (ggml's reference quantizers) for
      * finite input (the codec screens non-finite input first). */
     kern_act_fn act_q8_0, act_q8_1, act_q8_K;
+
+    /* --- PTQTP (src/ptqtp/) --- */
+    /* The 3^K topology search: for each of n elements (n a multiple of 8) the
+     * label of the first of ncand candidate values with the smallest f32
+     * squared error, exactly as ptqtp_search_portable (contract in
+     * ptqtp/ptqtp_internal.h). */
+    void (*ptqtp_search)(const float *w, int n, const float *vals, const uint8_t *label, int ncand, uint8_t *out);
 } mio_kernels;
 
 /* The table for the level in use, built once (thread-safe). On success MIO_OK.

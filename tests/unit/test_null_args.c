@@ -95,6 +95,10 @@ static mio_quantize_params g_qparams; /* defaults: a verbatim copy */
 static mio_split_params g_sparams;    /* defaults, dry run: nothing written */
 static uint32_t g_nparts;
 static mio_lora_params g_lparams;     /* defaults with an adapter path (never reached: NULL is checked first) */
+static mio_ptqtp_options g_popt;                 /* defaults: two planes */
+static uint8_t g_pl0[66], g_pl1[66];
+static void *const g_pplanes[2] = {g_pl0, g_pl1};
+static mio_ptqtp_stats g_pstats;
 static mio_kv_edit *g_edit;                      /* mio_kv_edit_parse output */
 static const mio_kv_edit g_edits[1] = {{.key = "general.name", .op = MIO_KV_SET, .type = MIO_GGUF_STRING,
                                         .str = "m", .str_len = 1}};
@@ -152,6 +156,7 @@ static void make_fixtures(void) {
     mio_quantize_default_params(&g_qparams);
     mio_split_default_params(&g_sparams);
     g_sparams.dry_run = 1;
+    mio_ptqtp_default_options(&g_popt);
     mio_lora_default_params(&g_lparams);
     g_lparams.adapters = "null_args_no_such_adapter";
     T_EQ_INT(mio_gguf_uses_file(g_ffile, GGUF_PATH), 1); /* so that its 0 for NULL below means something */
@@ -394,6 +399,12 @@ static void make_fixtures(void) {
     X(ST, mio_matmul, w, _, 0, NULL, mio_matmul(MIO_TYPE_Q8_0, NULL, 1, 32, g_src, 2, g_fout, 1))                    \
     X(ST, mio_matmul, x, _, 0, NULL, mio_matmul(MIO_TYPE_Q8_0, g_q8, 1, 32, NULL, 2, g_fout, 1))                     \
     X(ST, mio_matmul, y, _, 0, NULL, mio_matmul(MIO_TYPE_Q8_0, g_q8, 1, 32, g_src, 2, NULL, 1))                      \
+    /* PTQTP */                                                                                                  \
+    X(VOID, mio_ptqtp_default_options, o, _, 0, NULL, mio_ptqtp_default_options(NULL))                            \
+    X(ST, mio_ptqtp_quantize, w, _, 0, NULL, mio_ptqtp_quantize(NULL, 1, 256, &g_popt, g_pplanes, 66, &g_pstats))   \
+    X(ST, mio_ptqtp_quantize, o, _, 0, NULL, mio_ptqtp_quantize(g_src, 1, 256, NULL, g_pplanes, 66, &g_pstats))     \
+    X(ST, mio_ptqtp_quantize, planes, _, 0, NULL, mio_ptqtp_quantize(g_src, 1, 256, &g_popt, NULL, 66, &g_pstats))  \
+    X(OK, mio_ptqtp_quantize, stats, _, 0, NULL, mio_ptqtp_quantize(g_src, 1, 256, &g_popt, g_pplanes, 66, NULL))   \
     /* safetensors */                                                                                            \
     X(SV, mio_st_dtype_from_name, name, _, -1, NULL, mio_st_dtype_from_name(NULL))                               \
     X(ST, mio_st_open, path, _, 0, NULL, mio_st_open(NULL, 0, &g_sfo))                                                \
