@@ -123,14 +123,14 @@ static mio_status refuse_decorated(const mio_gguf_file *f, const char *in_path) 
         mio_str k = mio_gguf_kv_key(f, i);
         size_t n = sizeof PX_KEY_PREFIX - 1;
         if (k.len >= n && memcmp(k.ptr, PX_KEY_PREFIX, n) == 0)
-            return err_set(MIO_ERR_INVALID_ARG, "%s is already a PTQTP model (it has the key %s); convert the original "
+            return err_set(MIO_ERR_INVALID_ARG, "%s: already a PTQTP model (it has the key %s); convert the original "
                            "weights instead", in_path, esc_bytes(nb, sizeof nb, k.ptr, k.len));
     }
     int64_t nt = mio_gguf_tensor_count(f);
     for (int64_t i = 0; i < nt; i++) {
         mio_str s = gguf_tensor_name_at(f, (uint64_t)i);
         if (is_plane_name(s))
-            return err_set(MIO_ERR_INVALID_ARG, "%s is already a PTQTP model (it has the plane tensor '%s'); convert "
+            return err_set(MIO_ERR_INVALID_ARG, "%s: already a PTQTP model (it has the plane tensor '%s'); convert "
                            "the original weights instead", in_path, esc_bytes(nb, sizeof nb, s.ptr, s.len));
     }
     return MIO_OK;

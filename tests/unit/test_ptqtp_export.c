@@ -446,7 +446,7 @@ static void test_layout(void) {
     /* the output is refused as an input: already converted */
     params(&p, &r);
     T_STATUS(mio_ptqtp_export("px_out.gguf", "px_again.gguf", &p), MIO_ERR_INVALID_ARG);
-    T_MSG_HAS("px_out.gguf is already a PTQTP model (it has the key fucina.ptqtp.version)");
+    T_MSG_HAS("px_out.gguf: already a PTQTP model (it has the key fucina.ptqtp.version)");
     T_CHECK(!exists("px_again.gguf"));
     T_EQ_INT(r.n_plan, 0);
 }
@@ -579,7 +579,7 @@ static void test_refusals(void) {
     T_CHECK(write_model("px_has_plane.gguf", planes_only, 2, 0));
     params(&p, &r);
     T_STATUS(mio_ptqtp_export("px_has_plane.gguf", "px_bad.gguf", &p), MIO_ERR_INVALID_ARG);
-    T_MSG_HAS("px_has_plane.gguf is already a PTQTP model (it has the plane tensor 'blk.0.x.weight.ptqtp12')");
+    T_MSG_HAS("px_has_plane.gguf: already a PTQTP model (it has the plane tensor 'blk.0.x.weight.ptqtp12')");
     T_CHECK(write_model("px_has_key.gguf", planes_only + 1, 1, 1));
     T_STATUS(mio_ptqtp_export("px_has_key.gguf", "px_bad.gguf", &p), MIO_ERR_INVALID_ARG);
     T_MSG_HAS("(it has the key fucina.ptqtp.tie_scales)");
