@@ -95,10 +95,10 @@ typedef struct mio_kernels {
 
     /* --- PTQTP (src/ptqtp/) --- */
     /* The 3^K topology search: for each of n elements (n a multiple of 8) the
-     * index of the first of ncand candidate values with the smallest f32
-     * squared error, bit for bit as ptqtp_search_portable (contract in
+     * label of the first of ncand candidate values with the smallest f32
+     * squared error, exactly as ptqtp_search_portable (contract in
      * ptqtp/ptqtp_internal.h). */
-    void (*ptqtp_search)(const float *w, int n, const float *vals, int ncand, uint8_t *idx);
+    void (*ptqtp_search)(const float *w, int n, const float *vals, const uint8_t *label, int ncand, uint8_t *out);
 } mio_kernels;
 
 /* The table for the level in use, built once (thread-safe). On success MIO_OK.

@@ -56,7 +56,7 @@ const int8_t ptqtp_cand[3][PTQTP_MAX_CAND][3] = {
      {-1, 1, -1}, {-1, 1, 1},  {1, -1, -1}, {1, -1, 1},  {1, 1, -1},  {1, 1, 1}},
 };
 
-void ptqtp_search_portable(const float *w, int n, const float *vals, int ncand, uint8_t *idx) {
+void ptqtp_search_portable(const float *w, int n, const float *vals, const uint8_t *label, int ncand, uint8_t *out) {
     for (int j = 0; j < n; j++) {
         const float x = w[j];
         float d = x - vals[0], best_e = d * d;
@@ -69,19 +69,21 @@ void ptqtp_search_portable(const float *w, int n, const float *vals, int ncand, 
                 best = i;
             }
         }
-        idx[j] = (uint8_t)best;
+        out[j] = label[best];
     }
 }
 
-typedef void (*search_fn)(const float *w, int n, const float *vals, int ncand, uint8_t *idx);
+typedef void (*search_fn)(const float *w, int n, const float *vals, const uint8_t *label, int ncand, uint8_t *out);
 
 /* One group's working state. */
 typedef struct group {
-    const float *w;         /* 256 weights */
-    int planes;
+    const float *w;             /* 256 weights */
+    int planes, ncand;
     search_fn search;
-    int8_t t[3][PTQTP_GROUP]; /* trits per plane */
-    uint8_t idx[PTQTP_GROUP]; /* candidate index per element (the search's output) */
+    uint8_t label[PTQTP_MAX_CAND]; /* the candidates' labels (ptqtp_internal.h) */
+    float wf[PTQTP_GROUP];      /* w with non-finite values replaced by 0 */
+    uint8_t lab[PTQTP_GROUP];   /* each element's tuple as a label (the search's output) */
+    int8_t t[3][PTQTP_GROUP];   /* the same as trits, per plane */
 } group;
 
 /* Candidate values a . c in the pinned order, in f32 as Fucina forms them:
@@ -96,38 +98,55 @@ static void cand_values(int planes, const float a[3], float *vals) {
     }
 }
 
+/* The labels as trits per plane. */
+static void unpack_labels(group *g) {
+    for (int p = 0; p < g->planes; p++)
+        for (int j = 0; j < PTQTP_GROUP; j++) g->t[p][j] = (int8_t)(((g->lab[j] >> (2 * p)) & 3) - 1);
+}
+
 /* Topology step: the trits of every element against the scales a. */
 static void topology(group *g, const float a[3]) {
     float vals[PTQTP_MAX_CAND];
     cand_values(g->planes, a, vals);
-    g->search(g->w, PTQTP_GROUP, vals, ptqtp_cand_count(g->planes), g->idx);
-    const int8_t(*c)[3] = ptqtp_cand[g->planes - 1];
-    for (int p = 0; p < g->planes; p++)
-        for (int j = 0; j < PTQTP_GROUP; j++) g->t[p][j] = c[g->idx[j]][p];
+    g->search(g->w, PTQTP_GROUP, vals, g->label, g->ncand, g->lab);
+    unpack_labels(g);
 }
 
 /* Scale step: the ridge regression against the current trits. */
 static void ridge(const group *g, float a[3]) {
     const int K = g->planes;
-    int64_t n[3] = {0, 0, 0}, s01 = 0, s02 = 0, s12 = 0;
-    double b[3] = {0, 0, 0};
-    /* non-finite weights always hold trit 0 (init and search), so they are
-     * outside every sum */
-    for (int j = 0; j < PTQTP_GROUP; j++) {
-        const double x = g->w[j];
-        for (int p = 0; p < K; p++) {
-            const int c = g->t[p][j];
-            if (c) {
-                n[p]++;
-                b[p] += c > 0 ? x : -x;
-            }
-        }
-        if (K >= 2) s01 += g->t[0][j] * g->t[1][j];
-        if (K == 3) {
+    /* Gram entries: integer trit counts (these loops vectorize) */
+    int n[3] = {0, 0, 0}, s01 = 0, s02 = 0, s12 = 0;
+    for (int p = 0; p < K; p++)
+        for (int j = 0; j < PTQTP_GROUP; j++) n[p] += g->t[p][j] != 0;
+    if (K >= 2)
+        for (int j = 0; j < PTQTP_GROUP; j++) s01 += g->t[0][j] * g->t[1][j];
+    if (K == 3)
+        for (int j = 0; j < PTQTP_GROUP; j++) {
             s02 += g->t[0][j] * g->t[2][j];
             s12 += g->t[1][j] * g->t[2][j];
         }
-    }
+    /* S^T w in f64, element by element as Fucina adds it (c * x is +-x or a
+     * zero, which changes nothing but the sign of a zero sum); non-finite
+     * weights are 0 in wf and hold trit 0 anyway: outside every sum */
+    double b0 = 0, b1 = 0, b2 = 0; /* one register chain each (a loop over p kept them in memory) */
+    const int8_t *t0 = g->t[0], *t1 = g->t[1], *t2 = g->t[2];
+    if (K == 1)
+        for (int j = 0; j < PTQTP_GROUP; j++) b0 += (double)t0[j] * (double)g->wf[j];
+    else if (K == 2)
+        for (int j = 0; j < PTQTP_GROUP; j++) {
+            const double x = g->wf[j];
+            b0 += (double)t0[j] * x;
+            b1 += (double)t1[j] * x;
+        }
+    else
+        for (int j = 0; j < PTQTP_GROUP; j++) {
+            const double x = g->wf[j];
+            b0 += (double)t0[j] * x;
+            b1 += (double)t1[j] * x;
+            b2 += (double)t2[j] * x;
+        }
+    const double b[3] = {b0, b1, b2};
     double lambda = k_lambda0;
     if (K == 1) {
         /* a 1 x 1 system has condition number 1: lambda stays at its floor */
@@ -241,38 +260,60 @@ static void tie_scales(int K, float h, float a[3]) {
     if (K == 3) a[0] = 9.0f * h;
 }
 
+/* clamp(roundf(v), -L, L) for |v| < 2^23: round half away from zero, without
+ * libm calls so that the sweep below vectorizes */
+static inline float round_clamp(float v, float L) {
+    const float a = v < 0 ? -v : v;
+    float r = (float)(int32_t)a;   /* truncation; a - r is exact */
+    r += a - r >= 0.5f ? 1.0f : 0.0f;
+    r = r < L ? r : L;
+    return v < 0 ? -r : r;
+}
+
+#define SWEEP 65      /* Fucina's steps */
+#define SWEEP_PAD 72  /* a multiple of the vector widths: the extra steps are ignored */
+
 /* The tied fit: Fucina's sweep of the step s = absmax / (L - 0.75 + i/32),
  * i = 0..64 (L = (3^K - 1) / 2 levels each side), keeping the s of least
- * exact-code squared error (round half away from zero, clamped to +-L; first
- * wins a tie). Fucina then rounds 3s and s to fp16 independently, so its stored
- * ratio is only about 3; here s is snapped to the fp16 step h <= s or h >= s
- * nearest to it for which tie_ok holds, the one whose stored planes have the
- * smaller error (the lower on a tie). Leaves the fp16-exact scales in a and
- * the group's trits coded against them. */
+ * exact-code squared error (round half away from zero, clamped to +-L; f64
+ * sums in element order; the first s wins a tie). Fucina then rounds 3s and s
+ * to fp16 independently, so its stored ratio is only about 3; here s is
+ * snapped to the fp16 step h <= s or h >= s nearest to it for which tie_ok
+ * holds, the one whose stored planes have the smaller error (the lower on a
+ * tie). Leaves the fp16-exact scales in a and the group's trits coded against
+ * them. */
 static void solve_tied(group *g, float a[3]) {
     const int K = g->planes;
     const float L = K == 2 ? 4.0f : 13.0f;
     float amax = 0.0f;
-    for (int j = 0; j < PTQTP_GROUP; j++)
-        if (isfinite(g->w[j])) amax = fmaxf(amax, fabsf(g->w[j]));
+    for (int j = 0; j < PTQTP_GROUP; j++) {
+        const float x = g->wf[j] < 0 ? -g->wf[j] : g->wf[j]; /* non-finite weights are 0 in wf */
+        amax = x > amax ? x : amax;
+    }
     float best_s = amax / L;
-    double best_err = INFINITY;
     if (amax > 0.0f) {
-        for (int i = 0; i <= 64; i++) {
-            const float s = amax / ((L - 0.75f) + (float)i * (2.0f / 64.0f));
-            double err = 0;
-            for (int j = 0; j < PTQTP_GROUP; j++) {
-                const float x = g->w[j];
-                if (!isfinite(x)) continue;
-                const float c = fminf(fmaxf(roundf(x / s), -L), L);
-                const float d = x - s * c;
-                err += (double)d * d;
-            }
-            if (err < best_err) {
-                best_err = err;
-                best_s = s;
+        /* every step's error accumulates in its own f64 sum, over the elements
+         * in order (a non-finite weight, 0 in wf, adds an exact 0); the steps
+         * are the inner loop, so the compiler vectorizes across them */
+        float sv[SWEEP_PAD];
+        double ev[SWEEP_PAD];
+        for (int i = 0; i < SWEEP_PAD; i++) {
+            sv[i] = amax / ((L - 0.75f) + (float)(i < SWEEP ? i : SWEEP - 1) * (2.0f / 64.0f));
+            ev[i] = 0;
+        }
+        for (int j = 0; j < PTQTP_GROUP; j++) {
+            const float x = g->wf[j];
+            for (int i = 0; i < SWEEP_PAD; i++) {
+                const float d = x - sv[i] * round_clamp(x / sv[i], L);
+                ev[i] += (double)d * d;
             }
         }
+        double best_err = INFINITY;
+        for (int i = 0; i < SWEEP; i++)
+            if (ev[i] < best_err) {
+                best_err = ev[i];
+                best_s = sv[i];
+            }
     }
     /* the usable fp16 steps around best_s: lo <= best_s <= hi (0 is usable) */
     uint16_t lo = half_from_f32(best_s), hi = lo;
@@ -316,6 +357,7 @@ static void pack_block(uint8_t *o, const int8_t *t, float d) {
 /* Solve, pack and measure one group; out[p] is plane p's block. */
 static void do_group(group *g, int tied, uint8_t *const *out, chunk_stats *cs) {
     const int K = g->planes;
+    for (int j = 0; j < PTQTP_GROUP; j++) g->wf[j] = isfinite(g->w[j]) ? g->w[j] : 0.0f;
     float a[3] = {0, 0, 0};
     int iters = 1, conv = 1;
     if (tied) {
@@ -364,7 +406,9 @@ static void run_part(void *arg, int part) {
     job *jb = arg;
     group g; /* about 1.3 KB */
     g.planes = jb->planes;
+    g.ncand = ptqtp_cand_count(jb->planes);
     g.search = jb->search;
+    for (int i = 0; i < g.ncand; i++) g.label[i] = ptqtp_label(jb->planes, i);
     const size_t nchunks = (jb->rows + CHUNK_ROWS - 1) / CHUNK_ROWS;
     for (;;) {
         const size_t c = atomic_fetch_add(&jb->next, 1);

@@ -13,7 +13,12 @@
  *    64, 65} activation rows at an odd stride, and row i of an m-row call equal
  *    to the 1-row call on row i bit for bit (mio_matmul == m x mio_matvec);
  *  - act_q8_0 / act_q8_1 / act_q8_K byte-exact with the portable encoders on
- *    random blocks, rounding ties, zeros, huge and subnormal values.
+ *    random blocks, rounding ties, zeros, huge and subnormal values;
+ *  - ptqtp_search (the PTQTP 3^K topology search) label for label equal to the
+ *    portable search, K = 1..3, on random scales (equal, zero and negative ones
+ *    too: duplicate candidate values), weights at exact midpoints between two
+ *    candidates (ties), NaN, infinities, zeros, huge values whose squared
+ *    errors overflow, subnormals; lengths 8 .. 264.
  * Weights come as raw random bytes too (codes no encoder would produce). */
 #include "modelio.h"
 #include "test.h"
@@ -22,6 +27,7 @@
 #include "core/half.h"
 #include "dot/dot_internal.h"
 #include "kernels/kernels.h"
+#include "ptqtp/ptqtp_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -328,6 +334,52 @@ static void test_act_level(const char *lvl, const mio_kernels *bk) {
     free(x), free(ys), free(yp);
 }
 
+/* ptqtp_search against ptqtp_search_portable. */
+static void test_ptqtp_level(const char *lvl, const mio_kernels *bk) {
+    if (!bk->ptqtp_search) return;
+    static const int lens[] = {8, 16, 24, 56, 64, 256, 264};
+    float w[264], vals[PTQTP_MAX_CAND];
+    uint8_t label[PTQTP_MAX_CAND], want[264], got[264];
+    long diffs = 0, cases = 0;
+    for (int K = 1; K <= 3; K++) {
+        const int nc = ptqtp_cand_count(K);
+        for (int i = 0; i < nc; i++) label[i] = ptqtp_label(K, i);
+        for (int rep = 0; rep < 300; rep++) {
+            float a[3];
+            for (int p = 0; p < 3; p++) a[p] = frand();
+            if (rep % 5 == 1) a[1] = a[0];               /* equal scales: duplicate values */
+            if (rep % 7 == 2) a[K - 1] = 0.0f;           /* a zero scale */
+            if (rep % 11 == 3) for (int p = 0; p < 3; p++) a[p] *= 1e20f; /* squares overflow */
+            for (int i = 0; i < nc; i++) {
+                float v = a[0] * (float)ptqtp_cand[K - 1][i][0];
+                if (K >= 2) v += a[1] * (float)ptqtp_cand[K - 1][i][1];
+                if (K == 3) v += a[2] * (float)ptqtp_cand[K - 1][i][2];
+                vals[i] = v;
+            }
+            const int n = lens[rep % 7];
+            for (int j = 0; j < n; j++) {
+                switch (irand(0, 9)) {
+                case 0: w[j] = (vals[irand(0, nc - 1)] + vals[irand(0, nc - 1)]) * 0.5f; break; /* a tie */
+                case 1: w[j] = vals[irand(0, nc - 1)]; break;
+                case 2: w[j] = irand(0, 1) ? NAN : (irand(0, 1) ? INFINITY : -INFINITY); break;
+                case 3: w[j] = irand(0, 1) ? 0.0f : -0.0f; break;
+                case 4: w[j] = frand() * 1e-40f; break; /* subnormal */
+                case 5: w[j] = frand() * 3e38f; break;
+                default: w[j] = frand() * 2.0f; break;
+                }
+            }
+            ptqtp_search_portable(w, n, vals, label, nc, want);
+            memset(got, 0xFF, sizeof got);
+            bk->ptqtp_search(w, n, vals, label, nc, got);
+            diffs += memcmp(want, got, (size_t)n) != 0;
+            diffs += got[n % 264] != 0xFF && n < 264; /* nothing written past n */
+            cases++;
+        }
+    }
+    T_EQ_INT(diffs, 0);
+    printf("level %s: ptqtp_search equal to the portable search in %ld cases\n", lvl, cases);
+}
+
 int main(void) {
     /* the library's own tables are the portable ones: mio_encode_f32 and dot_kernel_get */
     setenv("MIO_ISA", "scalar", 1);
@@ -346,6 +398,7 @@ int main(void) {
         int before = g_checked_types;
         test_dot_level(name, &k);
         test_act_level(name, &k);
+        test_ptqtp_level(name, &k);
         printf("level %s: dot kernels for %d types checked\n", name, g_checked_types - before);
         levels++;
     }

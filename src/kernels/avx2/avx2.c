@@ -10,4 +10,5 @@ void kernels_fill_avx2(mio_kernels *k) {
     avx2_fill_iq(k);
     avx2_fill_dec(k);
     avx2_fill_dot(k);
+    avx2_fill_ptqtp(k);
 }

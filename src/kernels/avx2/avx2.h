@@ -13,5 +13,6 @@ void avx2_fill_kquants(mio_kernels *k);
 void avx2_fill_iq(mio_kernels *k);
 void avx2_fill_dec(mio_kernels *k);
 void avx2_fill_dot(mio_kernels *k);
+void avx2_fill_ptqtp(mio_kernels *k);
 
 #endif

@@ -7,4 +7,5 @@
 void kernels_fill_avx512(mio_kernels *k) {
     avx512_fill_dec(k);
     avx512_fill_dot(k);
+    avx512_fill_ptqtp(k);
 }

@@ -11,5 +11,6 @@
 
 void avx512_fill_dot(mio_kernels *k);
 void avx512_fill_dec(mio_kernels *k);
+void avx512_fill_ptqtp(mio_kernels *k);
 
 #endif
