@@ -1112,8 +1112,9 @@ typedef struct mio_ptqtp_tensor {
                                (0 for a tensor that passes through, which is copied in pieces) */
     const char *why;        /**< "ptqtp", "expert stack", "included"; or why it passes through: "1-D",
                                "not a matrix or an expert stack", "not a .weight", "norm",
-                               "row not a multiple of 256", "integer type", "no decoder for its type", "token embeddings",
-                               "output head", "not included", "excluded", "plane names too long" */
+                               "row not a multiple of 256", "integer type", "already ternary",
+                               "no decoder for its type", "token embeddings", "output head",
+                               "not included", "excluded", "plane names too long" */
     int64_t experts;        /**< expert stacks (3-D *_exps): ne[2]; else 0 */
     double rel_err_mean;    /**< done callback only: mean over the experts of each expert's relative
                                error (a matrix: the tensor's rel_err); 0 in the plan */
@@ -1158,7 +1159,7 @@ MIO_API mio_status mio_ptqtp_default_params_sized(mio_ptqtp_params *p, size_t si
  *  - eligible: 2-D tensors and 3-D expert stacks (name containing "_exps"),
  *    name ending ".weight" without "norm", ne[0] a multiple of 256, a float
  *    or quantized type mio_decode_f32 reads (quantized sources are decoded
- *    first; integer types are kept); by default
+ *    first; integer types and the ternary TQ1_0 / TQ2_0 are kept); by default
  *    token_embd and output.weight pass through (p->include replaces that
  *    rule; p->exclude always subtracts);
  *  - each eligible NAME is replaced, in its place, by NAME.ptqtp0 ..

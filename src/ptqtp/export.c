@@ -91,6 +91,7 @@ static int eligible(const mio_gguf_tensor *t, const mio_ptqtp_params *p, const c
         *why = "integer type";
         return 0;
     }
+    if (t->type == MIO_TYPE_TQ1_0 || t->type == MIO_TYPE_TQ2_0) { *why = "already ternary"; return 0; } /* as Fucina */
     if (!mio_type_can_decode(t->type)) { *why = "no decoder for its type"; return 0; }
     if (p->n_include) {
         if (!matches_any(t->name, p->include, p->n_include)) { *why = "not included"; return 0; }
