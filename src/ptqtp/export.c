@@ -164,8 +164,9 @@ static mio_status plan_items(const mio_gguf_file *f, const mio_ptqtp_params *p, 
         it->t.planes = p->planes;
         it->t.experts = t.n_dims == 3 ? t.ne[2] : 0;
         if ((st = mio_tensor_nbytes(MIO_TYPE_TQ2_0, t.n_dims, t.ne, &it->plane_bytes)) != MIO_OK) {
+            st = err_prefix(st, "tensor '%s': ", it->name);
             free(items);
-            return err_prefix(st, "tensor '%s': ", it->name);
+            return st;
         }
         it->t.out_bytes = it->plane_bytes * (uint64_t)p->planes;
         size_t cols = (size_t)t.ne[0], rows = (size_t)t.ne[1];
@@ -380,7 +381,7 @@ static mio_status ptqtp_export(const char *in_path, const char *out_path, int ou
             continue;
         }
         for (int j = 0; j < it->t.planes && !st; j++) {
-            char pn[GGUF_MAX_NAME];
+            char pn[GGUF_MAX_NAME + 16]; /* < GGUF_MAX_NAME: eligible() checked the length */
             snprintf(pn, sizeof pn, "%s.ptqtp%d", it->name, j);
             st = mio_writer_declare_tensor(w, pn, MIO_TYPE_TQ2_0, it->t.n_dims, it->t.ne);
         }
