@@ -262,7 +262,9 @@ static uint64_t px_elements(const px_row *r) {
     return n;
 }
 
-static int run_ptqtp(const char *in, const char *out, mio_ptqtp_params *p, int quiet) {
+static int run_ptqtp(const char *in, const char *out, const mio_ptqtp_params *pin, int quiet) {
+    mio_ptqtp_params pp = *pin;
+    mio_ptqtp_params *p = &pp;
     int to_stdout = out && !p->dry_run && cli_is_stdout(out);
     if (to_stdout && !cli_stdout_usable(PROG)) return CLI_EXIT_USAGE;
     mio_gguf_file *f = NULL;
@@ -383,8 +385,8 @@ done:
     return rc;
 }
 
-/* Append the comma-separated substrings of v (empty ones skipped) to *list;
- * the strings are owned by *buf. -1 when out of memory. */
+/* Append the comma-separated substrings of v (empty ones skipped) to l, which
+ * owns copies of them. -1 when out of memory. */
 typedef struct strlist {
     char **v;
     size_t n, cap;
@@ -411,6 +413,20 @@ static int strlist_add(strlist *l, const char *v) {
         if (!e) return 0;
         s = e + 1;
     }
+}
+/* --ptqtp-include / --ptqtp-exclude: r as cli_opt_value returned it. */
+static int list_opt(int r, const char *opt, strlist *l, const char *v, const char **flag) {
+    if (r < 0 || !v) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "option '%s' needs a value", opt);
+        return usage_error(msg);
+    }
+    if (!*flag) *flag = opt;
+    if (strlist_add(l, v) != 0) {
+        fputs(PROG ": out of memory\n", stderr);
+        return CLI_EXIT_FAIL;
+    }
+    return CLI_EXIT_OK;
 }
 static void strlist_free(strlist *l) {
     for (size_t k = 0; k < l->n; k++) free(l->v[k]);
@@ -450,27 +466,15 @@ int main(int argc, char **argv) {
         } else if (cli_is(a, "--ptqtp-tie")) {
             if (!ptqtp_flag) ptqtp_flag = "--ptqtp-tie";
             tie = 1;
-        } else if ((r = cli_opt_value(argc, argv, &i, "--ptqtp-planes", &planes_s)) != 0 ||
-                   (r = cli_opt_value(argc, argv, &i, "--ptqtp-include", &sub)) != 0 ||
-                   (r = cli_opt_value(argc, argv, &i, "--ptqtp-exclude", &sub)) != 0) {
-            char msg[128];
-            size_t nl = strcspn(a, "=");
-            snprintf(msg, sizeof msg, "%.*s", (int)(nl < 64 ? nl : 64), a);
-            if (r < 0) {
-                char m2[160];
-                snprintf(m2, sizeof m2, "option '%s' needs a value", msg);
-                rc = usage_error(m2);
-                goto done;
-            }
-            if (!ptqtp_flag) ptqtp_flag = strcmp(msg, "--ptqtp-planes") == 0   ? "--ptqtp-planes"
-                                          : strcmp(msg, "--ptqtp-include") == 0 ? "--ptqtp-include"
-                                                                                 : "--ptqtp-exclude";
-            if (strcmp(msg, "--ptqtp-planes") != 0 &&
-                strlist_add(strcmp(msg, "--ptqtp-include") == 0 ? &incl : &excl, sub) != 0) {
-                fputs(PROG ": out of memory\n", stderr);
-                rc = CLI_EXIT_FAIL;
-                goto done;
-            }
+        } else if ((r = cli_opt_value(argc, argv, &i, "--ptqtp-planes", &planes_s)) != 0) {
+            if (r < 0) { rc = usage_error("option '--ptqtp-planes' needs a value"); goto done; }
+            if (!ptqtp_flag) ptqtp_flag = "--ptqtp-planes";
+        } else if ((r = cli_opt_value(argc, argv, &i, "--ptqtp-include", &sub)) != 0) {
+            int lr = list_opt(r, "--ptqtp-include", &incl, sub, &ptqtp_flag);
+            if (lr != CLI_EXIT_OK) { rc = lr; goto done; }
+        } else if ((r = cli_opt_value(argc, argv, &i, "--ptqtp-exclude", &sub)) != 0) {
+            int lr = list_opt(r, "--ptqtp-exclude", &excl, sub, &ptqtp_flag);
+            if (lr != CLI_EXIT_OK) { rc = lr; goto done; }
         } else if (cli_is(a, "--quiet") || cli_is(a, "-q")) {
             quiet = 1;
         } else if (cli_is(a, "--lora-gguf")) {
