@@ -24,9 +24,10 @@
  * The arithmetic follows Fucina's src/ptqtp.zig step by step (f64 Gram solve,
  * f32 scales and candidate values, f32 squared errors), so that results match
  * Fucina's wherever the two define the same thing. Deterministic: a group's
- * result depends on its 256 weights only, rows are claimed by the pool's
- * threads in chunks of fixed size, and the statistics are summed chunk by chunk
- * in row order — planes and stats are identical for every thread count. */
+ * result depends on its 256 weights only, the groups are claimed by the pool's
+ * threads in chunks of a fixed size, and the statistics are summed group by
+ * group within a chunk and chunk by chunk in order — planes and stats are
+ * identical for every thread count. */
 #include "core/core.h"
 #include "core/half.h"
 #include "core/pool.h"
@@ -41,7 +42,7 @@
 
 #define TQ2_BYTES 66      /* 64 bytes of 2-bit codes, then fp16 d */
 #define MAX_ITERS 50
-#define CHUNK_ROWS 16     /* rows a thread claims at a time; fixes the stats' summation order */
+#define CHUNK_GROUPS 32   /* groups a thread claims at a time; fixes the stats' summation order */
 #define MAX_THREADS 256
 
 /* Fucina's Options are f32: these are the f32 values of its constants. */
@@ -82,6 +83,9 @@ typedef struct group {
     search_fn search;
     uint8_t label[PTQTP_MAX_CAND]; /* the candidates' labels (ptqtp_internal.h) */
     float wf[PTQTP_GROUP];      /* w with non-finite values replaced by 0 */
+    int exact;                  /* 1: wi / unit below hold wf exactly (exact_sums) */
+    double unit;
+    int64_t wi[PTQTP_GROUP];    /* wf / unit, integers */
     uint8_t lab[PTQTP_GROUP];   /* each element's tuple as a label (the search's output) */
     int8_t t[3][PTQTP_GROUP];   /* the same as trits, per plane */
 } group;
@@ -131,7 +135,19 @@ static void ridge(const group *g, float a[3]) {
      * weights are 0 in wf and hold trit 0 anyway: outside every sum */
     double b0 = 0, b1 = 0, b2 = 0; /* one register chain each (a loop over p kept them in memory) */
     const int8_t *t0 = g->t[0], *t1 = g->t[1], *t2 = g->t[2];
-    if (K == 1)
+    if (g->exact) {
+        /* the same sums, exactly, in integers (see exact_sums): 1-cycle adds
+         * instead of a chain of 256 dependent f64 adds per plane */
+        int64_t i0 = 0, i1 = 0, i2 = 0;
+        for (int j = 0; j < PTQTP_GROUP; j++) i0 += t0[j] * g->wi[j];
+        if (K >= 2)
+            for (int j = 0; j < PTQTP_GROUP; j++) i1 += t1[j] * g->wi[j];
+        if (K == 3)
+            for (int j = 0; j < PTQTP_GROUP; j++) i2 += t2[j] * g->wi[j];
+        b0 = (double)i0 * g->unit;
+        b1 = (double)i1 * g->unit;
+        b2 = (double)i2 * g->unit;
+    } else if (K == 1)
         for (int j = 0; j < PTQTP_GROUP; j++) b0 += (double)t0[j] * (double)g->wf[j];
     else if (K == 2)
         for (int j = 0; j < PTQTP_GROUP; j++) {
@@ -191,9 +207,40 @@ static void ridge(const group *g, float a[3]) {
     }
 }
 
+/* Whether S^T w can be summed in integers with the f64 result of the
+ * element-order sum. Every non-zero f32 x is an integer multiple of
+ * 2^(e(x) - 150), e the biased exponent (1 for subnormals), and |x| < 2^(e - 126).
+ * With e_min, e_max over the group's non-zero finite weights and
+ * e_max - e_min <= 21, every x is a multiple of unit = 2^(e_min - 150), and any
+ * signed sum of up to 256 of them is k * unit with |k| < 2^(e_max - e_min + 32)
+ * <= 2^53: exactly representable in f64. So every partial sum of the
+ * element-order f64 loop is exact, its result is the exact sum, and the
+ * integer sum of wi = x / unit (|wi| < 2^45) scaled by unit is that same
+ * double. Groups with a wider exponent range (tiny values next to large ones)
+ * use the f64 loop. */
+static void exact_sums(group *g) {
+    int emin = 255, emax = 0;
+    for (int j = 0; j < PTQTP_GROUP; j++) {
+        uint32_t u;
+        memcpy(&u, &g->wf[j], sizeof u);
+        if (!(u & 0x7fffffffu)) continue;
+        int e = (int)((u >> 23) & 0xffu);
+        e = e ? e : 1;
+        emin = e < emin ? e : emin;
+        emax = e > emax ? e : emax;
+    }
+    g->exact = emax <= emin + 21; /* also when every weight is 0 */
+    if (!g->exact) return;
+    const int ex = emin <= emax ? emin : 150; /* all zero: any unit */
+    g->unit = ldexp(1.0, ex - 150);
+    const double inv = ldexp(1.0, 150 - ex);
+    for (int j = 0; j < PTQTP_GROUP; j++) g->wi[j] = (int64_t)((double)g->wf[j] * inv);
+}
+
 /* The free fit. Returns the iterations; *converged 0 when the cap stopped it. */
 static int solve_free(group *g, float a[3], int *converged) {
     const int K = g->planes;
+    exact_sums(g);
     for (int j = 0; j < PTQTP_GROUP; j++) {
         const float x = g->w[j];
         /* sign(w); a NaN compares false both ways and gets 0, and so does an
@@ -260,10 +307,13 @@ static void tie_scales(int K, float h, float a[3]) {
     if (K == 3) a[0] = 9.0f * h;
 }
 
-/* clamp(roundf(v), -L, L) for |v| < 2^23: round half away from zero, without
- * libm calls so that the sweep below vectorizes */
+/* clamp(roundf(v), -L, L): round half away from zero, without libm calls so
+ * that the sweep below vectorizes. |v| is first capped at L + 1 (which rounds
+ * and clamps to L all the same); a NaN (0 / 0, when a step underflowed to 0)
+ * becomes +L: a finite d = x - s * c either way, no undefined conversion. */
 static inline float round_clamp(float v, float L) {
-    const float a = v < 0 ? -v : v;
+    float a = v < 0 ? -v : v;
+    a = a < L + 1.0f ? a : L + 1.0f;
     float r = (float)(int32_t)a;   /* truncation; a - r is exact */
     r += a - r >= 0.5f ? 1.0f : 0.0f;
     r = r < L ? r : L;
@@ -335,7 +385,7 @@ static void solve_tied(group *g, float a[3]) {
     memcpy(a, alo, sizeof alo);
 }
 
-/* Per-chunk statistics (summed over the chunk's rows in order). */
+/* Per-chunk statistics (summed over the chunk's groups in order). */
 typedef struct chunk_stats {
     double err_sq, norm_sq;
     uint64_t iterations, unconverged, nonfinite, zeros[3];
@@ -393,36 +443,33 @@ static void do_group(group *g, int tied, uint8_t *const *out, chunk_stats *cs) {
 /* --------------------------------------------------------------- threads */
 typedef struct job {
     const float *w;
-    size_t rows, cols, gpr; /* gpr: groups per row */
+    size_t groups; /* rows * cols / 256: group g is w[256 g ..], block g of every plane */
     int planes, tied;
     search_fn search;
     uint8_t *plane[3];
-    chunk_stats *cs; /* one per chunk of CHUNK_ROWS rows */
+    chunk_stats *cs; /* one per chunk of CHUNK_GROUPS groups */
     atomic_size_t next; /* next chunk to claim */
 } job;
 
 static void run_part(void *arg, int part) {
     (void)part; /* chunks are claimed dynamically; where one runs changes nothing */
     job *jb = arg;
-    group g; /* about 1.3 KB */
+    group g; /* about 2.1 KB */
     g.planes = jb->planes;
     g.ncand = ptqtp_cand_count(jb->planes);
     g.search = jb->search;
     for (int i = 0; i < g.ncand; i++) g.label[i] = ptqtp_label(jb->planes, i);
-    const size_t nchunks = (jb->rows + CHUNK_ROWS - 1) / CHUNK_ROWS;
+    const size_t nchunks = (jb->groups + CHUNK_GROUPS - 1) / CHUNK_GROUPS;
     for (;;) {
         const size_t c = atomic_fetch_add(&jb->next, 1);
         if (c >= nchunks) break;
-        chunk_stats *cs = &jb->cs[c];
-        const size_t r1 = (c + 1) * CHUNK_ROWS < jb->rows ? (c + 1) * CHUNK_ROWS : jb->rows;
-        for (size_t r = c * CHUNK_ROWS; r < r1; r++)
-            for (size_t k = 0; k < jb->gpr; k++) {
-                const size_t gi = r * jb->gpr + k;
-                uint8_t *out[3] = {NULL, NULL, NULL};
-                for (int p = 0; p < jb->planes; p++) out[p] = jb->plane[p] + gi * TQ2_BYTES;
-                g.w = jb->w + gi * PTQTP_GROUP;
-                do_group(&g, jb->tied, out, cs);
-            }
+        const size_t g1 = (c + 1) * CHUNK_GROUPS < jb->groups ? (c + 1) * CHUNK_GROUPS : jb->groups;
+        for (size_t gi = c * CHUNK_GROUPS; gi < g1; gi++) {
+            uint8_t *out[3] = {NULL, NULL, NULL};
+            for (int p = 0; p < jb->planes; p++) out[p] = jb->plane[p] + gi * TQ2_BYTES;
+            g.w = jb->w + gi * PTQTP_GROUP;
+            do_group(&g, jb->tied, out, &jb->cs[c]);
+        }
     }
 }
 
@@ -433,6 +480,7 @@ static int cores(void) {
 
 /* ------------------------------------------------------------------- API */
 ABI_FROZEN(mio_ptqtp_options, n_threads);
+ABI_FROZEN(mio_ptqtp_stats, zero_frac);
 
 void mio_ptqtp_default_options(mio_ptqtp_options *o) {
     if (!o) return;
@@ -477,10 +525,10 @@ mio_status mio_ptqtp_quantize(const float *w, size_t rows, size_t cols, const mi
     st = kernels_get(&kt); /* a refused MIO_ISA fails here, as every codec call */
     if (st) return err_prefix(st, "%s: ", fn);
 
-    const size_t nchunks = (rows + CHUNK_ROWS - 1) / CHUNK_ROWS;
+    const size_t groups = (size_t)(n / PTQTP_GROUP), nchunks = (groups + CHUNK_GROUPS - 1) / CHUNK_GROUPS;
     chunk_stats *cs = calloc(nchunks ? nchunks : 1, sizeof *cs);
-    if (!cs) return err_set(MIO_ERR_NOMEM, "%s: no memory for the statistics of %zu rows", fn, rows);
-    job jb = {.w = w, .rows = rows, .cols = cols, .gpr = cols / PTQTP_GROUP, .planes = opt.planes,
+    if (!cs) return err_set(MIO_ERR_NOMEM, "%s: no memory for the statistics of %zu groups", fn, groups);
+    job jb = {.w = w, .groups = groups, .planes = opt.planes,
               .tied = opt.tie_scales, .search = kt->ptqtp_search ? kt->ptqtp_search : ptqtp_search_portable,
               .cs = cs};
     for (int p = 0; p < opt.planes; p++) jb.plane[p] = planes[p];
