@@ -231,7 +231,7 @@ static void test_defaults(void) {
     T_EQ_U64(p.n_include, 0);
     T_CHECK(p.plan == NULL && p.done == NULL && p.progress == NULL && p.include == NULL);
     /* a struct of a newer header: defaults plus zeros past the known fields */
-    unsigned char big[sizeof p + 16];
+    _Alignas(mio_ptqtp_params) unsigned char big[sizeof p + 16];
     memset(big, 0xCD, sizeof big);
     T_OK(mio_ptqtp_default_params_sized((mio_ptqtp_params *)(void *)big, sizeof big));
     size_t sz;
@@ -241,6 +241,14 @@ static void test_defaults(void) {
     for (size_t k = sizeof p; k < sizeof big; k++) zero &= big[k] == 0;
     T_CHECK(zero);
     T_STATUS(mio_ptqtp_default_params_sized(&p, sizeof p - 1), MIO_ERR_INVALID_ARG);
+    /* a newer program's struct is read when its unknown tail is zero, refused when set */
+    mio_ptqtp_params *bp = (mio_ptqtp_params *)(void *)big;
+    T_OK(mio_ptqtp_default_params_sized(bp, sizeof big));
+    bp->dry_run = 1;
+    T_OK(mio_ptqtp_export("px_model.gguf", NULL, bp));
+    big[sizeof p + 3] = 1;
+    T_STATUS(mio_ptqtp_export("px_model.gguf", NULL, bp), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("mio_ptqtp_params");
 }
 
 /* The plan, the output layout and the values of the default run. */
