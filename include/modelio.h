@@ -1112,7 +1112,7 @@ typedef struct mio_ptqtp_tensor {
                                (0 for a tensor that passes through, which is copied in pieces) */
     const char *why;        /**< "ptqtp", "expert stack", "included"; or why it passes through: "1-D",
                                "not a matrix or an expert stack", "not a .weight", "norm",
-                               "row not a multiple of 256", "integer type", "already ternary",
+                               "row not a multiple of 256", "empty", "integer type", "already ternary",
                                "no decoder for its type", "token embeddings", "output head",
                                "not included", "excluded", "plane names too long" */
     int64_t experts;        /**< expert stacks (3-D *_exps): ne[2]; else 0 */

@@ -87,6 +87,7 @@ static int eligible(const mio_gguf_tensor *t, const mio_ptqtp_params *p, const c
     if (!ends_with(t->name, ".weight")) { *why = "not a .weight"; return 0; }
     if (has(t->name, "norm")) { *why = "norm"; return 0; }
     if (t->ne[0] % PX_GROUP != 0) { *why = "row not a multiple of 256"; return 0; }
+    if (t->ne[0] == 0 || t->ne[1] == 0 || t->ne[2] == 0) { *why = "empty"; return 0; }
     if (t->type == MIO_TYPE_I8 || t->type == MIO_TYPE_I16 || t->type == MIO_TYPE_I32 || t->type == MIO_TYPE_I64) {
         *why = "integer type";
         return 0;

@@ -106,6 +106,8 @@ static const mt g_model[] = {
     {"blk.0.big.weight", MIO_TYPE_F32, 2, {256, 4100, 1, 1}, -1},   /* 2 chunks of rows (4096 + 4) */
     {"output.weight", MIO_TYPE_F32, 2, {256, 4, 1, 1}, -1},
     {"blk.0.tern.weight", MIO_TYPE_TQ2_0, 2, {256, 2, 1, 1}, -1},
+    {"blk.0.empty.weight", MIO_TYPE_F32, 2, {256, 0, 1, 1}, -1},
+    {"blk.0.none_exps.weight", MIO_TYPE_F16, 3, {256, 2, 0, 1}, -1},
 };
 #define N_MODEL (sizeof g_model / sizeof g_model[0])
 /* expected for the defaults: planes 2 or 0 (kept) and the reason */
@@ -113,7 +115,7 @@ static const struct { int conv; const char *why; } g_expect[N_MODEL] = {
     {0, "token embeddings"}, {0, "1-D"}, {1, "ptqtp"}, {0, "not a .weight"}, {0, "norm"},
     {0, "row not a multiple of 256"}, {1, "ptqtp"}, {1, "expert stack"}, {0, "not a matrix or an expert stack"},
     {1, "ptqtp"}, {0, "integer type"}, {1, "ptqtp"}, {0, "plane names too long"}, {1, "ptqtp"},
-    {0, "output head"}, {0, "already ternary"},
+    {0, "output head"}, {0, "already ternary"}, {0, "empty"}, {0, "empty"},
 };
 
 static int write_model(const char *path, const mt *ts, size_t n, int extra_kv) {
@@ -440,7 +442,7 @@ static void test_layout(void) {
     free(b);
     mio_split_params sp;
     mio_split_default_params(&sp);
-    sp.max_tensors = 6;
+    sp.max_tensors = 7;
     uint32_t parts = 0;
     T_OK(mio_gguf_split("px_model.gguf", "px_split", &sp, &parts));
     T_EQ_INT(parts, 3);
