@@ -1098,6 +1098,93 @@ MIO_API mio_status mio_lora_merge_fd(const char *base_path, int fd, const mio_lo
 MIO_API mio_status mio_lora_to_gguf(const char *base_path, const char *out_path, const mio_lora_params *p);
 MIO_API mio_status mio_lora_to_gguf_fd(const char *base_path, int fd, const mio_lora_params *p);
 
+/* ------------------------------------------------------------------------- */
+/** PTQTP export: weight matrices as trit-planes (docs/PTQTP.md)              */
+/* ------------------------------------------------------------------------- */
+/** One input tensor as the export plans it (plan callback, before anything is
+ * written, also in a dry run) and as done (done callback, after its planes
+ * are written). Allocated by the library; valid during the call only. */
+typedef struct mio_ptqtp_tensor {
+    int64_t index;          /**< position in the input (the output keeps the input order) */
+    mio_str name;           /**< the input name; the planes are NAME.ptqtp0 .. NAME.ptqtp{planes-1} */
+    uint32_t n_dims;
+    int64_t ne[4];          /**< GGUF order (ne[0] the row, the contract dimension); every plane has this shape */
+    int type;               /**< source type */
+    int planes;             /**< plane tensors (TQ2_0) replacing it; 0 = it passes through byte-verbatim */
+    uint64_t in_bytes;      /**< source bytes */
+    uint64_t out_bytes;     /**< bytes in the output: planes x the TQ2_0 size, or in_bytes */
+    uint64_t work_bytes;    /**< memory the export holds for it: an f32 chunk of rows plus the planes
+                               (0 for a tensor that passes through, which is copied in pieces) */
+    const char *why;        /**< "ptqtp", "expert stack", "included"; or why it passes through: "1-D",
+                               "not a matrix or an expert stack", "not a .weight", "norm",
+                               "row not a multiple of 256", "empty", "integer type", "already ternary",
+                               "no decoder for its type", "token embeddings", "output head",
+                               "not included", "excluded", "plane names too long" */
+    int64_t experts;        /**< expert stacks (3-D *_exps): ne[2]; else 0 */
+    double rel_err_mean;    /**< done callback only: mean over the experts of each expert's relative
+                               error (a matrix: the tensor's rel_err); 0 in the plan */
+    double rel_err_max;     /**< done callback only: the largest expert's (a matrix: rel_err) */
+} mio_ptqtp_tensor;
+typedef void (*mio_ptqtp_plan_fn)(void *user, const mio_ptqtp_tensor *t);
+/** After a tensor's planes are written: s sums the solver's statistics over
+ * the tensor's row chunks and experts (err_sq, norm_sq, groups, iterations,
+ * unconverged, nonfinite summed; rel_err = sqrt(err_sq / norm_sq); zero_frac
+ * weighted by groups). */
+typedef void (*mio_ptqtp_done_fn)(void *user, const mio_ptqtp_tensor *t, const mio_ptqtp_stats *s);
+
+typedef struct mio_ptqtp_params {
+    size_t size;               /**< sizeof(mio_ptqtp_params): set by mio_ptqtp_default_params */
+    int planes;                /**< K = 1, 2 or 3 (default 2) */
+    int tie_scales;            /**< plane scales tied to the ratio 3 (needs planes >= 2); stamps
+                                  fucina.ptqtp.tie_scales = 1 */
+    int n_threads;             /**< 0 = one per core (default); the output is identical for any count */
+    const char *const *include; /**< name substrings: when n_include > 0, exactly the eligible tensors whose
+                                  name contains one of them are converted (token_embd and output.weight too) */
+    size_t n_include;
+    const char *const *exclude; /**< name substrings: tensors whose name contains one pass through */
+    size_t n_exclude;
+    int dry_run;               /**< plan and report, write nothing */
+    mio_ptqtp_plan_fn plan;    /**< optional: once per input tensor, in order, before writing */
+    void *plan_user;
+    mio_ptqtp_done_fn done;    /**< optional: once per converted tensor, after its planes are written */
+    void *done_user;
+    mio_quant_progress_fn progress; /**< optional: tensors done and input bytes consumed, also within a
+                                       tensor (after each chunk of rows); non-zero cancels */
+    void *progress_user;
+} mio_ptqtp_params;
+
+/** Defaults: 2 planes, free scales, all cores, the default name policy, no callbacks. */
+MIO_API void mio_ptqtp_default_params(mio_ptqtp_params *p);
+/** As mio_quantize_default_params_sized. */
+MIO_API mio_status mio_ptqtp_default_params_sized(mio_ptqtp_params *p, size_t size);
+/** Replace the weight matrices of the GGUF model in_path (the first part of a
+ * split is followed across its parts; split.* keys are dropped) by PTQTP
+ * trit-planes (mio_ptqtp_quantize) and write out_path atomically, in the
+ * layout Fucina's loaders read (docs/PTQTP.md):
+ *  - eligible: 2-D tensors and 3-D expert stacks (name containing "_exps"),
+ *    name ending ".weight" without "norm", ne[0] a multiple of 256, a float
+ *    or quantized type mio_decode_f32 reads (quantized sources are decoded
+ *    first; integer types and the ternary TQ1_0 / TQ2_0 are kept); by default
+ *    token_embd and output.weight pass through (p->include replaces that
+ *    rule; p->exclude always subtracts);
+ *  - each eligible NAME is replaced, in its place, by NAME.ptqtp0 ..
+ *    NAME.ptqtp{K-1}: TQ2_0 tensors of NAME's shape whose sum is the
+ *    reconstruction (an expert stack is solved expert by expert; each plane
+ *    is the whole stack, plane-major);
+ *  - every other tensor and every metadata entry are copied byte-verbatim,
+ *    and when at least one tensor is converted fucina.ptqtp.version (u32 1)
+ *    is added at the end, with fucina.ptqtp.tie_scales (u32 1) for tied scales.
+ * An input that already holds planes (a fucina.ptqtp.* key or a tensor named
+ * *.ptqtpN) is refused with MIO_ERR_INVALID_ARG, and so is an output naming an
+ * input file. One tensor is held at a time: a chunk of its rows in f32 and its
+ * planes; source pages are released as they are read. The output is identical
+ * for any n_threads. Nothing is written on any error or a cancel. p NULL means
+ * the defaults. */
+MIO_API mio_status mio_ptqtp_export(const char *in_path, const char *out_path, const mio_ptqtp_params *p);
+/** The same streamed to the open descriptor fd: no temp file, no rename; on
+ * failure what was written stays written. */
+MIO_API mio_status mio_ptqtp_export_fd(const char *in_path, int fd, const mio_ptqtp_params *p);
+
 /** Free memory the library allocated for the caller. NULL is a no-op. */
 MIO_API void mio_free(void *p);
 

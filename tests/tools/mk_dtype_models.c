@@ -6,7 +6,8 @@
  * Usage: mk_dtype_models DIR          the --dtype models
  *        mk_dtype_models DIR defects  the split and escape-sequence models
  *        mk_dtype_models DIR big      big.gguf: 48 f32 matrices of 256 x 4096 (192 MiB), for
- *                                     interrupting a conversion mid-write */
+ *                                     interrupting a conversion mid-write
+ *        mk_dtype_models DIR ptqtp    ptqtp.gguf: the --ptqtp model of test_export_ptqtp.sh */
 #include <modelio.h>
 
 #include <math.h>
@@ -29,14 +30,17 @@ static float next_float(void) {
     return (float)((double)(z >> 11) * (1.0 / 9007199254740992.0) * 2.0 - 1.0) * 0.1f;
 }
 
-/* Tensor of ne0 x ne1 (ne1 = 0: 1-D) of the given type (f32/f16/bf16/q8_0) from
- * fresh values; element bad_at (if >= 0) is set to bad before encoding. */
-static mio_status add(mio_writer *w, const char *name, int type, int64_t ne0, int64_t ne1, int64_t bad_at, float bad) {
-    int64_t ne[2] = {ne0, ne1};
-    size_t n = (size_t)ne0 * (size_t)(ne1 ? ne1 : 1);
+/* Tensor of ne0 x ne1 x ne2 (ne1 = 0: 1-D; ne2 = 0: 2-D) of the given type
+ * (f32/f16/bf16/q8_0) from fresh values; element bad_at (if >= 0) is set to bad
+ * before encoding. */
+static mio_status add3(mio_writer *w, const char *name, int type, int64_t ne0, int64_t ne1, int64_t ne2,
+                       int64_t bad_at, float bad) {
+    int64_t ne[3] = {ne0, ne1, ne2};
+    uint32_t n_dims = ne2 ? 3u : ne1 ? 2u : 1u;
+    size_t n = (size_t)ne0 * (size_t)(ne1 ? ne1 : 1) * (size_t)(ne2 ? ne2 : 1);
     float *x = malloc(n * sizeof *x);
     uint64_t nbytes = 0;
-    mio_status st = mio_tensor_nbytes(type, ne1 ? 2u : 1u, ne, &nbytes);
+    mio_status st = mio_tensor_nbytes(type, n_dims, ne, &nbytes);
     unsigned char *buf = malloc((size_t)nbytes + 1);
     if (!x || !buf || st != MIO_OK || n_bufs == MAX_BUFS) {
         free(x);
@@ -55,10 +59,13 @@ static mio_status add(mio_writer *w, const char *name, int type, int64_t ne0, in
     } else {
         st = mio_encode_f32(type, x, n, buf, (size_t)nbytes);
     }
-    if (st == MIO_OK) st = mio_writer_add_tensor(w, name, type, ne1 ? 2u : 1u, ne, buf, (size_t)nbytes);
+    if (st == MIO_OK) st = mio_writer_add_tensor(w, name, type, n_dims, ne, buf, (size_t)nbytes);
     free(x);
     bufs[n_bufs++] = buf;
     return st;
+}
+static mio_status add(mio_writer *w, const char *name, int type, int64_t ne0, int64_t ne1, int64_t bad_at, float bad) {
+    return add3(w, name, type, ne0, ne1, 0, bad_at, bad);
 }
 
 static int write_model(const char *dir, const char *file, mio_status (*fill)(mio_writer *)) {
@@ -167,13 +174,29 @@ static mio_status fill_big(mio_writer *w) {
     return st;
 }
 
+/* --ptqtp (test_export_ptqtp.sh): an expert stack, a quantized source, a NaN,
+ * a name carrying a terminal escape sequence, the kept-by-default names */
+static mio_status fill_ptqtp(mio_writer *w) {
+    mio_status st;
+    if ((st = add(w, "token_embd.weight", MIO_TYPE_F16, 256, 4, -1, 0)) != MIO_OK) return st;
+    if ((st = add(w, "blk.0.attn_norm.weight", MIO_TYPE_F32, 256, 0, -1, 0)) != MIO_OK) return st;
+    if ((st = add(w, "blk.0.attn_q.weight", MIO_TYPE_Q8_0, 256, 4, -1, 0)) != MIO_OK) return st;
+    if ((st = add(w, "blk.0.attn_v.weight", MIO_TYPE_F32, 512, 2, 3, NAN)) != MIO_OK) return st;
+    if ((st = add3(w, "blk.0.ffn_up_exps.weight", MIO_TYPE_F16, 256, 2, 3, -1, 0)) != MIO_OK) return st;
+    if ((st = add3(w, "blk.0.ffn_down_exps.weight", MIO_TYPE_F16, 128, 2, 3, -1, 0)) != MIO_OK) return st;
+    if ((st = add(w, ESC_CSI "x.weight", MIO_TYPE_F32, 256, 1, -1, 0)) != MIO_OK) return st;
+    return add(w, "output.weight", MIO_TYPE_F32, 256, 4, -1, 0);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 2 && !(argc == 3 && (strcmp(argv[2], "big") == 0 || strcmp(argv[2], "defects") == 0))) {
-        fprintf(stderr, "usage: mk_dtype_models DIR [defects|big]\n");
+    if (argc != 2 && !(argc == 3 && (strcmp(argv[2], "big") == 0 || strcmp(argv[2], "defects") == 0 ||
+                                     strcmp(argv[2], "ptqtp") == 0))) {
+        fprintf(stderr, "usage: mk_dtype_models DIR [defects|big|ptqtp]\n");
         return 2;
     }
     int rc = 0;
     if (argc == 3 && strcmp(argv[2], "big") == 0) return write_model(argv[1], "big.gguf", fill_big);
+    if (argc == 3 && strcmp(argv[2], "ptqtp") == 0) return write_model(argv[1], "ptqtp.gguf", fill_ptqtp);
     if (argc == 3) {
         rc |= write_model(argv[1], "m-00001-of-00002.gguf", fill_split1);
         rc |= write_model(argv[1], "m-00002-of-00002.gguf", fill_split2);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # test_interrupts.sh — SIGINT/SIGTERM at random points of a write, for every
 # tool and every output kind (issue 13, docs/SECURITY.md "Interrupts"):
-#   export (mio-export-gguf --dtype), quantize (mio-quantize), GGUF -> safetensors,
+#   export (mio-export-gguf --dtype and --ptqtp), quantize (mio-quantize), GGUF -> safetensors,
 #   GGUF -> sharded safetensors, split GGUF parts, merge of a split, an edited
 #   GGUF copy, and an in-place header edit.
 # Each job first runs uninterrupted (the reference output, and its duration D);
@@ -96,6 +96,8 @@ job() {
 state_split() { cat $(ls "$1"-*-of-*.gguf 2>/dev/null) /dev/null | sha256sum | cut -c1-16; }
 
 job export file out_q.gguf "$EXPORT" --from-gguf big.gguf --out out_q.gguf --dtype q4_k --threads 1 --quiet
+# PTQTP on two of the 48 matrices (the solve is slow; the other 46 stream through)
+job ptqtp file out_p.gguf "$EXPORT" --from-gguf big.gguf --out out_p.gguf --ptqtp --ptqtp-include blk.0.,blk.1. --threads 1 --quiet
 job quantize file out_q8.gguf "$QUANTIZE" --quiet big.gguf out_q8.gguf q8_0 1
 job to_safetensors file out.safetensors "$TRANSCODE" --quiet big.gguf out.safetensors
 job to_sharded dir out_sharded "$TRANSCODE" --quiet --max-shard-size 40MB big.gguf out_sharded/

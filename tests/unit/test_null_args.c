@@ -511,6 +511,14 @@ static void make_fixtures(void) {
     X(ST, mio_lora_to_gguf, p, _, 0, NULL, mio_lora_to_gguf(GGUF_PATH, "null_args_l.gguf", NULL))                 \
     X(ST, mio_lora_to_gguf_fd, base_path, _, 0, NULL, mio_lora_to_gguf_fd(NULL, g_devnull, &g_lparams))           \
     X(ST, mio_lora_to_gguf_fd, p, _, 0, NULL, mio_lora_to_gguf_fd(GGUF_PATH, g_devnull, NULL))                    \
+    /* PTQTP export (p NULL means the defaults) */                                                               \
+    X(VOID, mio_ptqtp_default_params, p, _, 0, NULL, mio_ptqtp_default_params(NULL))                              \
+    X(ST, mio_ptqtp_default_params_sized, p, _, 0, NULL, mio_ptqtp_default_params_sized(NULL, sizeof(mio_ptqtp_params))) \
+    X(ST, mio_ptqtp_export, in_path, _, 0, NULL, mio_ptqtp_export(NULL, "null_args_p.gguf", NULL))                \
+    X(ST, mio_ptqtp_export, out_path, _, 0, NULL, mio_ptqtp_export(GGUF_PATH, NULL, NULL))                        \
+    X(OK, mio_ptqtp_export, p, _, 0, NULL, mio_ptqtp_export(GGUF_PATH, "null_args_p.gguf", NULL))                 \
+    X(ST, mio_ptqtp_export_fd, in_path, _, 0, NULL, mio_ptqtp_export_fd(NULL, g_devnull, NULL))                   \
+    X(OK, mio_ptqtp_export_fd, p, _, 0, NULL, mio_ptqtp_export_fd(GGUF_PATH, g_devnull, NULL))                    \
     /* quantizer presets (mio_preset_name takes no pointer) */                                                 \
     X(SV, mio_preset_from_name, name, _, MIO_PRESET_NONE, NULL, mio_preset_from_name(NULL))                      \
     X(SV, mio_preset_suggest, name, _, 0, NULL, mio_preset_suggest(NULL) != NULL)                                \
