@@ -6,8 +6,13 @@
  * ggml-decoded planes is the reconstruction whose error the stats report:
  * err_sq and norm_sq recomputed from it agree with the stats within 1e-9
  * (relative; only the summation order differs). K = 1, 2, 3 and tied K = 2, 3,
- * on gaussian weights with outliers and a few non-finite values. SKIP (77)
- * without the peer. */
+ * on gaussian weights with outliers and a few non-finite values. Then the
+ * file mio_ptqtp_export writes is read by ggml's own GGUF reader
+ * (gguf_init_from_file): fucina.ptqtp.version is a u32 of 1, each weight is
+ * replaced in place by NAME.ptqtp0/1, TQ2_0 of the weight's shape, a norm
+ * tensor passes through, and the planes read from the file at ggml's offsets
+ * and decoded by ggml sum to the reconstruction whose error the export
+ * reported. SKIP (77) without the peer. */
 #include "modelio.h"
 #include "peer.h"
 #include "../test.h"
@@ -25,6 +30,85 @@ typedef struct traits {
     to_float_fn to_float;
     void (*from_float_ref)(const float *x, void *y, int64_t n);
 } traits;
+
+static double g_err_sq = -1, g_norm_sq = -1;
+static void on_done(void *user, const mio_ptqtp_tensor *t, const mio_ptqtp_stats *st) {
+    (void)user;
+    if (t->planes > 0) g_err_sq = st->err_sq, g_norm_sq = st->norm_sq;
+}
+
+/* A two-tensor model through mio_ptqtp_export, read back by ggml. */
+static void check_export_file(const peer_api *api, const traits *tq) {
+    enum { COLS = 512, ROWS = 6, N = COLS * ROWS };
+    static float wt[N], norm[COLS], sum[N], dec[N];
+    static uint8_t plane[N / 256 * 66];
+    peer_rng rng;
+    peer_rng_seed(&rng, 7);
+    for (size_t i = 0; i < N; i++) wt[i] = (float)((double)(peer_next(&rng) >> 11) * 0x1.0p-53 - 0.5);
+    for (size_t i = 0; i < COLS; i++) norm[i] = 1.0f + (float)i / COLS;
+    const int64_t ne_w[2] = {COLS, ROWS}, ne_n[1] = {COLS};
+    mio_writer *w = NULL;
+    T_OK(mio_writer_new(MIO_WRITER_DEFAULT, &w));
+    T_OK(mio_writer_set_str(w, "general.architecture", "llama", 5));
+    T_OK(mio_writer_add_tensor(w, "blk.0.attn_q.weight", MIO_TYPE_F32, 2, ne_w, wt, sizeof wt));
+    T_OK(mio_writer_add_tensor(w, "blk.0.attn_norm.weight", MIO_TYPE_F32, 1, ne_n, norm, sizeof norm));
+    T_OK(mio_writer_write_file(w, "interop_ptqtp_in.gguf"));
+    mio_writer_free(w);
+    mio_ptqtp_params p;
+    mio_ptqtp_default_params(&p);
+    p.done = on_done;
+    T_OK(mio_ptqtp_export("interop_ptqtp_in.gguf", "interop_ptqtp_out.gguf", &p));
+
+    peer_gguf_params gp = {true, NULL};
+    void *g = api->gguf_init_from_file("interop_ptqtp_out.gguf", gp);
+    T_CHECK(g != NULL);
+    if (!g) return;
+    int64_t k = api->gguf_find_key(g, "fucina.ptqtp.version");
+    T_CHECK(k >= 0);
+    if (k >= 0) {
+        T_EQ_INT(api->gguf_get_kv_type(g, k), 4); /* GGUF_TYPE_UINT32 */
+        T_EQ_U64(api->gguf_get_val_u32(g, k), 1);
+    }
+    T_EQ_INT((int)api->gguf_get_n_tensors(g), 3);
+    static const char *const names[3] = {"blk.0.attn_q.weight.ptqtp0", "blk.0.attn_q.weight.ptqtp1",
+                                         "blk.0.attn_norm.weight"};
+    FILE *f = fopen("interop_ptqtp_out.gguf", "rb");
+    T_CHECK(f != NULL);
+    memset(sum, 0, sizeof sum);
+    for (int64_t i = 0; i < 3 && f; i++) {
+        T_EQ_STR(api->gguf_get_tensor_name(g, i), names[i]);
+        if (api->gguf_get_tensor_ne) {
+            const int64_t *ne = api->gguf_get_tensor_ne(g, i);
+            T_EQ_U64((uint64_t)ne[0], COLS);
+            T_EQ_U64((uint64_t)ne[1], i < 2 ? ROWS : 1);
+        }
+        const long off = (long)(api->gguf_get_data_offset(g) + api->gguf_get_tensor_offset(g, i));
+        if (i < 2) {
+            T_EQ_INT(api->gguf_get_tensor_type(g, i), MIO_TYPE_TQ2_0);
+            T_EQ_U64(api->gguf_get_tensor_size(g, i), sizeof plane);
+            T_CHECK(fseek(f, off, SEEK_SET) == 0 && fread(plane, 1, sizeof plane, f) == sizeof plane);
+            tq->to_float(plane, dec, N);
+            for (size_t j = 0; j < N; j++) sum[j] += dec[j];
+        } else {
+            float got[COLS];
+            T_EQ_INT(api->gguf_get_tensor_type(g, i), MIO_TYPE_F32);
+            T_CHECK(fseek(f, off, SEEK_SET) == 0 && fread(got, 1, sizeof got, f) == sizeof got);
+            T_CHECK(memcmp(got, norm, sizeof norm) == 0);
+        }
+    }
+    if (f) fclose(f);
+    api->gguf_free(g);
+    double err = 0, nrm = 0;
+    for (size_t j = 0; j < N; j++) {
+        err += ((double)wt[j] - sum[j]) * ((double)wt[j] - sum[j]);
+        nrm += (double)wt[j] * wt[j];
+    }
+    T_CHECK(g_err_sq >= 0 && fabs(err - g_err_sq) <= 1e-9 * err && fabs(nrm - g_norm_sq) <= 1e-9 * nrm);
+    printf("export read by ggml: u32 fucina.ptqtp.version = 1, 2 TQ2_0 planes + the norm; rel err %.4f (reported "
+           "%.4f)\n", sqrt(err / nrm), sqrt(g_err_sq / g_norm_sq));
+    remove("interop_ptqtp_in.gguf");
+    remove("interop_ptqtp_out.gguf");
+}
 
 int main(void) {
     peer_api api;
@@ -94,6 +178,7 @@ int main(void) {
         printf("K=%d%s: planes decode identically with ggml; err_sq %.9g (stats %.9g), rel_err %.4f\n", K,
                tie ? " tied" : "", err, st.err_sq, st.rel_err);
     }
+    check_export_file(&api, tq);
     for (int k = 0; k < 3; k++) free(pl[k]);
     free(ours);
     free(theirs);
