@@ -91,6 +91,14 @@ mio_status gguf_open_model(const char *path, uint32_t flags, mio_gguf_file **out
 mio_status gguf_writer_set_version(mio_writer *w, uint32_t version);
 mio_status gguf_writer_set_raw(mio_writer *w, const char *key, int type, const void *raw, size_t raw_len);
 
+/* Stream tensor t of f (its whole bytes) into w's open streamed write as the
+ * next tensor's data, in pieces of at most 4 MiB: each piece prefetched, written
+ * and its source pages released (one tensor of the input resident at most). A
+ * tensor of 0 bytes is finished with an empty part. *bytes_done grows by the
+ * bytes written. */
+mio_status gguf_writer_copy_tensor(mio_writer *w, const mio_gguf_file *f, const mio_gguf_tensor *t,
+                                   uint64_t *bytes_done);
+
 mio_str gguf_kv_key_at(const void *f, uint64_t i);
 mio_str gguf_tensor_name_at(const void *f, uint64_t i);
 

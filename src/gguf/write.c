@@ -728,3 +728,22 @@ mio_status mio_writer_write_cb(mio_writer *w, mio_write_fn fn, void *user) {
     if (!st) st = mio_writer_begin_cb(w, fn, user);
     return st ? st : write_all_tensors(w);
 }
+
+mio_status gguf_writer_copy_tensor(mio_writer *w, const mio_gguf_file *f, const mio_gguf_tensor *t,
+                                   uint64_t *bytes_done) {
+    const size_t piece = (size_t)4 << 20;
+    const uint8_t *p = t->data;
+    uint64_t left = t->nbytes;
+    mio_status st = MIO_OK;
+    while (left && !st) {
+        size_t k = left > piece ? piece : (size_t)left;
+        mio_prefetch(f, p, k);
+        st = mio_writer_write_tensor_part(w, p, k);
+        mio_release(f, p, k);
+        p += k;
+        left -= k;
+        *bytes_done += k;
+    }
+    if (!st && t->nbytes == 0) st = mio_writer_write_tensor_part(w, NULL, 0);
+    return st;
+}

@@ -25,8 +25,6 @@
 
 /* f32 elements per chunk of rows: 4 MiB of floats (one row when longer). */
 #define PX_CHUNK_ELEMS ((size_t)1 << 20)
-/* Bytes per piece of a tensor copied as it is. */
-#define PX_COPY_BYTES ((size_t)4 << 20)
 /* A TQ2_0 block: 256 weights in 66 bytes (64 bytes of 2-bit trits, fp16 d). */
 #define PX_GROUP 256u
 #define PX_BLOCK_BYTES 66u
@@ -217,23 +215,6 @@ static mio_status grow(void **buf, size_t *cap, size_t need) {
     return MIO_OK;
 }
 
-static mio_status copy_tensor(px_run *r, const mio_gguf_tensor *t) {
-    const uint8_t *p = t->data;
-    uint64_t left = t->nbytes;
-    mio_status st = MIO_OK;
-    while (left && !st) {
-        size_t k = left > PX_COPY_BYTES ? PX_COPY_BYTES : (size_t)left;
-        mio_prefetch(r->f, p, k);
-        st = mio_writer_write_tensor_part(r->w, p, k);
-        mio_release(r->f, p, k);
-        p += k;
-        left -= k;
-        r->bytes_done += k;
-    }
-    if (!st && t->nbytes == 0) st = mio_writer_write_tensor_part(r->w, NULL, 0);
-    return st;
-}
-
 /* Sums of several solver calls (chunks, experts); zero counts kept apart. */
 typedef struct px_acc {
     mio_ptqtp_stats s;
@@ -403,7 +384,7 @@ static mio_status ptqtp_export(const char *in_path, const char *out_path, int ou
     for (size_t k = 0; k < n && !st; k++) {
         mio_gguf_tensor t;
         if ((st = mio_gguf_tensor_info(f, (int64_t)k, &t)) != MIO_OK) break;
-        st = items[k].t.planes ? convert_tensor(&r, &items[k], &t) : copy_tensor(&r, &t);
+        st = items[k].t.planes ? convert_tensor(&r, &items[k], &t) : gguf_writer_copy_tensor(r.w, r.f, &t, &r.bytes_done);
         r.done = (int64_t)k + 1;
         if (!st) st = progress(&r);
     }

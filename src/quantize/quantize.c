@@ -20,9 +20,6 @@
 /* f32 elements per chunk: 4 MiB of floats. The working set is this buffer plus
  * the encoded chunk (at most as large) — see docs/QUANTIZE.md "Memory". */
 #define QZ_CHUNK_ELEMS ((size_t)1 << 20)
-/* Bytes per piece of a tensor copied as it is (its source pages are released
- * after each piece, so they never add up in memory). */
-#define QZ_COPY_BYTES ((size_t)4 << 20)
 
 ABI_FROZEN(mio_quantize_params, progress_user);
 
@@ -257,21 +254,7 @@ static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
     if (st) return st;
     const mio_gguf_tensor *t = &tt;
     char nb[160];
-    if (!it->convert) {
-        const uint8_t *p = t->data;
-        uint64_t left = t->nbytes;
-        while (left && !st) {
-            size_t k = left > QZ_COPY_BYTES ? QZ_COPY_BYTES : (size_t)left;
-            mio_prefetch(r->f, p, k);
-            st = mio_writer_write_tensor_part(r->w, p, k);
-            mio_release(r->f, p, k);
-            p += k;
-            left -= k;
-            r->bytes_done += k;
-        }
-        if (!st && t->nbytes == 0) st = mio_writer_write_tensor_part(r->w, NULL, 0);
-        return st;
-    }
+    if (!it->convert) return gguf_writer_copy_tensor(r->w, r->f, t, &r->bytes_done);
     size_t n_per_row = (size_t)t->ne[0];
     size_t rows_per_slice = (size_t)t->ne[1]; /* rows of one expert (3-D) or of the whole matrix */
     size_t n_slices = (size_t)(t->ne[2] * t->ne[3]);
