@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -217,6 +218,28 @@ double cli_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void cli_written_gguf(const char *out, int to_stdout, uint64_t *size, int64_t *nkv)
+{
+    struct stat so;
+    *size = 0;
+    *nkv = -1;
+    if (!to_stdout && out && stat(out, &so) == 0) {
+        *size = (uint64_t)so.st_size;
+        mio_gguf_file *o = NULL;
+        if (mio_gguf_open(out, 0, &o) == MIO_OK) *nkv = mio_gguf_kv_count(o);
+        mio_gguf_close(o);
+    } else if (to_stdout && fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode)) {
+        *size = (uint64_t)so.st_size;
+    }
+}
+
+uint64_t cli_peak_rss(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+    return (uint64_t)ru.ru_maxrss * 1024;
 }
 
 void cli_esc(FILE *out, const char *p, size_t n)

@@ -113,4 +113,11 @@ int cli_ends_with(const char *s, const char *suffix);
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 
+/* For a summary line after a GGUF was written to out (or to standard output):
+ * *size = its size in bytes (0 when unknown: stdout not a regular file),
+ * *nkv = its metadata key count (-1 when not read back: stdout). */
+void cli_written_gguf(const char *out, int to_stdout, uint64_t *size, int64_t *nkv);
+/* The process's peak resident set size in bytes. */
+uint64_t cli_peak_rss(void);
+
 #endif

@@ -12,7 +12,6 @@
 #include <modelio.h>
 
 #include <math.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,20 +348,10 @@ static int run_ptqtp(const char *in, const char *out, const mio_ptqtp_params *pi
         fputs(PROG ": warning: --ptqtp converted no tensor; the output holds the same tensors as the input and no "
               "fucina.ptqtp.version key (--dry-run shows the plan)\n", stderr);
     if (!quiet) {
-        uint64_t out_size = 0;
-        int64_t nkv = -1;
-        struct stat so;
-        if (!to_stdout && out && stat(out, &so) == 0) {
-            out_size = (uint64_t)so.st_size;
-            mio_gguf_file *o = NULL;
-            if (mio_gguf_open(out, 0, &o) == MIO_OK) nkv = mio_gguf_kv_count(o);
-            mio_gguf_close(o);
-        } else if (to_stdout && fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode)) {
-            out_size = (uint64_t)so.st_size;
-        }
+        uint64_t out_size;
+        int64_t nkv;
+        cli_written_gguf(out, to_stdout, &out_size, &nkv);
         double secs = cli_now() - t0;
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
         fputs(PROG ": wrote ", stderr);
         if (to_stdout) fputs("standard output", stderr);
         else cli_esc_str(stderr, out);
@@ -377,7 +366,7 @@ static int run_ptqtp(const char *in, const char *out, const mio_ptqtp_params *pi
         if (elems) fprintf(stderr, ", %.2f bits/weight", (double)total_out * 8.0 / (double)elems);
         if (c.n_conv) fprintf(stderr, "; rel err %.4f over the converted weights", c.norm_sq > 0 ? sqrt(c.err_sq / c.norm_sq) : 0.0);
         fprintf(stderr, "; %.3f s, %.1f MB/s; peak RSS %s\n", secs, secs > 0 ? (double)total_in / 1e6 / secs : 0.0,
-                cli_human_size(h, sizeof h, (uint64_t)ru.ru_maxrss * 1024));
+                cli_human_size(h, sizeof h, cli_peak_rss()));
     }
 done:
     for (size_t k = 0; k < c.n; k++) free(c.rows[k].name);

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -416,20 +415,10 @@ int qcli_run(qcli *q, const char *prog, const char *in, const char *out, const c
         fputs(" (--dry-run shows the plan)\n", stderr);
     }
     if (!quiet) {
-        uint64_t out_size = 0;
-        int64_t nkv = -1;
-        struct stat so;
-        if (!to_stdout && out && stat(out, &so) == 0) {
-            out_size = (uint64_t)so.st_size;
-            mio_gguf_file *o = NULL;
-            if (mio_gguf_open(out, 0, &o) == MIO_OK) nkv = mio_gguf_kv_count(o);
-            mio_gguf_close(o);
-        } else if (to_stdout && fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode)) {
-            out_size = (uint64_t)so.st_size;
-        }
+        uint64_t out_size;
+        int64_t nkv;
+        cli_written_gguf(out, to_stdout, &out_size, &nkv);
         double secs = cli_now() - c.t0;
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
         fprintf(stderr, "%s: wrote ", prog);
         if (to_stdout) fputs("standard output", stderr);
         else cli_esc_str(stderr, out);
@@ -445,7 +434,7 @@ int qcli_run(qcli *q, const char *prog, const char *in, const char *out, const c
         if (out_size) fprintf(stderr, " (%llu bytes)", (unsigned long long)out_size);
         if (elems) fprintf(stderr, ", %.2f bits/weight", (double)total_out * 8.0 / (double)elems);
         fprintf(stderr, "; %.3f s, %.1f MB/s; peak RSS %s\n", secs, secs > 0 ? (double)total_in / 1e6 / secs : 0.0,
-                cli_human_size(h, sizeof h, (uint64_t)ru.ru_maxrss * 1024));
+                cli_human_size(h, sizeof h, cli_peak_rss()));
         if (q->p.dtype < 0 && q->p.preset == MIO_PRESET_NONE && parts == 1) {
             if (in_version != 3 || (out_size && out_size != in_size))
                 fprintf(stderr, "%s: note: input was GGUF v%u of %llu bytes; the output is v3 of %llu bytes (re-emitted, "
