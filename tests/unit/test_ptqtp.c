@@ -544,6 +544,15 @@ int main(int argc, char **argv) {
     test_tie();
     error_ladder(5.0f, 1);
     error_ladder(10.0f, 0);
-    test_isa_scalar("/proc/self/exe");
+    /* the program's own path, read through the link: execve of
+     * "/proc/self/exe" itself would run valgrind (scripts/valgrind.sh), which
+     * answers readlink with the program's path */
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    T_CHECK(len > 0);
+    if (len > 0) {
+        self[len] = 0;
+        test_isa_scalar(self);
+    }
     T_DONE();
 }
