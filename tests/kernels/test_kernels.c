@@ -321,10 +321,15 @@ static void test_dot_full_range(const char *lvl, const mio_kernels *bk) {
         int fails_before = t_fail;
         for (size_t k = 0; k < sizeof nbs / sizeof nbs[0] && t_fail - fails_before < 5; k++) {
             const size_t nb = nbs[k], n = nb * blk;
-            void *wbase, *abase;
-            size_t wlen, alen;
+            void *wbase = NULL, *abase = NULL;
+            size_t wlen = 0, alen = 0;
             uint8_t *w = guarded_alloc(nb * wbb, &wbase, &wlen), *a = guarded_alloc(nb * abb * M, &abase, &alen);
-            if (!w || !a) { T_CHECK(0); return; }
+            if (!w || !a) {
+                T_CHECK(0);
+                if (w) munmap(wbase, wlen);
+                if (a) munmap(abase, alen);
+                return;
+            }
             for (int rep = 0; rep < (nb == 1 ? 200 : 10); rep++) {
                 float out_s[M], out_p[M];
                 make_w_exact(ti, n, w);
