@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/* hf_internal.h — converting a Hugging Face checkpoint directory to GGUF, as
+ * llama.cpp's convert_hf_to_gguf.py does (pinned: the copy in the
+ * llama-cpp-python 0.3.36 sdist, vendor/llama.cpp). Three parts share it:
+ *   convert.c   the driver: config.json, the architecture table, tensors, the writer
+ *   vocab*.c    tokenizer.json / tokenizer.model / tokenizer_config.json -> tokenizer.* keys
+ *   meta.c      general.* keys (gguf-py's Metadata heuristics) and the default file name
+ * Nothing here is exported. Keys are written onto a mio_writer in the order the
+ * reference writes them; mio_writer_set_* on an existing key keeps its position
+ * (as gguf-py's dict assignment does). */
+#ifndef MIO_HF_INTERNAL_H
+#define MIO_HF_INTERNAL_H
+
+#include "modelio.h"
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ vocab */
+
+/* Which of the reference's set_vocab() paths an architecture takes. */
+typedef enum hf_vocab_flavour {
+    /* LlamaModel.set_vocab: tokenizer_config.json add_prefix_space -> tokenizer.ggml.add_space_prefix;
+     * then tokenizer.model (SentencePiece) -> else tokenizer.json BPE with byte fallback (llama, LlamaHfVocab)
+     * -> else gpt2 BPE; then the vocab_size 32016 (CodeLlama) and 49152 (add_bos = false) special cases. */
+    HF_VOCAB_LLAMA = 1,
+    /* Qwen2Model.set_vocab: tokenizer.model -> else gpt2 BPE. */
+    HF_VOCAB_QWEN2 = 2,
+} hf_vocab_flavour;
+
+typedef struct hf_vocab_opts {
+    const char *dir;          /* checkpoint directory */
+    const cJSON *config;      /* config.json (after text_config was merged into the root) */
+    int flavour;              /* hf_vocab_flavour */
+    const char *pre_override; /* --pre NAME or NULL: tokenizer.ggml.pre written as given (must be a name llama.cpp knows) */
+} hf_vocab_opts;
+
+typedef struct hf_vocab_info {
+    uint64_t n_tokens;        /* length of tokenizer.ggml.tokens */
+    char model[16];           /* "gpt2" or "llama" */
+    char pre[64];             /* tokenizer.ggml.pre as written ("" for SentencePiece, which writes "default") */
+    char ref_pre[64];         /* what convert_hf_to_gguf.py's chkhsh would have written ("" when the same/unknown) */
+    bool differs_from_reference; /* a value deliberately differs from the reference (documented in docs/HF_CONVERT.md) */
+} hf_vocab_info;
+
+/* Write every tokenizer.* key (and anything else the reference's set_vocab()
+ * writes) onto w, in the reference's order. Fails with a message naming the
+ * file and key (MIO_ERR_PARSE for malformed JSON / protobuf, MIO_ERR_UNSUPPORTED
+ * for a tokenizer type or pre-tokenizer we do not convert, MIO_ERR_NOT_FOUND when
+ * the directory has no tokenizer at all); w may then hold some keys (the caller
+ * discards it). info may be NULL. */
+mio_status hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_info *info);
+
+/* --------------------------------------------------------------- metadata */
+
+/* One output tensor, for the parameter counts (gguf-py's get_total_parameter_count). */
+typedef struct hf_meta_tensor {
+    const char *name;         /* GGUF name */
+    uint32_t n_dims;
+    int64_t ne[4];            /* ggml order */
+} hf_meta_tensor;
+
+typedef struct hf_meta_in {
+    const char *dir;              /* checkpoint directory (its last path component is the fallback name) */
+    const cJSON *config;          /* config.json (as read, before text_config merging) */
+    const char *model_name;       /* --model-name or NULL */
+    const hf_meta_tensor *tensors; /* every tensor the output holds, in output order */
+    size_t n_tensors;
+} hf_meta_in;
+
+typedef struct hf_meta {
+    char *name, *basename, *finetune, *version, *size_label; /* malloc()ed, NULL when absent */
+} hf_meta;
+
+/* The general.* keys of Metadata.load(...) + set_gguf_meta_model(), written onto
+ * w in the reference's order (general.architecture and general.type were
+ * written before by the caller; general.file_type and
+ * general.quantization_version are the caller's too). m receives the fields the
+ * file name needs (free with hf_meta_free). */
+mio_status hf_meta_write(mio_writer *w, const hf_meta_in *in, hf_meta *m);
+void hf_meta_free(hf_meta *m);
+/* gguf.naming_convention(): the default output file name without ".gguf"
+ * (output_type "F16", "BF16", "Q8_0", ... from the file type; vocab_only gives
+ * the "-vocab" form). malloc()ed, NULL on allocation failure. */
+char *hf_default_filename(const hf_meta *m, const char *output_type, bool vocab_only);
+
+#endif
