@@ -113,7 +113,9 @@ typedef enum mio_status {
     MIO_ERR_ENCODER_UNAVAILABLE = 33, /**< no encoder for this type (needs an importance matrix, or none exists) */
     MIO_ERR_DECODER_UNAVAILABLE = 34, /**< no float view of this type */
     MIO_ERR_NON_FINITE = 35,          /**< NaN or infinity in block-encoder input */
-    MIO_ERR_CANCELLED = 36            /* the write was cancelled by mio_cancel_writes (its temp file is removed) */
+    MIO_ERR_CANCELLED = 36,           /**< the write was cancelled by mio_cancel_writes (its temp file is removed) */
+    /** model conversion */
+    MIO_ERR_UNSUPPORTED = 37          /**< an architecture, tokenizer or model feature that is not converted (the message names it) */
 } mio_status;
 
 /** Stable upper-case name of a status ("MIO_ERR_TRUNCATED"); "MIO_ERR_UNKNOWN" for others. */
@@ -1035,6 +1037,82 @@ MIO_API mio_status mio_gguf_to_safetensors_fd(const char *in_path, int fd, const
  * are refused naming the tensor. out_path is written atomically. */
 MIO_API mio_status mio_safetensors_to_gguf(const char *in_path, const char *out_path, const mio_convert_params *p);
 MIO_API mio_status mio_safetensors_to_gguf_fd(const char *in_path, int fd, const mio_convert_params *p);
+
+/* ------------------------------------------------------------------------- */
+/** Hugging Face checkpoints to GGUF (docs/HF_CONVERT.md)                       */
+/* ------------------------------------------------------------------------- */
+/** A checkpoint directory (config.json, model.safetensors or sharded
+ * model-0000N-of-0000M.safetensors with model.safetensors.index.json, and the
+ * tokenizer files) converted as llama.cpp's convert_hf_to_gguf.py converts it:
+ * the same metadata keys in the same order with the same wire types, the same
+ * tensor names, order and types, byte for byte (two deliberate tokenizer
+ * differences are documented in docs/HF_CONVERT.md). Supported: LlamaForCausalLM,
+ * MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM. */
+
+/** outtype values besides the ggml types MIO_TYPE_F32, _F16, _BF16, _Q8_0, _TQ1_0, _TQ2_0. */
+#define MIO_HF_OUT_AUTO (-1)  /**< the reference's "auto": BF16 or F16 from the first 2-D weight's dtype */
+
+/** One output file, reported before anything is written (also in a dry run). */
+typedef struct mio_hf_file {
+    uint32_t index;          /**< 0-based */
+    uint32_t count;          /**< files in the output (1 unless split) */
+    const char *path;        /**< as it will be written */
+    int64_t n_tensors;
+    uint64_t tensor_bytes;   /**< the tensors' sizes, unpadded (what --split-max-size counts) */
+} mio_hf_file;
+typedef void (*mio_hf_file_fn)(void *user, const mio_hf_file *f);
+
+/** One output tensor, reported before anything is written (also in a dry run). */
+typedef struct mio_hf_tensor {
+    int64_t index;           /**< position in the output */
+    const char *name;        /**< GGUF name ("blk.0.attn_q.weight"; "rope_freqs.weight" is generated) */
+    const char *source;      /**< Hugging Face name, "" for a generated tensor */
+    int source_dtype;        /**< mio_st_dtype of the source (MIO_ST_F32 for a generated tensor) */
+    uint32_t n_dims;
+    int64_t ne[4];           /**< ggml order */
+    int type;                /**< ggml type written */
+    int permuted;            /**< q/k rows permuted as LlamaModel.permute */
+    uint64_t nbytes;
+} mio_hf_tensor;
+typedef void (*mio_hf_tensor_fn)(void *user, const mio_hf_tensor *t);
+
+typedef struct mio_hf_params {
+    size_t size;               /**< sizeof(mio_hf_params): set by mio_hf_default_params */
+    int outtype;               /**< MIO_HF_OUT_AUTO (default) or MIO_TYPE_F32/F16/BF16/Q8_0/TQ1_0/TQ2_0 */
+    int preset;                /**< MIO_PRESET_NONE (default), or a llama-quantize preset: the file
+                                  convert_hf_to_gguf.py --outtype auto + llama_model_quantize writes */
+    const mio_quantize_params *quantize; /**< with a preset: the quantizer's other settings (imatrix, overrides,
+                                  ...; its preset, dry_run, plan and progress fields are ignored); NULL = defaults */
+    int vocab_only;            /**< --vocab-only: metadata and tokenizer, no tensors */
+    const char *pre;           /**< --pre NAME: tokenizer.ggml.pre to write instead of the detected one */
+    const char *model_name;    /**< --model-name */
+    int64_t split_max_tensors; /**< --split-max-tensors (0 = unused) */
+    uint64_t split_max_bytes;  /**< --split-max-size in bytes (0 = unused) */
+    int no_tensor_first_split; /**< --no-tensor-first-split: the first file holds the metadata only */
+    int dry_run;               /**< plan and report (file and tensor callbacks), write nothing */
+    int n_threads;             /**< 0 = one per core */
+    mio_hf_file_fn file;       /**< optional */
+    void *file_user;
+    mio_hf_tensor_fn plan;     /**< optional */
+    void *plan_user;
+    mio_quant_progress_fn progress; /**< optional; non-zero return cancels (MIO_ERR_CANCELLED, nothing written) */
+    void *progress_user;
+} mio_hf_params;
+
+/** Defaults: auto, no preset, all cores, no split, no callbacks. */
+MIO_API void mio_hf_default_params(mio_hf_params *p);
+/** As mio_quantize_default_params_sized. */
+MIO_API mio_status mio_hf_default_params_sized(mio_hf_params *p, size_t size);
+/** Convert the checkpoint directory model_dir. out is the reference's --outfile:
+ * a file path (with "{ftype}" replaced by the output type's name: "bf16",
+ * "q8_0", ... or the preset's "Q4_K_M"), an existing directory (the reference's
+ * default file name inside it), or NULL (that name inside model_dir). With a
+ * split, out names the first part's stem as the reference does (NAME-00001-of-
+ * 0000N.gguf). Every file is written to a temp file and renamed into place only
+ * when all are complete; on any error nothing is left. The path of the first
+ * file written is stored in *written (malloc()ed, release with mio_free) when
+ * written is not NULL. */
+MIO_API mio_status mio_hf_convert(const char *model_dir, const char *out, const mio_hf_params *p, char **written);
 
 /* ------------------------------------------------------------------------- */
 /** LoRA adapters (docs/LORA.md)                                              */

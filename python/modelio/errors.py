@@ -88,7 +88,7 @@ _CLASS_OF = {
     19: FormatError, 20: InvalidArgumentError, 21: StateError, 22: StateError, 23: StateError,
     24: UnsupportedError, 25: FormatError, 26: FormatError, 27: FormatError, 28: FormatError,
     29: FormatError, 30: FormatError, 31: FormatError, 32: FormatError, 33: UnsupportedError,
-    34: UnsupportedError, 35: InvalidArgumentError, 36: CancelledError,
+    34: UnsupportedError, 35: InvalidArgumentError, 36: CancelledError, 37: UnsupportedError,
 }
 
 

@@ -92,6 +92,7 @@ const char *mio_status_name(mio_status s) {
     case MIO_ERR_DECODER_UNAVAILABLE: return "MIO_ERR_DECODER_UNAVAILABLE";
     case MIO_ERR_NON_FINITE: return "MIO_ERR_NON_FINITE";
     case MIO_ERR_CANCELLED: return "MIO_ERR_CANCELLED";
+    case MIO_ERR_UNSUPPORTED: return "MIO_ERR_UNSUPPORTED";
     }
     return "MIO_ERR_UNKNOWN";
 }

@@ -18,6 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Read and parse the JSON file dir/name (at most 256 MiB). optional: a missing
+ * file gives MIO_OK with *out NULL. Errors name the path (MIO_ERR_INVALID_JSON
+ * with the byte offset for bad syntax). Free with cJSON_Delete. */
+mio_status hf_read_json(const char *dir, const char *name, bool optional, cJSON **out);
+
 /* ------------------------------------------------------------------ vocab */
 
 /* Which of the reference's set_vocab() paths an architecture takes. */

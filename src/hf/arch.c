@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/* arch.c — the architecture table of the Hugging Face converter: which
+ * config.json "architectures" name becomes which GGUF architecture, which
+ * tensors it has (Hugging Face name -> GGUF name, the shape config.json
+ * implies, required or optional), and the hyperparameter keys it writes, in
+ * the order convert_hf_to_gguf.py writes them (TextModel.set_gguf_parameters,
+ * then the class's own additions). An architecture is a table entry; the
+ * driver (convert.c) never names one. */
+#include "hf/hf_arch.h"
+
+#include "core/core.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Shapes are written outermost first (safetensors order): {rows, cols}. */
+enum { D_HIDDEN = 1, D_VOCAB, D_FF, D_Q, D_KV, D_HEAD };
+
+/* The block tensors of the llama family: model.layers.N.<hf> -> blk.N.<gguf>. */
+static const hf_tensor_rule k_llama_block[] = {
+    {.hf = "input_layernorm.weight", .gguf = "attn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "self_attn.q_proj.weight", .gguf = "attn_q.weight", .n_dims = 2, .dim = {D_Q, D_HIDDEN}, .permute = HF_PERMUTE_Q},
+    {.hf = "self_attn.k_proj.weight", .gguf = "attn_k.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}, .permute = HF_PERMUTE_K},
+    {.hf = "self_attn.v_proj.weight", .gguf = "attn_v.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
+    {.hf = "self_attn.o_proj.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_Q}},
+    {.hf = "self_attn.q_proj.bias", .gguf = "attn_q.bias", .n_dims = 1, .dim = {D_Q}, .permute = HF_PERMUTE_Q, .optional = true},
+    {.hf = "self_attn.k_proj.bias", .gguf = "attn_k.bias", .n_dims = 1, .dim = {D_KV}, .permute = HF_PERMUTE_K, .optional = true},
+    {.hf = "self_attn.v_proj.bias", .gguf = "attn_v.bias", .n_dims = 1, .dim = {D_KV}, .optional = true},
+    {.hf = "self_attn.o_proj.bias", .gguf = "attn_output.bias", .n_dims = 1, .dim = {D_HIDDEN}, .optional = true},
+    {.hf = "post_attention_layernorm.weight", .gguf = "ffn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "mlp.gate_proj.weight", .gguf = "ffn_gate.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
+    {.hf = "mlp.up_proj.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
+    {.hf = "mlp.down_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}},
+};
+
+/* Qwen2: the same names without the q/k permutation (Qwen2Model keeps HF's
+ * rotary layout); q/k/v biases are part of every Qwen2 checkpoint but gguf-py
+ * maps them whether or not they are there. */
+static const hf_tensor_rule k_qwen2_block[] = {
+    {.hf = "input_layernorm.weight", .gguf = "attn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "self_attn.q_proj.weight", .gguf = "attn_q.weight", .n_dims = 2, .dim = {D_Q, D_HIDDEN}},
+    {.hf = "self_attn.k_proj.weight", .gguf = "attn_k.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
+    {.hf = "self_attn.v_proj.weight", .gguf = "attn_v.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
+    {.hf = "self_attn.o_proj.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_Q}},
+    {.hf = "self_attn.q_proj.bias", .gguf = "attn_q.bias", .n_dims = 1, .dim = {D_Q}, .optional = true},
+    {.hf = "self_attn.k_proj.bias", .gguf = "attn_k.bias", .n_dims = 1, .dim = {D_KV}, .optional = true},
+    {.hf = "self_attn.v_proj.bias", .gguf = "attn_v.bias", .n_dims = 1, .dim = {D_KV}, .optional = true},
+    {.hf = "self_attn.o_proj.bias", .gguf = "attn_output.bias", .n_dims = 1, .dim = {D_HIDDEN}, .optional = true},
+    {.hf = "post_attention_layernorm.weight", .gguf = "ffn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "mlp.gate_proj.weight", .gguf = "ffn_gate.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
+    {.hf = "mlp.up_proj.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
+    {.hf = "mlp.down_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}},
+};
+
+/* Qwen3: Qwen2's tensors plus per-head RMS norms of q and k. */
+static const hf_tensor_rule k_qwen3_block[] = {
+    {.hf = "input_layernorm.weight", .gguf = "attn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "self_attn.q_proj.weight", .gguf = "attn_q.weight", .n_dims = 2, .dim = {D_Q, D_HIDDEN}},
+    {.hf = "self_attn.k_proj.weight", .gguf = "attn_k.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
+    {.hf = "self_attn.v_proj.weight", .gguf = "attn_v.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
+    {.hf = "self_attn.o_proj.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_Q}},
+    {.hf = "self_attn.q_proj.bias", .gguf = "attn_q.bias", .n_dims = 1, .dim = {D_Q}, .optional = true},
+    {.hf = "self_attn.k_proj.bias", .gguf = "attn_k.bias", .n_dims = 1, .dim = {D_KV}, .optional = true},
+    {.hf = "self_attn.v_proj.bias", .gguf = "attn_v.bias", .n_dims = 1, .dim = {D_KV}, .optional = true},
+    {.hf = "self_attn.o_proj.bias", .gguf = "attn_output.bias", .n_dims = 1, .dim = {D_HIDDEN}, .optional = true},
+    {.hf = "self_attn.q_norm.weight", .gguf = "attn_q_norm.weight", .n_dims = 1, .dim = {D_HEAD}},
+    {.hf = "self_attn.k_norm.weight", .gguf = "attn_k_norm.weight", .n_dims = 1, .dim = {D_HEAD}},
+    {.hf = "post_attention_layernorm.weight", .gguf = "ffn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "mlp.gate_proj.weight", .gguf = "ffn_gate.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
+    {.hf = "mlp.up_proj.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
+    {.hf = "mlp.down_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}},
+};
+
+/* Tensors outside the blocks, shared by every architecture here. lm_head is
+ * required unless config.json ties the embeddings (llama.cpp would silently
+ * reuse token_embd for a missing output, which hides a broken checkpoint). */
+static const hf_tensor_rule k_global[] = {
+    {.hf = "model.embed_tokens.weight", .gguf = "token_embd.weight", .n_dims = 2, .dim = {D_VOCAB, D_HIDDEN}},
+    {.hf = "model.norm.weight", .gguf = "output_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "lm_head.weight", .gguf = "output.weight", .n_dims = 2, .dim = {D_VOCAB, D_HIDDEN}, .output = true},
+};
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static const hf_arch k_archs[] = {
+    {.hf_name = "LlamaForCausalLM", .arch = "llama", .vocab = HF_VOCAB_LLAMA, .block = k_llama_block,
+     .n_block = N_OF(k_llama_block), .llama_params = true, .llama3_rope_freqs = true},
+    {.hf_name = "LLaMAForCausalLM", .arch = "llama", .vocab = HF_VOCAB_LLAMA, .block = k_llama_block,
+     .n_block = N_OF(k_llama_block), .llama_params = true, .llama3_rope_freqs = true},
+    {.hf_name = "MistralForCausalLM", .arch = "llama", .vocab = HF_VOCAB_LLAMA, .block = k_llama_block,
+     .n_block = N_OF(k_llama_block), .llama_params = true, .llama3_rope_freqs = true},
+    {.hf_name = "Qwen2ForCausalLM", .arch = "qwen2", .vocab = HF_VOCAB_QWEN2, .block = k_qwen2_block,
+     .n_block = N_OF(k_qwen2_block), .pooling_check = true},
+    {.hf_name = "Qwen3ForCausalLM", .arch = "qwen3", .vocab = HF_VOCAB_QWEN2, .block = k_qwen3_block,
+     .n_block = N_OF(k_qwen3_block), .pooling_check = true, .reranker_check = true},
+};
+
+const char *const hf_arch_supported_list =
+    "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM";
+
+const hf_arch *hf_arch_find(const char *hf_name) {
+    for (size_t i = 0; i < N_OF(k_archs); i++)
+        if (strcmp(k_archs[i].hf_name, hf_name) == 0) return &k_archs[i];
+    return NULL;
+}
+
+const hf_tensor_rule *hf_arch_global_rules(size_t *n) {
+    *n = N_OF(k_global);
+    return k_global;
+}
+
+int64_t hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d) {
+    switch (r->dim[k]) {
+    case D_HIDDEN: return d->hidden;
+    case D_VOCAB: return d->vocab;
+    case D_FF: return d->ff;
+    case D_Q: return d->n_head * d->head_dim;
+    case D_KV: return d->n_head_kv * d->head_dim;
+    case D_HEAD: return d->head_dim;
+    default: return -1;
+    }
+}
+
+/* "model.layers.N.<rest>" with N a decimal block number: the number and rest. */
+static bool split_block_name(const char *name, int64_t *bid, const char **rest) {
+    static const char prefix[] = "model.layers.";
+    if (strncmp(name, prefix, sizeof prefix - 1) != 0) return false;
+    const char *p = name + sizeof prefix - 1;
+    int64_t v = 0;
+    int nd = 0;
+    while (*p >= '0' && *p <= '9') {
+        if (nd == 9) return false;
+        v = v * 10 + (*p - '0');
+        p++, nd++;
+    }
+    if (nd == 0 || *p != '.') return false;
+    *bid = v;
+    *rest = p + 1;
+    return true;
+}
+
+bool hf_arch_map(const hf_arch *a, const char *hf, int64_t n_layer, char out[HF_NAME_MAX], const hf_tensor_rule **rule,
+                 int64_t *bid) {
+    *bid = -1;
+    for (size_t i = 0; i < N_OF(k_global); i++)
+        if (strcmp(hf, k_global[i].hf) == 0) {
+            snprintf(out, HF_NAME_MAX, "%s", k_global[i].gguf);
+            *rule = &k_global[i];
+            return true;
+        }
+    const char *rest;
+    int64_t b;
+    if (!split_block_name(hf, &b, &rest) || b >= n_layer) return false;
+    for (size_t i = 0; i < a->n_block; i++)
+        if (strcmp(rest, a->block[i].hf) == 0) {
+            snprintf(out, HF_NAME_MAX, "blk.%lld.%s", (long long)b, a->block[i].gguf);
+            *rule = &a->block[i];
+            *bid = b;
+            return true;
+        }
+    return false;
+}
+
+/* The reference drops these before mapping (ModelBase.prepare_tensors). */
+bool hf_name_is_dropped(const char *hf) {
+    static const char *const suffix[] = {".attention.masked_bias", ".attention.bias", ".rotary_emb.inv_freq"};
+    size_t n = strlen(hf);
+    for (size_t i = 0; i < N_OF(suffix); i++) {
+        size_t m = strlen(suffix[i]);
+        if (n >= m && memcmp(hf + n - m, suffix[i], m) == 0) return true;
+    }
+    return false;
+}
+
+/* The source rows of a q/k permutation (LlamaModel.permute): viewing the rows
+ * as (heads, 2, rows/heads/2), the output swaps the last two axes, so output
+ * row h*2*half + i*2 + j is source row h*2*half + j*half + i. */
+uint64_t hf_permute_src_row(uint64_t out_row, uint64_t rows, uint64_t n_head) {
+    uint64_t per = rows / n_head, half = per / 2;
+    uint64_t h = out_row / per, r = out_row % per;
+    uint64_t i = r / 2, j = r % 2;
+    return h * per + j * half + i;
+}
+
+/* llama3 rope scaling (LlamaModel.generate_extra_tensors): one factor per
+ * rotary frequency pair, computed in double as Python does, from torch's f32
+ * frequencies. */
+void hf_llama3_rope_factors(float *out, int64_t dim, double base, double factor, double low_freq_factor,
+                            double high_freq_factor, double old_context_len) {
+    double low_freq_wavelen = old_context_len / low_freq_factor;
+    double high_freq_wavelen = old_context_len / high_freq_factor;
+    for (int64_t k = 0; k < dim / 2; k++) {
+        /* torch: base ** (arange(0, dim, 2, f32) / dim) in f32, then 1 / that in f32 */
+        float expo = (float)(2 * k) / (float)dim;
+        float powv = powf((float)base, expo);
+        float freq = 1.0f / powv;
+        double wavelen = 2 * M_PI / (double)freq;
+        double v;
+        if (wavelen < high_freq_wavelen)
+            v = 1;
+        else if (wavelen > low_freq_wavelen)
+            v = factor;
+        else {
+            double smooth = (old_context_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor);
+            v = 1 / ((1 - smooth) / factor + smooth);
+        }
+        out[k] = (float)v;
+    }
+}

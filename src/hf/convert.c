@@ -1,0 +1,1389 @@
+/* SPDX-License-Identifier: MIT */
+/* convert.c — mio_hf_convert: a Hugging Face checkpoint directory to GGUF, as
+ * convert_hf_to_gguf.py (llama-cpp-python 0.3.36's vendored llama.cpp) writes
+ * it. The order of work follows the reference: index the shards (sorted part
+ * names, tensors sorted by name within a part), choose the file type, map and
+ * check every tensor, then lay out the metadata (general.*, the architecture's
+ * hyperparameters, general.file_type and quantization_version, the tokenizer)
+ * and stream the tensors one chunk of rows at a time through pread, so memory
+ * holds a fixed working set whatever the model's size. Invariant: every check
+ * (names, shapes, dtypes, the vocabulary) is made before the first byte is
+ * written, and a failure leaves no file of any name behind. */
+#include "hf/hf_arch.h"
+
+#include "core/core.h"
+#include "core/half.h"
+#include "core/pool.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+ABI_FROZEN(mio_hf_params, progress_user);
+
+#define HF_MAX_JSON ((size_t)256 << 20) /* config/index files: far above any real one */
+#define HF_CHUNK_ELEMS ((size_t)1 << 20) /* f32 elements per conversion chunk (4 MiB) */
+
+void mio_hf_default_params(mio_hf_params *p) {
+    if (!p) return;
+    memset(p, 0, sizeof *p);
+    p->size = sizeof *p;
+    p->outtype = MIO_HF_OUT_AUTO;
+    p->preset = MIO_PRESET_NONE;
+}
+
+mio_status mio_hf_default_params_sized(mio_hf_params *p, size_t size) {
+    mio_hf_params d;
+    mio_hf_default_params(&d);
+    return abi_defaults_sized(p, size, &d, sizeof d, "mio_hf_params");
+}
+
+/* ------------------------------------------------------------ small helpers */
+
+static char *path_join(const char *dir, const char *name) {
+    size_t a = strlen(dir), b = strlen(name);
+    char *p = malloc(a + b + 2);
+    if (!p) return NULL;
+    memcpy(p, dir, a);
+    size_t k = a;
+    if (k && p[k - 1] != '/') p[k++] = '/';
+    memcpy(p + k, name, b + 1);
+    return p;
+}
+
+mio_status hf_read_json(const char *dir, const char *name, bool optional, cJSON **out) {
+    *out = NULL;
+    char *path = path_join(dir, name);
+    if (!path) return err_set(MIO_ERR_NOMEM, "out of memory");
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        int e = errno;
+        mio_status st = MIO_OK;
+        if (!(optional && e == ENOENT))
+            st = err_set(e == ENOENT ? MIO_ERR_NOT_FOUND : MIO_ERR_IO, "%s: %s", path, strerror(e));
+        free(path);
+        return st;
+    }
+    mio_status st = MIO_OK;
+    char *buf = NULL;
+    struct stat sb;
+    if (fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        st = err_set(MIO_ERR_IO, "%s: not a regular file", path);
+        goto done;
+    }
+    if ((uint64_t)sb.st_size > HF_MAX_JSON) {
+        st = err_set(MIO_ERR_LIMIT, "%s: %llu bytes, more than the %zu a JSON file may have here", path,
+                     (unsigned long long)sb.st_size, HF_MAX_JSON);
+        goto done;
+    }
+    size_t n = (size_t)sb.st_size;
+    buf = malloc(n + 1);
+    if (!buf) {
+        st = err_set(MIO_ERR_NOMEM, "out of memory reading %s", path);
+        goto done;
+    }
+    if (fread(buf, 1, n, fp) != n) {
+        st = err_set(MIO_ERR_IO, "%s: short read", path);
+        goto done;
+    }
+    buf[n] = 0;
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(buf, n, &end, 0);
+    if (!j) {
+        size_t at = end && end >= buf ? (size_t)(end - buf) : 0;
+        st = err_set(MIO_ERR_INVALID_JSON, "%s: not valid JSON (error near byte %zu)", path, at);
+        goto done;
+    }
+    *out = j;
+done:
+    free(buf);
+    fclose(fp);
+    free(path);
+    return st;
+}
+
+/* Python's `key in hparams` and the value: NULL when absent; a JSON null is present. */
+static const cJSON *jget(const cJSON *o, const char *key) { return cJSON_GetObjectItemCaseSensitive(o, key); }
+
+/* find_hparam(keys, optional=True): the first key present, its value (NULL for a JSON null). */
+static const cJSON *find_hparam(const cJSON *o, const char *const *keys, const char **which) {
+    for (size_t i = 0; keys[i]; i++) {
+        const cJSON *v = jget(o, keys[i]);
+        if (v) {
+            if (which) *which = keys[i];
+            return cJSON_IsNull(v) ? NULL : v;
+        }
+    }
+    return NULL;
+}
+
+static mio_status json_u32(const cJSON *v, const char *file, const char *key, uint32_t *out) {
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble > 4294967295.0 ||
+        v->valuedouble != floor(v->valuedouble))
+        return err_set(MIO_ERR_INVALID_JSON, "%s: \"%s\" must be an integer in 0..4294967295", file, key);
+    *out = (uint32_t)v->valuedouble;
+    return MIO_OK;
+}
+
+static mio_status json_num(const cJSON *v, const char *file, const char *key, double *out) {
+    if (!cJSON_IsNumber(v)) return err_set(MIO_ERR_INVALID_JSON, "%s: \"%s\" must be a number", file, key);
+    *out = v->valuedouble;
+    return MIO_OK;
+}
+
+static bool ends_with(const char *s, const char *suf) {
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && memcmp(s + a - b, suf, b) == 0;
+}
+
+/* ------------------------------------------------------------- the context */
+
+typedef struct hf_src {
+    char *name;          /* after filter_tensors */
+    char *orig;          /* as stored: the reference orders a part's tensors by it */
+    uint32_t part;
+    int64_t index;       /* in that part's mio_st_file */
+} hf_src;
+
+typedef struct hf_item {
+    char name[HF_NAME_MAX];
+    const char *source;  /* hf name or "" */
+    int64_t src;         /* index into ctx.src, -1 for rope_freqs */
+    int src_dtype;
+    uint32_t n_dims;
+    int64_t ne[4];
+    int type;
+    int permute;         /* HF_PERMUTE_* applied */
+    uint64_t nbytes;
+    uint32_t file;       /* output file */
+} hf_item;
+
+typedef struct hf_ctx {
+    const char *dir;
+    const mio_hf_params *p;
+    cJSON *config_raw;   /* config.json as read */
+    cJSON *config;       /* text_config merged into the root */
+    const hf_arch *arch;
+    hf_dims d;
+    char **part_names;
+    uint32_t n_parts;
+    mio_st_file **parts;
+    hf_src *src;
+    size_t n_src;
+    hf_item *items;
+    size_t n_items;
+    int ftype_type;      /* ggml type of the file type (F32/F16/BF16/Q8_0/TQ1_0/TQ2_0) */
+    float *rope_freqs;   /* the generated tensor's data */
+    int64_t n_rope_freqs;
+} hf_ctx;
+
+static void ctx_free(hf_ctx *c) {
+    cJSON_Delete(c->config_raw);
+    cJSON_Delete(c->config);
+    for (uint32_t i = 0; i < c->n_parts; i++) {
+        free(c->part_names[i]);
+        if (c->parts) mio_st_close(c->parts[i]);
+    }
+    free(c->part_names);
+    free(c->parts);
+    for (size_t i = 0; i < c->n_src; i++) free(c->src[i].name), free(c->src[i].orig);
+    free(c->src);
+    free(c->items);
+    free(c->rope_freqs);
+}
+
+/* ------------------------------------------------------------------ config */
+
+static mio_status load_config(hf_ctx *c) {
+    mio_status st = hf_read_json(c->dir, "config.json", false, &c->config_raw);
+    if (st) return err_prefix(st, "checkpoint %s: ", c->dir);
+    if (!cJSON_IsObject(c->config_raw)) return err_set(MIO_ERR_INVALID_JSON, "%s/config.json: not a JSON object", c->dir);
+    c->config = cJSON_Duplicate(c->config_raw, 1);
+    if (!c->config) return err_set(MIO_ERR_NOMEM, "out of memory");
+    /* TextModel: {**hparams, **hparams["text_config"]} */
+    const cJSON *tc = jget(c->config_raw, "text_config");
+    if (cJSON_IsObject(tc))
+        for (const cJSON *it = tc->child; it; it = it->next) {
+            cJSON *dup = cJSON_Duplicate(it, 1);
+            if (!dup) return err_set(MIO_ERR_NOMEM, "out of memory");
+            if (jget(c->config, it->string))
+                cJSON_ReplaceItemInObjectCaseSensitive(c->config, it->string, dup);
+            else
+                cJSON_AddItemToObject(c->config, it->string, dup);
+        }
+    const cJSON *archs = jget(c->config_raw, "architectures");
+    const cJSON *a0 = cJSON_IsArray(archs) ? cJSON_GetArrayItem(archs, 0) : NULL;
+    if (!cJSON_IsString(a0))
+        return err_set(MIO_ERR_INVALID_JSON, "%s/config.json: no \"architectures\" list naming the model class", c->dir);
+    c->arch = hf_arch_find(a0->valuestring);
+    if (!c->arch)
+        return err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: architecture %s is not supported (supported: %s)", c->dir,
+                       a0->valuestring, hf_arch_supported_list);
+    return MIO_OK;
+}
+
+static mio_status cfg_dim(const hf_ctx *c, const char *const *keys, bool required, int64_t dflt, int64_t *out) {
+    const char *which = keys[0];
+    const cJSON *v = find_hparam(c->config, keys, &which);
+    if (!v) {
+        if (required) return err_set(MIO_ERR_NOT_FOUND, "%s/config.json: \"%s\" is missing", c->dir, keys[0]);
+        *out = dflt;
+        return MIO_OK;
+    }
+    uint32_t u;
+    mio_status st = json_u32(v, "config.json", which, &u);
+    if (st) return err_prefix(st, "%s/", c->dir);
+    *out = u;
+    return MIO_OK;
+}
+
+static mio_status load_dims(hf_ctx *c) {
+    static const char *const k_layers[] = {"n_layers", "num_hidden_layers", "n_layer", "num_layers", NULL};
+    static const char *const k_hidden[] = {"hidden_size", "n_embd", "dim", NULL};
+    static const char *const k_ff[] = {"prefix_dense_intermediate_size", "dense_intermediate_size", "intermediate_size",
+                                       "n_inner", "hidden_dim", NULL};
+    static const char *const k_head[] = {"num_attention_heads", "n_head", "n_heads", NULL};
+    static const char *const k_kv[] = {"num_key_value_heads", "n_kv_heads", NULL};
+    static const char *const k_vocab[] = {"vocab_size", NULL};
+    static const char *const k_hd[] = {"head_dim", NULL};
+    hf_dims *d = &c->d;
+    mio_status st;
+    if ((st = cfg_dim(c, k_layers, true, 0, &d->n_layer)) || (st = cfg_dim(c, k_hidden, true, 0, &d->hidden)) ||
+        (st = cfg_dim(c, k_ff, true, 0, &d->ff)) || (st = cfg_dim(c, k_head, true, 0, &d->n_head)) ||
+        (st = cfg_dim(c, k_vocab, true, 0, &d->vocab)))
+        return st;
+    if (d->n_head == 0) return err_set(MIO_ERR_INVALID_JSON, "%s/config.json: num_attention_heads is 0", c->dir);
+    if ((st = cfg_dim(c, k_kv, false, d->n_head, &d->n_head_kv)) ||
+        (st = cfg_dim(c, k_hd, false, d->hidden / d->n_head, &d->head_dim)))
+        return st;
+    if (d->n_head_kv == 0) return err_set(MIO_ERR_INVALID_JSON, "%s/config.json: num_key_value_heads is 0", c->dir);
+    return MIO_OK;
+}
+
+/* ------------------------------------------------------------------ shards */
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static mio_status add_part_name(hf_ctx *c, const char *name) {
+    for (uint32_t i = 0; i < c->n_parts; i++)
+        if (strcmp(c->part_names[i], name) == 0) return MIO_OK;
+    char **np = realloc(c->part_names, (c->n_parts + 1) * sizeof *np);
+    if (!np) return err_set(MIO_ERR_NOMEM, "out of memory");
+    c->part_names = np;
+    if (!(np[c->n_parts] = strdup(name))) return err_set(MIO_ERR_NOMEM, "out of memory");
+    c->n_parts++;
+    return MIO_OK;
+}
+
+/* ModelBase.get_model_part_names: files named prefix*suffix, sorted. */
+static mio_status list_parts(hf_ctx *c, const char *prefix, const char *suffix, bool *any) {
+    DIR *dd = opendir(c->dir);
+    if (!dd) return err_set(errno == ENOENT ? MIO_ERR_NOT_FOUND : MIO_ERR_IO, "%s: %s", c->dir, strerror(errno));
+    mio_status st = MIO_OK;
+    *any = false;
+    for (struct dirent *e; (e = readdir(dd));) {
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && ends_with(e->d_name, suffix)) {
+            *any = true;
+            if (suffix[1] == 's' && (st = add_part_name(c, e->d_name))) break;
+        }
+    }
+    closedir(dd);
+    return st;
+}
+
+typedef struct index_entry {
+    const char *tensor, *file;
+} index_entry;
+
+static int cmp_index(const void *a, const void *b) {
+    return strcmp(((const index_entry *)a)->tensor, ((const index_entry *)b)->tensor);
+}
+
+/* TextModel.filter_tensors + ModelBase.filter_tensors + LlamaModel's text_model.
+ * Returns false for a tensor the reference skips (multimodal prefixes); *out
+ * is the (possibly renamed) name, malloc()ed. */
+static bool filter_name(const char *name, char **out) {
+    static const char *const prefixes[] = {"mlp",          "vit.",        "vpm.",          "siglip2.",
+                                           "conformer.",   "merger.",     "resampler.",    "sound_encoder.",
+                                           "sound_projection.", "speech_embeddings."};
+    static const char *const infixes[] = {"visual.",      "vision.",        "audio.",           "talker.",
+                                          "vision_",      "audio_",         "token2wav.",       "code2wav.",
+                                          "projector.",   "pre_mm_projector_norm", "image_newline", "view_seperator",
+                                          "patch_embed",  "patch_embedding", "patch_merger.",   "patch_merge_mlp.",
+                                          "model.connector."};
+    *out = NULL;
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0) return false;
+    for (size_t i = 0; i < sizeof infixes / sizeof infixes[0]; i++)
+        if (strstr(name, infixes[i])) return false;
+    /* "text_model." (SmolVLM) and "language_model." are removed wherever they occur */
+    const char *cut[] = {"text_model.", "language_model."};
+    char *s = strdup(name);
+    if (!s) return true; /* the caller reports the allocation failure */
+    for (size_t k = 0; k < 2; k++) {
+        size_t m = strlen(cut[k]);
+        char *hit;
+        while ((hit = strstr(s, cut[k]))) memmove(hit, hit + m, strlen(hit + m) + 1);
+    }
+    *out = s;
+    return true;
+}
+
+static int cmp_src(const void *a, const void *b) {
+    const hf_src *x = a, *y = b;
+    if (x->part != y->part) return x->part < y->part ? -1 : 1;
+    return strcmp(x->orig, y->orig);
+}
+
+static mio_status index_tensors(hf_ctx *c) {
+    mio_status st;
+    bool any_st = false, any_bin = false;
+    cJSON *index = NULL;
+    index_entry *ie = NULL;
+    size_t n_ie = 0;
+    if ((st = list_parts(c, "model", ".safetensors", &any_st))) return st;
+    if ((st = hf_read_json(c->dir, "model.safetensors.index.json", true, &index))) return st;
+    if (index) {
+        /* the index decides the parts: sorted unique file names of weight_map */
+        for (uint32_t i = 0; i < c->n_parts; i++) free(c->part_names[i]);
+        c->n_parts = 0;
+        const cJSON *wm = jget(index, "weight_map");
+        if (!cJSON_IsObject(wm)) {
+            st = err_set(MIO_ERR_INVALID_METADATA, "%s/model.safetensors.index.json: no \"weight_map\" object", c->dir);
+            goto done;
+        }
+        size_t n = (size_t)cJSON_GetArraySize(wm);
+        ie = calloc(n ? n : 1, sizeof *ie);
+        if (!ie) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+        for (const cJSON *it = wm->child; it; it = it->next) {
+            if (!cJSON_IsString(it) || strchr(it->valuestring, '/')) {
+                st = err_set(MIO_ERR_INVALID_METADATA,
+                             "%s/model.safetensors.index.json: weight_map[\"%s\"] must be a file name in the directory",
+                             c->dir, it->string);
+                goto done;
+            }
+            ie[n_ie++] = (index_entry){it->string, it->valuestring};
+            if ((st = add_part_name(c, it->valuestring))) goto done;
+        }
+    } else if (c->n_parts == 0) {
+        if ((st = list_parts(c, "pytorch_model", ".bin", &any_bin))) goto done;
+        if (any_bin)
+            st = err_set(MIO_ERR_UNSUPPORTED,
+                         "%s: the weights are pickled PyTorch files (pytorch_model*.bin), which are not read (unpickling "
+                         "runs code); convert them to safetensors first", c->dir);
+        else
+            st = err_set(MIO_ERR_NOT_FOUND, "%s: no model weights (model.safetensors, model-*.safetensors with "
+                                            "model.safetensors.index.json)", c->dir);
+        goto done;
+    }
+    qsort(c->part_names, c->n_parts, sizeof *c->part_names, cmp_str);
+    c->parts = calloc(c->n_parts, sizeof *c->parts);
+    if (!c->parts) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+    size_t total = 0;
+    for (uint32_t i = 0; i < c->n_parts; i++) {
+        char *path = path_join(c->dir, c->part_names[i]);
+        if (!path) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+        st = mio_st_open(path, MIO_OPEN_MMAP, &c->parts[i]);
+        if (st) {
+            if (st == MIO_ERR_NOT_FOUND && index)
+                st = err_prefix(st, "model.safetensors.index.json names shard %s, which is missing: ", c->part_names[i]);
+            free(path);
+            goto done;
+        }
+        free(path);
+        total += (size_t)mio_st_tensor_count(c->parts[i]);
+    }
+    c->src = calloc(total ? total : 1, sizeof *c->src);
+    if (!c->src) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+    if (ie) qsort(ie, n_ie, sizeof *ie, cmp_index);
+    for (uint32_t i = 0; i < c->n_parts; i++) {
+        int64_t n = mio_st_tensor_count(c->parts[i]);
+        for (int64_t k = 0; k < n; k++) {
+            mio_st_tensor t;
+            if ((st = mio_st_tensor_info(c->parts[i], k, &t))) goto done;
+            char name[1024];
+            if (t.name.len >= sizeof name || memchr(t.name.ptr, 0, t.name.len)) {
+                st = err_set(MIO_ERR_INVALID_TENSOR_INFO, "%s/%s: tensor name of %zu bytes is not a usable name",
+                             c->dir, c->part_names[i], t.name.len);
+                goto done;
+            }
+            memcpy(name, t.name.ptr, t.name.len);
+            name[t.name.len] = 0;
+            if (ie) {
+                index_entry key = {name, NULL};
+                index_entry *hit = bsearch(&key, ie, n_ie, sizeof *ie, cmp_index);
+                if (!hit) {
+                    st = err_set(MIO_ERR_INVALID_METADATA,
+                                 "%s/%s holds tensor %s, which model.safetensors.index.json does not list", c->dir,
+                                 c->part_names[i], name);
+                    goto done;
+                }
+                if (strcmp(hit->file, c->part_names[i]) != 0) {
+                    st = err_set(MIO_ERR_INVALID_METADATA,
+                                 "%s: tensor %s is in %s but model.safetensors.index.json places it in %s", c->dir,
+                                 name, c->part_names[i], hit->file);
+                    goto done;
+                }
+                hit->file = NULL; /* seen */
+            }
+            char *fn;
+            if (!filter_name(name, &fn)) continue;
+            char *orig = fn ? strdup(name) : NULL;
+            if (!orig) { free(fn); st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+            c->src[c->n_src++] = (hf_src){.name = fn, .orig = orig, .part = i, .index = k};
+        }
+    }
+    for (size_t k = 0; k < n_ie; k++)
+        if (ie[k].file) {
+            st = err_set(MIO_ERR_INVALID_METADATA,
+                         "%s: model.safetensors.index.json lists tensor %s in %s, but that shard does not hold it",
+                         c->dir, ie[k].tensor, ie[k].file);
+            goto done;
+        }
+    qsort(c->src, c->n_src, sizeof *c->src, cmp_src);
+    /* the same name twice (in two shards, or after filter_tensors' renaming):
+     * the reference keeps one silently; refuse it instead */
+    if (c->n_src > 1) {
+        char **names = malloc(c->n_src * sizeof *names);
+        if (!names) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+        for (size_t k = 0; k < c->n_src; k++) names[k] = c->src[k].name;
+        qsort(names, c->n_src, sizeof *names, cmp_str);
+        for (size_t k = 1; k < c->n_src && !st; k++)
+            if (strcmp(names[k - 1], names[k]) == 0)
+                st = err_set(MIO_ERR_DUPLICATE_TENSOR, "%s: tensor %s appears twice in the checkpoint", c->dir, names[k]);
+        free(names);
+    }
+done:
+    free(ie);
+    cJSON_Delete(index);
+    return st;
+}
+
+/* ------------------------------------------------------------- rope / plan */
+
+/* rope_parameters as TextModel.__init__ builds it (a copy): config.json's
+ * rope_parameters (or rope_scaling), with the global values mirrored in. */
+static mio_status rope_params(const hf_ctx *c, cJSON **out) {
+    const cJSON *h = c->config, *src = jget(h, "rope_parameters");
+    if (!src) src = jget(h, "rope_scaling");
+    cJSON *rp = (src && cJSON_IsObject(src) && src->child) ? cJSON_Duplicate(src, 1) : cJSON_CreateObject();
+    if (!rp) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (src && !cJSON_IsNull(src) && !cJSON_IsObject(src)) {
+        cJSON_Delete(rp);
+        return err_set(MIO_ERR_INVALID_JSON, "%s/config.json: \"rope_scaling\" must be an object or null", c->dir);
+    }
+    static const char *const k_theta[] = {"global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta",
+                                          "rotary_emb_base", NULL};
+    static const char *const k_local[] = {"local_rope_theta", "rope_local_theta", "rope_theta_local", "swa_rope_theta",
+                                          "rope_local_base_freq", NULL};
+    static const char *const k_partial[] = {"partial_rotary_factor", "rope_pct", "rope_percent", NULL};
+    static const char *const k_orig[] = {"original_max_position_embeddings", NULL};
+    if (!jget(rp, "full_attention") && !jget(rp, "sliding_attention")) {
+        const cJSON *v;
+        bool ok = true;
+        if ((v = find_hparam(h, k_local, NULL))) {
+            cJSON *o = cJSON_CreateObject();
+            ok = o && cJSON_AddItemToObject(o, "rope_theta", cJSON_Duplicate(v, 1)) &&
+                 cJSON_AddItemToObject(rp, "sliding_attention", o);
+        }
+        if (ok && !jget(rp, "rope_theta") && (v = find_hparam(h, k_theta, NULL)))
+            ok = cJSON_AddItemToObject(rp, "rope_theta", cJSON_Duplicate(v, 1));
+        const cJSON *t = jget(rp, "type");
+        if (ok && !jget(rp, "rope_type") && t && !cJSON_IsNull(t))
+            ok = cJSON_AddItemToObject(rp, "rope_type", cJSON_Duplicate(t, 1));
+        if (ok && !jget(rp, "partial_rotary_factor") && (v = find_hparam(h, k_partial, NULL)))
+            ok = cJSON_AddItemToObject(rp, "partial_rotary_factor", cJSON_Duplicate(v, 1));
+        if (ok && !jget(rp, "original_max_position_embeddings") && (v = find_hparam(h, k_orig, NULL)))
+            ok = cJSON_AddItemToObject(rp, "original_max_position_embeddings", cJSON_Duplicate(v, 1));
+        if (!ok) {
+            cJSON_Delete(rp);
+            return err_set(MIO_ERR_NOMEM, "out of memory");
+        }
+    }
+    *out = rp;
+    return MIO_OK;
+}
+
+/* rope_params.get(key): NULL for absent and for null */
+static const cJSON *rget(const cJSON *o, const char *key) {
+    const cJSON *v = jget(o, key);
+    return v && !cJSON_IsNull(v) ? v : NULL;
+}
+
+static const cJSON *rope_full(const cJSON *rp) {
+    const cJSON *f = jget(rp, "full_attention");
+    return f ? f : rp;
+}
+
+static bool rope_is_llama3(const cJSON *rpf) {
+    const cJSON *t = rget(rpf, "rope_type");
+    if (!cJSON_IsString(t)) return false;
+    const char *s = t->valuestring;
+    return strlen(s) == 6 && strncasecmp(s, "llama3", 6) == 0;
+}
+
+static mio_status gen_rope_freqs(hf_ctx *c, const cJSON *rpf) {
+    double base = 10000.0, factor = 8.0, lo = 1.0, hi = 4.0, old_ctx = 8192;
+    const struct { const char *key; double *v; } k[] = {{"rope_theta", &base}, {"factor", &factor},
+        {"low_freq_factor", &lo}, {"high_freq_factor", &hi}, {"original_max_position_embeddings", &old_ctx}};
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        const cJSON *v = jget(rpf, k[i].key);
+        if (v && json_num(v, "config.json", k[i].key, k[i].v)) return err_prefix(MIO_ERR_INVALID_JSON, "%s/", c->dir);
+    }
+    int64_t dim = c->d.head_dim;
+    if (dim < 2 || dim % 2) return err_set(MIO_ERR_INVALID_JSON, "%s/config.json: head dim %lld is not even", c->dir,
+                                           (long long)dim);
+    c->n_rope_freqs = dim / 2;
+    if (!(c->rope_freqs = malloc((size_t)c->n_rope_freqs * sizeof(float)))) return err_set(MIO_ERR_NOMEM, "out of memory");
+    hf_llama3_rope_factors(c->rope_freqs, dim, base, factor, lo, hi, old_ctx);
+    return MIO_OK;
+}
+
+static int item_type_for(const hf_ctx *c, const char *gguf, uint32_t n_dims, int64_t ne0) {
+    int t;
+    if (n_dims <= 1 || ends_with(gguf, "_norm.weight") || !ends_with(gguf, ".weight"))
+        t = MIO_TYPE_F32;
+    else if ((c->ftype_type == MIO_TYPE_TQ1_0 || c->ftype_type == MIO_TYPE_TQ2_0) &&
+             (strcmp(gguf, "token_embd.weight") == 0 || strcmp(gguf, "output.weight") == 0))
+        t = MIO_TYPE_F16;
+    else
+        t = c->ftype_type;
+    /* gguf.quants: a row that is not a whole number of blocks falls back to F16 */
+    if (mio_type_block_size(t) > 1 && ne0 % mio_type_block_size(t) != 0) t = MIO_TYPE_F16;
+    return t;
+}
+
+static bool src_dtype_ok(int dt) { return dt == MIO_ST_F32 || dt == MIO_ST_F16 || dt == MIO_ST_BF16 || dt == MIO_ST_F64; }
+
+/* The file type: --outtype, or auto's guess (ModelBase.__init__): the first
+ * tensor of two or more dims decides, BF16 or F16; F32-only models get F16. */
+static void choose_ftype(hf_ctx *c) {
+    if (c->p->outtype != MIO_HF_OUT_AUTO) {
+        c->ftype_type = c->p->outtype;
+        return;
+    }
+    c->ftype_type = MIO_TYPE_F16;
+    for (size_t i = 0; i < c->n_src; i++) {
+        mio_st_tensor t;
+        if (mio_st_tensor_info(c->parts[c->src[i].part], c->src[i].index, &t)) continue;
+        if (t.n_dims < 2) continue;
+        if (t.dtype == MIO_ST_BF16) { c->ftype_type = MIO_TYPE_BF16; return; }
+        if (t.dtype == MIO_ST_F16) { c->ftype_type = MIO_TYPE_F16; return; }
+    }
+}
+
+static bool cfg_true(const cJSON *o, const char *key) { return cJSON_IsTrue(jget(o, key)); }
+
+static mio_status plan_items(hf_ctx *c) {
+    mio_status st;
+    cJSON *rp = NULL;
+    if ((st = rope_params(c, &rp))) return st;
+    const cJSON *rpf = rope_full(rp);
+    bool llama3 = c->arch->llama3_rope_freqs && rpf->child && rope_is_llama3(rpf);
+    if (llama3 && (st = gen_rope_freqs(c, rpf))) goto done;
+    cJSON_Delete(rp);
+    rp = NULL;
+
+    size_t n_rules;
+    const hf_tensor_rule *globals = hf_arch_global_rules(&n_rules);
+    (void)globals;
+    c->items = calloc(c->n_src + 1, sizeof *c->items);
+    /* which required tensors were seen: per block the arch's rules, then the globals */
+    size_t n_seen = (size_t)c->d.n_layer * c->arch->n_block + n_rules;
+    bool *seen = calloc(n_seen ? n_seen : 1, 1);
+    if (!c->items || !seen) {
+        free(seen);
+        st = err_set(MIO_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if (llama3) {
+        hf_item *it = &c->items[c->n_items++];
+        snprintf(it->name, sizeof it->name, "rope_freqs.weight");
+        it->source = "";
+        it->src = -1;
+        it->src_dtype = MIO_ST_F32;
+        it->n_dims = 1;
+        it->ne[0] = c->n_rope_freqs;
+        it->ne[1] = it->ne[2] = it->ne[3] = 1;
+        it->type = MIO_TYPE_F32;
+    }
+    for (size_t i = 0; i < c->n_src && !st; i++) {
+        const hf_src *s = &c->src[i];
+        if (hf_name_is_dropped(s->name)) continue;
+        hf_item *it = &c->items[c->n_items];
+        const hf_tensor_rule *rule;
+        int64_t bid;
+        if (!hf_arch_map(c->arch, s->name, c->d.n_layer, it->name, &rule, &bid)) {
+            st = err_set(MIO_ERR_UNSUPPORTED, "%s/%s: tensor %s is not a tensor of %s (%lld layers)", c->dir,
+                         c->part_names[s->part], s->name, c->arch->hf_name, (long long)c->d.n_layer);
+            break;
+        }
+        mio_st_tensor t;
+        if ((st = mio_st_tensor_info(c->parts[s->part], s->index, &t))) break;
+        if (!src_dtype_ok(t.dtype)) {
+            st = err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s/%s: tensor %s is %s; only float tensors (F32, F16, BF16, F64) "
+                         "are converted", c->dir, c->part_names[s->part], s->name, mio_st_dtype_name(t.dtype));
+            break;
+        }
+        bool shape_ok = t.n_dims == rule->n_dims;
+        for (uint32_t k = 0; shape_ok && k < rule->n_dims; k++)
+            shape_ok = (int64_t)t.shape[k] == hf_rule_dim(rule, k, &c->d);
+        if (!shape_ok) {
+            char got[96] = "", want[96] = "";
+            for (uint32_t k = 0; k < t.n_dims && k < 4; k++)
+                snprintf(got + strlen(got), sizeof got - strlen(got), "%s%llu", k ? ", " : "", (unsigned long long)t.shape[k]);
+            for (uint32_t k = 0; k < rule->n_dims; k++)
+                snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", k ? ", " : "",
+                         (long long)hf_rule_dim(rule, k, &c->d));
+            st = err_set(MIO_ERR_SIZE_MISMATCH, "%s/%s: tensor %s has shape [%s], config.json implies [%s]", c->dir,
+                         c->part_names[s->part], s->name, got, want);
+            break;
+        }
+        if (rule->permute && ((rule->permute == HF_PERMUTE_Q ? c->d.n_head : c->d.n_head_kv) == 0 ||
+                              t.shape[0] % (2 * (uint64_t)(rule->permute == HF_PERMUTE_Q ? c->d.n_head : c->d.n_head_kv)))) {
+            st = err_set(MIO_ERR_SIZE_MISMATCH, "%s: tensor %s has %llu rows, not a multiple of 2 x the head count",
+                         c->dir, s->name, (unsigned long long)t.shape[0]);
+            break;
+        }
+        size_t slot = bid >= 0 ? (size_t)bid * c->arch->n_block + (size_t)(rule - c->arch->block)
+                               : (size_t)c->d.n_layer * c->arch->n_block + (size_t)(rule - globals);
+        seen[slot] = true;
+        it->source = s->name;
+        it->src = (int64_t)i;
+        it->src_dtype = t.dtype;
+        it->n_dims = t.n_dims;
+        it->ne[0] = it->ne[1] = it->ne[2] = it->ne[3] = 1;
+        for (uint32_t k = 0; k < t.n_dims; k++) it->ne[k] = (int64_t)t.shape[t.n_dims - 1 - k];
+        it->permute = rule->permute;
+        it->type = item_type_for(c, it->name, it->n_dims, it->ne[0]);
+        c->n_items++;
+    }
+    /* every required tensor is there */
+    for (int64_t b = 0; b < c->d.n_layer && !st; b++)
+        for (size_t r = 0; r < c->arch->n_block && !st; r++)
+            if (!c->arch->block[r].optional && !seen[(size_t)b * c->arch->n_block + r])
+                st = err_set(MIO_ERR_NOT_FOUND, "%s: tensor model.layers.%lld.%s is missing (%s, %lld layers in "
+                             "config.json)", c->dir, (long long)b, c->arch->block[r].hf, c->arch->hf_name,
+                             (long long)c->d.n_layer);
+    for (size_t r = 0; r < n_rules && !st; r++) {
+        if (seen[(size_t)c->d.n_layer * c->arch->n_block + r] || globals[r].optional) continue;
+        if (globals[r].output && cfg_true(c->config, "tie_word_embeddings")) continue;
+        st = err_set(MIO_ERR_NOT_FOUND, "%s: tensor %s is missing%s", c->dir, globals[r].hf,
+                     globals[r].output ? " (config.json does not set tie_word_embeddings)" : "");
+    }
+    free(seen);
+    for (size_t i = 0; i < c->n_items && !st; i++) {
+        hf_item *it = &c->items[i];
+        st = mio_tensor_nbytes(it->type, it->n_dims, it->ne, &it->nbytes);
+    }
+done:
+    cJSON_Delete(rp);
+    return st;
+}
+
+/* ---------------------------------------------------------------- metadata */
+
+static int ftype_of_type(int t) {
+    switch (t) {
+    case MIO_TYPE_F32: return 0;
+    case MIO_TYPE_F16: return 1;
+    case MIO_TYPE_Q8_0: return 7;
+    case MIO_TYPE_BF16: return 32;
+    case MIO_TYPE_TQ1_0: return 36;
+    case MIO_TYPE_TQ2_0: return 37;
+    default: return -1;
+    }
+}
+
+/* LlamaFileType's name after its first "_": what {ftype} and the default file name use. */
+static const char *ftype_label(int t) {
+    switch (t) {
+    case MIO_TYPE_F32: return "F32";
+    case MIO_TYPE_F16: return "F16";
+    case MIO_TYPE_Q8_0: return "Q8_0";
+    case MIO_TYPE_BF16: return "BF16";
+    case MIO_TYPE_TQ1_0: return "TQ1_0";
+    case MIO_TYPE_TQ2_0: return "TQ2_0";
+    default: return "";
+    }
+}
+
+static mio_status kv_name(char *buf, size_t n, const char *arch, const char *suffix) {
+    int k = snprintf(buf, n, "%s.%s", arch, suffix);
+    return k > 0 && (size_t)k < n ? MIO_OK : err_set(MIO_ERR_LIMIT, "key %s.%s too long", arch, suffix);
+}
+
+static mio_status put_u32(mio_writer *w, const hf_ctx *c, const char *suffix, const cJSON *v, const char *what) {
+    char key[128];
+    uint32_t u;
+    mio_status st = kv_name(key, sizeof key, c->arch->arch, suffix);
+    if (!st) st = json_u32(v, "config.json", what, &u);
+    if (st) return err_prefix(st, "%s/", c->dir);
+    return mio_writer_set_u32(w, key, u);
+}
+
+static mio_status put_f32(mio_writer *w, const hf_ctx *c, const char *suffix, const cJSON *v, const char *what) {
+    char key[128];
+    double d = 0;
+    mio_status st = kv_name(key, sizeof key, c->arch->arch, suffix);
+    if (!st) st = json_num(v, "config.json", what, &d);
+    if (st) return err_prefix(st, "%s/", c->dir);
+    return mio_writer_set_f32(w, key, (float)d);
+}
+
+/* TextModel.set_gguf_parameters (+ LlamaModel's two keys), in its order. */
+static mio_status write_params(mio_writer *w, const hf_ctx *c) {
+    const cJSON *h = c->config, *v;
+    const char *which;
+    mio_status st = MIO_OK;
+    cJSON *rp = NULL;
+#define TRY(x) do { if ((st = (x))) goto done; } while (0)
+#define HP(...) (which = NULL, find_hparam(h, (const char *const[]){__VA_ARGS__, NULL}, &which))
+    TRY(put_u32(w, c, "block_count", HP("n_layers", "num_hidden_layers", "n_layer", "num_layers"), "num_hidden_layers"));
+    if ((v = HP("max_position_embeddings", "n_ctx", "n_positions", "max_length", "max_sequence_length",
+                "model_max_length")))
+        TRY(put_u32(w, c, "context_length", v, which));
+    if ((v = HP("hidden_size", "n_embd", "dim"))) TRY(put_u32(w, c, "embedding_length", v, which));
+    if ((v = HP("prefix_dense_intermediate_size", "dense_intermediate_size", "intermediate_size", "n_inner",
+                "hidden_dim")))
+        TRY(put_u32(w, c, "feed_forward_length", v, which));
+    if ((v = HP("num_attention_heads", "n_head", "n_heads"))) TRY(put_u32(w, c, "attention.head_count", v, which));
+    if ((v = HP("num_key_value_heads", "n_kv_heads"))) TRY(put_u32(w, c, "attention.head_count_kv", v, which));
+    if (cJSON_IsFalse(jget(h, "is_causal"))) {
+        char key[128];
+        TRY(kv_name(key, sizeof key, c->arch->arch, "attention.causal"));
+        TRY(mio_writer_set_bool(w, key, 0));
+    }
+    TRY(rope_params(c, &rp));
+    const cJSON *rpf = rope_full(rp), *rt = rget(rpf, "rope_type");
+    if (rt) {
+        if (!cJSON_IsString(rt)) {
+            st = err_set(MIO_ERR_INVALID_JSON, "%s/config.json: rope_type must be a string", c->dir);
+            goto done;
+        }
+        const char *t = rt->valuestring;
+        const cJSON *factor = rget(rpf, "factor");
+        char key[128];
+        if (strcmp(t, "linear") == 0 && factor) {
+            TRY(kv_name(key, sizeof key, c->arch->arch, "rope.scaling.type"));
+            TRY(mio_writer_set_str(w, key, "linear", 6));
+            TRY(put_f32(w, c, "rope.scaling.factor", factor, "rope_scaling.factor"));
+        } else if (strcmp(t, "yarn") == 0 && factor) {
+            TRY(kv_name(key, sizeof key, c->arch->arch, "rope.scaling.type"));
+            TRY(mio_writer_set_str(w, key, "yarn", 4));
+            TRY(put_f32(w, c, "rope.scaling.factor", factor, "rope_scaling.factor"));
+            const cJSON *o = jget(rpf, "original_max_position_embeddings");
+            if (!o) {
+                st = err_set(MIO_ERR_NOT_FOUND, "%s/config.json: yarn rope scaling without "
+                             "original_max_position_embeddings", c->dir);
+                goto done;
+            }
+            TRY(put_u32(w, c, "rope.scaling.original_context_length", o, "original_max_position_embeddings"));
+            if ((v = rget(rpf, "extrapolation_factor"))) TRY(put_f32(w, c, "rope.scaling.yarn_ext_factor", v, "extrapolation_factor"));
+            const cJSON *af = jget(rpf, "attention_factor");
+            v = af ? (cJSON_IsNull(af) ? NULL : af) : rget(rpf, "attn_factor");
+            if (v) TRY(put_f32(w, c, "rope.scaling.yarn_attn_factor", v, "attention_factor"));
+            if ((v = rget(rpf, "beta_fast"))) TRY(put_f32(w, c, "rope.scaling.yarn_beta_fast", v, "beta_fast"));
+            if ((v = rget(rpf, "beta_slow"))) TRY(put_f32(w, c, "rope.scaling.yarn_beta_slow", v, "beta_slow"));
+        } else if (strcmp(t, "su") == 0 || strcmp(t, "longrope") == 0) {
+            st = err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: rope_type %s (longrope) is not converted", c->dir, t);
+            goto done;
+        } else if (strcmp(t, "dynamic") == 0 || (strlen(t) == 6 && strncasecmp(t, "llama3", 6) == 0)) {
+            /* dynamic: handled by other model classes; llama3: rope_freqs.weight */
+        } else if (strcmp(t, "default") != 0 && strcmp(t, "linear") != 0 && strcmp(t, "yarn") != 0) {
+            st = err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: unknown rope_type %s", c->dir, t);
+            goto done;
+        }
+    }
+    if (jget(rp, "mrope_section")) {
+        st = err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: mrope_section (multimodal rope) is not converted", c->dir);
+        goto done;
+    }
+    if ((v = rget(rpf, "rope_theta"))) TRY(put_f32(w, c, "rope.freq_base", v, "rope_theta"));
+    const cJSON *swa = jget(rp, "sliding_attention");
+    if (swa && (v = rget(swa, "rope_theta"))) TRY(put_f32(w, c, "rope.freq_base_swa", v, "rope_theta"));
+    if ((v = HP("rms_norm_eps", "norm_eps"))) TRY(put_f32(w, c, "attention.layer_norm_rms_epsilon", v, which));
+    if ((v = HP("layer_norm_eps", "layer_norm_epsilon", "norm_epsilon")))
+        TRY(put_f32(w, c, "attention.layer_norm_epsilon", v, which));
+    if ((v = HP("num_local_experts", "num_experts", "n_routed_experts")) ||
+        (v = HP("num_experts_per_tok", "num_experts_per_token", "top_k_experts")) || rget(h, "n_group") ||
+        rget(h, "topk_group") ||
+        (v = HP("score_function", "scoring_func", "score_func", "moe_router_activation", "moe_router_activation_func",
+                "expert_selection_fn"))) {
+        st = err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: mixture-of-experts settings (%s) are not converted for %s",
+                     c->dir, which ? which : "n_group", c->arch->hf_name);
+        goto done;
+    }
+    if ((v = rget(h, "head_dim"))) {
+        TRY(put_u32(w, c, "attention.key_length", v, "head_dim"));
+        TRY(put_u32(w, c, "attention.value_length", v, "head_dim"));
+    }
+    TRY(mio_writer_set_u32(w, "general.file_type", (uint32_t)ftype_of_type(c->ftype_type)));
+    if (c->arch->llama_params) {
+        TRY(put_u32(w, c, "vocab_size", jget(h, "vocab_size"), "vocab_size"));
+        char key[128];
+        TRY(kv_name(key, sizeof key, c->arch->arch, "rope.dimension_count"));
+        TRY(mio_writer_set_u32(w, key, (uint32_t)c->d.head_dim));
+    }
+#undef HP
+#undef TRY
+done:
+    cJSON_Delete(rp);
+    return st;
+}
+
+/* Refusals of checkpoints the architecture's class treats otherwise
+ * (Qwen2Model._try_set_pooling_type, Qwen3Model's reranker detection). */
+static mio_status check_variants(const hf_ctx *c) {
+    if (c->arch->pooling_check) {
+        char *m = path_join(c->dir, "modules.json");
+        if (!m) return err_set(MIO_ERR_NOMEM, "out of memory");
+        bool has = access(m, F_OK) == 0;
+        free(m);
+        if (has || jget(c->config, "classifier_pooling"))
+            return err_set(MIO_ERR_UNSUPPORTED, "%s: a sentence-transformers / pooling model (modules.json or "
+                           "classifier_pooling) is not converted", c->dir);
+    }
+    if (c->arch->reranker_check) {
+        const char *base = strrchr(c->dir, '/');
+        base = base && base[1] ? base + 1 : c->dir;
+        const cJSON *np = jget(c->config_raw, "_name_or_path"), *mt = jget(c->config_raw, "model_type");
+        const char *hints[] = {base, cJSON_IsString(np) ? np->valuestring : "", cJSON_IsString(mt) ? mt->valuestring : ""};
+        for (size_t i = 0; i < 3; i++) {
+            char low[512];
+            size_t k = 0;
+            for (; hints[i][k] && k < sizeof low - 1; k++) low[k] = (char)((hints[i][k] >= 'A' && hints[i][k] <= 'Z') ? hints[i][k] + 32 : hints[i][k]);
+            low[k] = 0;
+            if (strstr(low, "qwen3-reranker") || strstr(low, "qwen3-vl-reranker"))
+                return err_set(MIO_ERR_UNSUPPORTED, "%s: a Qwen3 reranker checkpoint is not converted", c->dir);
+        }
+        char *rd = path_join(c->dir, "README.md");
+        if (!rd) return err_set(MIO_ERR_NOMEM, "out of memory");
+        FILE *fp = fopen(rd, "rb");
+        free(rd);
+        if (fp) {
+            char line[4096];
+            bool hit = false;
+            while (!hit && fgets(line, sizeof line, fp)) {
+                for (char *q = line; *q; q++) *q = (char)((*q >= 'A' && *q <= 'Z') ? *q + 32 : *q);
+                hit = strstr(line, "# qwen3-reranker") || strstr(line, "# qwen3-vl-reranker");
+            }
+            fclose(fp);
+            if (hit) return err_set(MIO_ERR_UNSUPPORTED, "%s: a Qwen3 reranker checkpoint (README.md) is not converted", c->dir);
+        }
+    }
+    return MIO_OK;
+}
+
+static mio_status write_metadata(mio_writer *w, hf_ctx *c, hf_meta *meta, hf_vocab_info *vi) {
+    mio_status st;
+    const char *arch = c->arch->arch;
+    if ((st = mio_writer_set_str(w, "general.architecture", arch, strlen(arch)))) return st;
+    if ((st = mio_writer_set_str(w, "general.type", "model", 5))) return st;
+    hf_meta_tensor *mt = calloc(c->n_items ? c->n_items : 1, sizeof *mt);
+    if (!mt) return err_set(MIO_ERR_NOMEM, "out of memory");
+    size_t n_mt = c->p->vocab_only ? 0 : c->n_items;
+    for (size_t i = 0; i < n_mt; i++) {
+        mt[i].name = c->items[i].name;
+        mt[i].n_dims = c->items[i].n_dims;
+        memcpy(mt[i].ne, c->items[i].ne, sizeof mt[i].ne);
+    }
+    hf_meta_in mi = {.dir = c->dir, .config = c->config_raw, .model_name = c->p->model_name, .tensors = mt,
+                     .n_tensors = n_mt};
+    st = hf_meta_write(w, &mi, meta);
+    free(mt);
+    if (st) return st;
+    if ((st = write_params(w, c))) return st;
+    if ((st = mio_writer_set_u32(w, "general.quantization_version", 2))) return st;
+    hf_vocab_opts vo = {.dir = c->dir, .config = c->config, .flavour = c->arch->vocab, .pre_override = c->p->pre};
+    if ((st = hf_vocab_write(w, &vo, vi))) return st;
+    /* the embedding rows are the vocabulary (llama.cpp refuses a model whose are not) */
+    for (size_t i = 0; i < c->n_items && !c->p->vocab_only; i++)
+        if (strcmp(c->items[i].name, "token_embd.weight") == 0 && (uint64_t)c->items[i].ne[1] != vi->n_tokens)
+            return err_set(MIO_ERR_SIZE_MISMATCH, "%s: the tokenizer has %llu tokens but %s has %lld rows (config.json "
+                           "vocab_size %lld)", c->dir, (unsigned long long)vi->n_tokens, c->items[i].source,
+                           (long long)c->items[i].ne[1], (long long)c->d.vocab);
+    return MIO_OK;
+}
+
+/* --------------------------------------------------------------- numerics */
+
+/* numpy's f16 <-> f32 (astype), exact for NaN payloads, which ggml's
+ * conversions (core/half.h) quiet */
+static inline float np_f16_to_f32(uint16_t h) {
+    if ((h & 0x7c00u) == 0x7c00u) return half_u2f(((uint32_t)(h & 0x8000u) << 16) | 0x7f800000u | ((uint32_t)(h & 0x3ffu) << 13));
+    return half_to_f32(h);
+}
+
+static inline uint16_t np_f32_to_f16(float f) {
+    uint32_t u = half_f2u(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+        uint16_t r = (uint16_t)(0x7c00u + ((u & 0x7fffffu) >> 13));
+        if (r == 0x7c00u) r++;
+        return (uint16_t)(((u >> 16) & 0x8000u) | r);
+    }
+    return half_from_f32(f);
+}
+
+/* one source row (cols elements of dtype dt) to f32: torch's .to(float32) for
+ * BF16 / F64, numpy's astype for F16 */
+static void row_to_f32(int dt, const uint8_t *src, size_t cols, float *dst) {
+    switch (dt) {
+    case MIO_ST_F32: memcpy(dst, src, cols * 4); break;
+    case MIO_ST_F16:
+        for (size_t k = 0; k < cols; k++) {
+            uint16_t h;
+            memcpy(&h, src + 2 * k, 2);
+            dst[k] = np_f16_to_f32(h);
+        }
+        break;
+    case MIO_ST_BF16:
+        for (size_t k = 0; k < cols; k++) {
+            uint16_t h;
+            memcpy(&h, src + 2 * k, 2);
+            dst[k] = bf16_to_f32(h);
+        }
+        break;
+    default: /* F64 */
+        for (size_t k = 0; k < cols; k++) {
+            double d;
+            memcpy(&d, src + 8 * k, 8);
+            dst[k] = (float)d;
+        }
+        break;
+    }
+}
+
+/* ---------------------------------------------------------------- writing */
+
+typedef struct hf_out {
+    uint32_t n_files;
+    char **paths;
+    mio_writer **w;
+    mio_atomic_file *af;
+    int fd;             /* with a preset: the unnamed intermediate file */
+} hf_out;
+
+static void out_free(hf_out *o) {
+    for (uint32_t k = 0; k < o->n_files; k++) {
+        if (o->af && o->af[k].tmp_path) atomic_abort(&o->af[k]);
+        if (o->w) mio_writer_free(o->w[k]);
+        if (o->paths) free(o->paths[k]);
+    }
+    free(o->paths);
+    free(o->w);
+    free(o->af);
+    memset(o, 0, sizeof *o);
+}
+
+/* gguf-py's add_tensor_info: a new file when the current one has tensors and
+ * the next one would pass --split-max-tensors or --split-max-size (unpadded
+ * bytes); --no-tensor-first-split starts with an empty first file. */
+static uint32_t assign_files(hf_ctx *c) {
+    uint32_t f = c->p->no_tensor_first_split ? 1 : 0;
+    int64_t n_in = 0;
+    uint64_t bytes_in = 0;
+    for (size_t i = 0; i < c->n_items; i++) {
+        hf_item *it = &c->items[i];
+        if (n_in > 0 && ((c->p->split_max_tensors > 0 && n_in >= c->p->split_max_tensors) ||
+                         (c->p->split_max_bytes > 0 && bytes_in + it->nbytes > c->p->split_max_bytes))) {
+            f++;
+            n_in = 0;
+            bytes_in = 0;
+        }
+        it->file = f;
+        n_in++;
+        bytes_in += it->nbytes;
+    }
+    return f + 1;
+}
+
+/* Path.stem of the last component: without its last ".suffix" */
+static mio_status shard_path(const char *base, uint32_t i, uint32_t n, char **out) {
+    const char *slash = strrchr(base, '/');
+    const char *name = slash ? slash + 1 : base;
+    const char *dot = strrchr(name, '.');
+    size_t stem_end = (dot && dot != name) ? (size_t)(dot - base) : strlen(base);
+    size_t len = stem_end + 32;
+    char *p = malloc(len);
+    if (!p) return err_set(MIO_ERR_NOMEM, "out of memory");
+    snprintf(p, len, "%.*s-%05u-of-%05u.gguf", (int)stem_end, base, i + 1, n);
+    *out = p;
+    return MIO_OK;
+}
+
+typedef struct conv_buf {
+    uint8_t *raw;   /* source bytes of a chunk */
+    float *f;       /* the chunk as f32 (permuted) */
+    uint8_t *enc;   /* the chunk encoded */
+    size_t cap_raw, cap_f, cap_enc;
+} conv_buf;
+
+static mio_status grow(void **p, size_t *cap, size_t need) {
+    if (need <= *cap) return MIO_OK;
+    void *q = realloc(*p, need);
+    if (!q) return err_set(MIO_ERR_NOMEM, "out of memory (%zu bytes for a conversion chunk)", need);
+    *p = q;
+    *cap = need;
+    return MIO_OK;
+}
+
+static mio_status encode_rows(int type, const float *f, size_t n, uint8_t *dst, size_t dst_len, int n_threads) {
+    switch (type) {
+    case MIO_TYPE_F32: memcpy(dst, f, n * 4); return MIO_OK;
+    case MIO_TYPE_F16:
+        for (size_t k = 0; k < n; k++) {
+            uint16_t h = np_f32_to_f16(f[k]);
+            memcpy(dst + 2 * k, &h, 2);
+        }
+        return MIO_OK;
+    case MIO_TYPE_BF16:
+        for (size_t k = 0; k < n; k++) {
+            uint16_t h = bf16_from_f32(f[k]);
+            memcpy(dst + 2 * k, &h, 2);
+        }
+        return MIO_OK;
+    default: return mio_encode_f32_mt(type, f, n, dst, dst_len, n_threads);
+    }
+}
+
+static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_buf *b, uint64_t *bytes_done,
+                             uint64_t bytes_total, int64_t index) {
+    mio_status st;
+    if (it->src < 0) { /* rope_freqs */
+        st = mio_writer_write_tensor(w, c->rope_freqs, (size_t)it->nbytes);
+        *bytes_done += it->nbytes;
+        return st;
+    }
+    const hf_src *s = &c->src[it->src];
+    const mio_st_file *sf = c->parts[s->part];
+    uint64_t cols = (uint64_t)it->ne[0], rows = it->nbytes ? (uint64_t)(it->n_dims >= 2 ? it->ne[1] : 1) : 0;
+    for (uint32_t k = 2; k < it->n_dims; k++) rows *= (uint64_t)it->ne[k];
+    size_t es = it->src_dtype == MIO_ST_F64 ? 8 : it->src_dtype == MIO_ST_F32 ? 4 : 2;
+    uint64_t row_bytes_out = it->nbytes / (rows ? rows : 1);
+    /* the row group that is read and permuted together: a head for q/k, else
+     * as many rows as fill a chunk */
+    uint64_t n_head = it->permute == HF_PERMUTE_Q ? (uint64_t)c->d.n_head : (uint64_t)c->d.n_head_kv;
+    uint64_t group = it->permute ? rows / n_head : 1;
+    uint64_t per_chunk = HF_CHUNK_ELEMS / (cols ? cols : 1);
+    if (per_chunk < group) per_chunk = group;
+    per_chunk -= per_chunk % group;
+    if (per_chunk == 0) per_chunk = 1;
+    for (uint64_t r0 = 0; r0 < rows; r0 += per_chunk) {
+        uint64_t nr = rows - r0 < per_chunk ? rows - r0 : per_chunk;
+        size_t n = (size_t)(nr * cols);
+        if ((st = grow((void **)&b->raw, &b->cap_raw, n * es))) return st;
+        if ((st = mio_st_read_tensor(sf, s->index, r0 * cols * es, b->raw, n * es)))
+            return err_prefix(st, "%s: reading %s: ", c->part_names[s->part], s->name);
+        size_t out_len = (size_t)(nr * row_bytes_out);
+        if ((st = grow((void **)&b->enc, &b->cap_enc, out_len))) return st;
+        bool copy = !it->permute && ((it->src_dtype == MIO_ST_F16 && it->type == MIO_TYPE_F16) ||
+                                     (it->src_dtype == MIO_ST_F32 && it->type == MIO_TYPE_F32));
+        if (copy) {
+            memcpy(b->enc, b->raw, out_len);
+        } else {
+            if ((st = grow((void **)&b->f, &b->cap_f, n * sizeof(float)))) return st;
+            for (uint64_t r = 0; r < nr; r++) {
+                uint64_t src_row = it->permute ? hf_permute_src_row(r0 + r, rows, n_head) - r0 : r;
+                row_to_f32(it->src_dtype, b->raw + src_row * cols * es, (size_t)cols, b->f + r * cols);
+            }
+            if ((st = encode_rows(it->type, b->f, n, b->enc, out_len, c->p->n_threads))) {
+                if (st == MIO_ERR_NON_FINITE)
+                    return err_prefix(st, "tensor %s (%s) has a NaN or infinite value, which %s cannot encode: ",
+                                      s->name, c->part_names[s->part], mio_type_name(it->type));
+                return err_prefix(st, "tensor %s: ", s->name);
+            }
+        }
+        if ((st = mio_writer_write_tensor_part(w, b->enc, out_len))) return st;
+        *bytes_done += out_len;
+        if (c->p->progress && c->p->progress(c->p->progress_user, index, (int64_t)c->n_items, *bytes_done, bytes_total))
+            return err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback in tensor %s", it->name);
+    }
+    if (rows == 0 && (st = mio_writer_write_tensor(w, NULL, 0))) return st;
+    return MIO_OK;
+}
+
+/* ------------------------------------------------------------ output names */
+
+/* fill_templated_filename: Python's str.format with {} {ftype} {outtype}
+ * (lower case) and {FTYPE} {OUTTYPE} (upper case); {{ and }} are braces. */
+static mio_status fill_template(const char *name, const char *type, char **out) {
+    size_t tl = strlen(type), n = strlen(name), cap = n + 1;
+    for (const char *q = name; (q = strchr(q, '{')); q++) cap += tl;
+    char *r = malloc(cap), *o = r;
+    if (!r) return err_set(MIO_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n;) {
+        if (name[i] == '{' && name[i + 1] == '{') { *o++ = '{'; i += 2; continue; }
+        if (name[i] == '}' && name[i + 1] == '}') { *o++ = '}'; i += 2; continue; }
+        if (name[i] == '{') {
+            const char *e = strchr(name + i, '}');
+            size_t fl = e ? (size_t)(e - (name + i) - 1) : 0;
+            const char *f = name + i + 1;
+            int up = -1;
+            if (e && (fl == 0 || (fl == 5 && memcmp(f, "ftype", 5) == 0) || (fl == 7 && memcmp(f, "outtype", 7) == 0))) up = 0;
+            if (e && ((fl == 5 && memcmp(f, "FTYPE", 5) == 0) || (fl == 7 && memcmp(f, "OUTTYPE", 7) == 0))) up = 1;
+            if (up < 0) {
+                free(r);
+                return err_set(MIO_ERR_INVALID_ARG, "output name %s: only {ftype}, {outtype}, {FTYPE}, {OUTTYPE} and {} "
+                               "are replaced (write {{ and }} for braces)", name);
+            }
+            for (size_t k = 0; k < tl; k++) {
+                char ch = type[k];
+                *o++ = (char)(up ? (ch >= 'a' && ch <= 'z' ? ch - 32 : ch) : (ch >= 'A' && ch <= 'Z' ? ch + 32 : ch));
+            }
+            i += fl + 2;
+            continue;
+        }
+        if (name[i] == '}') {
+            free(r);
+            return err_set(MIO_ERR_INVALID_ARG, "output name %s: a lone '}' (write }} for a brace)", name);
+        }
+        *o++ = name[i++];
+    }
+    *o = 0;
+    *out = r;
+    return MIO_OK;
+}
+
+static bool is_dir(const char *p) {
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static mio_status resolve_out(const hf_ctx *c, const char *out, const hf_meta *meta, const char *type_label, char **path) {
+    *path = NULL;
+    const char *target = out ? out : c->dir;
+    if (is_dir(target)) {
+        char *base = hf_default_filename(meta, type_label, c->p->vocab_only != 0);
+        if (!base) return err_set(MIO_ERR_NOMEM, "out of memory");
+        size_t len = strlen(base) + 6;
+        char *fn = malloc(len);
+        if (!fn) { free(base); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+        snprintf(fn, len, "%s.gguf", base);
+        free(base);
+        *path = path_join(target, fn);
+        free(fn);
+        return *path ? MIO_OK : err_set(MIO_ERR_NOMEM, "out of memory");
+    }
+    const char *slash = strrchr(target, '/');
+    size_t dl = slash ? (size_t)(slash - target + 1) : 0;
+    char *name = NULL;
+    mio_status st = fill_template(target + dl, type_label, &name);
+    if (st) return st;
+    size_t len = dl + strlen(name) + 1;
+    char *p = malloc(len);
+    if (!p) { free(name); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+    snprintf(p, len, "%.*s%s", (int)dl, target, name);
+    free(name);
+    *path = p;
+    return MIO_OK;
+}
+
+/* ------------------------------------------------------------------ driver */
+
+static mio_status check_params(const mio_hf_params *p) {
+    if (p->outtype != MIO_HF_OUT_AUTO && ftype_of_type(p->outtype) < 0)
+        return err_set(MIO_ERR_INVALID_ARG, "outtype %d (%s) is not one of auto, f32, f16, bf16, q8_0, tq1_0, tq2_0",
+                       p->outtype, mio_type_name(p->outtype) ? mio_type_name(p->outtype) : "unknown");
+    if (p->preset != MIO_PRESET_NONE) {
+        if (!mio_preset_name(p->preset))
+            return err_set(MIO_ERR_INVALID_ARG, "preset %d is not a llama.cpp quantization type", p->preset);
+        if (p->outtype != MIO_HF_OUT_AUTO)
+            return err_set(MIO_ERR_INVALID_ARG, "a preset (%s) quantizes the auto conversion; outtype must be auto",
+                           mio_preset_name(p->preset));
+        if (p->vocab_only) return err_set(MIO_ERR_INVALID_ARG, "a preset and vocab_only exclude each other");
+        if (p->split_max_tensors || p->split_max_bytes || p->no_tensor_first_split)
+            return err_set(MIO_ERR_INVALID_ARG, "splitting is not combined with a preset (split the quantized file with "
+                           "mio_gguf_split)");
+    }
+    if (p->split_max_tensors < 0) return err_set(MIO_ERR_INVALID_ARG, "split_max_tensors is negative");
+    if (p->vocab_only && (p->split_max_tensors || p->split_max_bytes || p->no_tensor_first_split))
+        return err_set(MIO_ERR_INVALID_ARG, "a vocabulary-only file is not split");
+    if (p->pre && (!*p->pre || strlen(p->pre) >= 64))
+        return err_set(MIO_ERR_INVALID_ARG, "pre-tokenizer name '%s' is empty or too long", p->pre);
+    return MIO_OK;
+}
+
+static mio_status report_and_write(hf_ctx *c, hf_out *o, const char *base_path, bool to_fd) {
+    mio_status st = MIO_OK;
+    /* tensors */
+    uint64_t bytes_total = 0;
+    for (size_t i = 0; i < c->n_items; i++) {
+        const hf_item *it = &c->items[i];
+        bytes_total += it->nbytes;
+        if (c->p->plan) {
+            mio_hf_tensor t = {.index = (int64_t)i, .name = it->name, .source = it->source, .source_dtype = it->src_dtype,
+                               .n_dims = it->n_dims, .type = it->type, .permuted = it->permute != 0, .nbytes = it->nbytes};
+            memcpy(t.ne, it->ne, sizeof t.ne);
+            c->p->plan(c->p->plan_user, &t);
+        }
+    }
+    /* files */
+    if (!(o->paths = calloc(o->n_files, sizeof *o->paths))) return err_set(MIO_ERR_NOMEM, "out of memory");
+    for (uint32_t k = 0; k < o->n_files; k++) {
+        if (o->n_files == 1) {
+            if (!(o->paths[k] = strdup(base_path))) return err_set(MIO_ERR_NOMEM, "out of memory");
+        } else if ((st = shard_path(base_path, k, o->n_files, &o->paths[k]))) {
+            return st;
+        }
+        if (c->p->file) {
+            mio_hf_file f = {.index = k, .count = o->n_files, .path = o->paths[k]};
+            for (size_t i = 0; i < c->n_items; i++)
+                if (c->items[i].file == k) f.n_tensors++, f.tensor_bytes += c->items[i].nbytes;
+            c->p->file(c->p->file_user, &f);
+        }
+    }
+    if (c->p->dry_run) return MIO_OK;
+    /* refuse to write over an input */
+    for (uint32_t k = 0; k < o->n_files && !to_fd; k++)
+        for (uint32_t i = 0; i < c->n_parts; i++)
+            if (mio_st_uses_file(c->parts[i], o->paths[k]))
+                return err_set(MIO_ERR_INVALID_ARG, "output %s is the input shard %s", o->paths[k], c->part_names[i]);
+    if (to_fd) {
+        if ((st = mio_writer_begin_fd(o->w[0], o->fd))) return st;
+    } else {
+        if (!(o->af = calloc(o->n_files, sizeof *o->af))) return err_set(MIO_ERR_NOMEM, "out of memory");
+        for (uint32_t k = 0; k < o->n_files; k++) o->af[k].fd = -1;
+        for (uint32_t k = 0; k < o->n_files && !st; k++) {
+            st = atomic_open(o->paths[k], &o->af[k]);
+            if (!st) st = mio_writer_begin_fd(o->w[k], o->af[k].fd);
+        }
+        if (st) return st;
+    }
+    conv_buf b = {0};
+    uint64_t done = 0;
+    for (size_t i = 0; i < c->n_items && !st; i++) {
+        st = write_item(c, o->w[c->items[i].file], &c->items[i], &b, &done, bytes_total, (int64_t)i + 1);
+        /* let the page cache drop what was read: RSS stays flat (pread, no mapping) */
+    }
+    free(b.raw);
+    free(b.f);
+    free(b.enc);
+    for (uint32_t k = 0; k < o->n_files && !st; k++) st = mio_writer_finish(o->w[k]);
+    if (st || to_fd) return st;
+    for (uint32_t k = 0; k < o->n_files && !st; k++) st = atomic_close_tmp(&o->af[k]);
+    if (!st) st = atomic_rename_all(o->af, o->n_files);
+    return st;
+}
+
+static mio_status convert(hf_ctx *c, const char *out, char **written) {
+    mio_status st;
+    hf_meta meta = {0};
+    hf_vocab_info vi = {0};
+    hf_out o = {.fd = -1};
+    char *path = NULL;
+    mio_writer *mw = NULL;
+    if ((st = load_config(c)) || (st = load_dims(c)) || (st = check_variants(c))) goto done;
+    st = index_tensors(c);
+    if (st == MIO_ERR_NOT_FOUND && c->p->vocab_only && !c->parts) st = MIO_OK; /* no weights: fine for the vocabulary */
+    if (st) goto done;
+    choose_ftype(c);
+    if (!c->p->vocab_only && (st = plan_items(c))) goto done;
+
+    if ((st = mio_writer_new(c->p->vocab_only ? MIO_WRITER_NO_EMPTY_PAD : MIO_WRITER_DEFAULT, &mw))) goto done;
+    if ((st = write_metadata(mw, c, &meta, &vi))) goto done;
+    const char *label = c->p->preset != MIO_PRESET_NONE ? mio_preset_name(c->p->preset) : ftype_label(c->ftype_type);
+    if ((st = resolve_out(c, out, &meta, label, &path))) goto done;
+
+    o.n_files = c->p->vocab_only ? 1 : assign_files(c);
+    if (!(o.w = calloc(o.n_files, sizeof *o.w))) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+    o.w[0] = mw;
+    mw = NULL;
+    for (uint32_t k = 1; k < o.n_files && !st; k++) st = mio_writer_new(MIO_WRITER_DEFAULT, &o.w[k]);
+    if (o.n_files > 1)
+        for (uint32_t k = 0; k < o.n_files && !st; k++) {
+            if (!(st = mio_writer_set_u16(o.w[k], "split.no", (uint16_t)k)) &&
+                !(st = mio_writer_set_u16(o.w[k], "split.count", (uint16_t)o.n_files)))
+                st = mio_writer_set_i32(o.w[k], "split.tensors.count", (int32_t)c->n_items);
+        }
+    for (size_t i = 0; i < c->n_items && !st; i++) {
+        const hf_item *it = &c->items[i];
+        st = mio_writer_declare_tensor(o.w[it->file], it->name, it->type, it->n_dims, it->ne);
+    }
+    if (st) goto done;
+    if (o.n_files > 65535) { st = err_set(MIO_ERR_LIMIT, "%u output files: more than split.count can hold", o.n_files); goto done; }
+
+    if (c->p->preset == MIO_PRESET_NONE) {
+        if ((st = report_and_write(c, &o, path, false))) goto done;
+        if (written && !c->p->dry_run && !(*written = strdup(o.paths[0]))) st = err_set(MIO_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    /* a preset: the auto conversion into an unnamed file beside the output,
+     * then the quantizer over it (llama_model_quantize's file) */
+    {
+        const char *slash = strrchr(path, '/');
+        char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+        if (!dir) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+        if (!c->p->dry_run) {
+            o.fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+            if (o.fd < 0) {
+                st = err_set(MIO_ERR_IO, "%s: cannot create the unnamed intermediate file (O_TMPFILE): %s", dir, strerror(errno));
+                free(dir);
+                goto done;
+            }
+        }
+        free(dir);
+        if (c->p->file) {
+            mio_hf_file f = {.index = 0, .count = 1, .path = path, .n_tensors = (int64_t)c->n_items};
+            c->p->file(c->p->file_user, &f);
+        }
+        mio_hf_params saved = *c->p;
+        mio_hf_params inner = saved;
+        inner.file = NULL; /* the intermediate is not an output file */
+        inner.plan = NULL;
+        inner.dry_run = c->p->dry_run;
+        c->p = &inner;
+        st = report_and_write(c, &o, path, true);
+        c->p = &saved;
+        if (st || c->p->dry_run) goto done;
+        mio_quantize_params q;
+        mio_quantize_default_params(&q);
+        if (c->p->quantize) {
+            size_t n = c->p->quantize->size < sizeof q ? c->p->quantize->size : sizeof q;
+            memcpy(&q, c->p->quantize, n);
+            q.size = sizeof q;
+        }
+        q.preset = c->p->preset;
+        q.dry_run = 0;
+        q.plan = NULL;
+        q.progress = NULL;
+        q.n_threads = c->p->n_threads;
+        char src[64];
+        snprintf(src, sizeof src, "/proc/self/fd/%d", o.fd);
+        if ((st = mio_quantize(src, path, &q))) goto done;
+        if (written && !(*written = strdup(path))) st = err_set(MIO_ERR_NOMEM, "out of memory");
+    }
+done:
+    if (o.fd >= 0) close(o.fd);
+    out_free(&o);
+    mio_writer_free(mw);
+    free(path);
+    hf_meta_free(&meta);
+    return st;
+}
+
+mio_status mio_hf_convert(const char *model_dir, const char *out, const mio_hf_params *pin, char **written) {
+    if (written) *written = NULL;
+    if (!model_dir) return err_set(MIO_ERR_INVALID_ARG, "model_dir is NULL");
+    mio_hf_params p;
+    mio_hf_default_params(&p);
+    if (pin) {
+        mio_status st = abi_params_merge(&p, sizeof p, pin, sizeof(size_t) + sizeof(int), "mio_hf_params",
+                                         "mio_hf_default_params");
+        if (st) return st;
+    }
+    mio_status st = check_params(&p);
+    if (st) return st;
+    if (!is_dir(model_dir)) return err_set(MIO_ERR_NOT_FOUND, "%s is not a directory", model_dir);
+    hf_ctx c = {.dir = model_dir, .p = &p};
+    st = convert(&c, out, written);
+    ctx_free(&c);
+    return st;
+}
