@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "qcli.h"
@@ -81,7 +82,7 @@ static int parse_int(const char *s, long long lo, long long hi, long long *out) 
 }
 
 typedef struct run {
-    int quiet, dry_run;
+    int quiet, dry_run, bar;
     double t0, last;
     uint64_t bytes_total;
     int64_t n_tensors;
@@ -114,7 +115,7 @@ static void on_tensor(void *user, const mio_hf_tensor *t) {
 
 static int on_progress(void *user, int64_t done, int64_t total, uint64_t bytes, uint64_t bytes_total) {
     run *r = user;
-    if (!r->quiet) cli_progress_line(&r->last, r->t0, done, total, bytes, bytes_total, NULL, 0);
+    if (r->bar) cli_progress_line(&r->last, r->t0, done, total, bytes, bytes_total, NULL, 0);
     return 0;
 }
 
@@ -230,6 +231,7 @@ int main(int argc, char **argv) {
         goto done;
     }
     r.dry_run = p.dry_run;
+    r.bar = !r.quiet && !p.dry_run && isatty(STDERR_FILENO);
     r.t0 = cli_now();
     p.file = on_file;
     p.file_user = &r;
@@ -240,7 +242,7 @@ int main(int argc, char **argv) {
     cli_install_signals(PROG);
     char *written = NULL;
     mio_status st = mio_hf_convert(model, outfile, &p, &written);
-    if (!r.quiet && r.last > 0) fputc('\n', stderr);
+    if (r.bar && r.last > 0) fputc('\n', stderr);
     cli_set_progress_line(0);
     if (st) {
         cli_report(PROG, model, mio_last_error());

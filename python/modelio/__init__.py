@@ -7,6 +7,7 @@
     raw = modelio.quantize(x, "q8_0"); y = modelio.dequantize(raw, "q8_0", x.shape)
     modelio.quantize_model("f16.gguf", "q4_k_m.gguf", preset="Q4_K_M")
     modelio.convert("model.gguf", "model.safetensors")
+    modelio.convert_hf("Llama-3.2-1B/", "out.gguf", outtype="Q4_K_M")  # a Hugging Face checkpoint
 
 Every failure raises a modelio.Error subclass with .status, .status_name and
 .message (the library's). See python/README.md."""
@@ -29,7 +30,7 @@ library_path = _lib.path            # where it was loaded from
 __all__ = ["Error", "FileError", "OutOfMemoryError", "InvalidArgumentError", "FormatError", "UnsupportedError",
            "NotFoundError", "TypeMismatchError", "StateError", "ClosedError", "CancelledError",
            "LibraryNotFoundError", "safetensors", "gguf", "GGMLQuantizationType", "GGUFValueType",
-           "GGML_QUANT_SIZES", "type_code", "quantize", "dequantize", "quantize_model", "convert",
+           "GGML_QUANT_SIZES", "type_code", "quantize", "dequantize", "quantize_model", "convert", "convert_hf",
            "library_version", "library_path"]
 
 
@@ -195,3 +196,77 @@ def convert(input, output, *, dtype=None, dequantize=False, n_threads=0, max_sha
             raise FileError(1, "%s: %s" % (input, e.strerror or e)) from None
     fn = lib.mio_gguf_to_safetensors if is_gguf else lib.mio_safetensors_to_gguf
     _lib.check(fn(src, _lib.fspath(output), buf))
+
+
+_HF_OUTTYPES = {"auto": -1, "f32": 0, "f16": 1, "bf16": 30, "q8_0": 8, "tq1_0": 34, "tq2_0": 35}
+
+
+def convert_hf(model_dir, outfile=None, outtype="auto", *, vocab_only=False, pre=None, model_name=None,
+               split_max_tensors=0, split_max_size=0, no_tensor_first_split=False, dry_run=False, n_threads=0,
+               imatrix=None, progress=None):
+    """Convert the Hugging Face checkpoint directory model_dir to GGUF with
+    mio_hf_convert: the file convert_hf_to_gguf.py writes with the same
+    arguments (outfile: a path with {ftype}, a directory, or None for the
+    default name in model_dir; outtype: auto, f32, f16, bf16, q8_0, tq1_0,
+    tq2_0, or a llama-quantize preset such as "Q4_K_M" for the one-pass
+    quantized file; split_max_size in bytes). progress(done, total, bytes_done,
+    bytes_total) may return True to cancel. Returns a dict: "written" (the
+    first file's path, None for a dry run), "files" (path, n_tensors,
+    tensor_bytes) and "tensors" (name, source, ne, type, permuted, nbytes)."""
+    buf, p = _lib.params_buffer(_lib.HfParams, lib.mio_hf_default_params)
+    keep = []
+    key = str(outtype)
+    if key.lower() in _HF_OUTTYPES and key == key.lower():
+        p.outtype = _HF_OUTTYPES[key]
+    else:
+        p.preset = _preset(outtype)
+        qbuf, q = _lib.params_buffer(_lib.QuantizeParams, lib.mio_quantize_default_params)
+        if imatrix is not None:
+            b = _lib.fspath(imatrix)
+            keep.append(b)
+            q.imatrix_path = b
+        keep.append(qbuf)
+        p.quantize = C.cast(qbuf, C.POINTER(_lib.QuantizeParams))
+    for field, val in (("pre", pre), ("model_name", model_name)):
+        if val is not None:
+            b = str(val).encode()
+            keep.append(b)
+            setattr(p, field, b)
+    p.vocab_only, p.no_tensor_first_split, p.dry_run = int(bool(vocab_only)), int(bool(no_tensor_first_split)), \
+        int(bool(dry_run))
+    p.split_max_tensors, p.split_max_bytes, p.n_threads = int(split_max_tensors), int(split_max_size), int(n_threads)
+    files, tensors, errs = [], [], []
+
+    def on_file(_u, f):
+        f = f.contents
+        files.append({"path": f.path.decode("utf-8", "surrogateescape"), "n_tensors": f.n_tensors,
+                      "tensor_bytes": f.tensor_bytes})
+
+    def on_tensor(_u, t):
+        t = t.contents
+        tensors.append({"name": t.name.decode(), "source": t.source.decode("utf-8", "replace"),
+                        "ne": list(t.ne[:t.n_dims]), "type": gguf._tt(t.type), "permuted": bool(t.permuted),
+                        "nbytes": t.nbytes})
+
+    fcb, tcb = _lib.HF_FILE_FN(on_file), _lib.HF_TENSOR_FN(on_tensor)
+    p.file, p.plan = fcb, tcb
+    if progress is not None:
+        def on_progress(_u, done, total, bd, bt):
+            try:
+                return 1 if progress(done, total, bd, bt) else 0
+            except BaseException as e:   # never let an exception cross the C frames
+                errs.append(e)
+                return 1
+        pcb = _lib.PROGRESS_FN(on_progress)
+        p.progress = pcb
+    written = C.c_void_p()
+    st = lib.mio_hf_convert(_lib.fspath(model_dir), _lib.fspath(outfile) if outfile is not None else None, buf,
+                            C.byref(written))
+    if errs:
+        raise errs[0]
+    _lib.check(st)
+    path = None
+    if written.value:
+        path = C.cast(written, C.c_char_p).value.decode("utf-8", "surrogateescape")
+        lib.mio_free(written)
+    return {"written": path, "files": files, "tensors": tensors}

@@ -135,6 +135,30 @@ class ConvertParams(C.Structure):
                 ("edits", C.c_void_p), ("n_edits", C.c_size_t)]
 
 
+class HfFile(C.Structure):
+    _fields_ = [("index", C.c_uint32), ("count", C.c_uint32), ("path", C.c_char_p), ("n_tensors", C.c_int64),
+                ("tensor_bytes", C.c_uint64)]
+
+
+class HfTensor(C.Structure):
+    _fields_ = [("index", C.c_int64), ("name", C.c_char_p), ("source", C.c_char_p), ("source_dtype", C.c_int),
+                ("n_dims", C.c_uint32), ("ne", C.c_int64 * 4), ("type", C.c_int), ("permuted", C.c_int),
+                ("nbytes", C.c_uint64)]
+
+
+HF_FILE_FN = C.CFUNCTYPE(None, C.c_void_p, C.POINTER(HfFile))
+HF_TENSOR_FN = C.CFUNCTYPE(None, C.c_void_p, C.POINTER(HfTensor))
+
+
+class HfParams(C.Structure):
+    _fields_ = [("size", C.c_size_t), ("outtype", C.c_int), ("preset", C.c_int),
+                ("quantize", C.POINTER(QuantizeParams)), ("vocab_only", C.c_int), ("pre", C.c_char_p),
+                ("model_name", C.c_char_p), ("split_max_tensors", C.c_int64), ("split_max_bytes", C.c_uint64),
+                ("no_tensor_first_split", C.c_int), ("dry_run", C.c_int), ("n_threads", C.c_int),
+                ("file", HF_FILE_FN), ("file_user", C.c_void_p), ("plan", HF_TENSOR_FN), ("plan_user", C.c_void_p),
+                ("progress", PROGRESS_FN), ("progress_user", C.c_void_p)]
+
+
 # --------------------------------------------------------------------------- prototypes
 _vp, _cp, _i, _u32, _u64, _i64, _sz = C.c_void_p, C.c_char_p, C.c_int, C.c_uint32, C.c_uint64, C.c_int64, C.c_size_t
 P = C.POINTER
@@ -148,6 +172,8 @@ def _proto(name, restype, *argtypes):
 
 
 _proto("mio_version", _cp)
+_proto("mio_hf_default_params", None, _vp)
+_proto("mio_hf_convert", _i, _cp, _cp, _vp, P(_vp))
 _proto("mio_status_name", _cp, _i)
 _proto("mio_last_error", _cp)
 _proto("mio_free", None, _vp)

@@ -1337,7 +1337,6 @@ static mio_status convert(hf_ctx *c, const char *out, char **written) {
         mio_hf_params saved = *c->p;
         mio_hf_params inner = saved;
         inner.file = NULL; /* the intermediate is not an output file */
-        inner.plan = NULL;
         inner.dry_run = c->p->dry_run;
         c->p = &inner;
         st = report_and_write(c, &o, path, true);
@@ -1353,7 +1352,8 @@ static mio_status convert(hf_ctx *c, const char *out, char **written) {
         q.preset = c->p->preset;
         q.dry_run = 0;
         q.plan = NULL;
-        q.progress = NULL;
+        q.progress = c->p->progress; /* the second phase: the quantizer's tensors */
+        q.progress_user = c->p->progress_user;
         q.n_threads = c->p->n_threads;
         char src[64];
         snprintf(src, sizeof src, "/proc/self/fd/%d", o.fd);
