@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/* test_hf_convert.c — mio_hf_convert on small checkpoint directories built
+ * here (safetensors written with mio_st_save_file, a hand-written byte-level
+ * BPE tokenizer.json): tensor names, order and types as convert_hf_to_gguf.py
+ * writes them, the q/k row permutation checked row by row, the split layout,
+ * the one pass to a preset, and one refusal per kind of bad input — each with
+ * its message and an output directory that is still empty afterwards. (Byte
+ * identity with the reference on real checkpoints is tools_hf_convert's job.) */
+#include "modelio.h"
+#include "test.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define H 8    /* hidden */
+#define NH 2   /* heads: head_dim 4 */
+#define NKV 1
+#define FF 16
+#define V 8    /* vocabulary */
+
+static char g_root[256];
+
+static void put_file(const char *dir, const char *name, const char *text) {
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *fp = fopen(p, "wb");
+    if (!fp) { T_CHECK(!"cannot write a fixture file"); return; }
+    fputs(text, fp);
+    fclose(fp);
+}
+
+static const char *k_tokenizer =
+    "{\"version\":\"1.0\",\"added_tokens\":[],\"normalizer\":null,"
+    "\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true,\"use_regex\":true},"
+    "\"post_processor\":null,\"decoder\":{\"type\":\"ByteLevel\"},"
+    "\"model\":{\"type\":\"BPE\",\"dropout\":null,\"unk_token\":null,\"byte_fallback\":false,"
+    "\"vocab\":{\"a\":0,\"b\":1,\"c\":2,\"ab\":3,\"\\u0120\":4,\"d\":5,\"e\":6,\"f\":7},\"merges\":[\"a b\"]}}";
+
+static void put_config(const char *dir, const char *arch, int vocab, const char *extra) {
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg,
+             "{\"architectures\":[\"%s\"],\"hidden_size\":%d,\"intermediate_size\":%d,\"num_hidden_layers\":1,"
+             "\"num_attention_heads\":%d,\"num_key_value_heads\":%d,\"vocab_size\":%d,"
+             "\"max_position_embeddings\":256,\"rms_norm_eps\":1e-05,\"rope_theta\":10000.0%s}",
+             arch, H, FF, NH, NKV, vocab, extra ? extra : "");
+    put_file(dir, "config.json", cfg);
+}
+
+/* element e of tensor t: distinct small values (t * 1000 + e) / 4096 */
+static float val(int t, size_t e) { return (float)(t * 1000 + (int)e) / 4096.0f; }
+
+typedef struct spec {
+    const char *drop;      /* leave this tensor out */
+    const char *extra;     /* add this tensor ([H] f32) */
+    int embed_rows;        /* 0 = V */
+    int dtype;             /* MIO_ST_F32 or MIO_ST_I64 for the extra tensor */
+} spec;
+
+static void put_weights(const char *dir, const char *file, const spec *s) {
+    static const struct { const char *name; int rows, cols; } k[] = {
+        {"model.embed_tokens.weight", V, H}, {"lm_head.weight", V, H}, {"model.norm.weight", H, 0},
+        {"model.layers.0.input_layernorm.weight", H, 0}, {"model.layers.0.post_attention_layernorm.weight", H, 0},
+        {"model.layers.0.self_attn.q_proj.weight", NH * 4, H}, {"model.layers.0.self_attn.k_proj.weight", NKV * 4, H},
+        {"model.layers.0.self_attn.v_proj.weight", NKV * 4, H}, {"model.layers.0.self_attn.o_proj.weight", H, NH * 4},
+        {"model.layers.0.mlp.gate_proj.weight", FF, H}, {"model.layers.0.mlp.up_proj.weight", FF, H},
+        {"model.layers.0.mlp.down_proj.weight", H, FF},
+        {"model.layers.0.self_attn.rotary_emb.inv_freq", 2, 0},
+    };
+    enum { N = sizeof k / sizeof k[0] };
+    mio_st_entry e[N + 1];
+    uint64_t shapes[N + 1][2];
+    float *data[N + 1] = {0};
+    size_t n = 0;
+    for (size_t i = 0; i < N; i++) {
+        if (s && s->drop && strcmp(s->drop, k[i].name) == 0) continue;
+        int rows = k[i].rows;
+        if (i == 0 && s && s->embed_rows) rows = s->embed_rows;
+        size_t cnt = (size_t)rows * (size_t)(k[i].cols ? k[i].cols : 1);
+        data[n] = malloc(cnt * sizeof(float));
+        for (size_t j = 0; j < cnt; j++) data[n][j] = val((int)i, j);
+        shapes[n][0] = (uint64_t)rows;
+        shapes[n][1] = (uint64_t)k[i].cols;
+        e[n] = (mio_st_entry){.name = k[i].name, .dtype = MIO_ST_F32, .n_dims = k[i].cols ? 2u : 1u,
+                              .shape = shapes[n], .data = data[n], .nbytes = cnt * sizeof(float)};
+        n++;
+    }
+    if (s && s->extra) {
+        data[n] = calloc(H, sizeof(double));
+        shapes[n][0] = H;
+        e[n] = (mio_st_entry){.name = s->extra, .dtype = s->dtype ? s->dtype : MIO_ST_F32, .n_dims = 1,
+                              .shape = shapes[n], .data = data[n],
+                              .nbytes = H * (s->dtype == MIO_ST_I64 ? 8u : 4u)};
+        n++;
+    }
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    T_OK(mio_st_save_file(p, e, n, NULL, 0));
+    for (size_t i = 0; i < n; i++) free(data[i]);
+}
+
+static void make_model(const char *name, char *dir, size_t dn, const spec *s) {
+    snprintf(dir, dn, "%s/%s", g_root, name);
+    mkdir(dir, 0755);
+    put_config(dir, "LlamaForCausalLM", V, NULL);
+    put_file(dir, "tokenizer.json", k_tokenizer);
+    put_weights(dir, "model.safetensors", s);
+}
+
+static int dir_entries(const char *dir) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d) return -1;
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+static mio_hf_params params(void) {
+    mio_hf_params p;
+    mio_hf_default_params(&p);
+    p.pre = "llama-bpe"; /* the hand-made tokenizer matches no known configuration */
+    p.n_threads = 1;
+    return p;
+}
+
+/* the conversion fails with st, the message holds msg, and out/ stays empty */
+static void expect_refusal(const char *dir, mio_status st, const char *msg) {
+    char out[512];
+    snprintf(out, sizeof out, "%s/out", g_root);
+    mkdir(out, 0755);
+    mio_hf_params p = params();
+    char *written = (char *)1;
+    T_STATUS(mio_hf_convert(dir, out, &p, &written), st);
+    T_MSG_HAS(msg);
+    T_CHECK(written == NULL);
+    T_EQ_INT(dir_entries(out), 0);
+}
+
+static uint16_t f16_at(const mio_gguf_file *f, const char *name, size_t e) {
+    int64_t i = mio_gguf_find_tensor(f, name);
+    mio_gguf_tensor t;
+    if (i < 0 || mio_gguf_tensor_info(f, i, &t) != MIO_OK) return 0xffff;
+    uint16_t h;
+    memcpy(&h, (const uint8_t *)t.data + 2 * e, 2);
+    return h;
+}
+
+static void test_layout(void) {
+    char dir[512], out[600];
+    make_model("tiny", dir, sizeof dir, NULL);
+    snprintf(out, sizeof out, "%s/tiny-{ftype}.gguf", g_root);
+    mio_hf_params p = params();
+    char *written = NULL;
+    T_OK(mio_hf_convert(dir, out, &p, &written));
+    char want[600];
+    snprintf(want, sizeof want, "%s/tiny-f16.gguf", g_root); /* auto over F32 weights is F16 */
+    T_EQ_STR(written, want);
+    mio_gguf_file *f = NULL;
+    T_OK(mio_gguf_open(want, 0, &f));
+    if (!f) return;
+    /* the reference's order: sorted by HF name, inv_freq dropped */
+    static const char *const order[] = {
+        "output.weight", "token_embd.weight", "blk.0.attn_norm.weight", "blk.0.ffn_down.weight",
+        "blk.0.ffn_gate.weight", "blk.0.ffn_up.weight", "blk.0.ffn_norm.weight", "blk.0.attn_k.weight",
+        "blk.0.attn_output.weight", "blk.0.attn_q.weight", "blk.0.attn_v.weight", "output_norm.weight"};
+    T_EQ_INT(mio_gguf_tensor_count(f), 12);
+    for (int64_t i = 0; i < 12 && i < mio_gguf_tensor_count(f); i++) {
+        mio_gguf_tensor t;
+        T_OK(mio_gguf_tensor_info(f, i, &t));
+        T_EQ_MSTR(t.name, order[i]);
+        /* norms (and every 1-D tensor) F32, the matrices F16 */
+        T_EQ_INT(t.type, strstr(order[i], "norm") ? MIO_TYPE_F32 : MIO_TYPE_F16);
+    }
+    /* q: 8 rows, 2 heads of 4 = (2, 2) halves interleaved: output row r is source
+     * row [0, 2, 1, 3, 4, 6, 5, 7][r]; q_proj is tensor 5 of the list above */
+    static const int src_row[8] = {0, 2, 1, 3, 4, 6, 5, 7};
+    for (int r = 0; r < 8; r++)
+        T_EQ_INT(f16_at(f, "blk.0.attn_q.weight", (size_t)r * H), mio_f32_to_fp16(val(5, (size_t)src_row[r] * H)));
+    /* k: one kv head of 4 rows: [0, 2, 1, 3] */
+    T_EQ_INT(f16_at(f, "blk.0.attn_k.weight", 1 * H), mio_f32_to_fp16(val(6, 2 * H)));
+    /* v is not permuted */
+    T_EQ_INT(f16_at(f, "blk.0.attn_v.weight", 1 * H), mio_f32_to_fp16(val(7, 1 * H)));
+    int64_t k = mio_gguf_find_key(f, "llama.rope.dimension_count");
+    uint64_t u = 0;
+    T_OK(mio_gguf_kv_u64(f, k, &u));
+    T_EQ_U64(u, 4);
+    k = mio_gguf_find_key(f, "general.file_type");
+    T_OK(mio_gguf_kv_u64(f, k, &u));
+    T_EQ_U64(u, 1); /* MOSTLY_F16 */
+    T_EQ_INT(mio_gguf_kv_type(f, mio_gguf_find_key(f, "llama.attention.layer_norm_rms_epsilon")), MIO_GGUF_F32);
+    mio_gguf_close(f);
+    mio_free(written);
+
+    /* q8_0 needs rows of 32: every matrix here has 8 or 16 columns, so the
+     * reference's fallback gives F16 (and F32 for 1-D) */
+    p.outtype = MIO_TYPE_Q8_0;
+    snprintf(out, sizeof out, "%s/tiny-q8.gguf", g_root);
+    T_OK(mio_hf_convert(dir, out, &p, NULL));
+    T_OK(mio_gguf_open(out, 0, &f));
+    if (f) {
+        mio_gguf_tensor t;
+        T_OK(mio_gguf_tensor_info(f, mio_gguf_find_tensor(f, "blk.0.ffn_gate.weight"), &t));
+        T_EQ_INT(t.type, MIO_TYPE_F16);
+        T_OK(mio_gguf_kv_u64(f, mio_gguf_find_key(f, "general.file_type"), &u));
+        T_EQ_U64(u, 7); /* MOSTLY_Q8_0 all the same */
+        mio_gguf_close(f);
+    }
+}
+
+static void test_split_and_dry_run(void) {
+    char dir[512], out[600];
+    snprintf(dir, sizeof dir, "%s/tiny", g_root);
+    mio_hf_params p = params();
+    p.split_max_tensors = 5;
+    snprintf(out, sizeof out, "%s/sp.gguf", g_root);
+    T_OK(mio_hf_convert(dir, out, &p, NULL));
+    /* 12 tensors, 5 a file: 5 + 5 + 2 */
+    static const int counts[3] = {5, 5, 2};
+    for (int i = 0; i < 3; i++) {
+        char part[640];
+        snprintf(part, sizeof part, "%s/sp-%05d-of-00003.gguf", g_root, i + 1);
+        mio_gguf_file *f = NULL;
+        T_OK(mio_gguf_open(part, 0, &f));
+        if (!f) continue;
+        T_EQ_INT(mio_gguf_tensor_count(f), counts[i]);
+        int64_t k = mio_gguf_find_key(f, "split.count");
+        T_EQ_INT(mio_gguf_kv_type(f, k), MIO_GGUF_U16);
+        T_EQ_INT(mio_gguf_kv_type(f, mio_gguf_find_key(f, "split.tensors.count")), MIO_GGUF_I32);
+        /* gguf-py: the parts after the first hold only the three split keys */
+        if (i > 0) T_EQ_INT(mio_gguf_kv_count(f), 3);
+        else T_CHECK(mio_gguf_kv_count(f) > 3);
+        /* appended last, in gguf-py's order: split.no, split.count, split.tensors.count */
+        T_EQ_MSTR(mio_gguf_kv_key(f, mio_gguf_kv_count(f) - 3), "split.no");
+        T_EQ_MSTR(mio_gguf_kv_key(f, mio_gguf_kv_count(f) - 1), "split.tensors.count");
+        mio_gguf_close(f);
+    }
+    /* a dry run writes nothing */
+    char ddir[600];
+    snprintf(ddir, sizeof ddir, "%s/dry", g_root);
+    mkdir(ddir, 0755);
+    p = params();
+    p.dry_run = 1;
+    char *written = (char *)1;
+    T_OK(mio_hf_convert(dir, ddir, &p, &written));
+    T_CHECK(written == NULL);
+    T_EQ_INT(dir_entries(ddir), 0);
+}
+
+static int cancel_at_3(void *u, int64_t done, int64_t total, uint64_t b, uint64_t bt) {
+    (void)u, (void)total, (void)b, (void)bt;
+    return done >= 3;
+}
+
+static void test_preset_and_cancel(void) {
+    char dir[512], a[600], b[600], q[600];
+    snprintf(dir, sizeof dir, "%s/tiny", g_root);
+    snprintf(a, sizeof a, "%s/auto.gguf", g_root);
+    snprintf(b, sizeof b, "%s/onepass.gguf", g_root);
+    snprintf(q, sizeof q, "%s/twopass.gguf", g_root);
+    mio_hf_params p = params();
+    T_OK(mio_hf_convert(dir, a, &p, NULL));
+    mio_quantize_params qp;
+    mio_quantize_default_params(&qp);
+    qp.preset = MIO_PRESET_Q8_0;
+    qp.n_threads = 1;
+    T_OK(mio_quantize(a, q, &qp));
+    p.preset = MIO_PRESET_Q8_0;
+    T_OK(mio_hf_convert(dir, b, &p, NULL));
+    /* the same bytes as converting, then quantizing */
+    FILE *x = fopen(q, "rb"), *y = fopen(b, "rb");
+    int same = x && y;
+    for (int cx = 0, cy = 0; same && cx != EOF;) {
+        cx = fgetc(x), cy = fgetc(y);
+        same = cx == cy;
+    }
+    if (x) fclose(x);
+    if (y) fclose(y);
+    T_CHECK(same);
+    /* refusals of combinations */
+    p.outtype = MIO_TYPE_F16;
+    T_STATUS(mio_hf_convert(dir, b, &p, NULL), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("outtype must be auto");
+    /* cancelled by the progress callback: nothing left */
+    char cdir[600];
+    snprintf(cdir, sizeof cdir, "%s/cancel", g_root);
+    mkdir(cdir, 0755);
+    p = params();
+    p.progress = cancel_at_3;
+    T_STATUS(mio_hf_convert(dir, cdir, &p, NULL), MIO_ERR_CANCELLED);
+    T_EQ_INT(dir_entries(cdir), 0);
+}
+
+static void test_refusals(void) {
+    char dir[512];
+    /* no config.json */
+    snprintf(dir, sizeof dir, "%s/noconfig", g_root);
+    mkdir(dir, 0755);
+    expect_refusal(dir, MIO_ERR_NOT_FOUND, "config.json");
+    /* config.json that is not JSON */
+    put_file(dir, "config.json", "{\"architectures\": [\"LlamaForCausalLM\"],");
+    expect_refusal(dir, MIO_ERR_INVALID_JSON, "config.json: not valid JSON");
+    /* an architecture outside the table: named, with the supported ones */
+    put_config(dir, "GPT2LMHeadModel", V, NULL);
+    expect_refusal(dir, MIO_ERR_UNSUPPORTED, "architecture GPT2LMHeadModel is not supported (supported: LlamaForCausalLM");
+    /* only pickled weights */
+    put_config(dir, "LlamaForCausalLM", V, NULL);
+    put_file(dir, "pytorch_model.bin", "PK");
+    expect_refusal(dir, MIO_ERR_UNSUPPORTED, "pytorch_model*.bin");
+    /* no weights at all */
+    {
+        char b[600];
+        snprintf(b, sizeof b, "%s/pytorch_model.bin", dir);
+        unlink(b);
+    }
+    expect_refusal(dir, MIO_ERR_NOT_FOUND, "no model weights");
+
+    spec s = {.extra = "model.layers.0.self_attn.q_norm.weight"};
+    make_model("unexpected", dir, sizeof dir, &s);
+    expect_refusal(dir, MIO_ERR_UNSUPPORTED, "tensor model.layers.0.self_attn.q_norm.weight is not a tensor of LlamaForCausalLM");
+    s = (spec){.drop = "model.layers.0.mlp.down_proj.weight"};
+    make_model("missing", dir, sizeof dir, &s);
+    expect_refusal(dir, MIO_ERR_NOT_FOUND, "tensor model.layers.0.mlp.down_proj.weight is missing");
+    s = (spec){.drop = "lm_head.weight"};
+    make_model("nohead", dir, sizeof dir, &s);
+    expect_refusal(dir, MIO_ERR_NOT_FOUND, "lm_head.weight is missing (config.json does not set tie_word_embeddings)");
+    s = (spec){.embed_rows = V + 1};
+    make_model("shape", dir, sizeof dir, &s);
+    expect_refusal(dir, MIO_ERR_SIZE_MISMATCH, "tensor model.embed_tokens.weight has shape [9, 8], config.json implies [8, 8]");
+    s = (spec){.extra = "model.layers.0.self_attn.q_proj.bias", .dtype = MIO_ST_I64};
+    make_model("dtype", dir, sizeof dir, &s);
+    expect_refusal(dir, MIO_ERR_UNSUPPORTED_TYPE, "tensor model.layers.0.self_attn.q_proj.bias is I64");
+
+    /* a sharded index naming a missing shard */
+    make_model("sharded", dir, sizeof dir, NULL);
+    put_file(dir, "model.safetensors.index.json",
+             "{\"metadata\":{},\"weight_map\":{\"lm_head.weight\":\"model-00002-of-00002.safetensors\"}}");
+    expect_refusal(dir, MIO_ERR_NOT_FOUND, "names shard model-00002-of-00002.safetensors, which is missing");
+    /* a truncated shard */
+    make_model("truncated", dir, sizeof dir, NULL);
+    {
+        char b[600];
+        snprintf(b, sizeof b, "%s/model.safetensors", dir);
+        struct stat sb;
+        stat(b, &sb);
+        T_CHECK(truncate(b, sb.st_size - 100) == 0);
+    }
+    expect_refusal(dir, MIO_ERR_INCOMPLETE_BUFFER, "model.safetensors");
+    /* no tokenizer */
+    make_model("notok", dir, sizeof dir, NULL);
+    {
+        char b[600];
+        snprintf(b, sizeof b, "%s/tokenizer.json", dir);
+        unlink(b);
+    }
+    expect_refusal(dir, MIO_ERR_NOT_FOUND, "tokenizer");
+}
+
+int main(void) {
+    snprintf(g_root, sizeof g_root, "hfconv.XXXXXX");
+    if (!mkdtemp(g_root)) T_SKIP("cannot create a temp directory");
+    test_layout();
+    test_split_and_dry_run();
+    test_preset_and_cancel();
+    test_refusals();
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_root);
+    if (system(cmd) != 0) printf("note: could not remove %s\n", g_root);
+    T_DONE();
+}

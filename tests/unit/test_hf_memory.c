@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/* test_hf_memory.c — mio_hf_convert works in a fixed working set, not one
+ * sized by the checkpoint (docs/HF_CONVERT.md "Memory"): a 302 MiB bf16
+ * checkpoint in two shards (written here piece by piece, so building it costs
+ * no memory) is converted to f16 and to q8_0 in this process, and the peak RSS
+ * growth is checked against the documented bound: the 4 MiB read chunk, its
+ * 4 MiB f32 copy and the encoded chunk (at most 4 MiB), the writers' headers,
+ * plus 8 MiB for thread stacks and the allocator = 24 MiB. Source bytes come
+ * through pread, so no page of the shards is ever mapped into the process. */
+#include "modelio.h"
+#include "test.h"
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HID 1024
+#define FF 8192
+#define LAYERS 6
+#define VOCAB 8
+#define BOUND_MIB 24
+
+static long rss_now_kib(void) {
+    FILE *fp = fopen("/proc/self/statm", "r");
+    long size = 0, res = 0;
+    if (fp) {
+        if (fscanf(fp, "%ld %ld", &size, &res) != 2) res = 0;
+        fclose(fp);
+    }
+    return res * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static long rss_peak_kib(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+typedef struct t_desc { char name[96]; uint64_t rows, cols; } t_desc;
+
+/* a safetensors shard written by hand: header, then each tensor's bf16 rows */
+static int write_shard(const char *path, const t_desc *t, int n) {
+    char hdr[16384];
+    size_t hl = (size_t)snprintf(hdr, sizeof hdr, "{\"__metadata__\":{\"format\":\"pt\"}");
+    uint64_t off = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t bytes = t[i].rows * (t[i].cols ? t[i].cols : 1) * 2;
+        if (t[i].cols)
+            hl += (size_t)snprintf(hdr + hl, sizeof hdr - hl, ",\"%s\":{\"dtype\":\"BF16\",\"shape\":[%llu,%llu],"
+                                   "\"data_offsets\":[%llu,%llu]}", t[i].name, (unsigned long long)t[i].rows,
+                                   (unsigned long long)t[i].cols, (unsigned long long)off,
+                                   (unsigned long long)(off + bytes));
+        else
+            hl += (size_t)snprintf(hdr + hl, sizeof hdr - hl, ",\"%s\":{\"dtype\":\"BF16\",\"shape\":[%llu],"
+                                   "\"data_offsets\":[%llu,%llu]}", t[i].name, (unsigned long long)t[i].rows,
+                                   (unsigned long long)off, (unsigned long long)(off + bytes));
+        off += bytes;
+    }
+    hdr[hl++] = '}';
+    while (hl % 8) hdr[hl++] = ' ';
+    FILE *fp = fopen(path, "wb");
+    if (!fp) return -1;
+    uint64_t n64 = hl;
+    fwrite(&n64, 8, 1, fp);
+    fwrite(hdr, 1, hl, fp);
+    static uint16_t row[FF];
+    uint32_t x = 12345;
+    for (int i = 0; i < n; i++) {
+        uint64_t cols = t[i].cols ? t[i].cols : t[i].rows, rows = t[i].cols ? t[i].rows : 1;
+        for (uint64_t r = 0; r < rows; r++) {
+            for (uint64_t c = 0; c < cols; c++) {
+                x = x * 1664525u + 1013904223u;
+                row[c] = mio_f32_to_bf16(((float)(x >> 8) / 16777216.0f - 0.5f) * 0.04f);
+            }
+            if (fwrite(row, 2, cols, fp) != cols) { fclose(fp); return -1; }
+        }
+    }
+    return fclose(fp);
+}
+
+int main(void) {
+    char dir[64] = "hfmem.XXXXXX";
+    if (!mkdtemp(dir)) T_SKIP("cannot create a temp directory");
+    char p[256];
+    snprintf(p, sizeof p, "%s/config.json", dir);
+    FILE *fp = fopen(p, "w");
+    fprintf(fp, "{\"architectures\":[\"LlamaForCausalLM\"],\"hidden_size\":%d,\"intermediate_size\":%d,"
+                "\"num_hidden_layers\":%d,\"num_attention_heads\":8,\"num_key_value_heads\":8,\"vocab_size\":%d,"
+                "\"tie_word_embeddings\":true}", HID, FF, LAYERS, VOCAB);
+    fclose(fp);
+    snprintf(p, sizeof p, "%s/tokenizer.json", dir);
+    fp = fopen(p, "w");
+    fputs("{\"added_tokens\":[],\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,"
+          "\"trim_offsets\":true,\"use_regex\":true},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"c\":2,"
+          "\"ab\":3,\"\\u0120\":4,\"d\":5,\"e\":6,\"f\":7},\"merges\":[\"a b\"]}}", fp);
+    fclose(fp);
+    /* shard 1: embeddings, norm, layers 0-2; shard 2: layers 3-5 */
+    static const struct { const char *n; int r, c; } blk[] = {
+        {"input_layernorm.weight", HID, 0}, {"post_attention_layernorm.weight", HID, 0},
+        {"self_attn.q_proj.weight", HID, HID}, {"self_attn.k_proj.weight", HID, HID},
+        {"self_attn.v_proj.weight", HID, HID}, {"self_attn.o_proj.weight", HID, HID},
+        {"mlp.gate_proj.weight", FF, HID}, {"mlp.up_proj.weight", FF, HID}, {"mlp.down_proj.weight", HID, FF}};
+    char idx[65536];
+    size_t il = (size_t)snprintf(idx, sizeof idx, "{\"metadata\":{},\"weight_map\":{");
+    for (int s = 0; s < 2; s++) {
+        t_desc t[40];
+        int n = 0;
+        char file[64];
+        snprintf(file, sizeof file, "model-%05d-of-00002.safetensors", s + 1);
+        if (s == 0) {
+            t[n++] = (t_desc){"model.embed_tokens.weight", VOCAB, HID};
+            t[n++] = (t_desc){"model.norm.weight", HID, 0};
+        }
+        for (int l = s * 3; l < s * 3 + 3; l++)
+            for (size_t b = 0; b < sizeof blk / sizeof blk[0]; b++) {
+                snprintf(t[n].name, sizeof t[n].name, "model.layers.%d.%s", l, blk[b].n);
+                t[n].rows = (uint64_t)blk[b].r;
+                t[n].cols = (uint64_t)blk[b].c;
+                n++;
+            }
+        for (int i = 0; i < n; i++)
+            il += (size_t)snprintf(idx + il, sizeof idx - il, "%s\"%s\":\"%s\"", il > 30 ? "," : "", t[i].name, file);
+        snprintf(p, sizeof p, "%s/%s", dir, file);
+        T_CHECK(write_shard(p, t, n) == 0);
+    }
+    snprintf(idx + il, sizeof idx - il, "}}");
+    snprintf(p, sizeof p, "%s/model.safetensors.index.json", dir);
+    fp = fopen(p, "w");
+    fputs(idx, fp);
+    fclose(fp);
+
+    mio_hf_params hp;
+    mio_hf_default_params(&hp);
+    hp.pre = "llama-bpe";
+    long base = rss_now_kib();
+    char out[128];
+    snprintf(out, sizeof out, "%s/out-f16.gguf", dir);
+    hp.outtype = MIO_TYPE_F16;
+    T_OK(mio_hf_convert(dir, out, &hp, NULL));
+    long grew = rss_peak_kib() - base;
+    printf("f16: peak RSS grew by %ld KiB (bound %d MiB)\n", grew, BOUND_MIB);
+    T_CHECK(grew < BOUND_MIB * 1024);
+    struct stat sb;
+    T_CHECK(stat(out, &sb) == 0 && sb.st_size > 300 * 1000 * 1000);
+    unlink(out);
+    snprintf(out, sizeof out, "%s/out-q8.gguf", dir);
+    hp.outtype = MIO_TYPE_Q8_0;
+    hp.n_threads = 2;
+    T_OK(mio_hf_convert(dir, out, &hp, NULL));
+    grew = rss_peak_kib() - base;
+    printf("q8_0, 2 threads: peak RSS grew by %ld KiB (bound %d MiB)\n", grew, BOUND_MIB);
+    T_CHECK(grew < BOUND_MIB * 1024);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) printf("note: could not remove %s\n", dir);
+    T_DONE();
+}
