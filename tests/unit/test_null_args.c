@@ -39,6 +39,7 @@ static int64_t cur_read(void *user, void *buf, size_t len) {
 #define GGUF_PATH "null_args.gguf"
 #define ST_PATH "null_args.safetensors"
 #define ST_DIR "null_args_sharded"
+#define HF_DIR "null_args_hf"
 
 static float g_tdata[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 static const int64_t g_ne[2] = {4, 2};            /* f32 [2 x 4]: 32 bytes */
@@ -190,6 +191,37 @@ static void make_fixtures(void) {
     g_st_fd = open(ST_PATH, O_RDONLY);
     T_CHECK(g_st_fd >= 0);
     mkdir(ST_DIR, 0755);
+
+    /* a Hugging Face checkpoint: llama, hidden 4, one layer, a 4-token
+     * byte-level BPE vocabulary (GPT-2's pre-tokenizer) */
+    mkdir(HF_DIR, 0755);
+    FILE *fp = fopen(HF_DIR "/config.json", "w");
+    if (fp) {
+        fputs("{\"architectures\":[\"LlamaForCausalLM\"],\"hidden_size\":4,\"intermediate_size\":4,"
+              "\"num_hidden_layers\":1,\"num_attention_heads\":1,\"vocab_size\":4,\"tie_word_embeddings\":true}", fp);
+        fclose(fp);
+    }
+    fp = fopen(HF_DIR "/tokenizer.json", "w");
+    if (fp) {
+        fputs("{\"added_tokens\":[],\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,"
+              "\"trim_offsets\":true,\"use_regex\":true},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,"
+              "\"ab\":2,\"\\u0120\":3},\"merges\":[\"a b\"]}}", fp);
+        fclose(fp);
+    }
+    static const char *const hf_names[] = {"model.embed_tokens.weight", "model.norm.weight",
+        "model.layers.0.input_layernorm.weight", "model.layers.0.post_attention_layernorm.weight",
+        "model.layers.0.self_attn.q_proj.weight", "model.layers.0.self_attn.k_proj.weight",
+        "model.layers.0.self_attn.v_proj.weight", "model.layers.0.self_attn.o_proj.weight",
+        "model.layers.0.mlp.gate_proj.weight", "model.layers.0.mlp.up_proj.weight", "model.layers.0.mlp.down_proj.weight"};
+    static const uint64_t mat[2] = {4, 4}, vec[1] = {4};
+    static float hf_data[16];
+    mio_st_entry he[11];
+    for (int i = 0; i < 11; i++) {
+        int is_vec = i >= 1 && i <= 3;
+        he[i] = (mio_st_entry){hf_names[i], MIO_ST_F32, is_vec ? 1u : 2u, is_vec ? vec : mat, hf_data,
+                               is_vec ? 16u : 64u};
+    }
+    T_OK(mio_st_save_file(HF_DIR "/model.safetensors", he, 11, NULL, 0));
 }
 
 /* ------------------------------------------------------------------ the table
@@ -486,6 +518,13 @@ static void make_fixtures(void) {
     X(ST, mio_gguf_split, prefix, _, 0, NULL, mio_gguf_split(GGUF_PATH, NULL, &g_sparams, &g_nparts))                  \
     X(ST, mio_gguf_split, p, _, 0, NULL, mio_gguf_split(GGUF_PATH, "null_args_s", NULL, &g_nparts))                    \
     X(OK, mio_gguf_split, n_parts, _, 0, NULL, mio_gguf_split(GGUF_PATH, "null_args_s", &g_sparams, NULL))             \
+    /* Hugging Face checkpoints (out, p, written optional) */                                                  \
+    X(VOID, mio_hf_default_params, p, _, 0, NULL, mio_hf_default_params(NULL))                                    \
+    X(ST, mio_hf_default_params_sized, p, _, 0, NULL, mio_hf_default_params_sized(NULL, sizeof(mio_hf_params)))  \
+    X(ST, mio_hf_convert, model_dir, _, 0, NULL, mio_hf_convert(NULL, "null_args_h.gguf", NULL, NULL))            \
+    X(OK, mio_hf_convert, out, _, 0, NULL, mio_hf_convert(HF_DIR, NULL, NULL, NULL))                              \
+    X(OK, mio_hf_convert, p, _, 0, NULL, mio_hf_convert(HF_DIR, "null_args_h.gguf", NULL, NULL))                  \
+    X(OK, mio_hf_convert, written, _, 0, NULL, mio_hf_convert(HF_DIR, "null_args_h.gguf", NULL, NULL))            \
     /* GGUF <-> safetensors (p NULL means the defaults) */                                                       \
     X(VOID, mio_convert_default_params, p, _, 0, NULL, mio_convert_default_params(NULL))                          \
     X(ST, mio_convert_default_params_sized, p, _, 0, NULL, mio_convert_default_params_sized(NULL, sizeof(mio_convert_params))) \
