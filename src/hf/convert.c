@@ -924,41 +924,107 @@ static inline float np_f16_to_f32(uint16_t h) {
 
 static inline uint16_t np_f32_to_f16(float f) {
     uint32_t u = half_f2u(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) {
-        uint16_t r = (uint16_t)(0x7c00u + ((u & 0x7fffffu) >> 13));
-        if (r == 0x7c00u) r++;
-        return (uint16_t)(((u >> 16) & 0x8000u) | r);
-    }
-    return half_from_f32(f);
+    uint32_t nan = 0x7c00u + ((u & 0x7fffffu) >> 13);
+    nan += nan == 0x7c00u; /* numpy keeps the payload's top bits and never makes a NaN an infinity */
+    uint16_t h = half_from_f32(f);
+    return (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? (((u >> 16) & 0x8000u) | nan) : h);
 }
 
-/* one source row (cols elements of dtype dt) to f32: torch's .to(float32) for
- * BF16 / F64, numpy's astype for F16 */
-static void row_to_f32(int dt, const uint8_t *src, size_t cols, float *dst) {
+/* n source elements of dtype dt to f32: torch's .to(float32) for BF16 / F64,
+ * numpy's astype for F16 (written as plain loops so that they vectorize) */
+static void to_f32(int dt, const uint8_t *src, size_t n, float *dst) {
     switch (dt) {
-    case MIO_ST_F32: memcpy(dst, src, cols * 4); break;
+    case MIO_ST_F32: memcpy(dst, src, n * 4); break;
     case MIO_ST_F16:
-        for (size_t k = 0; k < cols; k++) {
+        for (size_t k = 0; k < n; k++) {
             uint16_t h;
             memcpy(&h, src + 2 * k, 2);
             dst[k] = np_f16_to_f32(h);
         }
         break;
     case MIO_ST_BF16:
-        for (size_t k = 0; k < cols; k++) {
+        for (size_t k = 0; k < n; k++) {
             uint16_t h;
             memcpy(&h, src + 2 * k, 2);
             dst[k] = bf16_to_f32(h);
         }
         break;
     default: /* F64 */
-        for (size_t k = 0; k < cols; k++) {
+        for (size_t k = 0; k < n; k++) {
             double d;
             memcpy(&d, src + 8 * k, 8);
             dst[k] = (float)d;
         }
         break;
     }
+}
+
+/* A chunk's conversion to a float output type, direct from the source bytes:
+ * what torch's widening then gguf-py's narrowing give, element by element.
+ * BF16 -> BF16 is the identity except that a signalling NaN comes back quiet
+ * (bf16 -> f32 is exact, gguf-py's f32 -> bf16 sets the quiet bit of a NaN). */
+static void float_chunk(int dt, int type, const uint8_t *src, size_t n, uint8_t *dst) {
+    if (dt == MIO_ST_BF16 && type == MIO_TYPE_BF16) {
+        /* four lanes at a time: a lane is a NaN when (h & 0x7fff) + 0x7f reaches 0x8000 */
+        size_t k = 0;
+        for (; k + 4 <= n; k += 4) {
+            uint64_t x;
+            memcpy(&x, src + 2 * k, 8);
+            uint64_t nan = ((x & 0x7fff7fff7fff7fffull) + 0x007f007f007f007full) & 0x8000800080008000ull;
+            x |= nan >> 9;
+            memcpy(dst + 2 * k, &x, 8);
+        }
+        for (; k < n; k++) {
+            uint16_t h;
+            memcpy(&h, src + 2 * k, 2);
+            h = (uint16_t)((h & 0x7fffu) > 0x7f80u ? h | 0x40u : h);
+            memcpy(dst + 2 * k, &h, 2);
+        }
+        return;
+    }
+    if ((dt == MIO_ST_F16 && type == MIO_TYPE_F16) || (dt == MIO_ST_F32 && type == MIO_TYPE_F32)) {
+        memcpy(dst, src, n * (dt == MIO_ST_F32 ? 4 : 2));
+        return;
+    }
+    float tmp[1024];
+    size_t es = dt == MIO_ST_F64 ? 8 : dt == MIO_ST_F32 ? 4 : 2;
+    for (size_t k0 = 0; k0 < n; k0 += 1024) {
+        size_t m = n - k0 < 1024 ? n - k0 : 1024;
+        to_f32(dt, src + k0 * es, m, tmp);
+        if (type == MIO_TYPE_F32) {
+            memcpy(dst + k0 * 4, tmp, m * 4);
+        } else if (type == MIO_TYPE_F16) {
+            for (size_t k = 0; k < m; k++) {
+                uint16_t h = np_f32_to_f16(tmp[k]);
+                memcpy(dst + 2 * (k0 + k), &h, 2);
+            }
+        } else {
+            for (size_t k = 0; k < m; k++) {
+                uint16_t h = bf16_from_f32(tmp[k]);
+                memcpy(dst + 2 * (k0 + k), &h, 2);
+            }
+        }
+    }
+}
+
+typedef struct float_job {
+    int dt, type, parts;
+    const uint8_t *src;
+    uint8_t *dst;
+    size_t n, es, os;
+} float_job;
+
+static void float_part(void *ctx, int part) {
+    const float_job *j = ctx;
+    size_t per = (j->n + (size_t)j->parts - 1) / (size_t)j->parts;
+    size_t a = (size_t)part * per, b = a + per < j->n ? a + per : j->n;
+    if (a < b) float_chunk(j->dt, j->type, j->src + a * j->es, b - a, j->dst + a * j->os);
+}
+
+static int thread_count(int n_threads) {
+    if (n_threads > 0) return n_threads > 256 ? 256 : n_threads;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 256 ? 256 : (int)n;
 }
 
 /* ---------------------------------------------------------------- writing */
@@ -1021,6 +1087,8 @@ static mio_status shard_path(const char *base, uint32_t i, uint32_t n, char **ou
 
 typedef struct conv_buf {
     uint8_t *raw;   /* source bytes of a chunk */
+    uint8_t *perm;  /* the same rows in permuted order */
+    size_t cap_perm;
     float *f;       /* the chunk as f32 (permuted) */
     uint8_t *enc;   /* the chunk encoded */
     size_t cap_raw, cap_f, cap_enc;
@@ -1033,25 +1101,6 @@ static mio_status grow(void **p, size_t *cap, size_t need) {
     *p = q;
     *cap = need;
     return MIO_OK;
-}
-
-static mio_status encode_rows(int type, const float *f, size_t n, uint8_t *dst, size_t dst_len, int n_threads) {
-    switch (type) {
-    case MIO_TYPE_F32: memcpy(dst, f, n * 4); return MIO_OK;
-    case MIO_TYPE_F16:
-        for (size_t k = 0; k < n; k++) {
-            uint16_t h = np_f32_to_f16(f[k]);
-            memcpy(dst + 2 * k, &h, 2);
-        }
-        return MIO_OK;
-    case MIO_TYPE_BF16:
-        for (size_t k = 0; k < n; k++) {
-            uint16_t h = bf16_from_f32(f[k]);
-            memcpy(dst + 2 * k, &h, 2);
-        }
-        return MIO_OK;
-    default: return mio_encode_f32_mt(type, f, n, dst, dst_len, n_threads);
-    }
 }
 
 static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_buf *b, uint64_t *bytes_done,
@@ -1076,25 +1125,37 @@ static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_b
     if (per_chunk < group) per_chunk = group;
     per_chunk -= per_chunk % group;
     if (per_chunk == 0) per_chunk = 1;
+    bool is_float = it->type == MIO_TYPE_F32 || it->type == MIO_TYPE_F16 || it->type == MIO_TYPE_BF16;
+    size_t os = is_float ? (size_t)mio_type_block_bytes(it->type) : 0;
     for (uint64_t r0 = 0; r0 < rows; r0 += per_chunk) {
         uint64_t nr = rows - r0 < per_chunk ? rows - r0 : per_chunk;
-        size_t n = (size_t)(nr * cols);
+        size_t n = (size_t)(nr * cols), rb = (size_t)cols * es;
         if ((st = grow((void **)&b->raw, &b->cap_raw, n * es))) return st;
-        if ((st = mio_st_read_tensor(sf, s->index, r0 * cols * es, b->raw, n * es)))
+        if ((st = mio_st_read_tensor(sf, s->index, r0 * rb, b->raw, n * es)))
             return err_prefix(st, "%s: reading %s: ", c->part_names[s->part], s->name);
+        const uint8_t *src = b->raw;
+        if (it->permute) { /* LlamaModel.permute: whole rows move within a head */
+            if ((st = grow((void **)&b->perm, &b->cap_perm, n * es))) return st;
+            for (uint64_t r = 0; r < nr; r++)
+                memcpy(b->perm + r * rb, b->raw + (hf_permute_src_row(r0 + r, rows, n_head) - r0) * rb, rb);
+            src = b->perm;
+        }
         size_t out_len = (size_t)(nr * row_bytes_out);
         if ((st = grow((void **)&b->enc, &b->cap_enc, out_len))) return st;
-        bool copy = !it->permute && ((it->src_dtype == MIO_ST_F16 && it->type == MIO_TYPE_F16) ||
-                                     (it->src_dtype == MIO_ST_F32 && it->type == MIO_TYPE_F32));
-        if (copy) {
-            memcpy(b->enc, b->raw, out_len);
+        if (is_float) {
+            /* the plain copies are bound by memory: threads only for real conversions */
+            bool light = it->src_dtype == MIO_ST_BF16 ? it->type == MIO_TYPE_BF16
+                                                      : (it->src_dtype == MIO_ST_F16 && it->type == MIO_TYPE_F16) ||
+                                                            (it->src_dtype == MIO_ST_F32 && it->type == MIO_TYPE_F32);
+            int parts = !light && n >= ((size_t)1 << 16) ? thread_count(c->p->n_threads) : 1;
+            float_job j = {.dt = it->src_dtype, .type = it->type, .parts = parts, .src = src, .dst = b->enc, .n = n,
+                           .es = es, .os = os};
+            if (parts > 1) pool_run(float_part, &j, parts);
+            else float_part(&j, 0);
         } else {
             if ((st = grow((void **)&b->f, &b->cap_f, n * sizeof(float)))) return st;
-            for (uint64_t r = 0; r < nr; r++) {
-                uint64_t src_row = it->permute ? hf_permute_src_row(r0 + r, rows, n_head) - r0 : r;
-                row_to_f32(it->src_dtype, b->raw + src_row * cols * es, (size_t)cols, b->f + r * cols);
-            }
-            if ((st = encode_rows(it->type, b->f, n, b->enc, out_len, c->p->n_threads))) {
+            to_f32(it->src_dtype, src, n, b->f);
+            if ((st = mio_encode_f32_mt(it->type, b->f, n, b->enc, out_len, c->p->n_threads))) {
                 if (st == MIO_ERR_NON_FINITE)
                     return err_prefix(st, "tensor %s (%s) has a NaN or infinite value, which %s cannot encode: ",
                                       s->name, c->part_names[s->part], mio_type_name(it->type));
@@ -1264,6 +1325,7 @@ static mio_status report_and_write(hf_ctx *c, hf_out *o, const char *base_path, 
         /* let the page cache drop what was read: RSS stays flat (pread, no mapping) */
     }
     free(b.raw);
+    free(b.perm);
     free(b.f);
     free(b.enc);
     for (uint32_t k = 0; k < o->n_files && !st; k++) st = mio_writer_finish(o->w[k]);
