@@ -10,6 +10,7 @@
 #include "test.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -56,6 +57,7 @@ typedef struct spec {
     const char *extra;     /* add this tensor ([H] f32) */
     int embed_rows;        /* 0 = V */
     int dtype;             /* MIO_ST_F32 or MIO_ST_I64 for the extra tensor */
+    int bf16;              /* every tensor BF16, with a signalling NaN (0x7f81) at element 1 of mlp.gate_proj */
 } spec;
 
 static void put_weights(const char *dir, const char *file, const spec *s) {
@@ -80,10 +82,16 @@ static void put_weights(const char *dir, const char *file, const spec *s) {
         size_t cnt = (size_t)rows * (size_t)(k[i].cols ? k[i].cols : 1);
         data[n] = malloc(cnt * sizeof(float));
         for (size_t j = 0; j < cnt; j++) data[n][j] = val((int)i, j);
+        bool bf = s && s->bf16;
+        if (bf) { /* in place: the first half of the buffer */
+            uint16_t *h = (uint16_t *)data[n];
+            for (size_t j = 0; j < cnt; j++) h[j] = mio_f32_to_bf16(data[n][j]);
+            if (strcmp(k[i].name, "model.layers.0.mlp.gate_proj.weight") == 0) h[1] = 0x7f81;
+        }
         shapes[n][0] = (uint64_t)rows;
         shapes[n][1] = (uint64_t)k[i].cols;
-        e[n] = (mio_st_entry){.name = k[i].name, .dtype = MIO_ST_F32, .n_dims = k[i].cols ? 2u : 1u,
-                              .shape = shapes[n], .data = data[n], .nbytes = cnt * sizeof(float)};
+        e[n] = (mio_st_entry){.name = k[i].name, .dtype = bf ? MIO_ST_BF16 : MIO_ST_F32, .n_dims = k[i].cols ? 2u : 1u,
+                              .shape = shapes[n], .data = data[n], .nbytes = cnt * (bf ? 2u : sizeof(float))};
         n++;
     }
     if (s && s->extra) {
@@ -293,6 +301,34 @@ static void test_preset_and_cancel(void) {
     T_EQ_INT(dir_entries(cdir), 0);
 }
 
+/* NaN payloads as the reference writes them: BF16 -> BF16 quiets a
+ * signalling NaN (0x7f81 -> 0x7fc1, gguf-py's f32 -> bf16); BF16 -> F16 goes
+ * through f32 0x7f810000 and numpy's astype keeps the payload's top bits
+ * (0x7c08, where ggml's conversion would give 0x7e00) */
+static void test_nan_payloads(void) {
+    char dir[512], out[600];
+    spec s = {.bf16 = 1};
+    make_model("nan", dir, sizeof dir, &s);
+    mio_hf_params p = params();
+    snprintf(out, sizeof out, "%s/nan-auto.gguf", g_root);
+    T_OK(mio_hf_convert(dir, out, &p, NULL)); /* auto over BF16 weights: bf16 */
+    mio_gguf_file *f = NULL;
+    T_OK(mio_gguf_open(out, 0, &f));
+    if (f) {
+        T_EQ_INT(f16_at(f, "blk.0.ffn_gate.weight", 1), 0x7fc1);
+        T_EQ_INT(f16_at(f, "blk.0.ffn_gate.weight", 2), mio_f32_to_bf16(val(9, 2)));
+        mio_gguf_close(f);
+    }
+    p.outtype = MIO_TYPE_F16;
+    snprintf(out, sizeof out, "%s/nan-f16.gguf", g_root);
+    T_OK(mio_hf_convert(dir, out, &p, NULL));
+    T_OK(mio_gguf_open(out, 0, &f));
+    if (f) {
+        T_EQ_INT(f16_at(f, "blk.0.ffn_gate.weight", 1), 0x7c08);
+        mio_gguf_close(f);
+    }
+}
+
 static void test_refusals(void) {
     char dir[512];
     /* no config.json */
@@ -364,6 +400,7 @@ int main(void) {
     test_layout();
     test_split_and_dry_run();
     test_preset_and_cancel();
+    test_nan_payloads();
     test_refusals();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_root);
