@@ -1404,22 +1404,30 @@ static mio_status convert(hf_ctx *c, const char *out, char **written) {
         st = report_and_write(c, &o, path, true);
         c->p = &saved;
         if (st || c->p->dry_run) goto done;
-        mio_quantize_params q;
-        mio_quantize_default_params(&q);
-        if (c->p->quantize) {
-            size_t n = c->p->quantize->size < sizeof q ? c->p->quantize->size : sizeof q;
-            memcpy(&q, c->p->quantize, n);
-            q.size = sizeof q;
+        /* the caller's quantizer settings as its own size says (a newer
+         * header's fields pass through to mio_quantize), with this call's
+         * preset, threads and callbacks */
+        size_t qsize = c->p->quantize ? c->p->quantize->size : sizeof(mio_quantize_params);
+        if (qsize > 65536) {
+            st = err_set(MIO_ERR_INVALID_ARG, "quantize->size is %zu; fill it with mio_quantize_default_params first", qsize);
+            goto done;
         }
-        q.preset = c->p->preset;
-        q.dry_run = 0;
-        q.plan = NULL;
-        q.progress = c->p->progress; /* the second phase: the quantizer's tensors */
-        q.progress_user = c->p->progress_user;
-        q.n_threads = c->p->n_threads;
+        size_t qcap = qsize > sizeof(mio_quantize_params) ? qsize : sizeof(mio_quantize_params);
+        mio_quantize_params *q = calloc(1, qcap);
+        if (!q) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+        if (c->p->quantize) memcpy(q, c->p->quantize, qsize);
+        else mio_quantize_default_params(q);
+        q->preset = c->p->preset;
+        q->dry_run = 0;
+        q->plan = NULL;
+        q->progress = c->p->progress; /* the second phase: the quantizer's tensors */
+        q->progress_user = c->p->progress_user;
+        q->n_threads = c->p->n_threads;
         char src[64];
         snprintf(src, sizeof src, "/proc/self/fd/%d", o.fd);
-        if ((st = mio_quantize(src, path, &q))) goto done;
+        st = mio_quantize(src, path, q);
+        free(q);
+        if (st) goto done;
         if (written && !(*written = strdup(path))) st = err_set(MIO_ERR_NOMEM, "out of memory");
     }
 done:
@@ -1437,7 +1445,7 @@ mio_status mio_hf_convert(const char *model_dir, const char *out, const mio_hf_p
     mio_hf_params p;
     mio_hf_default_params(&p);
     if (pin) {
-        mio_status st = abi_params_merge(&p, sizeof p, pin, sizeof(size_t) + sizeof(int), "mio_hf_params",
+        mio_status st = abi_params_merge(&p, sizeof p, pin, sizeof p, "mio_hf_params",
                                          "mio_hf_default_params");
         if (st) return st;
     }
