@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # fetch-py-peers.sh — create (once) a Python virtual environment holding the
 # real peers the interop tests compare against: upstream safetensors (Rust
-# backed), llama.cpp's gguf-py and numpy, pinned; print its python's path.
+# backed), llama.cpp's gguf-py, numpy, and the tokenizer peers (HF tokenizers,
+# sentencepiece), pinned; print its python's path.
 #
 # Idempotent: a complete environment is reused. Directory:
 #   $MIO_PY_PEERS_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/libmodelio/py-peers-<pins>
@@ -10,8 +11,8 @@
 # Everything except the final path goes to stderr.
 set -eu
 
-PINS="safetensors==0.8.0 gguf==0.19.0 numpy==2.4.6"
-TAG="st0.8.0-gguf0.19.0-np2.4.6"
+PINS="safetensors==0.8.0 gguf==0.19.0 numpy==2.4.6 tokenizers==0.23.3 sentencepiece==0.2.3"
+TAG="st0.8.0-gguf0.19.0-np2.4.6-tok0.23.3-spm0.2.3"
 
 die() { echo "fetch-py-peers: error: $*" >&2; exit 1; }
 say() { echo "fetch-py-peers: $*" >&2; }

