@@ -205,8 +205,9 @@ static mio_status load_config(hf_ctx *c) {
     mio_status st = hf_read_json(c->dir, "config.json", false, &c->config_raw);
     if (st) return err_prefix(st, "checkpoint %s: ", c->dir);
     if (!cJSON_IsObject(c->config_raw)) return err_set(MIO_ERR_INVALID_JSON, "%s/config.json: not a JSON object", c->dir);
-    c->config = cJSON_Duplicate(c->config_raw, 1);
-    if (!c->config) return err_set(MIO_ERR_NOMEM, "out of memory");
+    char file[4096];
+    snprintf(file, sizeof file, "%s/config.json", c->dir);
+    if ((st = hf_hparams(c->config_raw, file, &c->config))) return st;
     /* TextModel: {**hparams, **hparams["text_config"]} */
     const cJSON *tc = jget(c->config_raw, "text_config");
     if (cJSON_IsObject(tc))

@@ -23,6 +23,14 @@
  * with the byte offset for bad syntax). Free with cJSON_Delete. */
 mio_status hf_read_json(const char *dir, const char *name, bool optional, cJSON **out);
 
+/* The hyperparameters as the reference sees them: AutoConfig.from_pretrained's
+ * to_dict() for config.json's model_type (llama, mistral, qwen2, qwen3: the
+ * class defaults and the rope_parameters dict of transformers 5.24.0); the file
+ * as it is when it has no model_type (AutoConfig fails, the reference falls
+ * back to the file); another model_type is MIO_ERR_UNSUPPORTED naming file.
+ * *out is a new object (cJSON_Delete it). */
+mio_status hf_hparams(const cJSON *raw, const char *file, cJSON **out);
+
 /* ------------------------------------------------------------------ vocab */
 
 /* Which of the reference's set_vocab() paths an architecture takes. */
