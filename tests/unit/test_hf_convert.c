@@ -341,6 +341,10 @@ static void test_refusals(void) {
     /* an architecture outside the table: named, with the supported ones */
     put_config(dir, "GPT2LMHeadModel", V, NULL);
     expect_refusal(dir, MIO_ERR_UNSUPPORTED, "architecture GPT2LMHeadModel is not supported (supported: LlamaForCausalLM");
+    /* a model_type whose transformers defaults are not known: the reference's
+     * hyperparameters would come from another config class */
+    put_config(dir, "LlamaForCausalLM", V, ",\"model_type\":\"gpt2\"");
+    expect_refusal(dir, MIO_ERR_UNSUPPORTED, "model_type \"gpt2\" is not one this converter knows");
     /* only pickled weights */
     put_config(dir, "LlamaForCausalLM", V, NULL);
     put_file(dir, "pytorch_model.bin", "PK");
