@@ -5,6 +5,8 @@
  * converter (LlamaModel.permute), which PEFT's B matrices need too. */
 #include "lora_internal.h"
 
+#include "hf/hf_arch.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -82,10 +84,8 @@ int lora_arch_permutes_qk(const char *arch, size_t len) {
 }
 
 void lora_permute_rows(const float *src, float *dst, int64_t rows, int64_t width, int64_t n_head) {
-    int64_t hd = rows / n_head, half = hd / 2;
-    for (int64_t h = 0; h < n_head; h++)
-        for (int64_t j = 0; j < half; j++)
-            for (int64_t t = 0; t < 2; t++)
-                memcpy(dst + (h * hd + 2 * j + t) * width, src + (h * hd + t * half + j) * width,
-                       (size_t)width * sizeof(float));
+    /* the converter's own row order (src/hf/arch.c), so both permute alike */
+    for (int64_t r = 0; r < rows; r++)
+        memcpy(dst + r * width, src + (int64_t)hf_permute_src_row((uint64_t)r, (uint64_t)rows, (uint64_t)n_head) * width,
+               (size_t)width * sizeof(float));
 }
