@@ -1257,7 +1257,7 @@ static mio_status vocab_llama_hf(ctx *c) {
         memcpy(buf + a, sp1 + 1, ml - a - 1);
         int64_t id = smap_get(&v.vocab, buf, ml - 1);
         if (id >= 0 && (uint64_t)id < base && !made[id]) {
-            t.score[id] = -(float)r;
+            t.score[id] = r ? -(float)r : 0.0f;
             made[id] = 1;
         }
     }
