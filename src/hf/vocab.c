@@ -129,7 +129,7 @@ static const char *jstr(const cJSON *o, const char *k) {
 }
 /* A JSON number that is a whole number Python's json would read as int (within 2^53). */
 static bool jint(const cJSON *v, int64_t *out) {
-    if (!cJSON_IsNumber(v)) return false;
+    if (!v || !cJSON_IsNumber(v)) return false;
     double d = v->valuedouble;
     if (!(d >= -9007199254740992.0 && d <= 9007199254740992.0) || d != floor(d)) return false;
     *out = (int64_t)d;
@@ -954,10 +954,15 @@ static mio_status vocab_spm(ctx *c, const char *path) {
 }
 
 /* ------------------------------------------------------------ tokenizer.json vocabularies */
+/* a borrowed JSON node (a struct, so arrays of them are sized plainly) */
+typedef struct hf_jref {
+    const cJSON *j;
+} hf_jref;
+
 typedef struct hfv {
     smap vocab;            /* model.vocab content -> id */
     smap added;            /* added_tokens content -> index in added[] */
-    const cJSON **added_v; /* the added_tokens entries */
+    hf_jref *added_v;      /* the added_tokens entries */
     int64_t *added_id;
     uint64_t n_added;
     uint64_t n_model;      /* distinct model.vocab entries */
@@ -1016,7 +1021,7 @@ static mio_status hfv_load(ctx *c, hfv *v) {
             if (!jint(jget(it, "id"), &id) || id < 0 || (uint64_t)id >= HF_MAX_TOKENS)
                 return err_set(HF_ERR_JSON, "%s: added_tokens[%llu].id is not a token id (an integer 0..%llu)",
                                c->tj_path, (unsigned long long)k, (unsigned long long)HF_MAX_TOKENS - 1);
-            v->added_v[k] = it;
+            v->added_v[k].j = it;
             v->added_id[k] = id;
             smap_put(&v->added, content, strlen(content), (int64_t)k);
             if ((uint64_t)id > v->max_id) v->max_id = (uint64_t)id;
@@ -1025,7 +1030,7 @@ static mio_status hfv_load(ctx *c, hfv *v) {
     v->n_added = k;
     v->n_union = v->n_model;
     for (uint64_t i = 0; i < k; i++) {
-        const char *content = jstr(v->added_v[i], "content");
+        const char *content = jstr(v->added_v[i].j, "content");
         if (smap_get(&v->added, content, strlen(content)) != (int64_t)i) continue; /* a later duplicate wins */
         if (smap_get(&v->vocab, content, strlen(content)) < 0) v->n_union++;
     }
@@ -1049,7 +1054,7 @@ static mio_status hfv_reverse(ctx *c, hfv *v, uint64_t n) {
         v->rev[id] = it->string;
     }
     for (uint64_t i = 0; i < v->n_added; i++) {
-        const char *content = jstr(v->added_v[i], "content");
+        const char *content = jstr(v->added_v[i].j, "content");
         if (smap_get(&v->added, content, strlen(content)) != (int64_t)i) continue;
         if ((uint64_t)v->added_id[i] < n) v->rev[v->added_id[i]] = content;
     }
@@ -1117,7 +1122,7 @@ static mio_status vocab_gpt2(ctx *c) {
         t.len[i] = l;
         if (ai < 0) {
             t.type[i] = HF_TOK_NORMAL;
-        } else if (hf_json_truthy(jget(v.added_v[ai], "special")) || looks_special(s, l)) {
+        } else if (hf_json_truthy(jget(v.added_v[ai].j, "special")) || looks_special(s, l)) {
             t.type[i] = HF_TOK_CONTROL;
         } else {
             t.type[i] = HF_TOK_USER_DEFINED;
@@ -1197,7 +1202,7 @@ static mio_status vocab_llama_hf(ctx *c) {
         if (!extra) st = err_set(MIO_ERR_NOMEM, "out of memory");
     }
     for (uint64_t i = 0; !st && i < v.n_added; i++) {
-        const char *content = jstr(v.added_v[i], "content");
+        const char *content = jstr(v.added_v[i].j, "content");
         if (smap_get(&v.added, content, strlen(content)) != (int64_t)i) continue;
         if ((uint64_t)v.added_id[i] < base) continue;
         uint64_t j = n_extra++;
@@ -1224,7 +1229,7 @@ static mio_status vocab_llama_hf(ctx *c) {
         t.score[i] = 0.0f; /* filled from the merges below */
     }
     for (uint64_t k = 0; !st && k < n_extra; k++) {
-        const char *content = jstr(v.added_v[extra[k]], "content");
+        const char *content = jstr(v.added_v[extra[k]].j, "content");
         size_t l = strlen(content);
         t.s[base + k] = content;
         t.len[base + k] = l;
@@ -1247,9 +1252,9 @@ static mio_status vocab_llama_hf(ctx *c) {
         size_t ml = ms.merge_len[r];
         const char *sp1 = memchr(m, ' ', ml);
         if (!sp1) continue;
-        if (ml > bufcap) {
+        if (!buf || ml > bufcap) {
             free(buf);
-            bufcap = ml * 2;
+            bufcap = ml * 2 + 16;
             if (!(buf = malloc(bufcap))) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
         }
         size_t a = (size_t)(sp1 - m);
@@ -1257,7 +1262,7 @@ static mio_status vocab_llama_hf(ctx *c) {
         memcpy(buf + a, sp1 + 1, ml - a - 1);
         int64_t id = smap_get(&v.vocab, buf, ml - 1);
         if (id >= 0 && (uint64_t)id < base && !made[id]) {
-            t.score[id] = -(float)r;
+            t.score[id] = r ? -(float)r : 0.0f;
             made[id] = 1;
         }
     }
