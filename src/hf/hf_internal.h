@@ -60,7 +60,8 @@ typedef struct hf_vocab_info {
 
 /* Write every tokenizer.* key (and anything else the reference's set_vocab()
  * writes) onto w, in the reference's order. Fails with a message naming the
- * file and key (MIO_ERR_PARSE for malformed JSON / protobuf, MIO_ERR_UNSUPPORTED
+ * file and key (MIO_ERR_INVALID_JSON for malformed JSON, MIO_ERR_TRUNCATED /
+ * MIO_ERR_INVALID_METADATA for a malformed protobuf, MIO_ERR_UNSUPPORTED
  * for a tokenizer type or pre-tokenizer we do not convert, MIO_ERR_NOT_FOUND when
  * the directory has no tokenizer at all); w may then hold some keys (the caller
  * discards it). info may be NULL. */

@@ -14,15 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Status values. hf_internal.h speaks of MIO_ERR_PARSE / MIO_ERR_UNSUPPORTED,
- * which include/modelio.h does not have (yet: the hf-convert branch adds
- * MIO_ERR_UNSUPPORTED = 37). Until then: malformed JSON and schema errors are
- * MIO_ERR_INVALID_JSON, malformed protobuf is MIO_ERR_TRUNCATED (cut short) or
- * MIO_ERR_INVALID_METADATA, and what we do not convert MIO_ERR_UNSUPPORTED_TYPE. */
+/* Status values: malformed JSON and schema errors are MIO_ERR_INVALID_JSON,
+ * malformed protobuf is MIO_ERR_TRUNCATED (cut short) or
+ * MIO_ERR_INVALID_METADATA, and what is not converted MIO_ERR_UNSUPPORTED. */
 #define HF_ERR_JSON MIO_ERR_INVALID_JSON
 #define HF_ERR_PROTO MIO_ERR_INVALID_METADATA
 #define HF_ERR_PROTO_CUT MIO_ERR_TRUNCATED
-#define HF_ERR_UNSUPPORTED MIO_ERR_UNSUPPORTED_TYPE
+#define HF_ERR_UNSUPPORTED MIO_ERR_UNSUPPORTED
 
 /* gguf-py's TokenType (and SentencePiece's piece types 1..6, the same numbers) */
 enum { HF_TOK_NORMAL = 1, HF_TOK_UNKNOWN = 2, HF_TOK_CONTROL = 3, HF_TOK_USER_DEFINED = 4, HF_TOK_UNUSED = 5,
@@ -49,7 +47,8 @@ typedef struct hf_spm_model {
 /* Parse a ModelProto (pieces = field 1, TrainerSpec = field 2) from data (borrowed:
  * the pieces point into it). what names the file in messages; malformed input
  * (truncated varint or length, wrong wire type, group wire types, a field past
- * its message) is MIO_ERR_PARSE with the byte offset. */
+ * its message) is MIO_ERR_TRUNCATED (cut short) or MIO_ERR_INVALID_METADATA, with
+ * the byte offset. */
 mio_status hf_spm_parse(const uint8_t *data, size_t size, const char *what, hf_spm_model *out);
 void hf_spm_free(hf_spm_model *m);
 

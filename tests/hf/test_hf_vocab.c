@@ -163,7 +163,7 @@ static void test_llama3_template(void) {
     put_text(g_dir, "chat_template.jinja", "J{{m}}");
     mio_gguf_file *f;
     membuf mb;
-    T_STATUS(run(HF_VOCAB_LLAMA, "{}", NULL, &f, &mb, NULL), MIO_ERR_UNSUPPORTED_TYPE);
+    T_STATUS(run(HF_VOCAB_LLAMA, "{}", NULL, &f, &mb, NULL), MIO_ERR_UNSUPPORTED);
     T_MSG_HAS("pre-tokenizer not recognized");
     T_MSG_HAS("--pre NAME");
     T_MSG_HAS("\"add_prefix_space\":true");
@@ -334,7 +334,7 @@ static void test_errors(void) {
         char j[256];
         snprintf(j, sizeof j, "{\"model\": {\"type\": \"%s\", \"vocab\": {}}}", types[i]);
         put_text(g_dir, "tokenizer.json", j);
-        T_STATUS(run(i ? HF_VOCAB_QWEN2 : HF_VOCAB_LLAMA, "{}", NULL, &f, &mb, NULL), MIO_ERR_UNSUPPORTED_TYPE);
+        T_STATUS(run(i ? HF_VOCAB_QWEN2 : HF_VOCAB_LLAMA, "{}", NULL, &f, &mb, NULL), MIO_ERR_UNSUPPORTED);
         T_MSG_HAS(types[i]);
         T_MSG_HAS("is not converted");
         free(mb.p);
