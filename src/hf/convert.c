@@ -51,10 +51,7 @@ static char *path_join(const char *dir, const char *name) {
     size_t a = strlen(dir), b = strlen(name);
     char *p = malloc(a + b + 2);
     if (!p) return NULL;
-    memcpy(p, dir, a);
-    size_t k = a;
-    if (k && p[k - 1] != '/') p[k++] = '/';
-    memcpy(p + k, name, b + 1);
+    snprintf(p, a + b + 2, "%s%s%s", dir, a && dir[a - 1] != '/' ? "/" : "", name);
     return p;
 }
 
@@ -221,7 +218,7 @@ static mio_status load_config(hf_ctx *c) {
         }
     const cJSON *archs = jget(c->config_raw, "architectures");
     const cJSON *a0 = cJSON_IsArray(archs) ? cJSON_GetArrayItem(archs, 0) : NULL;
-    if (!cJSON_IsString(a0))
+    if (!a0 || !cJSON_IsString(a0))
         return err_set(MIO_ERR_INVALID_JSON, "%s/config.json: no \"architectures\" list naming the model class", c->dir);
     c->arch = hf_arch_find(a0->valuestring);
     if (!c->arch)
@@ -384,8 +381,12 @@ static mio_status index_tensors(hf_ctx *c) {
                                             "model.safetensors.index.json)", c->dir);
         goto done;
     }
+    if (c->n_parts == 0) {
+        st = err_set(MIO_ERR_INVALID_METADATA, "%s/model.safetensors.index.json: weight_map names no shard", c->dir);
+        goto done;
+    }
     qsort(c->part_names, c->n_parts, sizeof *c->part_names, cmp_str);
-    c->parts = calloc(c->n_parts, sizeof *c->parts);
+    c->parts = calloc(c->n_parts, sizeof(mio_st_file *));
     if (!c->parts) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
     size_t total = 0;
     for (uint32_t i = 0; i < c->n_parts; i++) {
@@ -571,7 +572,7 @@ static void choose_ftype(hf_ctx *c) {
         return;
     }
     c->ftype_type = MIO_TYPE_F16;
-    for (size_t i = 0; i < c->n_src; i++) {
+    for (size_t i = 0; c->parts && i < c->n_src; i++) {
         mio_st_tensor t;
         if (mio_st_tensor_info(c->parts[c->src[i].part], c->src[i].index, &t)) continue;
         if (t.n_dims < 2) continue;
@@ -813,11 +814,11 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
     if ((v = HP("rms_norm_eps", "norm_eps"))) TRY(put_f32(w, c, "attention.layer_norm_rms_epsilon", v, which));
     if ((v = HP("layer_norm_eps", "layer_norm_epsilon", "norm_epsilon")))
         TRY(put_f32(w, c, "attention.layer_norm_epsilon", v, which));
-    if ((v = HP("num_local_experts", "num_experts", "n_routed_experts")) ||
-        (v = HP("num_experts_per_tok", "num_experts_per_token", "top_k_experts")) || rget(h, "n_group") ||
+    if (HP("num_local_experts", "num_experts", "n_routed_experts") ||
+        HP("num_experts_per_tok", "num_experts_per_token", "top_k_experts") || rget(h, "n_group") ||
         rget(h, "topk_group") ||
-        (v = HP("score_function", "scoring_func", "score_func", "moe_router_activation", "moe_router_activation_func",
-                "expert_selection_fn"))) {
+        HP("score_function", "scoring_func", "score_func", "moe_router_activation", "moe_router_activation_func",
+           "expert_selection_fn")) {
         st = err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: mixture-of-experts settings (%s) are not converted for %s",
                      c->dir, which ? which : "n_group", c->arch->hf_name);
         goto done;
@@ -1121,7 +1122,8 @@ static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_b
     /* the row group that is read and permuted together: a head for q/k, else
      * as many rows as fill a chunk */
     uint64_t n_head = it->permute == HF_PERMUTE_Q ? (uint64_t)c->d.n_head : (uint64_t)c->d.n_head_kv;
-    uint64_t group = it->permute ? rows / n_head : 1;
+    uint64_t group = it->permute && n_head ? rows / n_head : 1;
+    if (group == 0) group = 1;
     uint64_t per_chunk = HF_CHUNK_ELEMS / (cols ? cols : 1);
     if (per_chunk < group) per_chunk = group;
     per_chunk -= per_chunk % group;
@@ -1273,6 +1275,8 @@ static mio_status check_params(const mio_hf_params *p) {
     return MIO_OK;
 }
 
+/* to_fd: the preset's unnamed intermediate (o->fd), not an output file: the
+ * file callback is not called for it */
 static mio_status report_and_write(hf_ctx *c, hf_out *o, const char *base_path, bool to_fd) {
     mio_status st = MIO_OK;
     /* tensors */
@@ -1295,7 +1299,7 @@ static mio_status report_and_write(hf_ctx *c, hf_out *o, const char *base_path, 
         } else if ((st = shard_path(base_path, k, o->n_files, &o->paths[k]))) {
             return st;
         }
-        if (c->p->file) {
+        if (c->p->file && !to_fd) {
             mio_hf_file f = {.index = k, .count = o->n_files, .path = o->paths[k]};
             for (size_t i = 0; i < c->n_items; i++)
                 if (c->items[i].file == k) f.n_tensors++, f.tensor_bytes += c->items[i].nbytes;
@@ -1305,7 +1309,7 @@ static mio_status report_and_write(hf_ctx *c, hf_out *o, const char *base_path, 
     if (c->p->dry_run) return MIO_OK;
     /* refuse to write over an input */
     for (uint32_t k = 0; k < o->n_files && !to_fd; k++)
-        for (uint32_t i = 0; i < c->n_parts; i++)
+        for (uint32_t i = 0; c->parts && i < c->n_parts; i++)
             if (mio_st_uses_file(c->parts[i], o->paths[k]))
                 return err_set(MIO_ERR_INVALID_ARG, "output %s is the input shard %s", o->paths[k], c->part_names[i]);
     if (to_fd) {
@@ -1356,7 +1360,7 @@ static mio_status convert(hf_ctx *c, const char *out, char **written) {
     if ((st = resolve_out(c, out, &meta, label, &path))) goto done;
 
     o.n_files = c->p->vocab_only ? 1 : assign_files(c);
-    if (!(o.w = calloc(o.n_files, sizeof *o.w))) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+    if (!(o.w = calloc(o.n_files, sizeof(mio_writer *)))) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
     o.w[0] = mw;
     mw = NULL;
     for (uint32_t k = 1; k < o.n_files && !st; k++) st = mio_writer_new(MIO_WRITER_DEFAULT, &o.w[k]);
@@ -1397,13 +1401,7 @@ static mio_status convert(hf_ctx *c, const char *out, char **written) {
             mio_hf_file f = {.index = 0, .count = 1, .path = path, .n_tensors = (int64_t)c->n_items};
             c->p->file(c->p->file_user, &f);
         }
-        mio_hf_params saved = *c->p;
-        mio_hf_params inner = saved;
-        inner.file = NULL; /* the intermediate is not an output file */
-        inner.dry_run = c->p->dry_run;
-        c->p = &inner;
         st = report_and_write(c, &o, path, true);
-        c->p = &saved;
         if (st || c->p->dry_run) goto done;
         /* the caller's quantizer settings as its own size says (a newer
          * header's fields pass through to mio_quantize), with this call's

@@ -78,6 +78,12 @@ static double num_or(const cJSON *o, const char *key, double dflt) {
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
+/* hidden_size // num_attention_heads, Python's integer division */
+static long long head_dim_of(const cJSON *h, double heads) {
+    long long hid = (long long)num_or(h, "hidden_size", 4096), nh = (long long)heads;
+    return nh > 0 ? hid / nh : 0;
+}
+
 mio_status hf_hparams(const cJSON *raw, const char *file, cJSON **out) {
     *out = NULL;
     const cJSON *mt = cJSON_GetObjectItemCaseSensitive(raw, "model_type");
@@ -107,8 +113,7 @@ mio_status hf_hparams(const cJSON *raw, const char *file, cJSON **out) {
             if (absent) ok = set_item(h, d->key, cJSON_CreateNumber(d->value));
             else if (null && strcmp(d->key, "num_key_value_heads") == 0) ok = set_item(h, d->key, cJSON_CreateNumber(heads));
             else if (null && strcmp(d->key, "head_dim") == 0 && heads > 0)
-                ok = set_item(h, d->key, cJSON_CreateNumber((double)((long long)num_or(h, "hidden_size", 4096) /
-                                                                     (long long)heads)));
+                ok = set_item(h, d->key, cJSON_CreateNumber((double)head_dim_of(h, heads)));
             break;
         case K_BOOL:
             if (absent) ok = set_item(h, d->key, cJSON_CreateBool(d->value != 0));
@@ -118,8 +123,7 @@ mio_status hf_hparams(const cJSON *raw, const char *file, cJSON **out) {
             break;
         case K_HEAD_DIM:
             if ((absent || null) && heads > 0)
-                ok = set_item(h, d->key, cJSON_CreateNumber((double)((long long)num_or(h, "hidden_size", 4096) /
-                                                                     (long long)heads)));
+                ok = set_item(h, d->key, cJSON_CreateNumber((double)head_dim_of(h, heads)));
             break;
         default: break;
         }
