@@ -1058,7 +1058,7 @@ typedef struct mio_hf_file {
     uint32_t count;          /**< files in the output (1 unless split) */
     const char *path;        /**< as it will be written */
     int64_t n_tensors;
-    uint64_t tensor_bytes;   /**< the tensors' sizes, unpadded (what --split-max-size counts) */
+    uint64_t tensor_bytes;   /**< the tensors' sizes, unpadded (what --split-max-size counts); 0 with a preset (known only once quantized) */
 } mio_hf_file;
 typedef void (*mio_hf_file_fn)(void *user, const mio_hf_file *f);
 
