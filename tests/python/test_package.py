@@ -662,6 +662,85 @@ class Codecs(Tmp):
             modelio.quantize_model(src, self.p("c.gguf"), preset="Q8_0", progress=lambda *a: True)
         self.assertFalse(os.path.exists(self.p("c.gguf")))
 
+    def make_hf(self, d, arch="LlamaForCausalLM"):
+        """a one-layer checkpoint (hidden 256, 4 heads, 2 kv heads) with a
+        5-token byte-level BPE tokenizer, saved by upstream safetensors"""
+        os.makedirs(d)
+        import json
+
+        def dump(obj, name):
+            with open(os.path.join(d, name), "w") as f:
+                json.dump(obj, f)
+        dump({"architectures": [arch], "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 1,
+                   "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 5, "rms_norm_eps": 1e-5,
+                   "rope_theta": 10000.0, "max_position_embeddings": 64}, "config.json")
+        dump({"added_tokens": [], "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False,
+                                                         "trim_offsets": True, "use_regex": True},
+                   "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2, "\u0120": 3, "c": 4},
+                             "merges": ["a b"]}}, "tokenizer.json")
+        rng = np.random.default_rng(3)
+        t = {"model.embed_tokens.weight": (5, 256), "lm_head.weight": (5, 256), "model.norm.weight": (256,)}
+        pre = "model.layers.0."
+        t.update({pre + "input_layernorm.weight": (256,), pre + "post_attention_layernorm.weight": (256,),
+                  pre + "self_attn.q_proj.weight": (256, 256), pre + "self_attn.k_proj.weight": (128, 256),
+                  pre + "self_attn.v_proj.weight": (128, 256), pre + "self_attn.o_proj.weight": (256, 256),
+                  pre + "mlp.gate_proj.weight": (512, 256), pre + "mlp.up_proj.weight": (512, 256),
+                  pre + "mlp.down_proj.weight": (256, 512)})
+        arrays = {k: (rng.standard_normal(v) * 0.02).astype(np.float16) for k, v in t.items()}
+        up_np.save_file(arrays, os.path.join(d, "model.safetensors"), metadata={"format": "pt"})
+        return arrays
+
+    def test_convert_hf(self):
+        d = self.p("ck")
+        src = self.make_hf(d)
+        r = modelio.convert_hf(d, self.p("m-{ftype}.gguf"), "q8_0")
+        self.assertEqual(r["written"], self.p("m-q8_0.gguf"))
+        self.assertEqual(r["files"], [{"path": self.p("m-q8_0.gguf"), "n_tensors": 12, "tensor_bytes": r["files"][0]["tensor_bytes"]}])
+        g = gguf.GGUFReader(r["written"])
+        t = {x.name: x for x in g.tensors}
+        # q: LlamaModel.permute, then gguf-py's own q8_0 quantizer
+        q = src["model.layers.0.self_attn.q_proj.weight"].astype(np.float32)
+        perm = q.reshape(4, 2, 256 // 4 // 2, 256).swapaxes(1, 2).reshape(q.shape)
+        self.assertEqual(t["blk.0.attn_q.weight"].tensor_type, QT.Q8_0)
+        self.assertEqual(t["blk.0.attn_q.weight"].data.tobytes(), gguf.quants.quantize(perm, QT.Q8_0).tobytes())
+        k = src["model.layers.0.self_attn.k_proj.weight"].astype(np.float32)
+        kperm = k.reshape(2, 2, 128 // 2 // 2, 256).swapaxes(1, 2).reshape(k.shape)
+        self.assertEqual(t["blk.0.attn_k.weight"].data.tobytes(), gguf.quants.quantize(kperm, QT.Q8_0).tobytes())
+        self.assertEqual(t["blk.0.attn_norm.weight"].tensor_type, QT.F32)
+        self.assertEqual(g.fields["general.file_type"].contents(), 7)
+        self.assertEqual(g.fields["tokenizer.ggml.model"].contents(), "gpt2")
+        # the same bytes as the tool
+        tool = os.path.join(os.path.dirname(os.environ["MODELIO_LIBRARY"]), "..", "tools", "mio-convert-hf")
+        if os.path.exists(tool):
+            subprocess.run([tool, "--quiet", d, "--outfile", self.p("cli.gguf"), "--outtype", "q8_0"], check=True)
+            self.assertEqual(read(self.p("cli.gguf")), read(r["written"]))
+        # auto over f16 weights is f16, verbatim
+        r = modelio.convert_hf(d, self.p("a.gguf"))
+        t = {x.name: x for x in gguf.GGUFReader(r["written"]).tensors}
+        self.assertEqual(t["blk.0.ffn_up.weight"].data.tobytes(), src["model.layers.0.mlp.up_proj.weight"].tobytes())
+        # one pass to a preset = converting then quantizing
+        modelio.quantize_model(self.p("a.gguf"), self.p("two.gguf"), preset="Q4_K_M")
+        modelio.convert_hf(d, self.p("one.gguf"), "Q4_K_M")
+        self.assertEqual(read(self.p("one.gguf")), read(self.p("two.gguf")))
+        # dry run: the plan, nothing written
+        r = modelio.convert_hf(d, self.p("never.gguf"), dry_run=True)
+        self.assertIsNone(r["written"])
+        self.assertFalse(os.path.exists(self.p("never.gguf")))
+        self.assertEqual([x["name"] for x in r["tensors"]][:2], ["output.weight", "token_embd.weight"])
+        self.assertTrue(next(x for x in r["tensors"] if x["name"] == "blk.0.attn_q.weight")["permuted"])
+        # errors
+        with self.assertRaises(modelio.NotFoundError):
+            modelio.convert_hf(self.p("nowhere"))
+        import json
+        with open(os.path.join(d, "config.json")) as f:
+            cfg = json.load(f)
+        cfg["architectures"] = ["BertModel"]
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump(cfg, f)
+        with self.assertRaisesRegex(modelio.UnsupportedError, "architecture BertModel is not supported"):
+            modelio.convert_hf(d, self.p("bad.gguf"))
+        self.assertFalse(os.path.exists(self.p("bad.gguf")))
+
     def test_convert(self):
         src = os.path.join(DATA, "vocab-llama-spm.gguf")
         modelio.convert(src, self.p("v.safetensors"))
