@@ -86,6 +86,11 @@ typedef struct hf_meta_in {
 
 typedef struct hf_meta {
     char *name, *basename, *finetune, *version, *size_label; /* malloc()ed, NULL when absent */
+    /* get_total_parameter_count() over in->tensors (total < 0: a LoRA pair seen) */
+    int64_t total_params, shared_params, expert_params, expert_count;
+    /* README.md has YAML front matter: the reference would read keys from it
+     * that meta.c does not (docs/HF_CONVERT_META.md lists them); the caller may warn */
+    bool model_card_ignored;
 } hf_meta;
 
 /* The general.* keys of Metadata.load(...) + set_gguf_meta_model(), written onto
@@ -99,5 +104,13 @@ void hf_meta_free(hf_meta *m);
  * (output_type "F16", "BF16", "Q8_0", ... from the file type; vocab_only gives
  * the "-vocab" form). malloc()ed, NULL on allocation failure. */
 char *hf_default_filename(const hf_meta *m, const char *output_type, bool vocab_only);
+/* gguf.size_label(): "135M", "8x7.2B", ... (malloc()ed, NULL on allocation failure). */
+char *hf_size_label(int64_t total, int64_t shared, int64_t expert, int64_t expert_count);
+/* gguf.fill_templated_filename(): --outfile NAME with {ftype} {outtype} (lower
+ * case), {FTYPE} {OUTTYPE} (upper case), {} and {0} (lower case), {{ and }}
+ * replaced as Python's str.format does. *out is malloc()ed. A field Python would
+ * refuse (another name, a format spec or conversion, an unmatched brace) is
+ * MIO_ERR_INVALID_ARG naming it. output_type may be NULL (then fields are ""). */
+mio_status hf_fill_templated_filename(const char *templ, const char *output_type, char **out);
 
 #endif
