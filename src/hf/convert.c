@@ -1176,46 +1176,6 @@ static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_b
 
 /* ------------------------------------------------------------ output names */
 
-/* fill_templated_filename: Python's str.format with {} {ftype} {outtype}
- * (lower case) and {FTYPE} {OUTTYPE} (upper case); {{ and }} are braces. */
-static mio_status fill_template(const char *name, const char *type, char **out) {
-    size_t tl = strlen(type), n = strlen(name), cap = n + 1;
-    for (const char *q = name; (q = strchr(q, '{')); q++) cap += tl;
-    char *r = malloc(cap), *o = r;
-    if (!r) return err_set(MIO_ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < n;) {
-        if (name[i] == '{' && name[i + 1] == '{') { *o++ = '{'; i += 2; continue; }
-        if (name[i] == '}' && name[i + 1] == '}') { *o++ = '}'; i += 2; continue; }
-        if (name[i] == '{') {
-            const char *e = strchr(name + i, '}');
-            size_t fl = e ? (size_t)(e - (name + i) - 1) : 0;
-            const char *f = name + i + 1;
-            int up = -1;
-            if (e && (fl == 0 || (fl == 5 && memcmp(f, "ftype", 5) == 0) || (fl == 7 && memcmp(f, "outtype", 7) == 0))) up = 0;
-            if (e && ((fl == 5 && memcmp(f, "FTYPE", 5) == 0) || (fl == 7 && memcmp(f, "OUTTYPE", 7) == 0))) up = 1;
-            if (up < 0) {
-                free(r);
-                return err_set(MIO_ERR_INVALID_ARG, "output name %s: only {ftype}, {outtype}, {FTYPE}, {OUTTYPE} and {} "
-                               "are replaced (write {{ and }} for braces)", name);
-            }
-            for (size_t k = 0; k < tl; k++) {
-                char ch = type[k];
-                *o++ = (char)(up ? (ch >= 'a' && ch <= 'z' ? ch - 32 : ch) : (ch >= 'A' && ch <= 'Z' ? ch + 32 : ch));
-            }
-            i += fl + 2;
-            continue;
-        }
-        if (name[i] == '}') {
-            free(r);
-            return err_set(MIO_ERR_INVALID_ARG, "output name %s: a lone '}' (write }} for a brace)", name);
-        }
-        *o++ = name[i++];
-    }
-    *o = 0;
-    *out = r;
-    return MIO_OK;
-}
-
 static bool is_dir(const char *p) {
     struct stat sb;
     return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
@@ -1239,7 +1199,7 @@ static mio_status resolve_out(const hf_ctx *c, const char *out, const hf_meta *m
     const char *slash = strrchr(target, '/');
     size_t dl = slash ? (size_t)(slash - target + 1) : 0;
     char *name = NULL;
-    mio_status st = fill_template(target + dl, type_label, &name);
+    mio_status st = hf_fill_templated_filename(target + dl, type_label, &name);
     if (st) return st;
     size_t len = dl + strlen(name) + 1;
     char *p = malloc(len);
