@@ -184,27 +184,31 @@ uint64_t hf_permute_src_row(uint64_t out_row, uint64_t rows, uint64_t n_head) {
 }
 
 /* llama3 rope scaling (LlamaModel.generate_extra_tensors): one factor per
- * rotary frequency pair, computed in double as Python does, from torch's f32
- * frequencies. */
+ * rotary frequency pair, as torch computes it in f32. */
 void hf_llama3_rope_factors(float *out, int64_t dim, double base, double factor, double low_freq_factor,
                             double high_freq_factor, double old_context_len) {
     double low_freq_wavelen = old_context_len / low_freq_factor;
     double high_freq_wavelen = old_context_len / high_freq_factor;
     for (int64_t k = 0; k < dim / 2; k++) {
-        /* torch: base ** (arange(0, dim, 2, f32) / dim) in f32, then 1 / that in f32 */
+        /* torch: base ** (arange(0, dim, 2, f32) / dim), an f32 tensor whose
+         * elements equal the double power rounded once to f32 (not powf's,
+         * which is 1 ulp off for some: measured on torch 2.15), then 1 / that in f32 */
         float expo = (float)(2 * k) / (float)dim;
-        float powv = powf((float)base, expo);
+        float powv = (float)pow(base, (double)expo);
         float freq = 1.0f / powv;
-        double wavelen = 2 * M_PI / (double)freq;
-        double v;
-        if (wavelen < high_freq_wavelen)
+        /* the loop runs over 0-dim f32 tensors: every step below is an f32
+         * operation with the Python numbers rounded to f32 first */
+        float wavelen = (float)(2 * M_PI) / freq;
+        float v;
+        if ((double)wavelen < high_freq_wavelen)
             v = 1;
-        else if (wavelen > low_freq_wavelen)
-            v = factor;
+        else if ((double)wavelen > low_freq_wavelen)
+            v = (float)factor;
         else {
-            double smooth = (old_context_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor);
-            v = 1 / ((1 - smooth) / factor + smooth);
+            float smooth = ((float)old_context_len / wavelen - (float)low_freq_factor) /
+                           (float)(high_freq_factor - low_freq_factor);
+            v = 1.0f / ((1.0f - smooth) / (float)factor + smooth);
         }
-        out[k] = (float)v;
+        out[k] = v;
     }
 }
