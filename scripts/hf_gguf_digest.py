@@ -10,11 +10,90 @@ tests/tools/test_hf_convert_ref.py; needs the PyPI `gguf` package.
 """
 import hashlib
 import json
+import mmap
+import struct
 import sys
 
 
 def _h(b):
     return hashlib.sha256(b).hexdigest()[:20]
+
+
+# fixed-width GGUF value types: size in bytes (8 string, 9 array are variable)
+_SIZES = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+
+
+def digest_fast(path):
+    """The same digest as digest(), by walking the file directly: GGUFReader
+    builds a numpy view per array element and needs seconds for a 128k-token
+    vocabulary; this needs milliseconds. The test checks both agree."""
+    with open(path, "rb") as f:
+        m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    try:
+        magic, version, n_t, n_kv = struct.unpack_from("<4sIQQ", m, 0)
+        if magic != b"GGUF":
+            raise ValueError(f"{path}: not a GGUF file")
+        kv = [["GGUF.version", [4], _h(b"")], ["GGUF.tensor_count", [10], _h(b"")],
+              ["GGUF.kv_count", [10], _h(b"")]]
+        off = 24
+        align = 32
+
+        def skip_value(t, o):
+            if t == 8:
+                (n,) = struct.unpack_from("<Q", m, o)
+                return o + 8 + n
+            if t == 9:
+                at, n = struct.unpack_from("<IQ", m, o)
+                o += 12
+                if at in _SIZES:
+                    return o + n * _SIZES[at]
+                for _ in range(n):
+                    o = skip_value(at, o)
+                return o
+            return o + _SIZES[t]
+
+        for _ in range(n_kv):
+            (kl,) = struct.unpack_from("<Q", m, off)
+            key = bytes(m[off + 8:off + 8 + kl]).decode()
+            vo = off + 8 + kl
+            (t,) = struct.unpack_from("<I", m, vo)
+            end = skip_value(t, vo + 4)
+            types = [t]
+            if t == 9:
+                types.append(struct.unpack_from("<I", m, vo + 4)[0])
+            if key == "general.alignment":
+                (align,) = struct.unpack_from("<I", m, vo + 4)
+            kv.append([key, types, _h(bytes(m[vo:end]))])
+            off = end
+        infos = []
+        for _ in range(n_t):
+            (nl,) = struct.unpack_from("<Q", m, off)
+            name = bytes(m[off + 8:off + 8 + nl]).decode()
+            o = off + 8 + nl
+            (nd,) = struct.unpack_from("<I", m, o)
+            dims = list(struct.unpack_from(f"<{nd}Q", m, o + 4))
+            o += 4 + 8 * nd
+            ttype, toff = struct.unpack_from("<IQ", m, o)
+            infos.append((name, ttype, dims, toff))
+            off = o + 12
+        base = -(-off // align) * align
+        ends = [i[3] for i in infos[1:]] + [len(m) - base]
+        tensors = []
+        for (name, ttype, dims, toff), nxt in zip(infos, ends):
+            nbytes = _tensor_nbytes(ttype, dims)
+            tensors.append([name, ttype, dims, _h(bytes(m[base + toff:base + toff + nbytes]))])
+        return {"kv": kv, "tensors": tensors}
+    finally:
+        m.close()
+
+
+def _tensor_nbytes(ttype, dims):
+    from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
+    bs, ts = GGML_QUANT_SIZES[GGMLQuantizationType(ttype)]
+    n = 1
+    for d in dims:
+        n *= d
+    return n // bs * ts
 
 
 def digest(path):

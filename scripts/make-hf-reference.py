@@ -132,16 +132,32 @@ class Llama:
         return rc, round(time.monotonic() - t0, 2)
 
 
+def parse_logits(text):
+    """hf_logits' output -> {path: {"n_vocab", "bits", "values"} or {"error"}}."""
+    out, cur = {}, None
+    for ln in text.split("\n"):
+        w = ln.split(" ", 1)
+        if w[0] == "model":
+            cur = out.setdefault(w[1], {})
+        elif cur is None or not ln.strip():
+            continue
+        elif w[0] == "error":
+            cur["error"] = w[1]
+        elif w[0] == "n_vocab":
+            cur.update(n_vocab=int(w[1]), bits=[], values=[])
+        else:
+            i, bits, val = ln.split()
+            cur["bits"].append(bits)
+            cur["values"].append(float(val))
+    return out
+
+
 def logits(hf_logits, path, peer):
     env = dict(os.environ, MIO_PEER_DIR=peer)
-    out = subprocess.run([hf_logits, path, "16"] + [str(t) for t in LOGIT_TOKENS], env=env,
+    out = subprocess.run([hf_logits, "-n", "16", "-t", ",".join(str(t) for t in LOGIT_TOKENS), path], env=env,
                          capture_output=True, text=True)
-    if out.returncode != 0:
-        return {"error": out.stderr.strip()[-400:]}
-    lines = out.stdout.split("\n")
-    nv = int(lines[0].split()[1])
-    return {"n_vocab": nv, "bits": [ln.split()[1] for ln in lines[1:] if ln.strip()],
-            "values": [float(ln.split()[2]) for ln in lines[1:] if ln.strip()]}
+    got = parse_logits(out.stdout).get(path)
+    return got if got else {"error": out.stderr.strip()[-400:]}
 
 
 # the documented tokenizer cases (docs/HF_CONVERT.md): every output gets a digest
