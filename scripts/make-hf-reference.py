@@ -22,6 +22,8 @@ types, value and tensor hashes). For the auto output: llama_model_quantize (the 
 libllama through ctypes) for Q4_K_M, Q5_K_S, Q6_K, Q3_K_M and Q8_0, sha256 and
 size; and hf_logits (tests/interop/hf_logits.c) on the auto output and on each
 quantized one: the first 16 logits of the last position after 4 fixed tokens.
+The spec name llama3-big (make-hf-checkpoints.py --big) records only the
+auto and q8_0 runs' files, time and RSS, under "bench" (for the benchmark docs).
 """
 import argparse
 import ctypes
@@ -239,7 +241,8 @@ def main():
             shutil.rmtree(root)
         ck = os.path.join(root, "ckpt")
         os.makedirs(ck)
-        d, files = mhc.write_checkpoint(name, mhc.SPECS[name], tokdirs, ck)
+        big = name == "llama3-big"  # the benchmark checkpoint: timing only, recorded under "bench"
+        d, files = mhc.write_checkpoint(name, mhc.BIG if big else mhc.SPECS[name], tokdirs, ck)
         entry = {"checkpoint": files, "runs": [], "quantized": {}}
         runs = [("auto-dir", ["--outtype", "auto"], "dir")]
         for t in ("f32", "f16", "bf16", "q8_0"):
@@ -247,6 +250,8 @@ def main():
         runs.append(("vocab-only", ["--vocab-only"], "dir"))
         runs.append(("dry-run", ["--outtype", "auto", "--dry-run"], "dir"))
         runs += [(n, c, "dir") for n, c in EXTRA.get(name, [])]
+        if big:
+            runs = [runs[0], ("q8_0", ["--outtype", "q8_0"], "tmpl")]
         auto_file = None
         for run, args, mode in runs:
             od = os.path.join(root, "out-" + run)
@@ -269,7 +274,7 @@ def main():
             print(f"{name} {run}: rc {rc} {secs}s {rss} KiB {list(rec['files'])}", file=sys.stderr)
             if run == "auto-dir" and rc == 0 and len(rec["files"]) == 1:
                 auto_file = os.path.join(od, next(iter(rec["files"])))
-        if auto_file:
+        if auto_file and not big:
             entry["logits"] = logits(a.hf_logits, auto_file, a.peer)
             qd = os.path.join(root, "quant")
             os.makedirs(qd)
@@ -284,7 +289,11 @@ def main():
                         q["digest"] = gguf_digest(a.peer_python, dst)
                 entry["quantized"][preset] = q
                 print(f"{name} {preset}: rc {rc} {q.get('size')}", file=sys.stderr)
-        ref["specs"][name] = entry
+        if big:
+            del entry["quantized"]
+            ref["bench"] = {name: entry}
+        else:
+            ref["specs"][name] = entry
         if not a.keep:
             shutil.rmtree(root)
         os.makedirs(os.path.dirname(a.out), exist_ok=True)
