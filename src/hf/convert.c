@@ -280,8 +280,9 @@ static mio_status add_part_name(hf_ctx *c, const char *name) {
     return MIO_OK;
 }
 
-/* ModelBase.get_model_part_names: files named prefix*suffix, sorted. */
-static mio_status list_parts(hf_ctx *c, const char *prefix, const char *suffix, bool *any) {
+/* ModelBase.get_model_part_names: files named prefix*suffix (sorted later);
+ * *any tells whether there is one, collect adds them to the part list. */
+static mio_status list_parts(hf_ctx *c, const char *prefix, const char *suffix, bool collect, bool *any) {
     DIR *dd = opendir(c->dir);
     if (!dd) return err_set(errno == ENOENT ? MIO_ERR_NOT_FOUND : MIO_ERR_IO, "%s: %s", c->dir, strerror(errno));
     mio_status st = MIO_OK;
@@ -289,7 +290,7 @@ static mio_status list_parts(hf_ctx *c, const char *prefix, const char *suffix, 
     for (struct dirent *e; (e = readdir(dd));) {
         if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && ends_with(e->d_name, suffix)) {
             *any = true;
-            if (suffix[1] == 's' && (st = add_part_name(c, e->d_name))) break;
+            if (collect && (st = add_part_name(c, e->d_name))) break;
         }
     }
     closedir(dd);
@@ -346,7 +347,7 @@ static mio_status index_tensors(hf_ctx *c) {
     cJSON *index = NULL;
     index_entry *ie = NULL;
     size_t n_ie = 0;
-    if ((st = list_parts(c, "model", ".safetensors", &any_st))) return st;
+    if ((st = list_parts(c, "model", ".safetensors", true, &any_st))) return st;
     if ((st = hf_read_json(c->dir, "model.safetensors.index.json", true, &index))) return st;
     if (index) {
         /* the index decides the parts: sorted unique file names of weight_map */
@@ -371,7 +372,7 @@ static mio_status index_tensors(hf_ctx *c) {
             if ((st = add_part_name(c, it->valuestring))) goto done;
         }
     } else if (c->n_parts == 0) {
-        if ((st = list_parts(c, "pytorch_model", ".bin", &any_bin))) goto done;
+        if ((st = list_parts(c, "pytorch_model", ".bin", false, &any_bin))) goto done;
         if (any_bin)
             st = err_set(MIO_ERR_UNSUPPORTED,
                          "%s: the weights are pickled PyTorch files (pytorch_model*.bin), which are not read (unpickling "
@@ -595,7 +596,6 @@ static mio_status plan_items(hf_ctx *c) {
 
     size_t n_rules;
     const hf_tensor_rule *globals = hf_arch_global_rules(&n_rules);
-    (void)globals;
     c->items = calloc(c->n_src + 1, sizeof *c->items);
     /* which required tensors were seen: per block the arch's rules, then the globals */
     size_t n_seen = (size_t)c->d.n_layer * c->arch->n_block + n_rules;

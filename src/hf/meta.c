@@ -614,7 +614,7 @@ static char *path_name(const char *dir) {
 /* dict.get for JSON parsed by Python: the last of duplicate keys wins. */
 static const cJSON *obj_get(const cJSON *o, const char *key) {
     const cJSON *r = NULL;
-    if (!cJSON_IsObject(o)) return NULL;
+    if (!o || !cJSON_IsObject(o)) return NULL;
     for (const cJSON *c = o->child; c; c = c->next)
         if (c->string && strcmp(c->string, key) == 0) r = c;
     return r;
