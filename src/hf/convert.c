@@ -1267,8 +1267,8 @@ static mio_status report_and_write(hf_ctx *c, hf_out *o, const char *base_path, 
         }
     }
     if (c->p->dry_run) return MIO_OK;
-    /* refuse to write over an input */
-    for (uint32_t k = 0; k < o->n_files && !to_fd; k++)
+    /* refuse to write over an input (with a preset, the final output: paths[0]) */
+    for (uint32_t k = 0; k < o->n_files; k++)
         for (uint32_t i = 0; c->parts && i < c->n_parts; i++)
             if (mio_st_uses_file(c->parts[i], o->paths[k]))
                 return err_set(MIO_ERR_INVALID_ARG, "output %s is the input shard %s", o->paths[k], c->part_names[i]);

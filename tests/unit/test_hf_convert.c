@@ -287,6 +287,19 @@ static void test_preset_and_cancel(void) {
     if (x) fclose(x);
     if (y) fclose(y);
     T_CHECK(same);
+    /* an output naming an input shard is refused before anything is written,
+     * also with a preset (the input was read whole before mio_quantize writes) */
+    {
+        char shard[600];
+        snprintf(shard, sizeof shard, "%s/model.safetensors", dir);
+        struct stat before, after;
+        stat(shard, &before);
+        T_STATUS(mio_hf_convert(dir, shard, &p, NULL), MIO_ERR_INVALID_ARG);
+        T_MSG_HAS("is the input shard model.safetensors");
+        stat(shard, &after);
+        T_EQ_U64(after.st_ino, before.st_ino);
+        T_EQ_U64(after.st_size, before.st_size);
+    }
     /* refusals of combinations */
     p.outtype = MIO_TYPE_F16;
     T_STATUS(mio_hf_convert(dir, b, &p, NULL), MIO_ERR_INVALID_ARG);

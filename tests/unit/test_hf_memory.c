@@ -30,6 +30,13 @@ static long rss_now_kib(void) {
     return res * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+/* under valgrind (scripts/valgrind.sh) the process's RSS holds the tool's
+ * shadow memory: the conversions still run (memcheck), the bound is not checked */
+static int under_valgrind(void) {
+    const char *p = getenv("LD_PRELOAD");
+    return p && strstr(p, "vgpreload") != NULL;
+}
+
 static long rss_peak_kib(void) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
@@ -139,7 +146,8 @@ int main(void) {
     T_OK(mio_hf_convert(dir, out, &hp, NULL));
     long grew = rss_peak_kib() - base;
     printf("f16: peak RSS grew by %ld KiB (bound %d MiB)\n", grew, BOUND_MIB);
-    T_CHECK(grew < BOUND_MIB * 1024);
+    if (under_valgrind()) printf("note: under valgrind, the RSS bound is not checked\n");
+    else T_CHECK(grew < BOUND_MIB * 1024);
     struct stat sb;
     T_CHECK(stat(out, &sb) == 0 && sb.st_size > 300 * 1000 * 1000);
     unlink(out);
@@ -149,7 +157,7 @@ int main(void) {
     T_OK(mio_hf_convert(dir, out, &hp, NULL));
     grew = rss_peak_kib() - base;
     printf("q8_0, 2 threads: peak RSS grew by %ld KiB (bound %d MiB)\n", grew, BOUND_MIB);
-    T_CHECK(grew < BOUND_MIB * 1024);
+    if (!under_valgrind()) T_CHECK(grew < BOUND_MIB * 1024);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) printf("note: could not remove %s\n", dir);
