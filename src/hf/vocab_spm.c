@@ -73,7 +73,7 @@ static mio_status pb_len(pb *b, size_t *len) {
 }
 
 static mio_status pb_skip(pb *b, uint32_t wt) {
-    size_t at = b->pos, len;
+    size_t at = b->pos, len = 0;
     uint64_t v;
     switch (wt) {
     case 0: return pb_varint(b, &v);
@@ -109,7 +109,7 @@ static mio_status parse_piece(pb *b, hf_spm_piece *pc) {
     bool have_text = false;
     size_t start = b->pos;
     while (b->pos < b->end) {
-        size_t at = b->pos, len;
+        size_t at = b->pos, len = 0;
         uint32_t f, wt;
         uint64_t v;
         mio_status st = pb_key(b, &f, &wt);
@@ -180,7 +180,7 @@ mio_status hf_spm_parse(const uint8_t *data, size_t size, const char *what, hf_s
     if (!out->pieces) return err_set(MIO_ERR_NOMEM, "%s: out of memory for %llu pieces", what, (unsigned long long)n);
     b.pos = 0;
     while (b.pos < b.end) {
-        size_t at = b.pos, len;
+        size_t at = b.pos, len = 0;
         uint32_t f, wt;
         mio_status st = pb_key(&b, &f, &wt);
         if (!st && (f == 1 || f == 2)) {
