@@ -91,11 +91,13 @@ fi
 # ThreadSanitizer (docs/SECURITY.md): the suite again, a data race fails the
 # test that hit it (test_concurrency and test_dot are the ones written for it).
 # die_after_fork=0: test_dot's fork check forks a threaded process on purpose.
+# tools_hf_convert is left out like the interop tests: it runs llama.cpp's own
+# (uninstrumented, not TSan-clean) ggml for the logits check.
 if [ "${MIO_TEST_TSAN:-1}" != "0" ]; then
   cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIO_WERROR=ON -DMIO_TSAN=ON -DMIO_BUILD_BENCH=OFF
   cmake --build build-tsan -j"$jobs"
   TSAN_OPTIONS="halt_on_error=1 die_after_fork=0 second_deadlock_stack=1" \
-    ctest --test-dir build-tsan --output-on-failure -j"$jobs" -E "^(interop_|python_|install_|abi_|docs_|api_docs|license_)"
+    ctest --test-dir build-tsan --output-on-failure -j"$jobs" -E "^(interop_|python_|install_|abi_|docs_|api_docs|license_|tools_hf_convert$)"
 fi
 
 if [ "${MIO_TEST_SANITIZE:-1}" != "0" ]; then
