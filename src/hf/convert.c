@@ -235,7 +235,7 @@ static mio_status cfg_dim(const hf_ctx *c, const char *const *keys, bool require
         *out = dflt;
         return MIO_OK;
     }
-    uint32_t u;
+    uint32_t u = 0;
     mio_status st = json_u32(v, "config.json", which, &u);
     if (st) return err_prefix(st, "%s/", c->dir);
     *out = u;
@@ -724,7 +724,7 @@ static mio_status kv_name(char *buf, size_t n, const char *arch, const char *suf
 
 static mio_status put_u32(mio_writer *w, const hf_ctx *c, const char *suffix, const cJSON *v, const char *what) {
     char key[128];
-    uint32_t u;
+    uint32_t u = 0;
     mio_status st = kv_name(key, sizeof key, c->arch->arch, suffix);
     if (!st) st = json_u32(v, "config.json", what, &u);
     if (st) return err_prefix(st, "%s/", c->dir);

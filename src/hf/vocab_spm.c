@@ -42,7 +42,7 @@ static mio_status pb_varint(pb *b, uint64_t *v) {
 /* Read a field key; wire types 3 and 4 (groups) and 6, 7 are refused. */
 static mio_status pb_key(pb *b, uint32_t *field, uint32_t *wt) {
     size_t at = b->pos;
-    uint64_t k;
+    uint64_t k = 0;
     mio_status st = pb_varint(b, &k);
     if (st) return st;
     *wt = (uint32_t)(k & 7);
@@ -59,7 +59,7 @@ static mio_status pb_key(pb *b, uint32_t *field, uint32_t *wt) {
 /* The length of a length-delimited field, checked against the enclosing message. */
 static mio_status pb_len(pb *b, size_t *len) {
     size_t at = b->pos;
-    uint64_t l;
+    uint64_t l = 0;
     mio_status st = pb_varint(b, &l);
     if (st) return st;
     if (l > b->end - b->pos) {
@@ -74,7 +74,7 @@ static mio_status pb_len(pb *b, size_t *len) {
 
 static mio_status pb_skip(pb *b, uint32_t wt) {
     size_t at = b->pos, len = 0;
-    uint64_t v;
+    uint64_t v = 0;
     switch (wt) {
     case 0: return pb_varint(b, &v);
     case 1:
@@ -110,8 +110,8 @@ static mio_status parse_piece(pb *b, hf_spm_piece *pc) {
     size_t start = b->pos;
     while (b->pos < b->end) {
         size_t at = b->pos, len = 0;
-        uint32_t f, wt;
-        uint64_t v;
+        uint32_t f = 0, wt = 0;
+        uint64_t v = 0;
         mio_status st = pb_key(b, &f, &wt);
         if (st) return st;
         if (f == 1) {
@@ -145,8 +145,8 @@ static mio_status parse_piece(pb *b, hf_spm_piece *pc) {
 static mio_status parse_trainer(pb *b, int32_t *model_type) {
     while (b->pos < b->end) {
         size_t at = b->pos;
-        uint32_t f, wt;
-        uint64_t v;
+        uint32_t f = 0, wt = 0;
+        uint64_t v = 0;
         mio_status st = pb_key(b, &f, &wt);
         if (st) return st;
         if (f == 3) {
@@ -166,7 +166,7 @@ mio_status hf_spm_parse(const uint8_t *data, size_t size, const char *what, hf_s
     /* pass 1: count the pieces (each costs at least 2 bytes, so n <= size/2) */
     uint64_t n = 0;
     while (b.pos < b.end) {
-        uint32_t f, wt;
+        uint32_t f = 0, wt = 0;
         mio_status st = pb_key(&b, &f, &wt);
         if (st) return st;
         if (f == 1 && wt == 2) n++;
@@ -181,7 +181,7 @@ mio_status hf_spm_parse(const uint8_t *data, size_t size, const char *what, hf_s
     b.pos = 0;
     while (b.pos < b.end) {
         size_t at = b.pos, len = 0;
-        uint32_t f, wt;
+        uint32_t f = 0, wt = 0;
         mio_status st = pb_key(&b, &f, &wt);
         if (!st && (f == 1 || f == 2)) {
             st = pb_expect(&b, at, f, wt, 2, f == 1 ? "ModelProto.pieces" : "ModelProto.trainer_spec");
