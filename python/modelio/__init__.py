@@ -104,6 +104,22 @@ def _preset(preset):
     return p
 
 
+def _progress_fn(progress, errs):
+    """progress(done, total, bytes_done, bytes_total) -> cancel? as a C callback
+    (None without one); an exception it raises is kept in errs and cancels: it
+    never crosses the C frames. The caller keeps the returned object alive."""
+    if progress is None:
+        return None
+
+    def on_progress(_u, done, total, bd, bt):
+        try:
+            return 1 if progress(done, total, bd, bt) else 0
+        except BaseException as e:
+            errs.append(e)
+            return 1
+    return _lib.PROGRESS_FN(on_progress)
+
+
 def quantize_model(input, output, preset="Q4_K_M", *, n_threads=0, pure=False, leave_output_tensor=False,
                    allow_requantize=False, output_tensor_type=None, token_embedding_type=None,
                    tensor_types=None, imatrix=None, dry_run=False, progress=None):
@@ -149,14 +165,8 @@ def quantize_model(input, output, preset="Q4_K_M", *, n_threads=0, pure=False, l
     cb = _lib.PLAN_FN(on_plan)
     p.plan = cb
     errs = []
-    if progress is not None:
-        def on_progress(_u, done, total, bd, bt):
-            try:
-                return 1 if progress(done, total, bd, bt) else 0
-            except BaseException as e:   # never let an exception cross the C frames
-                errs.append(e)
-                return 1
-        pcb = _lib.PROGRESS_FN(on_progress)
+    pcb = _progress_fn(progress, errs)
+    if pcb is not None:
         p.progress = pcb
     st = lib.mio_quantize(_lib.fspath(input), _lib.fspath(output), buf)
     if errs:
@@ -250,14 +260,8 @@ def convert_hf(model_dir, outfile=None, outtype="auto", *, vocab_only=False, pre
 
     fcb, tcb = _lib.HF_FILE_FN(on_file), _lib.HF_TENSOR_FN(on_tensor)
     p.file, p.plan = fcb, tcb
-    if progress is not None:
-        def on_progress(_u, done, total, bd, bt):
-            try:
-                return 1 if progress(done, total, bd, bt) else 0
-            except BaseException as e:   # never let an exception cross the C frames
-                errs.append(e)
-                return 1
-        pcb = _lib.PROGRESS_FN(on_progress)
+    pcb = _progress_fn(progress, errs)
+    if pcb is not None:
         p.progress = pcb
     written = C.c_void_p()
     st = lib.mio_hf_convert(_lib.fspath(model_dir), _lib.fspath(outfile) if outfile is not None else None, buf,
