@@ -849,6 +849,23 @@ static mio_status write_model_pre(ctx *c, const char *model, const char *pre) {
     return st;
 }
 
+/* The end of both llama-model paths (tokenizer.model and the byte-fallback
+ * tokenizer.json): model "llama", pre "default", the token arrays, then
+ * SpecialVocab with n_vocab = the token count. */
+static mio_status write_llama_hf(ctx *c, const toks *t) {
+    mio_status st = write_model_pre(c, "llama", "default");
+    if (!st) st = write_tokens(c->w, t);
+    if (st) return st;
+    sv s;
+    sv_init(&s, c->o->dir, &c->ar, false, SV_DEFAULT_TYPES, 7);
+    s.has_n_vocab = true;
+    s.n_vocab = t->n;
+    st = sv_load(&s, c->tj, c->tc, c->cfg, c->tj_path);
+    if (!st) st = sv_write(&s, c->w);
+    sv_free(&s);
+    return st;
+}
+
 /* ------------------------------------------------------------ SentencePiece */
 static mio_status vocab_spm(ctx *c, const char *path) {
     char *bytes;
@@ -936,17 +953,7 @@ static mio_status vocab_spm(ctx *c, const char *path) {
             }
             t.score[id] = -1000.0f;
         }
-    if (!st) st = write_model_pre(c, "llama", "default");
-    if (!st) st = write_tokens(c->w, &t);
-    if (!st) {
-        sv s;
-        sv_init(&s, c->o->dir, &c->ar, false, SV_DEFAULT_TYPES, 7);
-        s.has_n_vocab = true;
-        s.n_vocab = t.n;
-        st = sv_load(&s, c->tj, c->tc, c->cfg, c->tj_path);
-        if (!st) st = sv_write(&s, c->w);
-        sv_free(&s);
-    }
+    if (!st) st = write_llama_hf(c, &t);
     c->info.n_tokens = t.n;
     toks_free(&t);
     cJSON_Delete(at);
@@ -1272,18 +1279,8 @@ static mio_status vocab_llama_hf(ctx *c) {
     free(made);
     sv_free(&ms);
     free(extra);
-    if (!st) st = write_model_pre(c, "llama", "default");
-    if (!st) st = write_tokens(c->w, &t);
-    if (!st) {
-        c->info.differs_from_reference = true;
-        sv s;
-        sv_init(&s, c->o->dir, &c->ar, false, SV_DEFAULT_TYPES, 7);
-        s.has_n_vocab = true;
-        s.n_vocab = t.n;
-        st = sv_load(&s, c->tj, c->tc, c->cfg, c->tj_path);
-        if (!st) st = sv_write(&s, c->w);
-        sv_free(&s);
-    }
+    if (!st) st = write_llama_hf(c, &t);
+    if (!st) c->info.differs_from_reference = true;
     c->info.n_tokens = t.n;
     smap_free(&sp);
     toks_free(&t);
