@@ -9,6 +9,7 @@
  * through pread, so no page of the shards is ever mapped into the process. */
 #include "modelio.h"
 #include "test.h"
+#include "rss.h"
 
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -19,16 +20,6 @@
 #define LAYERS 6
 #define VOCAB 8
 #define BOUND_MIB 24
-
-static long rss_now_kib(void) {
-    FILE *fp = fopen("/proc/self/statm", "r");
-    long size = 0, res = 0;
-    if (fp) {
-        if (fscanf(fp, "%ld %ld", &size, &res) != 2) res = 0;
-        fclose(fp);
-    }
-    return res * (sysconf(_SC_PAGESIZE) / 1024);
-}
 
 /* under valgrind (scripts/valgrind.sh) or ThreadSanitizer the process's RSS
  * holds the tool's shadow memory: the conversions still run, the bound is not
@@ -42,11 +33,6 @@ static int under_valgrind(void) {
 #endif
 }
 
-static long rss_peak_kib(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;
-}
 
 typedef struct t_desc { char name[96]; uint64_t rows, cols; } t_desc;
 

@@ -8,6 +8,7 @@
  * thread stacks and the allocator = 20 MiB, whatever the thread count. */
 #include "modelio.h"
 #include "test.h"
+#include "rss.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -17,21 +18,6 @@
 #define N_T 25    /* 200 MiB */
 #define BOUND_MIB 20
 
-static long rss_now_kib(void) {
-    FILE *fp = fopen("/proc/self/statm", "r");
-    long size = 0, res = 0;
-    if (fp) {
-        if (fscanf(fp, "%ld %ld", &size, &res) != 2) res = 0;
-        fclose(fp);
-    }
-    return res * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
-static long rss_peak_kib(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;
-}
 
 /* checks once per tensor, not per row (keeps the pass count readable) */
 static void write_model(const char *path) {
