@@ -2,6 +2,7 @@
 /* header.c — include the public header alone; compiled as C99, C11 and C++
  * with -Wall -Wextra -pedantic -Werror by tests/abi/CMakeLists.txt. */
 #include <modelio.h>
+#include <modelio_inspect.h>
 #include <stddef.h>
 
 int mio_header_check(void);

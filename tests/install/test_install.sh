@@ -22,7 +22,7 @@ expect_rc 0 cmake --install "$BUILD" --prefix "$P"
 libdir=$(cd "$P" && ls -d lib lib64 lib/* 2>/dev/null | while read -r d; do [ -e "$P/$d/libmodelio.so" ] && echo "$d"; done | head -1)
 check '[ -n "$libdir" ]'
 for f in "$libdir/libmodelio.so.0.1.0" "$libdir/libmodelio.so.0" "$libdir/libmodelio.so" "$libdir/libmodelio.a" \
-         include/modelio.h bin/mio-inspect bin/mio-transcode bin/mio-export-gguf bin/mio-quantize \
+         include/modelio.h include/modelio_inspect.h bin/mio-inspect bin/mio-transcode bin/mio-export-gguf bin/mio-quantize \
          share/man/man1/mio-inspect.1 share/man/man1/mio-transcode.1 "$libdir/pkgconfig/modelio.pc" \
          "$libdir/cmake/modelio/modelioConfig.cmake" "$libdir/cmake/modelio/modelioConfigVersion.cmake" \
          share/doc/libmodelio/LICENSE; do
