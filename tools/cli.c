@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <modelio.h>
+#include <modelio_inspect.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,176 +19,19 @@
 #include <time.h>
 #include <unistd.h>
 
-size_t cli_utf8_next(const unsigned char *p, size_t n, uint32_t *cp, int *valid)
-{
-    unsigned char c = p[0];
-    size_t len;
-    uint32_t v, min;
-
-    *valid = 0;
-    *cp = 0xFFFDu;
-    if (c < 0x80) {
-        *cp = c;
-        *valid = 1;
-        return 1;
-    }
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2; v = c & 0x1Fu; min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3; v = c & 0x0Fu; min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4; v = c & 0x07u; min = 0x10000;
-    } else {
-        return 1; /* continuation byte, C0/C1, F5..FF */
-    }
-    if (len > n)
-        return 1;
-    for (size_t k = 1; k < len; k++) {
-        if ((p[k] & 0xC0u) != 0x80u)
-            return 1;
-        v = (v << 6) | (p[k] & 0x3Fu);
-    }
-    if (v < min || v > 0x10FFFFu || (v >= 0xD800u && v <= 0xDFFFu))
-        return 1;
-    *cp = v;
-    *valid = 1;
-    return len;
-}
-
-int cli_utf8_valid(const char *p, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)p;
-    size_t i = 0;
-    while (i < n) {
-        uint32_t cp;
-        int ok;
-        i += cli_utf8_next(u + i, n - i, &cp, &ok);
-        if (!ok)
-            return 0;
-    }
-    return 1;
-}
-
 size_t cli_print_escaped(FILE *out, const char *p, size_t n, size_t max_bytes, int quoted)
 {
-    const unsigned char *u = (const unsigned char *)p;
-    size_t i = 0;
-
-    while (i < n) {
-        uint32_t cp;
-        int ok;
-        size_t k = cli_utf8_next(u + i, n - i, &cp, &ok);
-        if (i + k > max_bytes)
-            break;
-        if (!ok) {
-            fputs("\xEF\xBF\xBD", out);
-        } else if (cp == '\n') {
-            fputs("\\n", out);
-        } else if (cp == '\t') {
-            fputs("\\t", out);
-        } else if (cp == '\r') {
-            fputs("\\r", out);
-        } else if (cp < 0x20 || cp == 0x7F) {
-            fprintf(out, "\\x%02X", (unsigned)cp);
-        } else if (quoted && (cp == '"' || cp == '\\')) {
-            fputc('\\', out);
-            fputc((int)cp, out);
-        } else {
-            fwrite(u + i, 1, k, out);
-        }
-        i += k;
+    size_t used = 0;
+    char *e = mio_escape_text(p, n, max_bytes, quoted, &used);
+    if (!e) {
+        fputs("?", out);
+        return n;
     }
-    return i;
+    fputs(e, out);
+    mio_free(e);
+    return used;
 }
 
-char *cli_json_quote(const char *p, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)p;
-    /* worst case: every byte becomes "\u00XX" (6 bytes) or U+FFFD (3 bytes) */
-    if (n > (SIZE_MAX - 3) / 6)
-        return NULL;
-    char *buf = malloc(n * 6 + 3);
-    if (!buf)
-        return NULL;
-    size_t o = 0, i = 0;
-    buf[o++] = '"';
-    while (i < n) {
-        uint32_t cp;
-        int ok;
-        size_t k = cli_utf8_next(u + i, n - i, &cp, &ok);
-        if (!ok) {
-            memcpy(buf + o, "\xEF\xBF\xBD", 3);
-            o += 3;
-        } else if (cp == '"' || cp == '\\') {
-            buf[o++] = '\\';
-            buf[o++] = (char)cp;
-        } else if (cp == '\n') {
-            buf[o++] = '\\'; buf[o++] = 'n';
-        } else if (cp == '\t') {
-            buf[o++] = '\\'; buf[o++] = 't';
-        } else if (cp == '\r') {
-            buf[o++] = '\\'; buf[o++] = 'r';
-        } else if (cp < 0x20 || cp == 0x7F) {
-            static const char hex[] = "0123456789abcdef";
-            memcpy(buf + o, "\\u00", 4);
-            o += 4;
-            buf[o++] = hex[(cp >> 4) & 0xF];
-            buf[o++] = hex[cp & 0xF];
-        } else {
-            memcpy(buf + o, u + i, k);
-            o += k;
-        }
-        i += k;
-    }
-    buf[o++] = '"';
-    buf[o] = '\0';
-    return buf;
-}
-
-char *cli_fmt_f32(char *buf, size_t cap, float v)
-{
-    if (isnan(v) || isinf(v)) {
-        snprintf(buf, cap, "null");
-        return buf;
-    }
-    for (int prec = 6; prec <= 9; prec++) {
-        snprintf(buf, cap, "%.*g", prec, (double)v);
-        if (strtof(buf, NULL) == v)
-            break;
-    }
-    return buf;
-}
-
-char *cli_fmt_f64(char *buf, size_t cap, double v)
-{
-    if (isnan(v) || isinf(v)) {
-        snprintf(buf, cap, "null");
-        return buf;
-    }
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, cap, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    return buf;
-}
-
-char *cli_human_size(char *buf, size_t cap, uint64_t bytes)
-{
-    static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-    if (bytes < 1024) {
-        snprintf(buf, cap, "%u B", (unsigned)bytes);
-        return buf;
-    }
-    double v = (double)bytes;
-    int u = 0;
-    while (v >= 1024.0 && u < 6) {
-        v /= 1024.0;
-        u++;
-    }
-    snprintf(buf, cap, "%.2f %s", v, units[u]);
-    return buf;
-}
 
 int cli_is(const char *arg, const char *name)
 {
@@ -352,52 +196,6 @@ int cli_ends_with(const char *s, const char *suffix)
     return n >= k && memcmp(s + n - k, suffix, k) == 0;
 }
 
-cli_format cli_detect_format(const char *path)
-{
-    unsigned char b[9];
-    size_t n;
-    FILE *fp;
-
-    if (cli_ends_with(path, ".index.json"))
-        return CLI_FMT_ST_INDEX;
-    /* O_NONBLOCK and a regular-file check first: reading a FIFO or a device
-     * could block forever; the library names what it is. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
-        return CLI_FMT_UNREADABLE;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return CLI_FMT_UNREADABLE;
-    }
-    fp = fdopen(fd, "rb");
-    if (!fp) {
-        close(fd);
-        return CLI_FMT_UNREADABLE;
-    }
-    n = fread(b, 1, sizeof b, fp);
-    int err = ferror(fp);
-    fclose(fp);
-    if (err)
-        return CLI_FMT_UNREADABLE;
-    if (n >= 4 && memcmp(b, "GGUF", 4) == 0)
-        return CLI_FMT_GGUF;
-    if (n == 9 && (b[8] == '{' || b[8] == ' ' || b[8] == '\t' || b[8] == '\n' || b[8] == '\r'))
-        return CLI_FMT_ST;
-    if (cli_ends_with(path, ".safetensors"))
-        return CLI_FMT_ST;
-    return CLI_FMT_UNKNOWN;
-}
-
-const char *cli_format_name(cli_format f)
-{
-    switch (f) {
-    case CLI_FMT_GGUF: return "GGUF";
-    case CLI_FMT_ST: return "safetensors";
-    case CLI_FMT_ST_INDEX: return "safetensors index";
-    default: return "unknown";
-    }
-}
 
 void cli_progress_line(double *last, double t0, int64_t done, int64_t total, uint64_t bytes, uint64_t total_bytes,
                        const char *name, size_t name_len)
@@ -414,7 +212,7 @@ void cli_progress_line(double *last, double t0, int64_t done, int64_t total, uin
     double secs = now - t0;
     fprintf(stderr, "\r[%s] %3d%% %lld/%lld %s/%s %.0f MB/s ", bar,
             total_bytes ? (int)(100.0 * (double)bytes / (double)total_bytes) : 100, (long long)done, (long long)total,
-            cli_human_size(a, sizeof a, bytes), cli_human_size(b, sizeof b, total_bytes),
+            mio_format_size(a, sizeof a, bytes), mio_format_size(b, sizeof b, total_bytes),
             secs > 0 ? (double)bytes / 1e6 / secs : 0.0);
     size_t shown = name ? cli_print_escaped(stderr, name, name_len, 40, 0) : 0;
     fprintf(stderr, "%*s", (int)(40 - shown), "");

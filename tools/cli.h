@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* cli.h — helpers shared by the libmodelio command-line tools: option matching,
- * UTF-8-safe escaping of file bytes for terminals and JSON, number formatting
- * that round-trips, and human-readable byte sizes. Tools use only modelio.h. */
+/* cli.h — helpers shared by the libmodelio command-line tools: option
+ * matching, printing file bytes escaped for a terminal (the library's
+ * mio_escape_text), reports, signals, progress lines. Tools use only the
+ * public headers (modelio.h, modelio_inspect.h). */
 #ifndef MIO_CLI_H
 #define MIO_CLI_H
 
@@ -14,34 +15,11 @@
 #define CLI_EXIT_FAIL 1
 #define CLI_EXIT_USAGE 2
 
-/* Decode one UTF-8 sequence at p (n bytes available). Returns the number of
- * bytes consumed (1..4) and the code point in *cp. An invalid or truncated
- * sequence (overlong, surrogate, > U+10FFFF, stray continuation byte) consumes
- * exactly one byte and yields U+FFFD with *valid = 0. */
-size_t cli_utf8_next(const unsigned char *p, size_t n, uint32_t *cp, int *valid);
-
-/* 1 if the n bytes at p are entirely valid UTF-8. */
-int cli_utf8_valid(const char *p, size_t n);
-
 /* Print n bytes as text for a terminal: valid UTF-8 passes through, invalid
  * bytes become U+FFFD, control characters are escaped (\n, \t, \xNN, and \" \\
  * when quoted is set). At most max_bytes input bytes are printed (stopping on a
  * sequence boundary); returns the number of input bytes consumed. */
 size_t cli_print_escaped(FILE *out, const char *p, size_t n, size_t max_bytes, int quoted);
-
-/* A JSON string literal (with the quotes) for n arbitrary bytes: invalid UTF-8
- * becomes U+FFFD, control characters and NUL are \u-escaped. malloc'd, NUL
- * terminated; NULL on allocation failure. Always valid UTF-8 and valid JSON. */
-char *cli_json_quote(const char *p, size_t n);
-
-/* Shortest decimal text that reads back to the same float/double ("0.1",
- * "1e-05"); "null" for NaN and infinities (JSON has no such numbers). buf must
- * hold at least 40 bytes. Returns buf. */
-char *cli_fmt_f32(char *buf, size_t cap, float v);
-char *cli_fmt_f64(char *buf, size_t cap, double v);
-
-/* "1.50 MiB", "512 B". buf must hold at least 32 bytes. Returns buf. */
-char *cli_human_size(char *buf, size_t cap, uint64_t bytes);
 
 /* Option matching: 1 if arg equals name. For options taking a value,
  * cli_opt_value accepts "--name VALUE" and "--name=VALUE": on a match it stores
@@ -84,24 +62,6 @@ void cli_progress_line(double *last, double t0, int64_t done, int64_t total, uin
 int cli_is_stdout(const char *path);
 int cli_stdout_usable(const char *prog);
 int cli_write_stdout(void *user, const void *p, size_t n);
-
-/* File formats the tools recognise, by content (see cli_detect_format). */
-typedef enum cli_format {
-    CLI_FMT_UNREADABLE = -1, /* could not open/read the file (errno set) */
-    CLI_FMT_UNKNOWN = 0,
-    CLI_FMT_GGUF = 1,        /* starts with "GGUF" */
-    CLI_FMT_ST = 2,          /* safetensors file */
-    CLI_FMT_ST_INDEX = 3     /* sharded safetensors index (*.index.json) */
-} cli_format;
-
-/* Detect the format of path: a name ending in ".index.json" is a sharded
- * safetensors index; otherwise the first bytes decide: "GGUF" is GGUF; an
- * 8-byte little-endian length followed by '{' or JSON whitespace is safetensors.
- * A file that matches neither but whose name ends in ".safetensors" is reported
- * as safetensors too (so the library names what is wrong with it). */
-cli_format cli_detect_format(const char *path);
-/* "GGUF", "safetensors", "safetensors index", "unknown". */
-const char *cli_format_name(cli_format f);
 
 /* --version: "PROG (libmodelio) 0.1.0" on stdout (the library actually
  * loaded); returns CLI_EXIT_OK. Every tool answers `PROG --version`. */

@@ -6,6 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "kvedit.h"
 
+#include <modelio_inspect.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -110,15 +112,10 @@ static char *read_template(const char *prog, const char *path, size_t *len)
             snprintf(at, sizeof at, " at offset %zu", (size_t)(z - buf));
         }
     }
-    for (size_t o = 0; !why && o < n;) {
-        uint32_t cp;
-        int valid;
-        size_t k = cli_utf8_next((const unsigned char *)buf + o, n - o, &cp, &valid);
-        if (!valid) {
-            why = "is not valid UTF-8";
-            snprintf(at, sizeof at, " (byte 0x%02x at offset %zu)", (unsigned char)buf[o], o);
-        }
-        o += k;
+    size_t bad = why ? n : mio_utf8_check(buf, n);
+    if (bad < n) {
+        why = "is not valid UTF-8";
+        snprintf(at, sizeof at, " (byte 0x%02x at offset %zu)", (unsigned char)buf[bad], bad);
     }
     if (why) {
         fprintf(stderr, "%s: --chat-template-file ", prog);

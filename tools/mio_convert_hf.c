@@ -7,6 +7,7 @@
  * parses and prints only. */
 #define _POSIX_C_SOURCE 200809L
 #include <modelio.h>
+#include <modelio_inspect.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -98,7 +99,7 @@ static void on_file(void *user, const mio_hf_file *f) {
         printf("\n");
         char h[32];
         fprintf(stderr, "%s: n_tensors = %lld, total_size = %s\n", f->path, (long long)f->n_tensors,
-                cli_human_size(h, sizeof h, f->tensor_bytes));
+                mio_format_size(h, sizeof h, f->tensor_bytes));
     }
 }
 
@@ -261,9 +262,9 @@ int main(int argc, char **argv) {
         if (r.n_files > 1) fprintf(stderr, " (first of %d files)", r.n_files);
         fprintf(stderr, ": %lld %s", (long long)r.n_tensors, cli_plural((uint64_t)r.n_tensors, "tensor", "tensors"));
         if (nkv >= 0) fprintf(stderr, ", %lld %s", (long long)nkv, cli_plural((uint64_t)nkv, "key", "keys"));
-        fprintf(stderr, ", %s (%s); %.3f s, %.1f MB/s; peak RSS %s\n", cli_human_size(a, sizeof a, r.bytes_total),
+        fprintf(stderr, ", %s (%s); %.3f s, %.1f MB/s; peak RSS %s\n", mio_format_size(a, sizeof a, r.bytes_total),
                 p.preset != MIO_PRESET_NONE ? mio_preset_name(p.preset) : type_arg, secs,
-                secs > 0 ? (double)r.bytes_total / 1e6 / secs : 0.0, cli_human_size(h, sizeof h, cli_peak_rss()));
+                secs > 0 ? (double)r.bytes_total / 1e6 / secs : 0.0, mio_format_size(h, sizeof h, cli_peak_rss()));
     }
     mio_free(written);
 done:

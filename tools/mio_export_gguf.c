@@ -10,6 +10,7 @@
  * (mio_ptqtp_export, docs/PTQTP.md). */
 #define _POSIX_C_SOURCE 200809L
 #include <modelio.h>
+#include <modelio_inspect.h>
 
 #include <math.h>
 #include <sys/stat.h>
@@ -335,9 +336,9 @@ static int run_ptqtp(const char *in, const char *out, const mio_ptqtp_params *pi
             else if (!r->planes) printf("  (kept: %s)", r->why);
             putchar('\n');
         }
-        printf("bytes: %s in, %s out", cli_human_size(a, sizeof a, total_in), cli_human_size(b, sizeof b, total_out));
+        printf("bytes: %s in, %s out", mio_format_size(a, sizeof a, total_in), mio_format_size(b, sizeof b, total_out));
         if (elems) printf(" (%.2f bits/weight)", (double)total_out * 8.0 / (double)elems);
-        printf("; peak working set per tensor: %s\n", cli_human_size(h, sizeof h, work));
+        printf("; peak working set per tensor: %s\n", mio_format_size(h, sizeof h, work));
         if (fflush(stdout) != 0 || ferror(stdout)) {
             fputs(PROG ": error writing the plan to standard output\n", stderr);
             rc = CLI_EXIT_FAIL;
@@ -361,12 +362,12 @@ static int run_ptqtp(const char *in, const char *out, const mio_ptqtp_params *pi
                 (long long)c.n_conv * p->planes, cli_plural((uint64_t)c.n_conv * (uint64_t)p->planes, "tensor", "tensors"));
         if (nkv >= 0) fprintf(stderr, ", %lld %s", (long long)nkv, cli_plural((uint64_t)nkv, "key", "keys"));
         if (parts > 1) fprintf(stderr, " (from %u split parts, split.* keys dropped)", parts);
-        fprintf(stderr, "; %s in, %s out", cli_human_size(a, sizeof a, total_in), cli_human_size(b, sizeof b, total_out));
+        fprintf(stderr, "; %s in, %s out", mio_format_size(a, sizeof a, total_in), mio_format_size(b, sizeof b, total_out));
         if (out_size) fprintf(stderr, " (%llu bytes)", (unsigned long long)out_size);
         if (elems) fprintf(stderr, ", %.2f bits/weight", (double)total_out * 8.0 / (double)elems);
         if (c.n_conv) fprintf(stderr, "; rel err %.4f over the converted weights", c.norm_sq > 0 ? sqrt(c.err_sq / c.norm_sq) : 0.0);
         fprintf(stderr, "; %.3f s, %.1f MB/s; peak RSS %s\n", secs, secs > 0 ? (double)total_in / 1e6 / secs : 0.0,
-                cli_human_size(h, sizeof h, cli_peak_rss()));
+                mio_format_size(h, sizeof h, cli_peak_rss()));
     }
 done:
     for (size_t k = 0; k < c.n; k++) free(c.rows[k].name);

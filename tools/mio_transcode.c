@@ -6,6 +6,7 @@
  * (gguf-split). Every output is written atomically. */
 #define _GNU_SOURCE
 #include <modelio.h>
+#include <modelio_inspect.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -215,7 +216,7 @@ static int st_to_st(const char *in, const char *out, int quiet, uint64_t max_sha
         fprintf(stderr, ": %" PRId64 " %s (%" PRIu64 " data bytes), %" PRId64 " metadata %s", nt,
                 cli_plural((uint64_t)nt, "tensor", "tensors"), data_bytes, nm, cli_plural((uint64_t)nm, "key", "keys"));
         if (out_size)
-            fprintf(stderr, ", %" PRIu64 " bytes (%s)", out_size, cli_human_size(hs, sizeof hs, out_size));
+            fprintf(stderr, ", %" PRIu64 " bytes (%s)", out_size, mio_format_size(hs, sizeof hs, out_size));
         fprintf(stderr, " in %.3f s", cli_now() - t0);
         if (shards > 1)
             fprintf(stderr, " (merged from %" PRIu32 " shards)", shards);
@@ -573,24 +574,24 @@ int main(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
 
-    cli_format fmt = cli_detect_format(in);
-    if (fmt == CLI_FMT_UNREADABLE) {
+    mio_format fmt = mio_detect_format(in);
+    if (fmt == MIO_FORMAT_UNREADABLE) {
         /* let the library name the problem (missing file, permission, ...) */
         mio_st_file *f = NULL;
         if (mio_st_open(in, MIO_OPEN_MMAP, &f) == MIO_OK) {
             mio_st_close(f);
-            fmt = CLI_FMT_ST;
+            fmt = MIO_FORMAT_SAFETENSORS;
         } else {
             cli_report(PROG, in, mio_last_error());
             return CLI_EXIT_FAIL;
         }
     }
-    if (fmt == CLI_FMT_UNKNOWN) {
+    if (fmt == MIO_FORMAT_UNKNOWN) {
         say_path("", in);
         fprintf(stderr, ": unknown input format (neither safetensors nor GGUF); " CONVERSIONS "\n");
         return CLI_EXIT_FAIL;
     }
-    int in_gguf = fmt == CLI_FMT_GGUF;
+    int in_gguf = fmt == MIO_FORMAT_GGUF;
     /* the output format: --to, else OUT's name; standard output keeps the input's format */
     int out_gguf;
     if (to)

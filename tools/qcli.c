@@ -5,6 +5,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "qcli.h"
 
+#include <modelio_inspect.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -392,9 +394,9 @@ int qcli_run(qcli *q, const char *prog, const char *in, const char *out, const c
             else if (d->why && strcmp(d->why, "converted") != 0) printf("  (%s)", d->why);
             putchar('\n');
         }
-        printf("bytes: %s in, %s out", cli_human_size(a, sizeof a, total_in), cli_human_size(b, sizeof b, total_out));
+        printf("bytes: %s in, %s out", mio_format_size(a, sizeof a, total_in), mio_format_size(b, sizeof b, total_out));
         if (elems) printf(" (%.2f bits/weight)", (double)total_out * 8.0 / (double)elems);
-        printf("; peak working set per tensor: %s\n", cli_human_size(h, sizeof h, max_f32 + max_enc));
+        printf("; peak working set per tensor: %s\n", mio_format_size(h, sizeof h, max_f32 + max_enc));
         if (fflush(stdout) != 0 || ferror(stdout)) {
             fprintf(stderr, "%s: error writing the plan to standard output\n", prog);
             rc = CLI_EXIT_FAIL;
@@ -430,11 +432,11 @@ int qcli_run(qcli *q, const char *prog, const char *in, const char *out, const c
             fputs(" (verbatim)", stderr);
         if (nkv >= 0) fprintf(stderr, ", %lld %s", (long long)nkv, cli_plural((uint64_t)nkv, "key", "keys"));
         if (parts > 1) fprintf(stderr, " (from %u split parts, split.* keys dropped)", parts);
-        fprintf(stderr, "; %s in, %s out", cli_human_size(a, sizeof a, total_in), cli_human_size(b, sizeof b, total_out));
+        fprintf(stderr, "; %s in, %s out", mio_format_size(a, sizeof a, total_in), mio_format_size(b, sizeof b, total_out));
         if (out_size) fprintf(stderr, " (%llu bytes)", (unsigned long long)out_size);
         if (elems) fprintf(stderr, ", %.2f bits/weight", (double)total_out * 8.0 / (double)elems);
         fprintf(stderr, "; %.3f s, %.1f MB/s; peak RSS %s\n", secs, secs > 0 ? (double)total_in / 1e6 / secs : 0.0,
-                cli_human_size(h, sizeof h, cli_peak_rss()));
+                mio_format_size(h, sizeof h, cli_peak_rss()));
         if (q->p.dtype < 0 && q->p.preset == MIO_PRESET_NONE && parts == 1) {
             if (in_version != 3 || (out_size && out_size != in_size))
                 fprintf(stderr, "%s: note: input was GGUF v%u of %llu bytes; the output is v3 of %llu bytes (re-emitted, "

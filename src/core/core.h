@@ -198,4 +198,16 @@ mio_status namehash_reserve(mio_namehash *h, uint64_t n_before, uint64_t n_after
 int64_t namehash_find(const mio_namehash *h, const char *name, size_t len, namehash_key_fn key,
                       const void *ctx);
 
+/* --- SHA-256 (sha256.c, FIPS 180-4), streaming: the inspect module's hashes --- */
+typedef struct mio_sha256_ctx {
+    uint32_t h[8];
+    uint64_t bytes;        /* message length so far */
+    unsigned char buf[64]; /* partial block */
+    size_t fill;           /* bytes in buf */
+} mio_sha256_ctx;
+void mio_sha256_init(mio_sha256_ctx *c);
+void mio_sha256_update(mio_sha256_ctx *c, const void *data, size_t len);
+/* Writes the 32-byte digest; c must be re-initialized before reuse. */
+void mio_sha256_final(mio_sha256_ctx *c, unsigned char out[32]);
+
 #endif

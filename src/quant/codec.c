@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 static mio_codec g_tab[MIO_TYPE_GGML_COUNT];
+static mio_codec g_st_tab[CODEC_ST_COUNT];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void init_table(void) {
@@ -24,9 +25,14 @@ static void init_table(void) {
     codec_register_iq(g_tab, k);
     codec_register_ternary(g_tab);
     codec_register_fp4(g_tab);
+    codec_register_scalar_st(g_st_tab);
 }
 
 const mio_codec *codec_get(int type) {
+    if (type >= MIO_TYPE_BOOL && type < MIO_TYPE_BOOL + CODEC_ST_COUNT && mio_type_name(type)) {
+        pthread_once(&g_once, init_table);
+        return &g_st_tab[type - MIO_TYPE_BOOL];
+    }
     if (type < 0 || type >= MIO_TYPE_GGML_COUNT || !mio_type_name(type)) return NULL;
     pthread_once(&g_once, init_table);
     return &g_tab[type];

@@ -6,6 +6,7 @@
 #include "core/half.h"
 #include "kernels/kernels.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,50 @@ INT_DEC(dec_i16, int16_t)
 INT_DEC(dec_i32, int32_t)
 INT_DEC(dec_i64, int64_t)
 INT_DEC(dec_f64, double)
+/* safetensors-only dtypes */
+INT_DEC(dec_u8, uint8_t)
+INT_DEC(dec_u16, uint16_t)
+INT_DEC(dec_u32, uint32_t)
+INT_DEC(dec_u64, uint64_t)
+
+/* OCP FP8 E5M2: the upper byte of an IEEE half (bias 15, infinities, NaNs). */
+static void dec_f8_e5m2(const void *x, float *y, int64_t nb) {
+    const uint8_t *p = x;
+    for (int64_t i = 0; i < nb; i++) y[i] = mio_fp16_to_f32((uint16_t)(p[i] << 8));
+}
+/* OCP FP8 E4M3 (FN): bias 7, no infinities, S.1111.111 is NaN. */
+static void dec_f8_e4m3(const void *x, float *y, int64_t nb) {
+    const uint8_t *p = x;
+    for (int64_t i = 0; i < nb; i++) {
+        unsigned b = p[i], e = (b >> 3) & 15, f = b & 7;
+        float s = (b & 0x80) ? -1.0f : 1.0f;
+        if ((b & 0x7f) == 0x7f)
+            y[i] = NAN;
+        else if (e == 0)
+            y[i] = s * ldexpf((float)f, -9);
+        else
+            y[i] = s * ldexpf((float)(8 + f), (int)e - 10);
+    }
+}
+/* OCP MX E8M0 (a scale): 2^(b-127), 0xff is NaN. */
+static void dec_f8_e8m0(const void *x, float *y, int64_t nb) {
+    const uint8_t *p = x;
+    for (int64_t i = 0; i < nb; i++) y[i] = p[i] == 0xff ? NAN : ldexpf(1.0f, (int)p[i] - 127);
+}
+
+void codec_register_scalar_st(mio_codec *st) {
+    static const char why[] = "no encoder for this safetensors dtype";
+#define ST_ROW(type, dec) st[(type) - MIO_TYPE_BOOL] = (mio_codec){NULL, NULL, dec, why, false}
+    ST_ROW(MIO_TYPE_BOOL, dec_u8);
+    ST_ROW(MIO_TYPE_U8, dec_u8);
+    ST_ROW(MIO_TYPE_U16, dec_u16);
+    ST_ROW(MIO_TYPE_U32, dec_u32);
+    ST_ROW(MIO_TYPE_U64, dec_u64);
+    ST_ROW(MIO_TYPE_F8_E5M2, dec_f8_e5m2);
+    ST_ROW(MIO_TYPE_F8_E4M3, dec_f8_e4m3);
+    ST_ROW(MIO_TYPE_F8_E8M0, dec_f8_e8m0);
+#undef ST_ROW
+}
 
 void codec_register_scalar(mio_codec *t, const mio_kernels *k) {
     static const char why[] = "ggml does not produce this type from f32";

@@ -10,7 +10,7 @@
  * Usage: test_hf_vocab_reference DATA_DIR TOKENIZERS_DIR|-   ("-": the real
  * tokenizers are unavailable; their cases are skipped). */
 #include "hf_vocab_common.h"
-#include "../../tools/sha256.h"
+#include <modelio_inspect.h>
 
 #include <time.h>
 #include <unistd.h>
@@ -105,10 +105,7 @@ int main(int argc, char **argv) {
                 T_OK(mio_gguf_kv_raw(f, at, &raw));
                 unsigned char dg[32];
                 char hex[65];
-                sha256_ctx sc;
-                sha256_init(&sc);
-                sha256_update(&sc, raw.ptr, raw.len);
-                sha256_final(&sc, dg);
+                T_OK(mio_hash_bytes(MIO_HASH_SHA256, raw.ptr, raw.len, dg));
                 for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", dg[i]);
                 bool eq = mio_gguf_kv_type(f, at) == cJSON_GetObjectItem(rv, "type")->valueint &&
                           strcmp(hex, cJSON_GetObjectItem(rv, "sha256")->valuestring) == 0;

@@ -245,7 +245,29 @@ static inline int peer_llama_start(const peer_api *api, char dir[4096], void **g
     memcpy(&f_load_all, &load_all, sizeof load_all);
     memcpy(&f_init, &init, sizeof init);
     f_log_set(peer_quiet_log, NULL);
-    f_load_all(dir);
+    /* One CPU back end for every machine that can run it: ggml's Haswell build
+     * (AVX2, FMA, F16C, BMI2). load_all would pick the best variant of this
+     * CPU (zen4, sapphirerapids, ...), whose kernels round differently, and
+     * recorded logits (tests/data/hf/reference.json) would then depend on the
+     * machine that runs the tests. MIO_PEER_CPU=best keeps ggml's choice. */
+    void *load_one = dlsym(*ggml, "ggml_backend_load");
+    char one[4200];
+    snprintf(one, sizeof one, "%s/libggml-cpu-haswell.so", dir);
+    const char *pick = getenv("MIO_PEER_CPU");
+    int haswell = load_one && access(one, R_OK) == 0 && !(pick && strcmp(pick, "best") == 0);
+#if defined(__x86_64__) && defined(__GNUC__)
+    haswell = haswell && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+              __builtin_cpu_supports("bmi2"); /* F16C comes with every AVX2 CPU */
+#else
+    haswell = 0;
+#endif
+    if (haswell) {
+        void *(*f_load_one)(const char *);
+        memcpy(&f_load_one, &load_one, sizeof load_one);
+        if (!f_load_one(one)) f_load_all(dir);
+    } else {
+        f_load_all(dir);
+    }
     f_init();
     return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* ops_truncate.c — runs mio-inspect's operations (tools/inspect_ops.c) with
- * the test seam set: right after the library opened the model, before the
- * tool opens its own descriptors and reads the first tensor byte, the file
+ * the library's test seam set (mio_inspect_after_open, src/inspect/; linked
+ * from the static internals): right after the library parsed the model's
+ * headers, before mio_model_open opens its own descriptors and reads the first tensor byte, the file
  * named by OPS_TRUNCATE_FILE is truncated to OPS_TRUNCATE_SIZE bytes. So a file cut short while it is being read can be
  * tested: the tool must name the tensor, not die of SIGBUS. With
  * OPS_REPLACE_WITH=G instead, G is renamed over the model path there (a file
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "inspect_ops.h"
+#include "inspect/inspect_internal.h"
 
 static void cut(const char *path)
 {
@@ -31,6 +33,6 @@ static void cut(const char *path)
 
 int main(int argc, char **argv)
 {
-    inspect_ops_after_open = cut;
+    mio_inspect_after_open = cut;
     return inspect_ops_main(argc, argv);
 }

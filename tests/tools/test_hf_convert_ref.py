@@ -27,6 +27,7 @@ import hashlib
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -166,8 +167,25 @@ def check_logits(items):
     got = parse_logits(r.stdout)
     for path, want, what in items:
         g = got.get(path, {"error": r.stderr.strip()[-300:]})
-        check(g.get("bits") == want["bits"] and g.get("n_vocab") == want["n_vocab"],
+        check(g.get("n_vocab") == want["n_vocab"] and logits_close(g.get("bits"), want["bits"]),
               f"{what}: llama.cpp logits {g} differ from the reference's {want['bits']} (n_vocab {want['n_vocab']})")
+
+
+# The recorded logits come from one machine's ggml CPU back end; another CPU
+# (another ggml variant: AVX2, AVX-512, AMX kernels) rounds its sums in
+# another order, which moves logits of size ~0.2 by a few ulps (at most 7e-5
+# seen between the Haswell, Zen 4 and Sapphire Rapids builds). A wrong weight,
+# permutation or token gives differences of 1e-2 and more. The GGUF bytes
+# themselves are compared exactly above; this is the check that llama.cpp
+# computes the same thing from them.
+LOGIT_TOL = 1e-3
+
+
+def logits_close(got_bits, want_bits):
+    if not got_bits or len(got_bits) != len(want_bits):
+        return False
+    f = lambda b: struct.unpack("<f", struct.pack("<I", int(b, 16)))[0]
+    return all(abs(f(a) - f(b)) <= LOGIT_TOL for a, b in zip(got_bits, want_bits))
 
 
 def run_tool(args, log):

@@ -2,7 +2,7 @@
 /* sha256.c — SHA-256 as specified in FIPS 180-4 (sections 4.1.2, 4.2.2, 5.1.1,
  * 5.3.3, 6.2), written from the standard. Checked against the standard's
  * examples and sha256sum in tests/tools/test_inspect_ops.sh. */
-#include "sha256.h"
+#include "core/core.h"
 
 #include <string.h>
 
@@ -60,7 +60,7 @@ static void compress(uint32_t h[8], const unsigned char *p)
     h[7] += hh;
 }
 
-void sha256_init(sha256_ctx *c)
+void mio_sha256_init(mio_sha256_ctx *c)
 {
     /* FIPS 180-4 5.3.3 */
     static const uint32_t h0[8] = {0x6a09e667u, 0xbb67ae85u, 0x3c6ef372u, 0xa54ff53au,
@@ -70,7 +70,7 @@ void sha256_init(sha256_ctx *c)
     c->fill = 0;
 }
 
-void sha256_update(sha256_ctx *c, const void *data, size_t len)
+void mio_sha256_update(mio_sha256_ctx *c, const void *data, size_t len)
 {
     const unsigned char *p = data;
     c->bytes += len;
@@ -93,7 +93,7 @@ void sha256_update(sha256_ctx *c, const void *data, size_t len)
     }
 }
 
-void sha256_final(sha256_ctx *c, unsigned char out[32])
+void mio_sha256_final(mio_sha256_ctx *c, unsigned char out[32])
 {
     /* FIPS 180-4 5.1.1: a 1 bit, zeros, then the length in bits as 64-bit big endian */
     uint64_t bits = c->bytes * 8;
@@ -103,7 +103,7 @@ void sha256_final(sha256_ctx *c, unsigned char out[32])
     pad[0] = 0x80;
     for (int i = 0; i < 8; i++)
         pad[n + (size_t)i] = (unsigned char)(bits >> (56 - 8 * i));
-    sha256_update(c, pad, n + 8);
+    mio_sha256_update(c, pad, n + 8);
     for (int i = 0; i < 8; i++) {
         out[4 * i] = (unsigned char)(c->h[i] >> 24);
         out[4 * i + 1] = (unsigned char)(c->h[i] >> 16);
