@@ -412,7 +412,7 @@ mio_status mio_estimate_sized(const char *path, const mio_estimate_params *pin, 
     }
     mio_gguf_file *f = NULL;
     mio_status st = mio_gguf_open(path, MIO_OPEN_SPLITS, &f); /* a split's first part opens them all */
-    if (st) return err_prefix(st, "%s", path);
+    if (st) return st; /* the reader's message names the file */
     est_model *m = calloc(1, sizeof *m);
     if (!m) {
         mio_gguf_close(f);
@@ -423,7 +423,7 @@ mio_status mio_estimate_sized(const char *path, const mio_estimate_params *pin, 
     mio_estimate_result r;
     if (!st) st = estimate(m, &p, &r);
     free(m);
-    if (st) return err_prefix(st, "%s", path);
+    if (st) return err_prefix(st, "%s: ", path);
     abi_copy_out(out, out_size, &r, sizeof r);
     return MIO_OK;
 }
