@@ -359,11 +359,8 @@ static void run_case(const char *label, void *model, const char *path, const est
     IC_CHECK(lkv < 0 || fabs(lkv - (double)M.kv / 1048576.0) <= 0.006 * M.n_kv, "%s: KV log %.2f MiB", desc, lkv);
     IC_CHECK(lcomp < 0 || fabs(lcomp - (double)M.compute / 1048576.0) <= 0.006, "%s: compute log %.2f MiB", desc,
              lcomp);
-    int fa_on = 0;
-    for (int i = 0; i < g_nlog; i++)
-        if (strstr(g_log[i], "flash_attn") && strstr(g_log[i], "enabled")) fa_on = 1;
-    printf("  %-70s fa=%s KV %llu/%llu  out %llu/%llu  compute %llu/%llu (%+.2f %%)\n", desc,
-           fa_on ? "on" : "off", (unsigned long long)M.kv, (unsigned long long)e.kv_cache_bytes,
+    printf("  %-70s FA %s  KV %llu/%llu  out %llu/%llu  compute %llu/%llu (%+.2f %%)\n", desc,
+           e.flash_attn == MIO_FLASH_ATTN_ON ? "on " : "off", (unsigned long long)M.kv, (unsigned long long)e.kv_cache_bytes,
            (unsigned long long)M.output, (unsigned long long)e.output_bytes, (unsigned long long)M.compute,
            (unsigned long long)e.compute_bytes, 100 * rel);
     if (getenv("MIO_ESTIMATE_VERBOSE"))
