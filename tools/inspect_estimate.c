@@ -118,22 +118,22 @@ int inspect_estimate_main(int argc, char **argv)
         } else if ((r = cli_opt_value(argc, argv, &i, "--flash-attn", &v)) != 0) {
             if (r < 0)
                 goto bad;
-            if (!strcmp(v, "auto"))
+            if (strcmp(v, "auto") == 0)
                 p.flash_attn = MIO_FLASH_ATTN_AUTO;
-            else if (!strcmp(v, "on"))
+            else if (strcmp(v, "on") == 0)
                 p.flash_attn = MIO_FLASH_ATTN_ON;
-            else if (!strcmp(v, "off"))
+            else if (strcmp(v, "off") == 0)
                 p.flash_attn = MIO_FLASH_ATTN_OFF;
             else {
                 fprintf(stderr, PROG ": --flash-attn: auto, on or off\n");
                 goto bad;
             }
         } else if ((r = cli_opt_value(argc, argv, &i, "--swa-full", &v)) != 0) {
-            if (r < 0 || (strcmp(v, "on") && strcmp(v, "off"))) {
+            if (r < 0 || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)) {
                 fprintf(stderr, PROG ": --swa-full: on or off\n");
                 goto bad;
             }
-            p.swa_full = !strcmp(v, "on");
+            p.swa_full = strcmp(v, "on") == 0;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, PROG ": --estimate: unknown option '");
             cli_esc_str(stderr, a);

@@ -184,7 +184,7 @@ typedef struct arch_spec {
 } arch_spec;
 
 static mio_writer *g_w;
-static float *g_buf;
+static void *g_blocks[1024]; /* the tensor data the writer borrows until the write */
 static size_t g_buf_n;
 static uint64_t g_rng = 0x657374696d617465ull;
 
@@ -192,8 +192,10 @@ static int add_t(const char *name, int type, uint32_t nd, int64_t ne0, int64_t n
     int64_t ne[2] = {ne0, ne1};
     size_t n = (size_t)(ne0 * (nd > 1 ? ne1 : 1));
     size_t bytes = type == MIO_TYPE_F16 ? n * 2 : n * 4;
+    if (!bytes || g_buf_n == sizeof g_blocks / sizeof g_blocks[0]) return 0;
     void *data = malloc(bytes);
     if (!data) return 0;
+    g_blocks[g_buf_n++] = data;
     if (type == MIO_TYPE_F16) {
         uint16_t *h = data;
         for (size_t k = 0; k < n; k++) h[k] = mio_f32_to_fp16((float)((peer_splitmix(&g_rng) >> 40) % 200) * 1e-4f - 0.01f);
@@ -201,9 +203,6 @@ static int add_t(const char *name, int type, uint32_t nd, int64_t ne0, int64_t n
         float *f = data;
         for (size_t k = 0; k < n; k++) f[k] = 1.0f;
     }
-    /* the writer borrows data until the write: keep every block alive */
-    g_buf = realloc(g_buf, (g_buf_n + 1) * sizeof(void *));
-    ((void **)g_buf)[g_buf_n++] = data;
     return mio_writer_add_tensor(g_w, name, type, nd, ne, data, bytes) == MIO_OK;
 }
 
@@ -286,9 +285,7 @@ static int write_model(const arch_spec *a, const char *path) {
     if (!ok) fprintf(stderr, "write_model %s: %s\n", path, mio_last_error());
     mio_writer_free(g_w);
     g_w = NULL;
-    for (size_t i = 0; i < g_buf_n; i++) free(((void **)g_buf)[i]);
-    free(g_buf);
-    g_buf = NULL;
+    for (size_t i = 0; i < g_buf_n; i++) free(g_blocks[i]);
     g_buf_n = 0;
     return ok;
 }
