@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "inspect_estimate.h"
 #include "inspect_ops.h"
 
 #define PROG "mio-inspect"
@@ -75,6 +76,8 @@ int main(int argc, char **argv)
         return cli_version(PROG);
     if (inspect_ops_wanted(argc, argv))
         return inspect_ops_main(argc, argv);
+    if (inspect_estimate_wanted(argc, argv))
+        return inspect_estimate_main(argc, argv);
     const char *path = NULL;
     int meta = 0, tensors = 0, json = 0, markdown = 0, one_part = 0, full_arrays = 0;
 

@@ -14,6 +14,7 @@
  * Each row runs in a forked child, so a crash fails that row only (with the
  * signal) and the run still reports every other row. */
 #include "modelio.h"
+#include "modelio_inspect.h"
 #include "test.h"
 
 #include <ctype.h>
@@ -37,6 +38,7 @@ static int64_t cur_read(void *user, void *buf, size_t len) {
 }
 
 #define GGUF_PATH "null_args.gguf"
+#define EST_PATH "null_args_est.gguf" /* a llama-shaped model for mio_estimate */
 #define ST_PATH "null_args.safetensors"
 #define ST_DIR "null_args_sharded"
 #define HF_DIR "null_args_hf"
@@ -50,6 +52,7 @@ static const char *const g_skip[1] = {"s"};
 
 static membuf g_gguf;                              /* writer-made GGUF image */
 static mio_gguf_file *g_f;                         /* parsed from g_gguf */
+static mio_estimate_result g_est;
 static mio_gguf_file *g_ffile;                     /* opened from GGUF_PATH (for uses_file) */
 static int64_t k_s, k_u, k_f, k_b, k_ai, k_af, k_as;
 static mio_gguf_value g_arr, g_elem, g_felem;      /* "ai", "ai"[0], "af"[0] */
@@ -122,7 +125,20 @@ static mio_status read_frame_out_null(void) {
     return mio_st_read_frame(cur_read, &c, NULL);
 }
 
+static void make_estimate_fixture(void) {
+    mio_writer *w = NULL;
+    T_OK(mio_writer_new(0, &w));
+    T_OK(mio_writer_set_str(w, "general.architecture", "llama", 5));
+    T_OK(mio_writer_set_u32(w, "llama.block_count", 1));
+    T_OK(mio_writer_set_u32(w, "llama.embedding_length", 64));
+    T_OK(mio_writer_set_u32(w, "llama.attention.head_count", 4));
+    T_OK(mio_writer_add_tensor(w, "t", MIO_TYPE_F32, 2, g_ne, g_tdata, sizeof g_tdata));
+    T_OK(mio_writer_write_file(w, EST_PATH));
+    mio_writer_free(w);
+}
+
 static void make_fixtures(void) {
+    make_estimate_fixture();
     /* GGUF: written by the writer, parsed from memory */
     mio_writer *w = NULL;
     T_OK(mio_writer_new(0, &w));
@@ -525,6 +541,15 @@ static void make_fixtures(void) {
     X(OK, mio_hf_convert, out, _, 0, NULL, mio_hf_convert(HF_DIR, NULL, NULL, NULL))                              \
     X(OK, mio_hf_convert, p, _, 0, NULL, mio_hf_convert(HF_DIR, "null_args_h.gguf", NULL, NULL))                  \
     X(OK, mio_hf_convert, written, _, 0, NULL, mio_hf_convert(HF_DIR, "null_args_h.gguf", NULL, NULL))            \
+    /* memory estimates (modelio_inspect.h; p NULL means the defaults) */                                      \
+    X(VOID, mio_estimate_default_params, p, _, 0, NULL, mio_estimate_default_params(NULL))                        \
+    X(ST, mio_estimate_default_params_sized, p, _, 0, NULL, mio_estimate_default_params_sized(NULL, sizeof(mio_estimate_params))) \
+    X(ST, mio_estimate, path, _, 0, NULL, mio_estimate(NULL, NULL, &g_est))                                      \
+    X(ST, mio_estimate, out, _, 0, NULL, mio_estimate(GGUF_PATH, NULL, NULL))                                    \
+    X(ST, mio_estimate_sized, path, _, 0, NULL, mio_estimate_sized(NULL, NULL, &g_est, sizeof g_est))            \
+    X(ST, mio_estimate_sized, out, _, 0, NULL, mio_estimate_sized(GGUF_PATH, NULL, NULL, sizeof g_est))          \
+    X(OK, mio_estimate, p, _, 0, NULL, mio_estimate(EST_PATH, NULL, &g_est))                                     \
+    X(OK, mio_estimate_sized, p, _, 0, NULL, mio_estimate_sized(EST_PATH, NULL, &g_est, sizeof g_est))           \
     /* GGUF <-> safetensors (p NULL means the defaults) */                                                       \
     X(VOID, mio_convert_default_params, p, _, 0, NULL, mio_convert_default_params(NULL))                          \
     X(ST, mio_convert_default_params_sized, p, _, 0, NULL, mio_convert_default_params_sized(NULL, sizeof(mio_convert_params))) \
@@ -632,11 +657,17 @@ static int check_row(const row *r) {
  * (a '*' in its type, or one of the header's function-pointer typedefs).
  * Returns the number of declarations seen. */
 static int header_pointer_params(void (*fn)(const char *, const char *)) {
-    FILE *fp = fopen(MIO_HEADER, "rb");
-    if (!fp) { fprintf(stderr, "cannot open %s\n", MIO_HEADER); return -1; }
-    static char src[1 << 17], txt[1 << 17];
-    size_t n = fread(src, 1, sizeof src - 1, fp);
-    fclose(fp);
+    /* both public headers: modelio.h, then modelio_inspect.h beside it */
+    static const char *const headers[] = {MIO_HEADER, MIO_HEADER_INSPECT};
+    static char src[1 << 18], txt[1 << 18];
+    size_t n = 0;
+    for (size_t h = 0; h < sizeof headers / sizeof headers[0]; h++) {
+        FILE *fp = fopen(headers[h], "rb");
+        if (!fp) { fprintf(stderr, "cannot open %s\n", headers[h]); return -1; }
+        n += fread(src + n, 1, sizeof src - 1 - n, fp);
+        fclose(fp);
+        if (n < sizeof src - 1) src[n++] = '\n';
+    }
     src[n] = 0;
     size_t o = 0;
     int bol = 1, in_pp = 0;
