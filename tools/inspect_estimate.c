@@ -158,7 +158,7 @@ int inspect_estimate_main(int argc, char **argv)
     }
     const char *tk = mio_type_name(e.type_k), *tv = mio_type_name(e.type_v);
     if (json) {
-        char *arch = cli_json_quote(e.arch, strlen(e.arch));
+        char *arch = mio_json_quote(e.arch, strlen(e.arch));
         printf("{\"arch\": %s, \"n_ctx\": %u, \"n_ctx_seq\": %u, \"n_batch\": %u, \"n_ubatch\": %u, "
                "\"n_seq_max\": %u, \"n_layer\": %u, \"n_layer_kv\": %u, \"n_layer_swa\": %u, \"n_swa\": %u, "
                "\"kv_size\": %u, \"kv_size_swa\": %u, \"flash_attn\": %s, \"cache_type_k\": \"%s\", "
@@ -169,7 +169,7 @@ int inspect_estimate_main(int argc, char **argv)
                e.n_layer_kv, e.n_layer_swa, e.n_swa, e.kv_size, e.kv_size_swa,
                e.flash_attn == MIO_FLASH_ATTN_ON ? "true" : "false", tk ? tk : "?", tv ? tv : "?", e.weights_bytes,
                e.kv_cache_bytes, e.k_bytes, e.v_bytes, e.compute_bytes, e.output_bytes, e.total_bytes);
-        free(arch);
+        mio_free(arch);
         return CLI_EXIT_OK;
     }
     printf("model      ");
