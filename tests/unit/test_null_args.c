@@ -54,6 +54,14 @@ static membuf g_gguf;                              /* writer-made GGUF image */
 static mio_gguf_file *g_f;                         /* parsed from g_gguf */
 static mio_estimate_result g_est;
 static mio_gguf_file *g_ffile;                     /* opened from GGUF_PATH (for uses_file) */
+#define MANIFEST_PATH "null_args.manifest"         /* mio_hash_manifest of GGUF_PATH */
+static mio_model *g_mm;                            /* mio_model_open(GGUF_PATH) */
+static mio_model *g_mmo;                           /* an out slot for mio_model_open */
+static mio_model_tensor g_mt;
+static mio_tensor_stats g_mstats;
+static mio_check_result g_check;
+static unsigned char g_dig[64];
+static char *g_text;
 static int64_t k_s, k_u, k_f, k_b, k_ai, k_af, k_as;
 static mio_gguf_value g_arr, g_elem, g_felem;      /* "ai", "ai"[0], "af"[0] */
 static mio_gguf_tensor g_tensor;
@@ -170,6 +178,16 @@ static void make_fixtures(void) {
     T_OK(mio_gguf_value_elem(&af, 0, &g_felem));
     T_OK(mio_gguf_tensor_info(g_f, 0, &g_tensor));
     T_OK(mio_gguf_open(GGUF_PATH, 0, &g_ffile));
+    T_OK(mio_model_open(GGUF_PATH, &g_mm));
+    {
+        char *man = NULL;
+        size_t man_len = 0;
+        T_OK(mio_hash_manifest(GGUF_PATH, MIO_HASH_SHA256, 1, &man, &man_len));
+        FILE *mf = fopen(MANIFEST_PATH, "wb");
+        T_CHECK(mf && fwrite(man, 1, man_len, mf) == man_len);
+        if (mf) fclose(mf);
+        mio_free(man);
+    }
     mio_quantize_default_params(&g_qparams);
     mio_split_default_params(&g_sparams);
     g_sparams.dry_run = 1;
@@ -586,6 +604,63 @@ static void make_fixtures(void) {
     /* quantizer presets (mio_preset_name takes no pointer) */                                                 \
     X(SV, mio_preset_from_name, name, _, MIO_PRESET_NONE, NULL, mio_preset_from_name(NULL))                      \
     X(SV, mio_preset_suggest, name, _, 0, NULL, mio_preset_suggest(NULL) != NULL)                                \
+    /* inspect (modelio_inspect.h) */                                                                          \
+    X(SV, mio_detect_format, path, _, MIO_FORMAT_UNREADABLE, NULL, mio_detect_format(NULL))                         \
+    X(ST, mio_model_open, path, _, 0, NULL, mio_model_open(NULL, &g_mmo))                                            \
+    X(ST, mio_model_open, out, _, 0, NULL, mio_model_open(GGUF_PATH, NULL))                                          \
+    X(VOID, mio_model_close, m, _, 0, NULL, mio_model_close(NULL))                                                   \
+    X(SV, mio_model_format, m, _, MIO_FORMAT_UNKNOWN, NULL, mio_model_format(NULL))                                  \
+    X(SV, mio_model_tensor_count, m, _, -1, NULL, mio_model_tensor_count(NULL))                                      \
+    X(SV, mio_model_file_count, m, _, 0, NULL, mio_model_file_count(NULL))                                           \
+    X(SV, mio_model_file_path, m, _, 0, NULL, mio_model_file_path(NULL, 0) != NULL)                                  \
+    X(ST, mio_model_tensor_info, m, _, 0, NULL, mio_model_tensor_info(NULL, 0, &g_mt))                              \
+    X(ST, mio_model_tensor_info, out, _, 0, NULL, mio_model_tensor_info(g_mm, 0, NULL))                             \
+    X(SV, mio_model_gguf, m, _, 0, NULL, mio_model_gguf(NULL) != NULL)                                               \
+    X(SV, mio_model_st, m, _, 0, NULL, mio_model_st(NULL) != NULL)                                                   \
+    X(ST, mio_model_read, m, _, 0, NULL, mio_model_read(NULL, 0, 0, g_dig, 4))                                      \
+    X(ST, mio_model_read, buf, _, 0, NULL, mio_model_read(g_mm, 0, 0, NULL, 4))                                     \
+    X(ST, mio_model_verify, m, _, 0, NULL, mio_model_verify(NULL, 1, &g_u64))                                       \
+    X(OK, mio_model_verify, bytes, _, 0, NULL, mio_model_verify(g_mm, 1, NULL))                                     \
+    X(SV, mio_hash_alg_from_name, name, _, -1, NULL, mio_hash_alg_from_name(NULL))                                  \
+    X(ST, mio_hash_bytes, p, _, 0, NULL, mio_hash_bytes(MIO_HASH_SHA256, NULL, 4, g_dig))                            \
+    X(ST, mio_hash_bytes, digest, _, 0, NULL, mio_hash_bytes(MIO_HASH_SHA256, "abcd", 4, NULL))                      \
+    X(ST, mio_model_hash, m, _, 0, NULL, mio_model_hash(NULL, MIO_HASH_XXH64, 1, g_dig))                           \
+    X(ST, mio_model_hash, digests, _, 0, NULL, mio_model_hash(g_mm, MIO_HASH_XXH64, 1, NULL))                      \
+    X(ST, mio_hash_manifest, path, _, 0, NULL, mio_hash_manifest(NULL, MIO_HASH_XXH3, 1, &g_text, NULL))            \
+    X(ST, mio_hash_manifest, text, _, 0, NULL, mio_hash_manifest(GGUF_PATH, MIO_HASH_XXH3, 1, NULL, NULL))          \
+    X(OK, mio_hash_manifest, len, _, 0, NULL, mio_hash_manifest(GGUF_PATH, MIO_HASH_XXH3, 1, &g_text, NULL))        \
+    X(ST, mio_hash_check, manifest_path, _, 0, NULL, mio_hash_check(NULL, GGUF_PATH, 1, NULL, NULL, &g_check))      \
+    X(ST, mio_hash_check, path, _, 0, NULL, mio_hash_check(MANIFEST_PATH, NULL, 1, NULL, NULL, &g_check))           \
+    X(OK, mio_hash_check, user, _, 0, NULL, mio_hash_check(MANIFEST_PATH, GGUF_PATH, 1, NULL, NULL, &g_check))      \
+    X(ST, mio_hash_check, res, _, 0, NULL, mio_hash_check(MANIFEST_PATH, GGUF_PATH, 1, NULL, NULL, NULL))           \
+    X(ST, mio_model_tensor_stats, m, _, 0, NULL, mio_model_tensor_stats(NULL, 0, &g_mstats))                        \
+    X(ST, mio_model_tensor_stats, out, _, 0, NULL, mio_model_tensor_stats(g_mm, 0, NULL))                           \
+    X(ST, mio_stats_json, path, _, 0, NULL, mio_stats_json(NULL, &g_text, NULL))                                    \
+    X(ST, mio_stats_json, text, _, 0, NULL, mio_stats_json(GGUF_PATH, NULL, NULL))                                  \
+    X(OK, mio_stats_json, len, _, 0, NULL, mio_stats_json(GGUF_PATH, &g_text, NULL))                                \
+    X(ST, mio_model_diff, a, _, 0, NULL, mio_model_diff(NULL, g_mm, NULL, NULL, NULL, NULL))                        \
+    X(ST, mio_model_diff, b, _, 0, NULL, mio_model_diff(g_mm, NULL, NULL, NULL, NULL, NULL))                        \
+    X(OK, mio_model_diff, user, _, 0, NULL, mio_model_diff(g_mm, g_mm, NULL, NULL, &g_u64, &g_u64))                 \
+    X(OK, mio_model_diff, n_keys, _, 0, NULL, mio_model_diff(g_mm, g_mm, NULL, NULL, NULL, &g_u64))                 \
+    X(OK, mio_model_diff, n_tensors, _, 0, NULL, mio_model_diff(g_mm, g_mm, NULL, NULL, &g_u64, NULL))              \
+    X(ST, mio_model_kv_text, m, _, 0, NULL, mio_model_kv_text(NULL, 0, &g_text))                                    \
+    X(ST, mio_model_kv_text, text, _, 0, NULL, mio_model_kv_text(g_mm, 0, NULL))                                    \
+    X(ST, mio_describe_text, path, _, 0, NULL, mio_describe_text(NULL, 0, &g_text, NULL))                           \
+    X(ST, mio_describe_text, text, _, 0, NULL, mio_describe_text(GGUF_PATH, 0, NULL, NULL))                         \
+    X(OK, mio_describe_text, len, _, 0, NULL, mio_describe_text(GGUF_PATH, 0, &g_text, NULL))                       \
+    X(ST, mio_describe_json, path, _, 0, NULL, mio_describe_json(NULL, 0, &g_text, NULL))                           \
+    X(ST, mio_describe_json, text, _, 0, NULL, mio_describe_json(GGUF_PATH, 0, NULL, NULL))                         \
+    X(OK, mio_describe_json, len, _, 0, NULL, mio_describe_json(GGUF_PATH, 0, &g_text, NULL))                       \
+    X(ST, mio_describe_markdown, path, _, 0, NULL, mio_describe_markdown(NULL, 0, &g_text, NULL))                   \
+    X(ST, mio_describe_markdown, text, _, 0, NULL, mio_describe_markdown(GGUF_PATH, 0, NULL, NULL))                 \
+    X(OK, mio_describe_markdown, len, _, 0, NULL, mio_describe_markdown(GGUF_PATH, 0, &g_text, NULL))               \
+    X(SV, mio_utf8_check, p, _, 0, NULL, mio_utf8_check(NULL, 3))                                                   \
+    X(SV, mio_escape_text, p, _, 0, NULL, mio_escape_text(NULL, 3, 3, 0, NULL) != NULL)                             \
+    X(SV, mio_escape_text, used, _, 1, NULL, mio_escape_text("ab", 2, 2, 0, NULL) != NULL)                          \
+    X(SV, mio_json_quote, p, _, 0, NULL, mio_json_quote(NULL, 3) != NULL)                                           \
+    X(SV, mio_format_f64, buf, _, 0, NULL, mio_format_f64(NULL, 48, 1.0) != NULL)                                   \
+    X(SV, mio_format_f32, buf, _, 0, NULL, mio_format_f32(NULL, 48, 1.0f) != NULL)                                  \
+    X(SV, mio_format_size, buf, _, 0, NULL, mio_format_size(NULL, 48, 1) != NULL)                                   \
     X(VOID, mio_free, p, _, 0, NULL, mio_free(NULL))
 
 enum kind { K_ST, K_OK, K_SV, K_VOID };
