@@ -14,6 +14,9 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+/* caller-allocated outputs: a new field needs a _sized call (docs/ABI.md) */
+ABI_FROZEN(mio_check_result, ok);
+
 #define HASH_THREADS 8
 /* Manifest lines longer than this are refused as malformed. */
 #define MANIFEST_LINE_MAX ((size_t)1 << 20)

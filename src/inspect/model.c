@@ -15,6 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* caller-allocated outputs: a new field needs a _sized call (docs/ABI.md) */
+ABI_FROZEN(mio_model_tensor, offset);
+
 void (*mio_inspect_after_open)(const char *path) = NULL;
 
 static int ends_with(const char *s, const char *suffix) {

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* caller-allocated outputs: a new field needs a _sized call (docs/ABI.md) */
+ABI_FROZEN(mio_tensor_stats, zero_fraction);
+
 mio_status mio_insp_reader_init(insp_reader *r, const mio_model *m, int64_t i) {
     memset(r, 0, sizeof *r);
     r->m = m;
