@@ -1000,7 +1000,7 @@ static void md_row(FILE *o, const md_table *t, const char *const *cells, const s
 /* Columns are padded to their widest cell, up to MD_PAD_MAX code points. */
 static void md_print(FILE *o, const md_table *t)
 {
-    size_t w[8];
+    size_t w[8] = {0};
     for (int c = 0; c < t->ncol && c < 8; c++)
         w[c] = md_width(t->head[c]);
     for (size_t i = 0; i < t->n; i++) {
