@@ -53,7 +53,7 @@ EOF
 check '[ "$(stat -c %s big.bin)" = 4400000 ]'
 check '[ "$(hash_of st.sha256 big)" = "$(sha256sum big.bin | cut -d" " -f1)" ]'
 
-# the whole-model line, recomputed as docs/TOOLS-inspect-ops.md says: the hash
+# the whole-model line, recomputed as docs/TOOLS.md ("--hash: the manifest") says: the hash
 # of the tensor lines (each with its newline), in manifest order
 model_py() {
 python3 - "$1" <<'EOF'
