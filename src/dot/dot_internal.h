@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* dot_internal.h — the portable C dot-product kernels behind mio_vec_dot,
- * mio_matvec and mio_matmul (docs/KERNELS-dot.md).
+ * mio_matvec and mio_matmul (docs/KERNELS.md §7).
  *
  * A kernel takes ONE weight row of nb blocks (GGUF wire bytes) and m activation
  * rows already in the weight type's dot type (q8_0 / q8_1 / q8_K wire bytes, or
@@ -15,6 +15,7 @@
 #ifndef MIO_DOT_INTERNAL_H
 #define MIO_DOT_INTERNAL_H
 
+#include "kernels/dot_kernels.h" /* the field loads and f16/bf16 conversions */
 #include "kernels/kernels.h"
 
 #include <stddef.h>
@@ -35,22 +36,5 @@ const dot_kernel *dot_kernel_get(int wtype);
 void dot_register_float(dot_kernel *tab);
 void dot_register_legacy(dot_kernel *tab);
 void dot_register_kquants(dot_kernel *tab);
-
-/* Little-endian field loads (the library targets little-endian hosts only). */
-static inline uint16_t dot_ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-static inline uint32_t dot_ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static inline float dot_ldf(const uint8_t *p) { float v; memcpy(&v, p, 4); return v; }
-static inline float dot_u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-
-/* f16 -> f32, exact for every input (the same value ggml's conversion gives). */
-static inline float dot_f16(uint16_t h) {
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, em = h & 0x7fffu;
-    if (em >= 0x7c00u) return dot_u2f(sign | 0x7f800000u | ((em & 0x3ffu) << 13)); /* inf / NaN */
-    if (em >= 0x0400u) return dot_u2f(sign | ((em + 0x1c000u) << 13));           /* normal: rebias 15 -> 127 */
-    float v = (float)em * 0x1.0p-24f;                                             /* subnormal: exact */
-    return sign ? -v : v;
-}
-static inline float dot_f16p(const uint8_t *p) { return dot_f16(dot_ld16(p)); }
-static inline float dot_bf16(uint16_t h) { return dot_u2f((uint32_t)h << 16); }
 
 #endif

@@ -68,7 +68,6 @@ mio_status st_add_shard(mio_st_file *f, mio_region *region) {
     return MIO_OK;
 }
 
-mio_status st_open_single(const char *path, uint32_t flags, mio_st_file *f);
 mio_status st_open_single(const char *path, uint32_t flags, mio_st_file *f) {
     mio_region r;
     mio_status st = (flags & MIO_OPEN_READ) ? region_read(path, &r) : region_map(path, &r);
@@ -77,8 +76,6 @@ mio_status st_open_single(const char *path, uint32_t flags, mio_st_file *f) {
     if (st) return err_prefix(st, "%s: ", path);
     return MIO_OK;
 }
-
-mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out);
 
 mio_status mio_st_open(const char *path, uint32_t flags, mio_st_file **out) {
     if (!path || !out) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !path ? "path" : "out");

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* st_internal.h — the parsed representation behind mio_st_file, shared by the
- * header parser (parse.c), the writer (write.c) and sharded checkpoints
- * (index.c). Names and metadata strings are views into the header bytes unless
- * they contained JSON escapes, in which case they point into the decoded arena. */
+ * header parser (parse.c), the handle's constructors and accessors (file.c),
+ * the writer (write.c) and sharded checkpoints (shard_read.c, shard_write.c).
+ * Names and metadata strings are views into the header bytes unless they
+ * contained JSON escapes, in which case they point into the decoded arena. */
 #ifndef MIO_ST_INTERNAL_H
 #define MIO_ST_INTERNAL_H
 
@@ -45,6 +46,12 @@ int st_dtype_lookup(const char *s, size_t n);
 mio_status st_parse_header(mio_st_file *f, uint32_t shard, const uint8_t *json, size_t n, uint64_t *data_len);
 /* Full parse of one safetensors image held in region (ownership moves to f). */
 mio_status st_add_shard(mio_st_file *f, mio_region *region);
+/* Map (or, with MIO_OPEN_READ in flags, read) the file at path and add it to f
+ * as its next shard (st_add_shard); errors are prefixed with the path (file.c). */
+mio_status st_open_single(const char *path, uint32_t flags, mio_st_file *f);
+/* mio_st_open of a model.safetensors.index.json: every shard it maps, checked
+ * against the weight_map and metadata.total_size (shard_read.c). */
+mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out);
 mio_st_file *st_new(void);
 void st_free(mio_st_file *f);
 mio_str st_name_at(const void *f, uint64_t i);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test_dot.c — mio_vec_dot_type, mio_vec_dot, mio_matvec, mio_matmul
- * (docs/KERNELS-dot.md):
+ * (docs/KERNELS.md §7):
  *  - hand-computed blocks (q8_0, q4_0, q4_1 with its q8_1 s term, q4_K with its mins);
  *  - every supported weight type against a double-precision reference: W
  *    decoded with mio_decode_f32, x encoded to the dot type and decoded back

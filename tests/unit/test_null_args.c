@@ -12,7 +12,11 @@
  * again mechanically: it parses the header and fails if a pointer parameter of
  * any MIO_API function has no row (or a row names a parameter the header lacks).
  * Each row runs in a forked child, so a crash fails that row only (with the
- * signal) and the run still reports every other row. */
+ * signal) and the run still reports every other row.
+ *
+ * Every file the fixtures and the rows write goes under one temporary
+ * directory (mkdtemp under $TMPDIR or /tmp): main() changes into it first, so
+ * the relative names below are relative to it, and removes it at the end. */
 #include "modelio.h"
 #include "modelio_inspect.h"
 #include "test.h"
@@ -20,6 +24,9 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -815,7 +822,30 @@ static void find_param(const char *fn, const char *arg) {
     if (strcmp(fn, g_find_fn) == 0 && strcmp(arg, g_find_arg) == 0) g_found = 1;
 }
 
+/* The temporary directory every file of this test goes to (see the top). */
+static char g_tmpdir[4096];
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path);
+}
+static void enter_tmpdir(void) {
+    const char *base = getenv("TMPDIR");
+    if (!base || !*base) base = "/tmp";
+    snprintf(g_tmpdir, sizeof g_tmpdir, "%s/mio-null-args-XXXXXX", base);
+    if (!mkdtemp(g_tmpdir) || chdir(g_tmpdir) != 0) {
+        perror(g_tmpdir);
+        exit(2);
+    }
+}
+static void remove_tmpdir(void) {
+    if (chdir("/") != 0 || nftw(g_tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
+        fprintf(stderr, "cannot remove %s\n", g_tmpdir);
+        t_fail++;
+    }
+}
+
 int main(void) {
+    enter_tmpdir();
     make_fixtures();
 
     /* the table covers the header, and only the header */
@@ -858,5 +888,6 @@ int main(void) {
     mio_writer_free(g_wadd);
     close(g_devnull);
     close(g_st_fd);
+    remove_tmpdir();
     T_DONE();
 }

@@ -38,7 +38,7 @@
  * and zero codes add exact zeros. */
 #include "kernels/avx512/avx512.h"
 
-#include "dot/dot_internal.h"
+#include "kernels/dot_kernels.h"
 #include "modelio.h"
 
 #include <immintrin.h>

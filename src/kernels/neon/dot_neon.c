@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* dot_neon.c — NEON dotprod dot-product kernels (contract: dot/dot_internal.h).
+/* dot_neon.c — NEON dotprod dot-product kernels (contract: dot/dot_internal.h;
+ * field loads: kernels/dot_kernels.h).
  *
  * Every kernel keeps the portable C's arithmetic exactly (src/dot/dot_legacy.c,
  * dot_kquants.c, dot_float.c), so its results equal the portable C's bit for
@@ -18,7 +19,7 @@
  * Rows never interact: row i's result does not depend on m. */
 #include "kernels/neon/neon.h"
 
-#include "dot/dot_internal.h"
+#include "kernels/dot_kernels.h"
 #include "modelio.h"
 
 #include <arm_neon.h>

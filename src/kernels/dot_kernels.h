@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* dot_kernels.h — shared pieces of the portable dot-product kernels (dot/,
+ * contract in dot/dot_internal.h) and their SIMD kernels (kernels.h: dot):
+ * little-endian field loads at any alignment and the exact f16/bf16 -> f32
+ * conversions, so that a back end reads a block's scales exactly as the
+ * portable C does. */
+#ifndef MIO_DOT_KERNELS_H
+#define MIO_DOT_KERNELS_H
+
+#include <stdint.h>
+#include <string.h>
+
+/* Little-endian field loads (the library targets little-endian hosts only). */
+static inline uint16_t dot_ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static inline uint32_t dot_ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline float dot_ldf(const uint8_t *p) { float v; memcpy(&v, p, 4); return v; }
+static inline float dot_u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+/* f16 -> f32, exact for every input (the same value ggml's conversion gives). */
+static inline float dot_f16(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, em = h & 0x7fffu;
+    if (em >= 0x7c00u) return dot_u2f(sign | 0x7f800000u | ((em & 0x3ffu) << 13)); /* inf / NaN */
+    if (em >= 0x0400u) return dot_u2f(sign | ((em + 0x1c000u) << 13));           /* normal: rebias 15 -> 127 */
+    float v = (float)em * 0x1.0p-24f;                                             /* subnormal: exact */
+    return sign ? -v : v;
+}
+static inline float dot_f16p(const uint8_t *p) { return dot_f16(dot_ld16(p)); }
+static inline float dot_bf16(uint16_t h) { return dot_u2f((uint32_t)h << 16); }
+
+#endif
