@@ -94,7 +94,7 @@ static int tensor_type_file(qcli *q, const char *prog, const char *path) {
 /* KEY=TYPE:VALUE (TYPE int, float, bool or str), parsed by the library. */
 static int kv_override(qcli *q, const char *prog, const char *spec) {
     if (!grow((void **)&q->kv, &q->cap_kv, q->n_kv, sizeof *q->kv) ||
-        !grow((void **)&q->kv_blocks, &q->cap_kv_blocks, q->n_kv, sizeof *q->kv_blocks))
+        !grow((void **)&q->kv_blocks, &q->cap_kv_blocks, q->n_kv, sizeof(void *)))
         return bad(prog, "--override-kv", spec, "out of memory");
     mio_kv_override *o = NULL;
     if (mio_kv_override_parse(spec, &o) != MIO_OK) return bad(prog, "--override-kv", spec, mio_last_error());

@@ -14,7 +14,7 @@ typedef struct qcli {
     mio_tensor_type_override *tt;
     size_t n_tt, cap_tt;
     mio_kv_override *kv;     /* copies of the parsed overrides (kv_blocks hold their strings) */
-    mio_kv_override **kv_blocks; /* mio_kv_override_parse's blocks, released with mio_free */
+    void **kv_blocks;        /* mio_kv_override_parse's blocks, released with mio_free */
     size_t n_kv, cap_kv, cap_kv_blocks;
     int32_t *prune;
     size_t n_prune;
