@@ -536,7 +536,14 @@ MIO_API mio_status mio_gguf_copy_edit_fd(const char *in_path, int fd, const mio_
  * pwrite and fsynced; then the backup is removed. If the process or the
  * machine dies in between, the header may be torn but the backup holds the old
  * one (restore: dd if=BACKUP of=FILE conv=notrunc); while a backup exists,
- * further in-place edits of that file are refused. Not safe against another
+ * further in-place edits of that file are refused. Signals: from the backup's
+ * creation to its removal SIGINT, SIGTERM and SIGHUP are blocked on the
+ * calling thread (pthread_sigmask) and the caller's mask is restored before
+ * the call returns, so a Ctrl-C meanwhile is delivered then, with the file
+ * consistent (a handler runs, or the default action ends the process, at that
+ * point); nothing is raised by the library itself. Other threads' masks are
+ * the caller's business (a process-directed signal may go to a thread that
+ * does not block it). Not safe against another
  * process writing the same file at the same time. Edits that change nothing
  * write nothing. e may be NULL when n is 0. */
 MIO_API mio_status mio_gguf_edit_in_place(const char *path, const mio_kv_edit *e, size_t n);
@@ -885,6 +892,17 @@ typedef struct mio_kv_override {
     int b;
     const char *str;
 } mio_kv_override;
+
+/** Parse llama-quantize's --override-kv "KEY=TYPE:VALUE" into an override: the
+ * grammar of mio_kv_edit_parse (the same parser, the same value syntax and
+ * messages) with TYPE one of llama-quantize's int (-> MIO_GGUF_I64 in i64),
+ * float (-> MIO_GGUF_F64 in f64, within f32 range: it is written as f32), bool
+ * (true, false, 1 or 0 -> MIO_GGUF_BOOL in b) or str (-> MIO_GGUF_STRING,
+ * VALUE verbatim); any other TYPE is MIO_ERR_INVALID_ARG. Integers are
+ * decimal, within i64 (whether |N| fits the u32 llama.cpp writes is checked by
+ * mio_quantize). *out is one malloc()ed block holding the override, its key
+ * and its string (both NUL-terminated); release it with mio_free. */
+MIO_API mio_status mio_kv_override_parse(const char *spec, mio_kv_override **out);
 
 /** One tensor's decision, reported to the plan callback (dry run and real run). */
 typedef struct mio_quant_decision {

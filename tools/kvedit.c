@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -253,19 +252,10 @@ int kvedit_in_place(const kvedit_list *l, const char *prog, const char *path, in
 {
     if (!quiet)
         note_missing(l, prog, path);
-    /* a signal during the header write waits for it (and the fsync) to finish */
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigprocmask(SIG_BLOCK, &block, &old);
+    /* the library holds SIGINT/SIGTERM/SIGHUP while the header is rewritten */
     mio_status st = mio_gguf_edit_in_place(path, l->e, l->n);
-    char msg[1024];
-    snprintf(msg, sizeof msg, "%s", st ? mio_last_error() : "");
-    sigprocmask(SIG_SETMASK, &old, NULL);
     if (st != MIO_OK) {
-        cli_report(prog, path, msg);
+        cli_report(prog, path, mio_last_error());
         return CLI_EXIT_FAIL;
     }
     if (!quiet) {

@@ -7,7 +7,6 @@
 
 #include <modelio_inspect.h>
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,8 @@ void qcli_free(qcli *q) {
     for (size_t i = 0; i < q->n_owned; i++) free(q->owned[i]);
     free(q->owned);
     free(q->tt);
+    for (size_t i = 0; i < q->n_kv; i++) mio_free(q->kv_blocks[i]);
+    free(q->kv_blocks);
     free(q->kv);
     free(q->prune);
     free(q->incl);
@@ -72,10 +73,9 @@ static int add_tensor_type(qcli *q, const char *prog, const char *flag, const ch
     int t = qcli_type(eq + 1);
     if (t < 0) return bad(prog, flag, spec, "unknown tensor type after '='");
     if (!grow((void **)&q->tt, &q->cap_tt, q->n_tt, sizeof *q->tt)) return bad(prog, flag, spec, "out of memory");
-    char *pat = own(q, spec, (size_t)(eq - spec));
+    /* as given: mio_quantize lower-cases the pattern as llama-quantize does */
+    const char *pat = own(q, spec, (size_t)(eq - spec));
     if (!pat) return bad(prog, flag, spec, "out of memory");
-    /* llama-quantize lower-cases the pattern (tensor names are lower case) */
-    for (char *c = pat; *c; c++) *c = (char)tolower((unsigned char)*c);
     q->tt[q->n_tt++] = (mio_tensor_type_override){pat, t};
     q->p.tensor_types = q->tt;
     q->p.n_tensor_types = q->n_tt;
@@ -93,40 +93,15 @@ static int tensor_type_file(qcli *q, const char *prog, const char *path) {
     return rc;
 }
 
-/* KEY=TYPE:VALUE with TYPE int, float, bool (true/false) or str. */
+/* KEY=TYPE:VALUE (TYPE int, float, bool or str), parsed by the library. */
 static int kv_override(qcli *q, const char *prog, const char *spec) {
-    const char *eq = strchr(spec, '=');
-    if (!eq || eq == spec) return bad(prog, "--override-kv", spec, "expected KEY=TYPE:VALUE");
-    const char *ty = eq + 1, *colon = strchr(ty, ':');
-    if (!colon) return bad(prog, "--override-kv", spec, "expected KEY=TYPE:VALUE (TYPE int, float, bool or str)");
-    const char *val = colon + 1;
-    mio_kv_override o;
-    memset(&o, 0, sizeof o);
-    size_t tl = (size_t)(colon - ty);
-    char *end = NULL;
-    if (tl == 3 && strncmp(ty, "int", 3) == 0) {
-        errno = 0;
-        o.type = MIO_GGUF_I64;
-        o.i64 = strtoll(val, &end, 10);
-        if (!*val || *end || errno) return bad(prog, "--override-kv", spec, "the value is not an integer");
-    } else if (tl == 5 && strncmp(ty, "float", 5) == 0) {
-        o.type = MIO_GGUF_F64;
-        o.f64 = strtod(val, &end);
-        if (!*val || *end) return bad(prog, "--override-kv", spec, "the value is not a number");
-    } else if (tl == 4 && strncmp(ty, "bool", 4) == 0) {
-        o.type = MIO_GGUF_BOOL;
-        if (strcmp(val, "true") == 0) o.b = 1;
-        else if (strcmp(val, "false") == 0) o.b = 0;
-        else return bad(prog, "--override-kv", spec, "a bool is true or false");
-    } else if (tl == 3 && strncmp(ty, "str", 3) == 0) {
-        o.type = MIO_GGUF_STRING;
-        if (!(o.str = own(q, val, strlen(val)))) return bad(prog, "--override-kv", spec, "out of memory");
-    } else {
-        return bad(prog, "--override-kv", spec, "TYPE must be int, float, bool or str");
-    }
-    if (!(o.key = own(q, spec, (size_t)(eq - spec)))) return bad(prog, "--override-kv", spec, "out of memory");
-    if (!grow((void **)&q->kv, &q->cap_kv, q->n_kv, sizeof *q->kv)) return bad(prog, "--override-kv", spec, "out of memory");
-    q->kv[q->n_kv++] = o;
+    if (!grow((void **)&q->kv, &q->cap_kv, q->n_kv, sizeof *q->kv) ||
+        !grow((void **)&q->kv_blocks, &q->cap_kv_blocks, q->n_kv, sizeof(void *)))
+        return bad(prog, "--override-kv", spec, "out of memory");
+    mio_kv_override *o = NULL;
+    if (mio_kv_override_parse(spec, &o) != MIO_OK) return bad(prog, "--override-kv", spec, mio_last_error());
+    q->kv_blocks[q->n_kv] = o;
+    q->kv[q->n_kv++] = *o;
     q->p.kv_overrides = q->kv;
     q->p.n_kv_overrides = q->n_kv;
     return 1;
@@ -147,17 +122,7 @@ static int prune_layers(qcli *q, const char *prog, const char *spec) {
         s = *end ? end + 1 : end;
     }
     if (!q->n_prune) return bad(prog, "--prune-layers", spec, "no layer given");
-    /* llama-quantize sorts the list and drops duplicates before passing it on */
-    for (size_t a = 1; a < q->n_prune; a++)
-        for (size_t b = a; b > 0 && q->prune[b - 1] > q->prune[b]; b--) {
-            int32_t t = q->prune[b];
-            q->prune[b] = q->prune[b - 1];
-            q->prune[b - 1] = t;
-        }
-    size_t m = 0;
-    for (size_t a = 0; a < q->n_prune; a++)
-        if (!m || q->prune[m - 1] != q->prune[a]) q->prune[m++] = q->prune[a];
-    q->n_prune = m;
+    /* as given: mio_quantize sorts the list and drops duplicates as llama-quantize does */
     q->p.prune_layers = q->prune;
     q->p.n_prune_layers = q->n_prune;
     return 1;

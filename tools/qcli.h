@@ -13,8 +13,9 @@ typedef struct qcli {
     mio_quantize_params p;
     mio_tensor_type_override *tt;
     size_t n_tt, cap_tt;
-    mio_kv_override *kv;
-    size_t n_kv, cap_kv;
+    mio_kv_override *kv;     /* copies of the parsed overrides (kv_blocks hold their strings) */
+    void **kv_blocks;        /* mio_kv_override_parse's blocks, released with mio_free */
+    size_t n_kv, cap_kv, cap_kv_blocks;
     int32_t *prune;
     size_t n_prune;
     const char **incl, **excl;

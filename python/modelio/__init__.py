@@ -122,14 +122,20 @@ def _progress_fn(progress, errs):
 
 def quantize_model(input, output, preset="Q4_K_M", *, n_threads=0, pure=False, leave_output_tensor=False,
                    allow_requantize=False, output_tensor_type=None, token_embedding_type=None,
-                   tensor_types=None, imatrix=None, dry_run=False, progress=None):
+                   tensor_types=None, prune_layers=None, kv_overrides=None, imatrix=None, dry_run=False,
+                   progress=None):
     """Quantize the GGUF model input into output with mio_quantize (what
     llama-quantize does: same types, order, metadata and bytes). preset: a
     llama-quantize name ("Q4_K_M", "q8_0", "15") or a MIO_PRESET number.
-    tensor_types: {regex: type} (llama-quantize --tensor-type). imatrix: path
-    of an importance matrix. progress(done, total, bytes_done, bytes_total) may
-    return True to cancel (CancelledError). Returns the per-tensor plan: a list
-    of dicts (name, shape ne, in_type, out_type, in_bytes, out_bytes, why)."""
+    tensor_types: {regex: type} (llama-quantize --tensor-type; the library
+    lower-cases the patterns as llama-quantize does). prune_layers: block
+    numbers to drop (--prune-layers; any order, duplicates allowed: the library
+    sorts and de-duplicates them). kv_overrides: "KEY=TYPE:VALUE" strings
+    (--override-kv, parsed by the library's mio_kv_override_parse). imatrix:
+    path of an importance matrix. progress(done, total, bytes_done,
+    bytes_total) may return True to cancel (CancelledError). Returns the
+    per-tensor plan: a list of dicts (name, shape ne, in_type, out_type,
+    in_bytes, out_bytes, why)."""
     buf, p = _lib.params_buffer(_lib.QuantizeParams, lib.mio_quantize_default_params)
     p.preset = _preset(preset)
     p.n_threads = int(n_threads)
@@ -149,6 +155,29 @@ def quantize_model(input, output, preset="Q4_K_M", *, n_threads=0, pure=False, l
             arr[j].pattern, arr[j].type = b, type_code(t)
         keep.append(arr)
         p.tensor_types, p.n_tensor_types = C.cast(arr, C.POINTER(_lib.TensorTypeOverride)), len(items)
+    if prune_layers is not None:
+        layers = [int(x) for x in prune_layers]
+        arr = (C.c_int32 * max(len(layers), 1))(*layers)
+        keep.append(arr)
+        p.prune_layers, p.n_prune_layers = C.cast(arr, C.POINTER(C.c_int32)), len(layers)
+    blocks = []
+    try:
+        if kv_overrides:
+            for spec in kv_overrides:
+                o = C.POINTER(_lib.KvOverride)()
+                _lib.check(lib.mio_kv_override_parse(spec.encode() if isinstance(spec, str) else spec,
+                                                     C.byref(o)))
+                blocks.append(o)
+            arr = (_lib.KvOverride * len(blocks))(*[o.contents for o in blocks])
+            keep.append(arr)
+            p.kv_overrides, p.n_kv_overrides = C.cast(arr, C.POINTER(_lib.KvOverride)), len(blocks)
+        return _quantize_run(input, output, buf, p, keep, imatrix, progress)
+    finally:
+        for o in blocks:
+            lib.mio_free(o)
+
+
+def _quantize_run(input, output, buf, p, keep, imatrix, progress):
     if imatrix is not None:
         b = _lib.fspath(imatrix)
         keep.append(b)

@@ -240,6 +240,7 @@ _proto("mio_st_save_buffer", _i, P(StEntry), _sz, P(StMeta), _sz, P(_vp), P(_sz)
 # model-level
 _proto("mio_quantize_default_params", None, _vp)
 _proto("mio_quantize", _i, _cp, _cp, _vp)
+_proto("mio_kv_override_parse", _i, _cp, P(P(KvOverride)))
 _proto("mio_preset_from_name", _i, _cp)
 _proto("mio_preset_name", _cp, _i)
 _proto("mio_preset_suggest", _cp, _cp)

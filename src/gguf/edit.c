@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,7 @@ static const struct {
     {.name = "f32", .type = MIO_GGUF_F32}, {.name = "f64", .type = MIO_GGUF_F64},
 };
 #define SPEC_TYPES "int float bool str u8 i8 u16 i16 u32 i32 u64 i64 f32 f64"
+#define OVERRIDE_TYPES "int float bool str" /* llama-quantize's --override-kv: k_spec_types' first four */
 
 /* Bounds of the integer wire types (bool: 0..1). */
 static bool int_bounds(int type, int64_t *lo, uint64_t *hi) {
@@ -75,38 +78,43 @@ static bool parse_dec(const char *s, bool *neg, uint64_t *mag) {
 #define KEYFMT "'%.*s%s'"
 #define KEYARG(k, n) (int)((n) > 200 ? 200 : (n)), (k), ((n) > 200 ? "..." : "")
 
-mio_status mio_kv_edit_parse(const char *spec, mio_kv_edit **out) {
-    if (!spec) return err_set(MIO_ERR_INVALID_ARG, "spec is NULL");
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+/* The one KEY=TYPE:VALUE parser (gguf_internal.h): the key and a string
+ * value are left in spec (out->key, out->str point into it). */
+mio_status gguf_kv_spec_parse(const char *spec, int grammar, gguf_kv_spec *out) {
+    const bool ovr = grammar == GGUF_SPEC_OVERRIDE;
+    const char *what = ovr ? "kv override" : "metadata edit";
+    const char *types = ovr ? OVERRIDE_TYPES : SPEC_TYPES;
+    const size_t n_types = ovr ? 4 : sizeof k_spec_types / sizeof k_spec_types[0]; /* the first four are llama.cpp's */
     const char *eq = strchr(spec, '=');
-    if (!eq)
-        return err_set(MIO_ERR_INVALID_ARG, "metadata edit '%.200s': expected KEY=TYPE:VALUE (there is no '=')", spec);
+    if (!eq) return err_set(MIO_ERR_INVALID_ARG, "%s '%.200s': expected KEY=TYPE:VALUE (there is no '=')", what, spec);
     size_t kl = (size_t)(eq - spec);
-    if (kl == 0) return err_set(MIO_ERR_INVALID_KV, "metadata edit '%.200s': the key before '=' is empty", spec);
+    if (kl == 0) return err_set(MIO_ERR_INVALID_KV, "%s '%.200s': the key before '=' is empty", what, spec);
     if (kl > MIO_GGUF_MAX_KEY)
-        return err_set(MIO_ERR_LIMIT, "metadata edit: the key is %zu bytes long (GGUF keys are at most %u bytes)", kl,
+        return err_set(MIO_ERR_LIMIT, "%s: the key is %zu bytes long (GGUF keys are at most %u bytes)", what, kl,
                        MIO_GGUF_MAX_KEY);
     const char *ts = eq + 1, *colon = strchr(ts, ':');
     if (!colon)
-        return err_set(MIO_ERR_INVALID_ARG, "key " KEYFMT ": expected TYPE:VALUE after '=', with TYPE one of " SPEC_TYPES,
-                       KEYARG(spec, kl));
+        return err_set(MIO_ERR_INVALID_ARG, "key " KEYFMT ": expected TYPE:VALUE after '=', with TYPE one of %s",
+                       KEYARG(spec, kl), types);
     size_t tl = (size_t)(colon - ts);
     int type = -1;
-    for (size_t k = 0; k < sizeof k_spec_types / sizeof k_spec_types[0]; k++)
+    for (size_t k = 0; k < n_types; k++)
         if (strlen(k_spec_types[k].name) == tl && memcmp(k_spec_types[k].name, ts, tl) == 0) type = k_spec_types[k].type;
     if (type == -1)
-        return err_set(MIO_ERR_INVALID_ARG, "key " KEYFMT ": unknown type '%.*s' (one of " SPEC_TYPES ")", KEYARG(spec, kl),
-                       (int)(tl > 40 ? 40 : tl), ts);
+        return err_set(MIO_ERR_INVALID_ARG, "key " KEYFMT ": unknown type '%.*s' (one of %s)", KEYARG(spec, kl),
+                       (int)(tl > 40 ? 40 : tl), ts, types);
     const char *v = colon + 1;
     size_t vl = strlen(v);
 
-    mio_kv_edit e;
+    gguf_kv_spec e;
     memset(&e, 0, sizeof e);
-    e.op = MIO_KV_SET;
+    e.key = spec;
+    e.key_len = kl;
     e.type = type;
     if (type == MIO_GGUF_STRING) {
         if (vl > MIO_GGUF_MAX_LEN)
             return err_set(MIO_ERR_LIMIT, "key " KEYFMT ": the string is %zu bytes (the cap is 2^30)", KEYARG(spec, kl), vl);
+        e.str = v;
         e.str_len = vl;
     } else if (type == MIO_GGUF_BOOL) {
         if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0) e.u64 = 1;
@@ -141,8 +149,8 @@ mio_status mio_kv_edit_parse(const char *spec, mio_kv_edit **out) {
             if (neg ? mag <= (uint64_t)INT32_MAX + 1 : mag <= (uint64_t)INT32_MAX) type = MIO_GGUF_I32;
             else if (neg ? mag <= (uint64_t)INT64_MAX + 1 : mag <= (uint64_t)INT64_MAX) type = MIO_GGUF_I64;
             else
-                return err_set(MIO_ERR_OUT_OF_RANGE, "key " KEYFMT ": %.40s is out of range for int (i32 or i64; use u64 "
-                               "for 2^63 and above)", KEYARG(spec, kl), v);
+                return err_set(MIO_ERR_OUT_OF_RANGE, "key " KEYFMT ": %.40s is out of range for int (i32 or i64%s)",
+                               KEYARG(spec, kl), v, ovr ? "" : "; use u64 for 2^63 and above");
             e.type = type;
         }
         int64_t lo = 0;
@@ -155,19 +163,37 @@ mio_status mio_kv_edit_parse(const char *spec, mio_kv_edit **out) {
         if (is_unsigned(type)) e.u64 = mag;
         else e.i64 = neg ? (int64_t)(0 - mag) : (int64_t)mag;
     }
+    *out = e;
+    return MIO_OK;
+}
 
+mio_status mio_kv_edit_parse(const char *spec, mio_kv_edit **out) {
+    if (!spec) return err_set(MIO_ERR_INVALID_ARG, "spec is NULL");
+    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    gguf_kv_spec s;
+    mio_status st = gguf_kv_spec_parse(spec, GGUF_SPEC_EDIT, &s);
+    if (st) return st;
     /* one block: the struct, the key, the string value (each NUL-terminated) */
-    size_t extra = kl + 1 + (type == MIO_GGUF_STRING ? vl + 1 : 0);
+    size_t kl = s.key_len, vl = s.str_len;
+    size_t extra = kl + 1 + (s.type == MIO_GGUF_STRING ? vl + 1 : 0);
     mio_kv_edit *blk = malloc(sizeof *blk + extra);
     if (!blk) return err_set(MIO_ERR_NOMEM, "out of memory");
+    mio_kv_edit e;
+    memset(&e, 0, sizeof e);
+    e.op = MIO_KV_SET;
+    e.type = s.type;
+    e.u64 = s.u64;
+    e.i64 = s.i64;
+    e.f64 = s.f64;
     char *kp = (char *)(blk + 1);
     memcpy(kp, spec, kl);
     kp[kl] = 0;
     e.key = kp;
-    if (type == MIO_GGUF_STRING) {
+    if (s.type == MIO_GGUF_STRING) {
         char *sp = kp + kl + 1;
-        memcpy(sp, v, vl + 1);
+        memcpy(sp, s.str, vl + 1);
         e.str = sp;
+        e.str_len = vl;
     }
     *blk = e;
     *out = blk;
@@ -409,6 +435,8 @@ mio_status mio_gguf_edit_in_place(const char *path, const mio_kv_edit *e, size_t
     uint8_t *old = NULL;
     char *bpath = NULL;
     int fd = -1;
+    sigset_t block, old_mask;
+    bool masked = false;
     if ((st = mio_gguf_open(path, MIO_OPEN_MMAP, &f)) != MIO_OK) return st;
     const gguf_part *part = &f->parts[0];
     uint64_t data_off = part->data_offset, fsize = part->region.size;
@@ -478,6 +506,15 @@ mio_status mio_gguf_edit_in_place(const char *path, const mio_kv_edit *e, size_t
                      path);
         goto done;
     }
+    /* From the backup's creation to its removal the file is in between (a
+     * backup that refuses further edits, a header half written): SIGINT,
+     * SIGTERM and SIGHUP wait on this thread until the file is consistent
+     * again, and are delivered when the old mask is restored at the end. */
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    masked = pthread_sigmask(SIG_BLOCK, &block, &old_mask) == 0;
     if ((st = write_backup(bpath, old, (size_t)data_off, path)) != MIO_OK) goto done;
     int werr = write_at(fd, h.p, (size_t)data_off);
     if (werr) {
@@ -499,6 +536,8 @@ done:
     free(old);
     free(h.p);
     mio_gguf_close(f);
+    /* last: a signal that came meanwhile is delivered here, the file consistent */
+    if (masked) (void)pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     return st;
 }
 

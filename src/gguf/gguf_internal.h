@@ -102,6 +102,27 @@ mio_status gguf_writer_copy_tensor(mio_writer *w, const mio_gguf_file *f, const 
 mio_str gguf_kv_key_at(const void *f, uint64_t i);
 mio_str gguf_tensor_name_at(const void *f, uint64_t i);
 
+/* The one KEY=TYPE:VALUE grammar (src/gguf/edit.c), behind mio_kv_edit_parse
+ * (GGUF_SPEC_EDIT: every type of its contract) and mio_kv_override_parse
+ * (GGUF_SPEC_OVERRIDE: only llama-quantize's int, float, bool, str). On
+ * success *out holds the wire type ("int" as i32 or i64, "float" as f32 with
+ * f64 rounded to f32, bool in u64), the value, and key / str pointing into
+ * spec (key not NUL-terminated: key_len bytes; str the rest of spec). On
+ * failure *out is untouched and the message names the key and the value. */
+#define GGUF_SPEC_EDIT 0
+#define GGUF_SPEC_OVERRIDE 1
+typedef struct gguf_kv_spec {
+    const char *key;
+    size_t key_len;
+    int type;
+    uint64_t u64;
+    int64_t i64;
+    double f64;
+    const char *str;
+    size_t str_len;
+} gguf_kv_spec;
+mio_status gguf_kv_spec_parse(const char *spec, int grammar, gguf_kv_spec *out);
+
 /* Little-endian loads from unaligned bytes. */
 
 #endif

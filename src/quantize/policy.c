@@ -256,18 +256,37 @@ static bool in_list(const int32_t *v, size_t n, long long x) {
 
 typedef struct blk_map { long long blk; long long to; } blk_map; /* to = -1: pruned */
 
-mio_status qz_order_items(qz_item *items, size_t *n, const int32_t *prune, size_t n_prune, bool keep_split,
+static int cmp_i32(const void *pa, const void *pb) {
+    int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+mio_status qz_order_items(qz_item *items, size_t *n, const int32_t *prune_in, size_t n_prune_in, bool keep_split,
                           uint32_t *block_count, bool *block_count_set) {
     if (!items && *n) return err_set(MIO_ERR_INVALID_ARG, "items is NULL");
-    if (!prune && n_prune) return err_set(MIO_ERR_INVALID_ARG, "prune is NULL");
+    if (!prune_in && n_prune_in) return err_set(MIO_ERR_INVALID_ARG, "prune is NULL");
+    /* llama-quantize's list: sorted and without duplicates, on a copy (the
+     * caller's array is not touched); llama.cpp's pivot, its first entry, is
+     * then the smallest block pruned */
+    int32_t *prune = NULL;
+    size_t n_prune = 0;
+    if (n_prune_in) {
+        if (!(prune = malloc(n_prune_in * sizeof *prune))) return err_set(MIO_ERR_NOMEM, "out of memory");
+        memcpy(prune, prune_in, n_prune_in * sizeof *prune);
+        qsort(prune, n_prune_in, sizeof *prune, cmp_i32);
+        for (size_t i = 0; i < n_prune_in; i++)
+            if (!n_prune || prune[n_prune - 1] != prune[i]) prune[n_prune++] = prune[i];
+    }
     for (size_t i = 0; i < *n; i++) memcpy(items[i].name, items[i].orig_name, QZ_NAME_MAX);
     if (*n > 1) qsort(items, *n, sizeof *items, cmp_weights);
     long long next_id = 0;
     if (n_prune) {
-        /* the first entry of the list is llama.cpp's pivot (the tool passes it sorted) */
         const long long front = prune[0];
         blk_map *map = malloc((*n ? *n : 1) * sizeof *map);
-        if (!map) return err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!map) {
+            free(prune);
+            return err_set(MIO_ERR_NOMEM, "out of memory");
+        }
         size_t n_map = 0, out = 0;
         for (size_t i = 0; i < *n; i++) {
             qz_item *it = &items[i];
@@ -281,6 +300,7 @@ mio_status qz_order_items(qz_item *items, size_t *n, const int32_t *prune, size_
                 blk = blk * 10 + (it->name[at + k] - '0');
                 if (blk > INT_MAX) {
                     free(map);
+                    free(prune);
                     return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor %s: block number out of range", it->name);
                 }
             }
@@ -305,6 +325,7 @@ mio_status qz_order_items(qz_item *items, size_t *n, const int32_t *prune, size_
             snprintf(buf, sizeof buf, "%.*s%lld%s", (int)at, it->name, to, it->name + at + len);
             if (strlen(buf) >= QZ_NAME_MAX) { /* only with "blk.N." inside names, out of block order */
                 free(map);
+                free(prune);
                 return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor %s: renamed name too long", it->name);
             }
             memcpy(it->name, buf, strlen(buf) + 1);
@@ -313,6 +334,7 @@ mio_status qz_order_items(qz_item *items, size_t *n, const int32_t *prune, size_
         free(map);
         *n = out;
     }
+    free(prune);
     if (keep_split && *n > 1) qsort(items, *n, sizeof *items, cmp_split);
     if (block_count_set) *block_count_set = n_prune > 0;
     if (block_count) *block_count = (uint32_t)next_id;
@@ -834,8 +856,19 @@ static mio_status compile_regexes(qz_state *s) {
             free_regexes(s);
             return err_set(MIO_ERR_UNSUPPORTED_TYPE, "--tensor-type %s: unknown ggml type %d", pat, type);
         }
+        /* llama-quantize lower-cases the text of a --tensor-type pattern before
+         * llama.cpp compiles it (tensor names are lower case): ASCII letters
+         * only, escapes included (so \D means what \d means), on a copy */
+        size_t pl = strlen(pat);
+        char *lower = malloc(pl + 1);
+        if (!lower) {
+            free_regexes(s);
+            return err_set(MIO_ERR_NOMEM, "--tensor-type pattern \"%s\": out of memory", pat);
+        }
+        for (size_t c = 0; c <= pl; c++) lower[c] = pat[c] >= 'A' && pat[c] <= 'Z' ? (char)(pat[c] - 'A' + 'a') : pat[c];
         errno = 0; /* NULL with ENOMEM: out of memory, not a bad pattern */
-        char *posix = qz_regex_to_posix(pat);
+        char *posix = qz_regex_to_posix(lower);
+        free(lower);
         if (!posix) {
             bool oom = errno == ENOMEM;
             free_regexes(s);

@@ -348,6 +348,40 @@ static mio_status kv_override(mio_writer *w, const mio_kv_override *o, size_t i)
     }
 }
 
+mio_status mio_kv_override_parse(const char *spec, mio_kv_override **out) {
+    if (!spec) return err_set(MIO_ERR_INVALID_ARG, "spec is NULL");
+    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    gguf_kv_spec s;
+    mio_status st = gguf_kv_spec_parse(spec, GGUF_SPEC_OVERRIDE, &s);
+    if (st) return st;
+    /* one block: the struct, the key, the string value (each NUL-terminated) */
+    bool is_str = s.type == MIO_GGUF_STRING;
+    mio_kv_override *blk = malloc(sizeof *blk + s.key_len + 1 + (is_str ? s.str_len + 1 : 0));
+    if (!blk) return err_set(MIO_ERR_NOMEM, "out of memory");
+    mio_kv_override o;
+    memset(&o, 0, sizeof o);
+    char *kp = (char *)(blk + 1);
+    memcpy(kp, s.key, s.key_len);
+    kp[s.key_len] = 0;
+    o.key = kp;
+    switch (s.type) {
+    case MIO_GGUF_I32:
+    case MIO_GGUF_I64: o.type = MIO_GGUF_I64; o.i64 = s.i64; break;
+    case MIO_GGUF_F32: o.type = MIO_GGUF_F64; o.f64 = s.f64; break;
+    case MIO_GGUF_BOOL: o.type = MIO_GGUF_BOOL; o.b = s.u64 != 0; break;
+    default: {
+        char *sp = kp + s.key_len + 1;
+        memcpy(sp, s.str, s.str_len + 1);
+        o.type = MIO_GGUF_STRING;
+        o.str = sp;
+        break;
+    }
+    }
+    *blk = o;
+    *out = blk;
+    return MIO_OK;
+}
+
 /* ------------------------------------------------------------------ driver */
 
 static mio_status check_params(const mio_quantize_params *in, mio_quantize_params *p) {
@@ -376,6 +410,10 @@ static mio_status check_params(const mio_quantize_params *in, mio_quantize_param
         return err_set(MIO_ERR_INVALID_ARG, "a list in the parameters is NULL with a non-zero count");
     if (p->n_include_weights && p->n_exclude_weights)
         return err_set(MIO_ERR_INVALID_ARG, "include_weights and exclude_weights cannot be used together");
+    for (size_t i = 0; i < p->n_prune_layers; i++)
+        if (p->prune_layers[i] < 0) /* llama-quantize refuses them too ("invalid layer id") */
+            return err_set(MIO_ERR_INVALID_ARG, "prune_layers[%zu] is %d: block numbers are not negative", i,
+                           (int)p->prune_layers[i]);
     return MIO_OK;
 }
 

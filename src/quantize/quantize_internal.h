@@ -109,8 +109,10 @@ typedef struct qz_item {
  *    "blk.<N>." (sscanf) sorted by N, the others (N = -1) first; ties by strcmp
  *    of the name. With keep_split: by input part, then by offset in the part.
  *  - prune (block numbers, any order, duplicates allowed; NULL when n_prune is
- *    0): tensors of those blocks are dropped and the remaining blocks from the
- *    first pruned number on are renumbered consecutively (see docs/QUANTIZE.md).
+ *    0; not modified): sorted and de-duplicated on a copy as llama-quantize
+ *    does before llama.cpp sees it, then tensors of those blocks are dropped
+ *    and the remaining blocks from the smallest pruned number on are
+ *    renumbered consecutively (see docs/QUANTIZE.md).
  *    *block_count_set tells whether llama.cpp rewrites <arch>.block_count (it
  *    does whenever the prune list is not empty), *block_count the value (u32).
  * *items is malloc()ed (free() it); NULL with *n_items 0 for a model without
@@ -134,7 +136,8 @@ typedef struct qz_policy {
     int output_tensor_type;       /* -1 = the preset's rule */
     int token_embedding_type;     /* -1 = the preset's rule */
     int experts_type;             /* -1 = none; else an implicit first --tensor-type "_exps\.weight$" */
-    const mio_tensor_type_override *tensor_types; /* --tensor-type, in order (first match wins) */
+    const mio_tensor_type_override *tensor_types; /* --tensor-type, in order (first match wins); the
+                                                     patterns are lower-cased (on a copy) when compiled */
     size_t n_tensor_types;
 } qz_policy;
 

@@ -30,6 +30,7 @@
 #include "core/core.h"
 #include "quantize/quantize_internal.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -220,8 +221,17 @@ static void write_imatrix_dat(const peer_imatrix *im, peer_kv kv[5]) {
     memset(&kv[4], 0, sizeof kv[4]);
 }
 
-/* The peer's parameter block for these flags; tt/prune storage is the caller's. */
+static int cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The peer's parameter block for these flags, as llama-quantize builds it from
+ * its command line: --tensor-type patterns lower-cased, the --prune-layers list
+ * sorted and de-duplicated (mio_quantize gets the flags as they are and must
+ * do the same itself). tt/prune storage is the caller's. */
 static qparams params_of(int preset, const flags *f, peer_tt *tt, int32_t *prune, const peer_imatrix *im) {
+    static char lower[8][128];
     qparams p = L.quantize_default_params();
     qp_i32(&p, QP_NTHREAD, 2);
     qp_i32(&p, QP_FTYPE, preset);
@@ -233,13 +243,21 @@ static qparams params_of(int preset, const flags *f, peer_tt *tt, int32_t *prune
     p.b[QP_KEEP_SPLIT] = f->keep_split;
     p.b[QP_DRY_RUN] = f->dry_run;
     if (f->n_tt) {
-        for (size_t i = 0; i < f->n_tt; i++) tt[i] = (peer_tt){f->tt[i].pattern, f->tt[i].type};
+        for (size_t i = 0; i < f->n_tt && i < 8; i++) {
+            snprintf(lower[i], sizeof lower[i], "%s", f->tt[i].pattern);
+            for (char *c = lower[i]; *c; c++) *c = (char)tolower((unsigned char)*c);
+            tt[i] = (peer_tt){lower[i], f->tt[i].type};
+        }
         tt[f->n_tt] = (peer_tt){NULL, GGML_TYPE_COUNT_PEER};
         qp_ptr(&p, QP_TT, tt);
     }
     if (f->n_prune) {
         memcpy(prune, f->prune, f->n_prune * sizeof *prune);
-        prune[f->n_prune] = -1;
+        qsort(prune, f->n_prune, sizeof *prune, cmp_i32);
+        size_t m = 0;
+        for (size_t i = 0; i < f->n_prune; i++)
+            if (!m || prune[m - 1] != prune[i]) prune[m++] = prune[i];
+        prune[m] = -1;
         qp_ptr(&p, QP_PRUNE, prune);
     }
     if (im) qp_ptr(&p, QP_IMATRIX, im);
@@ -1233,6 +1251,9 @@ static void part_b(void) {
     static const mio_tensor_type_override TT1[] = {{"attn_v", MIO_TYPE_Q8_0}, {"blk\\.[0-2]\\.ffn_down", MIO_TYPE_Q6_K}};
     static const mio_tensor_type_override TT2[] = {{"ffn_(up|gate)", MIO_TYPE_IQ4_NL}, {"blk\\.\\d+\\.attn_q", MIO_TYPE_Q4_0},
                                                    {"output", MIO_TYPE_Q5_K}};
+    /* TT1 in upper case: llama-quantize lower-cases it, so must mio_quantize */
+    static const mio_tensor_type_override TT3[] = {{"ATTN_V", MIO_TYPE_Q8_0}, {"BLK\\.[0-2]\\.FFN_DOWN", MIO_TYPE_Q6_K}};
+    /* PR4 unsorted with a duplicate: llama-quantize sorts and de-duplicates it, so must mio_quantize */
     static const int32_t PR1[] = {1, 3}, PR2[] = {0}, PR3[] = {7}, PR4[] = {5, 2, 5};
     flags F[] = {
         {.pure = true, .output_type = -1, .token_type = -1},
@@ -1243,6 +1264,7 @@ static void part_b(void) {
         {.output_type = -1, .token_type = -1, .tt = TT1, .n_tt = 2},
         {.output_type = -1, .token_type = -1, .tt = TT2, .n_tt = 3},
         {.pure = true, .output_type = -1, .token_type = -1, .tt = TT1, .n_tt = 2},
+        {.output_type = -1, .token_type = -1, .tt = TT3, .n_tt = 2},
         {.output_type = -1, .token_type = -1, .prune = PR1, .n_prune = 2},
         {.output_type = -1, .token_type = -1, .prune = PR2, .n_prune = 1},
         {.output_type = -1, .token_type = -1, .prune = PR3, .n_prune = 1},

@@ -662,6 +662,46 @@ class Codecs(Tmp):
             modelio.quantize_model(src, self.p("c.gguf"), preset="Q8_0", progress=lambda *a: True)
         self.assertFalse(os.path.exists(self.p("c.gguf")))
 
+    def test_quantize_model_same_file_as_tool(self):
+        """llama-quantize's normalisation is the library's: an unsorted prune
+        list with a duplicate and an upper-case pattern give mio-quantize's
+        file byte for byte (both sort, de-duplicate and lower-case in
+        mio_quantize), and that file is the hand-checked one."""
+        src = self.p("blocks.gguf")
+        rng = np.random.default_rng(11)
+        w = gguf.GGUFWriter(src, "llama")
+        w.add_block_count(5)
+        v = [rng.standard_normal((4, 256)).astype(np.float32) for _ in range(5)]
+        for b in range(5):
+            w.add_tensor("blk.%d.attn_v.weight" % b, v[b])
+            w.add_tensor("blk.%d.attn_norm.weight" % b, np.ones(256, np.float32))
+        w.write_header_to_file()
+        w.write_kv_data_to_file()
+        w.write_tensors_to_file()
+        w.close()
+        modelio.quantize_model(src, self.p("py.gguf"), preset="Q8_0", prune_layers=[3, 1, 1],
+                               tensor_types={"ATTN_V": "q4_0"}, kv_overrides=["x.n=int:-7", "x.s=str:a=b"])
+        # blocks 1 and 3 dropped, 0 2 4 renumbered 0 1 2; attn_v q4_0 by the (lower-cased) pattern
+        r = gguf.GGUFReader(self.p("py.gguf"))
+        self.assertEqual([(t.name, t.tensor_type) for t in r.tensors],
+                         [("blk.%d.%s.weight" % (b, n), QT.Q4_0 if n == "attn_v" else QT.F32)
+                          for b in range(3) for n in ("attn_norm", "attn_v")])
+        self.assertEqual(r.fields["llama.block_count"].contents(), 3)
+        self.assertEqual(r.fields["x.n"].contents(), 7)   # llama.cpp writes an int override as u32 of |v|
+        self.assertEqual(r.fields["x.s"].contents(), "a=b")
+        got = {t.name: t for t in r.tensors}["blk.1.attn_v.weight"].data.tobytes()
+        self.assertEqual(got, gguf.quants.quantize(v[2], QT.Q4_0).tobytes())   # the input's block 2
+        with self.assertRaisesRegex(modelio.InvalidArgumentError, "unknown type 'u32' \\(one of int float bool str\\)"):
+            modelio.quantize_model(src, self.p("never.gguf"), preset="Q8_0", kv_overrides=["x=u32:1"])
+        self.assertFalse(os.path.exists(self.p("never.gguf")))
+        tool = os.path.join(os.path.dirname(os.environ["MODELIO_LIBRARY"]), "..", "tools", "mio-quantize")
+        if not os.path.exists(tool):
+            self.skipTest("mio-quantize is not built")
+        subprocess.run([tool, "--quiet", "--prune-layers", "3,1,1", "--tensor-type", "ATTN_V=q4_0",
+                        "--override-kv", "x.n=int:-7", "--override-kv", "x.s=str:a=b", src, self.p("cli.gguf"), "Q8_0"],
+                       check=True)
+        self.assertEqual(read(self.p("cli.gguf")), read(self.p("py.gguf")))
+
     def make_hf(self, d, arch="LlamaForCausalLM"):
         """a one-layer checkpoint (hidden 256, 4 heads, 2 kv heads) with a
         5-token byte-level BPE tokenizer, saved by upstream safetensors"""

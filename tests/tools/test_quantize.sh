@@ -4,7 +4,8 @@
 # --preset: positional syntax (IN TYPE, IN OUT TYPE, NTHREADS, the numeric type),
 # the default output name, both tools giving the same bytes, the plan, the flags
 # as llama-quantize parses them (lower-cased --tensor-type patterns, sorted
-# --prune-layers, --override-kv types), the imatrix in both formats and the
+# --prune-layers — both done by the library — and --override-kv types, parsed
+# by the library's mio_kv_override_parse), the imatrix in both formats and the
 # keys it adds, and every refusal with its message and exit status (mio-quantize
 # 1 like llama-quantize, mio-export-gguf 2 for usage) and no output left behind.
 # Byte identity with llama.cpp itself is proven in tests/interop (interop_quant_policy).
@@ -64,9 +65,13 @@ check '[ "$("$INSPECT" p.gguf | sed -n "s/^tensor count: *//p")" = 3 ]'   # only
 check '[ "$(meta p.gguf x.n)" = "x.n u32 7" ] && [ "$(meta p.gguf x.s)" = "x.s string \"hi\"" ]'
 check '[ "$(meta p.gguf x.f)" = "x.f f32 0.5" ] && [ "$(meta p.gguf x.b)" = "x.b bool true" ]'
 check '"$INSPECT" --meta p.gguf | grep -E "^  [a-z]" | tail -1 | grep -q "llama.block_count"'   # set last
+# the list as given: the library sorts and de-duplicates it (the same file as the sorted list)
+expect_rc 0 "$Q" --prune-layers 0,1 --override-kv 'x.n=int:-7' --override-kv 'x.s=str:hi' \
+  --override-kv 'x.f=float:0.5' --override-kv 'x.b=bool:true' sample.gguf p2.gguf Q8_0
+check 'cmp -s p.gguf p2.gguf'
 expect_rc 0 "$Q" --leave-output-tensor --output-tensor-type q8_0 --token-embedding-type q8_0 sample.gguf l.gguf Q4_K_M
 check '[ "$(tensor l.gguf token_embd.weight)" = q8_0 ]'
-rm -f f.gguf g.gguf p.gguf l.gguf tt.txt
+rm -f f.gguf g.gguf p.gguf p2.gguf l.gguf tt.txt
 
 # 4. importance matrices: both formats give the same file; the keys llama-quantize adds --
 "$GENIM" sample.gguf im.dat --format dat >/dev/null && "$GENIM" sample.gguf im.gguf --format gguf >/dev/null
@@ -120,6 +125,9 @@ rm -f k-00001-of-00001.gguf
 expect_rc 1 "$Q" sample.gguf sample.gguf Q8_0
 check 'grep -q "output sample.gguf is one of the input files" err.txt'
 expect_rc 1 "$Q" --override-kv 'x=number:1' sample.gguf x.gguf Q8_0
+check 'grep -q "override-kv x=number:1: key .x.: unknown type .number. (one of int float bool str)" err.txt'
+expect_rc 1 "$Q" --override-kv 'x=int:abc' sample.gguf x.gguf Q8_0
+check 'grep -q "override-kv x=int:abc: key .x.: .abc. is not a decimal integer (int)" err.txt'
 expect_rc 1 "$Q" sample.gguf x.gguf Q8_0 two
 check 'grep -q "invalid NTHREADS" err.txt'
 expect_rc 1 "$Q" --bogus sample.gguf x.gguf Q8_0

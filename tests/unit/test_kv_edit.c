@@ -4,12 +4,16 @@
  * (key order, wire types and bytes read back, a bad list changes nothing),
  * mio_gguf_copy_edit (byte-identical without edits, refusals write nothing)
  * and mio_gguf_edit_in_place (header rewritten within the padding, tensor
- * bytes untouched, refusals leave every byte as it was, the backup file). */
+ * bytes untouched, refusals leave every byte as it was, the backup file, and
+ * SIGINT/SIGTERM/SIGHUP held while the file is in between). */
 #include "modelio.h"
 #include "test.h"
 
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 static mio_kv_edit *parse_ok(const char *spec) {
@@ -474,10 +478,85 @@ static void test_in_place(void) {
     T_MSG_HAS("editing split.count in place would break the set");
 }
 
+/* Signals during in-place edits: a thread sends SIGTERM to the editing thread
+ * over and over while it edits a file 40 times; the handler notes whether the
+ * header backup exists when it runs. The library blocks SIGINT/SIGTERM/SIGHUP
+ * from the backup's creation to its removal, so the handler never sees one
+ * (however the signals fall); the caller's mask is the same after each call,
+ * and a signal the caller blocks itself stays blocked. */
+#define SIG_P "kv_sig.gguf"
+static volatile sig_atomic_t g_sig_runs, g_sig_in_window;
+static atomic_int g_sig_stop;
+static void on_sigterm(int s) {
+    (void)s;
+    g_sig_runs++;
+    if (access(SIG_P ".mio-header-backup", F_OK) == 0) g_sig_in_window++;
+}
+static void *sig_storm(void *arg) {
+    pthread_t target = *(const pthread_t *)arg;
+    while (!atomic_load(&g_sig_stop)) {
+        pthread_kill(target, SIGTERM);
+        usleep(50);
+    }
+    return NULL;
+}
+
+static void test_in_place_signals(void) {
+    make_ip(SIG_P, "model");
+    struct sigaction sa, old_sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigterm;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    T_CHECK(sigaction(SIGTERM, &sa, &old_sa) == 0);
+    sigset_t none, mask;
+    sigemptyset(&none);
+    T_CHECK(pthread_sigmask(SIG_SETMASK, &none, NULL) == 0);
+    pthread_t self = pthread_self(), th;
+    atomic_store(&g_sig_stop, 0);
+    T_CHECK(pthread_create(&th, NULL, sig_storm, &self) == 0);
+    int ok = 0, mask_kept = 1;
+    for (int k = 0; k < 40; k++) {
+        mio_kv_edit e = name_edit(k % 2 ? "model" : "other", 5);
+        if (mio_gguf_edit_in_place(SIG_P, &e, 1) == MIO_OK) ok++;
+        else fprintf(stderr, "edit %d: %s\n", k, mio_last_error());
+        pthread_sigmask(SIG_SETMASK, NULL, &mask);
+        if (sigismember(&mask, SIGTERM) || sigismember(&mask, SIGINT) || sigismember(&mask, SIGHUP)) mask_kept = 0;
+    }
+    atomic_store(&g_sig_stop, 1);
+    pthread_join(th, NULL);
+    T_EQ_INT(ok, 40);
+    T_CHECK(mask_kept);
+    T_EQ_INT(g_sig_in_window, 0);
+    T_CHECK(access(SIG_P ".mio-header-backup", F_OK) != 0);
+    /* the last edit (k = 39) set "model" */
+    mio_gguf_file *f = NULL;
+    T_OK(mio_gguf_open(SIG_P, 0, &f));
+    if (f) {
+        mio_str v;
+        T_OK(mio_gguf_kv_str(f, mio_gguf_find_key(f, "general.name"), &v));
+        T_EQ_MSTR(v, "model");
+        mio_gguf_close(f);
+    }
+    /* a caller's own block survives the call */
+    sigset_t hup;
+    sigemptyset(&hup);
+    sigaddset(&hup, SIGHUP);
+    T_CHECK(pthread_sigmask(SIG_BLOCK, &hup, NULL) == 0);
+    mio_kv_edit e = name_edit("again", 5);
+    T_OK(mio_gguf_edit_in_place(SIG_P, &e, 1));
+    pthread_sigmask(SIG_SETMASK, NULL, &mask);
+    T_CHECK(sigismember(&mask, SIGHUP) && !sigismember(&mask, SIGTERM) && !sigismember(&mask, SIGINT));
+    T_CHECK(pthread_sigmask(SIG_SETMASK, &none, NULL) == 0);
+    sigaction(SIGTERM, &old_sa, NULL);
+    unlink(SIG_P);
+}
+
 int main(void) {
     test_parse();
     test_apply();
     test_copy();
     test_in_place();
+    test_in_place_signals();
     T_DONE();
 }

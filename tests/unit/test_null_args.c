@@ -119,6 +119,7 @@ static uint8_t g_pl0[66], g_pl1[66];
 static void *const g_pplanes[2] = {g_pl0, g_pl1};
 static mio_ptqtp_stats g_pstats;
 static mio_kv_edit *g_edit;                      /* mio_kv_edit_parse output */
+static mio_kv_override *g_override;              /* mio_kv_override_parse output */
 static const mio_kv_edit g_edits[1] = {{.key = "general.name", .op = MIO_KV_SET, .type = MIO_GGUF_STRING,
                                         .str = "m", .str_len = 1}};
 
@@ -400,6 +401,8 @@ static void make_fixtures(void) {
     /* metadata edits */                                                                                          \
     X(ST, mio_kv_edit_parse, spec, _, 0, NULL, mio_kv_edit_parse(NULL, &g_edit))                                      \
     X(ST, mio_kv_edit_parse, out, _, 0, NULL, mio_kv_edit_parse("a=int:5", NULL))                                     \
+    X(ST, mio_kv_override_parse, spec, _, 0, NULL, mio_kv_override_parse(NULL, &g_override))                          \
+    X(ST, mio_kv_override_parse, out, _, 0, NULL, mio_kv_override_parse("a=int:5", NULL))                             \
     X(ST, mio_writer_apply_edits, w, _, 0, NULL, mio_writer_apply_edits(NULL, g_edits, 1))                            \
     X(ST, mio_writer_apply_edits, e, _, 0, "e is NULL (n 2)", mio_writer_apply_edits(g_w, NULL, 2))               \
     X(OK, mio_writer_apply_edits, e, n0, 0, NULL, mio_writer_apply_edits(g_w, NULL, 0))                               \
