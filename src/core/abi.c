@@ -14,7 +14,9 @@ void abi_copy_out(void *out, size_t out_size, const void *src, size_t known) {
     if (out_size > known) memset((char *)out + known, 0, out_size - known);
 }
 
-mio_status abi_check_tail(const void *p, size_t size, size_t known, const char *what) {
+/* MIO_OK when the bytes [known, size) of p (fields this library does not know)
+ * are all zero; else MIO_ERR_INVALID_ARG naming `what` and the first set byte. */
+static mio_status abi_check_tail(const void *p, size_t size, size_t known, const char *what) {
     const unsigned char *b = p;
     for (size_t i = known; i < size; i++)
         if (b[i])

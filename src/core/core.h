@@ -61,9 +61,6 @@ static inline bool ck_pad(uint64_t x, uint64_t align, uint64_t *r) {
 /* A sized output: the first min(out_size, known) bytes of src go to out, and
  * the bytes of out past known (fields of a newer header) are zeroed. */
 void abi_copy_out(void *out, size_t out_size, const void *src, size_t known);
-/* MIO_OK when the bytes [known, size) of p (fields this library does not know)
- * are all zero; else MIO_ERR_INVALID_ARG naming `what` and the first set byte. */
-mio_status abi_check_tail(const void *p, size_t size, size_t known, const char *what);
 /* A params struct with a leading size_t size: dst (known bytes, already holding
  * the defaults) takes the caller's first min(size, known) bytes; size must be
  * min_size..ABI_MAX_STRUCT and any bytes past known must be zero. dst->size

@@ -67,8 +67,6 @@ static inline size_t gguf_type_size(int type) {
 mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint32_t depth, uint64_t *len,
                            const char *what, gguf_str_index *idx);
 
-/* Parse one GGUF image in region (ownership of region moves into *out, also on failure). */
-mio_status gguf_parse_region(mio_region *region, mio_gguf_file **out);
 void gguf_file_free(mio_gguf_file *f);
 /* Map (or read, with MIO_OPEN_READ) and parse one file. */
 mio_status gguf_open_single(const char *path, uint32_t flags, mio_gguf_file **out);

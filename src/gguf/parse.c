@@ -382,7 +382,8 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
     return MIO_OK;
 }
 
-mio_status gguf_parse_region(mio_region *region, mio_gguf_file **out) {
+/* Parse one GGUF image in region (ownership of region moves into *out, also on failure). */
+static mio_status gguf_parse_region(mio_region *region, mio_gguf_file **out) {
     mio_gguf_file *f = calloc(1, sizeof *f);
     gguf_part *parts = calloc(1, sizeof *parts);
     if (!f || !parts) {

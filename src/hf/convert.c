@@ -55,7 +55,10 @@ static char *path_join(const char *dir, const char *name) {
     return p;
 }
 
-mio_status hf_read_json(const char *dir, const char *name, bool optional, cJSON **out) {
+/* Read and parse the JSON file dir/name (at most 256 MiB). optional: a missing
+ * file gives MIO_OK with *out NULL. Errors name the path (MIO_ERR_INVALID_JSON
+ * with the byte offset for bad syntax). Free with cJSON_Delete. */
+static mio_status hf_read_json(const char *dir, const char *name, bool optional, cJSON **out) {
     *out = NULL;
     char *path = path_join(dir, name);
     if (!path) return err_set(MIO_ERR_NOMEM, "out of memory");

@@ -18,11 +18,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Read and parse the JSON file dir/name (at most 256 MiB). optional: a missing
- * file gives MIO_OK with *out NULL. Errors name the path (MIO_ERR_INVALID_JSON
- * with the byte offset for bad syntax). Free with cJSON_Delete. */
-mio_status hf_read_json(const char *dir, const char *name, bool optional, cJSON **out);
-
 /* The hyperparameters as the reference sees them: AutoConfig.from_pretrained's
  * to_dict() for config.json's model_type (llama, mistral, qwen2, qwen3: the
  * class defaults and the rope_parameters dict of transformers 5.24.0); the file

@@ -28,7 +28,8 @@ static void init_table(void) {
     codec_register_scalar_st(g_st_tab);
 }
 
-const mio_codec *codec_get(int type) {
+/* Row for a type code, or NULL. */
+static const mio_codec *codec_get(int type) {
     if (type >= MIO_TYPE_BOOL && type < MIO_TYPE_BOOL + CODEC_ST_COUNT && mio_type_name(type)) {
         pthread_once(&g_once, init_table);
         return &g_st_tab[type - MIO_TYPE_BOOL];

@@ -27,8 +27,6 @@ typedef struct mio_codec {
     bool check_finite;
 } mio_codec;
 
-/* Row for a type code, or NULL. */
-const mio_codec *codec_get(int type);
 /* Builds the grid tables an IQ encoder searches (iq.c, once per process):
  * false when they cannot be allocated (nothing is kept; a later call tries
  * again). True for every other type. codec.c calls it before an encoder runs. */

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static char *qz_regex_to_posix(const char *in); /* the regex section, at the end */
+
 /* ================================================================ presets */
 
 typedef struct preset_row {
@@ -91,7 +93,9 @@ const char *qz_preset_name(int preset) {
     return NULL;
 }
 
-int qz_preset_default_type(int preset) {
+/* The ggml type a preset quantizes to by default (llama_ftype_get_default_type),
+ * -1 for an unknown preset. */
+static int qz_preset_default_type(int preset) {
     for (size_t i = 0; i < N_PRESETS; i++)
         if (k_presets[i].preset == preset) return k_presets[i].type;
     return -1;
@@ -173,7 +177,8 @@ void qz_model_finish(qz_model *m) {
     }
 }
 
-uint32_t qz_model_n_gqa(const qz_model *m) { return m->n_head_kv ? m->n_head / m->n_head_kv : 0; }
+/* n_head / n_head_kv as llama.cpp's n_gqa(): 0 when n_head_kv is 0. */
+static uint32_t qz_model_n_gqa(const qz_model *m) { return m->n_head_kv ? m->n_head / m->n_head_kv : 0; }
 
 mio_status qz_model_from_gguf(const mio_gguf_file *f, qz_model *m) {
     if (!f || !m) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : "model m");
@@ -261,8 +266,11 @@ static int cmp_i32(const void *pa, const void *pb) {
     return a < b ? -1 : a > b;
 }
 
-mio_status qz_order_items(qz_item *items, size_t *n, const int32_t *prune_in, size_t n_prune_in, bool keep_split,
-                          uint32_t *block_count, bool *block_count_set) {
+/* qz_output_order on a built list (src, orig_name, n_dims, ne, in_type, part,
+ * offset filled; name is ignored): sorted and pruned in place, *n updated; the
+ * prune list is sorted and de-duplicated on a copy first. */
+static mio_status qz_order_items(qz_item *items, size_t *n, const int32_t *prune_in, size_t n_prune_in,
+                                 bool keep_split, uint32_t *block_count, bool *block_count_set) {
     if (!items && *n) return err_set(MIO_ERR_INVALID_ARG, "items is NULL");
     if (!prune_in && n_prune_in) return err_set(MIO_ERR_INVALID_ARG, "prune is NULL");
     /* llama-quantize's list: sorted and without duplicates, on a copy (the
@@ -406,9 +414,11 @@ void qz_policy_from_params(const mio_quantize_params *p, bool has_imatrix, qz_po
     out->n_tensor_types = p->n_tensor_types;
 }
 
-bool qz_type_is_quantized(int type) { return mio_type_block_size(type) > 1; }
+/* ggml_is_quantized (a block type). */
+static bool qz_type_is_quantized(int type) { return mio_type_block_size(type) > 1; }
 
-uint32_t qz_ggml_n_dims(const int64_t ne[4]) {
+/* ggml_n_dims of a shape: the number of dimensions up to the last one above 1. */
+static uint32_t qz_ggml_n_dims(const int64_t ne[4]) {
     for (int d = 3; d >= 1; d--)
         if (ne[d] > 1) return (uint32_t)d + 1;
     return 1;
@@ -434,7 +444,8 @@ static const char *const k_keep_substrings[] = {
     "a.rvq.codebook",      "mm.a.code_embd",
 };
 
-bool qz_tensor_quantizable(const qz_model *m, const qz_policy *pol, const char *name, uint32_t n_dims) {
+/* tensor_allows_quantization for one output name (n_dims as qz_ggml_n_dims). */
+static bool qz_tensor_quantizable(const qz_model *m, const qz_policy *pol, const char *name, uint32_t n_dims) {
     (void)m;
     if (n_dims < 2) return false;
     if (!ends_with(name, "weight")) return false;
@@ -447,7 +458,8 @@ bool qz_tensor_quantizable(const qz_model *m, const qz_policy *pol, const char *
     return true;
 }
 
-bool qz_requires_imatrix(const char *name, int type, int ftype) {
+/* tensor_requires_imatrix. */
+static bool qz_requires_imatrix(const char *name, int type, int ftype) {
     if (!strcmp(name, "token_embd.weight") || !strcmp(name, "per_layer_token_embd.weight") ||
         !strcmp(name, "output.weight"))
         return false;
@@ -976,7 +988,13 @@ mio_status qz_choose_types(const qz_model *m, const qz_policy *pol, qz_item *ite
 
 /* ================================================================= regex */
 
-char *qz_regex_to_posix(const char *in) {
+/* POSIX-ERE rendering of an ECMAScript (std::regex) pattern for the subset
+ * --tensor-type patterns use: \d \D \s \S \w \W become bracket expressions,
+ * escapes inside brackets lose their backslash. Returns a malloc()ed string,
+ * or NULL when the pattern uses something POSIX ERE cannot express the same
+ * way (lookaround, backreferences, \b, non-capturing groups) — or when out
+ * of memory, with errno ENOMEM (the caller clears errno first to tell). */
+static char *qz_regex_to_posix(const char *in) {
     if (!in) return NULL;
     size_t n = strlen(in);
     size_t cap = n * 16 + 16;

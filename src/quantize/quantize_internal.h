@@ -45,9 +45,6 @@ const char *qz_preset_name(int preset);
  * (case-insensitive Levenshtein), or NULL when nothing is close (more than
  * half the name's length away). For the tools' "did you mean" message. */
 const char *qz_preset_suggest(const char *name);
-/* The ggml type a preset quantizes to by default (llama_ftype_get_default_type),
- * -1 for an unknown preset. */
-int qz_preset_default_type(int preset);
 
 /* ------------------------------------------------------------------ model */
 
@@ -80,8 +77,6 @@ mio_status qz_model_from_gguf(const mio_gguf_file *f, qz_model *m);
 /* Derive m->arch and m->is_70b from arch_name and the counts (qz_model_from_gguf
  * calls it; tests that fill a qz_model by hand call it too). */
 void qz_model_finish(qz_model *m);
-/* n_head / n_head_kv as llama.cpp's n_gqa(): 0 when n_head_kv is 0. */
-uint32_t qz_model_n_gqa(const qz_model *m);
 
 /* ------------------------------------------------------------------ items */
 
@@ -119,10 +114,6 @@ typedef struct qz_item {
  * tensors. block_count / block_count_set may be NULL. */
 mio_status qz_output_order(const mio_gguf_file *f, const int32_t *prune, size_t n_prune, bool keep_split,
                            qz_item **items, size_t *n_items, uint32_t *block_count, bool *block_count_set);
-/* The same on a caller-built list (src, orig_name, n_dims, ne, in_type, part,
- * offset filled; name is ignored): sorted and pruned in place, *n updated. */
-mio_status qz_order_items(qz_item *items, size_t *n, const int32_t *prune, size_t n_prune, bool keep_split,
-                          uint32_t *block_count, bool *block_count_set);
 
 /* ----------------------------------------------------------------- policy */
 
@@ -167,24 +158,5 @@ typedef struct qz_summary {
  *                                aborts in ggml (not in a dry run)
  * The message names the tensor. sum may be NULL. */
 mio_status qz_choose_types(const qz_model *m, const qz_policy *pol, qz_item *items, size_t n, qz_summary *sum);
-
-/* Pieces of the policy, exposed for the driver and the tests. */
-/* tensor_allows_quantization for one output name (n_dims as ggml_n_dims: the
- * number of dimensions up to the last one above 1). */
-bool qz_tensor_quantizable(const qz_model *m, const qz_policy *pol, const char *name, uint32_t ggml_n_dims);
-/* ggml_n_dims of a shape. */
-uint32_t qz_ggml_n_dims(const int64_t ne[4]);
-/* tensor_requires_imatrix. */
-bool qz_requires_imatrix(const char *name, int type, int ftype);
-/* ggml_is_quantized (a block type). */
-bool qz_type_is_quantized(int type);
-
-/* POSIX-ERE rendering of an ECMAScript (std::regex) pattern for the subset
- * --tensor-type patterns use: \d \D \s \S \w \W become bracket expressions,
- * escapes inside brackets lose their backslash. Returns a malloc()ed string,
- * or NULL when the pattern uses something POSIX ERE cannot express the same
- * way (lookaround, backreferences, \b, non-capturing groups) — or when out
- * of memory, with errno ENOMEM (the caller clears errno first to tell). */
-char *qz_regex_to_posix(const char *ecma);
 
 #endif

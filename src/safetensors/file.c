@@ -45,7 +45,8 @@ static mio_status check_prefix(const uint8_t *b, uint64_t len, uint64_t *n) {
     return MIO_OK;
 }
 
-mio_status st_add_shard(mio_st_file *f, mio_region *region) {
+/* Full parse of one safetensors image held in region (ownership moves to f). */
+static mio_status st_add_shard(mio_st_file *f, mio_region *region) {
     st_shard *ns = realloc(f->shards, (f->n_shards + 1) * sizeof *ns);
     if (!ns) { region_free(region); return err_set(MIO_ERR_NOMEM, "out of memory"); }
     f->shards = ns;

@@ -36,7 +36,7 @@ int mio_type_to_st_dtype(int type) {
         if (g_dtypes[d].type == type) return d;
     return -1;
 }
-int st_dtype_lookup(const char *s, size_t n) {
+static int st_dtype_lookup(const char *s, size_t n) {
     /* the common ones first, by length and first characters */
     if (n == 3 && s[0] == 'F' && s[1] == '3' && s[2] == '2') return MIO_ST_F32;
     if (n == 4 && memcmp(s, "BF16", 4) == 0) return MIO_ST_BF16;

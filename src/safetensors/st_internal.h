@@ -37,15 +37,10 @@ struct mio_st_file {
     mio_namehash hash;
 };
 
-/* dtype helpers */
-int st_dtype_lookup(const char *s, size_t n);
-
 /* Parse and validate the JSON header of shard `shard` (bytes json[0..n)),
  * appending its tensors and (for shard 0) metadata to f. Sets *data_len to the
  * size of the data buffer the header describes. Does not bind data pointers. */
 mio_status st_parse_header(mio_st_file *f, uint32_t shard, const uint8_t *json, size_t n, uint64_t *data_len);
-/* Full parse of one safetensors image held in region (ownership moves to f). */
-mio_status st_add_shard(mio_st_file *f, mio_region *region);
 /* Map (or, with MIO_OPEN_READ in flags, read) the file at path and add it to f
  * as its next shard (st_add_shard); errors are prefixed with the path (file.c). */
 mio_status st_open_single(const char *path, uint32_t flags, mio_st_file *f);
