@@ -10,7 +10,8 @@
 # kernels: test_dot at the neon and scalar levels (public API vs a double
 #   reference, m and thread invariance), test_kernels (the neon table's entries
 #   vs the portable C), the codec tests (tests/codec, without the peer) and test_cpu_isa (the aarch64 dispatch: -cpu max picks neon; a CPU without
-#   dotprod (-cpu cortex-a57) stays scalar and refuses MIO_ISA=neon).
+#   dotprod (-cpu cortex-a57) stays scalar and refuses MIO_ISA=neon), and the
+#   cross archive's global names (tests/abi/test_archive_symbols.sh: all mio_*).
 # interop: interop_dot against ggml's own arm64 CPU kernels (the dotprod build
 #   of @node-llama-cpp/linux-arm64, scripts/fetch-ggml-peer.sh arm64), loaded in
 #   the same qemu process; the package's directory is MIO_PEER_DIR_ARM64, else
@@ -92,6 +93,10 @@ case $what in
       run "test_dot (MIO_ISA=$isa)" MIO_TEST_UNDER_QEMU=1 MIO_ISA=$isa $q "$bdir/test_dot"
     done
     run test_kernels $q "$bdir/test_kernels"
+    # the aarch64 objects (the neon back end's included) define no global
+    # symbol outside mio_* either (tests/abi/test_archive_symbols.sh)
+    run "archive symbols (aarch64)" NM="$(command -v $triple-nm || echo nm)" bash "$root/tests/abi/test_archive_symbols.sh" \
+      "$bdir/src/libmodelio_internal.a" "$root/docs/abi/symbols.txt"
     # the codec tests' own checks (goldens: byte-exact, the neon q8 quantizers
     # included) at each level; MIO_ISA set, as their re-exec of /proc/self/exe
     # for the scalar pass cannot work under qemu-user. Without the peer: ggml's
