@@ -253,7 +253,7 @@ static void test_sized_edits(void) {
     T_STATUS(mio_gguf_edit_in_place_sized("abi_sized_e2.gguf", &ip.e, 1, sizeof ip), MIO_ERR_INVALID_ARG);
 }
 
-typedef struct { mio_split_params p; uint64_t future; } split_plus;
+typedef struct { mio_gguf_split_params p; uint64_t future; } split_plus;
 typedef struct { mio_quantize_params p; uint64_t future; } quantize_plus;
 typedef struct { mio_convert_params p; uint64_t future; } convert_plus;
 
@@ -282,7 +282,7 @@ static void test_default_params_sized(void) {
 
     split_plus sp;
     memset(&sp, SENT, sizeof sp);
-    T_OK(mio_split_default_params_sized(&sp.p, sizeof sp));
+    T_OK(mio_gguf_split_default_params_sized(&sp.p, sizeof sp));
     T_EQ_U64(sp.p.size, sizeof sp);
     T_EQ_INT(sp.p.max_tensors, 128);
     T_EQ_U64(sp.p.max_bytes, 0);
@@ -291,7 +291,7 @@ static void test_default_params_sized(void) {
     uint32_t n = 0;
     T_OK(mio_gguf_split("abi_sized.gguf", "abi_sized_split", &sp.p, &n)); /* and the size is accepted */
     T_EQ_INT(n, 1);
-    T_STATUS(mio_split_default_params_sized(&sp.p, 8), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_gguf_split_default_params_sized(&sp.p, 8), MIO_ERR_INVALID_ARG);
 
     convert_plus cp;
     memset(&cp, SENT, sizeof cp);
@@ -300,7 +300,7 @@ static void test_default_params_sized(void) {
     T_EQ_INT(cp.p.dtype, -1);
     T_CHECK(cp.p.edits == NULL && cp.p.n_edits == 0);
     T_EQ_U64(cp.future, 0);
-    T_OK(mio_gguf_to_safetensors("abi_sized.gguf", "abi_sized_c4.safetensors", &cp.p));
+    T_OK(mio_gguf_to_st("abi_sized.gguf", "abi_sized_c4.safetensors", &cp.p));
     T_STATUS(mio_convert_default_params_sized(&cp.p, (size_t)1 << 17), MIO_ERR_INVALID_ARG);
 }
 
@@ -308,8 +308,8 @@ static void test_params(void) {
     uint32_t n = 0;
     split_plus sp;
     memset(&sp, 0, sizeof sp);
-    mio_split_default_params(&sp.p);
-    T_EQ_U64(sp.p.size, sizeof(mio_split_params));
+    mio_gguf_split_default_params(&sp.p);
+    T_EQ_U64(sp.p.size, sizeof(mio_gguf_split_params));
     sp.p.size = sizeof sp;
     sp.p.max_tensors = 1;
     sp.p.dry_run = 1;
@@ -318,11 +318,11 @@ static void test_params(void) {
     sp.future = 7;
     T_STATUS(mio_gguf_split("abi_sized.gguf", "abi_sized_split", &sp.p, &n), MIO_ERR_INVALID_ARG);
     char want[200];
-    snprintf(want, sizeof want, "mio_split_params is %zu bytes and byte %zu is set", sizeof sp, sizeof(mio_split_params));
+    snprintf(want, sizeof want, "mio_gguf_split_params is %zu bytes and byte %zu is set", sizeof sp, sizeof(mio_gguf_split_params));
     T_MSG_HAS(want);
-    sp.p.size = sizeof(mio_split_params) - 8; /* smaller than any header ever had */
+    sp.p.size = sizeof(mio_gguf_split_params) - 8; /* smaller than any header ever had */
     T_STATUS(mio_gguf_split("abi_sized.gguf", "abi_sized_split", &sp.p, &n), MIO_ERR_INVALID_ARG);
-    T_MSG_HAS("fill the parameters with mio_split_default_params first");
+    T_MSG_HAS("fill the parameters with mio_gguf_split_default_params first");
 
     quantize_plus qp;
     memset(&qp, 0, sizeof qp);
@@ -343,15 +343,15 @@ static void test_params(void) {
     memset(&cp, 0, sizeof cp);
     mio_convert_default_params(&cp.p);
     cp.p.size = sizeof cp;
-    T_OK(mio_gguf_to_safetensors("abi_sized.gguf", "abi_sized_c.safetensors", &cp.p));
+    T_OK(mio_gguf_to_st("abi_sized.gguf", "abi_sized_c.safetensors", &cp.p));
     cp.future = 1;
-    T_STATUS(mio_gguf_to_safetensors("abi_sized.gguf", "abi_sized_c2.safetensors", &cp.p), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_gguf_to_st("abi_sized.gguf", "abi_sized_c2.safetensors", &cp.p), MIO_ERR_INVALID_ARG);
     T_CHECK(access("abi_sized_c2.safetensors", F_OK) != 0);
     /* the size before edits were added (a struct ending at progress_user) is still read */
     mio_convert_default_params(&cp.p);
     cp.p.size = offsetof(mio_convert_params, progress_user) + sizeof(void *);
     cp.p.n_edits = 5; /* past that size: ignored */
-    T_OK(mio_gguf_to_safetensors("abi_sized.gguf", "abi_sized_c3.safetensors", &cp.p));
+    T_OK(mio_gguf_to_st("abi_sized.gguf", "abi_sized_c3.safetensors", &cp.p));
 }
 
 int main(void) {
