@@ -210,11 +210,14 @@ typedef struct mio_str {
     size_t len;
 } mio_str;
 
-/** Free memory the library allocated for the caller. NULL is a no-op. */
+/** Free memory the library allocated for the caller: every output whose
+ * declaration says "free with mio_free" (mio_kv_edit_parse's edit,
+ * mio_st_save_buffer's image, the path mio_hf_convert stores, ...). NULL is a
+ * no-op. */
 MIO_API void mio_free(void *p);
 
 /* --- callbacks shared by the modules --- */
-/** Sink for mio_writer_write_cb / mio_writer_begin_cb (and mio_st_save_cb, mio_st_save_cb_sized):
+/** Sink for mio_writer_write_cb / mio_writer_begin_cb and mio_st_save_cb(_sized):
  * return 0 on success, any other value aborts the write with MIO_ERR_IO. user
  * is handed to it untouched and may be NULL. */
 typedef int (*mio_write_fn)(void *user, const void *data, size_t len);
@@ -1355,7 +1358,7 @@ MIO_API mio_status mio_ptqtp_export_fd(const char *in_path, int fd, const mio_pt
 /** Deprecated names (removed in 1.0)                                          */
 /* ------------------------------------------------------------------------- */
 /** The 0.1 names of renamed calls and types, kept until 1.0 (docs/ABI.md
- * "Naming"). Each call is still exported and does exactly what the call it
+ * "Renamed names"). Each call is still exported and does exactly what the call it
  * names does (it forwards to it); each type is the same type. GCC and Clang
  * warn at each use, naming the replacement (MIO_DEPRECATED). */
 MIO_API MIO_DEPRECATED("use mio_type_nbytes") mio_status mio_tensor_nbytes(int type, uint32_t n_dims,

@@ -11,6 +11,8 @@
  * The table was checked against include/modelio.h by hand, and main() checks it
  * again mechanically: it parses the header and fails if a pointer parameter of
  * any MIO_API function has no row (or a row names a parameter the header lacks).
+ * The deprecated aliases (MIO_DEPRECATED) are left out: they forward to the
+ * calls whose rows are here, and test_deprecated.c checks them.
  * Each row runs in a forked child, so a crash fails that row only (with the
  * signal) and the run still reports every other row. */
 #include "modelio.h"
