@@ -10,10 +10,10 @@ medians and the ratio. Run with the python of scripts/fetch-py-peers.sh:
 The model: a llama-shaped GGUF of F16 matrices and F32 norms, MB megabytes
 (default 256), plus a vocabulary's worth of metadata (32000 token strings).
 What is timed, per direction, output on the same file system:
-  GGUF -> safetensors   ours: mio_gguf_to_safetensors
+  GGUF -> safetensors   ours: mio_gguf_to_st
                         peer: GGUFReader(path) + {name: tensor.data reshaped}
                               + safetensors.numpy.save_file (metadata as strings)
-  safetensors -> GGUF   ours: mio_safetensors_to_gguf
+  safetensors -> GGUF   ours: mio_st_to_gguf
                         peer: safe_open(framework="np") + GGUFWriter
                               (add_tensor for each, write header/kv/tensors)
 Each output is deleted after its run; the page cache holds the input.
@@ -33,8 +33,8 @@ from safetensors.numpy import save_file
 lib = ctypes.CDLL(sys.argv[1])
 MB = int(sys.argv[2]) if len(sys.argv) > 2 else 256
 ROUNDS = int(sys.argv[3]) if len(sys.argv) > 3 else 5
-lib.mio_gguf_to_safetensors.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p]
-lib.mio_safetensors_to_gguf.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p]
+lib.mio_gguf_to_st.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p]
+lib.mio_st_to_gguf.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p]
 lib.mio_last_error.restype = ctypes.c_char_p
 
 
@@ -58,12 +58,12 @@ def make_model(path):
 
 
 def ours_g2s(src, dst):
-    if lib.mio_gguf_to_safetensors(src.encode(), dst.encode(), None) != 0:
+    if lib.mio_gguf_to_st(src.encode(), dst.encode(), None) != 0:
         raise RuntimeError(lib.mio_last_error().decode())
 
 
 def ours_s2g(src, dst):
-    if lib.mio_safetensors_to_gguf(src.encode(), dst.encode(), None) != 0:
+    if lib.mio_st_to_gguf(src.encode(), dst.encode(), None) != 0:
         raise RuntimeError(lib.mio_last_error().decode())
 
 

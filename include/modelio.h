@@ -34,6 +34,50 @@
  *    mio_gguf_close, mio_gguf_take_mapping and every mio_writer call need
  *    external serialization.
  *  - The library never prints, aborts or exits.
+ *
+ * Layout of this header: one section per module, in the order a reader meets
+ * them: core and errors, tensor types, GGUF reading, GGUF writing (with
+ * metadata edits and splitting), safetensors, conversion (GGUF <-> safetensors
+ * and Hugging Face checkpoints), block codecs and dot products, quantizing,
+ * LoRA adapters, PTQTP; then the deprecated names. Inspection (hashes,
+ * statistics, diff, descriptions) has its own header, modelio_inspect.h.
+ *
+ * Naming rules (docs/ABI.md "Naming"):
+ *  - Prefix: mio_ then the module or handle a call belongs to: mio_gguf_ (a
+ *    mio_gguf_file, or a GGUF file named by path, read, edited or split),
+ *    mio_writer_ (a mio_writer), mio_kv_ (mio_kv_edit), mio_st_ (safetensors),
+ *    mio_type_ (ggml type codes), mio_preset_ and mio_quantize (quantizing),
+ *    mio_hf_, mio_lora_, mio_ptqtp_. Calls of no module are named by what they
+ *    do: the core (mio_version, mio_status_name, mio_last_error, mio_free,
+ *    mio_cancel_writes), the scalar casts (mio_fp16_to_f32, ...) and the
+ *    codecs (mio_encode_f32, mio_decode_f32, mio_vec_dot, mio_matvec,
+ *    mio_matmul, mio_cpu_isa). A format named inside a name is spelled gguf or
+ *    st (mio_gguf_to_st, mio_st_to_gguf).
+ *  - Constructors name their destructor: each call that hands out a handle or
+ *    a malloc()ed block says "free with ..." (mio_gguf_close, mio_st_close,
+ *    mio_writer_free, mio_free).
+ *  - Output variants: a call that writes a file takes the destination path
+ *    and writes it atomically (below, mio_cancel_writes); the same call
+ *    suffixed _fd writes to an open descriptor instead (no temp file, no
+ *    rename; on failure what was written stays written) and takes the
+ *    descriptor where the path was; _cb writes through a mio_write_fn; _buffer
+ *    returns a malloc()ed buffer. The GGUF writer's path call is
+ *    mio_writer_write_file (mio_writer_begin_file for streaming).
+ *  - _sized: a call suffixed _sized is the call without it plus one argument,
+ *    the caller's sizeof of one struct the call takes (the struct type of the
+ *    caller's header), placed right after that struct's pointer, or right
+ *    after the element count for an array (pointer, count, size). It lets the
+ *    struct gain fields at its end (docs/ABI.md): the library never touches a
+ *    byte past the size given. For an output struct the first min(size, the
+ *    library's size) bytes are filled and the rest zeroed; for an input array
+ *    the size is the element stride, and bytes of an element past the fields
+ *    the library knows must be zero; for mio_X_default_params_sized (and
+ *    mio_ptqtp_default_options_sized) the struct is filled with the defaults,
+ *    the rest zeroed and its leading size field set to size. _sized is always
+ *    the last suffix (mio_gguf_copy_edit_fd_sized). The unsized call uses the
+ *    0.1 size in every 0.x version.
+ *  - Renamed calls keep their old names until 1.0 as deprecated aliases (the
+ *    "Deprecated names" section at the end): same symbols, same behaviour.
  */
 #ifndef MODELIO_H
 #define MODELIO_H
@@ -53,10 +97,25 @@
 #  define MIO_API
 #endif
 
+/** Marks a name kept for compatibility (the "Deprecated names" section): GCC
+ * and Clang warn at each use with the replacement's name. Compiles away on
+ * other compilers, and when a program defines MIO_DEPRECATED itself (define
+ * it empty to silence the warnings). */
+#ifndef MIO_DEPRECATED
+#  if defined(__GNUC__) && (__GNUC__ > 4 || (__GNUC__ == 4 && __GNUC_MINOR__ >= 5))
+#    define MIO_DEPRECATED(msg) __attribute__((deprecated(msg)))
+#  else
+#    define MIO_DEPRECATED(msg)
+#  endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* ------------------------------------------------------------------------- */
+/** Core: version, status codes and errors, memory, atomic writes, callbacks   */
+/* ------------------------------------------------------------------------- */
 #define MIO_VERSION_MAJOR 0
 #define MIO_VERSION_MINOR 1
 #define MIO_VERSION_PATCH 0
@@ -70,9 +129,7 @@ MIO_API const char *mio_version(void);
  * against. */
 MIO_API int mio_version_number(void);
 
-/* ------------------------------------------------------------------------- */
-/** Status codes. The numbers are stable: never renumbered, only appended.     */
-/* ------------------------------------------------------------------------- */
+/** Status codes. The numbers are stable: never renumbered, only appended. */
 typedef enum mio_status {
     MIO_OK = 0,
     MIO_ERR_IO = 1,                  /**< open/read/write/mmap/rename failed (errno text in message) */
@@ -153,6 +210,28 @@ typedef struct mio_str {
     size_t len;
 } mio_str;
 
+/** Free memory the library allocated for the caller: every output whose
+ * declaration says "free with mio_free" (mio_kv_edit_parse's edit,
+ * mio_st_save_buffer's image, the path mio_hf_convert stores, ...). NULL is a
+ * no-op. */
+MIO_API void mio_free(void *p);
+
+/* --- callbacks shared by the modules --- */
+/** Sink for mio_writer_write_cb / mio_writer_begin_cb and mio_st_save_cb(_sized):
+ * return 0 on success, any other value aborts the write with MIO_ERR_IO. user
+ * is handed to it untouched and may be NULL. */
+typedef int (*mio_write_fn)(void *user, const void *data, size_t len);
+
+/** Source for mio_st_read_frame: read up to len bytes into buf; return the count
+ * (0 at end of stream) or a negative value on error. user is handed to it
+ * untouched and may be NULL. */
+typedef int64_t (*mio_read_fn)(void *user, void *buf, size_t len);
+/** Progress of the long calls (mio_quantize, the conversions, mio_hf_convert,
+ * mio_ptqtp_export): tensors done of total, bytes of input consumed of total.
+ * Return non-zero to cancel (the call then fails with MIO_ERR_CANCELLED,
+ * nothing written). */
+typedef int (*mio_quant_progress_fn)(void *user, int64_t done, int64_t total, uint64_t bytes_done, uint64_t bytes_total);
+
 /* ------------------------------------------------------------------------- */
 /** Tensor types: the codes are ggml's wire codes.                            */
 /* ------------------------------------------------------------------------- */
@@ -187,11 +266,9 @@ MIO_API size_t mio_type_block_bytes(int type);
 /** Byte size of a tensor of type with n_dims dims ne[] (innermost first).
  * Errors: unknown type, n_dims not in 1..4, NULL ne or out, negative dim, ne[0]
  * not a multiple of the block size, overflow. */
-MIO_API mio_status mio_tensor_nbytes(int type, uint32_t n_dims, const int64_t *ne, uint64_t *out);
+MIO_API mio_status mio_type_nbytes(int type, uint32_t n_dims, const int64_t *ne, uint64_t *out);
 
-/* ------------------------------------------------------------------------- */
-/** Half-precision scalars.                                                   */
-/* ------------------------------------------------------------------------- */
+/* --- half-precision scalars --- */
 MIO_API float mio_fp16_to_f32(uint16_t h);
 MIO_API uint16_t mio_f32_to_fp16(float f);   /**< round to nearest even, overflow to inf, NaN -> sign|0x7e00 (as ggml) */
 /** fp16 -> f32 is exact; a signalling NaN comes back quiet (as ggml). */
@@ -199,7 +276,7 @@ MIO_API float mio_bf16_to_f32(uint16_t h);
 MIO_API uint16_t mio_f32_to_bf16(float f);   /**< round to nearest even, NaN quieted */
 
 /* ------------------------------------------------------------------------- */
-/** GGUF reader                                                               */
+/** GGUF: reading                                                             */
 /* ------------------------------------------------------------------------- */
 typedef struct mio_gguf_file mio_gguf_file;
 
@@ -228,10 +305,12 @@ MIO_API const char *mio_gguf_type_name(int type);
 /** Strings and array counts longer than this are refused. */
 #define MIO_GGUF_MAX_LEN ((uint64_t)1 << 30)
 
+/** Open the GGUF file at path (flags: MIO_OPEN_*); free with mio_gguf_close. */
 MIO_API mio_status mio_gguf_open(const char *path, uint32_t flags, mio_gguf_file **out);
-/** Parse a GGUF image in memory. flags: MIO_BUFFER_BORROW or MIO_BUFFER_TAKE. */
+/** Parse a GGUF image in memory. flags: MIO_BUFFER_BORROW or MIO_BUFFER_TAKE.
+ * Free with mio_gguf_close. */
 MIO_API mio_status mio_gguf_open_buffer(const void *data, size_t len, uint32_t flags, mio_gguf_file **out);
-/** NULL is a no-op. */
+/** Close a handle of mio_gguf_open / mio_gguf_open_buffer. NULL is a no-op. */
 MIO_API void mio_gguf_close(mio_gguf_file *f);
 
 /** File facts: version, alignment, the sizes and offsets, the part count and
@@ -351,20 +430,22 @@ MIO_API mio_status mio_gguf_read_tensor(const mio_gguf_file *f, int64_t i, uint6
 MIO_API mio_status mio_gguf_tensor_shape2d(const mio_gguf_tensor *t, int64_t *rows, int64_t *cols);
 
 /** Transfer the file mapping to the caller: afterwards mio_gguf_close no longer
- * unmaps, and every view stays valid until mio_unmap(*addr, *len). For heap,
- * buffer and split loads nothing is transferred: *addr = NULL, *len = 0, MIO_OK. */
+ * unmaps, and every view stays valid until mio_gguf_unmap(*addr, *len) (the
+ * mapping's destructor). For heap, buffer and split loads nothing is
+ * transferred: *addr = NULL, *len = 0, MIO_OK. */
 MIO_API mio_status mio_gguf_take_mapping(mio_gguf_file *f, void **addr, size_t *len);
-/** addr NULL (what take_mapping gives for heap loads) is a no-op: MIO_OK. */
-MIO_API mio_status mio_unmap(void *addr, size_t len);
+/** Unmap what mio_gguf_take_mapping handed out. addr NULL (what take_mapping
+ * gives for heap loads) is a no-op: MIO_OK. */
+MIO_API mio_status mio_gguf_unmap(void *addr, size_t len);
 
 /** madvise(WILLNEED / DONTNEED) over [ptr, ptr+len), rounded out to pages and
  * clipped to f's mappings. Best effort: a no-op for heap/buffer loads, for
  * ranges outside f's mappings and for a NULL f or ptr. */
-MIO_API void mio_prefetch(const mio_gguf_file *f, const void *ptr, size_t len);
-MIO_API void mio_release(const mio_gguf_file *f, const void *ptr, size_t len);
+MIO_API void mio_gguf_prefetch(const mio_gguf_file *f, const void *ptr, size_t len);
+MIO_API void mio_gguf_release(const mio_gguf_file *f, const void *ptr, size_t len);
 
 /* ------------------------------------------------------------------------- */
-/** GGUF writer                                                               */
+/** GGUF: writing, metadata edits, splitting                                  */
 /* ------------------------------------------------------------------------- */
 typedef struct mio_writer mio_writer;
 
@@ -374,11 +455,7 @@ typedef struct mio_writer mio_writer;
  * instead of padding the empty data section to the alignment (ggml's). */
 #define MIO_WRITER_NO_EMPTY_PAD (1u << 0)
 
-/** Sink for mio_writer_write_cb / mio_writer_begin_cb (and mio_st_save_cb):
- * return 0 on success, any other value aborts the write with MIO_ERR_IO. user
- * is handed to it untouched and may be NULL. */
-typedef int (*mio_write_fn)(void *user, const void *data, size_t len);
-
+/** A new, empty writer (flags: MIO_WRITER_*); free with mio_writer_free. */
 MIO_API mio_status mio_writer_new(uint32_t flags, mio_writer **out);
 /** Frees the writer; an unfinished streamed path write removes its temp file. NULL is a no-op. */
 MIO_API void mio_writer_free(mio_writer *w);
@@ -463,9 +540,7 @@ MIO_API mio_status mio_writer_write_tensor(mio_writer *w, const void *data, size
 MIO_API mio_status mio_writer_write_tensor_part(mio_writer *w, const void *data, size_t len);
 MIO_API mio_status mio_writer_finish(mio_writer *w);
 
-/* ------------------------------------------------------------------------- */
-/** Metadata edits (gguf-new-metadata / gguf-set-metadata)                     */
-/* ------------------------------------------------------------------------- */
+/* --- metadata edits (gguf-new-metadata / gguf-set-metadata) --- */
 /** One metadata edit: set KEY to a typed value, or remove KEY. Unlike
  * mio_kv_override (llama-quantize's --override-kv, which writes int as u32 and
  * float as f32 and moves the key to the end), an edit sets the exact wire type
@@ -499,7 +574,7 @@ typedef struct mio_kv_edit {
  * no '=' or ':' or an unknown type MIO_ERR_INVALID_ARG, an empty key
  * MIO_ERR_INVALID_KV, a key over MIO_GGUF_MAX_KEY bytes MIO_ERR_LIMIT.
  * *out is one malloc()ed block holding the edit, its key and its string (both
- * NUL-terminated); release it with mio_free. */
+ * NUL-terminated); free with mio_free. */
 MIO_API mio_status mio_kv_edit_parse(const char *spec, mio_kv_edit **out);
 
 /** Apply n edits to w in order: a set replaces the value (and type) of an
@@ -560,129 +635,49 @@ MIO_API mio_status mio_gguf_copy_edit_fd_sized(const char *in_path, int fd, cons
                                                size_t edit_size);
 MIO_API mio_status mio_gguf_edit_in_place_sized(const char *path, const mio_kv_edit *e, size_t n, size_t edit_size);
 
-/* ------------------------------------------------------------------------- */
-/** Block codecs: f32 <-> ggml wire bytes                                      */
-/* ------------------------------------------------------------------------- */
-/** Encode n floats (a whole number of blocks; may span many rows) into dst, which
- * must be exactly the wire size of n elements (src and dst may be NULL only when
- * n is 0, for every codec call). Byte-exact with ggml's
- * ggml_quantize_chunk(type, src, dst, 0, rows, n_per_row, NULL) for every type
- * ggml quantizes without an importance matrix. Block types refuse NaN/inf input
- * (MIO_ERR_NON_FINITE, naming the first bad index); f16/bf16 casts do not check.
- * Any pointer alignment is accepted. */
-MIO_API mio_status mio_encode_f32(int type, const float *src, size_t n, void *dst, size_t dst_len);
-/** Decode src (exactly the wire size of n elements) into n floats. Bit-exact with
- * ggml's to_float for any input bytes. */
-MIO_API mio_status mio_decode_f32(int type, const void *src, size_t src_len, float *dst, size_t n);
-/** Importance-weighted encode: rows of n_per_row elements (n a multiple of it),
- * imatrix holds n_per_row per-column weights (NULL = plain encode). Byte-exact
- * with ggml_quantize_chunk(type, src, dst, 0, n / n_per_row, n_per_row, imatrix). */
-MIO_API mio_status mio_encode_f32_imatrix(int type, const float *src, size_t n, int64_t n_per_row,
-                                          const float *imatrix, void *dst, size_t dst_len);
-/** mio_encode_f32 / mio_decode_f32 split over n_threads threads (0 = one per
- * core); the output is identical to the single-threaded call. */
-MIO_API mio_status mio_encode_f32_mt(int type, const float *src, size_t n, void *dst, size_t dst_len, int n_threads);
-MIO_API mio_status mio_decode_f32_mt(int type, const void *src, size_t src_len, float *dst, size_t n, int n_threads);
-/** 1 if mio_encode_f32 / mio_encode_f32_imatrix (with a non-NULL imatrix) /
- * mio_decode_f32 support type, else 0. */
-MIO_API int mio_type_can_encode(int type);
-MIO_API int mio_type_can_encode_imatrix(int type);
-MIO_API int mio_type_can_decode(int type);
-/** Instruction set the codec kernels run with: "avx512", "avx2", "neon" or
- * "scalar" (portable C) — the best this CPU and build support, chosen once per
- * process. The environment variable MIO_ISA (scalar, avx2, avx512 on x86-64;
- * scalar, neon on aarch64) overrides the choice, for testing. An MIO_ISA this
- * CPU cannot run (or not one of those names) is refused, never run: this call
- * returns NULL and every codec call (mio_encode_f32*, mio_decode_f32*, and the
- * calls built on them) fails with MIO_ERR_INVALID_ARG, mio_last_error() naming
- * MIO_ISA, the missing CPU features or the accepted values. */
-MIO_API const char *mio_cpu_isa(void);
+/* --- splitting a model (llama.cpp's gguf-split --split) --- */
+/** One output part, as planned (reported before anything is written). The
+ * split types were named mio_split_* in 0.1: their struct tags keep those names
+ * (the ABI is unchanged) and the old type names are deprecated aliases. */
+typedef struct mio_split_part {
+    uint32_t index;          /**< 0-based (split.no) */
+    uint32_t count;          /**< number of parts (split.count) */
+    const char *path;        /**< PREFIX-%05u-of-%05u.gguf */
+    int64_t first_tensor;    /**< index in the input of its first tensor */
+    int64_t n_tensors;
+    uint64_t tensor_bytes;   /**< its tensors' sizes, each padded to 32 (what --split-max-size counts) */
+    uint64_t file_bytes;     /**< size of the part file as written */
+} mio_gguf_split_part;
+typedef void (*mio_gguf_split_plan_fn)(void *user, const mio_gguf_split_part *part);
 
-/* ------------------------------------------------------------------------- */
-/** Dot products and matrix-vector products on quantized weights             */
-/* ------------------------------------------------------------------------- */
-/** The activation type a weight type is multiplied with, as ggml's CPU back end
- * pairs them: MIO_TYPE_Q8_0 for q4_0 q5_0 q8_0 iq4_nl mxfp4, MIO_TYPE_Q8_1 for
- * q4_1 q5_1, MIO_TYPE_Q8_K for q2_K q3_K q4_K q5_K q6_K tq1_0 tq2_0 iq4_xs, and
- * the weight type itself for MIO_TYPE_F32, MIO_TYPE_F16 and MIO_TYPE_BF16 (f32
- * weights take f32 activations, f16 take f16, bf16 take bf16). -1 for an
- * unknown type or one without a dot-product kernel. */
-MIO_API int mio_vec_dot_type(int wtype);
-/** *out = the dot product of one weight row of n elements (wire bytes of type
- * wtype) with one activation row already encoded in mio_vec_dot_type(wtype)
- * (e.g. by mio_encode_f32). n must be a whole number of blocks. Integer
- * arithmetic inside each block, one rescale per block, f32 accumulation (the
- * SIMD levels add the block terms in another order: docs/KERNELS.md §7;
- * f32/f16/bf16: exact products summed in double). Any alignment. A q8_K
- * activation block's 16 bsums must be the sums of its codes, as mio_encode_f32
- * writes them: some kernels (q3_K q6_K tq1_0 tq2_0, like ggml's) use them in
- * place of the codes, so a hand-made block with other bsums gives a result that
- * depends on the ISA level. */
-MIO_API mio_status mio_vec_dot(int wtype, size_t n, const void *w_row, const void *act_row, float *out);
-/** y = W x: w holds `rows` rows of `cols` elements of type wtype in GGUF layout
- * (rows * row bytes, each row a whole number of blocks), x is cols floats, y
- * gets rows floats. x is first encoded to mio_vec_dot_type(wtype) with the
- * library's byte-exact encoders (q8_0/q8_1/q8_K refuse NaN/inf in x:
- * MIO_ERR_NON_FINITE), then each y[r] is what mio_vec_dot gives for row r.
- * n_threads <= 0: one per core; rows are split over the threads and the result
- * is the same for every thread count. Errors: MIO_ERR_UNSUPPORTED_TYPE (unknown
- * type, or no kernel), MIO_ERR_INVALID_ARG (NULL, cols not a whole number of
- * blocks), MIO_ERR_OVERFLOW (sizes), MIO_ERR_NOMEM. */
-MIO_API mio_status mio_matvec(int wtype, const void *w, size_t rows, size_t cols, const float *x, float *y,
-                              int n_threads);
-/** Y = X W^T for m activation rows: x is m x cols row-major f32, y is m x rows
- * row-major (y[i * rows + r] = row r of W . row i of x). Each weight block is read
- * once for all m rows; y equals m calls of mio_matvec bit for bit. Arguments and
- * errors as mio_matvec. */
-MIO_API mio_status mio_matmul(int wtype, const void *w, size_t rows, size_t cols, const float *x, size_t m, float *y,
-                              int n_threads);
+typedef struct mio_split_params {
+    size_t size;                /**< sizeof(mio_gguf_split_params): set by mio_gguf_split_default_params */
+    int64_t max_tensors;        /**< --split-max-tensors: at most this many tensors a part (0 = unused) */
+    uint64_t max_bytes;         /**< --split-max-size: at most this many tensor bytes a part (0 = unused) */
+    int no_tensor_first_split;  /**< part 1 holds the metadata only */
+    int dry_run;                /**< plan and report, write nothing */
+    mio_gguf_split_plan_fn plan; /**< optional: called once per part, in order */
+    void *plan_user;
+} mio_gguf_split_params;
 
-/* ------------------------------------------------------------------------- */
-/** PTQTP: ternary trit-planes without calibration data (docs/PTQTP.md)       */
-/* ------------------------------------------------------------------------- */
-/** Options of mio_ptqtp_quantize. */
-typedef struct mio_ptqtp_options {
-    size_t size;       /**< sizeof(mio_ptqtp_options): set by mio_ptqtp_default_options */
-    int planes;        /**< K = 1, 2 or 3 (default 2) */
-    int tie_scales;    /**< 1: plane scales tied to ratio 3 ([3s, s], [9s, 3s, s]); needs planes >= 2 */
-    int n_threads;     /**< <= 0: one per core; the output is identical for any count */
-} mio_ptqtp_options;
-
-/** What mio_ptqtp_quantize measured. The sums (err_sq, norm_sq, groups,
- * iterations, unconverged, nonfinite) of several calls add up to those of one
- * call on all their rows (up to the rounding of the float sums). */
-typedef struct mio_ptqtp_stats {
-    double err_sq;        /**< sum over finite weights of (w - r)^2, r = sum of the planes as stored (fp16 scales) */
-    double norm_sq;       /**< sum over finite weights of w^2 */
-    double rel_err;       /**< sqrt(err_sq / norm_sq), 0 when norm_sq is 0 */
-    uint64_t groups;      /**< groups of 256 solved */
-    uint64_t iterations;  /**< alternation iterations summed over the groups */
-    uint64_t unconverged; /**< groups stopped by the 50-iteration cap */
-    uint64_t nonfinite;   /**< NaN/inf weights (trit 0 in every plane) */
-    double zero_frac[3];  /**< fraction of zero trits per plane (unused planes 0) */
-} mio_ptqtp_stats;
-
-/** Defaults: planes 2, free scales, one thread per core. NULL is a no-op. */
-MIO_API void mio_ptqtp_default_options(mio_ptqtp_options *o);
-/** Decompose w (rows x cols row-major f32; cols a multiple of 256, one group =
- * 256 consecutive elements of a row) into o->planes ternary planes,
- * w ~ sum_k d_k T_k, T_k in {-1, 0, +1}, one scale d_k per plane and group
- * (the PTQTP method of arXiv:2509.16989 as Fucina implements it: ridge-regressed
- * scales alternating with an exhaustive 3^K trit search per element; scales
- * rounded to fp16, then one last search against the rounded scales).
- * planes[k] for k < o->planes: a buffer of plane_bytes >= rows * cols / 256 * 66
- * bytes receiving a TQ2_0 tensor of the same shape whose per-block fp16 d is that
- * plane's group scale (every plane decodes with mio_decode_f32 / ggml's TQ2_0
- * to_float; their sum is the reconstruction the stats measure). NaN/inf weights
- * are left out of the fit and get trit 0 in every plane. stats may be NULL.
- * Errors (MIO_ERR_INVALID_ARG unless said): NULL w, o, planes or planes[k],
- * o->size not set by mio_ptqtp_default_options, planes not 1..3, tie_scales not
- * 0/1 or set with planes < 2, cols not a multiple of 256, plane_bytes too small,
- * sizes overflowing (MIO_ERR_OVERFLOW), no memory (MIO_ERR_NOMEM). Planes and
- * stats are identical for any n_threads, and a row's planes do not depend on
- * the other rows (rows may be quantized in chunks). */
-MIO_API mio_status mio_ptqtp_quantize(const float *w, size_t rows, size_t cols, const mio_ptqtp_options *o,
-                                      void *const *planes, size_t plane_bytes, mio_ptqtp_stats *stats);
+/** Defaults: max_tensors 128 (gguf-split's default), max_bytes 0, everything off. */
+MIO_API void mio_gguf_split_default_params(mio_gguf_split_params *p);
+/** The defaults for a struct of size bytes (pass sizeof *p), as the _sized rule
+ * says (docs/ABI.md). */
+MIO_API mio_status mio_gguf_split_default_params_sized(mio_gguf_split_params *p, size_t size);
+/** Split the GGUF model in_path (the first part of a split input is followed
+ * across its parts) into PREFIX-00001-of-0000N.gguf .. as gguf-split --split
+ * does: exactly one of max_tensors / max_bytes must be set; part 1 carries
+ * every key of the input (its split.* keys dropped) and each part ends with
+ * split.no (u16, 0-based), split.tensors.count (i32, the total), split.count
+ * (u16); tensors keep the input order. A part is closed when the next tensor
+ * would pass the limit (so a tensor larger than max_bytes goes alone into its
+ * own part); a part left empty (the first tensor alone passes max_bytes) is
+ * refused. Every part is written to a temp file and all
+ * are renamed into place only when all are complete; an output naming an
+ * input file is refused. n_parts (may be NULL) receives the part count. */
+MIO_API mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_gguf_split_params *p,
+                                  uint32_t *n_parts);
 
 /* ------------------------------------------------------------------------- */
 /** safetensors                                                               */
@@ -724,19 +719,20 @@ typedef struct mio_st_file mio_st_file;
 #define MIO_ST_MAX_HEADER 100000000u
 
 /** flags: MIO_OPEN_MMAP (0) or MIO_OPEN_READ. A path ending in ".index.json" opens
- * a sharded checkpoint (model.safetensors.index.json) as one handle over all shards. */
+ * a sharded checkpoint (model.safetensors.index.json) as one handle over all
+ * shards. Free with mio_st_close. */
 MIO_API mio_status mio_st_open(const char *path, uint32_t flags, mio_st_file **out);
-/** flags: MIO_BUFFER_BORROW or MIO_BUFFER_TAKE (as mio_gguf_open_buffer). */
+/** flags: MIO_BUFFER_BORROW or MIO_BUFFER_TAKE (as mio_gguf_open_buffer). Free
+ * with mio_st_close. */
 MIO_API mio_status mio_st_open_buffer(const void *data, size_t len, uint32_t flags, mio_st_file **out);
-/** Source for mio_st_read_frame: read up to len bytes into buf; return the count
- * (0 at end of stream) or a negative value on error. user is handed to it
- * untouched and may be NULL. */
-typedef int64_t (*mio_read_fn)(void *user, void *buf, size_t len);
 /** Read exactly one safetensors frame (length, header, exactly the data it
- * describes) from a stream, leaving it positioned just after the frame. */
+ * describes) from a stream, leaving it positioned just after the frame. Free
+ * with mio_st_close. */
 MIO_API mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out);
 MIO_API mio_status mio_st_read_frame_fd(int fd, mio_st_file **out);
-MIO_API void mio_st_close(mio_st_file *f);                  /**< NULL is a no-op */
+/** Close a handle of mio_st_open, mio_st_open_buffer or mio_st_read_frame(_fd).
+ * NULL is a no-op. */
+MIO_API void mio_st_close(mio_st_file *f);
 
 /** File facts; each returns 0 when f is NULL. */
 MIO_API uint64_t mio_st_header_size(const mio_st_file *f);  /**< N, the JSON length (first shard) */
@@ -806,11 +802,18 @@ typedef struct mio_st_meta {
  * NULL when n is 0, meta when n_meta is 0. */
 MIO_API mio_status mio_st_save_file(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
                                     size_t n_meta);
-/** *out is malloc()ed; release it with mio_free. */
+/** The same image in memory: *out is malloc()ed; free with mio_free. */
 MIO_API mio_status mio_st_save_buffer(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
                                       void **out, size_t *out_len);
+/** The same image through a callback. */
 MIO_API mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
                                   mio_write_fn fn, void *user);
+/** The same image written to the open descriptor fd (a pipe, a socket, stdout)
+ * from its current position: no temp file, no rename; the entries are checked
+ * before the first byte is written, and on a write error what was written
+ * stays written. A negative fd is MIO_ERR_INVALID_ARG; a failing write(2)
+ * (a closed or read-only descriptor, a full disk) MIO_ERR_IO. */
+MIO_API mio_status mio_st_save_fd(int fd, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta);
 /** Hugging Face save_pretrained layout in directory dir (created when missing,
  * its parent must exist; removed again if the save fails): tensors go, in the given
  * order, into shards of at most max_shard_bytes of tensor data (a larger tensor
@@ -825,7 +828,7 @@ MIO_API mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_
  * Reentrant: any number of threads may save at once (into different dirs). */
 MIO_API mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
                                        size_t n_meta, uint64_t max_shard_bytes, uint32_t *n_shards);
-/** The four calls above for an entry array whose elements are entry_size bytes
+/** The five calls above for an entry array whose elements are entry_size bytes
  * apart (pass sizeof(mio_st_entry)), so that mio_st_entry can gain fields at
  * its end (docs/ABI.md). entry_size must be at least the 0.1 size of
  * mio_st_entry and at most 65536; the bytes of an entry past the fields this
@@ -838,9 +841,214 @@ MIO_API mio_status mio_st_save_buffer_sized(const mio_st_entry *t, size_t n, siz
                                             size_t n_meta, void **out, size_t *out_len);
 MIO_API mio_status mio_st_save_cb_sized(const mio_st_entry *t, size_t n, size_t entry_size, const mio_st_meta *meta,
                                         size_t n_meta, mio_write_fn fn, void *user);
+MIO_API mio_status mio_st_save_fd_sized(int fd, const mio_st_entry *t, size_t n, size_t entry_size,
+                                        const mio_st_meta *meta, size_t n_meta);
 MIO_API mio_status mio_st_save_sharded_sized(const char *dir, const mio_st_entry *t, size_t n, size_t entry_size,
                                              const mio_st_meta *meta, size_t n_meta, uint64_t max_shard_bytes,
                                              uint32_t *n_shards);
+
+/* ------------------------------------------------------------------------- */
+/** Conversion: GGUF <-> safetensors (docs/CONVERT.md)                         */
+/* ------------------------------------------------------------------------- */
+typedef struct mio_convert_params {
+    size_t size;               /**< sizeof(mio_convert_params): set by mio_convert_default_params */
+    int dtype;                 /**< -1: float tensors keep their type; MIO_TYPE_F32/F16/BF16: every float
+                                  tensor (F32 F16 BF16 F64) is cast to it, and decoded tensors get it */
+    int dequantize;            /**< GGUF -> safetensors: decode block-quantized tensors (to dtype, F32
+                                  when dtype is -1); without it they are refused */
+    int n_threads;             /**< decoding threads, 0 = one per core */
+    uint64_t max_shard_bytes;  /**< sharded safetensors output: at most this many tensor bytes a shard
+                                  (0 = 5,000,000,000, save_pretrained's "5GB") */
+    const char *const *rename_from; /**< tensor renames: rename_from[k] becomes rename_to[k]; */
+    const char *const *rename_to;   /**< every from must name a tensor, no name twice on either side */
+    size_t n_rename;
+    mio_quant_progress_fn progress; /**< optional: tensors/bytes written; non-zero cancels */
+    void *progress_user;
+    const mio_kv_edit *edits;  /**< metadata edits (mio_writer_apply_edits' rules), applied to the GGUF
+                                  key-values before they are encoded / after they are restored */
+    size_t n_edits;
+} mio_convert_params;
+
+/** Defaults: types kept, no decoding, all cores, no renames. */
+MIO_API void mio_convert_default_params(mio_convert_params *p);
+/** The defaults for a struct of size bytes (pass sizeof *p), as the _sized rule
+ * says (docs/ABI.md). */
+MIO_API mio_status mio_convert_default_params_sized(mio_convert_params *p, size_t size);
+/** GGUF (the first part of a split is followed across its parts; split.* keys
+ * are dropped) to safetensors in upstream's canonical form. GGUF metadata goes
+ * into __metadata__ under the encoding of docs/CONVERT.md, which
+ * mio_st_to_gguf reads back into the identical GGUF file. GGUF dims
+ * become a shape outermost first. out is a .safetensors path (written
+ * atomically), or a directory (an existing one, or a path ending in '/', or
+ * DIR/model.safetensors.index.json) for a sharded checkpoint in
+ * save_pretrained's layout. Nothing is written when a tensor cannot convert. */
+MIO_API mio_status mio_gguf_to_st(const char *in_path, const char *out, const mio_convert_params *p);
+/** The same streamed to an open descriptor (single file): no temp file. */
+MIO_API mio_status mio_gguf_to_st_fd(const char *in_path, int fd, const mio_convert_params *p);
+/** safetensors (a file, or a sharded checkpoint's .index.json) to GGUF. With a
+ * __gguf__ layout (a file mio_gguf_to_st wrote) the GGUF is restored
+ * exactly: keys in order with their wire types, tensor order, version, padding;
+ * other __metadata__ keys become strings "safetensors.metadata.KEY". Names are
+ * kept (renames apply); F32 F16 BF16 F64 I8 I16 I32 I64 are kept (or cast with
+ * dtype); other dtypes, more than 4 dimensions and names of 64 bytes or more
+ * are refused naming the tensor. out_path is written atomically. */
+MIO_API mio_status mio_st_to_gguf(const char *in_path, const char *out_path, const mio_convert_params *p);
+/** The same streamed to an open descriptor: no temp file. */
+MIO_API mio_status mio_st_to_gguf_fd(const char *in_path, int fd, const mio_convert_params *p);
+
+/* ------------------------------------------------------------------------- */
+/** Conversion: Hugging Face checkpoints to GGUF (docs/HF_CONVERT.md)          */
+/* ------------------------------------------------------------------------- */
+/** A checkpoint directory (config.json, model.safetensors or sharded
+ * model-0000N-of-0000M.safetensors with model.safetensors.index.json, and the
+ * tokenizer files) converted as llama.cpp's convert_hf_to_gguf.py converts it:
+ * the same metadata keys in the same order with the same wire types, the same
+ * tensor names, order and types, byte for byte (two deliberate tokenizer
+ * differences are documented in docs/HF_CONVERT.md). Supported: LlamaForCausalLM,
+ * MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM. */
+
+/** outtype values besides the ggml types MIO_TYPE_F32, _F16, _BF16, _Q8_0, _TQ1_0, _TQ2_0. */
+#define MIO_HF_OUT_AUTO (-1)  /**< the reference's "auto": BF16 or F16 from the first 2-D weight's dtype */
+
+/** One output file, reported before anything is written (also in a dry run). */
+typedef struct mio_hf_file {
+    uint32_t index;          /**< 0-based */
+    uint32_t count;          /**< files in the output (1 unless split) */
+    const char *path;        /**< as it will be written */
+    int64_t n_tensors;
+    uint64_t tensor_bytes;   /**< the tensors' sizes, unpadded (what --split-max-size counts); 0 with a preset (known only once quantized) */
+} mio_hf_file;
+typedef void (*mio_hf_file_fn)(void *user, const mio_hf_file *f);
+
+/** One output tensor, reported before anything is written (also in a dry run). */
+typedef struct mio_hf_tensor {
+    int64_t index;           /**< position in the output */
+    const char *name;        /**< GGUF name ("blk.0.attn_q.weight"; "rope_freqs.weight" is generated) */
+    const char *source;      /**< Hugging Face name, "" for a generated tensor */
+    int source_dtype;        /**< mio_st_dtype of the source (MIO_ST_F32 for a generated tensor) */
+    uint32_t n_dims;
+    int64_t ne[4];           /**< ggml order */
+    int type;                /**< ggml type written */
+    int permuted;            /**< q/k rows permuted as LlamaModel.permute */
+    uint64_t nbytes;
+} mio_hf_tensor;
+typedef void (*mio_hf_tensor_fn)(void *user, const mio_hf_tensor *t);
+
+struct mio_quantize_params; /* mio_quantize_params, in "Quantizing a model" below */
+
+typedef struct mio_hf_params {
+    size_t size;               /**< sizeof(mio_hf_params): set by mio_hf_default_params */
+    int outtype;               /**< MIO_HF_OUT_AUTO (default) or MIO_TYPE_F32/F16/BF16/Q8_0/TQ1_0/TQ2_0 */
+    int preset;                /**< MIO_PRESET_NONE (default), or a llama-quantize preset: the file
+                                  convert_hf_to_gguf.py --outtype auto + llama_model_quantize writes */
+    const struct mio_quantize_params *quantize; /**< with a preset: the quantizer's other settings (imatrix, overrides,
+                                  ...; its preset, dry_run, plan and progress fields are ignored); NULL = defaults */
+    int vocab_only;            /**< --vocab-only: metadata and tokenizer, no tensors */
+    const char *pre;           /**< --pre NAME: tokenizer.ggml.pre to write instead of the detected one */
+    const char *model_name;    /**< --model-name */
+    int64_t split_max_tensors; /**< --split-max-tensors (0 = unused) */
+    uint64_t split_max_bytes;  /**< --split-max-size in bytes (0 = unused) */
+    int no_tensor_first_split; /**< --no-tensor-first-split: the first file holds the metadata only */
+    int dry_run;               /**< plan and report (file and tensor callbacks), write nothing */
+    int n_threads;             /**< 0 = one per core */
+    mio_hf_file_fn file;       /**< optional */
+    void *file_user;
+    mio_hf_tensor_fn plan;     /**< optional */
+    void *plan_user;
+    mio_quant_progress_fn progress; /**< optional; non-zero return cancels (MIO_ERR_CANCELLED, nothing written) */
+    void *progress_user;
+} mio_hf_params;
+
+/** Defaults: auto, no preset, all cores, no split, no callbacks. */
+MIO_API void mio_hf_default_params(mio_hf_params *p);
+/** The defaults for a struct of size bytes (pass sizeof *p), as the _sized rule
+ * says (docs/ABI.md). */
+MIO_API mio_status mio_hf_default_params_sized(mio_hf_params *p, size_t size);
+/** Convert the checkpoint directory model_dir. out is the reference's --outfile:
+ * a file path (with "{ftype}" replaced by the output type's name: "bf16",
+ * "q8_0", ... or the preset's "Q4_K_M"), an existing directory (the reference's
+ * default file name inside it), or NULL (that name inside model_dir). With a
+ * split, out names the first part's stem as the reference does (NAME-00001-of-
+ * 0000N.gguf). Every file is written to a temp file and renamed into place only
+ * when all are complete; on any error nothing is left. The path of the first
+ * file written is stored in *written (malloc()ed; free with mio_free) when
+ * written is not NULL. */
+MIO_API mio_status mio_hf_convert(const char *model_dir, const char *out, const mio_hf_params *p, char **written);
+
+/* ------------------------------------------------------------------------- */
+/** Block codecs (f32 <-> ggml wire bytes) and dot products                    */
+/* ------------------------------------------------------------------------- */
+/** Encode n floats (a whole number of blocks; may span many rows) into dst, which
+ * must be exactly the wire size of n elements (src and dst may be NULL only when
+ * n is 0, for every codec call). Byte-exact with ggml's
+ * ggml_quantize_chunk(type, src, dst, 0, rows, n_per_row, NULL) for every type
+ * ggml quantizes without an importance matrix. Block types refuse NaN/inf input
+ * (MIO_ERR_NON_FINITE, naming the first bad index); f16/bf16 casts do not check.
+ * Any pointer alignment is accepted. */
+MIO_API mio_status mio_encode_f32(int type, const float *src, size_t n, void *dst, size_t dst_len);
+/** Decode src (exactly the wire size of n elements) into n floats. Bit-exact with
+ * ggml's to_float for any input bytes. */
+MIO_API mio_status mio_decode_f32(int type, const void *src, size_t src_len, float *dst, size_t n);
+/** Importance-weighted encode: rows of n_per_row elements (n a multiple of it),
+ * imatrix holds n_per_row per-column weights (NULL = plain encode). Byte-exact
+ * with ggml_quantize_chunk(type, src, dst, 0, n / n_per_row, n_per_row, imatrix). */
+MIO_API mio_status mio_encode_f32_imatrix(int type, const float *src, size_t n, int64_t n_per_row,
+                                          const float *imatrix, void *dst, size_t dst_len);
+/** mio_encode_f32 / mio_decode_f32 split over n_threads threads (0 = one per
+ * core); the output is identical to the single-threaded call. */
+MIO_API mio_status mio_encode_f32_mt(int type, const float *src, size_t n, void *dst, size_t dst_len, int n_threads);
+MIO_API mio_status mio_decode_f32_mt(int type, const void *src, size_t src_len, float *dst, size_t n, int n_threads);
+/** 1 if mio_encode_f32 / mio_encode_f32_imatrix (with a non-NULL imatrix) /
+ * mio_decode_f32 support type, else 0. */
+MIO_API int mio_type_can_encode(int type);
+MIO_API int mio_type_can_encode_imatrix(int type);
+MIO_API int mio_type_can_decode(int type);
+/** Instruction set the codec kernels run with: "avx512", "avx2", "neon" or
+ * "scalar" (portable C) — the best this CPU and build support, chosen once per
+ * process. The environment variable MIO_ISA (scalar, avx2, avx512 on x86-64;
+ * scalar, neon on aarch64) overrides the choice, for testing. An MIO_ISA this
+ * CPU cannot run (or not one of those names) is refused, never run: this call
+ * returns NULL and every codec call (mio_encode_f32*, mio_decode_f32*, and the
+ * calls built on them) fails with MIO_ERR_INVALID_ARG, mio_last_error() naming
+ * MIO_ISA, the missing CPU features or the accepted values. */
+MIO_API const char *mio_cpu_isa(void);
+
+/* --- dot products and matrix-vector products on quantized weights --- */
+/** The activation type a weight type is multiplied with, as ggml's CPU back end
+ * pairs them: MIO_TYPE_Q8_0 for q4_0 q5_0 q8_0 iq4_nl mxfp4, MIO_TYPE_Q8_1 for
+ * q4_1 q5_1, MIO_TYPE_Q8_K for q2_K q3_K q4_K q5_K q6_K tq1_0 tq2_0 iq4_xs, and
+ * the weight type itself for MIO_TYPE_F32, MIO_TYPE_F16 and MIO_TYPE_BF16 (f32
+ * weights take f32 activations, f16 take f16, bf16 take bf16). -1 for an
+ * unknown type or one without a dot-product kernel. */
+MIO_API int mio_vec_dot_type(int wtype);
+/** *out = the dot product of one weight row of n elements (wire bytes of type
+ * wtype) with one activation row already encoded in mio_vec_dot_type(wtype)
+ * (e.g. by mio_encode_f32). n must be a whole number of blocks. Integer
+ * arithmetic inside each block, one rescale per block, f32 accumulation (the
+ * SIMD levels add the block terms in another order: docs/KERNELS.md §7;
+ * f32/f16/bf16: exact products summed in double). Any alignment. A q8_K
+ * activation block's 16 bsums must be the sums of its codes, as mio_encode_f32
+ * writes them: some kernels (q3_K q6_K tq1_0 tq2_0, like ggml's) use them in
+ * place of the codes, so a hand-made block with other bsums gives a result that
+ * depends on the ISA level. */
+MIO_API mio_status mio_vec_dot(int wtype, size_t n, const void *w_row, const void *act_row, float *out);
+/** y = W x: w holds `rows` rows of `cols` elements of type wtype in GGUF layout
+ * (rows * row bytes, each row a whole number of blocks), x is cols floats, y
+ * gets rows floats. x is first encoded to mio_vec_dot_type(wtype) with the
+ * library's byte-exact encoders (q8_0/q8_1/q8_K refuse NaN/inf in x:
+ * MIO_ERR_NON_FINITE), then each y[r] is what mio_vec_dot gives for row r.
+ * n_threads <= 0: one per core; rows are split over the threads and the result
+ * is the same for every thread count. Errors: MIO_ERR_UNSUPPORTED_TYPE (unknown
+ * type, or no kernel), MIO_ERR_INVALID_ARG (NULL, cols not a whole number of
+ * blocks), MIO_ERR_OVERFLOW (sizes), MIO_ERR_NOMEM. */
+MIO_API mio_status mio_matvec(int wtype, const void *w, size_t rows, size_t cols, const float *x, float *y,
+                              int n_threads);
+/** Y = X W^T for m activation rows: x is m x cols row-major f32, y is m x rows
+ * row-major (y[i * rows + r] = row r of W . row i of x). Each weight block is read
+ * once for all m rows; y equals m calls of mio_matvec bit for bit. Arguments and
+ * errors as mio_matvec. */
+MIO_API mio_status mio_matmul(int wtype, const void *w, size_t rows, size_t cols, const float *x, size_t m, float *y,
+                              int n_threads);
 
 /* ------------------------------------------------------------------------- */
 /** Quantizing a model (the llama-quantize replacement)                        */
@@ -915,9 +1123,6 @@ typedef struct mio_quant_decision {
     const char *why;       /**< short reason ("preset", "output tensor", "use_more_bits", "pure", "--tensor-type", ...) */
 } mio_quant_decision;
 typedef void (*mio_quant_plan_fn)(void *user, const mio_quant_decision *d);
-/** Progress: tensors done of total, bytes of input consumed of total. Return
- * non-zero to cancel (the call then fails with MIO_ERR_CANCELLED, nothing written). */
-typedef int (*mio_quant_progress_fn)(void *user, int64_t done, int64_t total, uint64_t bytes_done, uint64_t bytes_total);
 
 typedef struct mio_quantize_params {
     size_t size;               /**< sizeof(mio_quantize_params): set by mio_quantize_default_params */
@@ -967,172 +1172,6 @@ MIO_API mio_status mio_quantize(const char *in_path, const char *out_path, const
 MIO_API mio_status mio_quantize_fd(const char *in_path, int fd, const mio_quantize_params *p);
 
 /* ------------------------------------------------------------------------- */
-/** Splitting a model (llama.cpp's gguf-split --split)                          */
-/* ------------------------------------------------------------------------- */
-/** One output part, as planned (reported before anything is written). */
-typedef struct mio_split_part {
-    uint32_t index;          /**< 0-based (split.no) */
-    uint32_t count;          /**< number of parts (split.count) */
-    const char *path;        /**< PREFIX-%05u-of-%05u.gguf */
-    int64_t first_tensor;    /**< index in the input of its first tensor */
-    int64_t n_tensors;
-    uint64_t tensor_bytes;   /**< its tensors' sizes, each padded to 32 (what --split-max-size counts) */
-    uint64_t file_bytes;     /**< size of the part file as written */
-} mio_split_part;
-typedef void (*mio_split_plan_fn)(void *user, const mio_split_part *part);
-
-typedef struct mio_split_params {
-    size_t size;                /**< sizeof(mio_split_params): set by mio_split_default_params */
-    int64_t max_tensors;        /**< --split-max-tensors: at most this many tensors a part (0 = unused) */
-    uint64_t max_bytes;         /**< --split-max-size: at most this many tensor bytes a part (0 = unused) */
-    int no_tensor_first_split;  /**< part 1 holds the metadata only */
-    int dry_run;                /**< plan and report, write nothing */
-    mio_split_plan_fn plan;     /**< optional: called once per part, in order */
-    void *plan_user;
-} mio_split_params;
-
-/** Defaults: max_tensors 128 (gguf-split's default), max_bytes 0, everything off. */
-MIO_API void mio_split_default_params(mio_split_params *p);
-/** As mio_quantize_default_params_sized. */
-MIO_API mio_status mio_split_default_params_sized(mio_split_params *p, size_t size);
-/** Split the GGUF model in_path (the first part of a split input is followed
- * across its parts) into PREFIX-00001-of-0000N.gguf .. as gguf-split --split
- * does: exactly one of max_tensors / max_bytes must be set; part 1 carries
- * every key of the input (its split.* keys dropped) and each part ends with
- * split.no (u16, 0-based), split.tensors.count (i32, the total), split.count
- * (u16); tensors keep the input order. A part is closed when the next tensor
- * would pass the limit (so a tensor larger than max_bytes goes alone into its
- * own part); a part left empty (the first tensor alone passes max_bytes) is
- * refused. Every part is written to a temp file and all
- * are renamed into place only when all are complete; an output naming an
- * input file is refused. n_parts (may be NULL) receives the part count. */
-MIO_API mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_split_params *p,
-                                  uint32_t *n_parts);
-
-/* ------------------------------------------------------------------------- */
-/** Converting between GGUF and safetensors (docs/CONVERT.md)                  */
-/* ------------------------------------------------------------------------- */
-typedef struct mio_convert_params {
-    size_t size;               /**< sizeof(mio_convert_params): set by mio_convert_default_params */
-    int dtype;                 /**< -1: float tensors keep their type; MIO_TYPE_F32/F16/BF16: every float
-                                  tensor (F32 F16 BF16 F64) is cast to it, and decoded tensors get it */
-    int dequantize;            /**< GGUF -> safetensors: decode block-quantized tensors (to dtype, F32
-                                  when dtype is -1); without it they are refused */
-    int n_threads;             /**< decoding threads, 0 = one per core */
-    uint64_t max_shard_bytes;  /**< sharded safetensors output: at most this many tensor bytes a shard
-                                  (0 = 5,000,000,000, save_pretrained's "5GB") */
-    const char *const *rename_from; /**< tensor renames: rename_from[k] becomes rename_to[k]; */
-    const char *const *rename_to;   /**< every from must name a tensor, no name twice on either side */
-    size_t n_rename;
-    mio_quant_progress_fn progress; /**< optional: tensors/bytes written; non-zero cancels */
-    void *progress_user;
-    const mio_kv_edit *edits;  /**< metadata edits (mio_writer_apply_edits' rules), applied to the GGUF
-                                  key-values before they are encoded / after they are restored */
-    size_t n_edits;
-} mio_convert_params;
-
-/** Defaults: types kept, no decoding, all cores, no renames. */
-MIO_API void mio_convert_default_params(mio_convert_params *p);
-/** As mio_quantize_default_params_sized. */
-MIO_API mio_status mio_convert_default_params_sized(mio_convert_params *p, size_t size);
-/** GGUF (the first part of a split is followed across its parts; split.* keys
- * are dropped) to safetensors in upstream's canonical form. GGUF metadata goes
- * into __metadata__ under the encoding of docs/CONVERT.md, which
- * mio_safetensors_to_gguf reads back into the identical GGUF file. GGUF dims
- * become a shape outermost first. out is a .safetensors path (written
- * atomically), or a directory (an existing one, or a path ending in '/', or
- * DIR/model.safetensors.index.json) for a sharded checkpoint in
- * save_pretrained's layout. Nothing is written when a tensor cannot convert. */
-MIO_API mio_status mio_gguf_to_safetensors(const char *in_path, const char *out, const mio_convert_params *p);
-/** The same streamed to an open descriptor (single file): no temp file. */
-MIO_API mio_status mio_gguf_to_safetensors_fd(const char *in_path, int fd, const mio_convert_params *p);
-/** safetensors (a file, or a sharded checkpoint's .index.json) to GGUF. With a
- * __gguf__ layout (a file mio_gguf_to_safetensors wrote) the GGUF is restored
- * exactly: keys in order with their wire types, tensor order, version, padding;
- * other __metadata__ keys become strings "safetensors.metadata.KEY". Names are
- * kept (renames apply); F32 F16 BF16 F64 I8 I16 I32 I64 are kept (or cast with
- * dtype); other dtypes, more than 4 dimensions and names of 64 bytes or more
- * are refused naming the tensor. out_path is written atomically. */
-MIO_API mio_status mio_safetensors_to_gguf(const char *in_path, const char *out_path, const mio_convert_params *p);
-MIO_API mio_status mio_safetensors_to_gguf_fd(const char *in_path, int fd, const mio_convert_params *p);
-
-/* ------------------------------------------------------------------------- */
-/** Hugging Face checkpoints to GGUF (docs/HF_CONVERT.md)                       */
-/* ------------------------------------------------------------------------- */
-/** A checkpoint directory (config.json, model.safetensors or sharded
- * model-0000N-of-0000M.safetensors with model.safetensors.index.json, and the
- * tokenizer files) converted as llama.cpp's convert_hf_to_gguf.py converts it:
- * the same metadata keys in the same order with the same wire types, the same
- * tensor names, order and types, byte for byte (two deliberate tokenizer
- * differences are documented in docs/HF_CONVERT.md). Supported: LlamaForCausalLM,
- * MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM. */
-
-/** outtype values besides the ggml types MIO_TYPE_F32, _F16, _BF16, _Q8_0, _TQ1_0, _TQ2_0. */
-#define MIO_HF_OUT_AUTO (-1)  /**< the reference's "auto": BF16 or F16 from the first 2-D weight's dtype */
-
-/** One output file, reported before anything is written (also in a dry run). */
-typedef struct mio_hf_file {
-    uint32_t index;          /**< 0-based */
-    uint32_t count;          /**< files in the output (1 unless split) */
-    const char *path;        /**< as it will be written */
-    int64_t n_tensors;
-    uint64_t tensor_bytes;   /**< the tensors' sizes, unpadded (what --split-max-size counts); 0 with a preset (known only once quantized) */
-} mio_hf_file;
-typedef void (*mio_hf_file_fn)(void *user, const mio_hf_file *f);
-
-/** One output tensor, reported before anything is written (also in a dry run). */
-typedef struct mio_hf_tensor {
-    int64_t index;           /**< position in the output */
-    const char *name;        /**< GGUF name ("blk.0.attn_q.weight"; "rope_freqs.weight" is generated) */
-    const char *source;      /**< Hugging Face name, "" for a generated tensor */
-    int source_dtype;        /**< mio_st_dtype of the source (MIO_ST_F32 for a generated tensor) */
-    uint32_t n_dims;
-    int64_t ne[4];           /**< ggml order */
-    int type;                /**< ggml type written */
-    int permuted;            /**< q/k rows permuted as LlamaModel.permute */
-    uint64_t nbytes;
-} mio_hf_tensor;
-typedef void (*mio_hf_tensor_fn)(void *user, const mio_hf_tensor *t);
-
-typedef struct mio_hf_params {
-    size_t size;               /**< sizeof(mio_hf_params): set by mio_hf_default_params */
-    int outtype;               /**< MIO_HF_OUT_AUTO (default) or MIO_TYPE_F32/F16/BF16/Q8_0/TQ1_0/TQ2_0 */
-    int preset;                /**< MIO_PRESET_NONE (default), or a llama-quantize preset: the file
-                                  convert_hf_to_gguf.py --outtype auto + llama_model_quantize writes */
-    const mio_quantize_params *quantize; /**< with a preset: the quantizer's other settings (imatrix, overrides,
-                                  ...; its preset, dry_run, plan and progress fields are ignored); NULL = defaults */
-    int vocab_only;            /**< --vocab-only: metadata and tokenizer, no tensors */
-    const char *pre;           /**< --pre NAME: tokenizer.ggml.pre to write instead of the detected one */
-    const char *model_name;    /**< --model-name */
-    int64_t split_max_tensors; /**< --split-max-tensors (0 = unused) */
-    uint64_t split_max_bytes;  /**< --split-max-size in bytes (0 = unused) */
-    int no_tensor_first_split; /**< --no-tensor-first-split: the first file holds the metadata only */
-    int dry_run;               /**< plan and report (file and tensor callbacks), write nothing */
-    int n_threads;             /**< 0 = one per core */
-    mio_hf_file_fn file;       /**< optional */
-    void *file_user;
-    mio_hf_tensor_fn plan;     /**< optional */
-    void *plan_user;
-    mio_quant_progress_fn progress; /**< optional; non-zero return cancels (MIO_ERR_CANCELLED, nothing written) */
-    void *progress_user;
-} mio_hf_params;
-
-/** Defaults: auto, no preset, all cores, no split, no callbacks. */
-MIO_API void mio_hf_default_params(mio_hf_params *p);
-/** As mio_quantize_default_params_sized. */
-MIO_API mio_status mio_hf_default_params_sized(mio_hf_params *p, size_t size);
-/** Convert the checkpoint directory model_dir. out is the reference's --outfile:
- * a file path (with "{ftype}" replaced by the output type's name: "bf16",
- * "q8_0", ... or the preset's "Q4_K_M"), an existing directory (the reference's
- * default file name inside it), or NULL (that name inside model_dir). With a
- * split, out names the first part's stem as the reference does (NAME-00001-of-
- * 0000N.gguf). Every file is written to a temp file and renamed into place only
- * when all are complete; on any error nothing is left. The path of the first
- * file written is stored in *written (malloc()ed, release with mio_free) when
- * written is not NULL. */
-MIO_API mio_status mio_hf_convert(const char *model_dir, const char *out, const mio_hf_params *p, char **written);
-
-/* ------------------------------------------------------------------------- */
 /** LoRA adapters (docs/LORA.md)                                              */
 /* ------------------------------------------------------------------------- */
 /** Two adapter formats are read: Hugging Face PEFT (a directory holding
@@ -1172,6 +1211,9 @@ typedef struct mio_lora_params {
 
 /** Defaults: no adapters, alpha not set, permute_qk -1, no plan callback. */
 MIO_API void mio_lora_default_params(mio_lora_params *p);
+/** The defaults for a struct of size bytes (pass sizeof *p), as the _sized rule
+ * says (docs/ABI.md). */
+MIO_API mio_status mio_lora_default_params_sized(mio_lora_params *p, size_t size);
 /** Merge the adapter p->adapters into the GGUF model base_path (the first part
  * of a split is followed; split.* keys are dropped) and write out_path
  * (atomically): every targeted weight W (f32, f16 or bf16; a quantized one is
@@ -1195,8 +1237,56 @@ MIO_API mio_status mio_lora_to_gguf(const char *base_path, const char *out_path,
 MIO_API mio_status mio_lora_to_gguf_fd(const char *base_path, int fd, const mio_lora_params *p);
 
 /* ------------------------------------------------------------------------- */
-/** PTQTP export: weight matrices as trit-planes (docs/PTQTP.md)              */
+/** PTQTP: ternary trit-planes without calibration data (docs/PTQTP.md)       */
 /* ------------------------------------------------------------------------- */
+/** Options of mio_ptqtp_quantize. */
+typedef struct mio_ptqtp_options {
+    size_t size;       /**< sizeof(mio_ptqtp_options): set by mio_ptqtp_default_options */
+    int planes;        /**< K = 1, 2 or 3 (default 2) */
+    int tie_scales;    /**< 1: plane scales tied to ratio 3 ([3s, s], [9s, 3s, s]); needs planes >= 2 */
+    int n_threads;     /**< <= 0: one per core; the output is identical for any count */
+} mio_ptqtp_options;
+
+/** What mio_ptqtp_quantize measured. The sums (err_sq, norm_sq, groups,
+ * iterations, unconverged, nonfinite) of several calls add up to those of one
+ * call on all their rows (up to the rounding of the float sums). */
+typedef struct mio_ptqtp_stats {
+    double err_sq;        /**< sum over finite weights of (w - r)^2, r = sum of the planes as stored (fp16 scales) */
+    double norm_sq;       /**< sum over finite weights of w^2 */
+    double rel_err;       /**< sqrt(err_sq / norm_sq), 0 when norm_sq is 0 */
+    uint64_t groups;      /**< groups of 256 solved */
+    uint64_t iterations;  /**< alternation iterations summed over the groups */
+    uint64_t unconverged; /**< groups stopped by the 50-iteration cap */
+    uint64_t nonfinite;   /**< NaN/inf weights (trit 0 in every plane) */
+    double zero_frac[3];  /**< fraction of zero trits per plane (unused planes 0) */
+} mio_ptqtp_stats;
+
+/** Defaults: planes 2, free scales, one thread per core. NULL is a no-op. */
+MIO_API void mio_ptqtp_default_options(mio_ptqtp_options *o);
+/** The defaults for a struct of size bytes (pass sizeof *o), as the _sized rule
+ * says (docs/ABI.md). */
+MIO_API mio_status mio_ptqtp_default_options_sized(mio_ptqtp_options *o, size_t size);
+/** Decompose w (rows x cols row-major f32; cols a multiple of 256, one group =
+ * 256 consecutive elements of a row) into o->planes ternary planes,
+ * w ~ sum_k d_k T_k, T_k in {-1, 0, +1}, one scale d_k per plane and group
+ * (the PTQTP method of arXiv:2509.16989 as Fucina implements it: ridge-regressed
+ * scales alternating with an exhaustive 3^K trit search per element; scales
+ * rounded to fp16, then one last search against the rounded scales).
+ * planes[k] for k < o->planes: a buffer of plane_bytes >= rows * cols / 256 * 66
+ * bytes receiving a TQ2_0 tensor of the same shape whose per-block fp16 d is that
+ * plane's group scale (every plane decodes with mio_decode_f32 / ggml's TQ2_0
+ * to_float; their sum is the reconstruction the stats measure). NaN/inf weights
+ * are left out of the fit and get trit 0 in every plane. stats may be NULL.
+ * Errors (MIO_ERR_INVALID_ARG unless said): NULL w, o, planes or planes[k],
+ * o->size not set by mio_ptqtp_default_options, planes not 1..3, tie_scales not
+ * 0/1 or set with planes < 2, cols not a multiple of 256, plane_bytes too small,
+ * sizes overflowing (MIO_ERR_OVERFLOW), no memory (MIO_ERR_NOMEM). Planes and
+ * stats are identical for any n_threads, and a row's planes do not depend on
+ * the other rows (rows may be quantized in chunks). */
+MIO_API mio_status mio_ptqtp_quantize(const float *w, size_t rows, size_t cols, const mio_ptqtp_options *o,
+                                      void *const *planes, size_t plane_bytes, mio_ptqtp_stats *stats);
+
+/* --- export: a model's weight matrices as trit-planes --- */
 /** One input tensor as the export plans it (plan callback, before anything is
  * written, also in a dry run) and as done (done callback, after its planes
  * are written). Allocated by the library; valid during the call only. */
@@ -1251,7 +1341,8 @@ typedef struct mio_ptqtp_params {
 
 /** Defaults: 2 planes, free scales, all cores, the default name policy, no callbacks. */
 MIO_API void mio_ptqtp_default_params(mio_ptqtp_params *p);
-/** As mio_quantize_default_params_sized. */
+/** The defaults for a struct of size bytes (pass sizeof *p), as the _sized rule
+ * says (docs/ABI.md). */
 MIO_API mio_status mio_ptqtp_default_params_sized(mio_ptqtp_params *p, size_t size);
 /** Replace the weight matrices of the GGUF model in_path (the first part of a
  * split is followed across its parts; split.* keys are dropped) by PTQTP
@@ -1281,8 +1372,34 @@ MIO_API mio_status mio_ptqtp_export(const char *in_path, const char *out_path, c
  * failure what was written stays written. */
 MIO_API mio_status mio_ptqtp_export_fd(const char *in_path, int fd, const mio_ptqtp_params *p);
 
-/** Free memory the library allocated for the caller. NULL is a no-op. */
-MIO_API void mio_free(void *p);
+/* ------------------------------------------------------------------------- */
+/** Deprecated names (removed in 1.0)                                          */
+/* ------------------------------------------------------------------------- */
+/** The 0.1 names of renamed calls and types, kept until 1.0 (docs/ABI.md
+ * "Renamed names"). Each call is still exported and does exactly what the call it
+ * names does (it forwards to it); each type is the same type. GCC and Clang
+ * warn at each use, naming the replacement (MIO_DEPRECATED). */
+MIO_API MIO_DEPRECATED("use mio_type_nbytes") mio_status mio_tensor_nbytes(int type, uint32_t n_dims,
+                                                                           const int64_t *ne, uint64_t *out);
+MIO_API MIO_DEPRECATED("use mio_gguf_unmap") mio_status mio_unmap(void *addr, size_t len);
+MIO_API MIO_DEPRECATED("use mio_gguf_prefetch") void mio_prefetch(const mio_gguf_file *f, const void *ptr, size_t len);
+MIO_API MIO_DEPRECATED("use mio_gguf_release") void mio_release(const mio_gguf_file *f, const void *ptr, size_t len);
+/** The split types under their 0.1 names. */
+typedef mio_gguf_split_part mio_split_part MIO_DEPRECATED("use mio_gguf_split_part");
+typedef mio_gguf_split_plan_fn mio_split_plan_fn MIO_DEPRECATED("use mio_gguf_split_plan_fn");
+typedef mio_gguf_split_params mio_split_params MIO_DEPRECATED("use mio_gguf_split_params");
+MIO_API MIO_DEPRECATED("use mio_gguf_split_default_params") void mio_split_default_params(mio_gguf_split_params *p);
+MIO_API MIO_DEPRECATED("use mio_gguf_split_default_params_sized") mio_status
+mio_split_default_params_sized(mio_gguf_split_params *p, size_t size);
+MIO_API MIO_DEPRECATED("use mio_gguf_to_st") mio_status mio_gguf_to_safetensors(const char *in_path, const char *out,
+                                                                                const mio_convert_params *p);
+MIO_API MIO_DEPRECATED("use mio_gguf_to_st_fd") mio_status mio_gguf_to_safetensors_fd(const char *in_path, int fd,
+                                                                                      const mio_convert_params *p);
+MIO_API MIO_DEPRECATED("use mio_st_to_gguf") mio_status mio_safetensors_to_gguf(const char *in_path,
+                                                                                const char *out_path,
+                                                                                const mio_convert_params *p);
+MIO_API MIO_DEPRECATED("use mio_st_to_gguf_fd") mio_status mio_safetensors_to_gguf_fd(const char *in_path, int fd,
+                                                                                      const mio_convert_params *p);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mio_transcode.c — mio-transcode: convert between model file formats —
- * GGUF <-> safetensors (the library's mio_gguf_to_safetensors /
- * mio_safetensors_to_gguf), safetensors re-serialized in upstream's canonical
+ * GGUF <-> safetensors (the library's mio_gguf_to_st /
+ * mio_st_to_gguf), safetensors re-serialized in upstream's canonical
  * form (merging or writing shards), GGUF copied (merging a split) or split
  * (gguf-split). Every output is written atomically. */
 #define _GNU_SOURCE
@@ -266,7 +266,7 @@ static int parse_size(const char *s, uint64_t *out)
     return 1;
 }
 
-static void print_part(void *user, const mio_split_part *pt)
+static void print_part(void *user, const mio_gguf_split_part *pt)
 {
     if (!user)
         return;
@@ -274,11 +274,11 @@ static void print_part(void *user, const mio_split_part *pt)
            cli_plural((uint64_t)pt->n_tensors, "tensor", "tensors"), pt->tensor_bytes, pt->file_bytes);
 }
 
-static int gguf_split(const char *in, const char *prefix, const mio_split_params *p, int quiet)
+static int gguf_split(const char *in, const char *prefix, const mio_gguf_split_params *p, int quiet)
 {
     double t0 = cli_now();
     uint32_t n = 0;
-    mio_split_params q = *p;
+    mio_gguf_split_params q = *p;
     q.plan = print_part;
     q.plan_user = p->dry_run ? (void *)1 : NULL;
     if (mio_gguf_split(in, prefix, &q, &n) != MIO_OK) {
@@ -410,9 +410,9 @@ static int convert(const char *in, const char *out, int to_gguf, const mio_conve
     }
     int to_stdout = cli_is_stdout(out);
     if (to_gguf)
-        st = to_stdout ? mio_safetensors_to_gguf_fd(in, 1, p) : mio_safetensors_to_gguf(in, out, p);
+        st = to_stdout ? mio_st_to_gguf_fd(in, 1, p) : mio_st_to_gguf(in, out, p);
     else
-        st = to_stdout ? mio_gguf_to_safetensors_fd(in, 1, p) : mio_gguf_to_safetensors(in, out, p);
+        st = to_stdout ? mio_gguf_to_st_fd(in, 1, p) : mio_gguf_to_st(in, out, p);
     cli_set_progress_line(0);
     if (pc.shown)
         fputc('\n', stderr);
@@ -459,8 +459,8 @@ int main(int argc, char **argv)
         return cli_version(PROG);
     const char *in = NULL, *out = NULL, *to = NULL, *map_path = NULL;
     int quiet = 0, only_paths = 0, split = 0, merge = 0, in_place = 0, erc = 0;
-    mio_split_params sp;
-    mio_split_default_params(&sp);
+    mio_gguf_split_params sp;
+    mio_gguf_split_default_params(&sp);
     sp.max_tensors = 0;
     mio_convert_params cp;
     mio_convert_default_params(&cp);

@@ -205,8 +205,8 @@ def _quantize_run(input, output, buf, p, keep, imatrix, progress):
 
 
 def convert(input, output, *, dtype=None, dequantize=False, n_threads=0, max_shard_bytes=0, rename=None):
-    """GGUF -> safetensors (mio_gguf_to_safetensors) or safetensors -> GGUF
-    (mio_safetensors_to_gguf), chosen by the input's first four bytes ("GGUF"
+    """GGUF -> safetensors (mio_gguf_to_st) or safetensors -> GGUF
+    (mio_st_to_gguf), chosen by the input's first four bytes ("GGUF"
     or not; an .index.json input is safetensors). dtype: None keeps float
     types, or "f32"/"f16"/"bf16" casts every float tensor. dequantize: decode
     block-quantized tensors on the way to safetensors. rename: {old: new}
@@ -233,7 +233,7 @@ def convert(input, output, *, dtype=None, dequantize=False, n_threads=0, max_sha
                 is_gguf = fh.read(4) == b"GGUF"
         except OSError as e:
             raise FileError(1, "%s: %s" % (input, e.strerror or e)) from None
-    fn = lib.mio_gguf_to_safetensors if is_gguf else lib.mio_safetensors_to_gguf
+    fn = lib.mio_gguf_to_st if is_gguf else lib.mio_st_to_gguf
     _lib.check(fn(src, _lib.fspath(output), buf))
 
 

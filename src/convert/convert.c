@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* convert.c — GGUF <-> safetensors (mio_gguf_to_safetensors,
- * mio_safetensors_to_gguf). Streamed: tensor bytes go through one 4 MiB chunk
+/* convert.c — GGUF <-> safetensors (mio_gguf_to_st,
+ * mio_st_to_gguf). Streamed: tensor bytes go through one 4 MiB chunk
  * at a time (decoded or cast on the way when asked), the output header is
  * computed before the first data byte, and path outputs are atomic. GGUF
  * metadata travels in __metadata__ under the encoding of metacodec.c plus a
@@ -187,7 +187,7 @@ static bool empty_unpadded(const mio_gguf_file *f, size_t nt) {
 }
 
 /* A GGUF that holds nothing a safetensors file cannot say (as written by
- * mio_safetensors_to_gguf from a plain safetensors file): version 3, only
+ * mio_st_to_gguf from a plain safetensors file): version 3, only
  * safetensors.metadata.* strings in key order and then at most the scalar
  * list, tensors in safetensors order, no decoding or renaming. Then no layout
  * document is written, so safetensors -> GGUF -> safetensors is exact. */
@@ -511,7 +511,7 @@ static mio_status gguf_to_st_dir(const char *in_path, const char *dir_in, const 
     return st;
 }
 
-mio_status mio_gguf_to_safetensors(const char *in_path, const char *out, const mio_convert_params *p) {
+mio_status mio_gguf_to_st(const char *in_path, const char *out, const mio_convert_params *p) {
     if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     struct stat sb;
     size_t n = strlen(out);
@@ -531,9 +531,17 @@ mio_status mio_gguf_to_safetensors(const char *in_path, const char *out, const m
     return gguf_to_st(in_path, OUT_FILE, out, -1, p);
 }
 
-mio_status mio_gguf_to_safetensors_fd(const char *in_path, int fd, const mio_convert_params *p) {
+mio_status mio_gguf_to_st_fd(const char *in_path, int fd, const mio_convert_params *p) {
     if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "fd %d is not a descriptor", fd);
     return gguf_to_st(in_path, OUT_FD, NULL, fd, p);
+}
+
+/* the 0.1 names, deprecated (removed in 1.0) */
+mio_status mio_gguf_to_safetensors(const char *in_path, const char *out, const mio_convert_params *p) {
+    return mio_gguf_to_st(in_path, out, p);
+}
+mio_status mio_gguf_to_safetensors_fd(const char *in_path, int fd, const mio_convert_params *p) {
+    return mio_gguf_to_st_fd(in_path, fd, p);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -774,12 +782,20 @@ done:
     return st;
 }
 
-mio_status mio_safetensors_to_gguf(const char *in_path, const char *out_path, const mio_convert_params *p) {
+mio_status mio_st_to_gguf(const char *in_path, const char *out_path, const mio_convert_params *p) {
     if (!out_path) return err_set(MIO_ERR_INVALID_ARG, "out_path is NULL");
     return st_to_gguf(in_path, out_path, -1, p);
 }
 
-mio_status mio_safetensors_to_gguf_fd(const char *in_path, int fd, const mio_convert_params *p) {
+mio_status mio_st_to_gguf_fd(const char *in_path, int fd, const mio_convert_params *p) {
     if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "fd %d is not a descriptor", fd);
     return st_to_gguf(in_path, NULL, fd, p);
+}
+
+/* the 0.1 names, deprecated (removed in 1.0) */
+mio_status mio_safetensors_to_gguf(const char *in_path, const char *out_path, const mio_convert_params *p) {
+    return mio_st_to_gguf(in_path, out_path, p);
+}
+mio_status mio_safetensors_to_gguf_fd(const char *in_path, int fd, const mio_convert_params *p) {
+    return mio_st_to_gguf_fd(in_path, fd, p);
 }

@@ -162,11 +162,13 @@ mio_status region_pread(const mio_region *r, uint64_t pos, void *buf, size_t len
     return MIO_OK;
 }
 
-mio_status mio_unmap(void *addr, size_t len) {
+mio_status mio_gguf_unmap(void *addr, size_t len) {
     if (!addr) return MIO_OK;
     if (munmap(addr, len) != 0) return err_set(MIO_ERR_IO, "munmap failed: %s", strerror(errno));
     return MIO_OK;
 }
+/* the 0.1 name, deprecated (removed in 1.0) */
+mio_status mio_unmap(void *addr, size_t len) { return mio_gguf_unmap(addr, len); }
 
 mio_status fd_write_all(int fd, const void *p, size_t n, const char *what) {
     const uint8_t *b = p;

@@ -69,7 +69,7 @@ int mio_type_from_name(const char *name) {
     return -1;
 }
 
-mio_status mio_tensor_nbytes(int type, uint32_t n_dims, const int64_t *ne, uint64_t *out) {
+mio_status mio_type_nbytes(int type, uint32_t n_dims, const int64_t *ne, uint64_t *out) {
     const type_row *r = row(type);
     if (!r) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown ggml type code %d", type);
     if (n_dims < 1 || n_dims > 4) return err_set(MIO_ERR_INVALID_TENSOR_INFO, "n_dims %u is not in 1..4", n_dims);
@@ -89,4 +89,8 @@ mio_status mio_tensor_nbytes(int type, uint32_t n_dims, const int64_t *ne, uint6
         return err_set(MIO_ERR_OVERFLOW, "byte size overflows (%llu elements of %s)", (unsigned long long)n, r->name);
     *out = bytes;
     return MIO_OK;
+}
+/* the 0.1 name, deprecated (removed in 1.0) */
+mio_status mio_tensor_nbytes(int type, uint32_t n_dims, const int64_t *ne, uint64_t *out) {
+    return mio_type_nbytes(type, n_dims, ne, out);
 }

@@ -463,5 +463,8 @@ static void advise(const mio_gguf_file *f, const void *ptr, size_t len, int advi
     }
 }
 
-void mio_prefetch(const mio_gguf_file *f, const void *ptr, size_t len) { advise(f, ptr, len, MADV_WILLNEED); }
-void mio_release(const mio_gguf_file *f, const void *ptr, size_t len) { advise(f, ptr, len, MADV_DONTNEED); }
+void mio_gguf_prefetch(const mio_gguf_file *f, const void *ptr, size_t len) { advise(f, ptr, len, MADV_WILLNEED); }
+void mio_gguf_release(const mio_gguf_file *f, const void *ptr, size_t len) { advise(f, ptr, len, MADV_DONTNEED); }
+/* the 0.1 names, deprecated (removed in 1.0) */
+void mio_prefetch(const mio_gguf_file *f, const void *ptr, size_t len) { mio_gguf_prefetch(f, ptr, len); }
+void mio_release(const mio_gguf_file *f, const void *ptr, size_t len) { mio_gguf_release(f, ptr, len); }

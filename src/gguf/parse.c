@@ -333,7 +333,7 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
         c.p += 12;
         if (t->type < 0 || t->type >= MIO_TYPE_GGML_COUNT || !mio_type_name(t->type))
             return err_set(MIO_ERR_UNSUPPORTED_TYPE, "tensor '%s': unknown ggml type code %d", nb, t->type);
-        st = mio_tensor_nbytes(t->type, nd, t->ne, &t->nbytes);
+        st = mio_type_nbytes(t->type, nd, t->ne, &t->nbytes);
         if (st) return err_prefix(st, "tensor '%s': ", nb);
 #undef nb
         f->n_tensors = i + 1;

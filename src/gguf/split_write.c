@@ -15,32 +15,38 @@
 #define SPLIT_MAX_PARTS 65535u /* split.count is a u16 */
 #define SPLIT_CHUNK ((size_t)64 << 20)
 
-ABI_FROZEN(mio_split_params, plan_user);
+ABI_FROZEN(mio_gguf_split_params, plan_user);
 
-void mio_split_default_params(mio_split_params *p) {
+void mio_gguf_split_default_params(mio_gguf_split_params *p) {
     if (!p) return;
     memset(p, 0, sizeof *p);
     p->size = sizeof *p;
     p->max_tensors = 128;
 }
 
-mio_status mio_split_default_params_sized(mio_split_params *p, size_t size) {
-    mio_split_params d;
-    mio_split_default_params(&d);
-    return abi_defaults_sized(p, size, &d, sizeof d, "mio_split_params");
+mio_status mio_gguf_split_default_params_sized(mio_gguf_split_params *p, size_t size) {
+    mio_gguf_split_params d;
+    mio_gguf_split_default_params(&d);
+    return abi_defaults_sized(p, size, &d, sizeof d, "mio_gguf_split_params");
+}
+
+/* the 0.1 names, deprecated (removed in 1.0) */
+void mio_split_default_params(mio_gguf_split_params *p) { mio_gguf_split_default_params(p); }
+mio_status mio_split_default_params_sized(mio_gguf_split_params *p, size_t size) {
+    return mio_gguf_split_default_params_sized(p, size);
 }
 
 static uint64_t pad_to(uint64_t n, uint64_t a) { return (n + a - 1) / a * a; }
 
 
-mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_split_params *params, uint32_t *n_parts) {
+mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_gguf_split_params *params, uint32_t *n_parts) {
     if (!in_path || !prefix || !params)
         return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !in_path ? "in_path" : !prefix ? "prefix" : "p");
     /* a size below 0.1's is garbage; a newer header's larger struct is read if
      * its unknown tail is zero (docs/ABI.md) */
-    mio_split_params p;
-    mio_split_default_params(&p);
-    mio_status pst = abi_params_merge(&p, sizeof p, params, sizeof p, "mio_split_params", "mio_split_default_params");
+    mio_gguf_split_params p;
+    mio_gguf_split_default_params(&p);
+    mio_status pst = abi_params_merge(&p, sizeof p, params, sizeof p, "mio_gguf_split_params", "mio_gguf_split_default_params");
     if (pst) return pst;
     if (p.max_tensors < 0) return err_set(MIO_ERR_INVALID_ARG, "max_tensors is %lld; it must be positive", (long long)p.max_tensors);
     if ((p.max_tensors > 0) == (p.max_bytes > 0))
@@ -53,7 +59,7 @@ mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_spl
     if (st) return st;
     int64_t nt = mio_gguf_tensor_count(f);
     uint32_t *part_of = malloc((size_t)(nt ? nt : 1) * sizeof *part_of);
-    mio_split_part *parts = NULL;
+    mio_gguf_split_part *parts = NULL;
     char **paths = NULL;
     mio_writer **ws = NULL;
     mio_atomic_file *afs = NULL;
@@ -123,7 +129,7 @@ mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_spl
         if ((st = mio_gguf_tensor_info(f, i, &t))) break;
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)t.name.len, t.name.ptr);
-        mio_split_part *pp = &parts[part_of[i]];
+        mio_gguf_split_part *pp = &parts[part_of[i]];
         if (pp->first_tensor < 0) pp->first_tensor = i;
         pp->n_tensors++;
         pp->tensor_bytes += pad_to(t.nbytes, SPLIT_PAD);
@@ -157,7 +163,7 @@ mio_status mio_gguf_split(const char *in_path, const char *prefix, const mio_spl
         while (left && !st) {
             size_t n = left < SPLIT_CHUNK ? (size_t)left : SPLIT_CHUNK;
             st = mio_writer_write_tensor_part(ws[part_of[i]], src, n);
-            mio_release(f, src, n);
+            mio_gguf_release(f, src, n);
             src += n;
             left -= n;
         }

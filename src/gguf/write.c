@@ -373,7 +373,7 @@ static mio_status add_tensor(mio_writer *w, const char *name, int type, uint32_t
     if (type < 0 || type >= MIO_TYPE_GGML_COUNT || !mio_type_name(type))
         return err_set(MIO_ERR_UNSUPPORTED_TYPE, "tensor '%s': %d is not a ggml type code", name, type);
     uint64_t nbytes;
-    st = mio_tensor_nbytes(type, n_dims, ne, &nbytes);
+    st = mio_type_nbytes(type, n_dims, ne, &nbytes);
     if (st) return err_prefix(st, "tensor '%s': ", name);
     /* A NULL pointer with a length is an argument error whatever the length is
      * (NULL with len 0 is an empty buffer, judged by its size). */
@@ -737,9 +737,9 @@ mio_status gguf_writer_copy_tensor(mio_writer *w, const mio_gguf_file *f, const 
     mio_status st = MIO_OK;
     while (left && !st) {
         size_t k = left > piece ? piece : (size_t)left;
-        mio_prefetch(f, p, k);
+        mio_gguf_prefetch(f, p, k);
         st = mio_writer_write_tensor_part(w, p, k);
-        mio_release(f, p, k);
+        mio_gguf_release(f, p, k);
         p += k;
         left -= k;
         *bytes_done += k;

@@ -686,7 +686,7 @@ static mio_status plan_items(hf_ctx *c) {
     free(seen);
     for (size_t i = 0; i < c->n_items && !st; i++) {
         hf_item *it = &c->items[i];
-        st = mio_tensor_nbytes(it->type, it->n_dims, it->ne, &it->nbytes);
+        st = mio_type_nbytes(it->type, it->n_dims, it->ne, &it->nbytes);
     }
 done:
     cJSON_Delete(rp);

@@ -32,6 +32,8 @@ void lora_set_free(lora_set *s) {
     memset(s, 0, sizeof *s);
 }
 
+ABI_FROZEN(mio_lora_params, plan_user);
+
 void mio_lora_default_params(mio_lora_params *p) {
     if (!p) return;
     memset(p, 0, sizeof *p);
@@ -39,14 +41,20 @@ void mio_lora_default_params(mio_lora_params *p) {
     p->permute_qk = -1;
 }
 
+mio_status mio_lora_default_params_sized(mio_lora_params *p, size_t size) {
+    mio_lora_params d;
+    mio_lora_default_params(&d);
+    return abi_defaults_sized(p, size, &d, sizeof d, "mio_lora_params");
+}
+
 mio_status lora_params(const mio_lora_params *in, mio_lora_params *out) {
     if (!in) return err_set(MIO_ERR_INVALID_ARG, "p is NULL");
     mio_lora_default_params(out);
-    if (in->size < offsetof(mio_lora_params, adapters) + sizeof(char *) || in->size > (size_t)1 << 20)
-        return err_set(MIO_ERR_INVALID_ARG, "p->size is %zu; fill the parameters with mio_lora_default_params first",
-                       in->size);
-    memcpy(out, in, in->size < sizeof *out ? in->size : sizeof *out);
-    out->size = sizeof *out;
+    /* a struct from an older header gets defaults for what it lacks; a newer
+     * header's larger one is read when its unknown tail is zero (docs/ABI.md) */
+    mio_status st = abi_params_merge(out, sizeof *out, in, offsetof(mio_lora_params, adapters) + sizeof(char *),
+                                     "mio_lora_params", "mio_lora_default_params");
+    if (st) return st;
     if (!out->adapters) return err_set(MIO_ERR_INVALID_ARG, "p->adapters is NULL (the adapter path)");
     if (out->alpha_set && !isfinite(out->alpha))
         return err_set(MIO_ERR_INVALID_ARG, "alpha %g is not a finite number", out->alpha);

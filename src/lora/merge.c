@@ -98,14 +98,14 @@ static mio_status merge(const char *base_path, const char *out_path, int fd, con
         mio_gguf_tensor t;
         if ((st = mio_gguf_tensor_info(f, i, &t)) != MIO_OK) break;
         if (next < s.n && s.m[next].base_index == i) {
-            mio_prefetch(f, t.data, (size_t)t.nbytes);
+            mio_gguf_prefetch(f, t.data, (size_t)t.nbytes);
             st = merge_tensor(w, &t, &s.m[next++]);
         } else if (t.nbytes > SIZE_MAX) {
             st = err_set(MIO_ERR_OVERFLOW, "tensor '%.64s' is larger than the address space", t.name.ptr);
         } else {
             st = mio_writer_write_tensor(w, t.data, (size_t)t.nbytes);
         }
-        mio_release(f, t.data, (size_t)t.nbytes);
+        mio_gguf_release(f, t.data, (size_t)t.nbytes);
     }
     if (!st) st = mio_writer_finish(w);
     mio_writer_free(w); /* removes the temp file of an unfinished write */

@@ -162,7 +162,7 @@ static mio_status plan_items(const mio_gguf_file *f, const mio_ptqtp_params *p, 
         if (!eligible(&t, p, &it->t.why)) continue;
         it->t.planes = p->planes;
         it->t.experts = t.n_dims == 3 ? t.ne[2] : 0;
-        if ((st = mio_tensor_nbytes(MIO_TYPE_TQ2_0, t.n_dims, t.ne, &it->plane_bytes)) != MIO_OK) {
+        if ((st = mio_type_nbytes(MIO_TYPE_TQ2_0, t.n_dims, t.ne, &it->plane_bytes)) != MIO_OK) {
             st = err_prefix(st, "tensor '%s': ", it->name);
             free(items);
             return st;
@@ -266,9 +266,9 @@ static mio_status convert_tensor(px_run *r, px_item *it, const mio_gguf_tensor *
             size_t row = s * rows + r0;
             const uint8_t *in = src + row * in_row;
             size_t in_bytes = n_rows * in_row;
-            mio_prefetch(r->f, in, in_bytes);
+            mio_gguf_prefetch(r->f, in, in_bytes);
             st = mio_decode_f32_mt(t->type, in, in_bytes, r->fbuf, n_rows * cols, r->n_threads);
-            mio_release(r->f, in, in_bytes);
+            mio_gguf_release(r->f, in, in_bytes);
             if (st) { err_prefix(st, "tensor '%s': ", nb); break; }
             void *planes[3] = {r->p0, NULL, NULL};
             for (int k = 1; k < K; k++) planes[k] = r->held[k] + row * plane_row;

@@ -491,6 +491,13 @@ void mio_ptqtp_default_options(mio_ptqtp_options *o) {
     o->n_threads = 0;
 }
 
+mio_status mio_ptqtp_default_options_sized(mio_ptqtp_options *o, size_t size) {
+    if (!o) return err_set(MIO_ERR_INVALID_ARG, "o is NULL");
+    mio_ptqtp_options d;
+    mio_ptqtp_default_options(&d);
+    return abi_defaults_sized(o, size, &d, sizeof d, "mio_ptqtp_options");
+}
+
 mio_status mio_ptqtp_quantize(const float *w, size_t rows, size_t cols, const mio_ptqtp_options *o,
                               void *const *planes, size_t plane_bytes, mio_ptqtp_stats *stats) {
     static const char fn[] = "mio_ptqtp_quantize";

@@ -280,7 +280,7 @@ static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
             size_t n = rows * n_per_row;
             const uint8_t *in = src + ((s * rows_per_slice + r0) * in_row);
             size_t in_bytes = rows * in_row;
-            mio_prefetch(r->f, in, in_bytes);
+            mio_gguf_prefetch(r->f, in, in_bytes);
             const float *x;
             if (t->type == MIO_TYPE_F32) {
                 x = (const float *)(const void *)in;
@@ -305,7 +305,7 @@ static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
                              "weights", esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len),
                              ((unsigned long long)s * rows_per_slice + r0) * n_per_row + (unsigned long long)bad,
                              x[bad] != x[bad] ? "NaN" : "infinite");
-            mio_release(r->f, in, in_bytes);
+            mio_gguf_release(r->f, in, in_bytes);
             if (!st) st = mio_writer_write_tensor_part(r->w, r->ebuf, rows * out_row);
             r->bytes_done += in_bytes;
         }
@@ -502,7 +502,7 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
         qz_item *it = &items[k];
         mio_gguf_tensor t;
         if ((st = mio_gguf_tensor_info(f, it->src, &t)) != MIO_OK) break;
-        if ((st = mio_tensor_nbytes(it->out_type, t.n_dims, t.ne, &out_bytes[k])) != MIO_OK) break;
+        if ((st = mio_type_nbytes(it->out_type, t.n_dims, t.ne, &out_bytes[k])) != MIO_OK) break;
         if (it->convert) n_conv++;
         total_in += t.nbytes;
         if (p.plan) {

@@ -353,6 +353,20 @@ mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_meta *me
     return st_save_cb_src(t, n, meta, n_meta, NULL, fn, user);
 }
 
+static mio_status emit_out_fd(void *ctx, const void *p, size_t n) {
+    return fd_write_all(*(const int *)ctx, p, n, "the output descriptor");
+}
+
+mio_status mio_st_save_fd(int fd, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta) {
+    plan p;
+    mio_status st = plan_build(t, n, meta, n_meta, false, &p);
+    if (st) return st;
+    if (fd < 0) st = err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
+    if (!st) st = emit_all(&p, t, n, NULL, emit_out_fd, &fd);
+    plan_free(&p);
+    return st;
+}
+
 /* ------------------------------------------------------------------ sized entry arrays (docs/ABI.md) */
 ABI_FROZEN(mio_st_entry, nbytes);
 
@@ -393,6 +407,16 @@ mio_status mio_st_save_cb_sized(const mio_st_entry *t, size_t n, size_t entry_si
     mio_st_entry *copy;
     mio_status st = entries_sized(t, n, entry_size, &use, &copy);
     if (!st) st = mio_st_save_cb(use, n, meta, n_meta, fn, user);
+    free(copy);
+    return st;
+}
+
+mio_status mio_st_save_fd_sized(int fd, const mio_st_entry *t, size_t n, size_t entry_size, const mio_st_meta *meta,
+                                size_t n_meta) {
+    const mio_st_entry *use;
+    mio_st_entry *copy;
+    mio_status st = entries_sized(t, n, entry_size, &use, &copy);
+    if (!st) st = mio_st_save_fd(fd, use, n, meta, n_meta);
     free(copy);
     return st;
 }

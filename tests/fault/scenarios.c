@@ -143,8 +143,8 @@ static void setup_common(void) {
 
 static void setup_split(void) {
     setup_common();
-    mio_split_params sp;
-    mio_split_default_params(&sp);
+    mio_gguf_split_params sp;
+    mio_gguf_split_default_params(&sp);
     sp.max_tensors = 2;
     must(mio_gguf_split("in.gguf", "sp", &sp, NULL), "split");
     known("part-00002-of-00003.gguf");
@@ -166,7 +166,7 @@ static void setup_roundtrip(void) {
     setup_common();
     mio_convert_params p;
     mio_convert_default_params(&p);
-    must(mio_gguf_to_safetensors("in.gguf", "rt.safetensors", &p), "rt.safetensors");
+    must(mio_gguf_to_st("in.gguf", "rt.safetensors", &p), "rt.safetensors");
 }
 
 /* imatrix.dat (llama.cpp's legacy format) and imatrix.gguf, entries for the 4 matrices */
@@ -580,21 +580,21 @@ static mio_status run_to_st(void) {
     mio_convert_params p;
     mio_convert_default_params(&p);
     p.n_threads = 1;
-    return mio_gguf_to_safetensors("in.gguf", "out.safetensors", &p);
+    return mio_gguf_to_st("in.gguf", "out.safetensors", &p);
 }
 static mio_status run_to_st_sharded(void) {
     mio_convert_params p;
     mio_convert_default_params(&p);
     p.n_threads = 1;
     p.max_shard_bytes = 2 * sizeof g_w[0];
-    return mio_gguf_to_safetensors("in.gguf", "ckpt/", &p);
+    return mio_gguf_to_st("in.gguf", "ckpt/", &p);
 }
 static mio_status run_to_st_fd(void) {
     mio_convert_params p;
     mio_convert_default_params(&p);
     p.dtype = MIO_TYPE_BF16;
     p.n_threads = 2;
-    return mio_gguf_to_safetensors_fd("in.gguf", g_fd, &p);
+    return mio_gguf_to_st_fd("in.gguf", g_fd, &p);
 }
 static mio_status run_to_gguf(void) {
     mio_convert_params p;
@@ -603,24 +603,24 @@ static mio_status run_to_gguf(void) {
     p.rename_from = from;
     p.rename_to = to;
     p.n_rename = 1;
-    return mio_safetensors_to_gguf("in.safetensors", "out.gguf", &p);
+    return mio_st_to_gguf("in.safetensors", "out.gguf", &p);
 }
 /* back to the identical GGUF: the layout is parsed with cJSON */
 static mio_status run_to_gguf_layout(void) {
     mio_convert_params p;
     mio_convert_default_params(&p);
-    return mio_safetensors_to_gguf("rt.safetensors", "out.gguf", &p);
+    return mio_st_to_gguf("rt.safetensors", "out.gguf", &p);
 }
 static mio_status run_to_gguf_fd(void) {
     mio_convert_params p;
     mio_convert_default_params(&p);
     p.dtype = MIO_TYPE_F16;
-    return mio_safetensors_to_gguf_fd("in.safetensors", g_fd, &p);
+    return mio_st_to_gguf_fd("in.safetensors", g_fd, &p);
 }
 static mio_status run_to_gguf_index(void) {
     mio_convert_params p;
     mio_convert_default_params(&p);
-    return mio_safetensors_to_gguf("src/model.safetensors.index.json", "out.gguf", &p);
+    return mio_st_to_gguf("src/model.safetensors.index.json", "out.gguf", &p);
 }
 
 /* ------------------------------------------------------------- LoRA */
@@ -700,8 +700,8 @@ static mio_status run_edit_in_place(void) {
 
 /* ------------------------------------------------------------- split */
 static mio_status run_split(void) {
-    mio_split_params sp;
-    mio_split_default_params(&sp);
+    mio_gguf_split_params sp;
+    mio_gguf_split_default_params(&sp);
     sp.max_tensors = 2;
     uint32_t n = 0;
     mio_status st = mio_gguf_split("in.gguf", "part", &sp, &n);

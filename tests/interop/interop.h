@@ -318,8 +318,8 @@ static inline void ic_compare(const peer_api *g, const void *gc, const mio_gguf_
             IC_CHECK(md == nd, "%s: tensor %s: n_dims %u (%u significant) vs ggml %u", what, name, t.n_dims, md, nd);
         }
         uint64_t nb = 0;
-        mio_status sn = mio_tensor_nbytes(t.type, t.n_dims, t.ne, &nb);
-        IC_CHECK(sn == MIO_OK && nb == t.nbytes, "%s: tensor %s: mio_tensor_nbytes %llu vs %llu", what, name,
+        mio_status sn = mio_type_nbytes(t.type, t.n_dims, t.ne, &nb);
+        IC_CHECK(sn == MIO_OK && nb == t.nbytes, "%s: tensor %s: mio_type_nbytes %llu vs %llu", what, name,
                  (unsigned long long)nb, (unsigned long long)t.nbytes);
         if (file) {
             uint64_t at = data_off + t.offset;

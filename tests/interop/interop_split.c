@@ -69,8 +69,8 @@ static void remove_parts(const char *prefix, uint32_t n) {
 
 static void check_split(const char *prefix, int64_t max_tensors, uint64_t max_bytes, int no_first, uint32_t want_parts,
                         uint64_t want_params) {
-    mio_split_params sp;
-    mio_split_default_params(&sp);
+    mio_gguf_split_params sp;
+    mio_gguf_split_default_params(&sp);
     sp.max_tensors = max_tensors;
     sp.max_bytes = max_bytes;
     sp.no_tensor_first_split = no_first;
@@ -115,8 +115,8 @@ int main(int argc, char **argv) {
     check_split("split_nf", 10, 0, 1, 4, whole);         /* metadata-only part 1, then 10 + 10 + 1 */
 
     /* the check has teeth: without its last part the split does not load */
-    mio_split_params sp;
-    mio_split_default_params(&sp);
+    mio_gguf_split_params sp;
+    mio_gguf_split_default_params(&sp);
     sp.max_tensors = 8;
     T_OK(mio_gguf_split("split_in.gguf", "split_cut", &sp, NULL));
     remove("split_cut-00003-of-00003.gguf");

@@ -120,15 +120,15 @@ check(st == MIO_ERR_BAD_MAGIC and lib.mio_status_name(st) == b"MIO_ERR_BAD_MAGIC
 check(b"not a GGUF file" in lib.mio_last_error(), "bad magic message")
 
 # 5. GGUF -> safetensors -> GGUF through ctypes (params NULL = defaults): the same bytes
-lib.mio_gguf_to_safetensors.argtypes = [C.c_char_p, C.c_char_p, C.c_void_p]
-lib.mio_safetensors_to_gguf.argtypes = [C.c_char_p, C.c_char_p, C.c_void_p]
+lib.mio_gguf_to_st.argtypes = [C.c_char_p, C.c_char_p, C.c_void_p]
+lib.mio_st_to_gguf.argtypes = [C.c_char_p, C.c_char_p, C.c_void_p]
 d = tempfile.mkdtemp()
 src = os.path.join(data, "vocab-llama-spm.gguf").encode()
 st_path, back = os.path.join(d, "v.safetensors").encode(), os.path.join(d, "v.gguf").encode()
-check(lib.mio_gguf_to_safetensors(src, st_path, None) == MIO_OK, "GGUF -> safetensors")
-check(lib.mio_safetensors_to_gguf(st_path, back, None) == MIO_OK, "safetensors -> GGUF")
+check(lib.mio_gguf_to_st(src, st_path, None) == MIO_OK, "GGUF -> safetensors")
+check(lib.mio_st_to_gguf(st_path, back, None) == MIO_OK, "safetensors -> GGUF")
 check(open(src, "rb").read() == open(back, "rb").read(), "the round trip is byte-identical")
-check(lib.mio_safetensors_to_gguf(st_path, st_path, None) == 3 and b"is one of the input files" in lib.mio_last_error(),
+check(lib.mio_st_to_gguf(st_path, st_path, None) == 3 and b"is one of the input files" in lib.mio_last_error(),
       "the input is not overwritten")
 for n in os.listdir(d):
     os.unlink(os.path.join(d, n))

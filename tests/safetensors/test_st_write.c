@@ -2,10 +2,12 @@
 /* test_st_write.c — the safetensors writer: validation before any byte (no file
  * created, callback never called), upstream's canonical order (dtype descending,
  * then name), serde_json escaping and space padding checked byte for byte,
- * mio_st_save_cb, and the atomic path save under an injected EFBIG failure. */
+ * mio_st_save_cb, mio_st_save_fd, and the atomic path save under an injected
+ * EFBIG failure. */
 #include "st_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -241,6 +243,70 @@ static void test_cb(void) {
     mio_free(out);
 }
 
+/* ------------------------------ save_fd ------------------------------ */
+static void test_fd(void) {
+    char *dir = st_tmpdir("st_write_fd");
+    char path[300];
+    snprintf(path, sizeof path, "%s/out.safetensors", dir);
+    mio_st_entry e[] = {{"w", MIO_ST_U16, 1, g_s2, g_bytes, 4}, {"v", MIO_ST_U8, 1, g_s3, g_bytes + 10, 3}};
+    mio_st_meta m = {"format", "pt"};
+    void *out = NULL;
+    size_t out_len = 0;
+    T_OK(mio_st_save_buffer(e, 2, &m, 1, &out, &out_len));
+
+    /* written from the descriptor's position: a prefix already there stays */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    T_CHECK(fd >= 0);
+    T_CHECK(write(fd, "XY", 2) == 2);
+    T_OK(mio_st_save_fd(fd, e, 2, &m, 1));
+    close(fd);
+    size_t n = 0;
+    uint8_t *got = t_read_file(path, &n);
+    T_EQ_U64(n, 2 + out_len);
+    T_CHECK(got && n == 2 + out_len && memcmp(got, "XY", 2) == 0 && memcmp(got + 2, out, out_len) == 0);
+    /* by hand: the 8-byte little-endian header length, then the JSON, then U16 w
+     * (bytes 0..3) before U8 v (bytes 10..12) */
+    if (got && n == 2 + out_len) {
+        uint64_t hl = 0;
+        for (int i = 7; i >= 0; i--) hl = hl << 8 | got[2 + i];
+        T_EQ_U64(8 + hl + 7, out_len);
+        T_CHECK(got[2 + 8] == '{');
+        static const uint8_t data[7] = {0, 1, 2, 3, 10, 11, 12};
+        T_CHECK(memcmp(got + n - 7, data, 7) == 0);
+    }
+    free(got);
+
+    /* the sized form with a larger, zero-tailed entry */
+    struct big_entry { mio_st_entry e; uint64_t future; } be[2] = {{e[0], 0}, {e[1], 0}};
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    T_OK(mio_st_save_fd_sized(fd, &be[0].e, 2, sizeof be[0], &m, 1));
+    close(fd);
+    got = t_read_file(path, &n);
+    T_CHECK(got && n == out_len && memcmp(got, out, out_len) == 0);
+    free(got);
+
+    /* invalid entries: refused before the first byte */
+    mio_st_entry bad = {"", MIO_ST_U8, 1, g_s2, g_bytes, 2};
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    T_STATUS(mio_st_save_fd(fd, &bad, 1, NULL, 0), MIO_ERR_INVALID_ARG);
+    struct stat sb;
+    T_CHECK(fstat(fd, &sb) == 0 && sb.st_size == 0);
+    close(fd);
+
+    /* bad descriptors */
+    T_STATUS(mio_st_save_fd(-1, e, 2, &m, 1), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("file descriptor -1 is invalid");
+    int ro = open(path, O_RDONLY);
+    T_CHECK(ro >= 0);
+    T_STATUS(mio_st_save_fd(ro, e, 2, &m, 1), MIO_ERR_IO);
+    T_MSG_HAS("write to the output descriptor failed");
+    close(ro);
+    T_STATUS(mio_st_save_fd(ro, e, 2, &m, 1), MIO_ERR_IO); /* closed now: EBADF */
+    T_MSG_HAS(strerror(EBADF));
+    mio_free(out);
+    st_rmdir(dir);
+}
+
 /* ------------------------------ atomic save ------------------------------ */
 static void test_atomic(void) {
     char *dir = st_tmpdir("st_write_atomic");
@@ -309,6 +375,7 @@ int main(void) {
     test_order();
     test_escaping();
     test_cb();
+    test_fd();
     test_atomic();
     T_DONE();
 }

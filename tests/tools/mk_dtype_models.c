@@ -40,7 +40,7 @@ static mio_status add3(mio_writer *w, const char *name, int type, int64_t ne0, i
     size_t n = (size_t)ne0 * (size_t)(ne1 ? ne1 : 1) * (size_t)(ne2 ? ne2 : 1);
     float *x = malloc(n * sizeof *x);
     uint64_t nbytes = 0;
-    mio_status st = mio_tensor_nbytes(type, n_dims, ne, &nbytes);
+    mio_status st = mio_type_nbytes(type, n_dims, ne, &nbytes);
     unsigned char *buf = malloc((size_t)nbytes + 1);
     if (!x || !buf || st != MIO_OK || n_bufs == MAX_BUFS) {
         free(x);

@@ -80,8 +80,8 @@ int main(int argc, char **argv)
     }
     /* split: two tensors a part */
     {
-        mio_split_params sp;
-        mio_split_default_params(&sp);
+        mio_gguf_split_params sp;
+        mio_gguf_split_default_params(&sp);
         sp.max_tensors = 2;
         char prefix[4096];
         snprintf(path, sizeof path, "%s/ops.gguf", dir);

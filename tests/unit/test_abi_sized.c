@@ -253,9 +253,11 @@ static void test_sized_edits(void) {
     T_STATUS(mio_gguf_edit_in_place_sized("abi_sized_e2.gguf", &ip.e, 1, sizeof ip), MIO_ERR_INVALID_ARG);
 }
 
-typedef struct { mio_split_params p; uint64_t future; } split_plus;
+typedef struct { mio_gguf_split_params p; uint64_t future; } split_plus;
 typedef struct { mio_quantize_params p; uint64_t future; } quantize_plus;
 typedef struct { mio_convert_params p; uint64_t future; } convert_plus;
+typedef struct { mio_lora_params p; uint64_t future; } lora_plus;
+typedef struct { mio_ptqtp_options o; uint64_t future; } ptqtp_options_plus;
 
 static void test_default_params_sized(void) {
     /* a newer header's struct: the library's defaults, zeros after them, the caller's size */
@@ -282,7 +284,7 @@ static void test_default_params_sized(void) {
 
     split_plus sp;
     memset(&sp, SENT, sizeof sp);
-    T_OK(mio_split_default_params_sized(&sp.p, sizeof sp));
+    T_OK(mio_gguf_split_default_params_sized(&sp.p, sizeof sp));
     T_EQ_U64(sp.p.size, sizeof sp);
     T_EQ_INT(sp.p.max_tensors, 128);
     T_EQ_U64(sp.p.max_bytes, 0);
@@ -291,7 +293,7 @@ static void test_default_params_sized(void) {
     uint32_t n = 0;
     T_OK(mio_gguf_split("abi_sized.gguf", "abi_sized_split", &sp.p, &n)); /* and the size is accepted */
     T_EQ_INT(n, 1);
-    T_STATUS(mio_split_default_params_sized(&sp.p, 8), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_gguf_split_default_params_sized(&sp.p, 8), MIO_ERR_INVALID_ARG);
 
     convert_plus cp;
     memset(&cp, SENT, sizeof cp);
@@ -300,16 +302,50 @@ static void test_default_params_sized(void) {
     T_EQ_INT(cp.p.dtype, -1);
     T_CHECK(cp.p.edits == NULL && cp.p.n_edits == 0);
     T_EQ_U64(cp.future, 0);
-    T_OK(mio_gguf_to_safetensors("abi_sized.gguf", "abi_sized_c4.safetensors", &cp.p));
+    T_OK(mio_gguf_to_st("abi_sized.gguf", "abi_sized_c4.safetensors", &cp.p));
     T_STATUS(mio_convert_default_params_sized(&cp.p, (size_t)1 << 17), MIO_ERR_INVALID_ARG);
+
+    lora_plus lp;
+    mio_lora_params ld;
+    mio_lora_default_params(&ld);
+    memset(&lp, SENT, sizeof lp);
+    T_OK(mio_lora_default_params_sized(&lp.p, sizeof lp));
+    T_EQ_U64(lp.p.size, sizeof lp);
+    T_CHECK(lp.p.adapters == NULL && lp.p.alpha_set == 0 && lp.p.plan == NULL);
+    T_EQ_INT(lp.p.permute_qk, -1);
+    T_EQ_U64(lp.future, 0);
+    mio_lora_params l1;
+    memset(&l1, SENT, sizeof l1);
+    T_OK(mio_lora_default_params_sized(&l1, sizeof l1));
+    T_CHECK(memcmp(&l1, &ld, sizeof ld) == 0);
+    T_STATUS(mio_lora_default_params_sized(&l1, 8), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("pass sizeof(mio_lora_params)");
+
+    ptqtp_options_plus op;
+    memset(&op, SENT, sizeof op);
+    T_OK(mio_ptqtp_default_options_sized(&op.o, sizeof op));
+    T_EQ_U64(op.o.size, sizeof op);
+    T_EQ_INT(op.o.planes, 2);
+    T_EQ_INT(op.o.tie_scales, 0);
+    T_EQ_INT(op.o.n_threads, 0);
+    T_EQ_U64(op.future, 0);
+    /* and mio_ptqtp_quantize takes that size: one 1 x 256 row, two planes */
+    float w[256];
+    for (int i = 0; i < 256; i++) w[i] = (float)(i % 7) - 3.0f;
+    uint8_t p0[66], p1[66];
+    void *const planes[2] = {p0, p1};
+    T_OK(mio_ptqtp_quantize(w, 1, 256, &op.o, planes, sizeof p0, NULL));
+    op.future = 1;
+    T_STATUS(mio_ptqtp_quantize(w, 1, 256, &op.o, planes, sizeof p0, NULL), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_ptqtp_default_options_sized(&op.o, 4), MIO_ERR_INVALID_ARG);
 }
 
 static void test_params(void) {
     uint32_t n = 0;
     split_plus sp;
     memset(&sp, 0, sizeof sp);
-    mio_split_default_params(&sp.p);
-    T_EQ_U64(sp.p.size, sizeof(mio_split_params));
+    mio_gguf_split_default_params(&sp.p);
+    T_EQ_U64(sp.p.size, sizeof(mio_gguf_split_params));
     sp.p.size = sizeof sp;
     sp.p.max_tensors = 1;
     sp.p.dry_run = 1;
@@ -318,11 +354,11 @@ static void test_params(void) {
     sp.future = 7;
     T_STATUS(mio_gguf_split("abi_sized.gguf", "abi_sized_split", &sp.p, &n), MIO_ERR_INVALID_ARG);
     char want[200];
-    snprintf(want, sizeof want, "mio_split_params is %zu bytes and byte %zu is set", sizeof sp, sizeof(mio_split_params));
+    snprintf(want, sizeof want, "mio_gguf_split_params is %zu bytes and byte %zu is set", sizeof sp, sizeof(mio_gguf_split_params));
     T_MSG_HAS(want);
-    sp.p.size = sizeof(mio_split_params) - 8; /* smaller than any header ever had */
+    sp.p.size = sizeof(mio_gguf_split_params) - 8; /* smaller than any header ever had */
     T_STATUS(mio_gguf_split("abi_sized.gguf", "abi_sized_split", &sp.p, &n), MIO_ERR_INVALID_ARG);
-    T_MSG_HAS("fill the parameters with mio_split_default_params first");
+    T_MSG_HAS("fill the parameters with mio_gguf_split_default_params first");
 
     quantize_plus qp;
     memset(&qp, 0, sizeof qp);
@@ -343,15 +379,32 @@ static void test_params(void) {
     memset(&cp, 0, sizeof cp);
     mio_convert_default_params(&cp.p);
     cp.p.size = sizeof cp;
-    T_OK(mio_gguf_to_safetensors("abi_sized.gguf", "abi_sized_c.safetensors", &cp.p));
+    T_OK(mio_gguf_to_st("abi_sized.gguf", "abi_sized_c.safetensors", &cp.p));
     cp.future = 1;
-    T_STATUS(mio_gguf_to_safetensors("abi_sized.gguf", "abi_sized_c2.safetensors", &cp.p), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_gguf_to_st("abi_sized.gguf", "abi_sized_c2.safetensors", &cp.p), MIO_ERR_INVALID_ARG);
     T_CHECK(access("abi_sized_c2.safetensors", F_OK) != 0);
     /* the size before edits were added (a struct ending at progress_user) is still read */
     mio_convert_default_params(&cp.p);
     cp.p.size = offsetof(mio_convert_params, progress_user) + sizeof(void *);
     cp.p.n_edits = 5; /* past that size: ignored */
-    T_OK(mio_gguf_to_safetensors("abi_sized.gguf", "abi_sized_c3.safetensors", &cp.p));
+    T_OK(mio_gguf_to_st("abi_sized.gguf", "abi_sized_c3.safetensors", &cp.p));
+
+    /* mio_lora_params: a newer header's struct is read when its tail is zero
+     * (the call then goes on to the adapter, which does not exist), refused
+     * when a byte of it is set (before any file is looked at) */
+    lora_plus lp;
+    memset(&lp, 0, sizeof lp);
+    mio_lora_default_params(&lp.p);
+    lp.p.size = sizeof lp;
+    lp.p.adapters = "abi_sized_no_such_adapter";
+    mio_status st = mio_lora_merge("abi_sized.gguf", "abi_sized_l.gguf", &lp.p);
+    T_CHECK(st != MIO_OK && st != MIO_ERR_INVALID_ARG);
+    lp.future = 1;
+    T_STATUS(mio_lora_merge("abi_sized.gguf", "abi_sized_l.gguf", &lp.p), MIO_ERR_INVALID_ARG);
+    snprintf(want, sizeof want, "mio_lora_params is %zu bytes and byte %zu is set", sizeof lp,
+             sizeof(mio_lora_params));
+    T_MSG_HAS(want);
+    T_CHECK(access("abi_sized_l.gguf", F_OK) != 0);
 }
 
 int main(void) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* test_convert.c — GGUF <-> safetensors (mio_gguf_to_safetensors,
- * mio_safetensors_to_gguf): the documented text encoding of every GGUF value
+/* test_convert.c — GGUF <-> safetensors (mio_gguf_to_st,
+ * mio_st_to_gguf): the documented text encoding of every GGUF value
  * type (values checked by hand against docs/CONVERT.md), byte-identical round
  * trips (every type, v2, gguf-py's unpadded empty file, alignment 64, sharded
  * output), decoding and casting, renames, refusals that name what is wrong and
@@ -109,7 +109,7 @@ static void make_all_types(const char *path, uint32_t version) {
 
 static void test_encoding_and_round_trip(void) {
     make_all_types(DIR "/all.gguf", 3);
-    T_OK(mio_gguf_to_safetensors(DIR "/all.gguf", DIR "/all.safetensors", NULL));
+    T_OK(mio_gguf_to_st(DIR "/all.gguf", DIR "/all.safetensors", NULL));
     /* each value as docs/CONVERT.md §2 says */
     T_EQ_STR(meta_of(DIR "/all.safetensors", "a.u8"), "200");
     T_EQ_STR(meta_of(DIR "/all.safetensors", "a.i8"), "-5");
@@ -149,14 +149,14 @@ static void test_encoding_and_round_trip(void) {
     T_EQ_INT(((const uint16_t *)t.data)[5], 0x4600);
     mio_st_close(sf);
     /* and back: the identical file */
-    T_OK(mio_safetensors_to_gguf(DIR "/all.safetensors", DIR "/all.back.gguf", NULL));
+    T_OK(mio_st_to_gguf(DIR "/all.safetensors", DIR "/all.back.gguf", NULL));
     T_CHECK(same_files(DIR "/all.gguf", DIR "/all.back.gguf"));
 
     /* GGUF v2 keeps its version */
     make_all_types(DIR "/v2.gguf", 2);
-    T_OK(mio_gguf_to_safetensors(DIR "/v2.gguf", DIR "/v2.safetensors", NULL));
+    T_OK(mio_gguf_to_st(DIR "/v2.gguf", DIR "/v2.safetensors", NULL));
     T_CHECK(strncmp(meta_of(DIR "/v2.safetensors", "__gguf__"), "{\"version\":2,", 13) == 0);
-    T_OK(mio_safetensors_to_gguf(DIR "/v2.safetensors", DIR "/v2.back.gguf", NULL));
+    T_OK(mio_st_to_gguf(DIR "/v2.safetensors", DIR "/v2.back.gguf", NULL));
     T_CHECK(same_files(DIR "/v2.gguf", DIR "/v2.back.gguf"));
 }
 
@@ -170,10 +170,10 @@ static void test_layouts(void) {
     struct stat sb;
     stat(DIR "/nopad.gguf", &sb);
     T_EQ_INT(sb.st_size, 24 + 8 + 12 + 4 + 8 + 1); /* header, key, type, string: no padding */
-    T_OK(mio_gguf_to_safetensors(DIR "/nopad.gguf", DIR "/nopad.safetensors", NULL));
+    T_OK(mio_gguf_to_st(DIR "/nopad.gguf", DIR "/nopad.safetensors", NULL));
     T_EQ_STR(meta_of(DIR "/nopad.safetensors", "__gguf__"),
              "{\"version\":3,\"empty_pad\":false,\"kv\":[[\"general.name\",\"str\"]],\"tensors\":[]}");
-    T_OK(mio_safetensors_to_gguf(DIR "/nopad.safetensors", DIR "/nopad.back.gguf", NULL));
+    T_OK(mio_st_to_gguf(DIR "/nopad.safetensors", DIR "/nopad.back.gguf", NULL));
     T_CHECK(same_files(DIR "/nopad.gguf", DIR "/nopad.back.gguf"));
 
     float data[8] = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -184,20 +184,20 @@ static void test_layouts(void) {
     T_OK(mio_writer_add_tensor(w, "a", MIO_TYPE_F32, 2, ne, data, 32));
     T_OK(mio_writer_write_file(w, DIR "/a64.gguf"));
     mio_writer_free(w);
-    T_OK(mio_gguf_to_safetensors(DIR "/a64.gguf", DIR "/a64.safetensors", NULL));
+    T_OK(mio_gguf_to_st(DIR "/a64.gguf", DIR "/a64.safetensors", NULL));
     T_EQ_STR(meta_of(DIR "/a64.safetensors", "general.alignment"), "64");
-    T_OK(mio_safetensors_to_gguf(DIR "/a64.safetensors", DIR "/a64.back.gguf", NULL));
+    T_OK(mio_st_to_gguf(DIR "/a64.safetensors", DIR "/a64.back.gguf", NULL));
     T_CHECK(same_files(DIR "/a64.gguf", DIR "/a64.back.gguf")); /* tensor order b, a restored */
 
     /* sharded output: one tensor a shard at a 20-byte limit; back from the index, identical */
     mio_convert_params p;
     mio_convert_default_params(&p);
     p.max_shard_bytes = 20;
-    T_OK(mio_gguf_to_safetensors(DIR "/a64.gguf", DIR "/sharded/", &p));
+    T_OK(mio_gguf_to_st(DIR "/a64.gguf", DIR "/sharded/", &p));
     T_CHECK(exists(DIR "/sharded/model-00001-of-00002.safetensors"));
     T_CHECK(exists(DIR "/sharded/model-00002-of-00002.safetensors"));
     T_CHECK(exists(DIR "/sharded/model.safetensors.index.json"));
-    T_OK(mio_safetensors_to_gguf(DIR "/sharded/model.safetensors.index.json", DIR "/sharded.back.gguf", NULL));
+    T_OK(mio_st_to_gguf(DIR "/sharded/model.safetensors.index.json", DIR "/sharded.back.gguf", NULL));
     T_CHECK(same_files(DIR "/a64.gguf", DIR "/sharded.back.gguf"));
 }
 
@@ -210,7 +210,7 @@ static void test_plain_safetensors(void) {
                          {"z", MIO_ST_F32, 1, none, NULL, 0}};
     mio_st_meta m[2] = {{"format", "pt"}, {"b", "two"}};
     T_OK(mio_st_save_file(DIR "/plain.safetensors", e, 3, m, 2));
-    T_OK(mio_safetensors_to_gguf(DIR "/plain.safetensors", DIR "/plain.gguf", NULL));
+    T_OK(mio_st_to_gguf(DIR "/plain.safetensors", DIR "/plain.gguf", NULL));
     mio_gguf_file *g = NULL;
     T_OK(mio_gguf_open(DIR "/plain.gguf", 0, &g));
     T_EQ_INT(mio_gguf_kv_count(g), 3);
@@ -226,7 +226,7 @@ static void test_plain_safetensors(void) {
     T_EQ_INT(gt.ne[0], 1);
     T_EQ_INT(gt.type, MIO_TYPE_I32);
     mio_gguf_close(g);
-    T_OK(mio_gguf_to_safetensors(DIR "/plain.gguf", DIR "/plain.back.safetensors", NULL));
+    T_OK(mio_gguf_to_st(DIR "/plain.gguf", DIR "/plain.back.safetensors", NULL));
     T_CHECK(same_files(DIR "/plain.safetensors", DIR "/plain.back.safetensors"));
     T_EQ_STR(meta_of(DIR "/plain.back.safetensors", "__gguf__"), "(missing)");
 
@@ -234,7 +234,7 @@ static void test_plain_safetensors(void) {
     mio_convert_params p;
     mio_convert_default_params(&p);
     p.dtype = MIO_TYPE_F16;
-    T_OK(mio_safetensors_to_gguf(DIR "/plain.safetensors", DIR "/plain16.gguf", &p));
+    T_OK(mio_st_to_gguf(DIR "/plain.safetensors", DIR "/plain16.gguf", &p));
     T_OK(mio_gguf_open(DIR "/plain16.gguf", 0, &g));
     T_OK(mio_gguf_tensor_info(g, mio_gguf_find_tensor(g, "w"), &gt));
     T_EQ_INT(gt.type, MIO_TYPE_F16);
@@ -249,19 +249,19 @@ static void test_plain_safetensors(void) {
     p.rename_from = from;
     p.rename_to = to;
     p.n_rename = 1;
-    T_OK(mio_safetensors_to_gguf(DIR "/plain.safetensors", DIR "/renamed.gguf", &p));
+    T_OK(mio_st_to_gguf(DIR "/plain.safetensors", DIR "/renamed.gguf", &p));
     T_OK(mio_gguf_open(DIR "/renamed.gguf", 0, &g));
     T_CHECK(mio_gguf_find_tensor(g, "weight.renamed") >= 0 && mio_gguf_find_tensor(g, "w") < 0);
     mio_gguf_close(g);
     from[0] = "nope";
-    T_STATUS(mio_safetensors_to_gguf(DIR "/plain.safetensors", DIR "/renamed2.gguf", &p), MIO_ERR_NOT_FOUND);
+    T_STATUS(mio_st_to_gguf(DIR "/plain.safetensors", DIR "/renamed2.gguf", &p), MIO_ERR_NOT_FOUND);
     T_MSG_HAS("the model has no tensor named 'nope'");
     T_CHECK(!exists(DIR "/renamed2.gguf"));
     const char *from2[2] = {"w", "s"}, *to2[2] = {"x", "x"};
     p.rename_from = from2;
     p.rename_to = to2;
     p.n_rename = 2;
-    T_STATUS(mio_safetensors_to_gguf(DIR "/plain.safetensors", DIR "/renamed2.gguf", &p), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_st_to_gguf(DIR "/plain.safetensors", DIR "/renamed2.gguf", &p), MIO_ERR_INVALID_ARG);
     T_MSG_HAS("would both be named 'x'");
 }
 
@@ -277,13 +277,13 @@ static void test_dequantize(void) {
     T_OK(mio_writer_add_tensor(w, "blk.0.q", MIO_TYPE_Q8_0, 1, ne, q, sizeof q));
     T_OK(mio_writer_write_file(w, DIR "/q.gguf"));
     mio_writer_free(w);
-    T_STATUS(mio_gguf_to_safetensors(DIR "/q.gguf", DIR "/q.safetensors", NULL), MIO_ERR_UNSUPPORTED_TYPE);
+    T_STATUS(mio_gguf_to_st(DIR "/q.gguf", DIR "/q.safetensors", NULL), MIO_ERR_UNSUPPORTED_TYPE);
     T_MSG_HAS("tensor 'blk.0.q' is q8_0: safetensors has no block-quantized dtypes");
     T_CHECK(!exists(DIR "/q.safetensors"));
     mio_convert_params p;
     mio_convert_default_params(&p);
     p.dequantize = 1;
-    T_OK(mio_gguf_to_safetensors(DIR "/q.gguf", DIR "/q.safetensors", &p));
+    T_OK(mio_gguf_to_st(DIR "/q.gguf", DIR "/q.safetensors", &p));
     float want[64];
     T_OK(mio_decode_f32(MIO_TYPE_Q8_0, q, sizeof q, want, 64));
     mio_st_file *sf = NULL;
@@ -296,7 +296,7 @@ static void test_dequantize(void) {
              "{\"version\":3,\"empty_pad\":true,\"kv\":[],\"tensors\":[[\"blk.0.q\",\"q8_0\"]]}");
     mio_st_close(sf);
     p.dtype = MIO_TYPE_BF16;
-    T_OK(mio_gguf_to_safetensors(DIR "/q.gguf", DIR "/qbf.safetensors", &p));
+    T_OK(mio_gguf_to_st(DIR "/q.gguf", DIR "/qbf.safetensors", &p));
     T_OK(mio_st_open(DIR "/qbf.safetensors", 0, &sf));
     T_OK(mio_st_tensor_info(sf, 0, &t));
     T_EQ_INT(t.dtype, MIO_ST_BF16);
@@ -313,16 +313,16 @@ static void test_refusals(void) {
     longname[70] = '\0';
     mio_st_entry u8e = {"u", MIO_ST_U8, 1, s1, bytes, 2};
     T_OK(mio_st_save_file(DIR "/u8.safetensors", &u8e, 1, NULL, 0));
-    T_STATUS(mio_safetensors_to_gguf(DIR "/u8.safetensors", DIR "/u8.gguf", NULL), MIO_ERR_UNSUPPORTED_TYPE);
+    T_STATUS(mio_st_to_gguf(DIR "/u8.safetensors", DIR "/u8.gguf", NULL), MIO_ERR_UNSUPPORTED_TYPE);
     T_MSG_HAS("tensor 'u' is U8: GGUF has no such type");
     T_CHECK(!exists(DIR "/u8.gguf"));
     mio_st_entry e5 = {"five", MIO_ST_I8, 5, s5, bytes, 2};
     T_OK(mio_st_save_file(DIR "/five.safetensors", &e5, 1, NULL, 0));
-    T_STATUS(mio_safetensors_to_gguf(DIR "/five.safetensors", DIR "/five.gguf", NULL), MIO_ERR_INVALID_TENSOR_INFO);
+    T_STATUS(mio_st_to_gguf(DIR "/five.safetensors", DIR "/five.gguf", NULL), MIO_ERR_INVALID_TENSOR_INFO);
     T_MSG_HAS("tensor 'five' has 5 dimensions; GGUF holds at most 4");
     mio_st_entry el = {longname, MIO_ST_I8, 1, s1, bytes, 2};
     T_OK(mio_st_save_file(DIR "/long.safetensors", &el, 1, NULL, 0));
-    T_STATUS(mio_safetensors_to_gguf(DIR "/long.safetensors", DIR "/long.gguf", NULL), MIO_ERR_INVALID_TENSOR_INFO);
+    T_STATUS(mio_st_to_gguf(DIR "/long.safetensors", DIR "/long.gguf", NULL), MIO_ERR_INVALID_TENSOR_INFO);
     T_MSG_HAS("is 70 bytes; GGUF (ggml) names must be under 64");
     T_CHECK(!exists(DIR "/long.gguf"));
 
@@ -341,7 +341,7 @@ static void test_refusals(void) {
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         mio_st_meta m[2] = {{"__gguf__", bad[k].layout}, {"k", bad[k].value}};
         T_OK(mio_st_save_file(DIR "/bad.safetensors", NULL, 0, m, 2));
-        T_CHECK(mio_safetensors_to_gguf(DIR "/bad.safetensors", DIR "/bad.gguf", NULL) != MIO_OK);
+        T_CHECK(mio_st_to_gguf(DIR "/bad.safetensors", DIR "/bad.gguf", NULL) != MIO_OK);
         if (!strstr(mio_last_error(), bad[k].msg)) {
             t_fail++;
             fprintf(stderr, "case %zu: message '%s' lacks '%s'\n", k, mio_last_error(), bad[k].msg);
@@ -365,7 +365,7 @@ static void test_refusals(void) {
         memcpy(img, &n8, 8);
         memcpy(img + 8, hdrs[k], hl);
         write_bytes(DIR "/nul.safetensors", img, 8 + hl);
-        mio_status st = mio_safetensors_to_gguf(DIR "/nul.safetensors", DIR "/nul.gguf", NULL);
+        mio_status st = mio_st_to_gguf(DIR "/nul.safetensors", DIR "/nul.gguf", NULL);
         if (k == 0) {
             T_OK(st);
             mio_gguf_file *g = NULL;
@@ -382,9 +382,9 @@ static void test_refusals(void) {
         }
     }
     /* the output may not be the input */
-    T_STATUS(mio_safetensors_to_gguf(DIR "/u8.safetensors", DIR "/u8.safetensors", NULL), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_st_to_gguf(DIR "/u8.safetensors", DIR "/u8.safetensors", NULL), MIO_ERR_INVALID_ARG);
     T_MSG_HAS("is one of the input files");
-    T_STATUS(mio_gguf_to_safetensors(DIR "/all.gguf", DIR "/all.gguf", NULL), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_gguf_to_st(DIR "/all.gguf", DIR "/all.gguf", NULL), MIO_ERR_INVALID_ARG);
 }
 
 static int cancel_at_first(void *user, int64_t done, int64_t total, uint64_t bd, uint64_t bt) {
@@ -399,27 +399,27 @@ static void test_cancel_and_fd(void) {
     mio_convert_default_params(&p);
     p.progress = cancel_at_first;
     p.progress_user = &calls;
-    T_STATUS(mio_gguf_to_safetensors(DIR "/all.gguf", DIR "/cancel.safetensors", &p), MIO_ERR_CANCELLED);
+    T_STATUS(mio_gguf_to_st(DIR "/all.gguf", DIR "/cancel.safetensors", &p), MIO_ERR_CANCELLED);
     T_EQ_INT(calls, 1);
     T_CHECK(!exists(DIR "/cancel.safetensors"));
-    T_STATUS(mio_safetensors_to_gguf(DIR "/all.safetensors", DIR "/cancel.gguf", &p), MIO_ERR_CANCELLED);
+    T_STATUS(mio_st_to_gguf(DIR "/all.safetensors", DIR "/cancel.gguf", &p), MIO_ERR_CANCELLED);
     T_CHECK(!exists(DIR "/cancel.gguf"));
     /* descriptors: the same bytes as the path writes */
     int fd = open(DIR "/fd.safetensors", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    T_OK(mio_gguf_to_safetensors_fd(DIR "/all.gguf", fd, NULL));
+    T_OK(mio_gguf_to_st_fd(DIR "/all.gguf", fd, NULL));
     close(fd);
     T_CHECK(same_files(DIR "/fd.safetensors", DIR "/all.safetensors"));
     fd = open(DIR "/fd.gguf", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    T_OK(mio_safetensors_to_gguf_fd(DIR "/all.safetensors", fd, NULL));
+    T_OK(mio_st_to_gguf_fd(DIR "/all.safetensors", fd, NULL));
     close(fd);
     T_CHECK(same_files(DIR "/fd.gguf", DIR "/all.gguf"));
     /* bad parameters */
     p.dtype = MIO_TYPE_Q4_0;
-    T_STATUS(mio_gguf_to_safetensors(DIR "/all.gguf", DIR "/x.safetensors", &p), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_gguf_to_st(DIR "/all.gguf", DIR "/x.safetensors", &p), MIO_ERR_INVALID_ARG);
     T_MSG_HAS("casts to F32, F16 or BF16 only");
     mio_convert_default_params(&p);
     p.size = 8;
-    T_STATUS(mio_gguf_to_safetensors(DIR "/all.gguf", DIR "/x.safetensors", &p), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_gguf_to_st(DIR "/all.gguf", DIR "/x.safetensors", &p), MIO_ERR_INVALID_ARG);
 }
 
 /* metadata edits during a conversion, both ways */
@@ -433,7 +433,7 @@ static void test_edits(void) {
     mio_convert_default_params(&p);
     p.edits = e;
     p.n_edits = 2;
-    T_OK(mio_gguf_to_safetensors(DIR "/all.gguf", DIR "/edited.safetensors", &p));
+    T_OK(mio_gguf_to_st(DIR "/all.gguf", DIR "/edited.safetensors", &p));
     T_EQ_STR(meta_of(DIR "/edited.safetensors", "a.u8"), "513");
     T_EQ_STR(meta_of(DIR "/edited.safetensors", "a.str"), "(missing)");
     /* the edited key keeps its place and takes its new type */
@@ -442,7 +442,7 @@ static void test_edits(void) {
     T_OK(mio_kv_edit_parse("z.new=str:hello=world", &rm));
     p.edits = rm;
     p.n_edits = 1;
-    T_OK(mio_safetensors_to_gguf(DIR "/edited.safetensors", DIR "/edited.gguf", &p));
+    T_OK(mio_st_to_gguf(DIR "/edited.safetensors", DIR "/edited.gguf", &p));
     mio_gguf_file *g = NULL;
     T_OK(mio_gguf_open(DIR "/edited.gguf", 0, &g));
     int64_t n = mio_gguf_kv_count(g);
@@ -456,7 +456,7 @@ static void test_edits(void) {
     T_EQ_INT(mio_gguf_kv_type(g, mio_gguf_find_key(g, "a.u8")), MIO_GGUF_U16);
     mio_gguf_close(g);
     p.edits = NULL;
-    T_STATUS(mio_gguf_to_safetensors(DIR "/all.gguf", DIR "/x.safetensors", &p), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_gguf_to_st(DIR "/all.gguf", DIR "/x.safetensors", &p), MIO_ERR_INVALID_ARG);
     T_MSG_HAS("edits is NULL");
     mio_free(set);
     mio_free(rm);

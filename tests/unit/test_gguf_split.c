@@ -140,8 +140,8 @@ static void test_good(void) {
     /* prefetch/release over every part's tensors keep the bytes */
     for (int i = 0; i < 5; i++) {
         T_OK(mio_gguf_tensor_info(f, mio_gguf_find_tensor(f, k_t[i].name), &t));
-        mio_prefetch(f, t.data, (size_t)t.nbytes);
-        mio_release(f, t.data, (size_t)t.nbytes);
+        mio_gguf_prefetch(f, t.data, (size_t)t.nbytes);
+        mio_gguf_release(f, t.data, (size_t)t.nbytes);
         T_CHECK(memcmp(t.data, g_data[i], k_t[i].nbytes) == 0);
     }
     mio_gguf_close(f);
@@ -216,14 +216,14 @@ static void test_take_mapping(void) {
     mio_gguf_tensor t;
     T_OK(mio_gguf_tensor_info(f, 1, &t));
     /* prefetch/release on a mapping keep the bytes */
-    mio_prefetch(f, t.data, (size_t)t.nbytes);
-    mio_release(f, t.data, (size_t)t.nbytes);
+    mio_gguf_prefetch(f, t.data, (size_t)t.nbytes);
+    mio_gguf_release(f, t.data, (size_t)t.nbytes);
     T_CHECK(memcmp(t.data, g_data[1], 20000) == 0);
-    mio_release(f, (const uint8_t *)t.data + 1, 5000); /* unaligned range: rounded to pages */
+    mio_gguf_release(f, (const uint8_t *)t.data + 1, 5000); /* unaligned range: rounded to pages */
     T_CHECK(memcmp(t.data, g_data[1], 20000) == 0);
     uint8_t local[64];
     memset(local, 0xAB, sizeof local);
-    mio_release(f, local, sizeof local); /* outside the mapping: ignored */
+    mio_gguf_release(f, local, sizeof local); /* outside the mapping: ignored */
     T_CHECK(local[0] == 0xAB && local[63] == 0xAB);
 
     void *addr = NULL;
@@ -238,7 +238,7 @@ static void test_take_mapping(void) {
     T_EQ_MSTR(val, "test");
     T_EQ_MSTR(t.name, "p0.b");
     T_CHECK(memcmp(t.data, g_data[1], 20000) == 0);
-    T_OK(mio_unmap(addr, len));
+    T_OK(mio_gguf_unmap(addr, len));
 
     /* heap and buffer loads: nothing to transfer */
     f = NULL;
@@ -250,8 +250,8 @@ static void test_take_mapping(void) {
         T_CHECK(addr == NULL);
         T_EQ_U64(len, 0);
         T_OK(mio_gguf_tensor_info(f, 1, &t));
-        mio_prefetch(f, t.data, (size_t)t.nbytes); /* no-op on heap */
-        mio_release(f, t.data, (size_t)t.nbytes);
+        mio_gguf_prefetch(f, t.data, (size_t)t.nbytes); /* no-op on heap */
+        mio_gguf_release(f, t.data, (size_t)t.nbytes);
         T_CHECK(memcmp(t.data, g_data[1], 20000) == 0);
         mio_gguf_close(f);
     }
@@ -271,7 +271,7 @@ static void test_take_mapping(void) {
             T_CHECK(addr == NULL);
             T_EQ_U64(len, 0);
             T_OK(mio_gguf_tensor_info(f, 0, &t));
-            mio_release(f, t.data, (size_t)t.nbytes);
+            mio_gguf_release(f, t.data, (size_t)t.nbytes);
             T_CHECK(memcmp(t.data, g_data[2], 68) == 0);
             mio_gguf_close(f);
         }
@@ -299,7 +299,7 @@ static void test_one_of_one(void) {
 
 /* ---- mio_gguf_split (gguf-split --split) ---- */
 typedef struct plan_log { int n; char path[8][64]; int64_t nt[8]; uint64_t fb[8]; } plan_log;
-static void plan_cb(void *user, const mio_split_part *pt) {
+static void plan_cb(void *user, const mio_gguf_split_part *pt) {
     plan_log *l = user;
     if (l->n < 8) {
         snprintf(l->path[l->n], 64, "%s", pt->path);
@@ -355,8 +355,8 @@ static void test_split_write(void) {
     mio_writer_free(w);
 
     /* --split-max-tensors 2: 5 tensors -> 3 parts {p0.a,p0.b} {p1.a,p2.a} {p2.b} */
-    mio_split_params p;
-    mio_split_default_params(&p);
+    mio_gguf_split_params p;
+    mio_gguf_split_default_params(&p);
     T_EQ_INT(p.size, sizeof p);
     T_EQ_INT(p.max_tensors, 128);
     p.max_tensors = 2;
@@ -402,7 +402,7 @@ static void test_split_write(void) {
         T_CHECK(same);
     }
     /* the split input can be split again (here into one part) */
-    mio_split_default_params(&p);
+    mio_gguf_split_default_params(&p);
     T_OK(mio_gguf_split("sw-00001-of-00003.gguf", "sw1", &p, &n));
     T_EQ_INT(n, 1);
     part_facts("sw1-00001-of-00001.gguf", names, sizeof names, keys, sizeof keys);
@@ -417,7 +417,7 @@ static void test_split_write(void) {
     unlink("sw_merged.gguf");
 
     /* --split-max-size: padded sizes 32, 20000, 96, 32, 32 */
-    mio_split_default_params(&p);
+    mio_gguf_split_default_params(&p);
     p.max_tensors = 0;
     p.max_bytes = 20032; /* {p0.a,p0.b} = 20032 fits; {p1.a,p2.a,p2.b} */
     p.dry_run = 1;
@@ -444,7 +444,7 @@ static void test_split_write(void) {
     T_CHECK(!file_exists("sz-00001-of-00002.gguf"));
 
     /* --no-tensor-first-split: part 1 holds only the metadata */
-    mio_split_default_params(&p);
+    mio_gguf_split_default_params(&p);
     p.max_tensors = 2;
     p.no_tensor_first_split = 1;
     T_OK(mio_gguf_split(in, "nf", &p, &n));
@@ -465,17 +465,17 @@ static void test_split_write(void) {
     }
 
     /* refusals */
-    mio_split_default_params(&p);
+    mio_gguf_split_default_params(&p);
     p.max_tensors = 0;
     T_STATUS(mio_gguf_split(in, "r", &p, &n), MIO_ERR_INVALID_ARG);
     T_MSG_HAS("set exactly one of max_tensors and max_bytes");
     p.max_tensors = 2;
     p.max_bytes = 5;
     T_STATUS(mio_gguf_split(in, "r", &p, &n), MIO_ERR_INVALID_ARG);
-    mio_split_default_params(&p);
+    mio_gguf_split_default_params(&p);
     p.size = 8;
     T_STATUS(mio_gguf_split(in, "r", &p, &n), MIO_ERR_INVALID_ARG);
-    mio_split_default_params(&p);
+    mio_gguf_split_default_params(&p);
     T_STATUS(mio_gguf_split(in, "", &p, &n), MIO_ERR_INVALID_ARG);
     /* an output part naming the input */
     rename(in, "ow-00001-of-00001.gguf");

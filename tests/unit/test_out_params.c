@@ -105,8 +105,8 @@ static void test_values(void) {
     int64_t rows, cols;
     const int64_t ne[1] = {3};
 
-    FAIL1(u64, mio_tensor_nbytes(99, 1, ne, &u64), MIO_ERR_UNSUPPORTED_TYPE);
-    FAIL1(u64, mio_tensor_nbytes(MIO_TYPE_Q4_0, 1, ne, &u64), MIO_ERR_INVALID_TENSOR_INFO);
+    FAIL1(u64, mio_type_nbytes(99, 1, ne, &u64), MIO_ERR_UNSUPPORTED_TYPE);
+    FAIL1(u64, mio_type_nbytes(MIO_TYPE_Q4_0, 1, ne, &u64), MIO_ERR_INVALID_TENSOR_INFO);
     FAIL2(part, off, mio_gguf_find_nonzero_padding(g_f, &part, &off), MIO_ERR_NOT_FOUND);
 
     FAIL1(v, mio_gguf_kv_value(g_f, 99, &v), MIO_ERR_INVALID_ARG);
@@ -219,8 +219,8 @@ static void test_safetensors(void) {
 }
 
 static void test_split(void) {
-    mio_split_params p;
-    mio_split_default_params(&p);
+    mio_gguf_split_params p;
+    mio_gguf_split_default_params(&p);
     uint32_t n;
     /* fails after its parameters were checked: the part count was once set to 0 here */
     FAIL1(n, mio_gguf_split("out_params-none.gguf", "out_params_split", &p, &n), MIO_ERR_NOT_FOUND);

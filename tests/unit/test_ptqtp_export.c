@@ -58,7 +58,7 @@ static mio_status add_tensor(mio_writer *w, const mt *t) {
     size_t n = 1;
     for (uint32_t k = 0; k < t->n_dims; k++) n *= (size_t)t->ne[k];
     uint64_t nb = 0;
-    mio_status st = mio_tensor_nbytes(t->type, t->n_dims, t->ne, &nb);
+    mio_status st = mio_type_nbytes(t->type, t->n_dims, t->ne, &nb);
     if (st) return st;
     float *x = malloc(n * sizeof *x);
     uint8_t *buf = malloc((size_t)nb + 1);
@@ -200,7 +200,7 @@ static int direct(mio_gguf_file *in, int64_t src_i, size_t r0, size_t rows, int 
     size_t cols = (size_t)t.ne[0];
     uint64_t row_bytes = 0;
     int64_t one[1] = {t.ne[0]};
-    mio_tensor_nbytes(t.type, 1, one, &row_bytes);
+    mio_type_nbytes(t.type, 1, one, &row_bytes);
     float *x = malloc(rows * cols * sizeof *x);
     if (!x) return 0;
     mio_status st = mio_decode_f32(t.type, (const uint8_t *)t.data + r0 * row_bytes, rows * row_bytes, x, rows * cols);
@@ -440,8 +440,8 @@ static void test_layout(void) {
     b = t_read_file("px_out_fd.gguf", &lb);
     T_CHECK(a && b && la == lb && same_bytes(a, b, la));
     free(b);
-    mio_split_params sp;
-    mio_split_default_params(&sp);
+    mio_gguf_split_params sp;
+    mio_gguf_split_default_params(&sp);
     sp.max_tensors = 7;
     uint32_t parts = 0;
     T_OK(mio_gguf_split("px_model.gguf", "px_split", &sp, &parts));

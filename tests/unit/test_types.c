@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_types.c — the ggml type table (every wire code), mio_tensor_nbytes and
+/* test_types.c — the ggml type table (every wire code), mio_type_nbytes and
  * its errors, status/type names, and the fp16/bf16 scalar conversions, all
  * against values computed by hand from the ggml block layouts and IEEE 754. */
 #include "modelio.h"
@@ -88,46 +88,46 @@ static void test_table(void) {
 static void test_nbytes(void) {
     uint64_t out = 0;
     int64_t ne[4] = {4096, 4096, 1, 1};
-    T_OK(mio_tensor_nbytes(MIO_TYPE_Q4_K, 2, ne, &out));
+    T_OK(mio_type_nbytes(MIO_TYPE_Q4_K, 2, ne, &out));
     T_EQ_U64(out, 9437184); /* 4096*4096/256 blocks * 144 */
-    T_OK(mio_tensor_nbytes(MIO_TYPE_F32, 2, ne, &out));
+    T_OK(mio_type_nbytes(MIO_TYPE_F32, 2, ne, &out));
     T_EQ_U64(out, 67108864);
     int64_t ne1[1] = {10};
-    T_OK(mio_tensor_nbytes(MIO_TYPE_F32, 1, ne1, &out));
+    T_OK(mio_type_nbytes(MIO_TYPE_F32, 1, ne1, &out));
     T_EQ_U64(out, 40);
-    T_OK(mio_tensor_nbytes(MIO_TYPE_BF16, 1, ne1, &out));
+    T_OK(mio_type_nbytes(MIO_TYPE_BF16, 1, ne1, &out));
     T_EQ_U64(out, 20);
     int64_t ne3[3] = {64, 3, 5};
-    T_OK(mio_tensor_nbytes(MIO_TYPE_Q8_0, 3, ne3, &out));
+    T_OK(mio_type_nbytes(MIO_TYPE_Q8_0, 3, ne3, &out));
     T_EQ_U64(out, 2 * 15 * 34);
-    T_OK(mio_tensor_nbytes(MIO_TYPE_NVFP4, 3, ne3, &out));
+    T_OK(mio_type_nbytes(MIO_TYPE_NVFP4, 3, ne3, &out));
     T_EQ_U64(out, 15 * 36);
     int64_t ne4[4] = {256, 2, 3, 4};
-    T_OK(mio_tensor_nbytes(MIO_TYPE_TQ1_0, 4, ne4, &out));
+    T_OK(mio_type_nbytes(MIO_TYPE_TQ1_0, 4, ne4, &out));
     T_EQ_U64(out, 24 * 54);
     int64_t ne_zero[2] = {0, 7};
-    T_OK(mio_tensor_nbytes(MIO_TYPE_Q4_K, 2, ne_zero, &out));
+    T_OK(mio_type_nbytes(MIO_TYPE_Q4_K, 2, ne_zero, &out));
     T_EQ_U64(out, 0);
 
     /* errors: output untouched */
     out = 12345;
-    T_STATUS(mio_tensor_nbytes(MIO_TYPE_F32, 0, ne, &out), MIO_ERR_INVALID_TENSOR_INFO);
-    T_STATUS(mio_tensor_nbytes(MIO_TYPE_F32, 5, ne, &out), MIO_ERR_INVALID_TENSOR_INFO);
+    T_STATUS(mio_type_nbytes(MIO_TYPE_F32, 0, ne, &out), MIO_ERR_INVALID_TENSOR_INFO);
+    T_STATUS(mio_type_nbytes(MIO_TYPE_F32, 5, ne, &out), MIO_ERR_INVALID_TENSOR_INFO);
     int64_t neg[2] = {32, -1};
-    T_STATUS(mio_tensor_nbytes(MIO_TYPE_F32, 2, neg, &out), MIO_ERR_INVALID_TENSOR_INFO);
+    T_STATUS(mio_type_nbytes(MIO_TYPE_F32, 2, neg, &out), MIO_ERR_INVALID_TENSOR_INFO);
     int64_t notblk[2] = {100, 2};
-    T_STATUS(mio_tensor_nbytes(MIO_TYPE_Q4_K, 2, notblk, &out), MIO_ERR_INVALID_TENSOR_INFO);
+    T_STATUS(mio_type_nbytes(MIO_TYPE_Q4_K, 2, notblk, &out), MIO_ERR_INVALID_TENSOR_INFO);
     T_MSG_HAS("100");
-    T_STATUS(mio_tensor_nbytes(MIO_TYPE_Q8_0, 2, notblk, &out), MIO_ERR_INVALID_TENSOR_INFO);
+    T_STATUS(mio_type_nbytes(MIO_TYPE_Q8_0, 2, notblk, &out), MIO_ERR_INVALID_TENSOR_INFO);
     int64_t big[2] = {INT64_MAX, 2};
-    T_STATUS(mio_tensor_nbytes(MIO_TYPE_F32, 2, big, &out), MIO_ERR_OVERFLOW);
+    T_STATUS(mio_type_nbytes(MIO_TYPE_F32, 2, big, &out), MIO_ERR_OVERFLOW);
     int64_t big2[4] = {1LL << 32, 1LL << 16, 1LL << 16, 1};
-    T_STATUS(mio_tensor_nbytes(MIO_TYPE_I8, 4, big2, &out), MIO_ERR_OVERFLOW);
+    T_STATUS(mio_type_nbytes(MIO_TYPE_I8, 4, big2, &out), MIO_ERR_OVERFLOW);
     int64_t big3[1] = {1LL << 62}; /* elements fit in int64, bytes = 2^64 do not */
-    T_STATUS(mio_tensor_nbytes(MIO_TYPE_F32, 1, big3, &out), MIO_ERR_OVERFLOW);
-    T_STATUS(mio_tensor_nbytes(4, 1, ne1, &out), MIO_ERR_UNSUPPORTED_TYPE);
-    T_STATUS(mio_tensor_nbytes(43, 1, ne1, &out), MIO_ERR_UNSUPPORTED_TYPE);
-    T_STATUS(mio_tensor_nbytes(-1, 1, ne1, &out), MIO_ERR_UNSUPPORTED_TYPE);
+    T_STATUS(mio_type_nbytes(MIO_TYPE_F32, 1, big3, &out), MIO_ERR_OVERFLOW);
+    T_STATUS(mio_type_nbytes(4, 1, ne1, &out), MIO_ERR_UNSUPPORTED_TYPE);
+    T_STATUS(mio_type_nbytes(43, 1, ne1, &out), MIO_ERR_UNSUPPORTED_TYPE);
+    T_STATUS(mio_type_nbytes(-1, 1, ne1, &out), MIO_ERR_UNSUPPORTED_TYPE);
     T_EQ_U64(out, 12345);
 }
 
