@@ -6,7 +6,7 @@ tokenizer directory of tests/data/hf/vocab, as tests/data/hf/vocab-reference.jso
 per case the order of all keys, and for each tokenizer.* key its GGUF value type
 and the sha256 of its value's wire bytes (the type field excluded: for arrays the
 element type, the count and the elements). test_hf_vocab_reference recomputes
-the same from hf_vocab_write and compares.
+the same from mio_hf_vocab_write and compares.
 
 Run once, by hand, with a Python environment holding the reference's
 dependencies (torch, transformers, sentencepiece, numpy) — never in CI:

@@ -29,7 +29,7 @@ void mio_convert_default_params(mio_convert_params *p) {
 mio_status mio_convert_default_params_sized(mio_convert_params *p, size_t size) {
     mio_convert_params d;
     mio_convert_default_params(&d);
-    return abi_defaults_sized(p, size, &d, sizeof d, "mio_convert_params");
+    return mio_abi_defaults_sized(p, size, &d, sizeof d, "mio_convert_params");
 }
 
 static mio_status check_params(const mio_convert_params *p, mio_convert_params *out) {
@@ -37,23 +37,23 @@ static mio_status check_params(const mio_convert_params *p, mio_convert_params *
     if (!p) return MIO_OK;
     /* sizes from before edits were added are read with no edits; a newer header's
      * larger struct is read if its unknown tail is zero (docs/ABI.md) */
-    mio_status st = abi_params_merge(out, sizeof *out, p, offsetof(mio_convert_params, progress_user) + sizeof(void *),
-                                     "mio_convert_params", "mio_convert_default_params");
+    mio_status st = mio_abi_params_merge(out, sizeof *out, p, offsetof(mio_convert_params, progress_user) + sizeof(void *),
+                                         "mio_convert_params", "mio_convert_default_params");
     if (st) return st;
     if (out->dtype != -1 && out->dtype != MIO_TYPE_F32 && out->dtype != MIO_TYPE_F16 && out->dtype != MIO_TYPE_BF16)
-        return err_set(MIO_ERR_INVALID_ARG, "dtype %d: the conversion casts to F32, F16 or BF16 only", out->dtype);
-    if (out->n_edits && !out->edits) return err_set(MIO_ERR_INVALID_ARG, "edits is NULL (n_edits %zu)", out->n_edits);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "dtype %d: the conversion casts to F32, F16 or BF16 only", out->dtype);
+    if (out->n_edits && !out->edits) return mio_err_set(MIO_ERR_INVALID_ARG, "edits is NULL (n_edits %zu)", out->n_edits);
     if (out->n_rename && (!out->rename_from || !out->rename_to))
-        return err_set(MIO_ERR_INVALID_ARG, "rename_from/rename_to is NULL (n_rename %zu)", out->n_rename);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "rename_from/rename_to is NULL (n_rename %zu)", out->n_rename);
     for (size_t k = 0; k < out->n_rename; k++) {
         if (!out->rename_from[k] || !out->rename_to[k] || !*out->rename_from[k] || !*out->rename_to[k])
-            return err_set(MIO_ERR_INVALID_ARG, "rename %zu: a name is NULL or empty", k);
+            return mio_err_set(MIO_ERR_INVALID_ARG, "rename %zu: a name is NULL or empty", k);
         for (size_t j = 0; j < k; j++) {
             if (strcmp(out->rename_from[j], out->rename_from[k]) == 0)
-                return err_set(MIO_ERR_INVALID_ARG, "rename: '%s' is renamed twice", out->rename_from[k]);
+                return mio_err_set(MIO_ERR_INVALID_ARG, "rename: '%s' is renamed twice", out->rename_from[k]);
             if (strcmp(out->rename_to[j], out->rename_to[k]) == 0)
-                return err_set(MIO_ERR_INVALID_ARG, "rename: two tensors ('%s', '%s') would both be named '%s'",
-                               out->rename_from[j], out->rename_from[k], out->rename_to[k]);
+                return mio_err_set(MIO_ERR_INVALID_ARG, "rename: two tensors ('%s', '%s') would both be named '%s'",
+                                   out->rename_from[j], out->rename_from[k], out->rename_to[k]);
         }
     }
     return MIO_OK;
@@ -72,7 +72,7 @@ static const char *renamed(const mio_convert_params *p, const char *name, bool *
 static mio_status unused_renames(const mio_convert_params *p, const bool *used) {
     for (size_t k = 0; k < p->n_rename; k++)
         if (!used[k])
-            return err_set(MIO_ERR_NOT_FOUND, "rename: the model has no tensor named '%s'", p->rename_from[k]);
+            return mio_err_set(MIO_ERR_NOT_FOUND, "rename: the model has no tensor named '%s'", p->rename_from[k]);
     return MIO_OK;
 }
 
@@ -122,7 +122,7 @@ static mio_status convert_chunk(xctx *c, const xtensor *x, uint64_t off, void *d
     size_t ne = len / eo;
     int64_t bs = mio_type_block_size(x->in_type);
     if (e0 % (uint64_t)bs || (ne % (size_t)bs && e0 + ne != x->n_elems))
-        return err_set(MIO_ERR_STATE, "tensor '%s': chunk not on a block boundary", x->name);
+        return mio_err_set(MIO_ERR_STATE, "tensor '%s': chunk not on a block boundary", x->name);
     float *f = x->out_type == MIO_TYPE_F32 ? dst : c->tmp;
     const uint8_t *s = x->src + e0 / (uint64_t)bs * mio_type_block_bytes(x->in_type);
     size_t sl = (ne + (size_t)bs - 1) / (size_t)bs * mio_type_block_bytes(x->in_type);
@@ -138,7 +138,7 @@ static mio_status convert_chunk(xctx *c, const xtensor *x, uint64_t off, void *d
         st = mio_decode_f32_mt(x->in_type, s, sl, f, ne, c->n_threads);
     }
     if (!st && x->out_type != MIO_TYPE_F32) st = mio_encode_f32(x->out_type, f, ne, dst, len);
-    if (st) return err_prefix(st, "tensor '%s': ", x->name);
+    if (st) return mio_err_prefix(st, "tensor '%s': ", x->name);
     return MIO_OK;
 }
 
@@ -146,7 +146,7 @@ static mio_status report(xctx *c, size_t len, bool tensor_done) {
     c->bytes_done += len;
     if (tensor_done) c->tensors_done++;
     if (c->progress && c->progress(c->progress_user, c->tensors_done, (int64_t)c->n, c->bytes_done, c->bytes_total))
-        return err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback");
+        return mio_err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback");
     return MIO_OK;
 }
 
@@ -178,7 +178,7 @@ static bool key_starts(const mio_str *k, const char *s) {
     size_t n = strlen(s);
     return k->len >= n && memcmp(k->ptr, s, n) == 0;
 }
-static bool is_split_key(const mio_str *k) { return gguf_is_split_key(k->ptr, k->len); }
+static bool is_split_key(const mio_str *k) { return mio_gguf_is_split_key(k->ptr, k->len); }
 
 /* ggml pads an empty data section to the alignment, gguf-py does not. */
 static bool empty_unpadded(const mio_gguf_file *f, size_t nt) {
@@ -204,8 +204,8 @@ static bool plain_st_origin(const mio_gguf_file *f, const mio_gguf_file *kvf, co
                 if (!is_split_key(&kvf->kv[j].key)) return false; /* must be last */
             continue;
         }
-        if (!key_starts(&kv->key, MC_ST_PREFIX) || kv->type != MIO_GGUF_STRING || !mc_plain_text(kv->val, kv->val_len) ||
-            !mc_plain_text((const uint8_t *)kv->key.ptr, kv->key.len))
+        if (!key_starts(&kv->key, MC_ST_PREFIX) || kv->type != MIO_GGUF_STRING || !mio_mc_plain_text(kv->val, kv->val_len) ||
+            !mio_mc_plain_text((const uint8_t *)kv->key.ptr, kv->key.len))
             return false;
         if (prev) {
             size_t m = prev->len < kv->key.len ? prev->len : kv->key.len;
@@ -262,22 +262,22 @@ static mio_status build_metadata(const mio_gguf_file *f, const mio_gguf_file *kv
                                  bool plain, metas *ms) {
     ms->m = calloc(kvf->n_kv + 2, sizeof *ms->m);
     ms->n = 0;
-    if (!ms->m) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!ms->m) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     mc_buf layout = {0};
     if (!plain) {
         char t[64];
         snprintf(t, sizeof t, "{\"version\":%u,\"empty_pad\":%s,\"kv\":[", f->version,
                  empty_unpadded(f, nt) ? "false" : "true");
-        mc_str(&layout, t);
+        mio_mc_str(&layout, t);
     }
     bool first = true;
     mio_status st = MIO_OK;
     for (uint64_t i = 0; i < kvf->n_kv && !st; i++) {
         const gguf_kv *kv = &kvf->kv[i];
         if (is_split_key(&kv->key)) continue;
-        if (!mc_plain_text((const uint8_t *)kv->key.ptr, kv->key.len)) {
-            st = err_set(MIO_ERR_INVALID_UTF8, "GGUF key '%.*s' is not UTF-8 text; safetensors metadata keys must be",
-                         (int)kv->key.len, kv->key.ptr);
+        if (!mio_mc_plain_text((const uint8_t *)kv->key.ptr, kv->key.len)) {
+            st = mio_err_set(MIO_ERR_INVALID_UTF8, "GGUF key '%.*s' is not UTF-8 text; safetensors metadata keys must be",
+                             (int)kv->key.len, kv->key.ptr);
             break;
         }
         if (plain) {
@@ -286,44 +286,44 @@ static mio_status build_metadata(const mio_gguf_file *f, const mio_gguf_file *kv
             char *k = dup_n(kv->key.ptr + pl, kv->key.len - pl);
             char *v = dup_n((const char *)kv->val, kv->val_len);
             ms->m[ms->n++] = (mio_st_meta){k, v};
-            if (!k || !v) st = err_set(MIO_ERR_NOMEM, "out of memory");
+            if (!k || !v) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
             continue;
         }
         if (key_is(&kv->key, MC_LAYOUT_KEY)) {
-            st = err_set(MIO_ERR_INVALID_METADATA, "the GGUF has a key named '%s', which the encoding reserves",
-                         MC_LAYOUT_KEY);
+            st = mio_err_set(MIO_ERR_INVALID_METADATA, "the GGUF has a key named '%s', which the encoding reserves",
+                             MC_LAYOUT_KEY);
             break;
         }
         const char *type_name;
         char *text;
-        if ((st = mc_encode_value(kv, &type_name, &text)) != MIO_OK) break;
+        if ((st = mio_mc_encode_value(kv, &type_name, &text)) != MIO_OK) break;
         char *k = dup_n(kv->key.ptr, kv->key.len);
         ms->m[ms->n++] = (mio_st_meta){k, text};
-        if (!k) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
-        mc_str(&layout, first ? "[" : ",[");
-        mc_json_str(&layout, kv->key.ptr, kv->key.len);
-        mc_put(&layout, ",\"", 2);
-        mc_str(&layout, type_name);
-        mc_put(&layout, "\"]", 2);
+        if (!k) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); break; }
+        mio_mc_str(&layout, first ? "[" : ",[");
+        mio_mc_json_str(&layout, kv->key.ptr, kv->key.len);
+        mio_mc_put(&layout, ",\"", 2);
+        mio_mc_str(&layout, type_name);
+        mio_mc_put(&layout, "\"]", 2);
         first = false;
     }
     if (st || plain) {
         free(layout.p); /* the layout built so far */
         return st;
     }
-    mc_str(&layout, "],\"tensors\":[");
+    mio_mc_str(&layout, "],\"tensors\":[");
     for (size_t k = 0; k < nt; k++) {
-        mc_str(&layout, k ? ",[" : "[");
-        mc_json_str(&layout, xt[k].name, strlen(xt[k].name));
-        mc_put(&layout, ",\"", 2);
-        mc_str(&layout, mio_type_name(xt[k].in_type));
-        mc_put(&layout, "\"]", 2);
+        mio_mc_str(&layout, k ? ",[" : "[");
+        mio_mc_json_str(&layout, xt[k].name, strlen(xt[k].name));
+        mio_mc_put(&layout, ",\"", 2);
+        mio_mc_str(&layout, mio_type_name(xt[k].in_type));
+        mio_mc_put(&layout, "\"]", 2);
     }
-    mc_str(&layout, "]}");
-    char *doc = mc_take(&layout);
+    mio_mc_str(&layout, "]}");
+    char *doc = mio_mc_take(&layout);
     char *key = dup_n(MC_LAYOUT_KEY, strlen(MC_LAYOUT_KEY));
     ms->m[ms->n++] = (mio_st_meta){key, doc};
-    if (!doc || !key) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!doc || !key) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     return MIO_OK;
 }
 
@@ -335,12 +335,12 @@ static bool ends_with(const char *s, const char *suffix) {
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* msg keeps fd_write_all's message (which names the errno): the callback's
+/* msg keeps mio_fd_write_all's message (which names the errno): the callback's
  * caller replaces it with "the write callback reported a failure". */
 typedef struct fdsink { int fd; bool failed; char msg[256]; } fdsink;
 static int fd_write_cb(void *user, const void *p, size_t n) {
     fdsink *s = user;
-    if (fd_write_all(s->fd, p, n, "the output") == MIO_OK) return 0;
+    if (mio_fd_write_all(s->fd, p, n, "the output") == MIO_OK) return 0;
     s->failed = true;
     snprintf(s->msg, sizeof s->msg, "%s", mio_last_error());
     return 1;
@@ -371,7 +371,7 @@ static mio_status edited_kv(const mio_gguf_file *f, const mio_convert_params *p,
     mio_writer *w = NULL;
     membuf m = {0};
     mio_status st = mio_writer_new(0, &w);
-    if (!st) st = mio_writer_copy_all_kv(w, f, gguf_split_keys, 3);
+    if (!st) st = mio_writer_copy_all_kv(w, f, mio_gguf_split_keys, 3);
     if (!st) st = mio_writer_apply_edits(w, p->edits, p->n_edits);
     if (!st) st = mio_writer_write_cb(w, membuf_put, &m);
     mio_writer_free(w);
@@ -384,13 +384,13 @@ static mio_status gguf_to_st(const char *in_path, int mode, const char *out, int
     mio_convert_params p;
     mio_status st = check_params(pp, &p);
     if (st) return st;
-    if (!in_path) return err_set(MIO_ERR_INVALID_ARG, "in_path is NULL");
+    if (!in_path) return mio_err_set(MIO_ERR_INVALID_ARG, "in_path is NULL");
     mio_gguf_file *f = NULL;
-    st = gguf_open_model(in_path, 0, &f);
+    st = mio_gguf_open_model(in_path, 0, &f);
     if (st) return st;
     if (mode != OUT_FD && mio_gguf_uses_file(f, mode == OUT_DIR ? NULL : out)) {
         mio_gguf_close(f);
-        return err_set(MIO_ERR_INVALID_ARG, "'%s' is one of the input files; refusing to overwrite it", out);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "'%s' is one of the input files; refusing to overwrite it", out);
     }
     xctx c = {0};
     metas ms = {0};
@@ -402,7 +402,7 @@ static mio_status gguf_to_st(const char *in_path, int mode, const char *out, int
     c.t = calloc(nt + 1, sizeof *c.t);
     ents = calloc(nt + 1, sizeof *ents);
     shapes = calloc(nt + 1, sizeof *shapes);
-    if (!used || !c.t || !ents || !shapes) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+    if (!used || !c.t || !ents || !shapes) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
     bool changed = p.n_rename > 0, need_tmp = false;
     c.n_threads = p.n_threads;
     c.progress = p.progress;
@@ -411,16 +411,16 @@ static mio_status gguf_to_st(const char *in_path, int mode, const char *out, int
         const mio_gguf_tensor *t = &f->tensors[k];
         xtensor *x = &c.t[k];
         if (memchr(t->name.ptr, 0, t->name.len)) {
-            st = err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor %zu: its name holds a NUL byte, which safetensors cannot "
+            st = mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor %zu: its name holds a NUL byte, which safetensors cannot "
                                                       "name", k);
             break;
         }
         char *nm = dup_n(t->name.ptr, t->name.len);
-        if (!nm) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
+        if (!nm) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); break; }
         const char *outn = renamed(&p, nm, used);
         x->name = outn == nm ? nm : dup_n(outn, strlen(outn));
         if (outn != nm) free(nm);
-        if (!x->name) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
+        if (!x->name) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); break; }
         x->src = t->data;
         x->src_bytes = t->nbytes;
         x->in_type = t->type;
@@ -432,17 +432,17 @@ static mio_status gguf_to_st(const char *in_path, int mode, const char *out, int
             x->out_type = t->type;
         } else if (mio_type_can_decode(t->type)) {
             if (!p.dequantize) {
-                st = err_set(MIO_ERR_UNSUPPORTED_TYPE,
-                             "tensor '%s' is %s: safetensors has no block-quantized dtypes; decode it to %s "
-                             "(%s a weight) with dequantize (mio-transcode --dequantize)",
-                             x->name, mio_type_name(t->type), mio_type_name(p.dtype >= 0 ? p.dtype : MIO_TYPE_F32),
-                             p.dtype == MIO_TYPE_F16 || p.dtype == MIO_TYPE_BF16 ? "2 bytes" : "4 bytes");
+                st = mio_err_set(MIO_ERR_UNSUPPORTED_TYPE,
+                                 "tensor '%s' is %s: safetensors has no block-quantized dtypes; decode it to %s "
+                                 "(%s a weight) with dequantize (mio-transcode --dequantize)",
+                                 x->name, mio_type_name(t->type), mio_type_name(p.dtype >= 0 ? p.dtype : MIO_TYPE_F32),
+                                 p.dtype == MIO_TYPE_F16 || p.dtype == MIO_TYPE_BF16 ? "2 bytes" : "4 bytes");
                 break;
             }
             x->out_type = p.dtype >= 0 ? p.dtype : MIO_TYPE_F32;
         } else {
-            st = err_set(MIO_ERR_UNSUPPORTED_TYPE, "tensor '%s' is %s, which neither safetensors nor the decoder supports",
-                         x->name, mio_type_name(t->type));
+            st = mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "tensor '%s' is %s, which neither safetensors nor the decoder supports",
+                             x->name, mio_type_name(t->type));
             break;
         }
         if (x->out_type != x->in_type) {
@@ -452,7 +452,7 @@ static mio_status gguf_to_st(const char *in_path, int mode, const char *out, int
         x->out_bytes = x->n_elems * elem_bytes(x->out_type);
         c.bytes_total += x->out_bytes;
         shapes[k] = malloc(4 * sizeof **shapes);
-        if (!shapes[k]) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
+        if (!shapes[k]) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); break; }
         for (uint32_t d = 0; d < t->n_dims; d++) shapes[k][d] = (uint64_t)t->ne[t->n_dims - 1 - d];
         ents[k] = (mio_st_entry){x->name, mio_type_to_st_dtype(x->out_type), t->n_dims, shapes[k], NULL,
                                  (size_t)x->out_bytes};
@@ -471,20 +471,20 @@ static mio_status gguf_to_st(const char *in_path, int mode, const char *out, int
             if (in_scalar_list(scalars, c.t[k].name) && c.t[k].n_elems == 1) ents[k].n_dims = 0;
     }
     if (!st) st = build_metadata(f, kvf, c.t, nt, plain, &ms);
-    if (!st && need_tmp && !(c.tmp = malloc(CHUNK))) st = err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!st && need_tmp && !(c.tmp = malloc(CHUNK))) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (!st) {
         st_source src = {st_fill, &c, NULL};
         if (mode == OUT_FILE) {
             mio_atomic_file af;
-            st = st_save_tmp(out, ents, nt, ms.m, ms.n, &src, &af);
-            if (!st) st = atomic_rename(&af);
+            st = mio_st_save_tmp(out, ents, nt, ms.m, ms.n, &src, &af);
+            if (!st) st = mio_atomic_rename(&af);
         } else if (mode == OUT_DIR) {
-            st = st_save_sharded_src(out, ents, nt, ms.m, ms.n, p.max_shard_bytes ? p.max_shard_bytes : 5000000000ull,
-                                     &src, NULL);
+            st = mio_st_save_sharded_src(out, ents, nt, ms.m, ms.n, p.max_shard_bytes ? p.max_shard_bytes : 5000000000ull,
+                                         &src, NULL);
         } else {
             fdsink s = {.fd = fd};
-            st = st_save_cb_src(ents, nt, ms.m, ms.n, &src, fd_write_cb, &s);
-            if (st && s.failed) st = err_set(st, "%s", s.msg);
+            st = mio_st_save_cb_src(ents, nt, ms.m, ms.n, &src, fd_write_cb, &s);
+            if (st && s.failed) st = mio_err_set(st, "%s", s.msg);
         }
     }
 done:
@@ -505,25 +505,25 @@ static mio_status gguf_to_st_dir(const char *in_path, const char *dir_in, const 
     size_t n = strlen(dir_in);
     while (n > 1 && dir_in[n - 1] == '/') n--;
     char *dir = dup_n(dir_in, n);
-    if (!dir) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!dir) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     mio_status st = gguf_to_st(in_path, OUT_DIR, dir, -1, p);
     free(dir);
     return st;
 }
 
 mio_status mio_gguf_to_st(const char *in_path, const char *out, const mio_convert_params *p) {
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     struct stat sb;
     size_t n = strlen(out);
     if ((n && out[n - 1] == '/') || (stat(out, &sb) == 0 && S_ISDIR(sb.st_mode))) return gguf_to_st_dir(in_path, out, p);
     if (ends_with(out, ".index.json")) {
         static const char idx[] = "model.safetensors.index.json";
         if (!ends_with(out, "/model.safetensors.index.json") && strcmp(out, idx) != 0)
-            return err_set(MIO_ERR_INVALID_ARG,
-                           "'%s': a sharded checkpoint is written as DIR/model.safetensors.index.json (give that, or DIR/)",
-                           out);
+            return mio_err_set(MIO_ERR_INVALID_ARG,
+                               "'%s': a sharded checkpoint is written as DIR/model.safetensors.index.json (give that, or DIR/)",
+                               out);
         char *dir = n == sizeof idx - 1 ? dup_n(".", 1) : dup_n(out, n - (sizeof idx - 1));
-        if (!dir) return err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!dir) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         mio_status st = gguf_to_st_dir(in_path, dir, p);
         free(dir);
         return st;
@@ -532,7 +532,7 @@ mio_status mio_gguf_to_st(const char *in_path, const char *out, const mio_conver
 }
 
 mio_status mio_gguf_to_st_fd(const char *in_path, int fd, const mio_convert_params *p) {
-    if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "fd %d is not a descriptor", fd);
+    if (fd < 0) return mio_err_set(MIO_ERR_INVALID_ARG, "fd %d is not a descriptor", fd);
     return gguf_to_st(in_path, OUT_FD, NULL, fd, p);
 }
 
@@ -563,26 +563,26 @@ static mio_status parse_layout(const char *text, layout *l) {
     l->empty_pad = true;
     l->doc = cJSON_Parse(text);
     if (!l->doc || !cJSON_IsObject(l->doc))
-        return err_set(MIO_ERR_INVALID_METADATA, "__metadata__ '%s' is not a JSON object", MC_LAYOUT_KEY);
+        return mio_err_set(MIO_ERR_INVALID_METADATA, "__metadata__ '%s' is not a JSON object", MC_LAYOUT_KEY);
     cJSON *v = cJSON_GetObjectItemCaseSensitive(l->doc, "version");
     cJSON *e = cJSON_GetObjectItemCaseSensitive(l->doc, "empty_pad");
     l->kv = cJSON_GetObjectItemCaseSensitive(l->doc, "kv");
     l->tensors = cJSON_GetObjectItemCaseSensitive(l->doc, "tensors");
     if (!cJSON_IsNumber(v) || (v->valuedouble != 2 && v->valuedouble != 3))
-        return err_set(MIO_ERR_INVALID_METADATA, "%s: \"version\" must be 2 or 3", MC_LAYOUT_KEY);
+        return mio_err_set(MIO_ERR_INVALID_METADATA, "%s: \"version\" must be 2 or 3", MC_LAYOUT_KEY);
     l->version = (uint32_t)v->valuedouble;
-    if (e && !cJSON_IsBool(e)) return err_set(MIO_ERR_INVALID_METADATA, "%s: \"empty_pad\" must be a bool", MC_LAYOUT_KEY);
+    if (e && !cJSON_IsBool(e)) return mio_err_set(MIO_ERR_INVALID_METADATA, "%s: \"empty_pad\" must be a bool", MC_LAYOUT_KEY);
     if (e) l->empty_pad = cJSON_IsTrue(e);
     cJSON *lists[2] = {l->kv, l->tensors};
     for (int k = 0; k < 2; k++) {
         if (!cJSON_IsArray(lists[k]))
-            return err_set(MIO_ERR_INVALID_METADATA, "%s: \"%s\" must be an array", MC_LAYOUT_KEY, k ? "tensors" : "kv");
+            return mio_err_set(MIO_ERR_INVALID_METADATA, "%s: \"%s\" must be an array", MC_LAYOUT_KEY, k ? "tensors" : "kv");
         cJSON *it;
         cJSON_ArrayForEach(it, lists[k]) {
             if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2 || !cJSON_IsString(cJSON_GetArrayItem(it, 0)) ||
                 !cJSON_IsString(cJSON_GetArrayItem(it, 1)))
-                return err_set(MIO_ERR_INVALID_METADATA, "%s: every \"%s\" entry must be [name, type]", MC_LAYOUT_KEY,
-                               k ? "tensors" : "kv");
+                return mio_err_set(MIO_ERR_INVALID_METADATA, "%s: every \"%s\" entry must be [name, type]", MC_LAYOUT_KEY,
+                                   k ? "tensors" : "kv");
         }
     }
     return MIO_OK;
@@ -595,7 +595,7 @@ typedef struct gtensor {
 
 static mio_status meta_value(const mio_st_file *f, const char *key, mio_str *out) {
     if (mio_st_find_meta(f, key, out) != MIO_OK)
-        return err_set(MIO_ERR_INVALID_METADATA, "%s lists key '%s', which __metadata__ does not hold", MC_LAYOUT_KEY, key);
+        return mio_err_set(MIO_ERR_INVALID_METADATA, "%s lists key '%s', which __metadata__ does not hold", MC_LAYOUT_KEY, key);
     return MIO_OK;
 }
 
@@ -603,7 +603,7 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
     mio_convert_params p;
     mio_status st = check_params(pp, &p);
     if (st) return st;
-    if (!in_path) return err_set(MIO_ERR_INVALID_ARG, "in_path is NULL");
+    if (!in_path) return mio_err_set(MIO_ERR_INVALID_ARG, "in_path is NULL");
     mio_st_file *f = NULL;
     st = mio_st_open(in_path, MIO_OPEN_MMAP, &f);
     if (st) return st;
@@ -612,7 +612,7 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
         bool same = stat(in_path, &a) == 0 && stat(out, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
         if (same || mio_st_uses_file(f, out)) {
             mio_st_close(f);
-            return err_set(MIO_ERR_INVALID_ARG, "'%s' is one of the input files; refusing to overwrite it", out);
+            return mio_err_set(MIO_ERR_INVALID_ARG, "'%s' is one of the input files; refusing to overwrite it", out);
         }
     }
     int64_t nt = mio_st_tensor_count(f);
@@ -624,18 +624,18 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
     bool *used = calloc(p.n_rename + 1, sizeof *used);
     int64_t nm = mio_st_meta_count(f);
     c.t = calloc((size_t)nt + 1, sizeof *c.t);
-    if (!order || !placed || !used || !c.t) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+    if (!order || !placed || !used || !c.t) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
     mio_str lv;
     bool has_layout = mio_st_find_meta(f, MC_LAYOUT_KEY, &lv) == MIO_OK;
     if (has_layout) {
         char *text = dup_n(lv.ptr, lv.len);
-        if (!text) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+        if (!text) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
         st = parse_layout(text, &l);
         free(text);
         if (st) goto done;
     }
     if ((st = mio_writer_new(has_layout && !l.empty_pad ? MIO_WRITER_NO_EMPTY_PAD : 0, &w))) goto done;
-    if (has_layout && (st = gguf_writer_set_version(w, l.version))) goto done;
+    if (has_layout && (st = mio_gguf_writer_set_version(w, l.version))) goto done;
     /* metadata: the layout's keys in order, exactly; then everything else as strings */
     if (has_layout) {
         cJSON *it;
@@ -646,8 +646,8 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
             size_t raw_len = 0;
             int type;
             if ((st = meta_value(f, key, &text))) goto done;
-            st = mc_decode_value(key, tn, text.ptr, text.len, &type, &raw, &raw_len);
-            if (!st) st = gguf_writer_set_raw(w, key, type, raw, raw_len);
+            st = mio_mc_decode_value(key, tn, text.ptr, text.len, &type, &raw, &raw_len);
+            if (!st) st = mio_gguf_writer_set_raw(w, key, type, raw, raw_len);
             free(raw);
             if (st) goto done;
         }
@@ -657,7 +657,7 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
         mio_st_meta_at(f, i, &k, &v);
         if (key_is(&k, MC_LAYOUT_KEY)) continue;
         if (memchr(k.ptr, 0, k.len)) {
-            st = err_set(MIO_ERR_INVALID_METADATA, "__metadata__ key %lld holds a NUL byte (\\u0000), which GGUF keys "
+            st = mio_err_set(MIO_ERR_INVALID_METADATA, "__metadata__ key %lld holds a NUL byte (\\u0000), which GGUF keys "
                                                    "cannot", (long long)i);
             goto done;
         }
@@ -669,7 +669,7 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
         }
         size_t pl = strlen(MC_ST_PREFIX);
         char *key = malloc(pl + k.len + 1);
-        if (!key) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+        if (!key) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
         memcpy(key, MC_ST_PREFIX, pl);
         memcpy(key + pl, k.ptr, k.len);
         key[pl + k.len] = '\0';
@@ -695,40 +695,40 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
     /* tensors: checks first, nothing is written before every tensor is known to convert */
     const char **scalars = calloc((size_t)nt + 1, sizeof *scalars);
     size_t n_scalars = 0;
-    if (!scalars) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+    if (!scalars) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
     bool need_tmp = false;
     for (int64_t k = 0; k < nt && !st; k++) {
         mio_st_tensor t;
         mio_st_tensor_info(f, order[k].st_index, &t);
         xtensor *x = &c.t[k];
         if (memchr(t.name.ptr, 0, t.name.len)) {
-            st = err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor %lld: its name holds a NUL byte (\\u0000), which GGUF "
+            st = mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor %lld: its name holds a NUL byte (\\u0000), which GGUF "
                                                       "names cannot", (long long)order[k].st_index);
             break;
         }
         char *nm0 = dup_n(t.name.ptr, t.name.len);
-        if (!nm0) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
+        if (!nm0) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); break; }
         const char *outn = renamed(&p, nm0, used);
         x->name = outn == nm0 ? nm0 : dup_n(outn, strlen(outn));
         if (outn != nm0) free(nm0);
         c.n = (size_t)k + 1;
-        if (!x->name) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
+        if (!x->name) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); break; }
         if (!shared_type(t.type)) {
-            st = err_set(MIO_ERR_UNSUPPORTED_TYPE,
-                         "tensor '%s' is %s: GGUF has no such type (it has F32 F16 BF16 F64 I8 I16 I32 I64 and "
-                         "ggml's block formats)",
-                         x->name, mio_st_dtype_name(t.dtype));
+            st = mio_err_set(MIO_ERR_UNSUPPORTED_TYPE,
+                             "tensor '%s' is %s: GGUF has no such type (it has F32 F16 BF16 F64 I8 I16 I32 I64 and "
+                             "ggml's block formats)",
+                             x->name, mio_st_dtype_name(t.dtype));
             break;
         }
         if (t.n_dims > 4) {
-            st = err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%s' has %u dimensions; GGUF holds at most 4", x->name,
-                         t.n_dims);
+            st = mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%s' has %u dimensions; GGUF holds at most 4", x->name,
+                             t.n_dims);
             break;
         }
         if (strlen(x->name) >= 64) {
-            st = err_set(MIO_ERR_INVALID_TENSOR_INFO,
-                         "tensor name '%s' is %zu bytes; GGUF (ggml) names must be under 64: rename it (a name map)",
-                         x->name, strlen(x->name));
+            st = mio_err_set(MIO_ERR_INVALID_TENSOR_INFO,
+                             "tensor name '%s' is %zu bytes; GGUF (ggml) names must be under 64: rename it (a name map)",
+                             x->name, strlen(x->name));
             break;
         }
         x->src = t.data;
@@ -752,13 +752,13 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
     if (!st && n_scalars) st = mio_writer_set_arr_str(w, MC_SCALARS_KEY, scalars, NULL, n_scalars);
     free(scalars);
     if (st) goto done;
-    if (need_tmp && !(c.tmp = malloc(CHUNK))) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+    if (need_tmp && !(c.tmp = malloc(CHUNK))) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
     c.n_threads = p.n_threads;
     c.progress = p.progress;
     c.progress_user = p.progress_user;
     st = out ? mio_writer_begin_file(w, out) : mio_writer_begin_fd(w, fd);
     uint8_t *buf = st ? NULL : malloc(CHUNK);
-    if (!st && !buf) st = err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!st && !buf) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
     for (size_t k = 0; k < c.n && !st; k++) {
         const xtensor *x = &c.t[k];
         if (!x->out_bytes) st = mio_writer_write_tensor_part(w, NULL, 0);
@@ -783,12 +783,12 @@ done:
 }
 
 mio_status mio_st_to_gguf(const char *in_path, const char *out_path, const mio_convert_params *p) {
-    if (!out_path) return err_set(MIO_ERR_INVALID_ARG, "out_path is NULL");
+    if (!out_path) return mio_err_set(MIO_ERR_INVALID_ARG, "out_path is NULL");
     return st_to_gguf(in_path, out_path, -1, p);
 }
 
 mio_status mio_st_to_gguf_fd(const char *in_path, int fd, const mio_convert_params *p) {
-    if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "fd %d is not a descriptor", fd);
+    if (fd < 0) return mio_err_set(MIO_ERR_INVALID_ARG, "fd %d is not a descriptor", fd);
     return st_to_gguf(in_path, NULL, fd, p);
 }
 

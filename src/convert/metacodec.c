@@ -17,7 +17,7 @@
 /* buffers                                                                    */
 /* ------------------------------------------------------------------------- */
 
-void mc_put(mc_buf *b, const void *s, size_t n) {
+void mio_mc_put(mc_buf *b, const void *s, size_t n) {
     if (b->oom || !n) return;
     if (n > SIZE_MAX / 4 - b->n) { b->oom = true; return; }
     if (b->n + n + 1 > b->cap) {
@@ -32,10 +32,10 @@ void mc_put(mc_buf *b, const void *s, size_t n) {
     b->n += n;
 }
 
-void mc_str(mc_buf *b, const char *s) { mc_put(b, s, strlen(s)); }
+void mio_mc_str(mc_buf *b, const char *s) { mio_mc_put(b, s, strlen(s)); }
 
-char *mc_take(mc_buf *b) {
-    mc_put(b, "", 0);
+char *mio_mc_take(mc_buf *b) {
+    mio_mc_put(b, "", 0);
     if (!b->oom && !b->p) {
         b->p = malloc(1);
         if (!b->p) b->oom = true;
@@ -47,28 +47,28 @@ char *mc_take(mc_buf *b) {
     return p;
 }
 
-void mc_json_str(mc_buf *b, const char *s, size_t n) {
+void mio_mc_json_str(mc_buf *b, const char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
-    mc_put(b, "\"", 1);
+    mio_mc_put(b, "\"", 1);
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c != '"' && c != '\\' && c >= 0x20) continue;
-        mc_put(b, s + run, i - run);
+        mio_mc_put(b, s + run, i - run);
         char e[6] = {'\\', (char)c, 0, 0, 0, 0};
         if (c < 0x20) {
             /* NOLINTNEXTLINE(bugprone-not-null-terminated-result): e is a 6-byte escape, not a C string */
             memcpy(e, "\\u00", 4);
             e[4] = hex[c >> 4];
             e[5] = hex[c & 15];
-            mc_put(b, e, 6);
+            mio_mc_put(b, e, 6);
         } else {
-            mc_put(b, e, 2);
+            mio_mc_put(b, e, 2);
         }
         run = i + 1;
     }
-    mc_put(b, s + run, n - run);
-    mc_put(b, "\"", 1);
+    mio_mc_put(b, s + run, n - run);
+    mio_mc_put(b, "\"", 1);
 }
 
 /* UTF-8 as RFC 3629 (no overlongs, no surrogates, at most U+10FFFF). */
@@ -100,7 +100,7 @@ static bool utf8_ok(const uint8_t *p, size_t n) {
     return true;
 }
 
-bool mc_plain_text(const uint8_t *p, size_t n) { return !memchr(p, 0, n) && utf8_ok(p, n); }
+bool mio_mc_plain_text(const uint8_t *p, size_t n) { return !memchr(p, 0, n) && utf8_ok(p, n); }
 
 /* ------------------------------------------------------------------------- */
 /* base64 (RFC 4648, padded)                                                  */
@@ -116,7 +116,7 @@ static void put_b64(mc_buf *b, const uint8_t *p, size_t n) {
         q[1] = b64[v >> 12 & 63];
         q[2] = i + 1 < n ? b64[v >> 6 & 63] : '=';
         q[3] = i + 2 < n ? b64[v & 63] : '=';
-        mc_put(b, q, 4);
+        mio_mc_put(b, q, 4);
     }
 }
 
@@ -188,7 +188,7 @@ static void put_float(mc_buf *b, const uint8_t *p, bool is64, bool quoted) {
             }
         }
     }
-    mc_str(b, t);
+    mio_mc_str(b, t);
 }
 
 static void put_scalar(mc_buf *b, int type, const uint8_t *p, bool in_array) {
@@ -206,16 +206,16 @@ static void put_scalar(mc_buf *b, int type, const uint8_t *p, bool in_array) {
     case MIO_GGUF_F32: put_float(b, p, false, in_array); return;
     default: put_float(b, p, true, in_array); return; /* F64 */
     }
-    mc_str(b, t);
+    mio_mc_str(b, t);
 }
 
-mio_status mc_encode_value(const gguf_kv *kv, const char **type_name, char **text) {
+mio_status mio_mc_encode_value(const gguf_kv *kv, const char **type_name, char **text) {
     mc_buf b = {0};
     int type = kv->type;
     if (type == MIO_GGUF_STRING) {
-        if (mc_plain_text(kv->val, kv->val_len)) {
+        if (mio_mc_plain_text(kv->val, kv->val_len)) {
             *type_name = "str";
-            mc_put(&b, kv->val, kv->val_len);
+            mio_mc_put(&b, kv->val, kv->val_len);
         } else {
             *type_name = "str/base64";
             put_b64(&b, kv->val, kv->val_len);
@@ -228,19 +228,19 @@ mio_status mc_encode_value(const gguf_kv *kv, const char **type_name, char **tex
                                                   "bool[]", "str[]", NULL, "u64[]", "i64[]", "f64[]"};
         int et = kv->elem_type;
         *type_name = arr_names[et];
-        mc_put(&b, "[", 1);
+        mio_mc_put(&b, "[", 1);
         const uint8_t *p = kv->val;
         size_t es = gguf_type_size(et);
         for (uint64_t k = 0; k < kv->count && !b.oom; k++) {
-            if (k) mc_put(&b, ",", 1);
+            if (k) mio_mc_put(&b, ",", 1);
             if (et == MIO_GGUF_STRING) {
                 uint64_t l = ld64(p);
                 if (utf8_ok(p + 8, (size_t)l)) {
-                    mc_json_str(&b, (const char *)p + 8, (size_t)l);
+                    mio_mc_json_str(&b, (const char *)p + 8, (size_t)l);
                 } else {
-                    mc_str(&b, "{\"base64\":\"");
+                    mio_mc_str(&b, "{\"base64\":\"");
                     put_b64(&b, p + 8, (size_t)l);
-                    mc_str(&b, "\"}");
+                    mio_mc_str(&b, "\"}");
                 }
                 p += 8 + l;
             } else {
@@ -248,13 +248,13 @@ mio_status mc_encode_value(const gguf_kv *kv, const char **type_name, char **tex
                 p += es;
             }
         }
-        mc_put(&b, "]", 1);
+        mio_mc_put(&b, "]", 1);
     } else {
         *type_name = scalar_names[type];
         put_scalar(&b, type, kv->val, false);
     }
-    *text = mc_take(&b);
-    return *text ? MIO_OK : err_set(MIO_ERR_NOMEM, "out of memory encoding key '%.*s'", (int)kv->key.len, kv->key.ptr);
+    *text = mio_mc_take(&b);
+    return *text ? MIO_OK : mio_err_set(MIO_ERR_NOMEM, "out of memory encoding key '%.*s'", (int)kv->key.len, kv->key.ptr);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -291,7 +291,7 @@ static bool token(cursor *c, char *t, size_t cap) {
 }
 
 static mio_status bad(const cursor *c, const char *what) {
-    return err_set(MIO_ERR_INVALID_METADATA, "key '%s': %s", c->key, what);
+    return mio_err_set(MIO_ERR_INVALID_METADATA, "key '%s': %s", c->key, what);
 }
 
 /* Parse one scalar of wire type `type` from text t into out (its wire bytes). */
@@ -349,7 +349,7 @@ static mio_status parse_json_str(cursor *c, mc_buf *out) {
         if (ch != '\\') {
             const char *s = c->p;
             while (c->p < c->end && *c->p != '"' && *c->p != '\\' && (unsigned char)*c->p >= 0x20) c->p++;
-            mc_put(out, s, (size_t)(c->p - s));
+            mio_mc_put(out, s, (size_t)(c->p - s));
             continue;
         }
         if (c->end - c->p < 2) return bad(c, "unterminated escape");
@@ -358,7 +358,7 @@ static mio_status parse_json_str(cursor *c, mc_buf *out) {
         const char *simple = strchr("\"\\/bfnrt", x);
         if (x && simple) {
             static const char map[] = "\"\\/\b\f\n\r\t";
-            mc_put(out, &map[simple - "\"\\/bfnrt"], 1);
+            mio_mc_put(out, &map[simple - "\"\\/bfnrt"], 1);
             continue;
         }
         if (x != 'u') return bad(c, "unknown escape");
@@ -394,14 +394,14 @@ static mio_status parse_json_str(cursor *c, mc_buf *out) {
             e[0] = (uint8_t)(0xf0 | cp >> 18); e[1] = (uint8_t)(0x80 | (cp >> 12 & 63));
             e[2] = (uint8_t)(0x80 | (cp >> 6 & 63)); e[3] = (uint8_t)(0x80 | (cp & 63)); n = 4;
         }
-        mc_put(out, e, n);
+        mio_mc_put(out, e, n);
     }
     if (c->p >= c->end) return bad(c, "unterminated string");
     c->p++;
     return MIO_OK;
 }
 
-static void put_u64(mc_buf *b, uint64_t v) { mc_put(b, &v, 8); }
+static void put_u64(mc_buf *b, uint64_t v) { mio_mc_put(b, &v, 8); }
 
 /* One str[] element: a JSON string or {"base64":"..."}, as wire bytes (length + bytes). */
 static mio_status parse_str_elem(cursor *c, mc_buf *out) {
@@ -417,26 +417,26 @@ static mio_status parse_str_elem(cursor *c, mc_buf *out) {
             return bad(c, "a string element must be a JSON string or {\"base64\":\"...\"}");
         size_t n = (size_t)(close - q), got = 0;
         uint8_t *bytes = malloc(n / 4 * 3 + 1);
-        if (!bytes) return err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!bytes) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         if (!get_b64(q, n, bytes, &got)) { free(bytes); return bad(c, "malformed base64 in a string element"); }
         put_u64(out, got);
-        mc_put(out, bytes, got);
+        mio_mc_put(out, bytes, got);
         free(bytes);
         c->p = close + 2;
         return MIO_OK;
     }
     st = parse_json_str(c, &s);
-    if (!st && s.oom) st = err_set(MIO_ERR_NOMEM, "out of memory decoding key '%s'", c->key); /* s is cut short */
+    if (!st && s.oom) st = mio_err_set(MIO_ERR_NOMEM, "out of memory decoding key '%s'", c->key); /* s is cut short */
     if (!st) {
         put_u64(out, s.n);
-        mc_put(out, s.p, s.n);
+        mio_mc_put(out, s.p, s.n);
     }
     free(s.p);
     return st;
 }
 
-mio_status mc_decode_value(const char *key, const char *type_name, const char *text, size_t text_len, int *type,
-                           uint8_t **raw, size_t *raw_len) {
+mio_status mio_mc_decode_value(const char *key, const char *type_name, const char *text, size_t text_len, int *type,
+                               uint8_t **raw, size_t *raw_len) {
     cursor c = {text, text + text_len, key};
     mc_buf out = {0};
     mio_status st = MIO_OK;
@@ -446,7 +446,7 @@ mio_status mc_decode_value(const char *key, const char *type_name, const char *t
         bool is_str = type_name[0] == 's';
         size_t n = text_len, got = 0;
         uint8_t *bytes = malloc(n / 4 * 3 + 8);
-        if (!bytes) return err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!bytes) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         if (!get_b64(text, n, bytes + (is_str ? 8 : 0), &got)) {
             free(bytes);
             return bad(&c, "malformed base64 value");
@@ -458,25 +458,25 @@ mio_status mc_decode_value(const char *key, const char *type_name, const char *t
         return MIO_OK;
     }
     if ((t = type_from_layout_name(type_name, &array)) < 0)
-        return err_set(MIO_ERR_INVALID_METADATA, "key '%s': unknown value type '%s'", key, type_name);
+        return mio_err_set(MIO_ERR_INVALID_METADATA, "key '%s': unknown value type '%s'", key, type_name);
     if ((array || t != MIO_GGUF_STRING) && memchr(text, 0, text_len))
         return bad(&c, "a NUL byte in the value");
     if (!array && t == MIO_GGUF_STRING) {
         size_t n = (size_t)(c.end - c.p);
         put_u64(&out, n);
-        mc_put(&out, text, n);
+        mio_mc_put(&out, text, n);
         *type = t;
     } else if (!array) {
         uint8_t v[8];
         char tok[64];
         if (!token(&c, tok, sizeof tok) || c.p != c.end) st = bad(&c, "malformed scalar value");
         if (!st) st = parse_scalar(&c, t, tok, v);
-        if (!st) mc_put(&out, v, gguf_type_size(t));
+        if (!st) mio_mc_put(&out, v, gguf_type_size(t));
         *type = t;
     } else {
         int32_t et = t;
         uint64_t count = 0;
-        mc_put(&out, &et, 4);
+        mio_mc_put(&out, &et, 4);
         put_u64(&out, 0); /* count, patched below */
         skip_ws(&c);
         if (c.p >= c.end || *c.p != '[') st = bad(&c, "an array value must start with '['");
@@ -504,7 +504,7 @@ mio_status mc_decode_value(const char *key, const char *type_name, const char *t
                 }
                 uint8_t v[8];
                 st = parse_scalar(&c, t, tok, v);
-                if (!st) mc_put(&out, v, gguf_type_size(t));
+                if (!st) mio_mc_put(&out, v, gguf_type_size(t));
             }
             if (st) break;
             count++;
@@ -523,10 +523,10 @@ mio_status mc_decode_value(const char *key, const char *type_name, const char *t
         if (!st && !out.oom) memcpy(out.p + 4, &count, 8);
         *type = MIO_GGUF_ARRAY;
     }
-    if (!st && out.oom) st = err_set(MIO_ERR_NOMEM, "out of memory decoding key '%s'", key);
+    if (!st && out.oom) st = mio_err_set(MIO_ERR_NOMEM, "out of memory decoding key '%s'", key);
     if (st) { free(out.p); return st; }
     *raw_len = out.n;
-    *raw = (uint8_t *)mc_take(&out);
-    if (!*raw) return err_set(MIO_ERR_NOMEM, "out of memory decoding key '%s'", key);
+    *raw = (uint8_t *)mio_mc_take(&out);
+    if (!*raw) return mio_err_set(MIO_ERR_NOMEM, "out of memory decoding key '%s'", key);
     return MIO_OK;
 }

@@ -30,7 +30,7 @@ static size_t size_class(size_t n) {
     return c < n ? n : c;
 }
 
-void *mem_big_calloc(size_t n) {
+void *mio_mem_big_calloc(size_t n) {
     if (n < BIG_THRESHOLD) return calloc(1, n ? n : 1);
     size_t c = size_class(n);
     void *p = NULL;
@@ -51,7 +51,7 @@ void *mem_big_calloc(size_t n) {
     return p == MAP_FAILED ? NULL : p;
 }
 
-void mem_big_free(void *p, size_t n) {
+void mio_mem_big_free(void *p, size_t n) {
     if (!p) return;
     if (n < BIG_THRESHOLD) { free(p); return; }
     size_t c = size_class(n);
@@ -70,7 +70,7 @@ void mem_big_free(void *p, size_t n) {
     if (slot < 0) munmap(p, c);
 }
 
-void *mem_big_grow(void *p, size_t old_n, size_t new_n) {
+void *mio_mem_big_grow(void *p, size_t old_n, size_t new_n) {
     if (new_n <= old_n) return p;
     if (new_n < BIG_THRESHOLD) {
         void *q = realloc(p, new_n);
@@ -81,10 +81,10 @@ void *mem_big_grow(void *p, size_t old_n, size_t new_n) {
         memset((char *)p + old_n, 0, new_n - old_n);
         return p;
     }
-    void *q = mem_big_calloc(new_n);
+    void *q = mio_mem_big_calloc(new_n);
     if (!q) return NULL;
     if (p && old_n) memcpy(q, p, old_n);
-    mem_big_free(p, old_n);
+    mio_mem_big_free(p, old_n);
     return q;
 }
 

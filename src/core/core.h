@@ -20,16 +20,16 @@
 #endif
 
 /* Record a failure for mio_last_error() and return its status. */
-mio_status err_set(mio_status st, const char *fmt, ...) MIO_PRINTF(2, 3);
+mio_status mio_err_set(mio_status st, const char *fmt, ...) MIO_PRINTF(2, 3);
 /* Prefix the current message with more context ("part 2: ..."), keep status. */
-mio_status err_prefix(mio_status st, const char *fmt, ...) MIO_PRINTF(2, 3);
+mio_status mio_err_prefix(mio_status st, const char *fmt, ...) MIO_PRINTF(2, 3);
 
 /* Append more text to the current message. */
-void err_append(const char *fmt, ...) MIO_PRINTF(1, 2);
+void mio_err_append(const char *fmt, ...) MIO_PRINTF(1, 2);
 
 #ifdef __clang_analyzer__
-/* For clang's static analyzer only (clang-tidy, scripts/lint.sh): err_set,
- * err_prefix (and a module's own variadic failure helpers) return their first
+/* For clang's static analyzer only (clang-tidy, scripts/lint.sh): mio_err_set,
+ * mio_err_prefix (and a module's own variadic failure helpers) return their first
  * argument, which the analyzer cannot see (it does not inline variadic calls),
  * so it would explore "failed, yet returned MIO_OK" paths that cannot happen.
  * These macros state it; no build defines __clang_analyzer__, and error.c
@@ -40,8 +40,8 @@ void err_append(const char *fmt, ...) MIO_PRINTF(1, 2);
         (void)(fn)(mio_an_st_, __VA_ARGS__);                                                                           \
         mio_an_st_;                                                                                                    \
     })
-#define err_set(...) MIO_ANALYZER_STATUS(err_set, __VA_ARGS__)
-#define err_prefix(...) MIO_ANALYZER_STATUS(err_prefix, __VA_ARGS__)
+#define mio_err_set(...) MIO_ANALYZER_STATUS(mio_err_set, __VA_ARGS__)
+#define mio_err_prefix(...) MIO_ANALYZER_STATUS(mio_err_prefix, __VA_ARGS__)
 #endif
 
 /* Checked arithmetic: return false on overflow. */
@@ -60,7 +60,7 @@ static inline bool ck_pad(uint64_t x, uint64_t align, uint64_t *r) {
 #define ABI_MAX_STRUCT ((size_t)1 << 16)
 /* A sized output: the first min(out_size, known) bytes of src go to out, and
  * the bytes of out past known (fields of a newer header) are zeroed. */
-void abi_copy_out(void *out, size_t out_size, const void *src, size_t known);
+void mio_abi_copy_out(void *out, size_t out_size, const void *src, size_t known);
 /* A params struct with a leading size_t size: dst (known bytes, already holding
  * the defaults) takes the caller's first min(size, known) bytes; size must be
  * min_size..ABI_MAX_STRUCT and any bytes past known must be zero. dst->size
@@ -71,14 +71,14 @@ void abi_copy_out(void *out, size_t out_size, const void *src, size_t known);
  * known bytes. elem_size below known or above ABI_MAX_STRUCT is refused, and
  * so is an element with a set byte past known (named "<elem_name> K"). t NULL
  * or n 0 is passed on as it is. */
-mio_status abi_array_in(const void *t, size_t n, size_t elem_size, size_t known, const char *elem_name,
-                        const char *type_name, const void **use, void **copy);
+mio_status mio_abi_array_in(const void *t, size_t n, size_t elem_size, size_t known, const char *elem_name,
+                            const char *type_name, const void **use, void **copy);
 /* mio_*_default_params_sized: the caller's struct of size bytes (at least
  * known) gets the library's defaults (known bytes), zeros past them, and
  * size in its leading size field. */
-mio_status abi_defaults_sized(void *p, size_t size, const void *defaults, size_t known, const char *type_name);
-mio_status abi_params_merge(void *dst, size_t known, const void *src, size_t min_size, const char *what,
-                            const char *defaults_fn);
+mio_status mio_abi_defaults_sized(void *p, size_t size, const void *defaults, size_t known, const char *type_name);
+mio_status mio_abi_params_merge(void *dst, size_t known, const void *src, size_t min_size, const char *what,
+                                const char *defaults_fn);
 
 /* Guard of a public struct's 0.1 layout: compilation fails when a field is
  * added after `last`, to point whoever adds it at docs/ABI.md (the unsized
@@ -91,14 +91,14 @@ mio_status abi_params_merge(void *dst, size_t known, const void *src, size_t min
 
 /* Escape bytes for a message: printable ASCII kept, others as \xNN, cut at max
  * bytes with "...". Returns buf. */
-const char *esc_bytes(char *buf, size_t bufsz, const void *p, size_t len);
+const char *mio_esc_bytes(char *buf, size_t bufsz, const void *p, size_t len);
 
 /* --- large zeroed allocations (alloc.c): mmap + MAP_POPULATE above 64 KiB --- */
-void *mem_big_calloc(size_t n);
-void mem_big_free(void *p, size_t n);
-/* Grow a mem_big_calloc block from old_n to new_n bytes (contents kept, tail
+void *mio_mem_big_calloc(size_t n);
+void mio_mem_big_free(void *p, size_t n);
+/* Grow a mio_mem_big_calloc block from old_n to new_n bytes (contents kept, tail
  * zeroed); on failure NULL and p is still valid. */
-void *mem_big_grow(void *p, size_t old_n, size_t new_n);
+void *mio_mem_big_grow(void *p, size_t old_n, size_t new_n);
 
 /* --- file I/O --- */
 typedef struct mio_region {
@@ -108,29 +108,29 @@ typedef struct mio_region {
     size_t map_len;
     void *heap;       /* non-NULL when data is owned heap memory (free()) */
     uint64_t dev, ino; /* identity of the file it was read from (0 for caller buffers) */
-    int fd_plus1;     /* mapped files: the file kept open for region_pread, plus 1 (0: none) */
+    int fd_plus1;     /* mapped files: the file kept open for mio_region_pread, plus 1 (0: none) */
 } mio_region;
 
 /* "a FIFO (named pipe)", "a character device", ... for a st_mode. */
-const char *file_kind(unsigned mode);
+const char *mio_file_kind(unsigned mode);
 /* 1 if path names the file (device and inode) region was read from. */
-bool region_is_file(const mio_region *r, const char *path);
+bool mio_region_is_file(const mio_region *r, const char *path);
 
 /* mmap the whole file read-only (an empty file gives an empty region).
  * Anything but a regular file is refused without blocking (FIFOs included). */
-mio_status region_map(const char *path, mio_region *out);
+mio_status mio_region_map(const char *path, mio_region *out);
 /* Read the whole file into a heap buffer. */
-mio_status region_read(const char *path, mio_region *out);
-void region_free(mio_region *r);
+mio_status mio_region_read(const char *path, mio_region *out);
+void mio_region_free(mio_region *r);
 /* Copy len bytes at pos of the region's file into buf, reading a mapped file
  * with pread rather than through the mapping (a file truncated since it was
  * mapped is MIO_ERR_TRUNCATED with its current size, never SIGBUS); heap and
  * caller-buffer regions are copied from memory. what names the bytes in
  * messages ("tensor 'x' of part 1"). pos + len must lie inside the region. */
-mio_status region_pread(const mio_region *r, uint64_t pos, void *buf, size_t len, const char *what);
+mio_status mio_region_pread(const mio_region *r, uint64_t pos, void *buf, size_t len, const char *what);
 
 /* Write everything or fail with MIO_ERR_IO naming what. */
-mio_status fd_write_all(int fd, const void *p, size_t n, const char *what);
+mio_status mio_fd_write_all(int fd, const void *p, size_t n, const char *what);
 
 /* Atomic replacement of a path: write to a temp file in the same directory,
  * then fsync + rename in commit; abort removes the temp file. Only a missing
@@ -143,37 +143,37 @@ typedef struct mio_atomic_file {
     char *path;      /* destination (symlinks resolved) */
     char *tmp_path;
 } mio_atomic_file;
-mio_status atomic_open(const char *path, mio_atomic_file *af);
-/* fsync + rename (= atomic_close_tmp then atomic_rename). */
-mio_status atomic_commit(mio_atomic_file *af);
+mio_status mio_atomic_open(const char *path, mio_atomic_file *af);
+/* fsync + rename (= mio_atomic_close_tmp then mio_atomic_rename). */
+mio_status mio_atomic_commit(mio_atomic_file *af);
 /* The two halves, for writing several files and renaming them together:
  * close_tmp fsyncs and closes the temp file, rename moves it into place. Each
  * aborts (removing the temp file) on failure; abort is valid before the rename. */
-mio_status atomic_close_tmp(mio_atomic_file *af);
-mio_status atomic_rename(mio_atomic_file *af);
+mio_status mio_atomic_close_tmp(mio_atomic_file *af);
+mio_status mio_atomic_rename(mio_atomic_file *af);
 /* Renames n closed temp files into place as one step, for outputs made of
  * several files (split parts, shards then their index, in array order): checks
  * first that no temp file was cancelled, then does the n renames back to back
- * with the termination signals (core_block_signals) blocked in this thread, and
+ * with the termination signals (mio_core_block_signals) blocked in this thread, and
  * only then the directory fsyncs. A SIGINT/SIGTERM arriving meanwhile is
  * delivered after the last rename (the library's own threads never take it), so
  * an interrupted program leaves all of the new files or none of them. On
  * failure every file not yet renamed is aborted. */
-mio_status atomic_rename_all(mio_atomic_file *af, size_t n);
-void atomic_abort(mio_atomic_file *af);
+mio_status mio_atomic_rename_all(mio_atomic_file *af, size_t n);
+void mio_atomic_abort(mio_atomic_file *af);
 /* MIO_ERR_CANCELLED (with the message) once mio_cancel_writes removed the temp file. */
-mio_status atomic_check(const mio_atomic_file *af);
+mio_status mio_atomic_check(const mio_atomic_file *af);
 
 /* --- threads and signals --- */
 /* The asynchronous signals programs use to stop a process (SIGINT, SIGTERM,
  * SIGHUP, SIGQUIT): blocked in this thread (the previous mask into *old) and
  * restored. */
-void core_block_signals(sigset_t *old);
-void core_restore_signals(const sigset_t *old);
+void mio_core_block_signals(sigset_t *old);
+void mio_core_restore_signals(const sigset_t *old);
 /* pthread_create for the library's worker threads: they start with those
  * signals blocked, so a program's handler runs in one of its own threads,
  * never in a worker in the middle of a kernel. Returns pthread_create's code. */
-int core_thread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+int mio_core_thread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 
 /* --- name hash table (xxHash), indices into a caller-owned array --- */
 typedef struct mio_namehash {
@@ -181,19 +181,19 @@ typedef struct mio_namehash {
     uint64_t mask;
 } mio_namehash;
 /* Capacity for n names. */
-mio_status namehash_init(mio_namehash *h, uint64_t n);
-void namehash_free(mio_namehash *h);
+mio_status mio_namehash_init(mio_namehash *h, uint64_t n);
+void mio_namehash_free(mio_namehash *h);
 typedef mio_str (*namehash_key_fn)(const void *ctx, uint64_t index);
 /* Insert index; if an equal name exists returns false and sets *dup to its index. */
-bool namehash_insert(mio_namehash *h, const char *name, size_t len, uint64_t index,
-                     namehash_key_fn key, const void *ctx, uint64_t *dup);
+bool mio_namehash_insert(mio_namehash *h, const char *name, size_t len, uint64_t index,
+                         namehash_key_fn key, const void *ctx, uint64_t *dup);
 /* Make room for n_after names in total, the first n_before (indices 0..n_before-1)
  * already inserted: rebuilds a larger table when the load would exceed 1/2. */
-mio_status namehash_reserve(mio_namehash *h, uint64_t n_before, uint64_t n_after, namehash_key_fn key,
-                            const void *ctx);
+mio_status mio_namehash_reserve(mio_namehash *h, uint64_t n_before, uint64_t n_after, namehash_key_fn key,
+                                const void *ctx);
 /* Index of name or -1. */
-int64_t namehash_find(const mio_namehash *h, const char *name, size_t len, namehash_key_fn key,
-                      const void *ctx);
+int64_t mio_namehash_find(const mio_namehash *h, const char *name, size_t len, namehash_key_fn key,
+                          const void *ctx);
 
 /* --- SHA-256 (sha256.c, FIPS 180-4), streaming: the inspect module's hashes --- */
 typedef struct mio_sha256_ctx {

@@ -30,9 +30,9 @@ static cpu_features g_feat;
 static mio_isa g_isa;
 static char g_refused[512]; /* non-empty: MIO_ISA was refused, the message */
 
-const char *cpu_isa_name(mio_isa isa) { return isa >= 0 && isa < MIO_ISA_COUNT ? g_names[isa] : "?"; }
+const char *mio_cpu_isa_name(mio_isa isa) { return isa >= 0 && isa < MIO_ISA_COUNT ? g_names[isa] : "?"; }
 
-bool cpu_isa_includes(mio_isa have, mio_isa want) {
+bool mio_cpu_isa_includes(mio_isa have, mio_isa want) {
     if (want == MIO_ISA_SCALAR || have == want) return true;
     return have == MIO_ISA_AVX512 && want == MIO_ISA_AVX2;
 }
@@ -161,12 +161,12 @@ static void choose(void) {
     g_isa = (mio_isa)want;
 }
 
-const cpu_features *cpu_features_get(void) {
+const cpu_features *mio_cpu_features_get(void) {
     pthread_once(&g_once, choose);
     return &g_feat;
 }
 
-bool cpu_isa_runs(mio_isa isa) {
+bool mio_cpu_isa_runs(mio_isa isa) {
     pthread_once(&g_once, choose);
     char miss[160];
     if ((int)isa < 0 || (int)isa >= (int)MIO_ISA_COUNT || !known_here(isa)) return false;
@@ -174,17 +174,17 @@ bool cpu_isa_runs(mio_isa isa) {
     return !miss[0];
 }
 
-bool cpu_isa_peek(mio_isa *isa) {
+bool mio_cpu_isa_peek(mio_isa *isa) {
     pthread_once(&g_once, choose);
     *isa = g_refused[0] ? MIO_ISA_SCALAR : g_isa;
     return !g_refused[0];
 }
 
-mio_status cpu_isa(mio_isa *isa) {
+mio_status mio_cpu_isa_level(mio_isa *isa) {
     pthread_once(&g_once, choose);
     if (g_refused[0]) {
         *isa = MIO_ISA_SCALAR;
-        return err_set(MIO_ERR_INVALID_ARG, "%s", g_refused);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "%s", g_refused);
     }
     *isa = g_isa;
     return MIO_OK;
@@ -192,5 +192,5 @@ mio_status cpu_isa(mio_isa *isa) {
 
 const char *mio_cpu_isa(void) {
     mio_isa isa;
-    return cpu_isa(&isa) ? NULL : g_names[isa];
+    return mio_cpu_isa_level(&isa) ? NULL : g_names[isa];
 }

@@ -24,26 +24,26 @@ typedef struct cpu_features {
 } cpu_features;
 
 /* Detected features (read once, thread-safe). */
-const cpu_features *cpu_features_get(void);
+const cpu_features *mio_cpu_features_get(void);
 
 /* Name of a level ("scalar", "avx2", "avx512", "neon"). */
-const char *cpu_isa_name(mio_isa isa);
+const char *mio_cpu_isa_name(mio_isa isa);
 
 /* 1 if level `have` includes level `want` (avx512 includes avx2 and scalar, ...). */
-bool cpu_isa_includes(mio_isa have, mio_isa want);
+bool mio_cpu_isa_includes(mio_isa have, mio_isa want);
 
 /* 1 if this CPU (and OS) can run level isa on this architecture, whatever
  * MIO_ISA says (for tests that compare every back end the CPU runs). */
-bool cpu_isa_runs(mio_isa isa);
+bool mio_cpu_isa_runs(mio_isa isa);
 
 /* The level in use: the best one this CPU and this build support, or the one
  * MIO_ISA names. MIO_OK and *isa set; or, when MIO_ISA names no level or one
  * this CPU/build cannot run, MIO_ERR_INVALID_ARG with mio_last_error() naming
  * MIO_ISA, the missing features and the accepted values (every call fails the
  * same way: the choice is made once per process). */
-mio_status cpu_isa(mio_isa *isa);
+mio_status mio_cpu_isa_level(mio_isa *isa);
 /* The same without touching mio_last_error(): true and *isa set, or false
  * (MIO_ISA refused; *isa is MIO_ISA_SCALAR). */
-bool cpu_isa_peek(mio_isa *isa);
+bool mio_cpu_isa_peek(mio_isa *isa);
 
 #endif

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#undef err_set /* the analyzer-only models of core.h */
-#undef err_prefix
+#undef mio_err_set /* the analyzer-only models of core.h */
+#undef mio_err_prefix
 
 #define MIO_ERRBUF 1024
 static _Thread_local char g_err[MIO_ERRBUF];
@@ -24,7 +24,7 @@ int mio_version_number(void) { return MIO_VERSION_NUMBER; }
 
 void mio_free(void *p) { free(p); }
 
-mio_status err_set(mio_status st, const char *fmt, ...) {
+mio_status mio_err_set(mio_status st, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(g_err, sizeof g_err, fmt, ap);
@@ -32,7 +32,7 @@ mio_status err_set(mio_status st, const char *fmt, ...) {
     return st;
 }
 
-mio_status err_prefix(mio_status st, const char *fmt, ...) {
+mio_status mio_err_prefix(mio_status st, const char *fmt, ...) {
     char old[MIO_ERRBUF];
     memcpy(old, g_err, sizeof old);
     va_list ap;
@@ -43,7 +43,7 @@ mio_status err_prefix(mio_status st, const char *fmt, ...) {
     return st;
 }
 
-void err_append(const char *fmt, ...) {
+void mio_err_append(const char *fmt, ...) {
     size_t n = strlen(g_err);
     va_list ap;
     va_start(ap, fmt);
@@ -97,7 +97,7 @@ const char *mio_status_name(mio_status s) {
     return "MIO_ERR_UNKNOWN";
 }
 
-const char *esc_bytes(char *buf, size_t bufsz, const void *p, size_t len) {
+const char *mio_esc_bytes(char *buf, size_t bufsz, const void *p, size_t len) {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *s = p;
     size_t o = 0;

@@ -9,25 +9,25 @@
 #include <string.h>
 #include <xxhash.h>
 
-mio_status namehash_init(mio_namehash *h, uint64_t n) {
+mio_status mio_namehash_init(mio_namehash *h, uint64_t n) {
     uint64_t cap = 16;
     while (cap < 2 * n + 2) cap <<= 1;
-    h->slots = mem_big_calloc((size_t)cap * sizeof *h->slots);
-    if (!h->slots) { h->mask = 0; return err_set(MIO_ERR_NOMEM, "cannot allocate a hash table for %llu names", (unsigned long long)n); }
+    h->slots = mio_mem_big_calloc((size_t)cap * sizeof *h->slots);
+    if (!h->slots) { h->mask = 0; return mio_err_set(MIO_ERR_NOMEM, "cannot allocate a hash table for %llu names", (unsigned long long)n); }
     h->mask = cap - 1;
     return MIO_OK;
 }
 
-void namehash_free(mio_namehash *h) {
-    if (h->slots) mem_big_free(h->slots, (size_t)(h->mask + 1) * sizeof *h->slots);
+void mio_namehash_free(mio_namehash *h) {
+    if (h->slots) mio_mem_big_free(h->slots, (size_t)(h->mask + 1) * sizeof *h->slots);
     h->slots = NULL;
     h->mask = 0;
 }
 
 #define HI(x) ((x) & 0xffffffff00000000ull)
 
-bool namehash_insert(mio_namehash *h, const char *name, size_t len, uint64_t index,
-                     namehash_key_fn key, const void *ctx, uint64_t *dup) {
+bool mio_namehash_insert(mio_namehash *h, const char *name, size_t len, uint64_t index,
+                         namehash_key_fn key, const void *ctx, uint64_t *dup) {
     uint64_t hv = XXH3_64bits(name, len);
     for (uint64_t i = hv & h->mask;; i = (i + 1) & h->mask) {
         uint64_t s = h->slots[i];
@@ -40,8 +40,8 @@ bool namehash_insert(mio_namehash *h, const char *name, size_t len, uint64_t ind
     }
 }
 
-int64_t namehash_find(const mio_namehash *h, const char *name, size_t len, namehash_key_fn key,
-                      const void *ctx) {
+int64_t mio_namehash_find(const mio_namehash *h, const char *name, size_t len, namehash_key_fn key,
+                          const void *ctx) {
     if (!h->slots) return -1;
     uint64_t hv = XXH3_64bits(name, len);
     for (uint64_t i = hv & h->mask;; i = (i + 1) & h->mask) {
@@ -55,17 +55,17 @@ int64_t namehash_find(const mio_namehash *h, const char *name, size_t len, nameh
     }
 }
 
-mio_status namehash_reserve(mio_namehash *h, uint64_t n_before, uint64_t n_after, namehash_key_fn key,
-                            const void *ctx) {
+mio_status mio_namehash_reserve(mio_namehash *h, uint64_t n_before, uint64_t n_after, namehash_key_fn key,
+                                const void *ctx) {
     if (h->slots && n_after * 2 + 2 <= h->mask + 1) return MIO_OK;
     mio_namehash nh;
-    mio_status st = namehash_init(&nh, n_after * 2);
+    mio_status st = mio_namehash_init(&nh, n_after * 2);
     if (st) return st;
     for (uint64_t i = 0; i < n_before; i++) {
         mio_str s = key(ctx, i);
-        namehash_insert(&nh, s.ptr, s.len, i, key, ctx, NULL);
+        mio_namehash_insert(&nh, s.ptr, s.len, i, key, ctx, NULL);
     }
-    namehash_free(h);
+    mio_namehash_free(h);
     *h = nh;
     return MIO_OK;
 }

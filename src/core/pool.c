@@ -86,7 +86,7 @@ static void after_fork_child(void) {
 }
 static void init(void) { pthread_atfork(before_fork, after_fork_parent, after_fork_child); }
 
-void pool_run(pool_task_fn fn, void *ctx, int nparts) {
+void mio_pool_run(pool_task_fn fn, void *ctx, int nparts) {
     if (nparts <= 0) return;
     if (nparts == 1) {
         fn(ctx, 0);
@@ -102,7 +102,7 @@ void pool_run(pool_task_fn fn, void *ctx, int nparts) {
         if (pthread_attr_init(&at) != 0) break;
         pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
         /* a new worker starts at the current generation: it joins the next job */
-        int ok = core_thread_create(&th, &at, worker,
+        int ok = mio_core_thread_create(&th, &at, worker,
                                 (void *)(uintptr_t)atomic_load_explicit(&g_gen, memory_order_relaxed)) == 0;
         pthread_attr_destroy(&at);
         if (!ok) break;

@@ -15,7 +15,7 @@ typedef void (*pool_task_fn)(void *ctx, int part);
  * The calling thread works too; up to nparts - 1 pool workers join it (made
  * on first need, kept for the life of the process; a worker that cannot be
  * created just leaves its parts to the others). One job at a time: a second
- * thread calling pool_run waits for the first job to end. Never fails. */
-void pool_run(pool_task_fn fn, void *ctx, int nparts);
+ * thread calling mio_pool_run waits for the first job to end. Never fails. */
+void mio_pool_run(pool_task_fn fn, void *ctx, int nparts);
 
 #endif

@@ -3,7 +3,7 @@
  * (core/core.h): workers start with SIGINT, SIGTERM, SIGHUP and SIGQUIT
  * blocked, so those signals reach the program's own threads; multi-file
  * commits block them in the committing thread for the few microseconds of
- * their renames (io.c atomic_rename_all). */
+ * their renames (io.c mio_atomic_rename_all). */
 #include "core/core.h"
 
 static void term_set(sigset_t *s) {
@@ -14,19 +14,19 @@ static void term_set(sigset_t *s) {
     sigaddset(s, SIGQUIT);
 }
 
-void core_block_signals(sigset_t *old) {
+void mio_core_block_signals(sigset_t *old) {
     sigset_t s;
     term_set(&s);
     pthread_sigmask(SIG_BLOCK, &s, old);
 }
 
-void core_restore_signals(const sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
+void mio_core_restore_signals(const sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, NULL); }
 
-int core_thread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
+int mio_core_thread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
     /* a new thread inherits the creator's mask: block, create, restore */
     sigset_t old;
-    core_block_signals(&old);
+    mio_core_block_signals(&old);
     int rc = pthread_create(t, attr, fn, arg);
-    core_restore_signals(&old);
+    mio_core_restore_signals(&old);
     return rc;
 }

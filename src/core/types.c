@@ -71,22 +71,22 @@ int mio_type_from_name(const char *name) {
 
 mio_status mio_type_nbytes(int type, uint32_t n_dims, const int64_t *ne, uint64_t *out) {
     const type_row *r = row(type);
-    if (!r) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown ggml type code %d", type);
-    if (n_dims < 1 || n_dims > 4) return err_set(MIO_ERR_INVALID_TENSOR_INFO, "n_dims %u is not in 1..4", n_dims);
-    if (!ne) return err_set(MIO_ERR_INVALID_ARG, "ne is NULL");
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!r) return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown ggml type code %d", type);
+    if (n_dims < 1 || n_dims > 4) return mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "n_dims %u is not in 1..4", n_dims);
+    if (!ne) return mio_err_set(MIO_ERR_INVALID_ARG, "ne is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     uint64_t n = 1;
     for (uint32_t d = 0; d < n_dims; d++) {
-        if (ne[d] < 0) return err_set(MIO_ERR_INVALID_TENSOR_INFO, "dimension %u is negative (%lld)", d, (long long)ne[d]);
+        if (ne[d] < 0) return mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "dimension %u is negative (%lld)", d, (long long)ne[d]);
         if (!ck_mul(n, (uint64_t)ne[d], &n) || n > (uint64_t)INT64_MAX)
-            return err_set(MIO_ERR_OVERFLOW, "element count overflows at dimension %u (%lld)", d, (long long)ne[d]);
+            return mio_err_set(MIO_ERR_OVERFLOW, "element count overflows at dimension %u (%lld)", d, (long long)ne[d]);
     }
     if (ne[0] % r->blck != 0)
-        return err_set(MIO_ERR_INVALID_TENSOR_INFO, "row length %lld is not a multiple of the %s block size %lld",
-                       (long long)ne[0], r->name, (long long)r->blck);
+        return mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "row length %lld is not a multiple of the %s block size %lld",
+                           (long long)ne[0], r->name, (long long)r->blck);
     uint64_t bytes;
     if (!ck_mul(n / (uint64_t)r->blck, r->bytes, &bytes))
-        return err_set(MIO_ERR_OVERFLOW, "byte size overflows (%llu elements of %s)", (unsigned long long)n, r->name);
+        return mio_err_set(MIO_ERR_OVERFLOW, "byte size overflows (%llu elements of %s)", (unsigned long long)n, r->name);
     *out = bytes;
     return MIO_OK;
 }

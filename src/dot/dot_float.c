@@ -30,7 +30,7 @@ FLOAT_DOT(k_f32, float, LD_F32)
 FLOAT_DOT(k_f16, uint16_t, LD_F16)
 FLOAT_DOT(k_bf16, uint16_t, LD_BF16)
 
-void dot_register_float(dot_kernel *t) {
+void mio_dot_register_float(dot_kernel *t) {
     t[MIO_TYPE_F32] = (dot_kernel){k_f32, MIO_TYPE_F32};
     t[MIO_TYPE_F16] = (dot_kernel){k_f16, MIO_TYPE_F16};
     t[MIO_TYPE_BF16] = (dot_kernel){k_bf16, MIO_TYPE_BF16};

@@ -30,11 +30,11 @@ typedef struct dot_kernel {
 } dot_kernel;
 
 /* The kernel row for a weight type, or NULL when there is none. */
-const dot_kernel *dot_kernel_get(int wtype);
+const dot_kernel *mio_dot_kernel_get(int wtype);
 
 /* Family tables (dot_float.c, dot_legacy.c, dot_kquants.c) fill their rows. */
-void dot_register_float(dot_kernel *tab);
-void dot_register_legacy(dot_kernel *tab);
-void dot_register_kquants(dot_kernel *tab);
+void mio_dot_register_float(dot_kernel *tab);
+void mio_dot_register_legacy(dot_kernel *tab);
+void mio_dot_register_kquants(dot_kernel *tab);
 
 #endif

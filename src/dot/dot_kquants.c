@@ -200,7 +200,7 @@ KDOT(k_tq1_0, 54, 0, 0, unpack_tq1_0(x, v, &dw))
 KDOT(k_tq2_0, 66, 0, 0, unpack_tq2_0(x, v, &dw))
 KDOT(k_iq4_xs, 136, 32, 0, unpack_iq4_xs(x, v, sc, &dw))
 
-void dot_register_kquants(dot_kernel *t) {
+void mio_dot_register_kquants(dot_kernel *t) {
     t[MIO_TYPE_Q2_K] = (dot_kernel){k_q2_K, MIO_TYPE_Q8_K};
     t[MIO_TYPE_Q3_K] = (dot_kernel){k_q3_K, MIO_TYPE_Q8_K};
     t[MIO_TYPE_Q4_K] = (dot_kernel){k_q4_K, MIO_TYPE_Q8_K};

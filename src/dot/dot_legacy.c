@@ -39,7 +39,7 @@ static inline void unpack_nib(const uint8_t *qs, int8_t *v, int off) {
     }
 }
 /* g_spread[b]: byte i is bit i of b (0 or 1), to expand the 32 high bits of q5_0/q5_1
- * with whole-byte operations. Filled once by dot_register_legacy (under pthread_once). */
+ * with whole-byte operations. Filled once by mio_dot_register_legacy (under pthread_once). */
 static uint64_t g_spread[256];
 
 static inline void unpack_nib5(const uint8_t *qs, uint32_t qh, int8_t *v, int off) {
@@ -98,7 +98,7 @@ SYM_DOT(k_mxfp4, 17, unpack_tab(x + 1, v, kv_mxfp4), e8m0_half(x[0]))
 OFS_DOT(k_q4_1, 20, unpack_nib(x + 4, v, 0))
 OFS_DOT(k_q5_1, 24, unpack_nib5(x + 8, dot_ld32(x + 4), v, 0))
 
-void dot_register_legacy(dot_kernel *t) {
+void mio_dot_register_legacy(dot_kernel *t) {
     for (int b = 0; b < 256; b++) {
         uint8_t by[8];
         for (int i = 0; i < 8; i++) by[i] = (uint8_t)((b >> i) & 1);

@@ -21,24 +21,24 @@ static dot_kernel g_tab[N_TYPES];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void tab_init(void) {
-    dot_register_float(g_tab);
-    dot_register_legacy(g_tab);
-    dot_register_kquants(g_tab);
+    mio_dot_register_float(g_tab);
+    mio_dot_register_legacy(g_tab);
+    mio_dot_register_kquants(g_tab);
     /* the level core/cpu.c chose: its kernels replace the portable ones (a
      * refused MIO_ISA gives the portable table; every call fails in resolve()) */
-    const mio_kernels *kt = kernels_table();
+    const mio_kernels *kt = mio_kernels_table();
     for (int t = 0; t < N_TYPES; t++)
         if (g_tab[t].fn && kt->dot[t]) g_tab[t].fn = kt->dot[t];
 }
 
-const dot_kernel *dot_kernel_get(int wtype) {
+const dot_kernel *mio_dot_kernel_get(int wtype) {
     if (wtype < 0 || wtype >= N_TYPES) return NULL;
     pthread_once(&g_once, tab_init);
     return g_tab[wtype].fn ? &g_tab[wtype] : NULL;
 }
 
 int mio_vec_dot_type(int wtype) {
-    const dot_kernel *k = dot_kernel_get(wtype);
+    const dot_kernel *k = mio_dot_kernel_get(wtype);
     return k ? k->atype : -1;
 }
 
@@ -46,30 +46,30 @@ int mio_vec_dot_type(int wtype) {
 static mio_status resolve(const char *fn, int wtype, uint64_t n, const dot_kernel **k, uint64_t *nb, uint64_t *w_bytes,
                           uint64_t *a_bytes) {
     const char *name = wtype >= 0 && wtype < N_TYPES ? mio_type_name(wtype) : NULL;
-    if (!name || mio_type_block_size(wtype) <= 0) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s: unknown weight type code %d", fn, wtype);
-    *k = dot_kernel_get(wtype);
+    if (!name || mio_type_block_size(wtype) <= 0) return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s: unknown weight type code %d", fn, wtype);
+    *k = mio_dot_kernel_get(wtype);
     const mio_kernels *kt;
-    mio_status st = kernels_get(&kt); /* a refused MIO_ISA: every call says so */
-    if (st) return err_prefix(st, "%s", fn);
+    mio_status st = mio_kernels_get(&kt); /* a refused MIO_ISA: every call says so */
+    if (st) return mio_err_prefix(st, "%s", fn);
     if (!*k)
-        return err_set(MIO_ERR_UNSUPPORTED_TYPE,
-                       "%s: no dot-product kernel for weight type %s (%d); see mio_vec_dot_type", fn, name, wtype);
+        return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE,
+                           "%s: no dot-product kernel for weight type %s (%d); see mio_vec_dot_type", fn, name, wtype);
     uint64_t blk = (uint64_t)mio_type_block_size(wtype);
     if (n % blk)
-        return err_set(MIO_ERR_INVALID_ARG, "%s: %s row length %llu is not a multiple of the block size %llu", fn,
-                       name, (unsigned long long)n, (unsigned long long)blk);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "%s: %s row length %llu is not a multiple of the block size %llu", fn,
+                           name, (unsigned long long)n, (unsigned long long)blk);
     *nb = n / blk;
     if (!ck_mul(*nb, mio_type_block_bytes(wtype), w_bytes) ||
         !ck_mul(*nb, mio_type_block_bytes((*k)->atype), a_bytes) || *w_bytes > SIZE_MAX || *a_bytes > SIZE_MAX)
-        return err_set(MIO_ERR_OVERFLOW, "%s: a %s row of %llu elements overflows the address space", fn, name,
-                       (unsigned long long)n);
+        return mio_err_set(MIO_ERR_OVERFLOW, "%s: a %s row of %llu elements overflows the address space", fn, name,
+                           (unsigned long long)n);
     return MIO_OK;
 }
 
 mio_status mio_vec_dot(int wtype, size_t n, const void *w_row, const void *act_row, float *out) {
-    if (!w_row) return err_set(MIO_ERR_INVALID_ARG, "mio_vec_dot: w_row is NULL");
-    if (!act_row) return err_set(MIO_ERR_INVALID_ARG, "mio_vec_dot: act_row is NULL");
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "mio_vec_dot: out is NULL");
+    if (!w_row) return mio_err_set(MIO_ERR_INVALID_ARG, "mio_vec_dot: w_row is NULL");
+    if (!act_row) return mio_err_set(MIO_ERR_INVALID_ARG, "mio_vec_dot: act_row is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "mio_vec_dot: out is NULL");
     const dot_kernel *k = NULL;
     uint64_t nb = 0, wb = 0, ab = 0;
     mio_status st = resolve("mio_vec_dot", wtype, n, &k, &nb, &wb, &ab);
@@ -106,9 +106,9 @@ static int cores(void) {
 
 static mio_status matmul(const char *fn, int wtype, const void *w, size_t rows, size_t cols, const float *x, size_t m,
                          float *y, int n_threads) {
-    if (!w) return err_set(MIO_ERR_INVALID_ARG, "%s: w is NULL", fn);
-    if (!x) return err_set(MIO_ERR_INVALID_ARG, "%s: x is NULL", fn);
-    if (!y) return err_set(MIO_ERR_INVALID_ARG, "%s: y is NULL", fn);
+    if (!w) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: w is NULL", fn);
+    if (!x) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: x is NULL", fn);
+    if (!y) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: y is NULL", fn);
     const dot_kernel *k = NULL;
     uint64_t nb = 0, wb = 0, ab = 0, t = 0;
     mio_status st = resolve(fn, wtype, cols, &k, &nb, &wb, &ab);
@@ -116,8 +116,8 @@ static mio_status matmul(const char *fn, int wtype, const void *w, size_t rows, 
     if (!ck_mul(wb, rows, &t) || t > SIZE_MAX || !ck_mul(ab, m, &t) || t > SIZE_MAX || !ck_mul(cols, m, &t) ||
         !ck_mul(t, sizeof(float), &t) || t > SIZE_MAX || !ck_mul(rows, m, &t) || !ck_mul(t, sizeof(float), &t) ||
         t > SIZE_MAX)
-        return err_set(MIO_ERR_OVERFLOW, "%s: %zu x %zu weights with %zu activation rows overflow the address space",
-                       fn, rows, cols, m);
+        return mio_err_set(MIO_ERR_OVERFLOW, "%s: %zu x %zu weights with %zu activation rows overflow the address space",
+                           fn, rows, cols, m);
     if (rows == 0 || m == 0) return MIO_OK;
 
     /* Activations in the dot type: f32 weights use x as it is. */
@@ -125,11 +125,11 @@ static mio_status matmul(const char *fn, int wtype, const void *w, size_t rows, 
     void *abuf = NULL;
     if (k->atype != MIO_TYPE_F32) {
         abuf = malloc(ab * m != 0 ? (size_t)(ab * m) : 1);
-        if (!abuf) return err_set(MIO_ERR_NOMEM, "%s: no memory for %zu quantized activation rows", fn, m);
+        if (!abuf) return mio_err_set(MIO_ERR_NOMEM, "%s: no memory for %zu quantized activation rows", fn, m);
         st = mio_encode_f32(k->atype, x, cols * m, abuf, (size_t)(ab * m));
         if (st) {
             free(abuf);
-            return err_prefix(st, "%s: quantizing x to %s", fn, mio_type_name(k->atype));
+            return mio_err_prefix(st, "%s: quantizing x to %s", fn, mio_type_name(k->atype));
         }
         act = abuf;
     }
@@ -140,11 +140,11 @@ static mio_status matmul(const char *fn, int wtype, const void *w, size_t rows, 
     float *scratch = malloc(sizeof(float) * m * (size_t)n_threads);
     if (!scratch) {
         free(abuf);
-        return err_set(MIO_ERR_NOMEM, "%s: no memory for %d x %zu accumulators", fn, n_threads, m);
+        return mio_err_set(MIO_ERR_NOMEM, "%s: no memory for %d x %zu accumulators", fn, n_threads, m);
     }
     mm_job job = {k, (const uint8_t *)w, act, (size_t)nb, (size_t)wb, (size_t)ab, rows, m, (size_t)n_threads, y,
                   scratch};
-    pool_run(mm_part, &job, n_threads);
+    mio_pool_run(mm_part, &job, n_threads);
     free(scratch);
     free(abuf);
     return MIO_OK;

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 static const gguf_kv *kv_at(const mio_gguf_file *f, int64_t i) {
-    if (!f) { err_set(MIO_ERR_INVALID_ARG, "file f is NULL"); return NULL; }
+    if (!f) { mio_err_set(MIO_ERR_INVALID_ARG, "file f is NULL"); return NULL; }
     if (i < 0 || (uint64_t)i >= f->n_kv) {
-        err_set(MIO_ERR_INVALID_ARG, "metadata index %lld out of range (file has %llu entries)", (long long)i,
-                (unsigned long long)f->n_kv);
+        mio_err_set(MIO_ERR_INVALID_ARG, "metadata index %lld out of range (file has %llu entries)", (long long)i,
+                    (unsigned long long)f->n_kv);
         return NULL;
     }
     return &f->kv[i];
@@ -34,7 +34,7 @@ uint64_t mio_gguf_part_data_offset(const mio_gguf_file *f, uint32_t part) {
 int mio_gguf_uses_file(const mio_gguf_file *f, const char *path) {
     if (!f || !path) return 0;
     for (uint32_t p = 0; p < f->n_parts; p++)
-        if (region_is_file(&f->parts[p].region, path)) return 1;
+        if (mio_region_is_file(&f->parts[p].region, path)) return 1;
     return 0;
 }
 
@@ -47,7 +47,7 @@ static bool nonzero_in(const gguf_part *part, uint64_t a, uint64_t b, uint64_t *
 }
 
 mio_status mio_gguf_find_nonzero_padding(const mio_gguf_file *f, uint32_t *part, uint64_t *offset) {
-    if (!f || !part || !offset) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : !part ? "part" : "offset");
+    if (!f || !part || !offset) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : !part ? "part" : "offset");
     for (uint32_t p = 0; p < f->n_parts; p++) {
         const gguf_part *gp = &f->parts[p];
         uint64_t at, from = gp->header_size;
@@ -65,7 +65,7 @@ mio_status mio_gguf_find_nonzero_padding(const mio_gguf_file *f, uint32_t *part,
             return MIO_OK;
         }
     }
-    return err_set(MIO_ERR_NOT_FOUND, "every padding byte is zero");
+    return mio_err_set(MIO_ERR_NOT_FOUND, "every padding byte is zero");
 }
 
 int64_t mio_gguf_kv_count(const mio_gguf_file *f) { return f ? (int64_t)f->n_kv : -1; }
@@ -73,12 +73,12 @@ int64_t mio_gguf_tensor_count(const mio_gguf_file *f) { return f ? (int64_t)f->n
 
 int64_t mio_gguf_find_key(const mio_gguf_file *f, const char *key) {
     if (!f || !key) return -1;
-    return namehash_find(&f->kv_hash, key, strlen(key), gguf_kv_key_at, f);
+    return mio_namehash_find(&f->kv_hash, key, strlen(key), mio_gguf_kv_key_at, f);
 }
 
 int64_t mio_gguf_find_tensor(const mio_gguf_file *f, const char *name) {
     if (!f || !name) return -1;
-    return namehash_find(&f->t_hash, name, strlen(name), gguf_tensor_name_at, f);
+    return mio_namehash_find(&f->t_hash, name, strlen(name), mio_gguf_tensor_name_at, f);
 }
 
 mio_str mio_gguf_kv_key(const mio_gguf_file *f, int64_t i) {
@@ -107,11 +107,11 @@ ABI_FROZEN(mio_gguf_tensor, part);
 mio_status mio_gguf_kv_value_sized(const mio_gguf_file *f, int64_t i, mio_gguf_value *out, size_t out_size) {
     const gguf_kv *kv = kv_at(f, i);
     if (!kv) return MIO_ERR_INVALID_ARG;
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     mio_gguf_value v;
     memset(&v, 0, sizeof v); /* padding too: the caller gets no stack bytes */
     kv_to_value(kv, &v);
-    abi_copy_out(out, out_size, &v, sizeof v);
+    mio_abi_copy_out(out, out_size, &v, sizeof v);
     return MIO_OK;
 }
 
@@ -122,7 +122,7 @@ mio_status mio_gguf_kv_value(const mio_gguf_file *f, int64_t i, mio_gguf_value *
 mio_status mio_gguf_kv_raw(const mio_gguf_file *f, int64_t i, mio_str *out) {
     const gguf_kv *kv = kv_at(f, i);
     if (!kv) return MIO_ERR_INVALID_ARG;
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     out->ptr = (const char *)kv->raw;
     out->len = kv->raw_len;
     return MIO_OK;
@@ -159,8 +159,8 @@ MIO_PRINTF(3, 4) __attribute__((cold, noinline)) static mio_status kv_fail(mio_s
     va_start(ap, fmt);
     vsnprintf(rest, sizeof rest, fmt, ap);
     va_end(ap);
-    if (!kv) return err_set(st, "value%s", rest);
-    return err_set(st, "key '%s'%s", esc_bytes(k, sizeof k, kv->key.ptr, kv->key.len), rest);
+    if (!kv) return mio_err_set(st, "value%s", rest);
+    return mio_err_set(st, "key '%s'%s", mio_esc_bytes(k, sizeof k, kv->key.ptr, kv->key.len), rest);
 }
 #ifdef __clang_analyzer__
 #define kv_fail(...) MIO_ANALYZER_STATUS(kv_fail, __VA_ARGS__) /* see core.h */
@@ -203,28 +203,28 @@ static mio_status widen_f64(const uint8_t *p, int t, double *out, const gguf_kv 
 mio_status mio_gguf_kv_i64(const mio_gguf_file *f, int64_t i, int64_t *out) {
     const gguf_kv *kv = kv_at(f, i);
     if (!kv) return MIO_ERR_INVALID_ARG;
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     return widen_i64(kv->val, kv->type, out, kv);
 }
 
 mio_status mio_gguf_kv_u64(const mio_gguf_file *f, int64_t i, uint64_t *out) {
     const gguf_kv *kv = kv_at(f, i);
     if (!kv) return MIO_ERR_INVALID_ARG;
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     return widen_u64(kv->val, kv->type, out, kv);
 }
 
 mio_status mio_gguf_kv_f64(const mio_gguf_file *f, int64_t i, double *out) {
     const gguf_kv *kv = kv_at(f, i);
     if (!kv) return MIO_ERR_INVALID_ARG;
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     return widen_f64(kv->val, kv->type, out, kv);
 }
 
 mio_status mio_gguf_kv_bool(const mio_gguf_file *f, int64_t i, int *out) {
     const gguf_kv *kv = kv_at(f, i);
     if (!kv) return MIO_ERR_INVALID_ARG;
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     if (kv->type != MIO_GGUF_BOOL)
         return kv_fail(MIO_ERR_TYPE_MISMATCH, kv, " holds %s, not bool",
                        mio_gguf_type_name(kv->type));
@@ -235,7 +235,7 @@ mio_status mio_gguf_kv_bool(const mio_gguf_file *f, int64_t i, int *out) {
 mio_status mio_gguf_kv_str(const mio_gguf_file *f, int64_t i, mio_str *out) {
     const gguf_kv *kv = kv_at(f, i);
     if (!kv) return MIO_ERR_INVALID_ARG;
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     if (kv->type != MIO_GGUF_STRING)
         return kv_fail(MIO_ERR_TYPE_MISMATCH, kv, " holds %s, not string",
                        mio_gguf_type_name(kv->type));
@@ -270,7 +270,7 @@ static mio_status num_elem(const mio_gguf_file *f, int64_t i, uint64_t j, const 
     *p = NULL;
     *kv = kv_at(f, i);
     if (!*kv) return MIO_ERR_INVALID_ARG;
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     return arr_elem(*kv, j, p, 0);
 }
 
@@ -298,7 +298,7 @@ mio_status mio_gguf_arr_f64(const mio_gguf_file *f, int64_t i, uint64_t j, doubl
 mio_status mio_gguf_arr_str(const mio_gguf_file *f, int64_t i, uint64_t j, mio_str *out) {
     const gguf_kv *kv = kv_at(f, i);
     if (!kv) return MIO_ERR_INVALID_ARG;
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     const uint8_t *p;
     mio_status st = arr_elem(kv, j, &p, 1);
     if (st) return st;
@@ -320,27 +320,27 @@ mio_status mio_gguf_value_elem(const mio_gguf_value *arr, uint64_t j, mio_gguf_v
 }
 
 mio_status mio_gguf_value_elem_sized(const mio_gguf_value *arr, uint64_t j, mio_gguf_value *o, size_t out_size) {
-    if (!arr || !o) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !arr ? "arr" : "out");
+    if (!arr || !o) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !arr ? "arr" : "out");
     mio_gguf_value v, *out = &v; /* built here, copied to o only on success */
     memset(&v, 0, sizeof v);       /* padding too: the caller gets no stack bytes */
-    if (arr->type != MIO_GGUF_ARRAY) return err_set(MIO_ERR_TYPE_MISMATCH, "value is not an array");
+    if (arr->type != MIO_GGUF_ARRAY) return mio_err_set(MIO_ERR_TYPE_MISMATCH, "value is not an array");
     if (j >= arr->count)
-        return err_set(MIO_ERR_OUT_OF_RANGE, "index %llu out of range (array has %llu elements)", (unsigned long long)j,
-                       (unsigned long long)arr->count);
+        return mio_err_set(MIO_ERR_OUT_OF_RANGE, "index %llu out of range (array has %llu elements)", (unsigned long long)j,
+                           (unsigned long long)arr->count);
     const uint8_t *p = arr->data, *end = p + arr->size;
     int et = arr->elem_type;
     size_t es = gguf_type_size(et);
     uint64_t len = 0;
     if (es) {
         uint64_t off;
-        if (!ck_mul(j, es, &off) || off + es > arr->size) return err_set(MIO_ERR_TRUNCATED, "array data too short");
+        if (!ck_mul(j, es, &off) || off + es > arr->size) return mio_err_set(MIO_ERR_TRUNCATED, "array data too short");
         p += off;
         len = es;
     } else {
         /* depth argument = arrays enclosing the element: one (this array); the
-         * element's own nesting is still capped inside gguf_skip_value. */
+         * element's own nesting is still capped inside mio_gguf_skip_value. */
         for (uint64_t k = 0;; k++) {
-            mio_status st = gguf_skip_value(p, end, et, 1, &len, "array element", NULL);
+            mio_status st = mio_gguf_skip_value(p, end, et, 1, &len, "array element", NULL);
             if (st) return st;
             if (k == j) break;
             p += len;
@@ -363,16 +363,16 @@ mio_status mio_gguf_value_elem_sized(const mio_gguf_value *arr, uint64_t j, mio_
         out->data = p;
         out->size = (size_t)len;
     }
-    abi_copy_out(o, out_size, &v, sizeof v);
+    mio_abi_copy_out(o, out_size, &v, sizeof v);
     return MIO_OK;
 }
 
 static mio_status value_scalar(const mio_gguf_value *v, const void *out) {
-    if (!v) return err_set(MIO_ERR_INVALID_ARG, "v is NULL");
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
-    if (!v->data) return err_set(MIO_ERR_INVALID_ARG, "v->data is NULL");
+    if (!v) return mio_err_set(MIO_ERR_INVALID_ARG, "v is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!v->data) return mio_err_set(MIO_ERR_INVALID_ARG, "v->data is NULL");
     size_t es = gguf_type_size(v->type);
-    if (es && v->size < es) return err_set(MIO_ERR_TRUNCATED, "value needs %zu bytes, has %zu", es, v->size);
+    if (es && v->size < es) return mio_err_set(MIO_ERR_TRUNCATED, "value needs %zu bytes, has %zu", es, v->size);
     return MIO_OK;
 }
 
@@ -391,31 +391,31 @@ mio_status mio_gguf_value_f64(const mio_gguf_value *v, double *out) {
 
 /* --- tensors --- */
 mio_status mio_gguf_tensor_info_sized(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out, size_t out_size) {
-    if (!f || !out) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : "out");
+    if (!f || !out) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : "out");
     if (i < 0 || (uint64_t)i >= f->n_tensors)
-        return err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
-                       (unsigned long long)f->n_tensors);
-    abi_copy_out(out, out_size, &f->tensors[i], sizeof f->tensors[i]);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
+                           (unsigned long long)f->n_tensors);
+    mio_abi_copy_out(out, out_size, &f->tensors[i], sizeof f->tensors[i]);
     return MIO_OK;
 }
 
 mio_status mio_gguf_read_tensor(const mio_gguf_file *f, int64_t i, uint64_t offset, void *buf, size_t len) {
-    if (!f) return err_set(MIO_ERR_INVALID_ARG, "file f is NULL");
-    if (!buf && len) return err_set(MIO_ERR_INVALID_ARG, "buf is NULL");
+    if (!f) return mio_err_set(MIO_ERR_INVALID_ARG, "file f is NULL");
+    if (!buf && len) return mio_err_set(MIO_ERR_INVALID_ARG, "buf is NULL");
     if (i < 0 || (uint64_t)i >= f->n_tensors)
-        return err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
-                       (unsigned long long)f->n_tensors);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
+                           (unsigned long long)f->n_tensors);
     const mio_gguf_tensor *t = &f->tensors[i];
     if (offset > t->nbytes || len > t->nbytes - offset)
-        return err_set(MIO_ERR_OUT_OF_RANGE, "tensor '%.*s': bytes %llu..%llu are outside its %llu bytes",
-                       (int)t->name.len, t->name.ptr, (unsigned long long)offset,
-                       (unsigned long long)offset + len, (unsigned long long)t->nbytes);
+        return mio_err_set(MIO_ERR_OUT_OF_RANGE, "tensor '%.*s': bytes %llu..%llu are outside its %llu bytes",
+                           (int)t->name.len, t->name.ptr, (unsigned long long)offset,
+                           (unsigned long long)offset + len, (unsigned long long)t->nbytes);
     if (len == 0) return MIO_OK;
     const gguf_part *p = &f->parts[t->part];
     char what[128];
     snprintf(what, sizeof what, "tensor '%.*s'%s", (int)(t->name.len < 64 ? t->name.len : 64), t->name.ptr,
              f->n_parts > 1 ? " (split part)" : "");
-    return region_pread(&p->region, p->data_offset + t->offset + offset, buf, len, what);
+    return mio_region_pread(&p->region, p->data_offset + t->offset + offset, buf, len, what);
 }
 
 mio_status mio_gguf_tensor_info(const mio_gguf_file *f, int64_t i, mio_gguf_tensor *out) {
@@ -423,10 +423,10 @@ mio_status mio_gguf_tensor_info(const mio_gguf_file *f, int64_t i, mio_gguf_tens
 }
 
 mio_status mio_gguf_tensor_shape2d(const mio_gguf_tensor *t, int64_t *rows, int64_t *cols) {
-    if (!t || !rows || !cols) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !t ? "t" : !rows ? "rows" : "cols");
+    if (!t || !rows || !cols) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !t ? "t" : !rows ? "rows" : "cols");
     if (t->n_dims != 2)
-        return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%.*s' has %u dims, not 2", (int)(t->name.len < 100 ? t->name.len : 100),
-                       t->name.ptr, t->n_dims);
+        return mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%.*s' has %u dims, not 2", (int)(t->name.len < 100 ? t->name.len : 100),
+                           t->name.ptr, t->n_dims);
     *rows = t->ne[1];
     *cols = t->ne[0];
     return MIO_OK;
@@ -434,7 +434,7 @@ mio_status mio_gguf_tensor_shape2d(const mio_gguf_tensor *t, int64_t *rows, int6
 
 /* --- mappings --- */
 mio_status mio_gguf_take_mapping(mio_gguf_file *f, void **addr, size_t *len) {
-    if (!f || !addr || !len) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : !addr ? "addr" : "len");
+    if (!f || !addr || !len) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : !addr ? "addr" : "len");
     *addr = NULL;
     *len = 0;
     if (f->split || f->n_parts != 1 || !f->parts[0].region.map_addr) return MIO_OK;

@@ -63,42 +63,42 @@ static inline size_t gguf_type_size(int type) {
 /* Validate the value of type at [p, end) (depth = enclosing array depth) and
  * return its wire length in *len. Messages name `what`. For an array of strings,
  * when idx is non-NULL, it receives the table of the elements' offsets (owned by
- * the caller, also on failure: free with mem_big_free(idx->p, idx->bytes)). */
-mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint32_t depth, uint64_t *len,
-                           const char *what, gguf_str_index *idx);
+ * the caller, also on failure: free with mio_mem_big_free(idx->p, idx->bytes)). */
+mio_status mio_gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint32_t depth, uint64_t *len,
+                               const char *what, gguf_str_index *idx);
 
-void gguf_file_free(mio_gguf_file *f);
+void mio_gguf_file_free(mio_gguf_file *f);
 /* Map (or read, with MIO_OPEN_READ) and parse one file. */
-mio_status gguf_open_single(const char *path, uint32_t flags, mio_gguf_file **out);
+mio_status mio_gguf_open_single(const char *path, uint32_t flags, mio_gguf_file **out);
 /* Build the hash of tensor names (after tensors are complete). */
-mio_status gguf_index_tensors(mio_gguf_file *f);
+mio_status mio_gguf_index_tensors(mio_gguf_file *f);
 
 /* The keys a split part carries (split.no, split.count, split.tensors.count):
  * dropped when the parts are written as one file. */
-extern const char *const gguf_split_keys[3];
-bool gguf_is_split_key(const char *key, size_t len);
+extern const char *const mio_gguf_split_keys[3];
+bool mio_gguf_is_split_key(const char *key, size_t len);
 /* Open a whole model: path with MIO_OPEN_SPLITS (flags may add MIO_OPEN_READ),
  * and refuse a lone part of a split whose name does not locate the others
  * (split.count > 1 read from one file), so no caller works on part of a
  * model. */
-mio_status gguf_open_model(const char *path, uint32_t flags, mio_gguf_file **out);
+mio_status mio_gguf_open_model(const char *path, uint32_t flags, mio_gguf_file **out);
 
 /* Writer hooks for exact restoration (src/convert): the GGUF version written (2
  * or 3; default 3), and a value given as its wire bytes (after the type field),
  * validated as the reader validates them. */
-mio_status gguf_writer_set_version(mio_writer *w, uint32_t version);
-mio_status gguf_writer_set_raw(mio_writer *w, const char *key, int type, const void *raw, size_t raw_len);
+mio_status mio_gguf_writer_set_version(mio_writer *w, uint32_t version);
+mio_status mio_gguf_writer_set_raw(mio_writer *w, const char *key, int type, const void *raw, size_t raw_len);
 
 /* Stream tensor t of f (its whole bytes) into w's open streamed write as the
  * next tensor's data, in pieces of at most 4 MiB: each piece prefetched, written
  * and its source pages released (one tensor of the input resident at most). A
  * tensor of 0 bytes is finished with an empty part. *bytes_done grows by the
  * bytes written. */
-mio_status gguf_writer_copy_tensor(mio_writer *w, const mio_gguf_file *f, const mio_gguf_tensor *t,
-                                   uint64_t *bytes_done);
+mio_status mio_gguf_writer_copy_tensor(mio_writer *w, const mio_gguf_file *f, const mio_gguf_tensor *t,
+                                       uint64_t *bytes_done);
 
-mio_str gguf_kv_key_at(const void *f, uint64_t i);
-mio_str gguf_tensor_name_at(const void *f, uint64_t i);
+mio_str mio_gguf_kv_key_at(const void *f, uint64_t i);
+mio_str mio_gguf_tensor_name_at(const void *f, uint64_t i);
 
 /* The one KEY=TYPE:VALUE grammar (src/gguf/edit.c), behind mio_kv_edit_parse
  * (GGUF_SPEC_EDIT: every type of its contract) and mio_kv_override_parse
@@ -119,7 +119,7 @@ typedef struct gguf_kv_spec {
     const char *str;
     size_t str_len;
 } gguf_kv_spec;
-mio_status gguf_kv_spec_parse(const char *spec, int grammar, gguf_kv_spec *out);
+mio_status mio_gguf_kv_spec_parse(const char *spec, int grammar, gguf_kv_spec *out);
 
 /* Little-endian loads from unaligned bytes. */
 

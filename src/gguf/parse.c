@@ -19,53 +19,53 @@ const char *mio_gguf_type_name(int type) {
     return (type >= 0 && type <= MIO_GGUF_F64) ? names[type] : NULL;
 }
 
-mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint32_t depth, uint64_t *len,
-                           const char *what, gguf_str_index *idx) {
+mio_status mio_gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint32_t depth, uint64_t *len,
+                               const char *what, gguf_str_index *idx) {
     size_t rem = (size_t)(end - p);
     size_t fs = gguf_type_size(type);
     if (fs) {
-        if (rem < fs) return err_set(MIO_ERR_TRUNCATED, "%s: %s value needs %zu bytes, %zu remain", what,
-                                     mio_gguf_type_name(type), fs, rem);
+        if (rem < fs) return mio_err_set(MIO_ERR_TRUNCATED, "%s: %s value needs %zu bytes, %zu remain", what,
+                                         mio_gguf_type_name(type), fs, rem);
         if (type == MIO_GGUF_BOOL && p[0] > 1)
-            return err_set(MIO_ERR_INVALID_KV, "%s: bool byte is %u (must be 0 or 1)", what, p[0]);
+            return mio_err_set(MIO_ERR_INVALID_KV, "%s: bool byte is %u (must be 0 or 1)", what, p[0]);
         *len = fs;
         return MIO_OK;
     }
     if (type == MIO_GGUF_STRING) {
-        if (rem < 8) return err_set(MIO_ERR_TRUNCATED, "%s: string length needs 8 bytes, %zu remain", what, rem);
+        if (rem < 8) return mio_err_set(MIO_ERR_TRUNCATED, "%s: string length needs 8 bytes, %zu remain", what, rem);
         uint64_t n = ld64(p);
         if (n > MIO_GGUF_MAX_LEN)
-            return err_set(MIO_ERR_LIMIT, "%s: string length %llu exceeds the cap of %llu bytes", what,
-                           (unsigned long long)n, (unsigned long long)MIO_GGUF_MAX_LEN);
+            return mio_err_set(MIO_ERR_LIMIT, "%s: string length %llu exceeds the cap of %llu bytes", what,
+                               (unsigned long long)n, (unsigned long long)MIO_GGUF_MAX_LEN);
         if (n > rem - 8)
-            return err_set(MIO_ERR_TRUNCATED, "%s: string of %llu bytes runs past the end (%zu bytes remain)", what,
-                           (unsigned long long)n, rem - 8);
+            return mio_err_set(MIO_ERR_TRUNCATED, "%s: string of %llu bytes runs past the end (%zu bytes remain)", what,
+                               (unsigned long long)n, rem - 8);
         *len = 8 + n;
         return MIO_OK;
     }
     if (type == MIO_GGUF_ARRAY) {
         if (depth >= MIO_GGUF_MAX_ARRAY_DEPTH)
-            return err_set(MIO_ERR_INVALID_KV, "%s: arrays nested deeper than %d levels", what, MIO_GGUF_MAX_ARRAY_DEPTH);
-        if (rem < 12) return err_set(MIO_ERR_TRUNCATED, "%s: array header needs 12 bytes, %zu remain", what, rem);
+            return mio_err_set(MIO_ERR_INVALID_KV, "%s: arrays nested deeper than %d levels", what, MIO_GGUF_MAX_ARRAY_DEPTH);
+        if (rem < 12) return mio_err_set(MIO_ERR_TRUNCATED, "%s: array header needs 12 bytes, %zu remain", what, rem);
         int32_t et = (int32_t)ld32(p);
         uint64_t n = ld64(p + 4);
         if (!mio_gguf_type_name(et))
-            return err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s: unknown array element type %d", what, et);
+            return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s: unknown array element type %d", what, et);
         if (n > MIO_GGUF_MAX_LEN)
-            return err_set(MIO_ERR_LIMIT, "%s: array count %llu exceeds the cap of %llu elements", what,
-                           (unsigned long long)n, (unsigned long long)MIO_GGUF_MAX_LEN);
+            return mio_err_set(MIO_ERR_LIMIT, "%s: array count %llu exceeds the cap of %llu elements", what,
+                               (unsigned long long)n, (unsigned long long)MIO_GGUF_MAX_LEN);
         const uint8_t *q = p + 12;
         size_t erem = rem - 12;
         size_t es = gguf_type_size(et);
         if (es) {
             if (n > erem / es)
-                return err_set(MIO_ERR_TRUNCATED, "%s: array of %llu %s (%llu bytes) runs past the end (%zu bytes remain)",
-                               what, (unsigned long long)n, mio_gguf_type_name(et), (unsigned long long)n * es, erem);
+                return mio_err_set(MIO_ERR_TRUNCATED, "%s: array of %llu %s (%llu bytes) runs past the end (%zu bytes remain)",
+                                   what, (unsigned long long)n, mio_gguf_type_name(et), (unsigned long long)n * es, erem);
             if (et == MIO_GGUF_BOOL) {
                 for (uint64_t k = 0; k < n; k++)
                     if (q[k] > 1)
-                        return err_set(MIO_ERR_INVALID_KV, "%s: element %llu: bool byte is %u (must be 0 or 1)", what,
-                                       (unsigned long long)k, q[k]);
+                        return mio_err_set(MIO_ERR_INVALID_KV, "%s: element %llu: bool byte is %u (must be 0 or 1)", what,
+                                           (unsigned long long)k, q[k]);
             }
             *len = 12 + n * es;
             return MIO_OK;
@@ -73,8 +73,8 @@ mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint3
         /* Variable-size elements: every element takes at least 8 (string) or 12 (array) bytes. */
         uint64_t min_el = et == MIO_GGUF_STRING ? 8 : 12;
         if (n > erem / min_el)
-            return err_set(MIO_ERR_TRUNCATED, "%s: array claims %llu %s elements but only %zu bytes remain", what,
-                           (unsigned long long)n, mio_gguf_type_name(et), erem);
+            return mio_err_set(MIO_ERR_TRUNCATED, "%s: array claims %llu %s elements but only %zu bytes remain", what,
+                               (unsigned long long)n, mio_gguf_type_name(et), erem);
         if (et == MIO_GGUF_STRING) {
             /* Hot loop for vocabularies: inline the string check, and record each
              * element's offset (32-bit when the bytes allow) for O(1) access. */
@@ -84,9 +84,9 @@ mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint3
                 /* mem_big_*: warm, prefaulted blocks reused across opens (vocabularies are large) */
                 bool narrow = erem <= UINT32_MAX;
                 size_t bytes = (size_t)(n ? n : 1) * (narrow ? 4 : 8);
-                void *o = mem_big_calloc(bytes);
-                if (!o) return err_set(MIO_ERR_NOMEM, "%s: cannot allocate the index of %llu strings", what,
-                                       (unsigned long long)n);
+                void *o = mio_mem_big_calloc(bytes);
+                if (!o) return mio_err_set(MIO_ERR_NOMEM, "%s: cannot allocate the index of %llu strings", what,
+                                           (unsigned long long)n);
                 *idx = (gguf_str_index){o, bytes, narrow};
                 if (narrow) o32 = o; else o64 = o;
             }
@@ -95,16 +95,16 @@ mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint3
                 if (o32) o32[k] = (uint32_t)(q - base);
                 else if (o64) o64[k] = (uint64_t)(q - base);
                 size_t r = (size_t)(end - q);
-                if (r < 8) return err_set(MIO_ERR_TRUNCATED, "%s: element %llu: string length needs 8 bytes, %zu remain",
-                                          what, (unsigned long long)k, r);
+                if (r < 8) return mio_err_set(MIO_ERR_TRUNCATED, "%s: element %llu: string length needs 8 bytes, %zu remain",
+                                              what, (unsigned long long)k, r);
                 uint64_t sl = ld64(q);
                 if (sl > MIO_GGUF_MAX_LEN)
-                    return err_set(MIO_ERR_LIMIT, "%s: element %llu: string length %llu exceeds the cap of %llu bytes",
-                                   what, (unsigned long long)k, (unsigned long long)sl,
-                                   (unsigned long long)MIO_GGUF_MAX_LEN);
+                    return mio_err_set(MIO_ERR_LIMIT, "%s: element %llu: string length %llu exceeds the cap of %llu bytes",
+                                       what, (unsigned long long)k, (unsigned long long)sl,
+                                       (unsigned long long)MIO_GGUF_MAX_LEN);
                 if (sl > r - 8)
-                    return err_set(MIO_ERR_TRUNCATED, "%s: element %llu: string of %llu bytes runs past the end (%zu bytes remain)",
-                                   what, (unsigned long long)k, (unsigned long long)sl, r - 8);
+                    return mio_err_set(MIO_ERR_TRUNCATED, "%s: element %llu: string of %llu bytes runs past the end (%zu bytes remain)",
+                                       what, (unsigned long long)k, (unsigned long long)sl, r - 8);
                 q += 8 + sl;
             }
         } else {
@@ -112,7 +112,7 @@ mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint3
                 uint64_t l;
                 char sub[200];
                 snprintf(sub, sizeof sub, "%s[%llu]", what, (unsigned long long)k);
-                mio_status st = gguf_skip_value(q, end, et, depth + 1, &l, sub, NULL);
+                mio_status st = mio_gguf_skip_value(q, end, et, depth + 1, &l, sub, NULL);
                 if (st) return st;
                 q += l;
             }
@@ -120,35 +120,35 @@ mio_status gguf_skip_value(const uint8_t *p, const uint8_t *end, int type, uint3
         *len = (uint64_t)(q - p);
         return MIO_OK;
     }
-    return err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s: unknown value type %d", what, type);
+    return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s: unknown value type %d", what, type);
 }
 
-mio_str gguf_kv_key_at(const void *f, uint64_t i) { return ((const mio_gguf_file *)f)->kv[i].key; }
-mio_str gguf_tensor_name_at(const void *f, uint64_t i) { return ((const mio_gguf_file *)f)->tensors[i].name; }
+mio_str mio_gguf_kv_key_at(const void *f, uint64_t i) { return ((const mio_gguf_file *)f)->kv[i].key; }
+mio_str mio_gguf_tensor_name_at(const void *f, uint64_t i) { return ((const mio_gguf_file *)f)->tensors[i].name; }
 
-void gguf_file_free(mio_gguf_file *f) {
+void mio_gguf_file_free(mio_gguf_file *f) {
     if (!f) return;
-    for (uint64_t i = 0; i < f->n_kv; i++) mem_big_free(f->kv[i].str_index.p, f->kv[i].str_index.bytes);
+    for (uint64_t i = 0; i < f->n_kv; i++) mio_mem_big_free(f->kv[i].str_index.p, f->kv[i].str_index.bytes);
     free(f->kv);
     free(f->tensors);
-    namehash_free(&f->kv_hash);
-    namehash_free(&f->t_hash);
-    for (uint32_t p = 0; p < f->n_parts; p++) region_free(&f->parts[p].region);
+    mio_namehash_free(&f->kv_hash);
+    mio_namehash_free(&f->t_hash);
+    for (uint32_t p = 0; p < f->n_parts; p++) mio_region_free(&f->parts[p].region);
     free(f->parts);
     free(f);
 }
 
-mio_status gguf_index_tensors(mio_gguf_file *f) {
-    namehash_free(&f->t_hash);
-    mio_status st = namehash_init(&f->t_hash, f->n_tensors);
+mio_status mio_gguf_index_tensors(mio_gguf_file *f) {
+    mio_namehash_free(&f->t_hash);
+    mio_status st = mio_namehash_init(&f->t_hash, f->n_tensors);
     if (st) return st;
     for (uint64_t i = 0; i < f->n_tensors; i++) {
         uint64_t dup;
         const mio_str *nm = &f->tensors[i].name;
-        if (!namehash_insert(&f->t_hash, nm->ptr, nm->len, i, gguf_tensor_name_at, f, &dup)) {
+        if (!mio_namehash_insert(&f->t_hash, nm->ptr, nm->len, i, mio_gguf_tensor_name_at, f, &dup)) {
             char b[160];
-            return err_set(MIO_ERR_DUPLICATE_TENSOR, "tensor #%llu '%s' duplicates the name of tensor #%llu",
-                           (unsigned long long)i, esc_bytes(b, sizeof b, nm->ptr, nm->len), (unsigned long long)dup);
+            return mio_err_set(MIO_ERR_DUPLICATE_TENSOR, "tensor #%llu '%s' duplicates the name of tensor #%llu",
+                               (unsigned long long)i, mio_esc_bytes(b, sizeof b, nm->ptr, nm->len), (unsigned long long)dup);
         }
     }
     return MIO_OK;
@@ -191,22 +191,22 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
     cursor c = {base, base, base + size};
     if (size < 4 || memcmp(base, "GGUF", 4) != 0) {
         char b[40];
-        return err_set(MIO_ERR_BAD_MAGIC, "not a GGUF file: magic is '%s' (expected 'GGUF')",
-                       esc_bytes(b, sizeof b, base, size < 4 ? size : 4));
+        return mio_err_set(MIO_ERR_BAD_MAGIC, "not a GGUF file: magic is '%s' (expected 'GGUF')",
+                           mio_esc_bytes(b, sizeof b, base, size < 4 ? size : 4));
     }
-    if (size < 24) return err_set(MIO_ERR_TRUNCATED, "file has %zu bytes, a GGUF header needs at least 24", size);
+    if (size < 24) return mio_err_set(MIO_ERR_TRUNCATED, "file has %zu bytes, a GGUF header needs at least 24", size);
     uint32_t version = ld32(base + 4);
     if (version != 0 && (version & 0xffffu) == 0 && __builtin_bswap32(version) <= 3)
-        return err_set(MIO_ERR_BYTE_ORDER,
-                       "version field reads 0x%08x: this is a big-endian (byte-swapped) GGUF v%u file; only "
-                       "little-endian GGUF is supported",
-                       version, __builtin_bswap32(version));
+        return mio_err_set(MIO_ERR_BYTE_ORDER,
+                           "version field reads 0x%08x: this is a big-endian (byte-swapped) GGUF v%u file; only "
+                           "little-endian GGUF is supported",
+                           version, __builtin_bswap32(version));
     if (version == 1)
-        return err_set(MIO_ERR_UNSUPPORTED_VERSION,
-                       "GGUF version 1 (the 2023 pre-release format with 32-bit counts) is not supported; re-convert "
-                       "the model with a current converter");
+        return mio_err_set(MIO_ERR_UNSUPPORTED_VERSION,
+                           "GGUF version 1 (the 2023 pre-release format with 32-bit counts) is not supported; re-convert "
+                           "the model with a current converter");
     if (version != 2 && version != 3)
-        return err_set(MIO_ERR_UNSUPPORTED_VERSION, "unsupported GGUF version %u (supported: 2 and 3)", version);
+        return mio_err_set(MIO_ERR_UNSUPPORTED_VERSION, "unsupported GGUF version %u (supported: 2 and 3)", version);
     f->version = version;
     uint64_t n_tensors = ld64(base + 8), n_kv = ld64(base + 16);
     c.p = base + 24;
@@ -219,17 +219,17 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
                     need_kv + need_t < need_kv;
         if (over) snprintf(need_s, sizeof need_s, "more than 2^64");
         else snprintf(need_s, sizeof need_s, "at least %llu", (unsigned long long)need_kv + need_t);
-        return err_set(MIO_ERR_TRUNCATED,
-                       "header claims %llu metadata entries and %llu tensors, which need %s bytes, but only %zu bytes "
-                       "follow",
-                       (unsigned long long)n_kv, (unsigned long long)n_tensors, need_s, cur_rem(&c));
+        return mio_err_set(MIO_ERR_TRUNCATED,
+                           "header claims %llu metadata entries and %llu tensors, which need %s bytes, but only %zu bytes "
+                           "follow",
+                           (unsigned long long)n_kv, (unsigned long long)n_tensors, need_s, cur_rem(&c));
     }
     f->alignment = GGUF_DEFAULT_ALIGNMENT;
     f->kv = calloc(n_kv ? (size_t)n_kv : 1, sizeof *f->kv);
     f->tensors = calloc(n_tensors ? (size_t)n_tensors : 1, sizeof *f->tensors);
-    if (!f->kv || !f->tensors) return err_set(MIO_ERR_NOMEM, "out of memory for %llu entries and %llu tensors",
-                                              (unsigned long long)n_kv, (unsigned long long)n_tensors);
-    mio_status st = namehash_init(&f->kv_hash, n_kv);
+    if (!f->kv || !f->tensors) return mio_err_set(MIO_ERR_NOMEM, "out of memory for %llu entries and %llu tensors",
+                                                  (unsigned long long)n_kv, (unsigned long long)n_tensors);
+    mio_status st = mio_namehash_init(&f->kv_hash, n_kv);
     if (st) return st;
 
     for (uint64_t i = 0; i < n_kv; i++) {
@@ -237,32 +237,32 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
         f->n_kv = i + 1; /* counted from the start so a failure frees what this entry allocated */
         uint64_t at = cur_off(&c);
         if (cur_rem(&c) < 8)
-            return err_set(MIO_ERR_TRUNCATED, "metadata entry #%llu at byte %llu: key length needs 8 bytes, %zu remain",
-                           (unsigned long long)i, (unsigned long long)at, cur_rem(&c));
+            return mio_err_set(MIO_ERR_TRUNCATED, "metadata entry #%llu at byte %llu: key length needs 8 bytes, %zu remain",
+                               (unsigned long long)i, (unsigned long long)at, cur_rem(&c));
         uint64_t kl = ld64(c.p);
-        if (kl == 0) return err_set(MIO_ERR_INVALID_KV, "metadata entry #%llu at byte %llu has an empty key",
-                                    (unsigned long long)i, (unsigned long long)at);
+        if (kl == 0) return mio_err_set(MIO_ERR_INVALID_KV, "metadata entry #%llu at byte %llu has an empty key",
+                                        (unsigned long long)i, (unsigned long long)at);
         if (kl > MIO_GGUF_MAX_LEN)
-            return err_set(MIO_ERR_LIMIT, "metadata entry #%llu at byte %llu: key length %llu exceeds the cap of %llu bytes",
-                           (unsigned long long)i, (unsigned long long)at, (unsigned long long)kl,
-                           (unsigned long long)MIO_GGUF_MAX_LEN);
+            return mio_err_set(MIO_ERR_LIMIT, "metadata entry #%llu at byte %llu: key length %llu exceeds the cap of %llu bytes",
+                               (unsigned long long)i, (unsigned long long)at, (unsigned long long)kl,
+                               (unsigned long long)MIO_GGUF_MAX_LEN);
         if (kl > cur_rem(&c) - 8)
-            return err_set(MIO_ERR_TRUNCATED, "metadata entry #%llu at byte %llu: key of %llu bytes runs past the end",
-                           (unsigned long long)i, (unsigned long long)at, (unsigned long long)kl);
+            return mio_err_set(MIO_ERR_TRUNCATED, "metadata entry #%llu at byte %llu: key of %llu bytes runs past the end",
+                               (unsigned long long)i, (unsigned long long)at, (unsigned long long)kl);
         kv->key.ptr = (const char *)c.p + 8;
         kv->key.len = (size_t)kl;
         c.p += 8 + kl;
         char kb[160], what[220];
-        esc_bytes(kb, sizeof kb, kv->key.ptr, kv->key.len);
+        mio_esc_bytes(kb, sizeof kb, kv->key.ptr, kv->key.len);
         snprintf(what, sizeof what, "key '%s' (entry #%llu)", kb, (unsigned long long)i);
         uint64_t dup;
-        if (!namehash_insert(&f->kv_hash, kv->key.ptr, kv->key.len, i, gguf_kv_key_at, f, &dup))
-            return err_set(MIO_ERR_DUPLICATE_KEY, "%s duplicates entry #%llu", what, (unsigned long long)dup);
-        if (cur_rem(&c) < 4) return err_set(MIO_ERR_TRUNCATED, "%s: value type needs 4 bytes, %zu remain", what, cur_rem(&c));
+        if (!mio_namehash_insert(&f->kv_hash, kv->key.ptr, kv->key.len, i, mio_gguf_kv_key_at, f, &dup))
+            return mio_err_set(MIO_ERR_DUPLICATE_KEY, "%s duplicates entry #%llu", what, (unsigned long long)dup);
+        if (cur_rem(&c) < 4) return mio_err_set(MIO_ERR_TRUNCATED, "%s: value type needs 4 bytes, %zu remain", what, cur_rem(&c));
         kv->type = (int32_t)ld32(c.p);
         c.p += 4;
         uint64_t vl;
-        st = gguf_skip_value(c.p, c.end, kv->type, 0, &vl, what, &kv->str_index);
+        st = mio_gguf_skip_value(c.p, c.end, kv->type, 0, &vl, what, &kv->str_index);
         if (st) return st;
         kv->raw = c.p;
         kv->raw_len = (size_t)vl;
@@ -285,13 +285,13 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
         c.p += vl;
         if (kv->key.len == 17 && memcmp(kv->key.ptr, "general.alignment", 17) == 0) {
             if (kv->type != MIO_GGUF_U32)
-                return err_set(MIO_ERR_INVALID_ALIGNMENT, "general.alignment has type %s (must be u32)",
-                               mio_gguf_type_name(kv->type) ? mio_gguf_type_name(kv->type) : "?");
+                return mio_err_set(MIO_ERR_INVALID_ALIGNMENT, "general.alignment has type %s (must be u32)",
+                                   mio_gguf_type_name(kv->type) ? mio_gguf_type_name(kv->type) : "?");
             uint32_t a = ld32(kv->val);
             if (a == 0 || (a & (a - 1)) != 0 || a > GGUF_MAX_ALIGNMENT)
-                return err_set(MIO_ERR_INVALID_ALIGNMENT,
-                               "general.alignment is %u (must be a power of two between 1 and %u)", a,
-                               GGUF_MAX_ALIGNMENT);
+                return mio_err_set(MIO_ERR_INVALID_ALIGNMENT,
+                                   "general.alignment is %u (must be a power of two between 1 and %u)", a,
+                                   GGUF_MAX_ALIGNMENT);
             f->alignment = a;
         }
     }
@@ -300,31 +300,31 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
         mio_gguf_tensor *t = &f->tensors[i];
         uint64_t at = cur_off(&c);
         if (cur_rem(&c) < 8)
-            return err_set(MIO_ERR_TRUNCATED, "tensor info #%llu at byte %llu: name length needs 8 bytes, %zu remain",
-                           (unsigned long long)i, (unsigned long long)at, cur_rem(&c));
+            return mio_err_set(MIO_ERR_TRUNCATED, "tensor info #%llu at byte %llu: name length needs 8 bytes, %zu remain",
+                               (unsigned long long)i, (unsigned long long)at, cur_rem(&c));
         uint64_t nl = ld64(c.p);
         if (nl > cur_rem(&c) - 8)
-            return err_set(MIO_ERR_TRUNCATED, "tensor info #%llu at byte %llu: name of %llu bytes runs past the end",
-                           (unsigned long long)i, (unsigned long long)at, (unsigned long long)nl);
+            return mio_err_set(MIO_ERR_TRUNCATED, "tensor info #%llu at byte %llu: name of %llu bytes runs past the end",
+                               (unsigned long long)i, (unsigned long long)at, (unsigned long long)nl);
         t->name.ptr = (const char *)c.p + 8;
         t->name.len = (size_t)nl;
         c.p += 8 + nl;
         char nb_[160];
         /* the name escaped for a message, formatted only on an error path */
-#define nb esc_bytes(nb_, sizeof nb_, t->name.ptr, t->name.len)
-        if (nl == 0) return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor info #%llu has an empty name", (unsigned long long)i);
+#define nb mio_esc_bytes(nb_, sizeof nb_, t->name.ptr, t->name.len)
+        if (nl == 0) return mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor info #%llu has an empty name", (unsigned long long)i);
         if (nl >= GGUF_MAX_NAME)
-            return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor #%llu '%s': name is %llu bytes (must be under %u)",
-                           (unsigned long long)i, nb, (unsigned long long)nl, GGUF_MAX_NAME);
+            return mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor #%llu '%s': name is %llu bytes (must be under %u)",
+                               (unsigned long long)i, nb, (unsigned long long)nl, GGUF_MAX_NAME);
         if (cur_rem(&c) < 4)
-            return err_set(MIO_ERR_TRUNCATED, "tensor '%s': n_dims needs 4 bytes, %zu remain", nb, cur_rem(&c));
+            return mio_err_set(MIO_ERR_TRUNCATED, "tensor '%s': n_dims needs 4 bytes, %zu remain", nb, cur_rem(&c));
         uint32_t nd = ld32(c.p);
         c.p += 4;
         if (nd < 1 || nd > 4)
-            return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%s': n_dims is %u (must be 1..4)", nb, nd);
+            return mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%s': n_dims is %u (must be 1..4)", nb, nd);
         if (cur_rem(&c) < (size_t)nd * 8 + 12)
-            return err_set(MIO_ERR_TRUNCATED, "tensor '%s': dims, type and offset need %u bytes, %zu remain", nb,
-                           nd * 8 + 12, cur_rem(&c));
+            return mio_err_set(MIO_ERR_TRUNCATED, "tensor '%s': dims, type and offset need %u bytes, %zu remain", nb,
+                               nd * 8 + 12, cur_rem(&c));
         t->n_dims = nd;
         for (uint32_t d = 0; d < 4; d++) t->ne[d] = 1;
         for (uint32_t d = 0; d < nd; d++, c.p += 8) t->ne[d] = (int64_t)ld64(c.p);
@@ -332,49 +332,49 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
         t->offset = ld64(c.p + 4);
         c.p += 12;
         if (t->type < 0 || t->type >= MIO_TYPE_GGML_COUNT || !mio_type_name(t->type))
-            return err_set(MIO_ERR_UNSUPPORTED_TYPE, "tensor '%s': unknown ggml type code %d", nb, t->type);
+            return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "tensor '%s': unknown ggml type code %d", nb, t->type);
         st = mio_type_nbytes(t->type, nd, t->ne, &t->nbytes);
-        if (st) return err_prefix(st, "tensor '%s': ", nb);
+        if (st) return mio_err_prefix(st, "tensor '%s': ", nb);
 #undef nb
         f->n_tensors = i + 1;
     }
-    st = gguf_index_tensors(f);
+    st = mio_gguf_index_tensors(f);
     if (st) return st;
 
     /* Data section and tensor offsets: exactly the running padded sum, as llama.cpp requires. */
     gguf_part *part = &f->parts[0];
     part->header_size = cur_off(&c);
     if (!ck_pad(part->header_size, f->alignment, &part->data_offset))
-        return err_set(MIO_ERR_OVERFLOW, "data offset overflows");
+        return mio_err_set(MIO_ERR_OVERFLOW, "data offset overflows");
     uint64_t run = 0;
     for (uint64_t i = 0; i < n_tensors; i++) {
         mio_gguf_tensor *t = &f->tensors[i];
         char nb[160];
         if (t->offset != run)
-            return err_set(MIO_ERR_INVALID_OFFSET,
-                           "tensor '%s' (#%llu) has data offset %llu, expected %llu (previous tensors padded to %u)",
-                           esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len), (unsigned long long)i,
-                           (unsigned long long)t->offset, (unsigned long long)run, f->alignment);
+            return mio_err_set(MIO_ERR_INVALID_OFFSET,
+                               "tensor '%s' (#%llu) has data offset %llu, expected %llu (previous tensors padded to %u)",
+                               mio_esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len), (unsigned long long)i,
+                               (unsigned long long)t->offset, (unsigned long long)run, f->alignment);
         uint64_t padded;
         if (!ck_pad(t->nbytes, f->alignment, &padded) || !ck_add(run, padded, &run))
-            return err_set(MIO_ERR_OVERFLOW, "data section size overflows at tensor #%llu", (unsigned long long)i);
+            return mio_err_set(MIO_ERR_OVERFLOW, "data section size overflows at tensor #%llu", (unsigned long long)i);
     }
     for (uint64_t i = 0; i < n_tensors; i++) {
         mio_gguf_tensor *t = &f->tensors[i];
         uint64_t start, endb;
         if (!ck_add(part->data_offset, t->offset, &start) || !ck_add(start, t->nbytes, &endb))
-            return err_set(MIO_ERR_OVERFLOW, "tensor data end overflows at tensor #%llu", (unsigned long long)i);
+            return mio_err_set(MIO_ERR_OVERFLOW, "tensor data end overflows at tensor #%llu", (unsigned long long)i);
         if (endb > size) {
             const mio_gguf_tensor *last = &f->tensors[n_tensors - 1];
             uint64_t last_end = part->data_offset + last->offset + last->nbytes;
             uint64_t miss = last_end - size;
             char nb[160], hb[32];
-            return err_set(MIO_ERR_TRUNCATED,
-                           "tensor '%s' (#%llu of %llu) ends at byte %llu but the file has %zu bytes: %llu bytes%s "
-                           "of tensor data are missing — a truncated download?",
-                           esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len), (unsigned long long)i,
-                           (unsigned long long)n_tensors, (unsigned long long)endb, size, (unsigned long long)miss,
-                           human_size(hb, sizeof hb, miss));
+            return mio_err_set(MIO_ERR_TRUNCATED,
+                               "tensor '%s' (#%llu of %llu) ends at byte %llu but the file has %zu bytes: %llu bytes%s "
+                               "of tensor data are missing — a truncated download?",
+                               mio_esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len), (unsigned long long)i,
+                               (unsigned long long)n_tensors, (unsigned long long)endb, size, (unsigned long long)miss,
+                               human_size(hb, sizeof hb, miss));
         }
         t->data = base + start;
         t->part = 0;
@@ -389,8 +389,8 @@ static mio_status gguf_parse_region(mio_region *region, mio_gguf_file **out) {
     if (!f || !parts) {
         free(f);
         free(parts);
-        region_free(region);
-        return err_set(MIO_ERR_NOMEM, "out of memory");
+        mio_region_free(region);
+        return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
     f->parts = parts;
     f->n_parts = 1;
@@ -400,10 +400,10 @@ static mio_status gguf_parse_region(mio_region *region, mio_gguf_file **out) {
     if (st) {
         uint64_t bad = count_replacement_chars(parts[0].region.data, parts[0].region.size);
         if (bad && st != MIO_ERR_BAD_MAGIC && st != MIO_ERR_NOMEM)
-            err_append(" (the file contains %llu U+FFFD sequences 'ef bf bd': damage by a text-mode transfer "
-                       "that replaced invalid UTF-8 would explain this; re-download in binary mode)",
-                       (unsigned long long)bad);
-        gguf_file_free(f);
+            mio_err_append(" (the file contains %llu U+FFFD sequences 'ef bf bd': damage by a text-mode transfer "
+                           "that replaced invalid UTF-8 would explain this; re-download in binary mode)",
+                           (unsigned long long)bad);
+        mio_gguf_file_free(f);
         return st;
     }
     *out = f;
@@ -414,8 +414,8 @@ mio_status mio_gguf_open_buffer(const void *data, size_t len, uint32_t flags, mi
     bool take = (flags & MIO_BUFFER_TAKE) != 0;
     if (!out || (!data && len) || (flags & ~MIO_BUFFER_TAKE)) {
         if (take) free((void *)(uintptr_t)data);
-        return err_set(MIO_ERR_INVALID_ARG, !out ? "out is NULL" : !data ? "data is NULL" : "unknown flags 0x%x",
-                       flags);
+        return mio_err_set(MIO_ERR_INVALID_ARG, !out ? "out is NULL" : !data ? "data is NULL" : "unknown flags 0x%x",
+                           flags);
     }
     mio_region r = {0};
     r.data = data;
@@ -424,13 +424,13 @@ mio_status mio_gguf_open_buffer(const void *data, size_t len, uint32_t flags, mi
     return gguf_parse_region(&r, out);
 }
 
-mio_status gguf_open_single(const char *path, uint32_t flags, mio_gguf_file **out) {
+mio_status mio_gguf_open_single(const char *path, uint32_t flags, mio_gguf_file **out) {
     mio_region r;
-    mio_status st = (flags & MIO_OPEN_READ) ? region_read(path, &r) : region_map(path, &r);
+    mio_status st = (flags & MIO_OPEN_READ) ? mio_region_read(path, &r) : mio_region_map(path, &r);
     if (st) return st;
     st = gguf_parse_region(&r, out);
-    if (st) return err_prefix(st, "%s: ", path);
+    if (st) return mio_err_prefix(st, "%s: ", path);
     return MIO_OK;
 }
 
-void mio_gguf_close(mio_gguf_file *f) { gguf_file_free(f); }
+void mio_gguf_close(mio_gguf_file *f) { mio_gguf_file_free(f); }

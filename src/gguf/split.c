@@ -29,10 +29,10 @@ static bool split_name(const char *path, size_t *prefix, unsigned *no, unsigned 
 static mio_status split_keys(const mio_gguf_file *f, const char *path, uint64_t *no, uint64_t *count) {
     int64_t ino = mio_gguf_find_key(f, "split.no"), icount = mio_gguf_find_key(f, "split.count");
     if (ino < 0 || icount < 0)
-        return err_set(MIO_ERR_SPLIT, "%s: split part lacks the %s key", path, ino < 0 ? "split.no" : "split.count");
+        return mio_err_set(MIO_ERR_SPLIT, "%s: split part lacks the %s key", path, ino < 0 ? "split.no" : "split.count");
     mio_status st = mio_gguf_kv_u64(f, ino, no);
     if (!st) st = mio_gguf_kv_u64(f, icount, count);
-    if (st) return err_prefix(MIO_ERR_SPLIT, "%s: ", path);
+    if (st) return mio_err_prefix(MIO_ERR_SPLIT, "%s: ", path);
     return MIO_OK;
 }
 
@@ -40,32 +40,32 @@ static mio_status open_splits(const char *path, uint32_t flags, mio_gguf_file **
     size_t prefix;
     unsigned no, count;
     if (!split_name(path, &prefix, &no, &count))
-        return gguf_open_single(path, flags, out); /* not a split name: a plain file */
+        return mio_gguf_open_single(path, flags, out); /* not a split name: a plain file */
     if (no != 1)
-        return err_set(MIO_ERR_SPLIT, "%s: this is part %u of %u of a split model; open the first part, %.*s-00001-of-%05u.gguf, "
-                       "to load the whole model", path, no, count, (int)prefix, path, count);
-    if (count == 0) return err_set(MIO_ERR_SPLIT, "%s: split count in the file name is 0", path);
+        return mio_err_set(MIO_ERR_SPLIT, "%s: this is part %u of %u of a split model; open the first part, %.*s-00001-of-%05u.gguf, "
+                           "to load the whole model", path, no, count, (int)prefix, path, count);
+    if (count == 0) return mio_err_set(MIO_ERR_SPLIT, "%s: split count in the file name is 0", path);
     /* "-00001-of-00001": llama-quantize --keep-split names a one-part output so and
      * writes no split.* keys into it (llama.cpp reads it as a plain file) */
-    if (count == 1) return gguf_open_single(path, flags, out);
+    if (count == 1) return mio_gguf_open_single(path, flags, out);
     /* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers; sizeof *p is its element size */
     mio_gguf_file **parts = calloc(count, sizeof *parts);
     char *pp = malloc(strlen(path) + 1);
-    if (!parts || !pp) { free(parts); free(pp); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+    if (!parts || !pp) { free(parts); free(pp); return mio_err_set(MIO_ERR_NOMEM, "out of memory"); }
     mio_status st = MIO_OK;
     uint64_t n_tensors = 0;
     for (unsigned k = 0; k < count && !st; k++) {
         memcpy(pp, path, prefix);
         snprintf(pp + prefix, strlen(path) + 1 - prefix, "-%05u-of-%05u.gguf", k + 1, count);
-        st = gguf_open_single(pp, flags, &parts[k]);
-        if (st) { if (st == MIO_ERR_NOT_FOUND) err_prefix(st, "split part %u of %u is missing: ", k + 1, count); break; }
+        st = mio_gguf_open_single(pp, flags, &parts[k]);
+        if (st) { if (st == MIO_ERR_NOT_FOUND) mio_err_prefix(st, "split part %u of %u is missing: ", k + 1, count); break; }
         uint64_t sno, scount;
         st = split_keys(parts[k], pp, &sno, &scount);
         if (st) break;
         if (sno != k || scount != count) {
-            st = err_set(MIO_ERR_SPLIT, "%s: split.no = %llu and split.count = %llu, but the file name says part %u of %u "
+            st = mio_err_set(MIO_ERR_SPLIT, "%s: split.no = %llu and split.count = %llu, but the file name says part %u of %u "
                                         "(split.no is 0-based)",
-                         pp, (unsigned long long)sno, (unsigned long long)scount, k + 1, count);
+                             pp, (unsigned long long)sno, (unsigned long long)scount, k + 1, count);
             break;
         }
         n_tensors += parts[k]->n_tensors;
@@ -79,7 +79,7 @@ static mio_status open_splits(const char *path, uint32_t flags, mio_gguf_file **
         gguf_part *ps = realloc(m->parts, count * sizeof *ps);
         if (ts) m->tensors = ts;
         if (ps) m->parts = ps;
-        if (!ts || !ps) st = err_set(MIO_ERR_NOMEM, "out of memory merging %u split parts", count);
+        if (!ts || !ps) st = mio_err_set(MIO_ERR_NOMEM, "out of memory merging %u split parts", count);
         for (unsigned k = 1; k < count && !st; k++) {
             mio_gguf_file *p = parts[k];
             for (uint64_t t = 0; t < p->n_tensors; t++) {
@@ -91,10 +91,10 @@ static mio_status open_splits(const char *path, uint32_t flags, mio_gguf_file **
             m->n_parts = k + 1;
         }
         m->split = true;
-        if (!st) st = gguf_index_tensors(m);
-        if (st) { gguf_file_free(m); m = NULL; }
+        if (!st) st = mio_gguf_index_tensors(m);
+        if (st) { mio_gguf_file_free(m); m = NULL; }
     }
-    for (unsigned k = 0; k < count; k++) gguf_file_free(parts[k]);
+    for (unsigned k = 0; k < count; k++) mio_gguf_file_free(parts[k]);
     free(parts);
     free(pp);
     if (st) return st;
@@ -103,21 +103,21 @@ static mio_status open_splits(const char *path, uint32_t flags, mio_gguf_file **
 }
 
 mio_status mio_gguf_open(const char *path, uint32_t flags, mio_gguf_file **out) {
-    if (!path || !out) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !path ? "path" : "out");
-    if (flags & ~(MIO_OPEN_READ | MIO_OPEN_SPLITS)) return err_set(MIO_ERR_INVALID_ARG, "unknown open flags 0x%x", flags);
+    if (!path || !out) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !path ? "path" : "out");
+    if (flags & ~(MIO_OPEN_READ | MIO_OPEN_SPLITS)) return mio_err_set(MIO_ERR_INVALID_ARG, "unknown open flags 0x%x", flags);
     if (flags & MIO_OPEN_SPLITS) return open_splits(path, flags & MIO_OPEN_READ, out);
-    return gguf_open_single(path, flags, out);
+    return mio_gguf_open_single(path, flags, out);
 }
 
-const char *const gguf_split_keys[3] = {"split.no", "split.count", "split.tensors.count"};
+const char *const mio_gguf_split_keys[3] = {"split.no", "split.count", "split.tensors.count"};
 
-bool gguf_is_split_key(const char *key, size_t len) {
+bool mio_gguf_is_split_key(const char *key, size_t len) {
     for (int k = 0; k < 3; k++)
-        if (strlen(gguf_split_keys[k]) == len && memcmp(gguf_split_keys[k], key, len) == 0) return true;
+        if (strlen(mio_gguf_split_keys[k]) == len && memcmp(mio_gguf_split_keys[k], key, len) == 0) return true;
     return false;
 }
 
-mio_status gguf_open_model(const char *path, uint32_t flags, mio_gguf_file **out) {
+mio_status mio_gguf_open_model(const char *path, uint32_t flags, mio_gguf_file **out) {
     mio_gguf_file *f = NULL;
     mio_status st = mio_gguf_open(path, flags | MIO_OPEN_SPLITS, &f);
     if (st) return st;
@@ -125,9 +125,9 @@ mio_status gguf_open_model(const char *path, uint32_t flags, mio_gguf_file **out
     int64_t k = mio_gguf_find_key(f, "split.count");
     if (k >= 0 && mio_gguf_kv_u64(f, k, &n) == MIO_OK && n > 1 && mio_gguf_part_count(f) == 1) {
         mio_gguf_close(f);
-        return err_set(MIO_ERR_SPLIT, "%s: this file is one part of a model split into %llu files (split.count), but its "
-                       "name does not follow the name-0000K-of-%05llu.gguf pattern that locates the others; refusing to "
-                       "use part of a model — rename the parts", path, (unsigned long long)n, (unsigned long long)n);
+        return mio_err_set(MIO_ERR_SPLIT, "%s: this file is one part of a model split into %llu files (split.count), but its "
+                           "name does not follow the name-0000K-of-%05llu.gguf pattern that locates the others; refusing to "
+                           "use part of a model — rename the parts", path, (unsigned long long)n, (unsigned long long)n);
     }
     *out = f;
     return MIO_OK;

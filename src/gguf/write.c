@@ -36,7 +36,7 @@ enum { SINK_NONE, SINK_PATH, SINK_FD, SINK_CB };
 
 struct mio_writer {
     uint32_t flags;
-    uint32_t version; /* GGUF version written: 3, or 2 (gguf_writer_set_version) */
+    uint32_t version; /* GGUF version written: 3, or 2 (mio_gguf_writer_set_version) */
     uint32_t alignment;
     wkv *kv;
     uint64_t n_kv, cap_kv;
@@ -71,10 +71,10 @@ static mio_str wt_name_at(const void *w, uint64_t i) {
 }
 
 mio_status mio_writer_new(uint32_t flags, mio_writer **out) {
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
-    if (flags & ~MIO_WRITER_NO_EMPTY_PAD) return err_set(MIO_ERR_INVALID_ARG, "unknown writer flags 0x%x", flags);
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (flags & ~MIO_WRITER_NO_EMPTY_PAD) return mio_err_set(MIO_ERR_INVALID_ARG, "unknown writer flags 0x%x", flags);
     mio_writer *w = calloc(1, sizeof *w);
-    if (!w) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!w) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     w->flags = flags;
     w->version = 3;
     w->alignment = GGUF_DEFAULT_ALIGNMENT;
@@ -86,7 +86,7 @@ mio_status mio_writer_new(uint32_t flags, mio_writer **out) {
 }
 
 static void stream_abort(mio_writer *w) {
-    if (w->sink == SINK_PATH) atomic_abort(&w->af);
+    if (w->sink == SINK_PATH) mio_atomic_abort(&w->af);
     w->sink = SINK_NONE;
     w->state = W_DEAD;
 }
@@ -98,8 +98,8 @@ void mio_writer_free(mio_writer *w) {
     for (uint64_t i = 0; i < w->n_t; i++) free(w->t[i].name);
     free(w->kv);
     free(w->t);
-    namehash_free(&w->kv_hash);
-    namehash_free(&w->t_hash);
+    mio_namehash_free(&w->kv_hash);
+    mio_namehash_free(&w->t_hash);
     free(w);
 }
 
@@ -108,29 +108,29 @@ int64_t mio_writer_tensor_count(const mio_writer *w) { return w ? (int64_t)w->n_
 uint32_t mio_writer_alignment(const mio_writer *w) { return w ? w->alignment : 0; }
 
 static mio_status check_mutable(const mio_writer *w) {
-    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
-    if (w->state == W_STREAM) return err_set(MIO_ERR_STATE, "the writer is streaming; finish or free it before changing it");
+    if (!w) return mio_err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
+    if (w->state == W_STREAM) return mio_err_set(MIO_ERR_STATE, "the writer is streaming; finish or free it before changing it");
     return MIO_OK;
 }
 
 /* Store key = (type, raw) taking ownership of raw; replaces in place if present. */
 static mio_status put_kv(mio_writer *w, const char *key, size_t key_len, int32_t type, uint8_t *raw, size_t raw_len) {
     mio_status st = check_mutable(w);
-    if (!st && !key) st = err_set(MIO_ERR_INVALID_ARG, "key is NULL");
-    if (!st && key_len == 0) st = err_set(MIO_ERR_INVALID_KV, "metadata key is empty");
-    if (!st && key_len > MIO_GGUF_MAX_LEN) st = err_set(MIO_ERR_LIMIT, "metadata key is longer than 2^30 bytes");
+    if (!st && !key) st = mio_err_set(MIO_ERR_INVALID_ARG, "key is NULL");
+    if (!st && key_len == 0) st = mio_err_set(MIO_ERR_INVALID_KV, "metadata key is empty");
+    if (!st && key_len > MIO_GGUF_MAX_LEN) st = mio_err_set(MIO_ERR_LIMIT, "metadata key is longer than 2^30 bytes");
     if (!st && key_len == 17 && memcmp(key, "general.alignment", 17) == 0) {
         uint32_t a = type == MIO_GGUF_U32 ? ld32(raw) : 0;
         if (type != MIO_GGUF_U32)
-            st = err_set(MIO_ERR_INVALID_ALIGNMENT, "general.alignment must be a u32, not %s", mio_gguf_type_name(type));
+            st = mio_err_set(MIO_ERR_INVALID_ALIGNMENT, "general.alignment must be a u32, not %s", mio_gguf_type_name(type));
         else if (a == 0 || (a & (a - 1)) || a > GGUF_MAX_ALIGNMENT)
-            st = err_set(MIO_ERR_INVALID_ALIGNMENT, "general.alignment is %u (must be a power of two between 1 and %u)",
-                         a, GGUF_MAX_ALIGNMENT);
+            st = mio_err_set(MIO_ERR_INVALID_ALIGNMENT, "general.alignment is %u (must be a power of two between 1 and %u)",
+                             a, GGUF_MAX_ALIGNMENT);
         else
             w->alignment = a;
     }
     if (st) { free(raw); return st; }
-    int64_t at = namehash_find(&w->kv_hash, key, key_len, wkv_key_at, w);
+    int64_t at = mio_namehash_find(&w->kv_hash, key, key_len, wkv_key_at, w);
     if (at >= 0) {
         free(w->kv[at].raw);
         w->kv[at].type = type;
@@ -141,19 +141,19 @@ static mio_status put_kv(mio_writer *w, const char *key, size_t key_len, int32_t
     if (w->n_kv == w->cap_kv) {
         uint64_t nc = w->cap_kv ? w->cap_kv * 2 : 16;
         wkv *nk = realloc(w->kv, (size_t)nc * sizeof *nk);
-        if (!nk) { free(raw); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+        if (!nk) { free(raw); return mio_err_set(MIO_ERR_NOMEM, "out of memory"); }
         w->kv = nk;
         w->cap_kv = nc;
     }
     char *k = malloc(key_len + 1);
-    if (!k) { free(raw); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+    if (!k) { free(raw); return mio_err_set(MIO_ERR_NOMEM, "out of memory"); }
     memcpy(k, key, key_len);
     k[key_len] = 0;
     w->kv[w->n_kv] = (wkv){k, key_len, type, raw, raw_len};
     w->n_kv++;
-    st = namehash_reserve(&w->kv_hash, w->n_kv - 1, w->n_kv, wkv_key_at, w);
+    st = mio_namehash_reserve(&w->kv_hash, w->n_kv - 1, w->n_kv, wkv_key_at, w);
     if (st) { w->n_kv--; free(k); free(raw); return st; }
-    namehash_insert(&w->kv_hash, k, key_len, w->n_kv - 1, wkv_key_at, w, NULL);
+    mio_namehash_insert(&w->kv_hash, k, key_len, w->n_kv - 1, wkv_key_at, w, NULL);
     return MIO_OK;
 }
 
@@ -161,7 +161,7 @@ static mio_status put_kv(mio_writer *w, const char *key, size_t key_len, int32_t
  * value, so that a NULL writer or key is reported as such whatever else is wrong. */
 static mio_status setter_check(const mio_writer *w, const char *key) {
     mio_status st = check_mutable(w);
-    if (!st && !key) st = err_set(MIO_ERR_INVALID_ARG, "key is NULL");
+    if (!st && !key) st = mio_err_set(MIO_ERR_INVALID_ARG, "key is NULL");
     return st;
 }
 
@@ -169,7 +169,7 @@ static mio_status set_fixed(mio_writer *w, const char *key, int32_t type, const 
     mio_status st = setter_check(w, key);
     if (st) return st;
     uint8_t *raw = malloc(n);
-    if (!raw) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!raw) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     memcpy(raw, v, n);
     return put_kv(w, key, key ? strlen(key) : 0, type, raw, n);
 }
@@ -192,10 +192,10 @@ mio_status mio_writer_set_bool(mio_writer *w, const char *key, int v) {
 mio_status mio_writer_set_str(mio_writer *w, const char *key, const char *s, size_t len) {
     mio_status st = setter_check(w, key);
     if (st) return st;
-    if (!s && len) return err_set(MIO_ERR_INVALID_ARG, "s is NULL (len %zu)", len);
-    if (len > MIO_GGUF_MAX_LEN) return err_set(MIO_ERR_LIMIT, "string of %zu bytes exceeds the 2^30 cap", len);
+    if (!s && len) return mio_err_set(MIO_ERR_INVALID_ARG, "s is NULL (len %zu)", len);
+    if (len > MIO_GGUF_MAX_LEN) return mio_err_set(MIO_ERR_LIMIT, "string of %zu bytes exceeds the 2^30 cap", len);
     uint8_t *raw = malloc(8 + len);
-    if (!raw) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!raw) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     uint64_t l = len;
     memcpy(raw, &l, 8);
     if (len) memcpy(raw + 8, s, len);
@@ -206,18 +206,18 @@ mio_status mio_writer_set_arr(mio_writer *w, const char *key, int elem_type, con
     mio_status st = setter_check(w, key);
     if (st) return st;
     size_t es = gguf_type_size(elem_type);
-    if (!es) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "mio_writer_set_arr takes a fixed-width element type, not %d (%s)",
-                            elem_type, mio_gguf_type_name(elem_type) ? mio_gguf_type_name(elem_type) : "unknown");
-    if (n > MIO_GGUF_MAX_LEN) return err_set(MIO_ERR_LIMIT, "array of %llu elements exceeds the 2^30 cap", (unsigned long long)n);
-    if (!data && n) return err_set(MIO_ERR_INVALID_ARG, "data is NULL (n %llu)", (unsigned long long)n);
+    if (!es) return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "mio_writer_set_arr takes a fixed-width element type, not %d (%s)",
+                                elem_type, mio_gguf_type_name(elem_type) ? mio_gguf_type_name(elem_type) : "unknown");
+    if (n > MIO_GGUF_MAX_LEN) return mio_err_set(MIO_ERR_LIMIT, "array of %llu elements exceeds the 2^30 cap", (unsigned long long)n);
+    if (!data && n) return mio_err_set(MIO_ERR_INVALID_ARG, "data is NULL (n %llu)", (unsigned long long)n);
     if (elem_type == MIO_GGUF_BOOL)
         for (uint64_t k = 0; k < n; k++)
             if (((const uint8_t *)data)[k] > 1)
-                return err_set(MIO_ERR_INVALID_KV, "bool array element %llu is %u (must be 0 or 1)", (unsigned long long)k,
-                               ((const uint8_t *)data)[k]);
+                return mio_err_set(MIO_ERR_INVALID_KV, "bool array element %llu is %u (must be 0 or 1)", (unsigned long long)k,
+                                   ((const uint8_t *)data)[k]);
     size_t len = 12 + (size_t)n * es;
     uint8_t *raw = malloc(len);
-    if (!raw) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!raw) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     int32_t et = elem_type;
     memcpy(raw, &et, 4);
     memcpy(raw + 4, &n, 8);
@@ -229,17 +229,17 @@ mio_status mio_writer_set_arr_str(mio_writer *w, const char *key, const char *co
                                   uint64_t n) {
     mio_status st = setter_check(w, key);
     if (st) return st;
-    if (n > MIO_GGUF_MAX_LEN) return err_set(MIO_ERR_LIMIT, "array of %llu elements exceeds the 2^30 cap", (unsigned long long)n);
-    if (!strs && n) return err_set(MIO_ERR_INVALID_ARG, "strs is NULL (n %llu)", (unsigned long long)n);
+    if (n > MIO_GGUF_MAX_LEN) return mio_err_set(MIO_ERR_LIMIT, "array of %llu elements exceeds the 2^30 cap", (unsigned long long)n);
+    if (!strs && n) return mio_err_set(MIO_ERR_INVALID_ARG, "strs is NULL (n %llu)", (unsigned long long)n);
     uint64_t len = 12;
     for (uint64_t k = 0; k < n; k++) {
-        if (!strs[k] && (!lens || lens[k])) return err_set(MIO_ERR_INVALID_ARG, "strs[%llu] is NULL", (unsigned long long)k);
+        if (!strs[k] && (!lens || lens[k])) return mio_err_set(MIO_ERR_INVALID_ARG, "strs[%llu] is NULL", (unsigned long long)k);
         uint64_t l = lens ? lens[k] : strlen(strs[k]);
-        if (l > MIO_GGUF_MAX_LEN) return err_set(MIO_ERR_LIMIT, "string %llu exceeds the 2^30 cap", (unsigned long long)k);
-        if (!ck_add(len, 8 + l, &len) || len > SIZE_MAX / 2) return err_set(MIO_ERR_OVERFLOW, "string array too large");
+        if (l > MIO_GGUF_MAX_LEN) return mio_err_set(MIO_ERR_LIMIT, "string %llu exceeds the 2^30 cap", (unsigned long long)k);
+        if (!ck_add(len, 8 + l, &len) || len > SIZE_MAX / 2) return mio_err_set(MIO_ERR_OVERFLOW, "string array too large");
     }
     uint8_t *raw = malloc((size_t)len);
-    if (!raw) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!raw) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     int32_t et = MIO_GGUF_STRING;
     memcpy(raw, &et, 4);
     memcpy(raw + 4, &n, 8);
@@ -256,44 +256,44 @@ mio_status mio_writer_set_arr_str(mio_writer *w, const char *key, const char *co
 mio_status mio_writer_remove_key(mio_writer *w, const char *key) {
     mio_status st = check_mutable(w);
     if (st) return st;
-    if (!key) return err_set(MIO_ERR_INVALID_ARG, "key is NULL");
-    int64_t at = namehash_find(&w->kv_hash, key, strlen(key), wkv_key_at, w);
-    if (at < 0) return err_set(MIO_ERR_NOT_FOUND, "key '%s' is not set", key);
+    if (!key) return mio_err_set(MIO_ERR_INVALID_ARG, "key is NULL");
+    int64_t at = mio_namehash_find(&w->kv_hash, key, strlen(key), wkv_key_at, w);
+    if (at < 0) return mio_err_set(MIO_ERR_NOT_FOUND, "key '%s' is not set", key);
     if (strcmp(key, "general.alignment") == 0) w->alignment = GGUF_DEFAULT_ALIGNMENT;
     free(w->kv[at].key);
     free(w->kv[at].raw);
     memmove(&w->kv[at], &w->kv[at + 1], (size_t)(w->n_kv - (uint64_t)at - 1) * sizeof *w->kv);
     w->n_kv--;
     /* Indices shifted: rebuild the hash. */
-    namehash_free(&w->kv_hash);
-    st = namehash_init(&w->kv_hash, w->n_kv * 2);
+    mio_namehash_free(&w->kv_hash);
+    st = mio_namehash_init(&w->kv_hash, w->n_kv * 2);
     if (st) return st;
-    for (uint64_t i = 0; i < w->n_kv; i++) namehash_insert(&w->kv_hash, w->kv[i].key, w->kv[i].key_len, i, wkv_key_at, w, NULL);
+    for (uint64_t i = 0; i < w->n_kv; i++) mio_namehash_insert(&w->kv_hash, w->kv[i].key, w->kv[i].key_len, i, wkv_key_at, w, NULL);
     return MIO_OK;
 }
 
-mio_status gguf_writer_set_version(mio_writer *w, uint32_t version) {
+mio_status mio_gguf_writer_set_version(mio_writer *w, uint32_t version) {
     mio_status st = check_mutable(w);
     if (st) return st;
     if (version != 2 && version != 3)
-        return err_set(MIO_ERR_UNSUPPORTED_VERSION, "GGUF version %u cannot be written (2 or 3)", version);
+        return mio_err_set(MIO_ERR_UNSUPPORTED_VERSION, "GGUF version %u cannot be written (2 or 3)", version);
     w->version = version;
     return MIO_OK;
 }
 
-mio_status gguf_writer_set_raw(mio_writer *w, const char *key, int type, const void *raw, size_t raw_len) {
+mio_status mio_gguf_writer_set_raw(mio_writer *w, const char *key, int type, const void *raw, size_t raw_len) {
     mio_status st = setter_check(w, key);
     if (st) return st;
     uint64_t len = 0;
     const uint8_t *p = raw;
-    if (!raw && raw_len) return err_set(MIO_ERR_INVALID_ARG, "raw is NULL");
-    st = gguf_skip_value(p, p + raw_len, type, 0, &len, key, NULL);
+    if (!raw && raw_len) return mio_err_set(MIO_ERR_INVALID_ARG, "raw is NULL");
+    st = mio_gguf_skip_value(p, p + raw_len, type, 0, &len, key, NULL);
     if (st) return st;
     if (len != raw_len)
-        return err_set(MIO_ERR_INVALID_KV, "key '%s': the %s value is %llu bytes, %zu given", key,
-                       mio_gguf_type_name(type) ? mio_gguf_type_name(type) : "?", (unsigned long long)len, raw_len);
+        return mio_err_set(MIO_ERR_INVALID_KV, "key '%s': the %s value is %llu bytes, %zu given", key,
+                           mio_gguf_type_name(type) ? mio_gguf_type_name(type) : "?", (unsigned long long)len, raw_len);
     uint8_t *copy = malloc(raw_len ? raw_len : 1);
-    if (!copy) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!copy) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (raw_len) memcpy(copy, raw, raw_len);
     return put_kv(w, key, strlen(key), type, copy, raw_len);
 }
@@ -301,13 +301,13 @@ mio_status gguf_writer_set_raw(mio_writer *w, const char *key, int type, const v
 mio_status mio_writer_copy_kv(mio_writer *w, const mio_gguf_file *src, int64_t i) {
     mio_status st = check_mutable(w);
     if (st) return st;
-    if (!src) return err_set(MIO_ERR_INVALID_ARG, "source file src is NULL");
+    if (!src) return mio_err_set(MIO_ERR_INVALID_ARG, "source file src is NULL");
     if (i < 0 || (uint64_t)i >= src->n_kv)
-        return err_set(MIO_ERR_INVALID_ARG, "source entry %lld does not exist (the file has %llu entries)", (long long)i,
-                       (unsigned long long)src->n_kv);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "source entry %lld does not exist (the file has %llu entries)", (long long)i,
+                           (unsigned long long)src->n_kv);
     const gguf_kv *kv = &src->kv[i];
     uint8_t *raw = malloc(kv->raw_len ? kv->raw_len : 1);
-    if (!raw) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!raw) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     memcpy(raw, kv->raw, kv->raw_len);
     return put_kv(w, kv->key.ptr, kv->key.len, kv->type, raw, kv->raw_len);
 }
@@ -315,8 +315,8 @@ mio_status mio_writer_copy_kv(mio_writer *w, const mio_gguf_file *src, int64_t i
 mio_status mio_writer_copy_all_kv(mio_writer *w, const mio_gguf_file *src, const char *const *skip, size_t n_skip) {
     mio_status st = check_mutable(w);
     if (st) return st;
-    if (!src) return err_set(MIO_ERR_INVALID_ARG, "source file src is NULL");
-    if (!skip && n_skip) return err_set(MIO_ERR_INVALID_ARG, "skip is NULL (n_skip %zu)", n_skip);
+    if (!src) return mio_err_set(MIO_ERR_INVALID_ARG, "source file src is NULL");
+    if (!skip && n_skip) return mio_err_set(MIO_ERR_INVALID_ARG, "skip is NULL (n_skip %zu)", n_skip);
     for (uint64_t i = 0; i < src->n_kv; i++) {
         const mio_str *k = &src->kv[i].key;
         bool skipped = false;
@@ -333,15 +333,15 @@ mio_status mio_writer_copy_all_kv(mio_writer *w, const mio_gguf_file *src, const
  * reader checks the same sums), so such a layout is refused instead of being
  * written with wrapped offsets. */
 static mio_status err_data_overflow(const char *name, uint64_t index, uint64_t nbytes, uint64_t before, uint32_t align) {
-    return err_set(MIO_ERR_OVERFLOW,
-                   "tensor '%s' (#%llu, %llu bytes) would make the data section 2^64 bytes or more: the tensors "
-                   "before it take %llu bytes (each padded to the alignment %u)",
-                   name, (unsigned long long)index, (unsigned long long)nbytes, (unsigned long long)before, align);
+    return mio_err_set(MIO_ERR_OVERFLOW,
+                       "tensor '%s' (#%llu, %llu bytes) would make the data section 2^64 bytes or more: the tensors "
+                       "before it take %llu bytes (each padded to the alignment %u)",
+                       name, (unsigned long long)index, (unsigned long long)nbytes, (unsigned long long)before, align);
 }
 
 /* Assign every tensor its offset at the current alignment and return the padded
  * data size (the last tensor's padding included, as written); refreshes the cache.
- * *out is written on every path: the compiler cannot see that err_set()'s status
+ * *out is written on every path: the compiler cannot see that mio_err_set()'s status
  * is non-zero, and at -O3 would warn that callers may read it uninitialized. */
 static mio_status data_layout(mio_writer *w, uint64_t *out) {
     uint64_t off = 0;
@@ -364,41 +364,41 @@ static mio_status add_tensor(mio_writer *w, const char *name, int type, uint32_t
                              const void *data, size_t len, bool has_data) {
     mio_status st = check_mutable(w);
     if (st) return st;
-    if (!name) return err_set(MIO_ERR_INVALID_ARG, "name is NULL");
-    if (!*name) return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor name is empty");
+    if (!name) return mio_err_set(MIO_ERR_INVALID_ARG, "name is NULL");
+    if (!*name) return mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor name is empty");
     size_t nl = strlen(name);
     if (nl >= GGUF_MAX_NAME)
-        return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor name '%.40s...' is %zu bytes (must be under %u)", name, nl,
-                       GGUF_MAX_NAME);
+        return mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor name '%.40s...' is %zu bytes (must be under %u)", name, nl,
+                           GGUF_MAX_NAME);
     if (type < 0 || type >= MIO_TYPE_GGML_COUNT || !mio_type_name(type))
-        return err_set(MIO_ERR_UNSUPPORTED_TYPE, "tensor '%s': %d is not a ggml type code", name, type);
+        return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "tensor '%s': %d is not a ggml type code", name, type);
     uint64_t nbytes;
     st = mio_type_nbytes(type, n_dims, ne, &nbytes);
-    if (st) return err_prefix(st, "tensor '%s': ", name);
+    if (st) return mio_err_prefix(st, "tensor '%s': ", name);
     /* A NULL pointer with a length is an argument error whatever the length is
      * (NULL with len 0 is an empty buffer, judged by its size). */
-    if (has_data && !data && len) return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': data is NULL (len %zu)", name, len);
+    if (has_data && !data && len) return mio_err_set(MIO_ERR_INVALID_ARG, "tensor '%s': data is NULL (len %zu)", name, len);
     if (has_data && len != nbytes)
-        return err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s': %zu data bytes given, %s x dims needs %llu", name, len,
-                       mio_type_name(type), (unsigned long long)nbytes);
-    if (namehash_find(&w->t_hash, name, nl, wt_name_at, w) >= 0)
-        return err_set(MIO_ERR_DUPLICATE_TENSOR, "tensor '%s' is already in the writer", name);
+        return mio_err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s': %zu data bytes given, %s x dims needs %llu", name, len,
+                           mio_type_name(type), (unsigned long long)nbytes);
+    if (mio_namehash_find(&w->t_hash, name, nl, wt_name_at, w) >= 0)
+        return mio_err_set(MIO_ERR_DUPLICATE_TENSOR, "tensor '%s' is already in the writer", name);
     /* The data section with this tensor must stay below 2^64 bytes at the current
      * alignment; begin checks again (general.alignment may still change). */
     uint64_t before = w->data_size, padded, after;
     if (w->data_align != w->alignment && (st = data_layout(w, &before)) != MIO_OK)
-        return err_prefix(st, "cannot add tensor '%s': ", name);
+        return mio_err_prefix(st, "cannot add tensor '%s': ", name);
     if (!ck_pad(nbytes, w->alignment, &padded) || !ck_add(before, padded, &after))
         return err_data_overflow(name, w->n_t, nbytes, before, w->alignment);
     if (w->n_t == w->cap_t) {
         uint64_t nc = w->cap_t ? w->cap_t * 2 : 64;
         wtensor *nt = realloc(w->t, (size_t)nc * sizeof *nt);
-        if (!nt) return err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!nt) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         w->t = nt;
         w->cap_t = nc;
     }
     char *nm = malloc(nl + 1);
-    if (!nm) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!nm) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     memcpy(nm, name, nl + 1);
     wtensor *t = &w->t[w->n_t];
     memset(t, 0, sizeof *t);
@@ -411,9 +411,9 @@ static mio_status add_tensor(mio_writer *w, const char *name, int type, uint32_t
     t->offset = before;
     t->data = has_data ? data : NULL;
     w->n_t++;
-    st = namehash_reserve(&w->t_hash, w->n_t - 1, w->n_t, wt_name_at, w);
+    st = mio_namehash_reserve(&w->t_hash, w->n_t - 1, w->n_t, wt_name_at, w);
     if (st) { w->n_t--; free(nm); return st; }
-    namehash_insert(&w->t_hash, nm, nl, w->n_t - 1, wt_name_at, w, NULL);
+    mio_namehash_insert(&w->t_hash, nm, nl, w->n_t - 1, wt_name_at, w, NULL);
     w->data_size = after;
     return MIO_OK;
 }
@@ -459,20 +459,20 @@ static void put(uint8_t **p, const void *v, size_t n) { memcpy(*p, v, n); *p += 
  * exist): tensor offsets, the data size and header + data below 2^64. */
 static mio_status build_header(mio_writer *w, uint8_t **out, size_t *out_len, uint64_t *total) {
     uint64_t hs, ds, data, sum;
-    if (!header_bytes(w, &hs)) return err_set(MIO_ERR_OVERFLOW, "the header size overflows 64 bits");
+    if (!header_bytes(w, &hs)) return mio_err_set(MIO_ERR_OVERFLOW, "the header size overflows 64 bits");
     if (w->n_t == 0 && (w->flags & MIO_WRITER_NO_EMPTY_PAD)) ds = hs;
-    else if (!ck_pad(hs, w->alignment, &ds)) return err_set(MIO_ERR_OVERFLOW, "the header size overflows 64 bits");
+    else if (!ck_pad(hs, w->alignment, &ds)) return mio_err_set(MIO_ERR_OVERFLOW, "the header size overflows 64 bits");
     mio_status st = data_layout(w, &data);
     if (st) return st;
     if (!ck_add(ds, data, &sum))
-        return err_set(MIO_ERR_OVERFLOW,
-                       "the header (%llu bytes with its padding to %u) and the data section (%llu bytes) together "
-                       "make 2^64 bytes or more",
-                       (unsigned long long)ds, w->alignment, (unsigned long long)data);
+        return mio_err_set(MIO_ERR_OVERFLOW,
+                           "the header (%llu bytes with its padding to %u) and the data section (%llu bytes) together "
+                           "make 2^64 bytes or more",
+                           (unsigned long long)ds, w->alignment, (unsigned long long)data);
     if (ds > SIZE_MAX / 2)
-        return err_set(MIO_ERR_OVERFLOW, "a header of %llu bytes does not fit in memory", (unsigned long long)ds);
+        return mio_err_set(MIO_ERR_OVERFLOW, "a header of %llu bytes does not fit in memory", (unsigned long long)ds);
     uint8_t *buf = calloc(1, (size_t)ds ? (size_t)ds : 1);
-    if (!buf) return err_set(MIO_ERR_NOMEM, "cannot allocate %llu header bytes", (unsigned long long)ds);
+    if (!buf) return mio_err_set(MIO_ERR_NOMEM, "cannot allocate %llu header bytes", (unsigned long long)ds);
     uint8_t *p = buf;
     uint32_t version = w->version;
     uint64_t nt = w->n_t, nk = w->n_kv;
@@ -509,14 +509,14 @@ static mio_status sink_write(mio_writer *w, const void *p, size_t n) {
     if (!n) return MIO_OK;
     switch (w->sink) {
     case SINK_PATH: {
-        mio_status st = atomic_check(&w->af);
-        return st ? st : fd_write_all(w->af.fd, p, n, w->af.tmp_path);
+        mio_status st = mio_atomic_check(&w->af);
+        return st ? st : mio_fd_write_all(w->af.fd, p, n, w->af.tmp_path);
     }
-    case SINK_FD: return fd_write_all(w->fd, p, n, "the output descriptor");
+    case SINK_FD: return mio_fd_write_all(w->fd, p, n, "the output descriptor");
     case SINK_CB:
-        if (w->fn(w->user, p, n) != 0) return err_set(MIO_ERR_IO, "the write callback reported a failure");
+        if (w->fn(w->user, p, n) != 0) return mio_err_set(MIO_ERR_IO, "the write callback reported a failure");
         return MIO_OK;
-    default: return err_set(MIO_ERR_STATE, "no output is open");
+    default: return mio_err_set(MIO_ERR_STATE, "no output is open");
     }
 }
 
@@ -535,8 +535,8 @@ static mio_status begin(mio_writer *w, uint8_t *hdr, size_t hl, uint64_t total) 
 }
 
 static mio_status begin_check(mio_writer *w) {
-    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
-    if (w->state == W_STREAM) return err_set(MIO_ERR_STATE, "a write is already in progress");
+    if (!w) return mio_err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
+    if (w->state == W_STREAM) return mio_err_set(MIO_ERR_STATE, "a write is already in progress");
     w->state = W_IDLE;
     return MIO_OK;
 }
@@ -546,9 +546,9 @@ mio_status mio_writer_begin_file(mio_writer *w, const char *path) {
     size_t hl = 0;
     uint64_t total = 0;
     mio_status st = begin_check(w);
-    if (!st && !path) st = err_set(MIO_ERR_INVALID_ARG, "path is NULL");
+    if (!st && !path) st = mio_err_set(MIO_ERR_INVALID_ARG, "path is NULL");
     if (!st) st = build_header(w, &hdr, &hl, &total);
-    if (!st) st = atomic_open(path, &w->af);
+    if (!st) st = mio_atomic_open(path, &w->af);
     if (st) { free(hdr); return st; }
     w->sink = SINK_PATH;
     return begin(w, hdr, hl, total);
@@ -560,7 +560,7 @@ mio_status mio_writer_begin_fd(mio_writer *w, int fd) {
     uint64_t total = 0;
     mio_status st = begin_check(w);
     if (st) return st;
-    if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
+    if (fd < 0) return mio_err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
     if ((st = build_header(w, &hdr, &hl, &total)) != MIO_OK) return st;
     w->fd = fd;
     w->sink = SINK_FD;
@@ -573,7 +573,7 @@ mio_status mio_writer_begin_cb(mio_writer *w, mio_write_fn fn, void *user) {
     uint64_t total = 0;
     mio_status st = begin_check(w);
     if (st) return st;
-    if (!fn) return err_set(MIO_ERR_INVALID_ARG, "write callback fn is NULL");
+    if (!fn) return mio_err_set(MIO_ERR_INVALID_ARG, "write callback fn is NULL");
     if ((st = build_header(w, &hdr, &hl, &total)) != MIO_OK) return st;
     w->fn = fn;
     w->user = user;
@@ -594,41 +594,41 @@ static mio_status write_zeros(mio_writer *w, uint64_t n) {
 }
 
 mio_status mio_writer_write_tensor(mio_writer *w, const void *data, size_t len) {
-    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
-    if (w->state != W_STREAM) return err_set(MIO_ERR_STATE, "no streamed write is in progress (call a begin function first)");
+    if (!w) return mio_err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
+    if (w->state != W_STREAM) return mio_err_set(MIO_ERR_STATE, "no streamed write is in progress (call a begin function first)");
     if (w->next >= w->n_t) {
-        mio_status st = err_set(MIO_ERR_TOO_MANY_TENSORS, "tensor data call %llu, but only %llu tensors were declared",
-                                (unsigned long long)w->next + 1, (unsigned long long)w->n_t);
+        mio_status st = mio_err_set(MIO_ERR_TOO_MANY_TENSORS, "tensor data call %llu, but only %llu tensors were declared",
+                                    (unsigned long long)w->next + 1, (unsigned long long)w->n_t);
         stream_abort(w);
         return st;
     }
     const wtensor *t = &w->t[w->next];
     if (w->part_done) {
-        mio_status st = err_set(MIO_ERR_STATE, "tensor '%s' (#%llu) is being written in pieces (%llu of %llu bytes so far); "
-                                "finish it with mio_writer_write_tensor_part", t->name, (unsigned long long)w->next,
-                                (unsigned long long)w->part_done, (unsigned long long)t->nbytes);
+        mio_status st = mio_err_set(MIO_ERR_STATE, "tensor '%s' (#%llu) is being written in pieces (%llu of %llu bytes so far); "
+                                    "finish it with mio_writer_write_tensor_part", t->name, (unsigned long long)w->next,
+                                    (unsigned long long)w->part_done, (unsigned long long)t->nbytes);
         stream_abort(w);
         return st;
     }
     if (!data && t->data && (len == 0 || len == t->nbytes)) { data = t->data; len = (size_t)t->nbytes; }
     if (!data && len) {
-        mio_status st = t->data ? err_set(MIO_ERR_INVALID_ARG, "tensor '%s' (#%llu): data is NULL (len %zu)", t->name,
-                                          (unsigned long long)w->next, len)
-                                : err_set(MIO_ERR_INVALID_ARG, "tensor '%s' (#%llu) was declared without data and data is "
-                                          "NULL (len %zu)", t->name, (unsigned long long)w->next, len);
+        mio_status st = t->data ? mio_err_set(MIO_ERR_INVALID_ARG, "tensor '%s' (#%llu): data is NULL (len %zu)", t->name,
+                                              (unsigned long long)w->next, len)
+                                : mio_err_set(MIO_ERR_INVALID_ARG, "tensor '%s' (#%llu) was declared without data and data is "
+                                              "NULL (len %zu)", t->name, (unsigned long long)w->next, len);
         stream_abort(w);
         return st;
     }
     if (len != t->nbytes) {
-        mio_status st = err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s' (#%llu) needs %llu bytes, %zu given", t->name,
-                                (unsigned long long)w->next, (unsigned long long)t->nbytes, len);
+        mio_status st = mio_err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s' (#%llu) needs %llu bytes, %zu given", t->name,
+                                    (unsigned long long)w->next, (unsigned long long)t->nbytes, len);
         stream_abort(w);
         return st;
     }
     mio_status st = sink_write(w, data, len);
     if (!st) st = write_zeros(w, pad_to(t->nbytes, w->alignment) - t->nbytes);
     if (st) {
-        err_prefix(st, "tensor '%s': ", t->name);
+        mio_err_prefix(st, "tensor '%s': ", t->name);
         stream_abort(w);
         return st;
     }
@@ -637,25 +637,25 @@ mio_status mio_writer_write_tensor(mio_writer *w, const void *data, size_t len) 
 }
 
 mio_status mio_writer_write_tensor_part(mio_writer *w, const void *data, size_t len) {
-    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
-    if (w->state != W_STREAM) return err_set(MIO_ERR_STATE, "no streamed write is in progress (call a begin function first)");
+    if (!w) return mio_err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
+    if (w->state != W_STREAM) return mio_err_set(MIO_ERR_STATE, "no streamed write is in progress (call a begin function first)");
     if (w->next >= w->n_t) {
-        mio_status st = err_set(MIO_ERR_TOO_MANY_TENSORS, "tensor data piece after the last of the %llu declared tensors",
-                                (unsigned long long)w->n_t);
+        mio_status st = mio_err_set(MIO_ERR_TOO_MANY_TENSORS, "tensor data piece after the last of the %llu declared tensors",
+                                    (unsigned long long)w->n_t);
         stream_abort(w);
         return st;
     }
     const wtensor *t = &w->t[w->next];
     if (!data && len) {
-        mio_status st = err_set(MIO_ERR_INVALID_ARG, "tensor '%s' (#%llu): data is NULL (len %zu)", t->name,
-                                (unsigned long long)w->next, len);
+        mio_status st = mio_err_set(MIO_ERR_INVALID_ARG, "tensor '%s' (#%llu): data is NULL (len %zu)", t->name,
+                                    (unsigned long long)w->next, len);
         stream_abort(w);
         return st;
     }
     if (len > t->nbytes - w->part_done) {
-        mio_status st = err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s' (#%llu) needs %llu bytes; %llu are written and a "
-                                "piece of %zu would pass the end", t->name, (unsigned long long)w->next,
-                                (unsigned long long)t->nbytes, (unsigned long long)w->part_done, len);
+        mio_status st = mio_err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s' (#%llu) needs %llu bytes; %llu are written and a "
+                                    "piece of %zu would pass the end", t->name, (unsigned long long)w->next,
+                                    (unsigned long long)t->nbytes, (unsigned long long)w->part_done, len);
         stream_abort(w);
         return st;
     }
@@ -663,7 +663,7 @@ mio_status mio_writer_write_tensor_part(mio_writer *w, const void *data, size_t 
     if (!st) w->part_done += len;
     if (!st && w->part_done == t->nbytes) st = write_zeros(w, pad_to(t->nbytes, w->alignment) - t->nbytes);
     if (st) {
-        err_prefix(st, "tensor '%s': ", t->name);
+        mio_err_prefix(st, "tensor '%s': ", t->name);
         stream_abort(w);
         return st;
     }
@@ -675,20 +675,20 @@ mio_status mio_writer_write_tensor_part(mio_writer *w, const void *data, size_t 
 }
 
 mio_status mio_writer_finish(mio_writer *w) {
-    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
-    if (w->state != W_STREAM) return err_set(MIO_ERR_STATE, "no streamed write is in progress");
+    if (!w) return mio_err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
+    if (w->state != W_STREAM) return mio_err_set(MIO_ERR_STATE, "no streamed write is in progress");
     if (w->next != w->n_t) {
         mio_status st = w->part_done
-            ? err_set(MIO_ERR_INCOMPLETE, "finish after %llu of %llu tensors; tensor '%s' has %llu of its %llu bytes",
-                      (unsigned long long)w->next, (unsigned long long)w->n_t, w->t[w->next].name,
-                      (unsigned long long)w->part_done, (unsigned long long)w->t[w->next].nbytes)
-            : err_set(MIO_ERR_INCOMPLETE, "finish after %llu of %llu tensors; tensor '%s' and later are missing",
-                      (unsigned long long)w->next, (unsigned long long)w->n_t, w->t[w->next].name);
+            ? mio_err_set(MIO_ERR_INCOMPLETE, "finish after %llu of %llu tensors; tensor '%s' has %llu of its %llu bytes",
+                          (unsigned long long)w->next, (unsigned long long)w->n_t, w->t[w->next].name,
+                          (unsigned long long)w->part_done, (unsigned long long)w->t[w->next].nbytes)
+            : mio_err_set(MIO_ERR_INCOMPLETE, "finish after %llu of %llu tensors; tensor '%s' and later are missing",
+                          (unsigned long long)w->next, (unsigned long long)w->n_t, w->t[w->next].name);
         stream_abort(w);
         return st;
     }
     mio_status st = MIO_OK;
-    if (w->sink == SINK_PATH) st = atomic_commit(&w->af);
+    if (w->sink == SINK_PATH) st = mio_atomic_commit(&w->af);
     w->sink = SINK_NONE;
     w->state = st ? W_DEAD : W_IDLE;
     return st;
@@ -703,11 +703,11 @@ static mio_status write_all_tensors(mio_writer *w) {
 }
 
 static mio_status check_all_data(const mio_writer *w) {
-    if (!w) return err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
+    if (!w) return mio_err_set(MIO_ERR_INVALID_ARG, "writer w is NULL");
     for (uint64_t i = 0; i < w->n_t; i++)
         if (!w->t[i].data && w->t[i].nbytes)
-            return err_set(MIO_ERR_INCOMPLETE, "tensor '%s' was declared without data; use the streaming calls",
-                           w->t[i].name);
+            return mio_err_set(MIO_ERR_INCOMPLETE, "tensor '%s' was declared without data; use the streaming calls",
+                               w->t[i].name);
     return MIO_OK;
 }
 
@@ -729,8 +729,8 @@ mio_status mio_writer_write_cb(mio_writer *w, mio_write_fn fn, void *user) {
     return st ? st : write_all_tensors(w);
 }
 
-mio_status gguf_writer_copy_tensor(mio_writer *w, const mio_gguf_file *f, const mio_gguf_tensor *t,
-                                   uint64_t *bytes_done) {
+mio_status mio_gguf_writer_copy_tensor(mio_writer *w, const mio_gguf_file *f, const mio_gguf_tensor *t,
+                                       uint64_t *bytes_done) {
     const size_t piece = (size_t)4 << 20;
     const uint8_t *p = t->data;
     uint64_t left = t->nbytes;

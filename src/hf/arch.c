@@ -96,21 +96,21 @@ static const hf_arch k_archs[] = {
      .n_block = N_OF(k_qwen3_block), .pooling_check = true, .reranker_check = true},
 };
 
-const char *const hf_arch_supported_list =
+const char *const mio_hf_arch_supported_list =
     "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM";
 
-const hf_arch *hf_arch_find(const char *hf_name) {
+const hf_arch *mio_hf_arch_find(const char *hf_name) {
     for (size_t i = 0; i < N_OF(k_archs); i++)
         if (strcmp(k_archs[i].hf_name, hf_name) == 0) return &k_archs[i];
     return NULL;
 }
 
-const hf_tensor_rule *hf_arch_global_rules(size_t *n) {
+const hf_tensor_rule *mio_hf_arch_global_rules(size_t *n) {
     *n = N_OF(k_global);
     return k_global;
 }
 
-int64_t hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d) {
+int64_t mio_hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d) {
     switch (r->dim[k]) {
     case D_HIDDEN: return d->hidden;
     case D_VOCAB: return d->vocab;
@@ -140,8 +140,8 @@ static bool split_block_name(const char *name, int64_t *bid, const char **rest) 
     return true;
 }
 
-bool hf_arch_map(const hf_arch *a, const char *hf, int64_t n_layer, char out[HF_NAME_MAX], const hf_tensor_rule **rule,
-                 int64_t *bid) {
+bool mio_hf_arch_map(const hf_arch *a, const char *hf, int64_t n_layer, char out[HF_NAME_MAX], const hf_tensor_rule **rule,
+                     int64_t *bid) {
     *bid = -1;
     for (size_t i = 0; i < N_OF(k_global); i++)
         if (strcmp(hf, k_global[i].hf) == 0) {
@@ -163,7 +163,7 @@ bool hf_arch_map(const hf_arch *a, const char *hf, int64_t n_layer, char out[HF_
 }
 
 /* The reference drops these before mapping (ModelBase.prepare_tensors). */
-bool hf_name_is_dropped(const char *hf) {
+bool mio_hf_name_is_dropped(const char *hf) {
     static const char *const suffix[] = {".attention.masked_bias", ".attention.bias", ".rotary_emb.inv_freq"};
     size_t n = strlen(hf);
     for (size_t i = 0; i < N_OF(suffix); i++) {
@@ -176,7 +176,7 @@ bool hf_name_is_dropped(const char *hf) {
 /* The source rows of a q/k permutation (LlamaModel.permute): viewing the rows
  * as (heads, 2, rows/heads/2), the output swaps the last two axes, so output
  * row h*2*half + i*2 + j is source row h*2*half + j*half + i. */
-uint64_t hf_permute_src_row(uint64_t out_row, uint64_t rows, uint64_t n_head) {
+uint64_t mio_hf_permute_src_row(uint64_t out_row, uint64_t rows, uint64_t n_head) {
     uint64_t per = rows / n_head, half = per / 2;
     uint64_t h = out_row / per, r = out_row % per;
     uint64_t i = r / 2, j = r % 2;
@@ -185,8 +185,8 @@ uint64_t hf_permute_src_row(uint64_t out_row, uint64_t rows, uint64_t n_head) {
 
 /* llama3 rope scaling (LlamaModel.generate_extra_tensors): one factor per
  * rotary frequency pair, as torch computes it in f32. */
-void hf_llama3_rope_factors(float *out, int64_t dim, double base, double factor, double low_freq_factor,
-                            double high_freq_factor, double old_context_len) {
+void mio_hf_llama3_rope_factors(float *out, int64_t dim, double base, double factor, double low_freq_factor,
+                                double high_freq_factor, double old_context_len) {
     double low_freq_wavelen = old_context_len / low_freq_factor;
     double high_freq_wavelen = old_context_len / high_freq_factor;
     for (int64_t k = 0; k < dim / 2; k++) {

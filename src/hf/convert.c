@@ -42,7 +42,7 @@ void mio_hf_default_params(mio_hf_params *p) {
 mio_status mio_hf_default_params_sized(mio_hf_params *p, size_t size) {
     mio_hf_params d;
     mio_hf_default_params(&d);
-    return abi_defaults_sized(p, size, &d, sizeof d, "mio_hf_params");
+    return mio_abi_defaults_sized(p, size, &d, sizeof d, "mio_hf_params");
 }
 
 /* ------------------------------------------------------------ small helpers */
@@ -61,13 +61,13 @@ static char *path_join(const char *dir, const char *name) {
 static mio_status hf_read_json(const char *dir, const char *name, bool optional, cJSON **out) {
     *out = NULL;
     char *path = path_join(dir, name);
-    if (!path) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!path) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     FILE *fp = fopen(path, "rb");
     if (!fp) {
         int e = errno;
         mio_status st = MIO_OK;
         if (!(optional && e == ENOENT))
-            st = err_set(e == ENOENT ? MIO_ERR_NOT_FOUND : MIO_ERR_IO, "%s: %s", path, strerror(e));
+            st = mio_err_set(e == ENOENT ? MIO_ERR_NOT_FOUND : MIO_ERR_IO, "%s: %s", path, strerror(e));
         free(path);
         return st;
     }
@@ -75,22 +75,22 @@ static mio_status hf_read_json(const char *dir, const char *name, bool optional,
     char *buf = NULL;
     struct stat sb;
     if (fstat(fileno(fp), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        st = err_set(MIO_ERR_IO, "%s: not a regular file", path);
+        st = mio_err_set(MIO_ERR_IO, "%s: not a regular file", path);
         goto done;
     }
     if ((uint64_t)sb.st_size > HF_MAX_JSON) {
-        st = err_set(MIO_ERR_LIMIT, "%s: %llu bytes, more than the %zu a JSON file may have here", path,
-                     (unsigned long long)sb.st_size, HF_MAX_JSON);
+        st = mio_err_set(MIO_ERR_LIMIT, "%s: %llu bytes, more than the %zu a JSON file may have here", path,
+                         (unsigned long long)sb.st_size, HF_MAX_JSON);
         goto done;
     }
     size_t n = (size_t)sb.st_size;
     buf = malloc(n + 1);
     if (!buf) {
-        st = err_set(MIO_ERR_NOMEM, "out of memory reading %s", path);
+        st = mio_err_set(MIO_ERR_NOMEM, "out of memory reading %s", path);
         goto done;
     }
     if (fread(buf, 1, n, fp) != n) {
-        st = err_set(MIO_ERR_IO, "%s: short read", path);
+        st = mio_err_set(MIO_ERR_IO, "%s: short read", path);
         goto done;
     }
     buf[n] = 0;
@@ -98,7 +98,7 @@ static mio_status hf_read_json(const char *dir, const char *name, bool optional,
     cJSON *j = cJSON_ParseWithLengthOpts(buf, n, &end, 0);
     if (!j) {
         size_t at = end && end >= buf ? (size_t)(end - buf) : 0;
-        st = err_set(MIO_ERR_INVALID_JSON, "%s: not valid JSON (error near byte %zu)", path, at);
+        st = mio_err_set(MIO_ERR_INVALID_JSON, "%s: not valid JSON (error near byte %zu)", path, at);
         goto done;
     }
     *out = j;
@@ -127,13 +127,13 @@ static const cJSON *find_hparam(const cJSON *o, const char *const *keys, const c
 static mio_status json_u32(const cJSON *v, const char *file, const char *key, uint32_t *out) {
     if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble > 4294967295.0 ||
         v->valuedouble != floor(v->valuedouble))
-        return err_set(MIO_ERR_INVALID_JSON, "%s: \"%s\" must be an integer in 0..4294967295", file, key);
+        return mio_err_set(MIO_ERR_INVALID_JSON, "%s: \"%s\" must be an integer in 0..4294967295", file, key);
     *out = (uint32_t)v->valuedouble;
     return MIO_OK;
 }
 
 static mio_status json_num(const cJSON *v, const char *file, const char *key, double *out) {
-    if (!cJSON_IsNumber(v)) return err_set(MIO_ERR_INVALID_JSON, "%s: \"%s\" must be a number", file, key);
+    if (!cJSON_IsNumber(v)) return mio_err_set(MIO_ERR_INVALID_JSON, "%s: \"%s\" must be a number", file, key);
     *out = v->valuedouble;
     return MIO_OK;
 }
@@ -203,17 +203,17 @@ static void ctx_free(hf_ctx *c) {
 
 static mio_status load_config(hf_ctx *c) {
     mio_status st = hf_read_json(c->dir, "config.json", false, &c->config_raw);
-    if (st) return err_prefix(st, "checkpoint %s: ", c->dir);
-    if (!cJSON_IsObject(c->config_raw)) return err_set(MIO_ERR_INVALID_JSON, "%s/config.json: not a JSON object", c->dir);
+    if (st) return mio_err_prefix(st, "checkpoint %s: ", c->dir);
+    if (!cJSON_IsObject(c->config_raw)) return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: not a JSON object", c->dir);
     char file[4096];
     snprintf(file, sizeof file, "%s/config.json", c->dir);
-    if ((st = hf_hparams(c->config_raw, file, &c->config))) return st;
+    if ((st = mio_hf_hparams(c->config_raw, file, &c->config))) return st;
     /* TextModel: {**hparams, **hparams["text_config"]} */
     const cJSON *tc = jget(c->config_raw, "text_config");
     if (cJSON_IsObject(tc))
         for (const cJSON *it = tc->child; it; it = it->next) {
             cJSON *dup = cJSON_Duplicate(it, 1);
-            if (!dup) return err_set(MIO_ERR_NOMEM, "out of memory");
+            if (!dup) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
             if (jget(c->config, it->string))
                 cJSON_ReplaceItemInObjectCaseSensitive(c->config, it->string, dup);
             else
@@ -222,11 +222,11 @@ static mio_status load_config(hf_ctx *c) {
     const cJSON *archs = jget(c->config_raw, "architectures");
     const cJSON *a0 = cJSON_IsArray(archs) ? cJSON_GetArrayItem(archs, 0) : NULL;
     if (!a0 || !cJSON_IsString(a0))
-        return err_set(MIO_ERR_INVALID_JSON, "%s/config.json: no \"architectures\" list naming the model class", c->dir);
-    c->arch = hf_arch_find(a0->valuestring);
+        return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: no \"architectures\" list naming the model class", c->dir);
+    c->arch = mio_hf_arch_find(a0->valuestring);
     if (!c->arch)
-        return err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: architecture %s is not supported (supported: %s)", c->dir,
-                       a0->valuestring, hf_arch_supported_list);
+        return mio_err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: architecture %s is not supported (supported: %s)", c->dir,
+                           a0->valuestring, mio_hf_arch_supported_list);
     return MIO_OK;
 }
 
@@ -234,13 +234,13 @@ static mio_status cfg_dim(const hf_ctx *c, const char *const *keys, bool require
     const char *which = keys[0];
     const cJSON *v = find_hparam(c->config, keys, &which);
     if (!v) {
-        if (required) return err_set(MIO_ERR_NOT_FOUND, "%s/config.json: \"%s\" is missing", c->dir, keys[0]);
+        if (required) return mio_err_set(MIO_ERR_NOT_FOUND, "%s/config.json: \"%s\" is missing", c->dir, keys[0]);
         *out = dflt;
         return MIO_OK;
     }
     uint32_t u = 0;
     mio_status st = json_u32(v, "config.json", which, &u);
-    if (st) return err_prefix(st, "%s/", c->dir);
+    if (st) return mio_err_prefix(st, "%s/", c->dir);
     *out = u;
     return MIO_OK;
 }
@@ -260,11 +260,11 @@ static mio_status load_dims(hf_ctx *c) {
         (st = cfg_dim(c, k_ff, true, 0, &d->ff)) || (st = cfg_dim(c, k_head, true, 0, &d->n_head)) ||
         (st = cfg_dim(c, k_vocab, true, 0, &d->vocab)))
         return st;
-    if (d->n_head == 0) return err_set(MIO_ERR_INVALID_JSON, "%s/config.json: num_attention_heads is 0", c->dir);
+    if (d->n_head == 0) return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: num_attention_heads is 0", c->dir);
     if ((st = cfg_dim(c, k_kv, false, d->n_head, &d->n_head_kv)) ||
         (st = cfg_dim(c, k_hd, false, d->hidden / d->n_head, &d->head_dim)))
         return st;
-    if (d->n_head_kv == 0) return err_set(MIO_ERR_INVALID_JSON, "%s/config.json: num_key_value_heads is 0", c->dir);
+    if (d->n_head_kv == 0) return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: num_key_value_heads is 0", c->dir);
     return MIO_OK;
 }
 
@@ -276,9 +276,9 @@ static mio_status add_part_name(hf_ctx *c, const char *name) {
     for (uint32_t i = 0; i < c->n_parts; i++)
         if (strcmp(c->part_names[i], name) == 0) return MIO_OK;
     char **np = realloc(c->part_names, (c->n_parts + 1) * sizeof *np);
-    if (!np) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!np) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     c->part_names = np;
-    if (!(np[c->n_parts] = strdup(name))) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!(np[c->n_parts] = strdup(name))) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     c->n_parts++;
     return MIO_OK;
 }
@@ -287,7 +287,7 @@ static mio_status add_part_name(hf_ctx *c, const char *name) {
  * *any tells whether there is one, collect adds them to the part list. */
 static mio_status list_parts(hf_ctx *c, const char *prefix, const char *suffix, bool collect, bool *any) {
     DIR *dd = opendir(c->dir);
-    if (!dd) return err_set(errno == ENOENT ? MIO_ERR_NOT_FOUND : MIO_ERR_IO, "%s: %s", c->dir, strerror(errno));
+    if (!dd) return mio_err_set(errno == ENOENT ? MIO_ERR_NOT_FOUND : MIO_ERR_IO, "%s: %s", c->dir, strerror(errno));
     mio_status st = MIO_OK;
     *any = false;
     for (struct dirent *e; (e = readdir(dd));) {
@@ -358,17 +358,17 @@ static mio_status index_tensors(hf_ctx *c) {
         c->n_parts = 0;
         const cJSON *wm = jget(index, "weight_map");
         if (!cJSON_IsObject(wm)) {
-            st = err_set(MIO_ERR_INVALID_METADATA, "%s/model.safetensors.index.json: no \"weight_map\" object", c->dir);
+            st = mio_err_set(MIO_ERR_INVALID_METADATA, "%s/model.safetensors.index.json: no \"weight_map\" object", c->dir);
             goto done;
         }
         size_t n = (size_t)cJSON_GetArraySize(wm);
         ie = calloc(n ? n : 1, sizeof *ie);
-        if (!ie) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+        if (!ie) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
         for (const cJSON *it = wm->child; it; it = it->next) {
             if (!cJSON_IsString(it) || strchr(it->valuestring, '/')) {
-                st = err_set(MIO_ERR_INVALID_METADATA,
-                             "%s/model.safetensors.index.json: weight_map[\"%s\"] must be a file name in the directory",
-                             c->dir, it->string);
+                st = mio_err_set(MIO_ERR_INVALID_METADATA,
+                                 "%s/model.safetensors.index.json: weight_map[\"%s\"] must be a file name in the directory",
+                                 c->dir, it->string);
                 goto done;
             }
             ie[n_ie++] = (index_entry){it->string, it->valuestring};
@@ -377,29 +377,29 @@ static mio_status index_tensors(hf_ctx *c) {
     } else if (c->n_parts == 0) {
         if ((st = list_parts(c, "pytorch_model", ".bin", false, &any_bin))) goto done;
         if (any_bin)
-            st = err_set(MIO_ERR_UNSUPPORTED,
-                         "%s: the weights are pickled PyTorch files (pytorch_model*.bin), which are not read (unpickling "
-                         "runs code); convert them to safetensors first", c->dir);
+            st = mio_err_set(MIO_ERR_UNSUPPORTED,
+                             "%s: the weights are pickled PyTorch files (pytorch_model*.bin), which are not read (unpickling "
+                             "runs code); convert them to safetensors first", c->dir);
         else
-            st = err_set(MIO_ERR_NOT_FOUND, "%s: no model weights (model.safetensors, model-*.safetensors with "
+            st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: no model weights (model.safetensors, model-*.safetensors with "
                                             "model.safetensors.index.json)", c->dir);
         goto done;
     }
     if (c->n_parts == 0) {
-        st = err_set(MIO_ERR_INVALID_METADATA, "%s/model.safetensors.index.json: weight_map names no shard", c->dir);
+        st = mio_err_set(MIO_ERR_INVALID_METADATA, "%s/model.safetensors.index.json: weight_map names no shard", c->dir);
         goto done;
     }
     qsort(c->part_names, c->n_parts, sizeof *c->part_names, cmp_str);
     c->parts = calloc(c->n_parts, sizeof(mio_st_file *));
-    if (!c->parts) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+    if (!c->parts) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
     size_t total = 0;
     for (uint32_t i = 0; i < c->n_parts; i++) {
         char *path = path_join(c->dir, c->part_names[i]);
-        if (!path) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+        if (!path) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
         st = mio_st_open(path, MIO_OPEN_MMAP, &c->parts[i]);
         if (st) {
             if (st == MIO_ERR_NOT_FOUND && index)
-                st = err_prefix(st, "model.safetensors.index.json names shard %s, which is missing: ", c->part_names[i]);
+                st = mio_err_prefix(st, "model.safetensors.index.json names shard %s, which is missing: ", c->part_names[i]);
             free(path);
             goto done;
         }
@@ -407,7 +407,7 @@ static mio_status index_tensors(hf_ctx *c) {
         total += (size_t)mio_st_tensor_count(c->parts[i]);
     }
     c->src = calloc(total ? total : 1, sizeof *c->src);
-    if (!c->src) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+    if (!c->src) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
     if (ie) qsort(ie, n_ie, sizeof *ie, cmp_index);
     for (uint32_t i = 0; i < c->n_parts; i++) {
         int64_t n = mio_st_tensor_count(c->parts[i]);
@@ -416,8 +416,8 @@ static mio_status index_tensors(hf_ctx *c) {
             if ((st = mio_st_tensor_info(c->parts[i], k, &t))) goto done;
             char name[1024];
             if (t.name.len >= sizeof name || memchr(t.name.ptr, 0, t.name.len)) {
-                st = err_set(MIO_ERR_INVALID_TENSOR_INFO, "%s/%s: tensor name of %zu bytes is not a usable name",
-                             c->dir, c->part_names[i], t.name.len);
+                st = mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "%s/%s: tensor name of %zu bytes is not a usable name",
+                                 c->dir, c->part_names[i], t.name.len);
                 goto done;
             }
             memcpy(name, t.name.ptr, t.name.len);
@@ -426,15 +426,15 @@ static mio_status index_tensors(hf_ctx *c) {
                 index_entry key = {name, NULL};
                 index_entry *hit = bsearch(&key, ie, n_ie, sizeof *ie, cmp_index);
                 if (!hit) {
-                    st = err_set(MIO_ERR_INVALID_METADATA,
-                                 "%s/%s holds tensor %s, which model.safetensors.index.json does not list", c->dir,
-                                 c->part_names[i], name);
+                    st = mio_err_set(MIO_ERR_INVALID_METADATA,
+                                     "%s/%s holds tensor %s, which model.safetensors.index.json does not list", c->dir,
+                                     c->part_names[i], name);
                     goto done;
                 }
                 if (strcmp(hit->file, c->part_names[i]) != 0) {
-                    st = err_set(MIO_ERR_INVALID_METADATA,
-                                 "%s: tensor %s is in %s but model.safetensors.index.json places it in %s", c->dir,
-                                 name, c->part_names[i], hit->file);
+                    st = mio_err_set(MIO_ERR_INVALID_METADATA,
+                                     "%s: tensor %s is in %s but model.safetensors.index.json places it in %s", c->dir,
+                                     name, c->part_names[i], hit->file);
                     goto done;
                 }
                 hit->file = NULL; /* seen */
@@ -442,15 +442,15 @@ static mio_status index_tensors(hf_ctx *c) {
             char *fn;
             if (!filter_name(name, &fn)) continue;
             char *orig = fn ? strdup(name) : NULL;
-            if (!orig) { free(fn); st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+            if (!orig) { free(fn); st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
             c->src[c->n_src++] = (hf_src){.name = fn, .orig = orig, .part = i, .index = k};
         }
     }
     for (size_t k = 0; k < n_ie; k++)
         if (ie[k].file) {
-            st = err_set(MIO_ERR_INVALID_METADATA,
-                         "%s: model.safetensors.index.json lists tensor %s in %s, but that shard does not hold it",
-                         c->dir, ie[k].tensor, ie[k].file);
+            st = mio_err_set(MIO_ERR_INVALID_METADATA,
+                             "%s: model.safetensors.index.json lists tensor %s in %s, but that shard does not hold it",
+                             c->dir, ie[k].tensor, ie[k].file);
             goto done;
         }
     qsort(c->src, c->n_src, sizeof *c->src, cmp_src);
@@ -458,12 +458,12 @@ static mio_status index_tensors(hf_ctx *c) {
      * the reference keeps one silently; refuse it instead */
     if (c->n_src > 1) {
         char **names = malloc(c->n_src * sizeof *names);
-        if (!names) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+        if (!names) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
         for (size_t k = 0; k < c->n_src; k++) names[k] = c->src[k].name;
         qsort(names, c->n_src, sizeof *names, cmp_str);
         for (size_t k = 1; k < c->n_src && !st; k++)
             if (strcmp(names[k - 1], names[k]) == 0)
-                st = err_set(MIO_ERR_DUPLICATE_TENSOR, "%s: tensor %s appears twice in the checkpoint", c->dir, names[k]);
+                st = mio_err_set(MIO_ERR_DUPLICATE_TENSOR, "%s: tensor %s appears twice in the checkpoint", c->dir, names[k]);
         free(names);
     }
 done:
@@ -480,10 +480,10 @@ static mio_status rope_params(const hf_ctx *c, cJSON **out) {
     const cJSON *h = c->config, *src = jget(h, "rope_parameters");
     if (!src) src = jget(h, "rope_scaling");
     cJSON *rp = (src && cJSON_IsObject(src) && src->child) ? cJSON_Duplicate(src, 1) : cJSON_CreateObject();
-    if (!rp) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!rp) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (src && !cJSON_IsNull(src) && !cJSON_IsObject(src)) {
         cJSON_Delete(rp);
-        return err_set(MIO_ERR_INVALID_JSON, "%s/config.json: \"rope_scaling\" must be an object or null", c->dir);
+        return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: \"rope_scaling\" must be an object or null", c->dir);
     }
     static const char *const k_theta[] = {"global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta",
                                           "rotary_emb_base", NULL};
@@ -510,7 +510,7 @@ static mio_status rope_params(const hf_ctx *c, cJSON **out) {
             ok = cJSON_AddItemToObject(rp, "original_max_position_embeddings", cJSON_Duplicate(v, 1));
         if (!ok) {
             cJSON_Delete(rp);
-            return err_set(MIO_ERR_NOMEM, "out of memory");
+            return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         }
     }
     *out = rp;
@@ -541,14 +541,14 @@ static mio_status gen_rope_freqs(hf_ctx *c, const cJSON *rpf) {
         {"low_freq_factor", &lo}, {"high_freq_factor", &hi}, {"original_max_position_embeddings", &old_ctx}};
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         const cJSON *v = jget(rpf, k[i].key);
-        if (v && json_num(v, "config.json", k[i].key, k[i].v)) return err_prefix(MIO_ERR_INVALID_JSON, "%s/", c->dir);
+        if (v && json_num(v, "config.json", k[i].key, k[i].v)) return mio_err_prefix(MIO_ERR_INVALID_JSON, "%s/", c->dir);
     }
     int64_t dim = c->d.head_dim;
-    if (dim < 2 || dim % 2) return err_set(MIO_ERR_INVALID_JSON, "%s/config.json: head dim %lld is not even", c->dir,
-                                           (long long)dim);
+    if (dim < 2 || dim % 2) return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: head dim %lld is not even", c->dir,
+                                               (long long)dim);
     c->n_rope_freqs = dim / 2;
-    if (!(c->rope_freqs = malloc((size_t)c->n_rope_freqs * sizeof(float)))) return err_set(MIO_ERR_NOMEM, "out of memory");
-    hf_llama3_rope_factors(c->rope_freqs, dim, base, factor, lo, hi, old_ctx);
+    if (!(c->rope_freqs = malloc((size_t)c->n_rope_freqs * sizeof(float)))) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    mio_hf_llama3_rope_factors(c->rope_freqs, dim, base, factor, lo, hi, old_ctx);
     return MIO_OK;
 }
 
@@ -598,14 +598,14 @@ static mio_status plan_items(hf_ctx *c) {
     rp = NULL;
 
     size_t n_rules;
-    const hf_tensor_rule *globals = hf_arch_global_rules(&n_rules);
+    const hf_tensor_rule *globals = mio_hf_arch_global_rules(&n_rules);
     c->items = calloc(c->n_src + 1, sizeof *c->items);
     /* which required tensors were seen: per block the arch's rules, then the globals */
     size_t n_seen = (size_t)c->d.n_layer * c->arch->n_block + n_rules;
     bool *seen = calloc(n_seen ? n_seen : 1, 1);
     if (!c->items || !seen) {
         free(seen);
-        st = err_set(MIO_ERR_NOMEM, "out of memory");
+        st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
         goto done;
     }
     if (llama3) {
@@ -621,40 +621,40 @@ static mio_status plan_items(hf_ctx *c) {
     }
     for (size_t i = 0; i < c->n_src && !st; i++) {
         const hf_src *s = &c->src[i];
-        if (hf_name_is_dropped(s->name)) continue;
+        if (mio_hf_name_is_dropped(s->name)) continue;
         hf_item *it = &c->items[c->n_items];
         const hf_tensor_rule *rule;
         int64_t bid;
-        if (!hf_arch_map(c->arch, s->name, c->d.n_layer, it->name, &rule, &bid)) {
-            st = err_set(MIO_ERR_UNSUPPORTED, "%s/%s: tensor %s is not a tensor of %s (%lld layers)", c->dir,
-                         c->part_names[s->part], s->name, c->arch->hf_name, (long long)c->d.n_layer);
+        if (!mio_hf_arch_map(c->arch, s->name, c->d.n_layer, it->name, &rule, &bid)) {
+            st = mio_err_set(MIO_ERR_UNSUPPORTED, "%s/%s: tensor %s is not a tensor of %s (%lld layers)", c->dir,
+                             c->part_names[s->part], s->name, c->arch->hf_name, (long long)c->d.n_layer);
             break;
         }
         mio_st_tensor t;
         if ((st = mio_st_tensor_info(c->parts[s->part], s->index, &t))) break;
         if (!src_dtype_ok(t.dtype)) {
-            st = err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s/%s: tensor %s is %s; only float tensors (F32, F16, BF16, F64) "
-                         "are converted", c->dir, c->part_names[s->part], s->name, mio_st_dtype_name(t.dtype));
+            st = mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s/%s: tensor %s is %s; only float tensors (F32, F16, BF16, F64) "
+                             "are converted", c->dir, c->part_names[s->part], s->name, mio_st_dtype_name(t.dtype));
             break;
         }
         bool shape_ok = t.n_dims == rule->n_dims;
         for (uint32_t k = 0; shape_ok && k < rule->n_dims; k++)
-            shape_ok = (int64_t)t.shape[k] == hf_rule_dim(rule, k, &c->d);
+            shape_ok = (int64_t)t.shape[k] == mio_hf_rule_dim(rule, k, &c->d);
         if (!shape_ok) {
             char got[96] = "", want[96] = "";
             for (uint32_t k = 0; k < t.n_dims && k < 4; k++)
                 snprintf(got + strlen(got), sizeof got - strlen(got), "%s%llu", k ? ", " : "", (unsigned long long)t.shape[k]);
             for (uint32_t k = 0; k < rule->n_dims; k++)
                 snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", k ? ", " : "",
-                         (long long)hf_rule_dim(rule, k, &c->d));
-            st = err_set(MIO_ERR_SIZE_MISMATCH, "%s/%s: tensor %s has shape [%s], config.json implies [%s]", c->dir,
-                         c->part_names[s->part], s->name, got, want);
+                         (long long)mio_hf_rule_dim(rule, k, &c->d));
+            st = mio_err_set(MIO_ERR_SIZE_MISMATCH, "%s/%s: tensor %s has shape [%s], config.json implies [%s]", c->dir,
+                             c->part_names[s->part], s->name, got, want);
             break;
         }
         if (rule->permute && ((rule->permute == HF_PERMUTE_Q ? c->d.n_head : c->d.n_head_kv) == 0 ||
                               t.shape[0] % (2 * (uint64_t)(rule->permute == HF_PERMUTE_Q ? c->d.n_head : c->d.n_head_kv)))) {
-            st = err_set(MIO_ERR_SIZE_MISMATCH, "%s: tensor %s has %llu rows, not a multiple of 2 x the head count",
-                         c->dir, s->name, (unsigned long long)t.shape[0]);
+            st = mio_err_set(MIO_ERR_SIZE_MISMATCH, "%s: tensor %s has %llu rows, not a multiple of 2 x the head count",
+                             c->dir, s->name, (unsigned long long)t.shape[0]);
             break;
         }
         size_t slot = bid >= 0 ? (size_t)bid * c->arch->n_block + (size_t)(rule - c->arch->block)
@@ -674,14 +674,14 @@ static mio_status plan_items(hf_ctx *c) {
     for (int64_t b = 0; b < c->d.n_layer && !st; b++)
         for (size_t r = 0; r < c->arch->n_block && !st; r++)
             if (!c->arch->block[r].optional && !seen[(size_t)b * c->arch->n_block + r])
-                st = err_set(MIO_ERR_NOT_FOUND, "%s: tensor model.layers.%lld.%s is missing (%s, %lld layers in "
-                             "config.json)", c->dir, (long long)b, c->arch->block[r].hf, c->arch->hf_name,
-                             (long long)c->d.n_layer);
+                st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: tensor model.layers.%lld.%s is missing (%s, %lld layers in "
+                                 "config.json)", c->dir, (long long)b, c->arch->block[r].hf, c->arch->hf_name,
+                                 (long long)c->d.n_layer);
     for (size_t r = 0; r < n_rules && !st; r++) {
         if (seen[(size_t)c->d.n_layer * c->arch->n_block + r] || globals[r].optional) continue;
         if (globals[r].output && cfg_true(c->config, "tie_word_embeddings")) continue;
-        st = err_set(MIO_ERR_NOT_FOUND, "%s: tensor %s is missing%s", c->dir, globals[r].hf,
-                     globals[r].output ? " (config.json does not set tie_word_embeddings)" : "");
+        st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: tensor %s is missing%s", c->dir, globals[r].hf,
+                         globals[r].output ? " (config.json does not set tie_word_embeddings)" : "");
     }
     free(seen);
     for (size_t i = 0; i < c->n_items && !st; i++) {
@@ -722,7 +722,7 @@ static const char *ftype_label(int t) {
 
 static mio_status kv_name(char *buf, size_t n, const char *arch, const char *suffix) {
     int k = snprintf(buf, n, "%s.%s", arch, suffix);
-    return k > 0 && (size_t)k < n ? MIO_OK : err_set(MIO_ERR_LIMIT, "key %s.%s too long", arch, suffix);
+    return k > 0 && (size_t)k < n ? MIO_OK : mio_err_set(MIO_ERR_LIMIT, "key %s.%s too long", arch, suffix);
 }
 
 static mio_status put_u32(mio_writer *w, const hf_ctx *c, const char *suffix, const cJSON *v, const char *what) {
@@ -730,7 +730,7 @@ static mio_status put_u32(mio_writer *w, const hf_ctx *c, const char *suffix, co
     uint32_t u = 0;
     mio_status st = kv_name(key, sizeof key, c->arch->arch, suffix);
     if (!st) st = json_u32(v, "config.json", what, &u);
-    if (st) return err_prefix(st, "%s/", c->dir);
+    if (st) return mio_err_prefix(st, "%s/", c->dir);
     return mio_writer_set_u32(w, key, u);
 }
 
@@ -739,7 +739,7 @@ static mio_status put_f32(mio_writer *w, const hf_ctx *c, const char *suffix, co
     double d = 0;
     mio_status st = kv_name(key, sizeof key, c->arch->arch, suffix);
     if (!st) st = json_num(v, "config.json", what, &d);
-    if (st) return err_prefix(st, "%s/", c->dir);
+    if (st) return mio_err_prefix(st, "%s/", c->dir);
     return mio_writer_set_f32(w, key, (float)d);
 }
 
@@ -770,7 +770,7 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
     const cJSON *rpf = rope_full(rp), *rt = rget(rpf, "rope_type");
     if (rt) {
         if (!cJSON_IsString(rt)) {
-            st = err_set(MIO_ERR_INVALID_JSON, "%s/config.json: rope_type must be a string", c->dir);
+            st = mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: rope_type must be a string", c->dir);
             goto done;
         }
         const char *t = rt->valuestring;
@@ -786,8 +786,8 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
             TRY(put_f32(w, c, "rope.scaling.factor", factor, "rope_scaling.factor"));
             const cJSON *o = jget(rpf, "original_max_position_embeddings");
             if (!o) {
-                st = err_set(MIO_ERR_NOT_FOUND, "%s/config.json: yarn rope scaling without "
-                             "original_max_position_embeddings", c->dir);
+                st = mio_err_set(MIO_ERR_NOT_FOUND, "%s/config.json: yarn rope scaling without "
+                                 "original_max_position_embeddings", c->dir);
                 goto done;
             }
             TRY(put_u32(w, c, "rope.scaling.original_context_length", o, "original_max_position_embeddings"));
@@ -798,17 +798,17 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
             if ((v = rget(rpf, "beta_fast"))) TRY(put_f32(w, c, "rope.scaling.yarn_beta_fast", v, "beta_fast"));
             if ((v = rget(rpf, "beta_slow"))) TRY(put_f32(w, c, "rope.scaling.yarn_beta_slow", v, "beta_slow"));
         } else if (strcmp(t, "su") == 0 || strcmp(t, "longrope") == 0) {
-            st = err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: rope_type %s (longrope) is not converted", c->dir, t);
+            st = mio_err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: rope_type %s (longrope) is not converted", c->dir, t);
             goto done;
         } else if (strcmp(t, "dynamic") == 0 || (strlen(t) == 6 && strncasecmp(t, "llama3", 6) == 0)) {
             /* dynamic: handled by other model classes; llama3: rope_freqs.weight */
         } else if (strcmp(t, "default") != 0 && strcmp(t, "linear") != 0 && strcmp(t, "yarn") != 0) {
-            st = err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: unknown rope_type %s", c->dir, t);
+            st = mio_err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: unknown rope_type %s", c->dir, t);
             goto done;
         }
     }
     if (jget(rp, "mrope_section")) {
-        st = err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: mrope_section (multimodal rope) is not converted", c->dir);
+        st = mio_err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: mrope_section (multimodal rope) is not converted", c->dir);
         goto done;
     }
     if ((v = rget(rpf, "rope_theta"))) TRY(put_f32(w, c, "rope.freq_base", v, "rope_theta"));
@@ -822,8 +822,8 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
         rget(h, "topk_group") ||
         HP("score_function", "scoring_func", "score_func", "moe_router_activation", "moe_router_activation_func",
            "expert_selection_fn")) {
-        st = err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: mixture-of-experts settings (%s) are not converted for %s",
-                     c->dir, which ? which : "n_group", c->arch->hf_name);
+        st = mio_err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: mixture-of-experts settings (%s) are not converted for %s",
+                         c->dir, which ? which : "n_group", c->arch->hf_name);
         goto done;
     }
     if ((v = rget(h, "head_dim"))) {
@@ -849,12 +849,12 @@ done:
 static mio_status check_variants(const hf_ctx *c) {
     if (c->arch->pooling_check) {
         char *m = path_join(c->dir, "modules.json");
-        if (!m) return err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!m) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         bool has = access(m, F_OK) == 0;
         free(m);
         if (has || jget(c->config, "classifier_pooling"))
-            return err_set(MIO_ERR_UNSUPPORTED, "%s: a sentence-transformers / pooling model (modules.json or "
-                           "classifier_pooling) is not converted", c->dir);
+            return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: a sentence-transformers / pooling model (modules.json or "
+                               "classifier_pooling) is not converted", c->dir);
     }
     if (c->arch->reranker_check) {
         const char *base = strrchr(c->dir, '/');
@@ -867,10 +867,10 @@ static mio_status check_variants(const hf_ctx *c) {
             for (; hints[i][k] && k < sizeof low - 1; k++) low[k] = (char)((hints[i][k] >= 'A' && hints[i][k] <= 'Z') ? hints[i][k] + 32 : hints[i][k]);
             low[k] = 0;
             if (strstr(low, "qwen3-reranker") || strstr(low, "qwen3-vl-reranker"))
-                return err_set(MIO_ERR_UNSUPPORTED, "%s: a Qwen3 reranker checkpoint is not converted", c->dir);
+                return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: a Qwen3 reranker checkpoint is not converted", c->dir);
         }
         char *rd = path_join(c->dir, "README.md");
-        if (!rd) return err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!rd) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         FILE *fp = fopen(rd, "rb");
         free(rd);
         if (fp) {
@@ -881,7 +881,7 @@ static mio_status check_variants(const hf_ctx *c) {
                 hit = strstr(line, "# qwen3-reranker") || strstr(line, "# qwen3-vl-reranker");
             }
             fclose(fp);
-            if (hit) return err_set(MIO_ERR_UNSUPPORTED, "%s: a Qwen3 reranker checkpoint (README.md) is not converted", c->dir);
+            if (hit) return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: a Qwen3 reranker checkpoint (README.md) is not converted", c->dir);
         }
     }
     return MIO_OK;
@@ -893,7 +893,7 @@ static mio_status write_metadata(mio_writer *w, hf_ctx *c, hf_meta *meta, hf_voc
     if ((st = mio_writer_set_str(w, "general.architecture", arch, strlen(arch)))) return st;
     if ((st = mio_writer_set_str(w, "general.type", "model", 5))) return st;
     hf_meta_tensor *mt = calloc(c->n_items ? c->n_items : 1, sizeof *mt);
-    if (!mt) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!mt) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     size_t n_mt = c->p->vocab_only ? 0 : c->n_items;
     for (size_t i = 0; i < n_mt; i++) {
         mt[i].name = c->items[i].name;
@@ -902,19 +902,19 @@ static mio_status write_metadata(mio_writer *w, hf_ctx *c, hf_meta *meta, hf_voc
     }
     hf_meta_in mi = {.dir = c->dir, .config = c->config_raw, .model_name = c->p->model_name, .tensors = mt,
                      .n_tensors = n_mt};
-    st = hf_meta_write(w, &mi, meta);
+    st = mio_hf_meta_write(w, &mi, meta);
     free(mt);
     if (st) return st;
     if ((st = write_params(w, c))) return st;
     if ((st = mio_writer_set_u32(w, "general.quantization_version", 2))) return st;
     hf_vocab_opts vo = {.dir = c->dir, .config = c->config, .flavour = c->arch->vocab, .pre_override = c->p->pre};
-    if ((st = hf_vocab_write(w, &vo, vi))) return st;
+    if ((st = mio_hf_vocab_write(w, &vo, vi))) return st;
     /* the embedding rows are the vocabulary (llama.cpp refuses a model whose are not) */
     for (size_t i = 0; i < c->n_items && !c->p->vocab_only; i++)
         if (strcmp(c->items[i].name, "token_embd.weight") == 0 && (uint64_t)c->items[i].ne[1] != vi->n_tokens)
-            return err_set(MIO_ERR_SIZE_MISMATCH, "%s: the tokenizer has %llu tokens but %s has %lld rows (config.json "
-                           "vocab_size %lld)", c->dir, (unsigned long long)vi->n_tokens, c->items[i].source,
-                           (long long)c->items[i].ne[1], (long long)c->d.vocab);
+            return mio_err_set(MIO_ERR_SIZE_MISMATCH, "%s: the tokenizer has %llu tokens but %s has %lld rows (config.json "
+                               "vocab_size %lld)", c->dir, (unsigned long long)vi->n_tokens, c->items[i].source,
+                               (long long)c->items[i].ne[1], (long long)c->d.vocab);
     return MIO_OK;
 }
 
@@ -1044,7 +1044,7 @@ typedef struct hf_out {
 
 static void out_free(hf_out *o) {
     for (uint32_t k = 0; k < o->n_files; k++) {
-        if (o->af && o->af[k].tmp_path) atomic_abort(&o->af[k]);
+        if (o->af && o->af[k].tmp_path) mio_atomic_abort(&o->af[k]);
         if (o->w) mio_writer_free(o->w[k]);
         if (o->paths) free(o->paths[k]);
     }
@@ -1084,7 +1084,7 @@ static mio_status shard_path(const char *base, uint32_t i, uint32_t n, char **ou
     size_t stem_end = (dot && dot != name) ? (size_t)(dot - base) : strlen(base);
     size_t len = stem_end + 32;
     char *p = malloc(len);
-    if (!p) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!p) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     snprintf(p, len, "%.*s-%05u-of-%05u.gguf", (int)stem_end, base, i + 1, n);
     *out = p;
     return MIO_OK;
@@ -1102,7 +1102,7 @@ typedef struct conv_buf {
 static mio_status grow(void **p, size_t *cap, size_t need) {
     if (need <= *cap) return MIO_OK;
     void *q = realloc(*p, need);
-    if (!q) return err_set(MIO_ERR_NOMEM, "out of memory (%zu bytes for a conversion chunk)", need);
+    if (!q) return mio_err_set(MIO_ERR_NOMEM, "out of memory (%zu bytes for a conversion chunk)", need);
     *p = q;
     *cap = need;
     return MIO_OK;
@@ -1138,12 +1138,12 @@ static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_b
         size_t n = (size_t)(nr * cols), rb = (size_t)cols * es;
         if ((st = grow((void **)&b->raw, &b->cap_raw, n * es))) return st;
         if ((st = mio_st_read_tensor(sf, s->index, r0 * rb, b->raw, n * es)))
-            return err_prefix(st, "%s: reading %s: ", c->part_names[s->part], s->name);
+            return mio_err_prefix(st, "%s: reading %s: ", c->part_names[s->part], s->name);
         const uint8_t *src = b->raw;
         if (it->permute) { /* LlamaModel.permute: whole rows move within a head */
             if ((st = grow((void **)&b->perm, &b->cap_perm, n * es))) return st;
             for (uint64_t r = 0; r < nr; r++)
-                memcpy(b->perm + r * rb, b->raw + (hf_permute_src_row(r0 + r, rows, n_head) - r0) * rb, rb);
+                memcpy(b->perm + r * rb, b->raw + (mio_hf_permute_src_row(r0 + r, rows, n_head) - r0) * rb, rb);
             src = b->perm;
         }
         size_t out_len = (size_t)(nr * row_bytes_out);
@@ -1156,22 +1156,22 @@ static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_b
             int parts = !light && n >= ((size_t)1 << 16) ? thread_count(c->p->n_threads) : 1;
             float_job j = {.dt = it->src_dtype, .type = it->type, .parts = parts, .src = src, .dst = b->enc, .n = n,
                            .es = es, .os = os};
-            if (parts > 1) pool_run(float_part, &j, parts);
+            if (parts > 1) mio_pool_run(float_part, &j, parts);
             else float_part(&j, 0);
         } else {
             if ((st = grow((void **)&b->f, &b->cap_f, n * sizeof(float)))) return st;
             to_f32(it->src_dtype, src, n, b->f);
             if ((st = mio_encode_f32_mt(it->type, b->f, n, b->enc, out_len, c->p->n_threads))) {
                 if (st == MIO_ERR_NON_FINITE)
-                    return err_prefix(st, "tensor %s (%s) has a NaN or infinite value, which %s cannot encode: ",
-                                      s->name, c->part_names[s->part], mio_type_name(it->type));
-                return err_prefix(st, "tensor %s: ", s->name);
+                    return mio_err_prefix(st, "tensor %s (%s) has a NaN or infinite value, which %s cannot encode: ",
+                                          s->name, c->part_names[s->part], mio_type_name(it->type));
+                return mio_err_prefix(st, "tensor %s: ", s->name);
             }
         }
         if ((st = mio_writer_write_tensor_part(w, b->enc, out_len))) return st;
         *bytes_done += out_len;
         if (c->p->progress && c->p->progress(c->p->progress_user, index, (int64_t)c->n_items, *bytes_done, bytes_total))
-            return err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback in tensor %s", it->name);
+            return mio_err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback in tensor %s", it->name);
     }
     if (rows == 0 && (st = mio_writer_write_tensor(w, NULL, 0))) return st;
     return MIO_OK;
@@ -1188,25 +1188,25 @@ static mio_status resolve_out(const hf_ctx *c, const char *out, const hf_meta *m
     *path = NULL;
     const char *target = out ? out : c->dir;
     if (is_dir(target)) {
-        char *base = hf_default_filename(meta, type_label, c->p->vocab_only != 0);
-        if (!base) return err_set(MIO_ERR_NOMEM, "out of memory");
+        char *base = mio_hf_default_filename(meta, type_label, c->p->vocab_only != 0);
+        if (!base) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         size_t len = strlen(base) + 6;
         char *fn = malloc(len);
-        if (!fn) { free(base); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+        if (!fn) { free(base); return mio_err_set(MIO_ERR_NOMEM, "out of memory"); }
         snprintf(fn, len, "%s.gguf", base);
         free(base);
         *path = path_join(target, fn);
         free(fn);
-        return *path ? MIO_OK : err_set(MIO_ERR_NOMEM, "out of memory");
+        return *path ? MIO_OK : mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
     const char *slash = strrchr(target, '/');
     size_t dl = slash ? (size_t)(slash - target + 1) : 0;
     char *name = NULL;
-    mio_status st = hf_fill_templated_filename(target + dl, type_label, &name);
+    mio_status st = mio_hf_fill_templated_filename(target + dl, type_label, &name);
     if (st) return st;
     size_t len = dl + strlen(name) + 1;
     char *p = malloc(len);
-    if (!p) { free(name); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+    if (!p) { free(name); return mio_err_set(MIO_ERR_NOMEM, "out of memory"); }
     snprintf(p, len, "%.*s%s", (int)dl, target, name);
     free(name);
     *path = p;
@@ -1217,24 +1217,24 @@ static mio_status resolve_out(const hf_ctx *c, const char *out, const hf_meta *m
 
 static mio_status check_params(const mio_hf_params *p) {
     if (p->outtype != MIO_HF_OUT_AUTO && ftype_of_type(p->outtype) < 0)
-        return err_set(MIO_ERR_INVALID_ARG, "outtype %d (%s) is not one of auto, f32, f16, bf16, q8_0, tq1_0, tq2_0",
-                       p->outtype, mio_type_name(p->outtype) ? mio_type_name(p->outtype) : "unknown");
+        return mio_err_set(MIO_ERR_INVALID_ARG, "outtype %d (%s) is not one of auto, f32, f16, bf16, q8_0, tq1_0, tq2_0",
+                           p->outtype, mio_type_name(p->outtype) ? mio_type_name(p->outtype) : "unknown");
     if (p->preset != MIO_PRESET_NONE) {
         if (!mio_preset_name(p->preset))
-            return err_set(MIO_ERR_INVALID_ARG, "preset %d is not a llama.cpp quantization type", p->preset);
+            return mio_err_set(MIO_ERR_INVALID_ARG, "preset %d is not a llama.cpp quantization type", p->preset);
         if (p->outtype != MIO_HF_OUT_AUTO)
-            return err_set(MIO_ERR_INVALID_ARG, "a preset (%s) quantizes the auto conversion; outtype must be auto",
-                           mio_preset_name(p->preset));
-        if (p->vocab_only) return err_set(MIO_ERR_INVALID_ARG, "a preset and vocab_only exclude each other");
+            return mio_err_set(MIO_ERR_INVALID_ARG, "a preset (%s) quantizes the auto conversion; outtype must be auto",
+                               mio_preset_name(p->preset));
+        if (p->vocab_only) return mio_err_set(MIO_ERR_INVALID_ARG, "a preset and vocab_only exclude each other");
         if (p->split_max_tensors || p->split_max_bytes || p->no_tensor_first_split)
-            return err_set(MIO_ERR_INVALID_ARG, "splitting is not combined with a preset (split the quantized file with "
-                           "mio_gguf_split)");
+            return mio_err_set(MIO_ERR_INVALID_ARG, "splitting is not combined with a preset (split the quantized file with "
+                               "mio_gguf_split)");
     }
-    if (p->split_max_tensors < 0) return err_set(MIO_ERR_INVALID_ARG, "split_max_tensors is negative");
+    if (p->split_max_tensors < 0) return mio_err_set(MIO_ERR_INVALID_ARG, "split_max_tensors is negative");
     if (p->vocab_only && (p->split_max_tensors || p->split_max_bytes || p->no_tensor_first_split))
-        return err_set(MIO_ERR_INVALID_ARG, "a vocabulary-only file is not split");
+        return mio_err_set(MIO_ERR_INVALID_ARG, "a vocabulary-only file is not split");
     if (p->pre && (!*p->pre || strlen(p->pre) >= 64))
-        return err_set(MIO_ERR_INVALID_ARG, "pre-tokenizer name '%s' is empty or too long", p->pre);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "pre-tokenizer name '%s' is empty or too long", p->pre);
     return MIO_OK;
 }
 
@@ -1255,10 +1255,10 @@ static mio_status report_and_write(hf_ctx *c, hf_out *o, const char *base_path, 
         }
     }
     /* files */
-    if (!(o->paths = calloc(o->n_files, sizeof *o->paths))) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!(o->paths = calloc(o->n_files, sizeof *o->paths))) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     for (uint32_t k = 0; k < o->n_files; k++) {
         if (o->n_files == 1) {
-            if (!(o->paths[k] = strdup(base_path))) return err_set(MIO_ERR_NOMEM, "out of memory");
+            if (!(o->paths[k] = strdup(base_path))) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         } else if ((st = shard_path(base_path, k, o->n_files, &o->paths[k]))) {
             return st;
         }
@@ -1274,14 +1274,14 @@ static mio_status report_and_write(hf_ctx *c, hf_out *o, const char *base_path, 
     for (uint32_t k = 0; k < o->n_files; k++)
         for (uint32_t i = 0; c->parts && i < c->n_parts; i++)
             if (mio_st_uses_file(c->parts[i], o->paths[k]))
-                return err_set(MIO_ERR_INVALID_ARG, "output %s is the input shard %s", o->paths[k], c->part_names[i]);
+                return mio_err_set(MIO_ERR_INVALID_ARG, "output %s is the input shard %s", o->paths[k], c->part_names[i]);
     if (to_fd) {
         if ((st = mio_writer_begin_fd(o->w[0], o->fd))) return st;
     } else {
-        if (!(o->af = calloc(o->n_files, sizeof *o->af))) return err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!(o->af = calloc(o->n_files, sizeof *o->af))) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         for (uint32_t k = 0; k < o->n_files; k++) o->af[k].fd = -1;
         for (uint32_t k = 0; k < o->n_files && !st; k++) {
-            st = atomic_open(o->paths[k], &o->af[k]);
+            st = mio_atomic_open(o->paths[k], &o->af[k]);
             if (!st) st = mio_writer_begin_fd(o->w[k], o->af[k].fd);
         }
         if (st) return st;
@@ -1298,8 +1298,8 @@ static mio_status report_and_write(hf_ctx *c, hf_out *o, const char *base_path, 
     free(b.enc);
     for (uint32_t k = 0; k < o->n_files && !st; k++) st = mio_writer_finish(o->w[k]);
     if (st || to_fd) return st;
-    for (uint32_t k = 0; k < o->n_files && !st; k++) st = atomic_close_tmp(&o->af[k]);
-    if (!st) st = atomic_rename_all(o->af, o->n_files);
+    for (uint32_t k = 0; k < o->n_files && !st; k++) st = mio_atomic_close_tmp(&o->af[k]);
+    if (!st) st = mio_atomic_rename_all(o->af, o->n_files);
     return st;
 }
 
@@ -1323,7 +1323,7 @@ static mio_status convert(hf_ctx *c, const char *out, char **written) {
     if ((st = resolve_out(c, out, &meta, label, &path))) goto done;
 
     o.n_files = c->p->vocab_only ? 1 : assign_files(c);
-    if (!(o.w = calloc(o.n_files, sizeof(mio_writer *)))) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+    if (!(o.w = calloc(o.n_files, sizeof(mio_writer *)))) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
     o.w[0] = mw;
     mw = NULL;
     for (uint32_t k = 1; k < o.n_files && !st; k++) st = mio_writer_new(MIO_WRITER_DEFAULT, &o.w[k]);
@@ -1338,11 +1338,11 @@ static mio_status convert(hf_ctx *c, const char *out, char **written) {
         st = mio_writer_declare_tensor(o.w[it->file], it->name, it->type, it->n_dims, it->ne);
     }
     if (st) goto done;
-    if (o.n_files > 65535) { st = err_set(MIO_ERR_LIMIT, "%u output files: more than split.count can hold", o.n_files); goto done; }
+    if (o.n_files > 65535) { st = mio_err_set(MIO_ERR_LIMIT, "%u output files: more than split.count can hold", o.n_files); goto done; }
 
     if (c->p->preset == MIO_PRESET_NONE) {
         if ((st = report_and_write(c, &o, path, false))) goto done;
-        if (written && !c->p->dry_run && !(*written = strdup(o.paths[0]))) st = err_set(MIO_ERR_NOMEM, "out of memory");
+        if (written && !c->p->dry_run && !(*written = strdup(o.paths[0]))) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
         goto done;
     }
     /* a preset: the auto conversion into an unnamed file beside the output,
@@ -1350,11 +1350,11 @@ static mio_status convert(hf_ctx *c, const char *out, char **written) {
     {
         const char *slash = strrchr(path, '/');
         char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
-        if (!dir) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+        if (!dir) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
         if (!c->p->dry_run) {
             o.fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
             if (o.fd < 0) {
-                st = err_set(MIO_ERR_IO, "%s: cannot create the unnamed intermediate file (O_TMPFILE): %s", dir, strerror(errno));
+                st = mio_err_set(MIO_ERR_IO, "%s: cannot create the unnamed intermediate file (O_TMPFILE): %s", dir, strerror(errno));
                 free(dir);
                 goto done;
             }
@@ -1371,12 +1371,12 @@ static mio_status convert(hf_ctx *c, const char *out, char **written) {
          * preset, threads and callbacks */
         size_t qsize = c->p->quantize ? c->p->quantize->size : sizeof(mio_quantize_params);
         if (qsize > 65536) {
-            st = err_set(MIO_ERR_INVALID_ARG, "quantize->size is %zu; fill it with mio_quantize_default_params first", qsize);
+            st = mio_err_set(MIO_ERR_INVALID_ARG, "quantize->size is %zu; fill it with mio_quantize_default_params first", qsize);
             goto done;
         }
         size_t qcap = qsize > sizeof(mio_quantize_params) ? qsize : sizeof(mio_quantize_params);
         mio_quantize_params *q = calloc(1, qcap);
-        if (!q) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+        if (!q) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
         if (c->p->quantize) memcpy(q, c->p->quantize, qsize);
         else mio_quantize_default_params(q);
         q->preset = c->p->preset;
@@ -1390,30 +1390,30 @@ static mio_status convert(hf_ctx *c, const char *out, char **written) {
         st = mio_quantize(src, path, q);
         free(q);
         if (st) goto done;
-        if (written && !(*written = strdup(path))) st = err_set(MIO_ERR_NOMEM, "out of memory");
+        if (written && !(*written = strdup(path))) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
 done:
     if (o.fd >= 0) close(o.fd);
     out_free(&o);
     mio_writer_free(mw);
     free(path);
-    hf_meta_free(&meta);
+    mio_hf_meta_free(&meta);
     return st;
 }
 
 mio_status mio_hf_convert(const char *model_dir, const char *out, const mio_hf_params *pin, char **written) {
     if (written) *written = NULL;
-    if (!model_dir) return err_set(MIO_ERR_INVALID_ARG, "model_dir is NULL");
+    if (!model_dir) return mio_err_set(MIO_ERR_INVALID_ARG, "model_dir is NULL");
     mio_hf_params p;
     mio_hf_default_params(&p);
     if (pin) {
-        mio_status st = abi_params_merge(&p, sizeof p, pin, sizeof p, "mio_hf_params",
-                                         "mio_hf_default_params");
+        mio_status st = mio_abi_params_merge(&p, sizeof p, pin, sizeof p, "mio_hf_params",
+                                             "mio_hf_default_params");
         if (st) return st;
     }
     mio_status st = check_params(&p);
     if (st) return st;
-    if (!is_dir(model_dir)) return err_set(MIO_ERR_NOT_FOUND, "%s is not a directory", model_dir);
+    if (!is_dir(model_dir)) return mio_err_set(MIO_ERR_NOT_FOUND, "%s is not a directory", model_dir);
     hf_ctx c = {.dir = model_dir, .p = &p};
     st = convert(&c, out, written);
     ctx_free(&c);

@@ -38,18 +38,18 @@ typedef struct hf_dims {
     int64_t hidden, vocab, ff, n_head, n_head_kv, head_dim, n_layer;
 } hf_dims;
 
-extern const char *const hf_arch_supported_list;
-const hf_arch *hf_arch_find(const char *hf_name);
-const hf_tensor_rule *hf_arch_global_rules(size_t *n);
-int64_t hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d);
+extern const char *const mio_hf_arch_supported_list;
+const hf_arch *mio_hf_arch_find(const char *hf_name);
+const hf_tensor_rule *mio_hf_arch_global_rules(size_t *n);
+int64_t mio_hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d);
 /* Map a Hugging Face tensor name: true with the GGUF name, its rule and its
  * block number (-1 outside the blocks), false for a name the architecture does
  * not have (a block number at or past n_layer included). */
-bool hf_arch_map(const hf_arch *a, const char *hf, int64_t n_layer, char out[HF_NAME_MAX], const hf_tensor_rule **rule,
-                 int64_t *bid);
-bool hf_name_is_dropped(const char *hf);
-uint64_t hf_permute_src_row(uint64_t out_row, uint64_t rows, uint64_t n_head);
-void hf_llama3_rope_factors(float *out, int64_t dim, double base, double factor, double low_freq_factor,
-                            double high_freq_factor, double old_context_len);
+bool mio_hf_arch_map(const hf_arch *a, const char *hf, int64_t n_layer, char out[HF_NAME_MAX], const hf_tensor_rule **rule,
+                     int64_t *bid);
+bool mio_hf_name_is_dropped(const char *hf);
+uint64_t mio_hf_permute_src_row(uint64_t out_row, uint64_t rows, uint64_t n_head);
+void mio_hf_llama3_rope_factors(float *out, int64_t dim, double base, double factor, double low_freq_factor,
+                                double high_freq_factor, double old_context_len);
 
 #endif

@@ -24,7 +24,7 @@
  * as it is when it has no model_type (AutoConfig fails, the reference falls
  * back to the file); another model_type is MIO_ERR_UNSUPPORTED naming file.
  * *out is a new object (cJSON_Delete it). */
-mio_status hf_hparams(const cJSON *raw, const char *file, cJSON **out);
+mio_status mio_hf_hparams(const cJSON *raw, const char *file, cJSON **out);
 
 /* ------------------------------------------------------------------ vocab */
 
@@ -60,7 +60,7 @@ typedef struct hf_vocab_info {
  * for a tokenizer type or pre-tokenizer we do not convert, MIO_ERR_NOT_FOUND when
  * the directory has no tokenizer at all); w may then hold some keys (the caller
  * discards it). info may be NULL. */
-mio_status hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_info *info);
+mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_info *info);
 
 /* --------------------------------------------------------------- metadata */
 
@@ -92,20 +92,20 @@ typedef struct hf_meta {
  * w in the reference's order (general.architecture and general.type were
  * written before by the caller; general.file_type and
  * general.quantization_version are the caller's too). m receives the fields the
- * file name needs (free with hf_meta_free). */
-mio_status hf_meta_write(mio_writer *w, const hf_meta_in *in, hf_meta *m);
-void hf_meta_free(hf_meta *m);
+ * file name needs (free with mio_hf_meta_free). */
+mio_status mio_hf_meta_write(mio_writer *w, const hf_meta_in *in, hf_meta *m);
+void mio_hf_meta_free(hf_meta *m);
 /* gguf.naming_convention(): the default output file name without ".gguf"
  * (output_type "F16", "BF16", "Q8_0", ... from the file type; vocab_only gives
  * the "-vocab" form). malloc()ed, NULL on allocation failure. */
-char *hf_default_filename(const hf_meta *m, const char *output_type, bool vocab_only);
+char *mio_hf_default_filename(const hf_meta *m, const char *output_type, bool vocab_only);
 /* gguf.size_label(): "135M", "8x7.2B", ... (malloc()ed, NULL on allocation failure). */
-char *hf_size_label(int64_t total, int64_t shared, int64_t expert, int64_t expert_count);
+char *mio_hf_size_label(int64_t total, int64_t shared, int64_t expert, int64_t expert_count);
 /* gguf.fill_templated_filename(): --outfile NAME with {ftype} {outtype} (lower
  * case), {FTYPE} {OUTTYPE} (upper case), {} and {0} (lower case), {{ and }}
  * replaced as Python's str.format does. *out is malloc()ed. A field Python would
  * refuse (another name, a format spec or conversion, an unmatched brace) is
  * MIO_ERR_INVALID_ARG naming it. output_type may be NULL (then fields are ""). */
-mio_status hf_fill_templated_filename(const char *templ, const char *output_type, char **out);
+mio_status mio_hf_fill_templated_filename(const char *templ, const char *output_type, char **out);
 
 #endif

@@ -84,11 +84,11 @@ static long long head_dim_of(const cJSON *h, double heads) {
     return nh > 0 ? hid / nh : 0;
 }
 
-mio_status hf_hparams(const cJSON *raw, const char *file, cJSON **out) {
+mio_status mio_hf_hparams(const cJSON *raw, const char *file, cJSON **out) {
     *out = NULL;
     const cJSON *mt = cJSON_GetObjectItemCaseSensitive(raw, "model_type");
     cJSON *h = cJSON_Duplicate(raw, 1);
-    if (!h) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!h) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (!mt) { /* AutoConfig fails; the reference reads config.json itself */
         *out = h;
         return MIO_OK;
@@ -98,9 +98,9 @@ mio_status hf_hparams(const cJSON *raw, const char *file, cJSON **out) {
         if (strcmp(k_types[i].model_type, mt->valuestring) == 0) t = &k_types[i];
     if (!t) {
         cJSON_Delete(h);
-        return err_set(MIO_ERR_UNSUPPORTED, "%s: model_type %s%s%s is not one this converter knows the transformers "
-                       "defaults of (llama, mistral, qwen2, qwen3)", file, cJSON_IsString(mt) ? "\"" : "",
-                       cJSON_IsString(mt) ? mt->valuestring : "(not a string)", cJSON_IsString(mt) ? "\"" : "");
+        return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: model_type %s%s%s is not one this converter knows the transformers "
+                           "defaults of (llama, mistral, qwen2, qwen3)", file, cJSON_IsString(mt) ? "\"" : "",
+                           cJSON_IsString(mt) ? mt->valuestring : "(not a string)", cJSON_IsString(mt) ? "\"" : "");
     }
     bool ok = true;
     for (size_t i = 0; ok && i < t->n; i++) {
@@ -167,7 +167,7 @@ mio_status hf_hparams(const cJSON *raw, const char *file, cJSON **out) {
     cJSON_Delete(rp);
     if (!ok) {
         cJSON_Delete(h);
-        return err_set(MIO_ERR_NOMEM, "out of memory");
+        return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
     *out = h;
     return MIO_OK;

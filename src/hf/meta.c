@@ -465,10 +465,10 @@ static bool annotate(name_part *p, size_t np, int64_t total) {
 static mio_status model_id_components(const char *id, int64_t total, id_comps *out) {
     memset(out, 0, sizeof *out);
     size_t n = strlen(id);
-    if (n > META_MAX_STR) return err_set(MIO_ERR_LIMIT, "model id of %zu bytes (at most %zu)", n, META_MAX_STR);
+    if (n > META_MAX_STR) return mio_err_set(MIO_ERR_LIMIT, "model id of %zu bytes (at most %zu)", n, META_MAX_STR);
     if (strchr(id, ' ')) {
         out->full = dup_n(id, n);
-        return out->full ? MIO_OK : err_set(MIO_ERR_NOMEM, "model id: out of memory");
+        return out->full ? MIO_OK : mio_err_set(MIO_ERR_NOMEM, "model id: out of memory");
     }
     const char *slash = strchr(id, '/'), *full = id;
     if (slash) {
@@ -506,7 +506,7 @@ oom_parts:
     free(p);
 oom:
     comps_free(out);
-    return err_set(MIO_ERR_NOMEM, "model id: out of memory");
+    return mio_err_set(MIO_ERR_NOMEM, "model id: out of memory");
 }
 
 /* ---------------------------------------------------- size labels */
@@ -530,7 +530,7 @@ static void rounded_notation(sbuf *b, int64_t n) {
 
 static int64_t abs64(int64_t v) { return v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v; }
 
-char *hf_size_label(int64_t total, int64_t shared, int64_t expert, int64_t expert_count) {
+char *mio_hf_size_label(int64_t total, int64_t shared, int64_t expert, int64_t expert_count) {
     sbuf b = {0};
     if (expert_count > 0) {
         uint64_t u;
@@ -555,10 +555,10 @@ static mio_status param_counts(const hf_meta_in *in, hf_meta *m) {
         const hf_meta_tensor *t = &in->tensors[i];
         const char *name = t->name ? t->name : "";
         size_t nl = strlen(name);
-        if (t->n_dims > 4) return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': %u dimensions", name, t->n_dims);
+        if (t->n_dims > 4) return mio_err_set(MIO_ERR_INVALID_ARG, "tensor '%s': %u dimensions", name, t->n_dims);
         int64_t ne[4];
         for (uint32_t d = 0; d < t->n_dims; d++) {
-            if (t->ne[d] < 0) return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': dimension %u is %lld", name, d, (long long)t->ne[d]);
+            if (t->ne[d] < 0) return mio_err_set(MIO_ERR_INVALID_ARG, "tensor '%s': dimension %u is %lld", name, d, (long long)t->ne[d]);
             ne[d] = t->ne[d];
         }
         if (nl >= 7 && strcmp(name + nl - 7, ".lora_a") == 0) { lora_a = t; continue; }
@@ -570,23 +570,23 @@ static mio_status param_counts(const hf_meta_in *in, hf_meta *m) {
                 return MIO_OK;
             }
             if (t->n_dims == 0 || lora_a->n_dims == 0)
-                return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': a LoRA tensor without dimensions", name);
+                return mio_err_set(MIO_ERR_INVALID_ARG, "tensor '%s': a LoRA tensor without dimensions", name);
             ne[0] = lora_a->ne[0]; /* numpy (*shape[:-1], lora_a.shape[-1]) */
         }
         uint64_t size = 1;
         for (uint32_t d = 0; d < t->n_dims; d++)
-            if (!ck_mul(size, (uint64_t)ne[d], &size)) return err_set(MIO_ERR_OVERFLOW, "tensor '%s': element count overflows", name);
+            if (!ck_mul(size, (uint64_t)ne[d], &size)) return mio_err_set(MIO_ERR_OVERFLOW, "tensor '%s': element count overflows", name);
         if (strstr(name, "_exps.") && t->n_dims >= 3) {
             uint64_t cnt = (uint64_t)(strstr(name, ".bias") ? ne[1] : ne[2]);
-            if (cnt == 0) return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': expert count 0", name);
+            if (cnt == 0) return mio_err_set(MIO_ERR_INVALID_ARG, "tensor '%s': expert count 0", name);
             if (!ck_add(expert, size / cnt, &expert) || !ck_add(expert_sum, cnt, &expert_sum))
-                return err_set(MIO_ERR_OVERFLOW, "parameter count overflows at tensor '%s'", name);
+                return mio_err_set(MIO_ERR_OVERFLOW, "parameter count overflows at tensor '%s'", name);
             n_exp++;
         } else if (!ck_add(shared, size, &shared)) {
-            return err_set(MIO_ERR_OVERFLOW, "parameter count overflows at tensor '%s'", name);
+            return mio_err_set(MIO_ERR_OVERFLOW, "parameter count overflows at tensor '%s'", name);
         }
         if (!ck_add(total, size, &total) || total > (uint64_t)INT64_MAX)
-            return err_set(MIO_ERR_OVERFLOW, "parameter count overflows at tensor '%s'", name);
+            return mio_err_set(MIO_ERR_OVERFLOW, "parameter count overflows at tensor '%s'", name);
     }
     m->total_params = lora_a ? -(int64_t)total : (int64_t)total;
     m->shared_params = (int64_t)shared;
@@ -638,22 +638,22 @@ static bool is_regular(const char *path) {
 static mio_status read_genconfig(const char *dir, cJSON **out) {
     *out = NULL;
     char *path = join_path(dir, "generation_config.json");
-    if (!path) return err_set(MIO_ERR_NOMEM, "generation_config.json: out of memory");
+    if (!path) return mio_err_set(MIO_ERR_NOMEM, "generation_config.json: out of memory");
     if (!is_regular(path)) { free(path); return MIO_OK; }
     mio_region r;
-    if (region_read(path, &r) != MIO_OK) { free(path); return MIO_OK; }
+    if (mio_region_read(path, &r) != MIO_OK) { free(path); return MIO_OK; }
     if (r.size > META_MAX_GENCONFIG) {
-        mio_status st = err_set(MIO_ERR_LIMIT, "%s: %zu bytes (at most %zu)", path, r.size, META_MAX_GENCONFIG);
-        region_free(&r);
+        mio_status st = mio_err_set(MIO_ERR_LIMIT, "%s: %zu bytes (at most %zu)", path, r.size, META_MAX_GENCONFIG);
+        mio_region_free(&r);
         free(path);
         return st;
     }
     free(path);
     /* a NUL byte makes the file invalid JSON for Python; cJSON would stop there */
-    if (memchr(r.data, 0, r.size)) { region_free(&r); return MIO_OK; }
+    if (memchr(r.data, 0, r.size)) { mio_region_free(&r); return MIO_OK; }
     char *txt = dup_n((const char *)r.data, r.size);
-    region_free(&r);
-    if (!txt) return err_set(MIO_ERR_NOMEM, "generation_config.json: out of memory");
+    mio_region_free(&r);
+    if (!txt) return mio_err_set(MIO_ERR_NOMEM, "generation_config.json: out of memory");
     const char *end = NULL;
     *out = cJSON_ParseWithOpts(txt, &end, 1);
     free(txt);
@@ -697,7 +697,7 @@ static mio_status sampling_value(const cJSON *v, size_t k, sval *out) {
     case S_STR:
         if (cJSON_IsString(v)) {
             if (strlen(v->valuestring) > META_MAX_STR)
-                return err_set(MIO_ERR_LIMIT, "generation_config.json: \"%s\" longer than %zu bytes", j, META_MAX_STR);
+                return mio_err_set(MIO_ERR_LIMIT, "generation_config.json: \"%s\" longer than %zu bytes", j, META_MAX_STR);
             out->s = v->valuestring;
             out->set = v->valuestring[0] != 0; /* add_string skips "" */
             return MIO_OK;
@@ -706,31 +706,31 @@ static mio_status sampling_value(const cJSON *v, size_t k, sval *out) {
         if (cJSON_IsFalse(v) || (cJSON_IsNumber(v) && v->valuedouble == 0) ||
             ((cJSON_IsArray(v) || cJSON_IsObject(v)) && !v->child))
             return MIO_OK;
-        return err_set(MIO_ERR_INVALID_JSON, "generation_config.json: \"%s\" is not a string", j);
+        return mio_err_set(MIO_ERR_INVALID_JSON, "generation_config.json: \"%s\" is not a string", j);
     case S_I32:
         if (cJSON_IsBool(v)) { out->i = cJSON_IsTrue(v); out->set = true; return MIO_OK; }
         if (cJSON_IsNumber(v)) {
             double d = v->valuedouble;
-            if (d != floor(d)) return err_set(MIO_ERR_INVALID_JSON, "generation_config.json: \"%s\" is %g, not an integer", j, d);
+            if (d != floor(d)) return mio_err_set(MIO_ERR_INVALID_JSON, "generation_config.json: \"%s\" is %g, not an integer", j, d);
             if (!(d >= -2147483648.0 && d <= 2147483647.0))
-                return err_set(MIO_ERR_OUT_OF_RANGE, "generation_config.json: \"%s\" = %.17g does not fit an int32", j, d);
+                return mio_err_set(MIO_ERR_OUT_OF_RANGE, "generation_config.json: \"%s\" = %.17g does not fit an int32", j, d);
             out->i = (int32_t)d;
             out->set = true;
             return MIO_OK;
         }
-        return err_set(MIO_ERR_INVALID_JSON, "generation_config.json: \"%s\" is not an integer", j);
+        return mio_err_set(MIO_ERR_INVALID_JSON, "generation_config.json: \"%s\" is not an integer", j);
     case S_F32:
         if (cJSON_IsBool(v)) { out->f = cJSON_IsTrue(v) ? 1.0f : 0.0f; out->set = true; return MIO_OK; }
         if (cJSON_IsNumber(v)) {
             double d = v->valuedouble;
             float f = (float)d;
             if (isfinite(d) && isinf(f))
-                return err_set(MIO_ERR_OUT_OF_RANGE, "generation_config.json: \"%s\" = %.17g is too large for a float32", j, d);
+                return mio_err_set(MIO_ERR_OUT_OF_RANGE, "generation_config.json: \"%s\" = %.17g is too large for a float32", j, d);
             out->f = f;
             out->set = true;
             return MIO_OK;
         }
-        return err_set(MIO_ERR_INVALID_JSON, "generation_config.json: \"%s\" is not a number", j);
+        return mio_err_set(MIO_ERR_INVALID_JSON, "generation_config.json: \"%s\" is not a number", j);
     }
     return MIO_OK;
 }
@@ -757,7 +757,7 @@ static mio_status apply_id(const char *id, int64_t total, hf_meta *m, char **org
     bool oom = (c.full && !m->name) || (c.org && !*org) || (c.basename && !m->basename) ||
                (c.finetune && !m->finetune) || (c.version && !m->version) || (c.size_label && !m->size_label);
     comps_free(&c);
-    return oom ? err_set(MIO_ERR_NOMEM, "general.* metadata: out of memory") : MIO_OK;
+    return oom ? mio_err_set(MIO_ERR_NOMEM, "general.* metadata: out of memory") : MIO_OK;
 }
 
 /* README.md with YAML front matter (load_model_card's test: first line "---"). */
@@ -783,11 +783,11 @@ static bool has_front_matter(const char *dir) {
 static mio_status put_str(mio_writer *w, const char *key, const char *v) {
     if (!v || !v[0]) return MIO_OK; /* add_string skips empty strings */
     size_t n = strlen(v);
-    if (n > META_MAX_STR) return err_set(MIO_ERR_LIMIT, "%s: %zu bytes (at most %zu)", key, n, META_MAX_STR);
+    if (n > META_MAX_STR) return mio_err_set(MIO_ERR_LIMIT, "%s: %zu bytes (at most %zu)", key, n, META_MAX_STR);
     return mio_writer_set_str(w, key, v, n);
 }
 
-void hf_meta_free(hf_meta *m) {
+void mio_hf_meta_free(hf_meta *m) {
     if (!m) return;
     free(m->name);
     free(m->basename);
@@ -797,16 +797,16 @@ void hf_meta_free(hf_meta *m) {
     memset(m, 0, sizeof *m);
 }
 
-mio_status hf_meta_write(mio_writer *w, const hf_meta_in *in, hf_meta *m) {
-    if (!w || !in || !m || !in->dir) return err_set(MIO_ERR_INVALID_ARG, "hf_meta_write: NULL argument");
-    if (in->n_tensors && !in->tensors) return err_set(MIO_ERR_INVALID_ARG, "hf_meta_write: tensors is NULL");
+mio_status mio_hf_meta_write(mio_writer *w, const hf_meta_in *in, hf_meta *m) {
+    if (!w || !in || !m || !in->dir) return mio_err_set(MIO_ERR_INVALID_ARG, "mio_hf_meta_write: NULL argument");
+    if (in->n_tensors && !in->tensors) return mio_err_set(MIO_ERR_INVALID_ARG, "mio_hf_meta_write: tensors is NULL");
     memset(m, 0, sizeof *m);
     char *org = NULL, *dirname = NULL;
     cJSON *gen = NULL;
     mio_status st = param_counts(in, m);
     if (st) goto fail;
     m->model_card_ignored = has_front_matter(in->dir);
-    if (!(dirname = path_name(in->dir))) { st = err_set(MIO_ERR_NOMEM, "general.name: out of memory"); goto fail; }
+    if (!(dirname = path_name(in->dir))) { st = mio_err_set(MIO_ERR_NOMEM, "general.name: out of memory"); goto fail; }
 
     /* Hugging Face parameter heuristics: _name_or_path when it is not a path */
     const cJSON *nop = obj_get(in->config, "_name_or_path");
@@ -833,12 +833,12 @@ mio_status hf_meta_write(mio_writer *w, const hf_meta_in *in, hf_meta *m) {
     /* --model-name, then prepare_metadata's fallbacks */
     if (in->model_name) {
         free(m->name);
-        if (!(m->name = dup_n(in->model_name, strlen(in->model_name)))) { st = err_set(MIO_ERR_NOMEM, "general.name: out of memory"); goto fail; }
+        if (!(m->name = dup_n(in->model_name, strlen(in->model_name)))) { st = mio_err_set(MIO_ERR_NOMEM, "general.name: out of memory"); goto fail; }
     }
     if (!m->name) { m->name = dirname; dirname = NULL; }
     if (!m->size_label && m->total_params > 0 &&
-        !(m->size_label = hf_size_label(m->total_params, m->shared_params, m->expert_params, m->expert_count))) {
-        st = err_set(MIO_ERR_NOMEM, "general.size_label: out of memory");
+        !(m->size_label = mio_hf_size_label(m->total_params, m->shared_params, m->expert_params, m->expert_count))) {
+        st = mio_err_set(MIO_ERR_NOMEM, "general.size_label: out of memory");
         goto fail;
     }
 
@@ -864,7 +864,7 @@ fail:
     cJSON_Delete(gen);
     free(org);
     free(dirname);
-    hf_meta_free(m);
+    mio_hf_meta_free(m);
     return st;
 }
 
@@ -881,7 +881,7 @@ static void put_field(sbuf *b, const char *s, bool slash, bool upper) {
     }
 }
 
-char *hf_default_filename(const hf_meta *m, const char *output_type, bool vocab_only) {
+char *mio_hf_default_filename(const hf_meta *m, const char *output_type, bool vocab_only) {
     if (!m) return NULL;
     sbuf b = {0};
     if (m->basename) put_field(&b, m->basename, true, false);
@@ -898,8 +898,8 @@ char *hf_default_filename(const hf_meta *m, const char *output_type, bool vocab_
     return sb_take(&b);
 }
 
-mio_status hf_fill_templated_filename(const char *templ, const char *output_type, char **out) {
-    if (!templ || !out) return err_set(MIO_ERR_INVALID_ARG, "hf_fill_templated_filename: NULL argument");
+mio_status mio_hf_fill_templated_filename(const char *templ, const char *output_type, char **out) {
+    if (!templ || !out) return mio_err_set(MIO_ERR_INVALID_ARG, "mio_hf_fill_templated_filename: NULL argument");
     *out = NULL;
     const char *ot = output_type ? output_type : "";
     sbuf b = {0};
@@ -908,10 +908,10 @@ mio_status hf_fill_templated_filename(const char *templ, const char *output_type
     for (const char *c = templ; *c;) {
         if (c[0] == '{' && c[1] == '{') { sb_chr(&b, '{'); c += 2; continue; }
         if (c[0] == '}' && c[1] == '}') { sb_chr(&b, '}'); c += 2; continue; }
-        if (c[0] == '}') { free(b.p); return err_set(MIO_ERR_INVALID_ARG, "output file name '%s': single '}'", templ); }
+        if (c[0] == '}') { free(b.p); return mio_err_set(MIO_ERR_INVALID_ARG, "output file name '%s': single '}'", templ); }
         if (c[0] != '{') { sb_chr(&b, *c++); continue; }
         const char *e = strchr(c, '}');
-        if (!e) { free(b.p); return err_set(MIO_ERR_INVALID_ARG, "output file name '%s': single '{'", templ); }
+        if (!e) { free(b.p); return mio_err_set(MIO_ERR_INVALID_ARG, "output file name '%s': single '{'", templ); }
         size_t n = (size_t)(e - c - 1);
         const char *f = c + 1;
         bool upper;
@@ -919,11 +919,11 @@ mio_status hf_fill_templated_filename(const char *templ, const char *output_type
             int kind = n == 0 ? 1 : 2;
             if (autonum && autonum != kind) {
                 free(b.p);
-                return err_set(MIO_ERR_INVALID_ARG, "output file name '%s': mixes {} and {0}", templ);
+                return mio_err_set(MIO_ERR_INVALID_ARG, "output file name '%s': mixes {} and {0}", templ);
             }
             if (kind == 1 && auto_used) {
                 free(b.p);
-                return err_set(MIO_ERR_INVALID_ARG, "output file name '%s': a second {} has no value", templ);
+                return mio_err_set(MIO_ERR_INVALID_ARG, "output file name '%s': a second {} has no value", templ);
             }
             auto_used |= kind == 1;
             autonum = kind;
@@ -935,11 +935,11 @@ mio_status hf_fill_templated_filename(const char *templ, const char *output_type
         } else {
             char m[96];
             free(b.p);
-            return err_set(MIO_ERR_INVALID_ARG, "output file name '%s': unknown field {%s}", templ, esc_bytes(m, sizeof m, f, n));
+            return mio_err_set(MIO_ERR_INVALID_ARG, "output file name '%s': unknown field {%s}", templ, mio_esc_bytes(m, sizeof m, f, n));
         }
         for (const char *t = ot; *t; t++) sb_chr(&b, upper ? a_toupper(*t) : a_tolower(*t));
         c = e + 1;
     }
-    if (!(*out = sb_take(&b))) return err_set(MIO_ERR_NOMEM, "output file name: out of memory");
+    if (!(*out = sb_take(&b))) return mio_err_set(MIO_ERR_NOMEM, "output file name: out of memory");
     return MIO_OK;
 }

@@ -87,7 +87,7 @@ static mio_status smap_init(smap *m, uint64_t n) {
     m->klen = calloc(cap, sizeof *m->klen);
     m->v = calloc(cap, sizeof *m->v);
     m->cap = cap;
-    if (!m->k || !m->klen || !m->v) return err_set(MIO_ERR_NOMEM, "out of memory for a %zu-slot token map", cap);
+    if (!m->k || !m->klen || !m->v) return mio_err_set(MIO_ERR_NOMEM, "out of memory for a %zu-slot token map", cap);
     return MIO_OK;
 }
 
@@ -152,21 +152,21 @@ static bool file_exists(const char *dir, const char *name, char *path, size_t pa
 /* Read a whole file (bounded); *out NUL-terminated, *len its size. */
 static mio_status read_file(const char *path, char **out, size_t *len) {
     mio_region r;
-    mio_status st = region_read(path, &r);
+    mio_status st = mio_region_read(path, &r);
     if (st) return st;
     if (r.size > HF_MAX_FILE) {
-        region_free(&r);
-        return err_set(MIO_ERR_LIMIT, "%s: %zu bytes (more than the 2 GiB this reader accepts)", path, r.size);
+        mio_region_free(&r);
+        return mio_err_set(MIO_ERR_LIMIT, "%s: %zu bytes (more than the 2 GiB this reader accepts)", path, r.size);
     }
     char *b = malloc(r.size + 1);
     if (!b) {
-        region_free(&r);
-        return err_set(MIO_ERR_NOMEM, "%s: out of memory for %zu bytes", path, r.size);
+        mio_region_free(&r);
+        return mio_err_set(MIO_ERR_NOMEM, "%s: out of memory for %zu bytes", path, r.size);
     }
     if (r.size) memcpy(b, r.data, r.size);
     b[r.size] = 0;
     *len = r.size;
-    region_free(&r);
+    mio_region_free(&r);
     *out = b;
     return MIO_OK;
 }
@@ -185,7 +185,7 @@ static mio_status read_json(const char *dir, const char *name, cJSON **out) {
     if (!j) {
         size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
         free(text);
-        return err_set(HF_ERR_JSON, "%s: not valid JSON (error near byte %zu)", path, off);
+        return mio_err_set(HF_ERR_JSON, "%s: not valid JSON (error near byte %zu)", path, off);
     }
     free(text);
     *out = j;
@@ -215,15 +215,15 @@ typedef struct toks {
 static mio_status toks_alloc(toks *t, uint64_t n, bool scores, const char *what) {
     memset(t, 0, sizeof *t);
     if (n == 0 || n > HF_MAX_TOKENS)
-        return err_set(MIO_ERR_LIMIT, "%s: a vocabulary of %llu tokens (must be 1..%llu)", what,
-                       (unsigned long long)n, (unsigned long long)HF_MAX_TOKENS);
+        return mio_err_set(MIO_ERR_LIMIT, "%s: a vocabulary of %llu tokens (must be 1..%llu)", what,
+                           (unsigned long long)n, (unsigned long long)HF_MAX_TOKENS);
     t->s = calloc((size_t)n, sizeof *t->s);
     t->len = calloc((size_t)n, sizeof *t->len);
     t->type = calloc((size_t)n, sizeof *t->type);
     if (scores) t->score = calloc((size_t)n, sizeof *t->score);
     t->n = n;
     if (!t->s || !t->len || !t->type || (scores && !t->score))
-        return err_set(MIO_ERR_NOMEM, "%s: out of memory for %llu tokens", what, (unsigned long long)n);
+        return mio_err_set(MIO_ERR_NOMEM, "%s: out of memory for %llu tokens", what, (unsigned long long)n);
     return MIO_OK;
 }
 
@@ -239,7 +239,7 @@ static mio_status set_pad(toks *t, arena *a, uint64_t i, const char *what) {
     char buf[32];
     int n = snprintf(buf, sizeof buf, "[PAD%llu]", (unsigned long long)i);
     char *p = arena_alloc(a, (size_t)n);
-    if (!p) return err_set(MIO_ERR_NOMEM, "%s: out of memory", what);
+    if (!p) return mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", what);
     memcpy(p, buf, (size_t)n);
     t->s[i] = p;
     t->len[i] = (size_t)n;
@@ -249,7 +249,7 @@ static mio_status set_pad(toks *t, arena *a, uint64_t i, const char *what) {
 /* text with every U+2581 (the SentencePiece space) replaced by ' ' */
 static mio_status unspace(arena *a, const char *s, size_t n, const char **out, size_t *olen) {
     char *p = arena_alloc(a, n ? n : 1);
-    if (!p) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!p) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     size_t o = 0;
     for (size_t i = 0; i < n;) {
         if (n - i >= 3 && memcmp(s + i, "\xe2\x96\x81", 3) == 0) {
@@ -322,10 +322,10 @@ static mio_status sv_set_id(sv *s, const char *typ, const cJSON *tid, const char
     int64_t id;
     if (cJSON_IsBool(tid)) id = cJSON_IsTrue(tid);
     else if (!jint(tid, &id)) return MIO_OK;
-    if (id < 0) return err_set(HF_ERR_JSON, "%s: invalid value for special token type %s: %lld", from, typ, (long long)id);
+    if (id < 0) return mio_err_set(HF_ERR_JSON, "%s: invalid value for special token type %s: %lld", from, typ, (long long)id);
     if (id > UINT32_MAX)
-        return err_set(MIO_ERR_OUT_OF_RANGE, "%s: special token type %s id %lld does not fit a u32", from, typ,
-                       (long long)id);
+        return mio_err_set(MIO_ERR_OUT_OF_RANGE, "%s: special token type %s id %lld does not fit a u32", from, typ,
+                           (long long)id);
     if (s->has_n_vocab && (uint64_t)id >= s->n_vocab) return MIO_OK; /* the reference warns and skips */
     for (size_t i = 0; i < s->n_ids; i++)
         if (strcmp(s->ids[i].typ, typ) == 0) return MIO_OK;
@@ -350,15 +350,15 @@ static void sv_add_flag(sv *s, const char *typ, bool v, bool only_if_absent) {
 
 
 static mio_status parse_normalizer(sv *s, const cJSON *nz, unsigned depth, const char *path) {
-    if (depth > 32) return err_set(HF_ERR_JSON, "%s: normalizer Sequences nested deeper than 32", path);
+    if (depth > 32) return mio_err_set(HF_ERR_JSON, "%s: normalizer Sequences nested deeper than 32", path);
     const char *t = jstr(nz, "type");
     if (!t) return MIO_OK;
     if (strcmp(t, "Lowercase") == 0) s->lowercase = 1;
     else if (strcmp(t, "StripAccents") == 0) s->strip_accents = 1;
     else if (strcmp(t, "BertNormalizer") == 0) {
         const cJSON *v;
-        if ((v = jget(nz, "lowercase"))) s->lowercase = cJSON_IsNull(v) ? -1 : hf_json_truthy(v);
-        if ((v = jget(nz, "strip_accents"))) s->strip_accents = cJSON_IsNull(v) ? -1 : hf_json_truthy(v);
+        if ((v = jget(nz, "lowercase"))) s->lowercase = cJSON_IsNull(v) ? -1 : mio_hf_json_truthy(v);
+        if ((v = jget(nz, "strip_accents"))) s->strip_accents = cJSON_IsNull(v) ? -1 : mio_hf_json_truthy(v);
     } else if (strcmp(t, "Sequence") == 0) {
         const cJSON *arr = jget(nz, "normalizers"), *it;
         if (cJSON_IsArray(arr)) cJSON_ArrayForEach(it, arr) {
@@ -371,10 +371,10 @@ static mio_status parse_normalizer(sv *s, const cJSON *nz, unsigned depth, const
 
 static mio_status sv_merges_alloc(sv *s, uint64_t n, const char *path) {
     if (n > ((uint64_t)1 << 26))
-        return err_set(MIO_ERR_LIMIT, "%s: %llu merges (more than 2^26)", path, (unsigned long long)n);
+        return mio_err_set(MIO_ERR_LIMIT, "%s: %llu merges (more than 2^26)", path, (unsigned long long)n);
     s->merges = calloc(n ? (size_t)n : 1, sizeof *s->merges);
     s->merge_len = calloc(n ? (size_t)n : 1, sizeof *s->merge_len);
-    if (!s->merges || !s->merge_len) return err_set(MIO_ERR_NOMEM, "%s: out of memory for %llu merges", path, (unsigned long long)n);
+    if (!s->merges || !s->merge_len) return mio_err_set(MIO_ERR_NOMEM, "%s: out of memory for %llu merges", path, (unsigned long long)n);
     s->n_merges = 0;
     return MIO_OK;
 }
@@ -385,15 +385,15 @@ static mio_status load_json_merges(sv *s, const cJSON *merges, const char *path)
     const cJSON *first = merges->child, *it;
     bool strs = cJSON_IsString(first);
     if (!strs && !(cJSON_IsArray(first) && cJSON_GetArraySize(first) == 2 && cJSON_IsString(first->child)))
-        return err_set(HF_ERR_JSON, "%s: model.merges: unknown tokenizer merges format (neither strings nor pairs)", path);
+        return mio_err_set(HF_ERR_JSON, "%s: model.merges: unknown tokenizer merges format (neither strings nor pairs)", path);
     mio_status st = sv_merges_alloc(s, (uint64_t)cJSON_GetArraySize(merges), path);
     if (st) return st;
     uint64_t k = 0;
     cJSON_ArrayForEach(it, merges) {
         if (strs) {
             if (!cJSON_IsString(it))
-                return err_set(HF_ERR_JSON, "%s: model.merges[%llu] is not a string like merges[0]", path,
-                               (unsigned long long)k);
+                return mio_err_set(HF_ERR_JSON, "%s: model.merges[%llu] is not a string like merges[0]", path,
+                                   (unsigned long long)k);
             s->merges[k] = it->valuestring;
             s->merge_len[k] = strlen(it->valuestring);
         } else {
@@ -405,7 +405,7 @@ static mio_status load_json_merges(sv *s, const cJSON *merges, const char *path)
                 need += 2 * strlen(p->valuestring) + 1;
             }
             char *o = arena_alloc(s->ar, need ? need : 1);
-            if (!o) return err_set(MIO_ERR_NOMEM, "%s: out of memory for merges", path);
+            if (!o) return mio_err_set(MIO_ERR_NOMEM, "%s: out of memory for merges", path);
             size_t n = 0;
             bool firstp = true;
             cJSON_ArrayForEach(p, it) {
@@ -422,8 +422,8 @@ static mio_status load_json_merges(sv *s, const cJSON *merges, const char *path)
         k++;
         continue;
     bad:
-        return err_set(HF_ERR_JSON, "%s: model.merges[%llu] is not an array of strings like merges[0]", path,
-                       (unsigned long long)k);
+        return mio_err_set(HF_ERR_JSON, "%s: model.merges[%llu] is not an array of strings like merges[0]", path,
+                           (unsigned long long)k);
     }
     s->n_merges = k;
     return MIO_OK;
@@ -465,7 +465,7 @@ static mio_status load_merges_txt(sv *s) {
         while (p1e < b && !is_space(text[p1e])) p1e++;
         if (p1 == b || p1e != b) continue; /* malformed: the reference ignores the line */
         char *o = arena_alloc(s->ar, (p0e - p0) + 1 + (p1e - p1));
-        if (!o) { free(text); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+        if (!o) { free(text); return mio_err_set(MIO_ERR_NOMEM, "out of memory"); }
         memcpy(o, text + p0, p0e - p0);
         o[p0e - p0] = ' ';
         memcpy(o + (p0e - p0) + 1, text + p1, p1e - p1);
@@ -506,19 +506,19 @@ static void template_processing(sv *s, const cJSON *proc, cJSON *tc, const cJSON
     const cJSON *single = jget(proc, "single"), *pair = jget(proc, "pair");
     int ns = cJSON_IsArray(single) ? cJSON_GetArraySize(single) : 0;
     const cJSON *first = NULL, *last = NULL;
-    bool tc_truthy = hf_json_truthy(tc);
+    bool tc_truthy = mio_hf_json_truthy(tc);
     if (ns > 1) {
-        if ((first = special_id_of(cJSON_GetArrayItem(single, 0))) && hf_json_truthy(first)) {
+        if ((first = special_id_of(cJSON_GetArrayItem(single, 0))) && mio_hf_json_truthy(first)) {
             if (!tc_truthy) *bos = first;
             else if (!py_eq(first, *bos) && !py_eq(first, *cls)) {
-                if (!hf_json_truthy(*bos)) *bos = tc_set(tc, "bos_token", first);
-                if (!hf_json_truthy(*cls)) *cls = tc_set(tc, "cls_token", first);
+                if (!mio_hf_json_truthy(*bos)) *bos = tc_set(tc, "bos_token", first);
+                if (!mio_hf_json_truthy(*cls)) *cls = tc_set(tc, "cls_token", first);
             }
             sv_add_flag(s, "bos", py_eq(first, *bos) || py_eq(first, *cls), false);
         } else {
             first = NULL;
         }
-        if ((last = special_id_of(cJSON_GetArrayItem(single, ns - 1))) && hf_json_truthy(last)) {
+        if ((last = special_id_of(cJSON_GetArrayItem(single, ns - 1))) && mio_hf_json_truthy(last)) {
             if (!tc_truthy) *eos = last;
             else if (!py_eq(last, *eos)) {
                 if (!sv_has_type(s, "eot")) {
@@ -547,13 +547,13 @@ static void template_processing(sv *s, const cJSON *proc, cJSON *tc, const cJSON
     if (mid_n <= 0) return;
     bool add_sep = false;
     const cJSON *e = special_id_of(cJSON_GetArrayItem(pair, mid0));
-    if (hf_json_truthy(e) && (py_eq(e, *sep) || py_eq(e, *eos)) && !last) add_sep = true;
+    if (mio_hf_json_truthy(e) && (py_eq(e, *sep) || py_eq(e, *eos)) && !last) add_sep = true;
     if (mid_n == 2) {
         e = special_id_of(cJSON_GetArrayItem(pair, mid0 + 1));
-        if (hf_json_truthy(e) && (py_eq(e, *sep) || py_eq(e, *eos))) add_sep = true;
+        if (mio_hf_json_truthy(e) && (py_eq(e, *sep) || py_eq(e, *eos))) add_sep = true;
     }
     sv_add_flag(s, "sep", add_sep, false);
-    if (add_sep && !hf_json_truthy(*sep) && hf_json_truthy(tc)) tc_set(tc, "sep_token", *eos);
+    if (add_sep && !mio_hf_json_truthy(*sep) && mio_hf_json_truthy(tc)) tc_set(tc, "sep_token", *eos);
 }
 
 static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
@@ -569,7 +569,7 @@ static mio_status load_chat_alt(sv *s, cJSON **alt) {
         if ((st = read_file(path, &text, &len))) return st;
         cJSON *def = cJSON_CreateString(text);
         free(text);
-        if (!def) return err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!def) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         char adir[4096];
         snprintf(adir, sizeof adir, "%s/additional_chat_templates", s->dir);
         DIR *d = opendir(adir);
@@ -631,19 +631,19 @@ static mio_status sv_load(sv *s, const cJSON *tj, const cJSON *tc0, const cJSON 
     if (tj) {
         if (s->load_merges && (st = load_json_merges(s, jget(jget(tj, "model"), "merges"), tj_path))) return st;
         const cJSON *nz = jget(tj, "normalizer");
-        if (hf_json_truthy(nz) && (st = parse_normalizer(s, nz, 0, tj_path))) return st;
+        if (mio_hf_json_truthy(nz) && (st = parse_normalizer(s, nz, 0, tj_path))) return st;
         added = jget(tj, "added_tokens");
     }
     cJSON *tc = tc0 ? cJSON_Duplicate(tc0, true) : NULL;
-    if (tc0 && !tc) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (tc0 && !tc) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (tj) {
         const cJSON *bos = tc_get(tc, "bos_token"), *cls = tc_get(tc, "cls_token");
         const cJSON *eos = tc_get(tc, "eos_token"), *sep = tc_get(tc, "sep_token");
-        bool tct = hf_json_truthy(tc);
-        if (!hf_json_truthy(bos) && hf_json_truthy(cls) && tct) bos = tc_set(tc, "bos_token", cls);
-        if (!hf_json_truthy(eos) && hf_json_truthy(sep) && tct) eos = tc_set(tc, "eos_token", sep);
+        bool tct = mio_hf_json_truthy(tc);
+        if (!mio_hf_json_truthy(bos) && mio_hf_json_truthy(cls) && tct) bos = tc_set(tc, "bos_token", cls);
+        if (!mio_hf_json_truthy(eos) && mio_hf_json_truthy(sep) && tct) eos = tc_set(tc, "eos_token", sep);
         const cJSON *pp = jget(tj, "post_processor");
-        if (hf_json_truthy(pp)) {
+        if (mio_hf_json_truthy(pp)) {
             const cJSON *procs = jget(pp, "processors");
             const cJSON *one[1] = {pp};
             int n = procs ? (cJSON_IsArray(procs) ? cJSON_GetArraySize(procs) : 0) : 1;
@@ -658,11 +658,11 @@ static mio_status sv_load(sv *s, const cJSON *tj, const cJSON *tc0, const cJSON 
                     sv_add_flag(s, "bos", true, false);
                     sv_add_flag(s, "eos", true, false);
                     sv_add_flag(s, "sep", true, false);
-                    if (!hf_json_truthy(cls) && hf_json_truthy(tc)) {
+                    if (!mio_hf_json_truthy(cls) && mio_hf_json_truthy(tc)) {
                         const cJSON *c = jget(it, "cls");
                         cls = tc_set(tc, "cls_token", c ? cJSON_GetArrayItem(c, 0) : bos);
                     }
-                    if (!hf_json_truthy(sep) && hf_json_truthy(tc)) {
+                    if (!mio_hf_json_truthy(sep) && mio_hf_json_truthy(tc)) {
                         const cJSON *c = jget(it, "sep");
                         sep = tc_set(tc, "sep_token", c ? cJSON_GetArrayItem(c, 0) : eos);
                     }
@@ -672,7 +672,7 @@ static mio_status sv_load(sv *s, const cJSON *tj, const cJSON *tc0, const cJSON 
             }
         }
     }
-    if (!hf_json_truthy(tc)) {
+    if (!mio_hf_json_truthy(tc)) {
         cJSON_Delete(tc);
         goto config_json;
     }
@@ -746,16 +746,16 @@ static mio_status write_chat(mio_writer *w, const cJSON *ct, arena *ar) {
     mio_status st = MIO_OK;
     cJSON_ArrayForEach(c, ct) {
         if (!cJSON_IsObject(c))
-            return err_set(HF_ERR_JSON, "tokenizer_config.json: chat_template list entry is not an object");
+            return mio_err_set(HF_ERR_JSON, "tokenizer_config.json: chat_template list entry is not an object");
         const cJSON *nm = jget(c, "name"), *tp = jget(c, "template");
         const char *name = nm ? (cJSON_IsString(nm) ? nm->valuestring : NULL) : "";
-        if (!name) return err_set(HF_ERR_JSON, "tokenizer_config.json: chat_template entry name is not a string");
+        if (!name) return mio_err_set(HF_ERR_JSON, "tokenizer_config.json: chat_template entry name is not a string");
         size_t ln = strlen(name);
         if (!ln || !tp || cJSON_IsNull(tp)) continue;
         if (!cJSON_IsString(tp))
-            return err_set(HF_ERR_JSON, "tokenizer_config.json: chat_template '%s' is not a string", name);
+            return mio_err_set(HF_ERR_JSON, "tokenizer_config.json: chat_template '%s' is not a string", name);
         char *san = arena_alloc(ar, ln + 1);
-        if (!san) return err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!san) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         for (size_t i = 0; i < ln; i++) san[i] = name_char_ok(name[i]) ? name[i] : '_';
         san[ln] = 0;
         if (strcmp(san, "default") == 0) {
@@ -766,7 +766,7 @@ static mio_status write_chat(mio_writer *w, const cJSON *ct, arena *ar) {
         for (size_t i = 0; i < nn; i++) dup = dup || strcmp(names[i], san) == 0;
         if (!dup && nn < 64) names[nn++] = san;
         char key[128 + 32];
-        if (ln > 128) return err_set(MIO_ERR_LIMIT, "tokenizer_config.json: chat template name longer than 128 bytes");
+        if (ln > 128) return mio_err_set(MIO_ERR_LIMIT, "tokenizer_config.json: chat template name longer than 128 bytes");
         snprintf(key, sizeof key, "%s.%s", K_CHAT, san);
         size_t tl = strlen(tp->valuestring);
         if (tl && (st = mio_writer_set_str(w, key, tp->valuestring, tl))) return st;
@@ -834,7 +834,7 @@ static mio_status hparam_u64(const ctx *c, const char *key, bool *has, uint64_t 
     *has = false;
     if (!x || cJSON_IsNull(x)) return MIO_OK;
     int64_t i;
-    if (!jint(x, &i) || i < 0) return err_set(HF_ERR_JSON, "config.json: %s is not a non-negative integer", key);
+    if (!jint(x, &i) || i < 0) return mio_err_set(HF_ERR_JSON, "config.json: %s is not a non-negative integer", key);
     *has = true;
     *v = (uint64_t)i;
     return MIO_OK;
@@ -873,7 +873,7 @@ static mio_status vocab_spm(ctx *c, const char *path) {
     mio_status st = read_file(path, &bytes, &len);
     if (st) return st;
     hf_spm_model m;
-    if ((st = hf_spm_parse((const uint8_t *)bytes, len, path, &m))) { free(bytes); return st; }
+    if ((st = mio_hf_spm_parse((const uint8_t *)bytes, len, path, &m))) { free(bytes); return st; }
     uint64_t vs = 0;
     bool has;
     if (!(st = hparam_u64(c, "vocab_size_per_layer_input", &has, &vs)) && !has && jget(c->o->config, "vocab_size_per_layer_input") == NULL)
@@ -890,7 +890,7 @@ static mio_status vocab_spm(ctx *c, const char *path) {
     for (uint64_t i = 0; !st && i < m.n && i < vs; i++) {
         const hf_spm_piece *p = &m.pieces[i];
         char *s = arena_alloc(&c->ar, p->len ? p->len : 1);
-        if (!s) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
+        if (!s) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); break; }
         memcpy(s, p->text, p->len);
         t.s[i] = s;
         t.len[i] = p->len;
@@ -900,19 +900,19 @@ static mio_status vocab_spm(ctx *c, const char *path) {
                         ? p->type
                         : HF_TOK_NORMAL; /* the reference has no IsUserDefined branch */
     }
-    hf_spm_free(&m);
+    mio_hf_spm_free(&m);
     free(bytes);
     /* added_tokens.json */
     cJSON *at = NULL;
     if (!st) st = read_json(c->o->dir, "added_tokens.json", &at);
     if (!st && at) {
         const cJSON *it;
-        if (!cJSON_IsObject(at)) st = err_set(HF_ERR_JSON, "added_tokens.json: not an object");
+        if (!cJSON_IsObject(at)) st = mio_err_set(HF_ERR_JSON, "added_tokens.json: not an object");
         cJSON_ArrayForEach(it, at) {
             if (st) break;
             int64_t id;
             if (!jint(it, &id) || id < 0) {
-                st = err_set(HF_ERR_JSON, "added_tokens.json: '%s' has no non-negative integer id", it->string);
+                st = mio_err_set(HF_ERR_JSON, "added_tokens.json: '%s' has no non-negative integer id", it->string);
                 break;
             }
             if ((uint64_t)id >= vs) continue; /* the reference warns and ignores it */
@@ -925,7 +925,7 @@ static mio_status vocab_spm(ctx *c, const char *path) {
     /* tokenizer_config.json added_tokens_decoder */
     const cJSON *atd = jget(c->tc, "added_tokens_decoder"), *it;
     if (!st && atd && !cJSON_IsObject(atd))
-        st = err_set(HF_ERR_JSON, "%s: added_tokens_decoder is not an object", c->tc_path);
+        st = mio_err_set(HF_ERR_JSON, "%s: added_tokens_decoder is not an object", c->tc_path);
     if (!st && atd) cJSON_ArrayForEach(it, atd) {
             char *end;
             errno = 0;
@@ -933,17 +933,17 @@ static mio_status vocab_spm(ctx *c, const char *path) {
             while (*end && is_space(*end)) end++;
             const char *content = jstr(it, "content");
             if (end == it->string || *end || errno || id < 0) {
-                st = err_set(HF_ERR_JSON, "%s: added_tokens_decoder key '%s' is not a token id", c->tc_path, it->string);
+                st = mio_err_set(HF_ERR_JSON, "%s: added_tokens_decoder key '%s' is not a token id", c->tc_path, it->string);
                 break;
             }
             if (!content) {
-                st = err_set(HF_ERR_JSON, "%s: added_tokens_decoder['%s'].content is not a string", c->tc_path,
-                             it->string);
+                st = mio_err_set(HF_ERR_JSON, "%s: added_tokens_decoder['%s'].content is not a string", c->tc_path,
+                                 it->string);
                 break;
             }
             if ((uint64_t)id >= vs) continue;
             size_t cl = strlen(content);
-            if (hf_json_truthy(jget(it, "special")) || looks_special(content, cl)) {
+            if (mio_hf_json_truthy(jget(it, "special")) || looks_special(content, cl)) {
                 t.type[id] = HF_TOK_CONTROL;
                 t.s[id] = content;
                 t.len[id] = cl;
@@ -994,27 +994,27 @@ static mio_status hfv_load(ctx *c, hfv *v) {
     const cJSON *model = jget(c->tj, "model");
     const cJSON *vocab = jget(model, "vocab"), *it;
     if (!cJSON_IsObject(vocab))
-        return err_set(HF_ERR_JSON, "%s: model.vocab is not an object of token -> id", c->tj_path);
+        return mio_err_set(HF_ERR_JSON, "%s: model.vocab is not an object of token -> id", c->tj_path);
     uint64_t n = (uint64_t)cJSON_GetArraySize(vocab);
     if (n > HF_MAX_TOKENS)
-        return err_set(MIO_ERR_LIMIT, "%s: model.vocab has %llu tokens (more than %llu)", c->tj_path,
-                       (unsigned long long)n, (unsigned long long)HF_MAX_TOKENS);
+        return mio_err_set(MIO_ERR_LIMIT, "%s: model.vocab has %llu tokens (more than %llu)", c->tj_path,
+                           (unsigned long long)n, (unsigned long long)HF_MAX_TOKENS);
     const cJSON *added = jget(c->tj, "added_tokens");
     if (added && !cJSON_IsArray(added) && !cJSON_IsObject(added))
-        return err_set(HF_ERR_JSON, "%s: added_tokens is not an array", c->tj_path);
+        return mio_err_set(HF_ERR_JSON, "%s: added_tokens is not an array", c->tj_path);
     uint64_t na = cJSON_IsArray(added) ? (uint64_t)cJSON_GetArraySize(added) : 0;
-    if (na > HF_MAX_TOKENS) return err_set(MIO_ERR_LIMIT, "%s: more than %llu added_tokens", c->tj_path, (unsigned long long)HF_MAX_TOKENS);
+    if (na > HF_MAX_TOKENS) return mio_err_set(MIO_ERR_LIMIT, "%s: more than %llu added_tokens", c->tj_path, (unsigned long long)HF_MAX_TOKENS);
     mio_status st = smap_init(&v->vocab, n);
     if (!st) st = smap_init(&v->added, na);
     if (st) return st;
     v->added_v = calloc(na ? (size_t)na : 1, sizeof *v->added_v);
     v->added_id = calloc(na ? (size_t)na : 1, sizeof *v->added_id);
-    if (!v->added_v || !v->added_id) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!v->added_v || !v->added_id) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     cJSON_ArrayForEach(it, vocab) {
         int64_t id;
         if (!jint(it, &id) || id < 0 || (uint64_t)id >= HF_MAX_TOKENS)
-            return err_set(HF_ERR_JSON, "%s: model.vocab['%s'] is not a token id (an integer 0..%llu)", c->tj_path,
-                           it->string, (unsigned long long)HF_MAX_TOKENS - 1);
+            return mio_err_set(HF_ERR_JSON, "%s: model.vocab['%s'] is not a token id (an integer 0..%llu)", c->tj_path,
+                               it->string, (unsigned long long)HF_MAX_TOKENS - 1);
         if (smap_put(&v->vocab, it->string, strlen(it->string), id) < 0) v->n_model++;
         if ((uint64_t)id > v->max_id) v->max_id = (uint64_t)id;
     }
@@ -1023,11 +1023,11 @@ static mio_status hfv_load(ctx *c, hfv *v) {
             const char *content = jstr(it, "content");
             int64_t id;
             if (!cJSON_IsObject(it) || !content)
-                return err_set(HF_ERR_JSON, "%s: added_tokens[%llu].content is not a string", c->tj_path,
-                               (unsigned long long)k);
+                return mio_err_set(HF_ERR_JSON, "%s: added_tokens[%llu].content is not a string", c->tj_path,
+                                   (unsigned long long)k);
             if (!jint(jget(it, "id"), &id) || id < 0 || (uint64_t)id >= HF_MAX_TOKENS)
-                return err_set(HF_ERR_JSON, "%s: added_tokens[%llu].id is not a token id (an integer 0..%llu)",
-                               c->tj_path, (unsigned long long)k, (unsigned long long)HF_MAX_TOKENS - 1);
+                return mio_err_set(HF_ERR_JSON, "%s: added_tokens[%llu].id is not a token id (an integer 0..%llu)",
+                                   c->tj_path, (unsigned long long)k, (unsigned long long)HF_MAX_TOKENS - 1);
             v->added_v[k].j = it;
             v->added_id[k] = id;
             smap_put(&v->added, content, strlen(content), (int64_t)k);
@@ -1047,7 +1047,7 @@ static mio_status hfv_load(ctx *c, hfv *v) {
 static mio_status hfv_reverse(ctx *c, hfv *v, uint64_t n) {
     v->rev = calloc((size_t)n, sizeof *v->rev);
     v->rev_n = n;
-    if (!v->rev) return err_set(MIO_ERR_NOMEM, "out of memory for %llu tokens", (unsigned long long)n);
+    if (!v->rev) return mio_err_set(MIO_ERR_NOMEM, "out of memory for %llu tokens", (unsigned long long)n);
     const cJSON *it;
     cJSON_ArrayForEach(it, jget(jget(c->tj, "model"), "vocab")) {
         size_t l = strlen(it->string);
@@ -1056,8 +1056,8 @@ static mio_status hfv_reverse(ctx *c, hfv *v, uint64_t n) {
         if ((uint64_t)id >= n) continue;
         if (ai >= 0 && v->added_id[ai] != id) continue; /* the added token's id overrides it */
         if (v->rev[id] && strcmp(v->rev[id], it->string) != 0)
-            return err_set(HF_ERR_JSON, "%s: model.vocab gives id %lld to both '%s' and '%s'", c->tj_path,
-                           (long long)id, v->rev[id], it->string);
+            return mio_err_set(HF_ERR_JSON, "%s: model.vocab gives id %lld to both '%s' and '%s'", c->tj_path,
+                               (long long)id, v->rev[id], it->string);
         v->rev[id] = it->string;
     }
     for (uint64_t i = 0; i < v->n_added; i++) {
@@ -1071,7 +1071,7 @@ static mio_status hfv_reverse(ctx *c, hfv *v, uint64_t n) {
 /* Whether the post-processor puts a special token first (the reference's fingerprint includes it). */
 static bool adds_bos(const cJSON *tj) {
     const cJSON *pp = jget(tj, "post_processor");
-    if (!hf_json_truthy(pp)) return false;
+    if (!mio_hf_json_truthy(pp)) return false;
     const cJSON *procs = jget(pp, "processors"), *it;
     bool many = procs != NULL;
     if (many && !cJSON_IsArray(procs)) return false;
@@ -1089,10 +1089,10 @@ static bool adds_bos(const cJSON *tj) {
 
 static mio_status check_bpe(ctx *c) {
     const char *type = jstr(jget(c->tj, "model"), "type");
-    if (!type) return err_set(HF_ERR_JSON, "%s: model.type is missing or not a string", c->tj_path);
+    if (!type) return mio_err_set(HF_ERR_JSON, "%s: model.type is missing or not a string", c->tj_path);
     if (strcmp(type, "BPE") != 0)
-        return err_set(HF_ERR_UNSUPPORTED, "%s: model.type \"%s\" is not converted (only BPE tokenizer.json models, "
-                       "or a SentencePiece tokenizer.model)", c->tj_path, type);
+        return mio_err_set(HF_ERR_UNSUPPORTED, "%s: model.type \"%s\" is not converted (only BPE tokenizer.json models, "
+                           "or a SentencePiece tokenizer.model)", c->tj_path, type);
     return MIO_OK;
 }
 
@@ -1101,7 +1101,7 @@ static mio_status vocab_gpt2(ctx *c) {
     mio_status st = check_bpe(c);
     if (st) return st;
     hf_pre_match pm = {NULL, ""};
-    mio_status pst = hf_pre_identify(c->tj, c->tj_path, adds_bos(c->tj), &pm);
+    mio_status pst = mio_hf_pre_identify(c->tj, c->tj_path, adds_bos(c->tj), &pm);
     if (pst && !c->o->pre_override) return pst;
     hfv v;
     toks t;
@@ -1112,8 +1112,8 @@ static mio_status vocab_gpt2(ctx *c) {
     if (!st) st = hparam_u64(c, "vocab_size", &has, &vs);
     if (!st && !has) vs = v.n_union;
     if (!st && v.n_union && v.max_id >= vs)
-        st = err_set(HF_ERR_JSON, "%s: token id %llu is not below vocab_size %llu (config.json)", c->tj_path,
-                     (unsigned long long)v.max_id, (unsigned long long)vs);
+        st = mio_err_set(HF_ERR_JSON, "%s: token id %llu is not below vocab_size %llu (config.json)", c->tj_path,
+                         (unsigned long long)v.max_id, (unsigned long long)vs);
     if (!st) st = toks_alloc(&t, vs, false, c->tj_path);
     if (!st) st = hfv_reverse(c, &v, vs);
     for (uint64_t i = 0; !st && i < vs; i++) {
@@ -1129,7 +1129,7 @@ static mio_status vocab_gpt2(ctx *c) {
         t.len[i] = l;
         if (ai < 0) {
             t.type[i] = HF_TOK_NORMAL;
-        } else if (hf_json_truthy(jget(v.added_v[ai].j, "special")) || looks_special(s, l)) {
+        } else if (mio_hf_json_truthy(jget(v.added_v[ai].j, "special")) || looks_special(s, l)) {
             t.type[i] = HF_TOK_CONTROL;
         } else {
             t.type[i] = HF_TOK_USER_DEFINED;
@@ -1206,7 +1206,7 @@ static mio_status vocab_llama_hf(ctx *c) {
     uint64_t *extra = NULL, n_extra = 0;
     if (!st) {
         extra = calloc(v.n_added ? (size_t)v.n_added : 1, sizeof *extra);
-        if (!extra) st = err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!extra) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
     for (uint64_t i = 0; !st && i < v.n_added; i++) {
         const char *content = jstr(v.added_v[i].j, "content");
@@ -1223,8 +1223,8 @@ static mio_status vocab_llama_hf(ctx *c) {
     int64_t unk_id = unk ? smap_get(&v.vocab, unk, strlen(unk)) : -1;
     for (uint64_t i = 0; !st && i < base; i++) {
         if (!v.rev[i]) {
-            st = err_set(HF_ERR_JSON, "%s: no token has id %llu (model.vocab has %llu tokens)", c->tj_path,
-                         (unsigned long long)i, (unsigned long long)base);
+            st = mio_err_set(HF_ERR_JSON, "%s: no token has id %llu (model.vocab has %llu tokens)", c->tj_path,
+                             (unsigned long long)i, (unsigned long long)base);
             break;
         }
         t.s[i] = v.rev[i];
@@ -1253,7 +1253,7 @@ static mio_status vocab_llama_hf(ctx *c) {
     char *buf = NULL;
     size_t bufcap = 0;
     uint8_t *made = st ? NULL : calloc(base ? (size_t)base : 1, 1);
-    if (!st && !made) st = err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!st && !made) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
     for (uint64_t r = 0; !st && r < ms.n_merges; r++) {
         const char *m = ms.merges[r];
         size_t ml = ms.merge_len[r];
@@ -1262,7 +1262,7 @@ static mio_status vocab_llama_hf(ctx *c) {
         if (!buf || ml > bufcap) {
             free(buf);
             bufcap = ml * 2 + 16;
-            if (!(buf = malloc(bufcap))) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
+            if (!(buf = malloc(bufcap))) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); break; }
         }
         size_t a = (size_t)(sp1 - m);
         memcpy(buf, m, a);
@@ -1290,23 +1290,23 @@ static mio_status vocab_llama_hf(ctx *c) {
 
 static mio_status load_tj(ctx *c) {
     mio_status st = read_json(c->o->dir, "tokenizer.json", &c->tj);
-    if (!st && c->tj && !cJSON_IsObject(c->tj)) st = err_set(HF_ERR_JSON, "%s: not a JSON object", c->tj_path);
+    if (!st && c->tj && !cJSON_IsObject(c->tj)) st = mio_err_set(HF_ERR_JSON, "%s: not a JSON object", c->tj_path);
     if (!st && c->tj && !cJSON_IsObject(jget(c->tj, "model")))
-        st = err_set(HF_ERR_JSON, "%s: model is missing or not an object", c->tj_path);
+        st = mio_err_set(HF_ERR_JSON, "%s: model is missing or not an object", c->tj_path);
     return st;
 }
 
 static mio_status no_tokenizer(const ctx *c) {
-    return err_set(MIO_ERR_NOT_FOUND, "%s: no tokenizer: neither tokenizer.model (SentencePiece) nor tokenizer.json",
-                   c->o->dir);
+    return mio_err_set(MIO_ERR_NOT_FOUND, "%s: no tokenizer: neither tokenizer.model (SentencePiece) nor tokenizer.json",
+                       c->o->dir);
 }
 
-mio_status hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_info *info) {
-    if (!w || !o || !o->dir) return err_set(MIO_ERR_INVALID_ARG, "hf_vocab_write: writer, options and dir are required");
+mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_info *info) {
+    if (!w || !o || !o->dir) return mio_err_set(MIO_ERR_INVALID_ARG, "mio_hf_vocab_write: writer, options and dir are required");
     if (o->flavour != HF_VOCAB_LLAMA && o->flavour != HF_VOCAB_QWEN2)
-        return err_set(MIO_ERR_INVALID_ARG, "hf_vocab_write: unknown flavour %d", o->flavour);
-    if (o->pre_override && !hf_pre_known(o->pre_override))
-        return err_set(MIO_ERR_INVALID_ARG, "--pre %s: llama.cpp has no pre-tokenizer of that name", o->pre_override);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "mio_hf_vocab_write: unknown flavour %d", o->flavour);
+    if (o->pre_override && !mio_hf_pre_known(o->pre_override))
+        return mio_err_set(MIO_ERR_INVALID_ARG, "--pre %s: llama.cpp has no pre-tokenizer of that name", o->pre_override);
     ctx c;
     memset(&c, 0, sizeof c);
     c.o = o;
@@ -1315,9 +1315,9 @@ mio_status hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_info *
     snprintf(c.tj_path, sizeof c.tj_path, "%s/tokenizer.json", o->dir);
     snprintf(c.tc_path, sizeof c.tc_path, "%s/tokenizer_config.json", o->dir);
     mio_status st = read_json(o->dir, "tokenizer_config.json", &c.tc);
-    if (!st && c.tc && !cJSON_IsObject(c.tc)) st = err_set(HF_ERR_JSON, "%s: not a JSON object", c.tc_path);
+    if (!st && c.tc && !cJSON_IsObject(c.tc)) st = mio_err_set(HF_ERR_JSON, "%s: not a JSON object", c.tc_path);
     if (!st) st = read_json(o->dir, "config.json", &c.cfg);
-    if (!st && c.cfg && !cJSON_IsObject(c.cfg)) st = err_set(HF_ERR_JSON, "%s/config.json: not a JSON object", o->dir);
+    if (!st && c.cfg && !cJSON_IsObject(c.cfg)) st = mio_err_set(HF_ERR_JSON, "%s/config.json: not a JSON object", o->dir);
     bool has_model = file_exists(o->dir, "tokenizer.model", path, sizeof path);
     char tp[4096];
     bool has_tj = file_exists(o->dir, "tokenizer.json", tp, sizeof tp);
@@ -1326,17 +1326,17 @@ mio_status hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_info *
     if (!st && o->flavour == HF_VOCAB_LLAMA) {
         char tk[4096];
         if (file_exists(o->dir, "tekken.json", tk, sizeof tk) && !has_tj)
-            st = err_set(HF_ERR_UNSUPPORTED, "%s: a Mistral tekken.json tokenizer is not converted", tk);
+            st = mio_err_set(HF_ERR_UNSUPPORTED, "%s: a Mistral tekken.json tokenizer is not converted", tk);
         const cJSON *aps = jget(c.tc, "add_prefix_space");
         if (!st && aps && !cJSON_IsNull(aps)) {
             if (!cJSON_IsBool(aps))
-                st = err_set(HF_ERR_JSON, "%s: add_prefix_space is not a boolean", c.tc_path);
+                st = mio_err_set(HF_ERR_JSON, "%s: add_prefix_space is not a boolean", c.tc_path);
             else
                 st = mio_writer_set_bool(w, "tokenizer.ggml.add_space_prefix", cJSON_IsTrue(aps));
         }
         const char *cls = jstr(c.tc, "tokenizer_class");
         if (!st && cls && strcmp(cls, "HybridDNATokenizer") == 0)
-            st = err_set(HF_ERR_UNSUPPORTED, "%s: tokenizer_class HybridDNATokenizer is not converted", c.tc_path);
+            st = mio_err_set(HF_ERR_UNSUPPORTED, "%s: tokenizer_class HybridDNATokenizer is not converted", c.tc_path);
         if (!st) {
             if (has_model) {
                 st = vocab_spm(&c, path);
@@ -1345,8 +1345,8 @@ mio_status hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_info *
                 const char *type = jstr(model, "type");
                 const cJSON *bf = jget(model, "byte_fallback"), *dec = jget(c.tj, "decoder");
                 bool bpe = type && strcmp(type, "BPE") == 0;
-                bool is_llama3 = bpe && hf_json_truthy(jget(model, "ignore_merges")) && !(bf ? hf_json_truthy(bf) : true);
-                bool llama_hf = !is_llama3 && bpe && hf_json_truthy(bf) && cJSON_IsObject(dec) &&
+                bool is_llama3 = bpe && mio_hf_json_truthy(jget(model, "ignore_merges")) && !(bf ? mio_hf_json_truthy(bf) : true);
+                bool llama_hf = !is_llama3 && bpe && mio_hf_json_truthy(bf) && cJSON_IsObject(dec) &&
                                 eq_str(jget(dec, "type"), "Sequence");
                 st = llama_hf ? vocab_llama_hf(&c) : vocab_gpt2(&c);
             } else {

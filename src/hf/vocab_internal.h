@@ -49,8 +49,8 @@ typedef struct hf_spm_model {
  * (truncated varint or length, wrong wire type, group wire types, a field past
  * its message) is MIO_ERR_TRUNCATED (cut short) or MIO_ERR_INVALID_METADATA, with
  * the byte offset. */
-mio_status hf_spm_parse(const uint8_t *data, size_t size, const char *what, hf_spm_model *out);
-void hf_spm_free(hf_spm_model *m);
+mio_status mio_hf_spm_parse(const uint8_t *data, size_t size, const char *what, hf_spm_model *out);
+void mio_hf_spm_free(hf_spm_model *m);
 
 /* --- pre-tokenizer identification (vocab_pre.c) --- */
 typedef struct hf_pre_match {
@@ -63,12 +63,12 @@ typedef struct hf_pre_match {
  * pre_tokenizer, normalizer, model and post_processor. adds_bos: whether the
  * post-processor puts a token first (the reference's fingerprint sees it).
  * MIO_ERR_UNSUPPORTED naming the configuration and --pre when not in the table. */
-mio_status hf_pre_identify(const cJSON *root, const char *path, bool adds_bos, hf_pre_match *out);
+mio_status mio_hf_pre_identify(const cJSON *root, const char *path, bool adds_bos, hf_pre_match *out);
 /* Whether llama.cpp (src/llama-vocab.cpp of the pinned reference) knows name. */
-bool hf_pre_known(const char *name);
+bool mio_hf_pre_known(const char *name);
 
 /* --- small helpers shared by the files --- */
 /* Python truthiness of a JSON value (NULL, null, false, 0, "", [], {} are false). */
-bool hf_json_truthy(const cJSON *v);
+bool mio_hf_json_truthy(const cJSON *v);
 
 #endif

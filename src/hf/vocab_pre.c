@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-bool hf_json_truthy(const cJSON *v) {
+bool mio_hf_json_truthy(const cJSON *v) {
     if (!v || cJSON_IsNull(v) || cJSON_IsFalse(v)) return false;
     if (cJSON_IsNumber(v)) return v->valuedouble != 0.0;
     if (cJSON_IsString(v)) return v->valuestring && v->valuestring[0];
@@ -76,7 +76,7 @@ static const char *const KNOWN[] = {
     "solar-open", "mellum2",
 };
 
-bool hf_pre_known(const char *name) {
+bool mio_hf_pre_known(const char *name) {
     for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++)
         if (strcmp(KNOWN[i], name) == 0) return true;
     return false;
@@ -154,14 +154,14 @@ static const char *normalizer_name(const cJSON *root, bool *ok) {
     return t;
 }
 
-mio_status hf_pre_identify(const cJSON *root, const char *path, bool adds_bos, hf_pre_match *out) {
+mio_status mio_hf_pre_identify(const cJSON *root, const char *path, bool adds_bos, hf_pre_match *out) {
     const cJSON *pt = cJSON_GetObjectItemCaseSensitive(root, "pre_tokenizer");
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
     pre_steps s;
     read_steps(pt, &s);
     bool nz_ok;
     const char *nz = normalizer_name(root, &nz_ok);
-    int ignore_merges = hf_json_truthy(cJSON_GetObjectItemCaseSensitive(model, "ignore_merges"));
+    int ignore_merges = mio_hf_json_truthy(cJSON_GetObjectItemCaseSensitive(model, "ignore_merges"));
     if (s.ok && nz_ok) {
         for (size_t i = 0; i < sizeof PRE_TABLE / sizeof PRE_TABLE[0]; i++) {
             const pre_entry *e = &PRE_TABLE[i];
@@ -178,11 +178,11 @@ mio_status hf_pre_identify(const cJSON *root, const char *path, bool adds_bos, h
     }
     char *pj = pt ? cJSON_PrintUnformatted(pt) : NULL;
     char buf[400];
-    esc_bytes(buf, sizeof buf, pj ? pj : "null", pj ? strlen(pj) : 4);
+    mio_esc_bytes(buf, sizeof buf, pj ? pj : "null", pj ? strlen(pj) : 4);
     cJSON_free(pj);
-    return err_set(HF_ERR_UNSUPPORTED,
-                   "%s: pre-tokenizer not recognized (pre_tokenizer %s, normalizer %s, ignore_merges %s): no llama.cpp "
-                   "pre-tokenizer is known to tokenize it like the Hugging Face tokenizer; pass --pre NAME to choose "
-                   "one (docs/HF_VOCAB.md lists the table)",
-                   path, buf, nz ? nz : (nz_ok ? "none" : "of unknown shape"), ignore_merges ? "true" : "false");
+    return mio_err_set(HF_ERR_UNSUPPORTED,
+                       "%s: pre-tokenizer not recognized (pre_tokenizer %s, normalizer %s, ignore_merges %s): no llama.cpp "
+                       "pre-tokenizer is known to tokenize it like the Hugging Face tokenizer; pass --pre NAME to choose "
+                       "one (docs/HF_VOCAB.md lists the table)",
+                       path, buf, nz ? nz : (nz_ok ? "none" : "of unknown shape"), ignore_merges ? "true" : "false");
 }

@@ -20,7 +20,7 @@ typedef struct pb {
 } pb;
 
 static mio_status pb_fail(const pb *b, size_t at, const char *msg) {
-    return err_set(strncmp(msg, "truncated", 9) == 0 || strstr(msg, "runs past") ? HF_ERR_PROTO_CUT : HF_ERR_PROTO, "%s: malformed protobuf at byte %zu: %s", b->what, at, msg);
+    return mio_err_set(strncmp(msg, "truncated", 9) == 0 || strstr(msg, "runs past") ? HF_ERR_PROTO_CUT : HF_ERR_PROTO, "%s: malformed protobuf at byte %zu: %s", b->what, at, msg);
 }
 
 static mio_status pb_varint(pb *b, uint64_t *v) {
@@ -159,7 +159,7 @@ static mio_status parse_trainer(pb *b, int32_t *model_type) {
     return MIO_OK;
 }
 
-mio_status hf_spm_parse(const uint8_t *data, size_t size, const char *what, hf_spm_model *out) {
+mio_status mio_hf_spm_parse(const uint8_t *data, size_t size, const char *what, hf_spm_model *out) {
     memset(out, 0, sizeof *out);
     out->model_type = 1;
     pb b = {data, 0, size, what};
@@ -172,12 +172,12 @@ mio_status hf_spm_parse(const uint8_t *data, size_t size, const char *what, hf_s
         if (f == 1 && wt == 2) n++;
         if ((st = pb_skip(&b, wt))) return st;
     }
-    if (n == 0) return err_set(HF_ERR_PROTO, "%s: no pieces (ModelProto field 1): not a SentencePiece model", what);
+    if (n == 0) return mio_err_set(HF_ERR_PROTO, "%s: no pieces (ModelProto field 1): not a SentencePiece model", what);
     if (n > HF_MAX_TOKENS)
-        return err_set(MIO_ERR_LIMIT, "%s: %llu pieces (more than %llu)", what, (unsigned long long)n,
-                       (unsigned long long)HF_MAX_TOKENS);
+        return mio_err_set(MIO_ERR_LIMIT, "%s: %llu pieces (more than %llu)", what, (unsigned long long)n,
+                           (unsigned long long)HF_MAX_TOKENS);
     out->pieces = calloc((size_t)n, sizeof *out->pieces);
-    if (!out->pieces) return err_set(MIO_ERR_NOMEM, "%s: out of memory for %llu pieces", what, (unsigned long long)n);
+    if (!out->pieces) return mio_err_set(MIO_ERR_NOMEM, "%s: out of memory for %llu pieces", what, (unsigned long long)n);
     b.pos = 0;
     while (b.pos < b.end) {
         size_t at = b.pos, len = 0;
@@ -195,14 +195,14 @@ mio_status hf_spm_parse(const uint8_t *data, size_t size, const char *what, hf_s
             st = pb_skip(&b, wt);
         }
         if (st) {
-            hf_spm_free(out);
+            mio_hf_spm_free(out);
             return st;
         }
     }
     return MIO_OK;
 }
 
-void hf_spm_free(hf_spm_model *m) {
+void mio_hf_spm_free(hf_spm_model *m) {
     if (!m) return;
     free(m->pieces);
     m->pieces = NULL;

@@ -1615,15 +1615,15 @@ out:
 enum { OUT_TEXT, OUT_JSON, OUT_MD };
 
 static mio_status describe(const char *path, unsigned flags, int kind, char **text, size_t *len) {
-    if (!path) return err_set(MIO_ERR_INVALID_ARG, "path is NULL");
-    if (!text) return err_set(MIO_ERR_INVALID_ARG, "text is NULL");
+    if (!path) return mio_err_set(MIO_ERR_INVALID_ARG, "path is NULL");
+    if (!text) return mio_err_set(MIO_ERR_INVALID_ARG, "text is NULL");
     if (flags & ~(MIO_DESCRIBE_FULL_ARRAYS | MIO_DESCRIBE_ONE_PART | MIO_DESCRIBE_META | MIO_DESCRIBE_TENSORS))
-        return err_set(MIO_ERR_INVALID_ARG, "unknown flags 0x%x", flags);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "unknown flags 0x%x", flags);
     int full = (flags & MIO_DESCRIBE_FULL_ARRAYS) != 0;
     mio_format fmt = mio_detect_format(path);
     int st_fmt = fmt == MIO_FORMAT_SAFETENSORS || fmt == MIO_FORMAT_ST_INDEX, index = fmt == MIO_FORMAT_ST_INDEX;
     if (st_fmt && (flags & MIO_DESCRIBE_ONE_PART))
-        return err_set(MIO_ERR_INVALID_ARG, "%s: one part of a split model applies to GGUF files only; a safetensors "
+        return mio_err_set(MIO_ERR_INVALID_ARG, "%s: one part of a split model applies to GGUF files only; a safetensors "
                                             "shard file can be given directly", path);
     mio_gguf_file *g = NULL;
     mio_st_file *s = NULL;
@@ -1640,7 +1640,7 @@ static mio_status describe(const char *path, unsigned flags, int kind, char **te
     if (!o) {
         mio_gguf_close(g);
         mio_st_close(s);
-        return err_set(MIO_ERR_NOMEM, "out of memory");
+        return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
     if (st_fmt) {
         if (kind == OUT_JSON) {
@@ -1665,7 +1665,7 @@ static mio_status describe(const char *path, unsigned flags, int kind, char **te
     }
     if (st != MIO_OK) {
         /* the message of the failing call, or out of memory */
-        if (st == MIO_ERR_NOMEM) err_set(st, "out of memory");
+        if (st == MIO_ERR_NOMEM) mio_err_set(st, "out of memory");
         fclose(o);
         free(buf);
     } else {

@@ -49,7 +49,7 @@ void mio_estimate_default_params(mio_estimate_params *p) {
 mio_status mio_estimate_default_params_sized(mio_estimate_params *p, size_t size) {
     mio_estimate_params d;
     mio_estimate_default_params(&d);
-    return abi_defaults_sized(p, size, &d, sizeof d, "mio_estimate_params");
+    return mio_abi_defaults_sized(p, size, &d, sizeof d, "mio_estimate_params");
 }
 
 /* ------------------------------------------------------------ metadata */
@@ -68,7 +68,7 @@ static mio_status arch_u32(const mio_gguf_file *f, const char *arch, const char 
     uint64_t v = 0;
     mio_status st = mio_gguf_kv_u64(f, i, &v);
     if (st || v > UINT32_MAX)
-        return err_set(st ? st : MIO_ERR_OUT_OF_RANGE, "%s.%s: not an unsigned 32-bit number", arch, sfx);
+        return mio_err_set(st ? st : MIO_ERR_OUT_OF_RANGE, "%s.%s: not an unsigned 32-bit number", arch, sfx);
     *out = (uint32_t)v;
     return MIO_OK;
 }
@@ -84,12 +84,12 @@ static mio_status arch_per_layer(const mio_gguf_file *f, const char *arch, const
         mio_status st = mio_gguf_kv_value(f, i, &v);
         if (st) return st;
         if (v.count != n_layer)
-            return err_set(MIO_ERR_INVALID_KV, "%s.%s: %llu values for %u layers", arch, sfx,
-                           (unsigned long long)v.count, n_layer);
+            return mio_err_set(MIO_ERR_INVALID_KV, "%s.%s: %llu values for %u layers", arch, sfx,
+                               (unsigned long long)v.count, n_layer);
         for (uint32_t l = 0; l < n_layer; l++) {
             uint64_t x = 0;
             st = mio_gguf_arr_u64(f, i, l, &x);
-            if (st || x > UINT32_MAX) return err_set(st ? st : MIO_ERR_OUT_OF_RANGE, "%s.%s[%u]: bad value", arch, sfx, l);
+            if (st || x > UINT32_MAX) return mio_err_set(st ? st : MIO_ERR_OUT_OF_RANGE, "%s.%s[%u]: bad value", arch, sfx, l);
             out[l] = (uint32_t)x;
         }
         return MIO_OK;
@@ -124,8 +124,8 @@ static mio_status read_model(const mio_gguf_file *f, est_model *m) {
     mio_str a = {NULL, 0};
     int64_t ia = mio_gguf_find_key(f, "general.architecture");
     if (ia < 0 || mio_gguf_kv_str(f, ia, &a) != MIO_OK || a.len == 0)
-        return err_set(MIO_ERR_INVALID_METADATA, "general.architecture is missing or not a string");
-    if (a.len >= sizeof m->arch) return err_set(MIO_ERR_UNSUPPORTED, "architecture '%.*s' is unknown", (int)a.len, a.ptr);
+        return mio_err_set(MIO_ERR_INVALID_METADATA, "general.architecture is missing or not a string");
+    if (a.len >= sizeof m->arch) return mio_err_set(MIO_ERR_UNSUPPORTED, "architecture '%.*s' is unknown", (int)a.len, a.ptr);
     memcpy(m->arch, a.ptr, a.len);
     m->arch[a.len] = 0;
     const char *arch = m->arch;
@@ -135,28 +135,28 @@ static mio_status read_model(const mio_gguf_file *f, est_model *m) {
                                                  "attention.kv_lora_rank"};
     for (size_t k = 0; k < sizeof recurrent_keys / sizeof recurrent_keys[0]; k++)
         if (arch_key(f, arch, recurrent_keys[k]) >= 0)
-            return err_set(MIO_ERR_UNSUPPORTED, "architecture '%s' (%s.%s): recurrent, hybrid or MLA attention is not "
-                           "estimated", arch, arch, recurrent_keys[k]);
+            return mio_err_set(MIO_ERR_UNSUPPORTED, "architecture '%s' (%s.%s): recurrent, hybrid or MLA attention is not "
+                               "estimated", arch, arch, recurrent_keys[k]);
     static const char *const encoders[] = {"bert", "nomic-bert", "nomic-bert-moe", "jina-bert-v2", "jina-bert-v3",
                                            "neo-bert", "modern-bert", "t5", "t5encoder", "wavtokenizer-dec", "clip"};
     if (arch_is(arch, encoders, sizeof encoders / sizeof encoders[0]))
-        return err_set(MIO_ERR_UNSUPPORTED, "architecture '%s': encoder models are not estimated", arch);
+        return mio_err_set(MIO_ERR_UNSUPPORTED, "architecture '%s': encoder models are not estimated", arch);
 
     bool found;
     mio_status st = arch_u32(f, arch, "block_count", &m->n_layer, &found);
     if (st) return st;
-    if (!found || m->n_layer == 0) return err_set(MIO_ERR_INVALID_METADATA, "%s.block_count is missing", arch);
+    if (!found || m->n_layer == 0) return mio_err_set(MIO_ERR_INVALID_METADATA, "%s.block_count is missing", arch);
     if (m->n_layer > EST_MAX_LAYERS)
-        return err_set(MIO_ERR_OUT_OF_RANGE, "%s.block_count %u is above llama.cpp's %d layers", arch, m->n_layer,
-                       EST_MAX_LAYERS);
+        return mio_err_set(MIO_ERR_OUT_OF_RANGE, "%s.block_count %u is above llama.cpp's %d layers", arch, m->n_layer,
+                           EST_MAX_LAYERS);
     st = arch_u32(f, arch, "embedding_length", &m->n_embd, &found);
     if (st) return st;
-    if (!found || m->n_embd == 0) return err_set(MIO_ERR_INVALID_METADATA, "%s.embedding_length is missing", arch);
+    if (!found || m->n_embd == 0) return mio_err_set(MIO_ERR_INVALID_METADATA, "%s.embedding_length is missing", arch);
     st = arch_u32(f, arch, "context_length", &m->n_ctx_train, &found);
     if (st) return st;
     st = arch_per_layer(f, arch, "attention.head_count", m->n_layer, m->n_head, &found);
     if (st) return st;
-    if (!found) return err_set(MIO_ERR_INVALID_METADATA, "%s.attention.head_count is missing", arch);
+    if (!found) return mio_err_set(MIO_ERR_INVALID_METADATA, "%s.attention.head_count is missing", arch);
     st = arch_per_layer(f, arch, "attention.head_count_kv", m->n_layer, m->n_head_kv, &found);
     if (st) return st;
     if (!found) memcpy(m->n_head_kv, m->n_head, sizeof m->n_head_kv);
@@ -165,7 +165,7 @@ static mio_status read_model(const mio_gguf_file *f, est_model *m) {
     uint32_t n_head0 = 0;
     for (uint32_t l = 0; l < m->n_layer; l++)
         if (m->n_head[l]) { n_head0 = m->n_head[l]; break; }
-    if (!n_head0) return err_set(MIO_ERR_INVALID_METADATA, "%s.attention.head_count is 0", arch);
+    if (!n_head0) return mio_err_set(MIO_ERR_INVALID_METADATA, "%s.attention.head_count is 0", arch);
     /* llama.cpp: n_embd_head_k = key_length, else n_embd / n_head (of layer 0) */
     m->head_k = m->head_v = m->n_embd / (m->n_head[0] ? m->n_head[0] : n_head0);
     st = arch_u32(f, arch, "attention.key_length", &m->head_k, &found);
@@ -197,8 +197,8 @@ static mio_status read_model(const mio_gguf_file *f, est_model *m) {
         st = mio_gguf_kv_value(f, ip, &v);
         if (st) return st;
         if (v.count != m->n_layer)
-            return err_set(MIO_ERR_INVALID_KV, "%s.attention.sliding_window_pattern: %llu values for %u layers", arch,
-                           (unsigned long long)v.count, m->n_layer);
+            return mio_err_set(MIO_ERR_INVALID_KV, "%s.attention.sliding_window_pattern: %llu values for %u layers", arch,
+                               (unsigned long long)v.count, m->n_layer);
         for (uint32_t l = 0; l < m->n_layer; l++) {
             uint64_t x = 0;
             st = mio_gguf_arr_u64(f, ip, l, &x);
@@ -300,8 +300,8 @@ static uint64_t compute_bytes(const est_model *m, const mio_estimate_result *r, 
 
 static mio_status estimate(const est_model *m, const mio_estimate_params *p, mio_estimate_result *r) {
     if (p->n_seq_max > EST_MAX_SEQ)
-        return err_set(MIO_ERR_OUT_OF_RANGE, "n_seq_max %u is above llama.cpp's %d sequences", p->n_seq_max,
-                       EST_MAX_SEQ);
+        return mio_err_set(MIO_ERR_OUT_OF_RANGE, "n_seq_max %u is above llama.cpp's %d sequences", p->n_seq_max,
+                           EST_MAX_SEQ);
     static const int cache_types[] = {MIO_TYPE_F32, MIO_TYPE_F16, MIO_TYPE_BF16, MIO_TYPE_Q8_0, MIO_TYPE_Q4_0,
                                       MIO_TYPE_Q4_1, MIO_TYPE_IQ4_NL, MIO_TYPE_Q5_0, MIO_TYPE_Q5_1};
     for (int kv = 0; kv < 2; kv++) {
@@ -310,22 +310,22 @@ static mio_status estimate(const est_model *m, const mio_estimate_params *p, mio
         for (size_t k = 0; k < sizeof cache_types / sizeof cache_types[0]; k++) ok = ok || cache_types[k] == t;
         if (!ok) {
             const char *n = mio_type_name(t);
-            return err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s cache type %s: llama.cpp's caches are f32, f16, bf16, q8_0, "
-                           "q4_0, q4_1, iq4_nl, q5_0 or q5_1", kv ? "V" : "K", n ? n : "(unknown)");
+            return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s cache type %s: llama.cpp's caches are f32, f16, bf16, q8_0, "
+                               "q4_0, q4_1, iq4_nl, q5_0 or q5_1", kv ? "V" : "K", n ? n : "(unknown)");
         }
     }
     if (p->flash_attn < MIO_FLASH_ATTN_AUTO || p->flash_attn > MIO_FLASH_ATTN_ON)
-        return err_set(MIO_ERR_INVALID_ARG, "flash_attn %d is not MIO_FLASH_ATTN_AUTO, _OFF or _ON", p->flash_attn);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "flash_attn %d is not MIO_FLASH_ATTN_AUTO, _OFF or _ON", p->flash_attn);
     /* llama.cpp refuses a quantized V cache without flash attention; auto
      * resolves to on with the CPU back end (it runs FLASH_ATTN_EXT) */
     int fa = p->flash_attn == MIO_FLASH_ATTN_OFF ? MIO_FLASH_ATTN_OFF : MIO_FLASH_ATTN_ON;
     if (fa == MIO_FLASH_ATTN_OFF && type_quantized(p->type_v))
-        return err_set(MIO_ERR_UNSUPPORTED, "quantized V cache (%s) requires flash attention: llama.cpp refuses it with "
-                       "flash_attn off", mio_type_name(p->type_v));
+        return mio_err_set(MIO_ERR_UNSUPPORTED, "quantized V cache (%s) requires flash attention: llama.cpp refuses it with "
+                           "flash_attn off", mio_type_name(p->type_v));
 
     uint32_t n_ctx = p->n_ctx ? p->n_ctx : m->n_ctx_train;
-    if (!n_ctx) return err_set(MIO_ERR_INVALID_ARG, "n_ctx is 0 and the model has no %s.context_length", m->arch);
-    if (!p->n_batch && !p->n_ubatch) return err_set(MIO_ERR_INVALID_ARG, "n_batch and n_ubatch are both 0");
+    if (!n_ctx) return mio_err_set(MIO_ERR_INVALID_ARG, "n_ctx is 0 and the model has no %s.context_length", m->arch);
+    if (!p->n_batch && !p->n_ubatch) return mio_err_set(MIO_ERR_INVALID_ARG, "n_batch and n_ubatch are both 0");
     uint32_t n_seq = p->n_seq_max ? p->n_seq_max : 1;
     uint32_t n_batch = p->n_batch < n_ctx ? p->n_batch : n_ctx; /* causal: the batch fits the context */
     uint32_t n_ubatch = p->n_ubatch ? p->n_ubatch : n_batch;
@@ -334,10 +334,10 @@ static mio_status estimate(const est_model *m, const mio_estimate_params *p, mio
      * (rounding down) and pads each stream's cache to 256 again; llama_n_ctx
      * then reports the cells of all streams */
     uint64_t n_ctx_pad = pad_up(n_ctx, EST_KV_PAD);
-    if (n_ctx_pad > UINT32_MAX) return err_set(MIO_ERR_OUT_OF_RANGE, "n_ctx %u is too large", n_ctx);
+    if (n_ctx_pad > UINT32_MAX) return mio_err_set(MIO_ERR_OUT_OF_RANGE, "n_ctx %u is too large", n_ctx);
     uint32_t n_stream = p->kv_unified ? 1 : n_seq;
     uint64_t n_ctx_seq = n_ctx_pad / n_stream;
-    if (!n_ctx_seq) return err_set(MIO_ERR_INVALID_ARG, "n_ctx %u is smaller than n_seq_max %u", n_ctx, n_seq);
+    if (!n_ctx_seq) return mio_err_set(MIO_ERR_INVALID_ARG, "n_ctx %u is smaller than n_seq_max %u", n_ctx, n_seq);
     n_ctx_seq = pad_up(n_ctx_seq, EST_KV_PAD);
     n_ctx = (uint32_t)(n_ctx_seq * n_stream);
     uint32_t kv_size = (uint32_t)n_ctx_seq;
@@ -400,14 +400,14 @@ static mio_status estimate(const est_model *m, const mio_estimate_params *p, mio
 
 mio_status mio_estimate_sized(const char *path, const mio_estimate_params *pin, mio_estimate_result *out,
                               size_t out_size) {
-    if (!path || !out) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !path ? "path" : "out");
+    if (!path || !out) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !path ? "path" : "out");
     if (out_size < offsetof(mio_estimate_result, k_bytes) || out_size > ABI_MAX_STRUCT)
-        return err_set(MIO_ERR_INVALID_ARG, "out_size %zu is not a mio_estimate_result size", out_size);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "out_size %zu is not a mio_estimate_result size", out_size);
     mio_estimate_params p;
     mio_estimate_default_params(&p);
     if (pin) {
-        mio_status st = abi_params_merge(&p, sizeof p, pin, sizeof p, "mio_estimate_params",
-                                         "mio_estimate_default_params");
+        mio_status st = mio_abi_params_merge(&p, sizeof p, pin, sizeof p, "mio_estimate_params",
+                                             "mio_estimate_default_params");
         if (st) return st;
     }
     mio_gguf_file *f = NULL;
@@ -416,15 +416,15 @@ mio_status mio_estimate_sized(const char *path, const mio_estimate_params *pin, 
     est_model *m = calloc(1, sizeof *m);
     if (!m) {
         mio_gguf_close(f);
-        return err_set(MIO_ERR_NOMEM, "out of memory");
+        return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
     st = read_model(f, m);
     mio_gguf_close(f);
     mio_estimate_result r;
     if (!st) st = estimate(m, &p, &r);
     free(m);
-    if (st) return err_prefix(st, "%s: ", path);
-    abi_copy_out(out, out_size, &r, sizeof r);
+    if (st) return mio_err_prefix(st, "%s: ", path);
+    mio_abi_copy_out(out, out_size, &r, sizeof r);
     return MIO_OK;
 }
 

@@ -77,17 +77,17 @@ static void hasher_final(hasher *h, unsigned char *out) {
 }
 
 static mio_status bad_alg(int alg) {
-    return err_set(MIO_ERR_INVALID_ARG, "unknown hash algorithm %d (known: xxh64, xxh3, sha256)", alg);
+    return mio_err_set(MIO_ERR_INVALID_ARG, "unknown hash algorithm %d (known: xxh64, xxh3, sha256)", alg);
 }
 
 MIO_API mio_status mio_hash_bytes(int alg, const void *p, size_t n, unsigned char *digest) {
     if (alg < 0 || alg > 2) return bad_alg(alg);
-    if (!p && n) return err_set(MIO_ERR_INVALID_ARG, "p is NULL");
-    if (!digest) return err_set(MIO_ERR_INVALID_ARG, "digest is NULL");
+    if (!p && n) return mio_err_set(MIO_ERR_INVALID_ARG, "p is NULL");
+    if (!digest) return mio_err_set(MIO_ERR_INVALID_ARG, "digest is NULL");
     hasher h;
     if (hasher_new(&h, alg) != 0) {
         hasher_free(&h);
-        return err_set(MIO_ERR_NOMEM, "out of memory");
+        return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
     hasher_reset(&h);
     if (n) hasher_update(&h, p, n);
@@ -189,7 +189,7 @@ static mio_status read_all(const mio_model *m, int alg, int n_threads, unsigned 
     j.dig = dig;
     j.dlen = alg >= 0 ? mio_hash_digest_size(alg) : 0;
     j.failed = INT64_MAX;
-    if (pthread_mutex_init(&j.mu, NULL) != 0) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (pthread_mutex_init(&j.mu, NULL) != 0) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     long cores = n_threads > 0 ? n_threads : sysconf(_SC_NPROCESSORS_ONLN);
     int64_t nt = cores < 1 ? 1 : cores > HASH_THREADS ? HASH_THREADS : cores;
     if (nt > m->n) nt = m->n ? m->n : 1;
@@ -200,24 +200,24 @@ static mio_status read_all(const mio_model *m, int alg, int n_threads, unsigned 
     for (int64_t k = 1; k < nt; k++)
         if (started[k]) pthread_join(th[k], NULL);
     pthread_mutex_destroy(&j.mu);
-    if (j.oom) return err_set(MIO_ERR_NOMEM, "out of memory");
-    if (j.failed != INT64_MAX) return err_set(j.fst, "%s", j.msg);
+    if (j.oom) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    if (j.failed != INT64_MAX) return mio_err_set(j.fst, "%s", j.msg);
     if (bytes) *bytes = j.bytes;
     return MIO_OK;
 }
 
 MIO_API mio_status mio_model_verify(const mio_model *m, int n_threads, uint64_t *bytes) {
-    if (!m) return err_set(MIO_ERR_INVALID_ARG, "model m is NULL");
+    if (!m) return mio_err_set(MIO_ERR_INVALID_ARG, "model m is NULL");
     return read_all(m, -1, n_threads, NULL, bytes);
 }
 
 MIO_API mio_status mio_model_hash(const mio_model *m, int alg, int n_threads, unsigned char *digests) {
-    if (!m) return err_set(MIO_ERR_INVALID_ARG, "model m is NULL");
+    if (!m) return mio_err_set(MIO_ERR_INVALID_ARG, "model m is NULL");
     if (alg < 0 || alg > 2) return bad_alg(alg);
-    if (!digests) return err_set(MIO_ERR_INVALID_ARG, "digests is NULL");
+    if (!digests) return mio_err_set(MIO_ERR_INVALID_ARG, "digests is NULL");
     size_t dl = mio_hash_digest_size(alg);
     unsigned char *tmp = malloc((m->n ? (size_t)m->n : 1) * dl); /* outputs untouched on failure */
-    if (!tmp) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!tmp) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     mio_status st = read_all(m, alg, n_threads, tmp, NULL);
     if (st == MIO_OK) memcpy(digests, tmp, (size_t)m->n * dl);
     free(tmp);
@@ -325,7 +325,7 @@ static mio_status manifest_lines(const mio_model *m, int alg, const unsigned cha
     hasher h;
     if (hasher_new(&h, alg) != 0) {
         hasher_free(&h);
-        return err_set(MIO_ERR_NOMEM, "out of memory");
+        return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
     hasher_reset(&h);
     size_t dlen = mio_hash_digest_size(alg);
@@ -333,7 +333,7 @@ static mio_status manifest_lines(const mio_model *m, int alg, const unsigned cha
         lines[k] = manifest_line(dig + (size_t)idx[k] * dlen, dlen, m->t[idx[k]].name);
         if (!lines[k]) {
             hasher_free(&h);
-            return err_set(MIO_ERR_NOMEM, "out of memory");
+            return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         }
         hasher_update(&h, lines[k], strlen(lines[k]));
     }
@@ -366,15 +366,15 @@ static mio_status hash_model(const mio_model *m, int alg, int n_threads, hashed 
     h->dig = malloc(n * mio_hash_digest_size(alg));
     h->idx = mio_insp_sorted_idx(m);
     h->lines = calloc(n, sizeof *h->lines);
-    if (!h->dig || !h->idx || !h->lines) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!h->dig || !h->idx || !h->lines) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     mio_status st = read_all(m, alg, n_threads, h->dig, NULL);
     if (st == MIO_OK) st = manifest_lines(m, alg, h->dig, h->idx, h->lines, h->md);
     return st;
 }
 
 MIO_API mio_status mio_hash_manifest(const char *path, int alg, int n_threads, char **text, size_t *len) {
-    if (!path) return err_set(MIO_ERR_INVALID_ARG, "path is NULL");
-    if (!text) return err_set(MIO_ERR_INVALID_ARG, "text is NULL");
+    if (!path) return mio_err_set(MIO_ERR_INVALID_ARG, "path is NULL");
+    if (!text) return mio_err_set(MIO_ERR_INVALID_ARG, "text is NULL");
     if (alg < 0 || alg > 2) return bad_alg(alg);
     mio_model *m = NULL;
     mio_status st = mio_model_open(path, &m);
@@ -387,7 +387,7 @@ MIO_API mio_status mio_hash_manifest(const char *path, int alg, int n_threads, c
         size_t blen = 0;
         FILE *o = open_memstream(&buf, &blen);
         if (!o) {
-            st = err_set(MIO_ERR_NOMEM, "out of memory");
+            st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
         } else {
             char mh[2 * MIO_HASH_MAX_DIGEST + 1];
             hex(mh, h.md, mio_hash_digest_size(alg));
@@ -440,7 +440,7 @@ static int cmp_entry(const void *a, const void *b) {
     return mio_insp_name_cmp(x->name, x->len, y->name, y->len);
 }
 
-#define BAD(...) err_set(MIO_ERR_INVALID_METADATA, __VA_ARGS__)
+#define BAD(...) mio_err_set(MIO_ERR_INVALID_METADATA, __VA_ARGS__)
 
 /* One line (without its newline) of the manifest; line 1 is the header. */
 static mio_status manifest_line_in(manifest *mf, const char *path, char *line, size_t len, long no) {
@@ -477,7 +477,7 @@ static mio_status manifest_line_in(manifest *mf, const char *path, char *line, s
         return BAD("%s: line %ld: malformed line: expected '%zu hex digits (%s), two spaces, tensor name', or "
                    "'model  HEX'", path, no, 2 * dlen, ALG_NAMES[mf->alg]);
     e.len = pl - 2 * dlen - 2;
-    if (!(e.name = malloc(e.len + 1))) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!(e.name = malloc(e.len + 1))) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     memcpy(e.name, p + 2 * dlen + 2, e.len);
     e.name[e.len] = '\0';
     if (esc && unescape_name(e.name, &e.len) != 0) {
@@ -489,7 +489,7 @@ static mio_status manifest_line_in(manifest *mf, const char *path, char *line, s
         man_entry *ne = realloc(mf->e, nc * sizeof *ne);
         if (!ne) {
             free(e.name);
-            return err_set(MIO_ERR_NOMEM, "out of memory");
+            return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         }
         mf->e = ne;
         mf->cap = nc;
@@ -502,7 +502,7 @@ static mio_status manifest_read(const char *path, manifest *mf) {
     memset(mf, 0, sizeof *mf);
     mf->alg = -1;
     FILE *fp = fopen(path, "rb");
-    if (!fp) return err_set(MIO_ERR_IO, "%s: cannot open the manifest: %s", path, strerror(errno));
+    if (!fp) return mio_err_set(MIO_ERR_IO, "%s: cannot open the manifest: %s", path, strerror(errno));
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -524,7 +524,7 @@ static mio_status manifest_read(const char *path, manifest *mf) {
         if (len > 0 && line[len - 1] == '\r') line[--len] = '\0';
         st = manifest_line_in(mf, path, line, (size_t)len, no);
     }
-    if (st == MIO_OK && ferror(fp)) st = err_set(MIO_ERR_IO, "%s: read error: %s", path, strerror(errno));
+    if (st == MIO_OK && ferror(fp)) st = mio_err_set(MIO_ERR_IO, "%s: read error: %s", path, strerror(errno));
     if (st == MIO_OK && no == 0) st = BAD("%s: empty file: not a mio-inspect manifest", path);
     if (st == MIO_OK && !mf->has_model) st = BAD("%s: no 'model  HEX' line: the manifest is incomplete", path);
     free(line);
@@ -533,7 +533,7 @@ static mio_status manifest_read(const char *path, manifest *mf) {
         /* duplicates: check on a sorted copy, keep the file order for reporting */
         man_entry *c = malloc(mf->n * sizeof *c);
         if (!c) {
-            st = err_set(MIO_ERR_NOMEM, "out of memory");
+            st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
         } else {
             memcpy(c, mf->e, mf->n * sizeof *c);
             qsort(c, mf->n, sizeof *c, cmp_entry);
@@ -553,9 +553,9 @@ static mio_status manifest_read(const char *path, manifest *mf) {
 
 MIO_API mio_status mio_hash_check(const char *mpath, const char *path, int n_threads, mio_check_fn fn, void *user,
                                   mio_check_result *res) {
-    if (!mpath) return err_set(MIO_ERR_INVALID_ARG, "manifest_path is NULL");
-    if (!path) return err_set(MIO_ERR_INVALID_ARG, "path is NULL");
-    if (!res) return err_set(MIO_ERR_INVALID_ARG, "res is NULL");
+    if (!mpath) return mio_err_set(MIO_ERR_INVALID_ARG, "manifest_path is NULL");
+    if (!path) return mio_err_set(MIO_ERR_INVALID_ARG, "path is NULL");
+    if (!res) return mio_err_set(MIO_ERR_INVALID_ARG, "res is NULL");
     manifest mf;
     mio_status st = manifest_read(mpath, &mf);
     if (st != MIO_OK) return st;
@@ -567,7 +567,7 @@ MIO_API mio_status mio_hash_check(const char *mpath, const char *path, int n_thr
     size_t dlen = mio_hash_digest_size(mf.alg);
     hashed h;
     unsigned char *seen = calloc(m->n ? (size_t)m->n : 1, 1);
-    st = seen ? hash_model(m, mf.alg, n_threads, &h) : err_set(MIO_ERR_NOMEM, "out of memory");
+    st = seen ? hash_model(m, mf.alg, n_threads, &h) : mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (st == MIO_OK) {
         mio_check_result r = {0};
         r.alg = mf.alg;

@@ -101,7 +101,7 @@ static int pread_all(int fd, void *buf, size_t len, uint64_t pos, size_t *got) {
     return 0;
 }
 
-static mio_status oom(void) { return err_set(MIO_ERR_NOMEM, "out of memory"); }
+static mio_status oom(void) { return mio_err_set(MIO_ERR_NOMEM, "out of memory"); }
 
 /* Open path for pread and make sure it is the very file the reader parsed. */
 static mio_status attach_file(mio_model *m, uint32_t k, const char *path) {
@@ -109,14 +109,14 @@ static mio_status attach_file(mio_model *m, uint32_t k, const char *path) {
     f->path = strdup(path);
     if (!f->path) return oom();
     f->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (f->fd < 0) return err_set(MIO_ERR_IO, "%s: cannot open for reading: %s", path, strerror(errno));
+    if (f->fd < 0) return mio_err_set(MIO_ERR_IO, "%s: cannot open for reading: %s", path, strerror(errno));
     /* /proc/self/fd/N names exactly this descriptor's file (no race with a
      * rename); the plain path where /proc is not there */
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", f->fd);
     int same = m->g ? (mio_gguf_uses_file(m->g, proc) || mio_gguf_uses_file(m->g, path))
                     : (mio_st_uses_file(m->s, proc) || mio_st_uses_file(m->s, path));
-    if (!same) return err_set(MIO_ERR_IO, "%s: the file was replaced after it was opened; run again", path);
+    if (!same) return mio_err_set(MIO_ERR_IO, "%s: the file was replaced after it was opened; run again", path);
     return MIO_OK;
 }
 
@@ -125,11 +125,11 @@ static mio_status st_data_base(mio_model *m, uint32_t k, uint64_t *base) {
     unsigned char b[8];
     size_t got;
     if (pread_all(m->files[k].fd, b, 8, 0, &got) != 0)
-        return err_set(MIO_ERR_IO, "%s: cannot read the header length: %s", m->files[k].path, strerror(errno));
+        return mio_err_set(MIO_ERR_IO, "%s: cannot read the header length: %s", m->files[k].path, strerror(errno));
     if (got != 8)
-        return err_set(MIO_ERR_TRUNCATED,
-                       "%s: the file is now %zu bytes long, too short for a header (changed after it was opened?)",
-                       m->files[k].path, got);
+        return mio_err_set(MIO_ERR_TRUNCATED,
+                           "%s: the file is now %zu bytes long, too short for a header (changed after it was opened?)",
+                           m->files[k].path, got);
     uint64_t n = 0;
     for (int i = 7; i >= 0; i--) n = n << 8 | b[i];
     *base = 8 + n;
@@ -165,7 +165,7 @@ static mio_status st_index_files(mio_model *m) {
     cJSON *wm = root ? cJSON_GetObjectItemCaseSensitive(root, "weight_map") : NULL;
     if (!wm || !cJSON_IsObject(wm)) {
         cJSON_Delete(root);
-        return err_set(MIO_ERR_IO, "%s: cannot read the index again (it changed after it was opened?)", m->path);
+        return mio_err_set(MIO_ERR_IO, "%s: cannot read the index again (it changed after it was opened?)", m->path);
     }
     size_t n = 0;
     for (cJSON *e = wm->child; e; e = e->next) n++;
@@ -182,8 +182,8 @@ static mio_status st_index_files(mio_model *m) {
         if (!u || strcmp(names[u - 1], names[i]) != 0) names[u++] = names[i];
     mio_status st = MIO_OK;
     if (u != mio_st_shard_count(m->s))
-        st = err_set(MIO_ERR_IO, "%s: the index lists %zu shard files but %u were opened (it changed after it was opened?)",
-                     m->path, u, mio_st_shard_count(m->s));
+        st = mio_err_set(MIO_ERR_IO, "%s: the index lists %zu shard files but %u were opened (it changed after it was opened?)",
+                         m->path, u, mio_st_shard_count(m->s));
     const char *slash = strrchr(m->path, '/');
     size_t dl = slash ? (size_t)(slash - m->path + 1) : 0;
     if (st == MIO_OK && !(m->files = calloc(u ? u : 1, sizeof *m->files))) st = oom();
@@ -245,11 +245,11 @@ static int st_cut_hint(const char *path) {
         /* a second line of the message, escaped for a terminal as the tools print it */
         char *ep = mio_escape_text(path, strlen(path), SIZE_MAX, 0, NULL);
         char *en = mio_escape_text(best, strlen(best), SIZE_MAX, 0, NULL);
-        err_append("\n%s: tensor '%s' (data at bytes %" PRIu64 "..%" PRIu64 " of the file) is cut short: the file "
-                   "ends at byte %" PRIu64, ep ? ep : "?", en ? en : "?", 8 + n + best_s, 8 + n + best_e, size);
+        mio_err_append("\n%s: tensor '%s' (data at bytes %" PRIu64 "..%" PRIu64 " of the file) is cut short: the file "
+                       "ends at byte %" PRIu64, ep ? ep : "?", en ? en : "?", 8 + n + best_s, 8 + n + best_e, size);
         free(ep);
         free(en);
-        if (cut > 1) err_append("; %" PRIu64 " more %s run past the end", cut - 1, cut - 1 == 1 ? "tensor" : "tensors");
+        if (cut > 1) mio_err_append("; %" PRIu64 " more %s run past the end", cut - 1, cut - 1 == 1 ? "tensor" : "tensors");
     }
     cJSON_Delete(root);
     return best != NULL;
@@ -292,7 +292,7 @@ static mio_status open_gguf_files(mio_model *m) {
     m->n_files = parts;
     size_t pl = strlen(path);
     if (parts > 1 && (pl < 20 || !ends_with(path, ".gguf")))
-        return err_set(MIO_ERR_SPLIT, "%s: a split model opened from a name without -00001-of-NNNNN.gguf", path);
+        return mio_err_set(MIO_ERR_SPLIT, "%s: a split model opened from a name without -00001-of-NNNNN.gguf", path);
     for (uint32_t k = 0; k < parts; k++) {
         char *pp = malloc(pl + 1);
         if (!pp) return oom();
@@ -302,8 +302,8 @@ static mio_status open_gguf_files(mio_model *m) {
             int sl = snprintf(sfx, sizeof sfx, "-%05u-of-%05u.gguf", k + 1, parts);
             if (sl != 20) {
                 free(pp);
-                return err_set(MIO_ERR_SPLIT, "%s: a split model of %u parts: more than the name pattern can hold", path,
-                               parts);
+                return mio_err_set(MIO_ERR_SPLIT, "%s: a split model of %u parts: more than the name pattern can hold", path,
+                                   parts);
             }
             memcpy(pp + pl - 20, sfx, 21);
         }
@@ -354,8 +354,8 @@ static mio_status open_st_files(mio_model *m) {
         mio_st_tensor stt;
         if ((st = mio_st_tensor_info(m->s, i, &stt)) != MIO_OK || stt.shard >= m->n_files) {
             free(bases);
-            return st != MIO_OK ? st : err_set(MIO_ERR_STATE, "%s: tensor %" PRId64 " names shard %u of %u", m->path, i,
-                                               stt.shard, m->n_files);
+            return st != MIO_OK ? st : mio_err_set(MIO_ERR_STATE, "%s: tensor %" PRId64 " names shard %u of %u", m->path, i,
+                                                   stt.shard, m->n_files);
         }
         mio_model_tensor *t = &m->t[i];
         t->name = stt.name;
@@ -373,8 +373,8 @@ static mio_status open_st_files(mio_model *m) {
 }
 
 MIO_API mio_status mio_model_open(const char *path, mio_model **out) {
-    if (!path) return err_set(MIO_ERR_INVALID_ARG, "path is NULL");
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!path) return mio_err_set(MIO_ERR_INVALID_ARG, "path is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     mio_model *m = calloc(1, sizeof *m);
     if (!m || !(m->path = strdup(path))) {
         free(m);
@@ -428,10 +428,10 @@ MIO_API const mio_gguf_file *mio_model_gguf(const mio_model *m) { return m ? m->
 MIO_API const mio_st_file *mio_model_st(const mio_model *m) { return m ? m->s : NULL; }
 
 MIO_API mio_status mio_model_tensor_info(const mio_model *m, int64_t i, mio_model_tensor *out) {
-    if (!m) return err_set(MIO_ERR_INVALID_ARG, "model m is NULL");
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!m) return mio_err_set(MIO_ERR_INVALID_ARG, "model m is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     if (i < 0 || i >= m->n)
-        return err_set(MIO_ERR_INVALID_ARG, "tensor index %" PRId64 " out of range (%" PRId64 " tensors)", i, m->n);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "tensor index %" PRId64 " out of range (%" PRId64 " tensors)", i, m->n);
     *out = m->t[i];
     return MIO_OK;
 }
@@ -442,26 +442,26 @@ MIO_API mio_status mio_model_tensor_info(const mio_model *m, int64_t i, mio_mode
                           (t)->offset + (t)->nbytes
 
 MIO_API mio_status mio_model_read(const mio_model *m, int64_t i, uint64_t rel, void *buf, size_t len) {
-    if (!m) return err_set(MIO_ERR_INVALID_ARG, "model m is NULL");
-    if (!buf && len) return err_set(MIO_ERR_INVALID_ARG, "buf is NULL");
+    if (!m) return mio_err_set(MIO_ERR_INVALID_ARG, "model m is NULL");
+    if (!buf && len) return mio_err_set(MIO_ERR_INVALID_ARG, "buf is NULL");
     if (i < 0 || i >= m->n)
-        return err_set(MIO_ERR_INVALID_ARG, "tensor index %" PRId64 " out of range (%" PRId64 " tensors)", i, m->n);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "tensor index %" PRId64 " out of range (%" PRId64 " tensors)", i, m->n);
     const mio_model_tensor *t = &m->t[i];
     if (rel > t->nbytes || len > t->nbytes - rel)
-        return err_set(MIO_ERR_OUT_OF_RANGE, "tensor '%.*s': bytes %" PRIu64 "..%" PRIu64 " past its %" PRIu64 " bytes",
-                       (int)t->name.len, t->name.ptr, rel, rel + len, t->nbytes);
+        return mio_err_set(MIO_ERR_OUT_OF_RANGE, "tensor '%.*s': bytes %" PRIu64 "..%" PRIu64 " past its %" PRIu64 " bytes",
+                           (int)t->name.len, t->name.ptr, rel, rel + len, t->nbytes);
     const insp_file *f = &m->files[t->file];
     size_t got = 0;
     if (pread_all(f->fd, buf, len, t->offset + rel, &got) != 0)
-        return err_set(MIO_ERR_IO, TENSOR_FMT "read error at byte %" PRIu64 ": %s", TENSOR_ARGS(m, t),
-                       t->offset + rel + got, strerror(errno));
+        return mio_err_set(MIO_ERR_IO, TENSOR_FMT "read error at byte %" PRIu64 ": %s", TENSOR_ARGS(m, t),
+                           t->offset + rel + got, strerror(errno));
     if (got < len) {
         struct stat sb;
         uint64_t size = fstat(f->fd, &sb) == 0 ? (uint64_t)sb.st_size : t->offset + rel + got;
-        return err_set(MIO_ERR_TRUNCATED,
-                       TENSOR_FMT "the file ends at byte %" PRIu64 ", %" PRIu64 " bytes into the tensor's data (it was "
+        return mio_err_set(MIO_ERR_TRUNCATED,
+                           TENSOR_FMT "the file ends at byte %" PRIu64 ", %" PRIu64 " bytes into the tensor's data (it was "
                                   "truncated after it was opened?)",
-                       TENSOR_ARGS(m, t), size, size > t->offset ? size - t->offset : 0);
+                           TENSOR_ARGS(m, t), size, size > t->offset ? size - t->offset : 0);
     }
     return MIO_OK;
 }

@@ -87,7 +87,7 @@ mio_status mio_insp_stream_done(FILE *o, char **buf, size_t *blen, char **text, 
     if (bad || !*buf) {
         free(*buf);
         *buf = NULL;
-        return err_set(MIO_ERR_NOMEM, "out of memory");
+        return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
     *text = *buf;
     if (len) *len = *blen;

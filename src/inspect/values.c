@@ -23,7 +23,7 @@ mio_status mio_insp_reader_init(insp_reader *r, const mio_model *m, int64_t i) {
     r->raw = malloc(INSPECT_ELEM_CHUNK / bs * bb);
     r->f = malloc(INSPECT_ELEM_CHUNK * sizeof *r->f);
     r->d = malloc(INSPECT_ELEM_CHUNK * sizeof *r->d);
-    if (!r->raw || !r->f || !r->d) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!r->raw || !r->f || !r->d) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     return MIO_OK;
 }
 
@@ -71,9 +71,9 @@ mio_status mio_insp_reader_next(insp_reader *r, size_t *n) {
         break;
     default:
         if ((st = mio_decode_f32_mt(t->type, p, blen, r->f, k, 0)) != MIO_OK)
-            return err_set(st, "%s: tensor '%.*s' (data at bytes %" PRIu64 "..%" PRIu64 " of that file): cannot decode: %s",
-                           r->m->files[t->file].path, (int)t->name.len, t->name.ptr, t->offset, t->offset + t->nbytes,
-                           mio_last_error());
+            return mio_err_set(st, "%s: tensor '%.*s' (data at bytes %" PRIu64 "..%" PRIu64 " of that file): cannot decode: %s",
+                               r->m->files[t->file].path, (int)t->name.len, t->name.ptr, t->offset, t->offset + t->nbytes,
+                               mio_last_error());
         for (size_t i = 0; i < k; i++) d[i] = r->f[i];
         break;
     }
@@ -86,10 +86,10 @@ mio_status mio_insp_reader_next(insp_reader *r, size_t *n) {
 /* ------------------------------------------------------------------------- */
 
 MIO_API mio_status mio_model_tensor_stats(const mio_model *m, int64_t i, mio_tensor_stats *out) {
-    if (!m) return err_set(MIO_ERR_INVALID_ARG, "model m is NULL");
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!m) return mio_err_set(MIO_ERR_INVALID_ARG, "model m is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     if (i < 0 || i >= m->n)
-        return err_set(MIO_ERR_INVALID_ARG, "tensor index %" PRId64 " out of range (%" PRId64 " tensors)", i, m->n);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "tensor index %" PRId64 " out of range (%" PRId64 " tensors)", i, m->n);
     mio_tensor_stats s;
     memset(&s, 0, sizeof s);
     s.elements = m->t[i].n_elems;
@@ -162,18 +162,18 @@ static void put_num(FILE *o, double v) {
 }
 
 MIO_API mio_status mio_stats_json(const char *path, char **text, size_t *len) {
-    if (!path) return err_set(MIO_ERR_INVALID_ARG, "path is NULL");
-    if (!text) return err_set(MIO_ERR_INVALID_ARG, "text is NULL");
+    if (!path) return mio_err_set(MIO_ERR_INVALID_ARG, "path is NULL");
+    if (!text) return mio_err_set(MIO_ERR_INVALID_ARG, "text is NULL");
     mio_model *m = NULL;
     mio_status st = mio_model_open(path, &m);
     if (st != MIO_OK) return st;
     mio_tensor_stats *s = calloc(m->n ? (size_t)m->n : 1, sizeof *s);
-    if (!s) st = err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!s) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; i < m->n && st == MIO_OK; i++) st = mio_model_tensor_stats(m, i, &s[i]);
     char *buf = NULL;
     size_t blen = 0;
     FILE *o = st == MIO_OK ? open_memstream(&buf, &blen) : NULL;
-    if (st == MIO_OK && !o) st = err_set(MIO_ERR_NOMEM, "out of memory");
+    if (st == MIO_OK && !o) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (st == MIO_OK) {
         char tb[32];
         char *q = mio_json_quote(path, strlen(path));
@@ -253,15 +253,15 @@ static void put_gguf_value(FILE *o, const mio_gguf_file *f, int64_t i) {
 }
 
 MIO_API mio_status mio_model_kv_text(const mio_model *m, int64_t i, char **text) {
-    if (!m) return err_set(MIO_ERR_INVALID_ARG, "model m is NULL");
-    if (!text) return err_set(MIO_ERR_INVALID_ARG, "text is NULL");
+    if (!m) return mio_err_set(MIO_ERR_INVALID_ARG, "model m is NULL");
+    if (!text) return mio_err_set(MIO_ERR_INVALID_ARG, "text is NULL");
     int64_t n = is_gguf(m) ? mio_gguf_kv_count(m->g) : mio_st_meta_count(m->s);
     if (i < 0 || i >= n)
-        return err_set(MIO_ERR_INVALID_ARG, "metadata index %" PRId64 " out of range (%" PRId64 " entries)", i, n);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "metadata index %" PRId64 " out of range (%" PRId64 " entries)", i, n);
     char *buf = NULL;
     size_t blen = 0;
     FILE *o = open_memstream(&buf, &blen);
-    if (!o) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!o) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (is_gguf(m)) {
         put_gguf_value(o, m->g, i);
     } else {
@@ -327,7 +327,7 @@ static mio_status diff_meta(const mio_model *a, const mio_model *b, mio_diff_fn 
     if (!ka || !kb) {
         free(ka);
         free(kb);
-        return err_set(MIO_ERR_NOMEM, "out of memory");
+        return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
     int64_t i = 0, j = 0;
     while (i < na || j < nb) {
@@ -426,12 +426,12 @@ static mio_status diff_values(const mio_model *a, int64_t ia, const mio_model *b
 
 MIO_API mio_status mio_model_diff(const mio_model *a, const mio_model *b, mio_diff_fn fn, void *user, uint64_t *n_keys,
                                   uint64_t *n_tensors) {
-    if (!a) return err_set(MIO_ERR_INVALID_ARG, "model a is NULL");
-    if (!b) return err_set(MIO_ERR_INVALID_ARG, "model b is NULL");
+    if (!a) return mio_err_set(MIO_ERR_INVALID_ARG, "model a is NULL");
+    if (!b) return mio_err_set(MIO_ERR_INVALID_ARG, "model b is NULL");
     int64_t *ia = mio_insp_sorted_idx(a), *ib = mio_insp_sorted_idx(b);
     unsigned char *ba = malloc(INSPECT_READ_CHUNK), *bb = malloc(INSPECT_READ_CHUNK);
     uint64_t dm = 0, dt = 0;
-    mio_status st = ia && ib && ba && bb ? MIO_OK : err_set(MIO_ERR_NOMEM, "out of memory");
+    mio_status st = ia && ib && ba && bb ? MIO_OK : mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (st == MIO_OK) st = diff_meta(a, b, fn, user, &dm);
     int64_t i = 0, j = 0;
     const int64_t na = a->n, nb = b->n;

@@ -12,13 +12,13 @@ static const struct backend {
 } g_backends[] = {
     /* lowest level first: a higher level's entries override the lower ones */
 #ifdef MIO_KERNELS_AVX2
-    {MIO_ISA_AVX2, kernels_fill_avx2},
+    {MIO_ISA_AVX2, mio_kernels_fill_avx2},
 #endif
 #ifdef MIO_KERNELS_AVX512
-    {MIO_ISA_AVX512, kernels_fill_avx512},
+    {MIO_ISA_AVX512, mio_kernels_fill_avx512},
 #endif
 #ifdef MIO_KERNELS_NEON
-    {MIO_ISA_NEON, kernels_fill_neon},
+    {MIO_ISA_NEON, mio_kernels_fill_neon},
 #endif
     {MIO_ISA_SCALAR, NULL}, /* the portable C: no entries */
 };
@@ -28,19 +28,19 @@ static mio_kernels g_tab; /* all NULL until built: the portable table */
 
 static void build(void) {
     mio_isa isa;
-    if (!cpu_isa_peek(&isa)) return; /* refused: stay portable */
+    if (!mio_cpu_isa_peek(&isa)) return; /* refused: stay portable */
     for (size_t i = 0; i < sizeof g_backends / sizeof g_backends[0]; i++)
-        if (g_backends[i].fill && cpu_isa_includes(isa, g_backends[i].isa)) g_backends[i].fill(&g_tab);
+        if (g_backends[i].fill && mio_cpu_isa_includes(isa, g_backends[i].isa)) g_backends[i].fill(&g_tab);
 }
 
-const mio_kernels *kernels_table(void) {
+const mio_kernels *mio_kernels_table(void) {
     pthread_once(&g_once, build);
     return &g_tab;
 }
 
-mio_status kernels_get(const mio_kernels **k) {
+mio_status mio_kernels_get(const mio_kernels **k) {
     pthread_once(&g_once, build);
     *k = &g_tab;
     mio_isa isa;
-    return cpu_isa(&isa);
+    return mio_cpu_isa_level(&isa);
 }

@@ -6,7 +6,7 @@
  * "no kernel at this level": the family code (src/quant/) runs its portable C.
  * Every kernel gives exactly the bits of the portable C (same IEEE operations
  * in the same order per element/lane, no FMA contraction).
- * Family code never names an ISA: it asks kernels_get() once (at registration)
+ * Family code never names an ISA: it asks mio_kernels_get() once (at registration)
  * and tests entries for NULL. A back end is a folder kernels/<isa>/ (its own
  * CMake object library and flags) with a fill function declared below. */
 #ifndef MIO_KERNELS_H
@@ -96,25 +96,25 @@ typedef struct mio_kernels {
     /* --- PTQTP (src/ptqtp/) --- */
     /* The 3^K topology search: for each of n elements (n a multiple of 8) the
      * label of the first of ncand candidate values with the smallest f32
-     * squared error, exactly as ptqtp_search_portable (contract in
+     * squared error, exactly as mio_ptqtp_search_portable (contract in
      * ptqtp/ptqtp_internal.h). */
     void (*ptqtp_search)(const float *w, int n, const float *vals, const uint8_t *label, int ncand, uint8_t *out);
 } mio_kernels;
 
 /* The table for the level in use, built once (thread-safe). On success MIO_OK.
- * When MIO_ISA was refused (core/cpu.h) the status and message of cpu_isa(),
+ * When MIO_ISA was refused (core/cpu.h) the status and message of mio_cpu_isa_level(),
  * and *k is the portable table (all NULL), so a caller that ignores the status
  * still runs nothing the CPU lacks. */
-mio_status kernels_get(const mio_kernels **k);
+mio_status mio_kernels_get(const mio_kernels **k);
 /* The same table without the status (and without touching mio_last_error()):
  * for code that only registers pointers, like quant/codec.c's table. */
-const mio_kernels *kernels_table(void);
+const mio_kernels *mio_kernels_table(void);
 
 /* Back ends: each kernels/<isa>/ folder defines its fill function, which sets
  * the entries it implements. Called only when the CPU runs that ISA (the fill
  * itself is compiled with the back end's flags). */
-void kernels_fill_avx2(mio_kernels *k);
-void kernels_fill_avx512(mio_kernels *k);
-void kernels_fill_neon(mio_kernels *k);
+void mio_kernels_fill_avx2(mio_kernels *k);
+void mio_kernels_fill_avx512(mio_kernels *k);
+void mio_kernels_fill_neon(mio_kernels *k);
 
 #endif

@@ -17,26 +17,26 @@
 
 static mio_status to_gguf(const char *base_path, const char *out_path, int fd, const mio_lora_params *pin) {
     mio_lora_params p;
-    mio_status st = lora_params(pin, &p);
+    mio_status st = mio_lora_params_copy(pin, &p);
     if (st) return st;
     mio_gguf_file *f = NULL;
-    if ((st = lora_open_base(base_path, &f)) != MIO_OK) return st;
+    if ((st = mio_lora_open_base(base_path, &f)) != MIO_OK) return st;
     if (out_path && mio_gguf_uses_file(f, out_path)) {
         mio_gguf_close(f);
-        return err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", out_path);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", out_path);
     }
     int64_t ka = mio_gguf_find_key(f, "general.architecture");
     if (ka < 0 || mio_gguf_kv_type(f, ka) != MIO_GGUF_STRING) {
         mio_gguf_close(f);
-        return err_set(MIO_ERR_NOT_FOUND, "%s: the base has no general.architecture string, which a llama.cpp adapter "
-                       "must repeat", base_path);
+        return mio_err_set(MIO_ERR_NOT_FOUND, "%s: the base has no general.architecture string, which a llama.cpp adapter "
+                           "must repeat", base_path);
     }
     lora_set s = {0};
-    if ((st = lora_load(f, &p, 0, &s)) != MIO_OK) { mio_gguf_close(f); return st; }
+    if ((st = mio_lora_load(f, &p, 0, &s)) != MIO_OK) { mio_gguf_close(f); return st; }
     double *fac = calloc(s.n, sizeof *fac);
     float *tmp = NULL;
     mio_writer *w = NULL;
-    if (!fac) st = err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!fac) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
     /* llama.cpp's scale for module m is alpha_w / rank_m; it needs
      * scale_m * rank_m. alpha_w is the first module's value; modules needing
      * another one get the ratio folded into lora_b. alpha_w = 0 means "scale 1"
@@ -50,7 +50,7 @@ static mio_status to_gguf(const char *base_path, const char *out_path, int fd, c
             fac[i] = alpha_w != 0.0f ? want / (double)alpha_w : s.m[i].scale;
             if (fabs(fac[i] - 1.0) < 1e-12) fac[i] = 1.0;
         }
-        lora_report(&s, &p, fac, alpha_w);
+        mio_lora_report(&s, &p, fac, alpha_w);
     }
     if (!st) st = mio_writer_new(MIO_WRITER_DEFAULT, &w);
     if (!st) st = mio_writer_copy_kv(w, f, ka);
@@ -69,14 +69,14 @@ static mio_status to_gguf(const char *base_path, const char *out_path, int fd, c
         } else {            /* a = A: ne [in, r]; b = B: ne [r, out] */
             nea[0] = m->cols; nea[1] = m->rank; neb[0] = m->rank; neb[1] = m->rows;
         }
-        if (strlen(na) >= 64) { st = err_set(MIO_ERR_INVALID_TENSOR_INFO, "'%s' is 64 bytes or longer", na); break; }
+        if (strlen(na) >= 64) { st = mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "'%s' is 64 bytes or longer", na); break; }
         if (!st) st = mio_writer_declare_tensor(w, na, MIO_TYPE_F32, 2, nea);
         if (!st) st = mio_writer_declare_tensor(w, nb, MIO_TYPE_F32, 2, neb);
         size_t n1 = (size_t)(m->rank * m->rows), n2 = (size_t)(m->rank * m->cols);
         if (n1 > maxn) maxn = n1;
         if (n2 > maxn) maxn = n2;
     }
-    if (!st && !(tmp = malloc((maxn ? maxn : 1) * sizeof(float)))) st = err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!st && !(tmp = malloc((maxn ? maxn : 1) * sizeof(float)))) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (!st) st = out_path ? mio_writer_begin_file(w, out_path) : mio_writer_begin_fd(w, fd);
     for (size_t i = 0; i < s.n && !st; i++) {
         const lora_mod *m = &s.m[i];
@@ -101,19 +101,19 @@ static mio_status to_gguf(const char *base_path, const char *out_path, int fd, c
     mio_writer_free(w);
     free(tmp);
     free(fac);
-    lora_set_free(&s);
+    mio_lora_set_free(&s);
     mio_gguf_close(f);
     return st;
 }
 
 mio_status mio_lora_to_gguf(const char *base_path, const char *out_path, const mio_lora_params *p) {
-    if (!base_path) return err_set(MIO_ERR_INVALID_ARG, "base_path is NULL");
-    if (!out_path) return err_set(MIO_ERR_INVALID_ARG, "out_path is NULL");
+    if (!base_path) return mio_err_set(MIO_ERR_INVALID_ARG, "base_path is NULL");
+    if (!out_path) return mio_err_set(MIO_ERR_INVALID_ARG, "out_path is NULL");
     return to_gguf(base_path, out_path, -1, p);
 }
 
 mio_status mio_lora_to_gguf_fd(const char *base_path, int fd, const mio_lora_params *p) {
-    if (!base_path) return err_set(MIO_ERR_INVALID_ARG, "base_path is NULL");
-    if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "fd %d is not a descriptor", fd);
+    if (!base_path) return mio_err_set(MIO_ERR_INVALID_ARG, "base_path is NULL");
+    if (fd < 0) return mio_err_set(MIO_ERR_INVALID_ARG, "fd %d is not a descriptor", fd);
     return to_gguf(base_path, NULL, fd, p);
 }

@@ -3,7 +3,7 @@
  * W + scale * B * A into each targeted weight a chunk of rows at a time (f32
  * arithmetic, one rounding to the weight's type); every other tensor and all
  * metadata are copied byte-verbatim. The adapter set is fully validated by
- * lora_load before the writer starts, and a path output is atomic, so no
+ * mio_lora_load before the writer starts, and a path output is atomic, so no
  * failure leaves a file behind. */
 #include "lora_internal.h"
 
@@ -29,7 +29,7 @@ static mio_status merge_tensor(mio_writer *w, const mio_gguf_tensor *t, const lo
     float *sb = malloc((size_t)rank * sizeof(float));
     void *enc = esz == 4 ? (void *)buf : malloc((size_t)chunk * rb);
     mio_status st = MIO_OK;
-    if (!buf || !d || !sb || !enc) st = err_set(MIO_ERR_NOMEM, "cannot allocate the merge buffers of '%s'", m->tensor);
+    if (!buf || !d || !sb || !enc) st = mio_err_set(MIO_ERR_NOMEM, "cannot allocate the merge buffers of '%s'", m->tensor);
     const float scale = (float)m->scale;
     const uint8_t *src = t->data;
     for (int64_t r0 = 0; r0 < rows && !st; r0 += chunk) {
@@ -50,9 +50,9 @@ static mio_status merge_tensor(mio_writer *w, const mio_gguf_tensor *t, const lo
                 float v = row[i] + d[i];
                 /* a finite weight must stay finite in its own type */
                 if (isfinite(row[i]) && (!isfinite(v) || (t->type == MIO_TYPE_F16 && fabsf(v) >= 65520.0f))) {
-                    st = err_set(MIO_ERR_NON_FINITE, "merging into '%s' overflows %s at row %lld, column %lld (%g + %g)",
-                                 m->tensor, mio_type_name(t->type), (long long)r0 + o, (long long)i, (double)row[i],
-                                 (double)d[i]);
+                    st = mio_err_set(MIO_ERR_NON_FINITE, "merging into '%s' overflows %s at row %lld, column %lld (%g + %g)",
+                                     m->tensor, mio_type_name(t->type), (long long)r0 + o, (long long)i, (double)row[i],
+                                     (double)d[i]);
                     break;
                 }
                 row[i] = v;
@@ -70,21 +70,21 @@ static mio_status merge_tensor(mio_writer *w, const mio_gguf_tensor *t, const lo
 
 static mio_status merge(const char *base_path, const char *out_path, int fd, const mio_lora_params *pin) {
     mio_lora_params p;
-    mio_status st = lora_params(pin, &p);
+    mio_status st = mio_lora_params_copy(pin, &p);
     if (st) return st;
     mio_gguf_file *f = NULL;
-    if ((st = lora_open_base(base_path, &f)) != MIO_OK) return st;
+    if ((st = mio_lora_open_base(base_path, &f)) != MIO_OK) return st;
     if (out_path && mio_gguf_uses_file(f, out_path)) {
         mio_gguf_close(f);
-        return err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", out_path);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", out_path);
     }
     lora_set s = {0};
-    if ((st = lora_load(f, &p, 1, &s)) != MIO_OK) { mio_gguf_close(f); return st; }
-    lora_report(&s, &p, NULL, 0.0f);
+    if ((st = mio_lora_load(f, &p, 1, &s)) != MIO_OK) { mio_gguf_close(f); return st; }
+    mio_lora_report(&s, &p, NULL, 0.0f);
     mio_writer *w = NULL;
     int64_t nt = mio_gguf_tensor_count(f);
     st = mio_writer_new(MIO_WRITER_DEFAULT, &w);
-    if (!st) st = mio_writer_copy_all_kv(w, f, gguf_split_keys, mio_gguf_part_count(f) > 1 ? 3 : 0);
+    if (!st) st = mio_writer_copy_all_kv(w, f, mio_gguf_split_keys, mio_gguf_part_count(f) > 1 ? 3 : 0);
     for (int64_t i = 0; i < nt && !st; i++) {
         mio_gguf_tensor t;
         char name[64];
@@ -101,7 +101,7 @@ static mio_status merge(const char *base_path, const char *out_path, int fd, con
             mio_gguf_prefetch(f, t.data, (size_t)t.nbytes);
             st = merge_tensor(w, &t, &s.m[next++]);
         } else if (t.nbytes > SIZE_MAX) {
-            st = err_set(MIO_ERR_OVERFLOW, "tensor '%.64s' is larger than the address space", t.name.ptr);
+            st = mio_err_set(MIO_ERR_OVERFLOW, "tensor '%.64s' is larger than the address space", t.name.ptr);
         } else {
             st = mio_writer_write_tensor(w, t.data, (size_t)t.nbytes);
         }
@@ -109,19 +109,19 @@ static mio_status merge(const char *base_path, const char *out_path, int fd, con
     }
     if (!st) st = mio_writer_finish(w);
     mio_writer_free(w); /* removes the temp file of an unfinished write */
-    lora_set_free(&s);
+    mio_lora_set_free(&s);
     mio_gguf_close(f);
     return st;
 }
 
 mio_status mio_lora_merge(const char *base_path, const char *out_path, const mio_lora_params *p) {
-    if (!base_path) return err_set(MIO_ERR_INVALID_ARG, "base_path is NULL");
-    if (!out_path) return err_set(MIO_ERR_INVALID_ARG, "out_path is NULL");
+    if (!base_path) return mio_err_set(MIO_ERR_INVALID_ARG, "base_path is NULL");
+    if (!out_path) return mio_err_set(MIO_ERR_INVALID_ARG, "out_path is NULL");
     return merge(base_path, out_path, -1, p);
 }
 
 mio_status mio_lora_merge_fd(const char *base_path, int fd, const mio_lora_params *p) {
-    if (!base_path) return err_set(MIO_ERR_INVALID_ARG, "base_path is NULL");
-    if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "fd %d is not a descriptor", fd);
+    if (!base_path) return mio_err_set(MIO_ERR_INVALID_ARG, "base_path is NULL");
+    if (fd < 0) return mio_err_set(MIO_ERR_INVALID_ARG, "fd %d is not a descriptor", fd);
     return merge(base_path, NULL, fd, p);
 }

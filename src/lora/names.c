@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const lora_peft_names_help =
+const char *const mio_lora_peft_names_help =
     "model.embed_tokens, lm_head, model.layers.N.self_attn.{q,k,v,o}_proj, model.layers.N.mlp.{gate,up,down}_proj";
-const char *const lora_fucina_names_help = "layers.N.{q,k,v,o,gate,up,down}";
+const char *const mio_lora_fucina_names_help = "layers.N.{q,k,v,o,gate,up,down}";
 
 /* "N." at *s: a decimal block number without a sign or leading zeros. */
 static int parse_layer(const char **s, int64_t *layer) {
@@ -40,7 +40,7 @@ static const struct { const char *fucina, *gguf; } k_fucina_block[] = {
     {"gate", "ffn_gate"}, {"up", "ffn_up"}, {"down", "ffn_down"},
 };
 
-int lora_name_peft(const char *module, char out[64], int64_t *layer) {
+int mio_lora_name_peft(const char *module, char out[64], int64_t *layer) {
     *layer = -1;
     if (strcmp(module, "model.embed_tokens") == 0) { snprintf(out, 64, "token_embd.weight"); return 1; }
     if (strcmp(module, "lm_head") == 0) { snprintf(out, 64, "output.weight"); return 1; }
@@ -56,7 +56,7 @@ int lora_name_peft(const char *module, char out[64], int64_t *layer) {
     return 0;
 }
 
-int lora_name_fucina(const char *module, char out[64], int64_t *layer) {
+int mio_lora_name_fucina(const char *module, char out[64], int64_t *layer) {
     *layer = -1;
     const char *s = module;
     if (strncmp(s, "layers.", 7) != 0) return 0;
@@ -76,16 +76,16 @@ int lora_name_fucina(const char *module, char out[64], int64_t *layer) {
  * (Deci, DeepSeek v1, BailingMoe). Llama 4, Apertus and Mistral-format models
  * set undo_permute = False (Mistral-format ones are labelled "llama", but a PEFT
  * adapter with HF names belongs to an HF-converted model). */
-int lora_arch_permutes_qk(const char *arch, size_t len) {
+int mio_lora_arch_permutes_qk(const char *arch, size_t len) {
     static const char *const k[] = {"llama", "granite", "granitemoe", "deci", "deepseek", "bailingmoe"};
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         if (strlen(k[i]) == len && memcmp(k[i], arch, len) == 0) return 1;
     return 0;
 }
 
-void lora_permute_rows(const float *src, float *dst, int64_t rows, int64_t width, int64_t n_head) {
+void mio_lora_permute_rows(const float *src, float *dst, int64_t rows, int64_t width, int64_t n_head) {
     /* the converter's own row order (src/hf/arch.c), so both permute alike */
     for (int64_t r = 0; r < rows; r++)
-        memcpy(dst + r * width, src + (int64_t)hf_permute_src_row((uint64_t)r, (uint64_t)rows, (uint64_t)n_head) * width,
+        memcpy(dst + r * width, src + (int64_t)mio_hf_permute_src_row((uint64_t)r, (uint64_t)rows, (uint64_t)n_head) * width,
                (size_t)width * sizeof(float));
 }

@@ -49,7 +49,7 @@ void mio_ptqtp_default_params(mio_ptqtp_params *p) {
 mio_status mio_ptqtp_default_params_sized(mio_ptqtp_params *p, size_t size) {
     mio_ptqtp_params d;
     mio_ptqtp_default_params(&d);
-    return abi_defaults_sized(p, size, &d, sizeof d, "mio_ptqtp_params");
+    return mio_abi_defaults_sized(p, size, &d, sizeof d, "mio_ptqtp_params");
 }
 
 /* ------------------------------------------------------------------ the plan */
@@ -123,15 +123,15 @@ static mio_status refuse_decorated(const mio_gguf_file *f, const char *in_path) 
         mio_str k = mio_gguf_kv_key(f, i);
         size_t n = sizeof PX_KEY_PREFIX - 1;
         if (k.len >= n && memcmp(k.ptr, PX_KEY_PREFIX, n) == 0)
-            return err_set(MIO_ERR_INVALID_ARG, "%s: already a PTQTP model (it has the key %s); convert the original "
-                           "weights instead", in_path, esc_bytes(nb, sizeof nb, k.ptr, k.len));
+            return mio_err_set(MIO_ERR_INVALID_ARG, "%s: already a PTQTP model (it has the key %s); convert the original "
+                               "weights instead", in_path, mio_esc_bytes(nb, sizeof nb, k.ptr, k.len));
     }
     int64_t nt = mio_gguf_tensor_count(f);
     for (int64_t i = 0; i < nt; i++) {
-        mio_str s = gguf_tensor_name_at(f, (uint64_t)i);
+        mio_str s = mio_gguf_tensor_name_at(f, (uint64_t)i);
         if (is_plane_name(s))
-            return err_set(MIO_ERR_INVALID_ARG, "%s: already a PTQTP model (it has the plane tensor '%s'); convert "
-                           "the original weights instead", in_path, esc_bytes(nb, sizeof nb, s.ptr, s.len));
+            return mio_err_set(MIO_ERR_INVALID_ARG, "%s: already a PTQTP model (it has the plane tensor '%s'); convert "
+                               "the original weights instead", in_path, mio_esc_bytes(nb, sizeof nb, s.ptr, s.len));
     }
     return MIO_OK;
 }
@@ -140,7 +140,7 @@ static mio_status plan_items(const mio_gguf_file *f, const mio_ptqtp_params *p, 
                              size_t *n_conv) {
     int64_t n = mio_gguf_tensor_count(f);
     px_item *items = calloc((size_t)(n > 0 ? n : 1), sizeof *items);
-    if (!items) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!items) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     *n_conv = 0;
     for (int64_t i = 0; i < n; i++) {
         px_item *it = &items[i];
@@ -148,8 +148,8 @@ static mio_status plan_items(const mio_gguf_file *f, const mio_ptqtp_params *p, 
         char nb[160];
         mio_status st = mio_gguf_tensor_info(f, i, &t);
         if (!st && (t.name.len >= GGUF_MAX_NAME || memchr(t.name.ptr, '\0', t.name.len)))
-            st = err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%s': the name cannot be copied (NUL byte or %zu bytes)",
-                         esc_bytes(nb, sizeof nb, t.name.ptr, t.name.len), t.name.len);
+            st = mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%s': the name cannot be copied (NUL byte or %zu bytes)",
+                             mio_esc_bytes(nb, sizeof nb, t.name.ptr, t.name.len), t.name.len);
         if (st) { free(items); return st; }
         memcpy(it->name, t.name.ptr, t.name.len);
         it->t.index = i;
@@ -163,7 +163,7 @@ static mio_status plan_items(const mio_gguf_file *f, const mio_ptqtp_params *p, 
         it->t.planes = p->planes;
         it->t.experts = t.n_dims == 3 ? t.ne[2] : 0;
         if ((st = mio_type_nbytes(MIO_TYPE_TQ2_0, t.n_dims, t.ne, &it->plane_bytes)) != MIO_OK) {
-            st = err_prefix(st, "tensor '%s': ", it->name);
+            st = mio_err_prefix(st, "tensor '%s': ", it->name);
             free(items);
             return st;
         }
@@ -201,15 +201,15 @@ typedef struct px_run {
 
 static mio_status progress(px_run *r) {
     if (r->p->progress && r->p->progress(r->p->progress_user, r->done, r->total, r->bytes_done, r->bytes_total) != 0)
-        return err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback after %lld of %lld tensors",
-                       (long long)r->done, (long long)r->total);
+        return mio_err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback after %lld of %lld tensors",
+                           (long long)r->done, (long long)r->total);
     return MIO_OK;
 }
 
 static mio_status grow(void **buf, size_t *cap, size_t need) {
     if (need <= *cap) return MIO_OK;
     void *nb = realloc(*buf, need);
-    if (!nb) return err_set(MIO_ERR_NOMEM, "cannot allocate %zu bytes of working memory", need);
+    if (!nb) return mio_err_set(MIO_ERR_NOMEM, "cannot allocate %zu bytes of working memory", need);
     *buf = nb;
     *cap = need;
     return MIO_OK;
@@ -242,14 +242,14 @@ static mio_status convert_tensor(px_run *r, px_item *it, const mio_gguf_tensor *
     const size_t plane_row = cols / PX_GROUP * PX_BLOCK_BYTES;
     const size_t chunk = it->chunk_rows;
     char nb[160];
-    esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len);
+    mio_esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len);
     mio_status st = grow((void **)&r->fbuf, &r->fcap, chunk * cols * sizeof(float));
     if (!st) st = grow((void **)&r->p0, &r->p0cap, chunk * plane_row);
     if (!st && K > 1 && it->plane_bytes > r->heldcap) {
         for (int k = 1; k < K && !st; k++) {
             void *nbuf = realloc(r->held[k], (size_t)it->plane_bytes);
-            if (!nbuf) st = err_set(MIO_ERR_NOMEM, "tensor '%s': cannot allocate %llu bytes for a plane", nb,
-                                    (unsigned long long)it->plane_bytes);
+            if (!nbuf) st = mio_err_set(MIO_ERR_NOMEM, "tensor '%s': cannot allocate %llu bytes for a plane", nb,
+                                        (unsigned long long)it->plane_bytes);
             else r->held[k] = nbuf;
         }
         if (!st) r->heldcap = (size_t)it->plane_bytes;
@@ -269,13 +269,13 @@ static mio_status convert_tensor(px_run *r, px_item *it, const mio_gguf_tensor *
             mio_gguf_prefetch(r->f, in, in_bytes);
             st = mio_decode_f32_mt(t->type, in, in_bytes, r->fbuf, n_rows * cols, r->n_threads);
             mio_gguf_release(r->f, in, in_bytes);
-            if (st) { err_prefix(st, "tensor '%s': ", nb); break; }
+            if (st) { mio_err_prefix(st, "tensor '%s': ", nb); break; }
             void *planes[3] = {r->p0, NULL, NULL};
             for (int k = 1; k < K; k++) planes[k] = r->held[k] + row * plane_row;
             mio_ptqtp_stats cs;
             memset(&cs, 0, sizeof cs);
             st = mio_ptqtp_quantize(r->fbuf, n_rows, cols, &r->opt, planes, n_rows * plane_row, &cs);
-            if (st) { err_prefix(st, "tensor '%s': ", nb); break; }
+            if (st) { mio_err_prefix(st, "tensor '%s': ", nb); break; }
             st = mio_writer_write_tensor_part(r->w, r->p0, n_rows * plane_row);
             acc_add(&slice, &cs);
             acc_add(&total, &cs);
@@ -300,16 +300,16 @@ static mio_status convert_tensor(px_run *r, px_item *it, const mio_gguf_tensor *
 static mio_status check_params(const mio_ptqtp_params *in, mio_ptqtp_params *p) {
     mio_ptqtp_default_params(p);
     if (in) {
-        mio_status st = abi_params_merge(p, sizeof *p, in, sizeof *p, "mio_ptqtp_params", "mio_ptqtp_default_params");
+        mio_status st = mio_abi_params_merge(p, sizeof *p, in, sizeof *p, "mio_ptqtp_params", "mio_ptqtp_default_params");
         if (st) return st;
     }
-    if (p->planes < 1 || p->planes > 3) return err_set(MIO_ERR_INVALID_ARG, "planes is %d; PTQTP uses 1, 2 or 3", p->planes);
+    if (p->planes < 1 || p->planes > 3) return mio_err_set(MIO_ERR_INVALID_ARG, "planes is %d; PTQTP uses 1, 2 or 3", p->planes);
     if (p->tie_scales && p->planes < 2)
-        return err_set(MIO_ERR_INVALID_ARG, "tie_scales locks the plane scales to the ratio 3, so it needs at least 2 "
-                       "planes (planes is %d)", p->planes);
-    if (p->n_threads < 0) return err_set(MIO_ERR_INVALID_ARG, "n_threads is %d", p->n_threads);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "tie_scales locks the plane scales to the ratio 3, so it needs at least 2 "
+                           "planes (planes is %d)", p->planes);
+    if (p->n_threads < 0) return mio_err_set(MIO_ERR_INVALID_ARG, "n_threads is %d", p->n_threads);
     if ((p->n_include && !p->include) || (p->n_exclude && !p->exclude))
-        return err_set(MIO_ERR_INVALID_ARG, "a name list in the parameters is NULL with a non-zero count");
+        return mio_err_set(MIO_ERR_INVALID_ARG, "a name list in the parameters is NULL with a non-zero count");
     return MIO_OK;
 }
 
@@ -321,11 +321,11 @@ static int resolve_threads(int n) {
 
 /* Output to out_path (atomic) or, when out_path is NULL, to out_fd. */
 static mio_status ptqtp_export(const char *in_path, const char *out_path, int out_fd, const mio_ptqtp_params *params) {
-    if (!in_path) return err_set(MIO_ERR_INVALID_ARG, "in_path is NULL");
+    if (!in_path) return mio_err_set(MIO_ERR_INVALID_ARG, "in_path is NULL");
     mio_ptqtp_params p;
     mio_status st = check_params(params, &p);
     if (st) return st;
-    if (!out_path && out_fd < 0 && !p.dry_run) return err_set(MIO_ERR_INVALID_ARG, "out_path is NULL");
+    if (!out_path && out_fd < 0 && !p.dry_run) return mio_err_set(MIO_ERR_INVALID_ARG, "out_path is NULL");
 
     mio_gguf_file *f = NULL;
     px_item *items = NULL;
@@ -333,10 +333,10 @@ static mio_status ptqtp_export(const char *in_path, const char *out_path, int ou
     mio_writer *w = NULL;
     px_run r;
     memset(&r, 0, sizeof r);
-    if ((st = gguf_open_model(in_path, 0, &f)) != MIO_OK) return st;
+    if ((st = mio_gguf_open_model(in_path, 0, &f)) != MIO_OK) return st;
     uint32_t parts = mio_gguf_part_count(f);
     if (out_path && !p.dry_run && mio_gguf_uses_file(f, out_path)) {
-        st = err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", out_path);
+        st = mio_err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", out_path);
         goto done;
     }
     if ((st = refuse_decorated(f, in_path)) != MIO_OK) goto done;
@@ -353,7 +353,7 @@ static mio_status ptqtp_export(const char *in_path, const char *out_path, int ou
     uint32_t wflags = (n == 0 && parts == 1 && mio_gguf_file_size(f) == mio_gguf_header_size(f))
                           ? MIO_WRITER_NO_EMPTY_PAD : MIO_WRITER_DEFAULT;
     if ((st = mio_writer_new(wflags, &w)) != MIO_OK) goto done;
-    st = mio_writer_copy_all_kv(w, f, gguf_split_keys, parts > 1 ? 3 : 0);
+    st = mio_writer_copy_all_kv(w, f, mio_gguf_split_keys, parts > 1 ? 3 : 0);
     if (!st && n_conv > 0) st = mio_writer_set_u32(w, PX_VERSION_KEY, PX_FORMAT_VERSION);
     if (!st && n_conv > 0 && p.tie_scales) st = mio_writer_set_u32(w, PX_TIE_KEY, 1);
     for (size_t k = 0; k < n && !st; k++) {
@@ -384,7 +384,7 @@ static mio_status ptqtp_export(const char *in_path, const char *out_path, int ou
     for (size_t k = 0; k < n && !st; k++) {
         mio_gguf_tensor t;
         if ((st = mio_gguf_tensor_info(f, (int64_t)k, &t)) != MIO_OK) break;
-        st = items[k].t.planes ? convert_tensor(&r, &items[k], &t) : gguf_writer_copy_tensor(r.w, r.f, &t, &r.bytes_done);
+        st = items[k].t.planes ? convert_tensor(&r, &items[k], &t) : mio_gguf_writer_copy_tensor(r.w, r.f, &t, &r.bytes_done);
         r.done = (int64_t)k + 1;
         if (!st) st = progress(&r);
     }
@@ -405,7 +405,7 @@ mio_status mio_ptqtp_export(const char *in_path, const char *out_path, const mio
 }
 
 mio_status mio_ptqtp_export_fd(const char *in_path, int fd, const mio_ptqtp_params *p) {
-    if (!in_path) return err_set(MIO_ERR_INVALID_ARG, "in_path is NULL");
-    if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
+    if (!in_path) return mio_err_set(MIO_ERR_INVALID_ARG, "in_path is NULL");
+    if (fd < 0) return mio_err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
     return ptqtp_export(in_path, NULL, fd, p);
 }

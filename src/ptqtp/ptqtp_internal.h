@@ -31,7 +31,7 @@
  * (later) planes taking their non-zero first within a support size, -1 before
  * +1. The K = 1 and K = 2 orders are the prefixes of this table whose unused
  * planes are 0, listed by ptqtp_cand_count(K). */
-extern const int8_t ptqtp_cand[3][PTQTP_MAX_CAND][3];
+extern const int8_t mio_ptqtp_cand[3][PTQTP_MAX_CAND][3];
 
 /* 3^K */
 static inline int ptqtp_cand_count(int planes) { return planes == 1 ? 3 : planes == 2 ? 9 : 27; }
@@ -39,11 +39,11 @@ static inline int ptqtp_cand_count(int planes) { return planes == 1 ? 3 : planes
 /* Candidate i of K planes as a label: (trit_p + 1) << 2p summed over the planes. */
 static inline uint8_t ptqtp_label(int planes, int i) {
     unsigned l = 0;
-    for (int p = 0; p < planes; p++) l |= (unsigned)(ptqtp_cand[planes - 1][i][p] + 1) << (2 * p);
+    for (int p = 0; p < planes; p++) l |= (unsigned)(mio_ptqtp_cand[planes - 1][i][p] + 1) << (2 * p);
     return (uint8_t)l;
 }
 
 /* The portable topology search (the reference every kernel matches). */
-void ptqtp_search_portable(const float *w, int n, const float *vals, const uint8_t *label, int ncand, uint8_t *out);
+void mio_ptqtp_search_portable(const float *w, int n, const float *vals, const uint8_t *label, int ncand, uint8_t *out);
 
 #endif

@@ -48,7 +48,7 @@
 /* Fucina's Options are f32: these are the f32 values of its constants. */
 static const double k_lambda0 = (double)1e-8f, k_lambda_max = 1.0, k_kappa_max = 1e6, k_epsilon = (double)1e-4f;
 
-const int8_t ptqtp_cand[3][PTQTP_MAX_CAND][3] = {
+const int8_t mio_ptqtp_cand[3][PTQTP_MAX_CAND][3] = {
     {{0, 0, 0}, {-1, 0, 0}, {1, 0, 0}},
     {{0, 0, 0}, {0, -1, 0}, {0, 1, 0}, {-1, 0, 0}, {1, 0, 0}, {-1, -1, 0}, {-1, 1, 0}, {1, -1, 0}, {1, 1, 0}},
     {{0, 0, 0},   {0, 0, -1},  {0, 0, 1},   {0, -1, 0},  {0, 1, 0},   {-1, 0, 0},   {1, 0, 0},
@@ -57,7 +57,7 @@ const int8_t ptqtp_cand[3][PTQTP_MAX_CAND][3] = {
      {-1, 1, -1}, {-1, 1, 1},  {1, -1, -1}, {1, -1, 1},  {1, 1, -1},  {1, 1, 1}},
 };
 
-void ptqtp_search_portable(const float *w, int n, const float *vals, const uint8_t *label, int ncand, uint8_t *out) {
+void mio_ptqtp_search_portable(const float *w, int n, const float *vals, const uint8_t *label, int ncand, uint8_t *out) {
     for (int j = 0; j < n; j++) {
         const float x = w[j];
         float d = x - vals[0], best_e = d * d;
@@ -93,7 +93,7 @@ typedef struct group {
 /* Candidate values a . c in the pinned order, in f32 as Fucina forms them:
  * a0*c0, then + a1*c1, then + a2*c2. */
 static void cand_values(int planes, const float a[3], float *vals) {
-    const int8_t(*c)[3] = ptqtp_cand[planes - 1];
+    const int8_t(*c)[3] = mio_ptqtp_cand[planes - 1];
     for (int i = 0; i < ptqtp_cand_count(planes); i++) {
         float v = a[0] * (float)c[i][0];
         if (planes >= 2) v += a[1] * (float)c[i][1];
@@ -492,51 +492,51 @@ void mio_ptqtp_default_options(mio_ptqtp_options *o) {
 }
 
 mio_status mio_ptqtp_default_options_sized(mio_ptqtp_options *o, size_t size) {
-    if (!o) return err_set(MIO_ERR_INVALID_ARG, "o is NULL");
+    if (!o) return mio_err_set(MIO_ERR_INVALID_ARG, "o is NULL");
     mio_ptqtp_options d;
     mio_ptqtp_default_options(&d);
-    return abi_defaults_sized(o, size, &d, sizeof d, "mio_ptqtp_options");
+    return mio_abi_defaults_sized(o, size, &d, sizeof d, "mio_ptqtp_options");
 }
 
 mio_status mio_ptqtp_quantize(const float *w, size_t rows, size_t cols, const mio_ptqtp_options *o,
                               void *const *planes, size_t plane_bytes, mio_ptqtp_stats *stats) {
     static const char fn[] = "mio_ptqtp_quantize";
-    if (!w) return err_set(MIO_ERR_INVALID_ARG, "%s: w is NULL", fn);
-    if (!o) return err_set(MIO_ERR_INVALID_ARG, "%s: o is NULL", fn);
-    if (!planes) return err_set(MIO_ERR_INVALID_ARG, "%s: planes is NULL", fn);
+    if (!w) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: w is NULL", fn);
+    if (!o) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: o is NULL", fn);
+    if (!planes) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: planes is NULL", fn);
     mio_ptqtp_options opt;
     mio_ptqtp_default_options(&opt);
-    mio_status st = abi_params_merge(&opt, sizeof opt, o, sizeof(size_t) + sizeof(int), "mio_ptqtp_options",
-                                     "mio_ptqtp_default_options");
-    if (st) return err_prefix(st, "%s: ", fn);
+    mio_status st = mio_abi_params_merge(&opt, sizeof opt, o, sizeof(size_t) + sizeof(int), "mio_ptqtp_options",
+                                         "mio_ptqtp_default_options");
+    if (st) return mio_err_prefix(st, "%s: ", fn);
     if (opt.planes < 1 || opt.planes > 3)
-        return err_set(MIO_ERR_INVALID_ARG, "%s: planes is %d; PTQTP solves 1, 2 or 3 planes", fn, opt.planes);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "%s: planes is %d; PTQTP solves 1, 2 or 3 planes", fn, opt.planes);
     if (opt.tie_scales != 0 && opt.tie_scales != 1)
-        return err_set(MIO_ERR_INVALID_ARG, "%s: tie_scales is %d; 0 (free scales) or 1 (tied)", fn, opt.tie_scales);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "%s: tie_scales is %d; 0 (free scales) or 1 (tied)", fn, opt.tie_scales);
     if (opt.tie_scales && opt.planes < 2)
-        return err_set(MIO_ERR_INVALID_ARG, "%s: tie_scales needs planes >= 2 (a single plane has no ratio to tie)",
-                       fn);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "%s: tie_scales needs planes >= 2 (a single plane has no ratio to tie)",
+                           fn);
     for (int p = 0; p < opt.planes; p++)
-        if (!planes[p]) return err_set(MIO_ERR_INVALID_ARG, "%s: planes[%d] is NULL (%d planes asked)", fn, p, opt.planes);
+        if (!planes[p]) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: planes[%d] is NULL (%d planes asked)", fn, p, opt.planes);
     if (cols % PTQTP_GROUP)
-        return err_set(MIO_ERR_INVALID_ARG, "%s: cols %zu is not a multiple of %d (one group = one TQ2_0 block)", fn,
-                       cols, PTQTP_GROUP);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "%s: cols %zu is not a multiple of %d (one group = one TQ2_0 block)", fn,
+                           cols, PTQTP_GROUP);
     uint64_t n = 0, need = 0;
     if (!ck_mul(rows, cols, &n) || n > SIZE_MAX / sizeof(float) || !ck_mul(n / PTQTP_GROUP, TQ2_BYTES, &need) ||
         need > SIZE_MAX)
-        return err_set(MIO_ERR_OVERFLOW, "%s: a %zu x %zu matrix overflows the address space", fn, rows, cols);
+        return mio_err_set(MIO_ERR_OVERFLOW, "%s: a %zu x %zu matrix overflows the address space", fn, rows, cols);
     if (plane_bytes < need)
-        return err_set(MIO_ERR_INVALID_ARG, "%s: plane_bytes is %zu; a %zu x %zu matrix needs %llu bytes a plane", fn,
-                       plane_bytes, rows, cols, (unsigned long long)need);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "%s: plane_bytes is %zu; a %zu x %zu matrix needs %llu bytes a plane", fn,
+                           plane_bytes, rows, cols, (unsigned long long)need);
     const mio_kernels *kt;
-    st = kernels_get(&kt); /* a refused MIO_ISA fails here, as every codec call */
-    if (st) return err_prefix(st, "%s: ", fn);
+    st = mio_kernels_get(&kt); /* a refused MIO_ISA fails here, as every codec call */
+    if (st) return mio_err_prefix(st, "%s: ", fn);
 
     const size_t groups = (size_t)(n / PTQTP_GROUP), nchunks = (groups + CHUNK_GROUPS - 1) / CHUNK_GROUPS;
     chunk_stats *cs = calloc(nchunks ? nchunks : 1, sizeof *cs);
-    if (!cs) return err_set(MIO_ERR_NOMEM, "%s: no memory for the statistics of %zu groups", fn, groups);
+    if (!cs) return mio_err_set(MIO_ERR_NOMEM, "%s: no memory for the statistics of %zu groups", fn, groups);
     job jb = {.w = w, .groups = groups, .planes = opt.planes,
-              .tied = opt.tie_scales, .search = kt->ptqtp_search ? kt->ptqtp_search : ptqtp_search_portable,
+              .tied = opt.tie_scales, .search = kt->ptqtp_search ? kt->ptqtp_search : mio_ptqtp_search_portable,
               .cs = cs};
     for (int p = 0; p < opt.planes; p++) jb.plane[p] = planes[p];
     atomic_init(&jb.next, 0);
@@ -545,7 +545,7 @@ mio_status mio_ptqtp_quantize(const float *w, size_t rows, size_t cols, const mi
     if ((size_t)nt > nchunks) nt = nchunks ? (int)nchunks : 1;
     if (n) {
         if (nt > 1)
-            pool_run(run_part, &jb, nt);
+            mio_pool_run(run_part, &jb, nt);
         else
             run_part(&jb, 0);
     }

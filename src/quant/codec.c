@@ -18,14 +18,14 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static void init_table(void) {
     /* The kernels of the level core/cpu.c chose; a refused MIO_ISA gives the
      * portable table here, and every call below fails on kernels_ok() first. */
-    const mio_kernels *k = kernels_table();
-    codec_register_scalar(g_tab, k);
-    codec_register_legacy(g_tab, k);
-    codec_register_kquants(g_tab, k);
-    codec_register_iq(g_tab, k);
-    codec_register_ternary(g_tab);
-    codec_register_fp4(g_tab);
-    codec_register_scalar_st(g_st_tab);
+    const mio_kernels *k = mio_kernels_table();
+    mio_codec_register_scalar(g_tab, k);
+    mio_codec_register_legacy(g_tab, k);
+    mio_codec_register_kquants(g_tab, k);
+    mio_codec_register_iq(g_tab, k);
+    mio_codec_register_ternary(g_tab);
+    mio_codec_register_fp4(g_tab);
+    mio_codec_register_scalar_st(g_st_tab);
 }
 
 /* Row for a type code, or NULL. */
@@ -75,11 +75,11 @@ static int64_t first_non_finite(const float *x, size_t n) {
 /* MIO_OK, or the refusal of MIO_ISA (core/cpu.h) for every call that runs a kernel. */
 static mio_status kernels_ok(void) {
     const mio_kernels *k;
-    return kernels_get(&k);
+    return mio_kernels_get(&k);
 }
 
 /* Common checks; on success *c is the codec, *nb the block count. Both outputs
- * are written on every path: the failures return err_set()'s status, which the
+ * are written on every path: the failures return mio_err_set()'s status, which the
  * compiler cannot see is non-zero, so at -O3 it would otherwise warn that the
  * callers may read *nb uninitialized. */
 enum { NEED_DEC, NEED_ENC, NEED_ENC_W };
@@ -92,27 +92,27 @@ static mio_status check(int type, size_t n, size_t bytes, const void *a, const v
     *c = codec_get(type);
     mio_status st = kernels_ok();
     if (st) return st;
-    if (!*c) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown ggml type code %d", type);
+    if (!*c) return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown ggml type code %d", type);
     if (need == NEED_ENC_W && !(*c)->enc_w)
-        return err_set(MIO_ERR_ENCODER_UNAVAILABLE, "no importance-weighted encoder for %s", name);
+        return mio_err_set(MIO_ERR_ENCODER_UNAVAILABLE, "no importance-weighted encoder for %s", name);
     if (need == NEED_ENC && !(*c)->enc)
-        return err_set(MIO_ERR_ENCODER_UNAVAILABLE, "no encoder for %s: %s", name,
-                       (*c)->no_enc ? (*c)->no_enc : "not implemented");
-    if (!enc && !(*c)->dec) return err_set(MIO_ERR_DECODER_UNAVAILABLE, "%s has no float view", name);
-    if (enc && !iq_encoder_ready(type))
-        return err_set(MIO_ERR_NOMEM, "out of memory building the %s encoder's grid tables", name);
+        return mio_err_set(MIO_ERR_ENCODER_UNAVAILABLE, "no encoder for %s: %s", name,
+                           (*c)->no_enc ? (*c)->no_enc : "not implemented");
+    if (!enc && !(*c)->dec) return mio_err_set(MIO_ERR_DECODER_UNAVAILABLE, "%s has no float view", name);
+    if (enc && !mio_iq_encoder_ready(type))
+        return mio_err_set(MIO_ERR_NOMEM, "out of memory building the %s encoder's grid tables", name);
     int64_t bs = mio_type_block_size(type);
     size_t bb = mio_type_block_bytes(type);
     if (n % (uint64_t)bs)
-        return err_set(MIO_ERR_SIZE_MISMATCH, "%zu elements is not a whole number of %s blocks (%lld per block)", n, name,
-                       (long long)bs);
+        return mio_err_set(MIO_ERR_SIZE_MISMATCH, "%zu elements is not a whole number of %s blocks (%lld per block)", n, name,
+                           (long long)bs);
     uint64_t want;
-    if (!ck_mul(n / (uint64_t)bs, bb, &want)) return err_set(MIO_ERR_OVERFLOW, "%zu elements of %s overflow", n, name);
+    if (!ck_mul(n / (uint64_t)bs, bb, &want)) return mio_err_set(MIO_ERR_OVERFLOW, "%zu elements of %s overflow", n, name);
     if (want != bytes)
-        return err_set(MIO_ERR_SIZE_MISMATCH, "%zu elements of %s take %llu bytes, %zu given", n, name,
-                       (unsigned long long)want, bytes);
+        return mio_err_set(MIO_ERR_SIZE_MISMATCH, "%zu elements of %s take %llu bytes, %zu given", n, name,
+                           (unsigned long long)want, bytes);
     /* a is src and b is dst in every caller (encode and decode alike) */
-    if (n && (!a || !b)) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL (n %zu)", !a ? "src" : "dst", n);
+    if (n && (!a || !b)) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL (n %zu)", !a ? "src" : "dst", n);
     *nb = (int64_t)(n / (uint64_t)bs);
     return MIO_OK;
 }
@@ -123,8 +123,8 @@ static mio_status finite(const mio_codec *c, int type, const float *src, size_t 
     if (bad < 0) return MIO_OK;
     float v;
     memcpy(&v, src + bad, 4);
-    return err_set(MIO_ERR_NON_FINITE, "element %lld is %s; %s blocks need finite input", (long long)bad,
-                   v != v ? "NaN" : v > 0 ? "+inf" : "-inf", mio_type_name(type));
+    return mio_err_set(MIO_ERR_NON_FINITE, "element %lld is %s; %s blocks need finite input", (long long)bad,
+                       v != v ? "NaN" : v > 0 ? "+inf" : "-inf", mio_type_name(type));
 }
 
 mio_status mio_encode_f32(int type, const float *src, size_t n, void *dst, size_t dst_len) {
@@ -152,17 +152,17 @@ mio_status mio_encode_f32_imatrix(int type, const float *src, size_t n, int64_t 
     mio_status st = kernels_ok();
     if (st) return st;
     const mio_codec *c = codec_get(type);
-    if (!c) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown ggml type code %d", type);
+    if (!c) return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown ggml type code %d", type);
     /* ggml ignores the importance matrix for the plain casts (f32/f16/bf16). */
     if (!c->enc_w && c->enc && !c->check_finite) return mio_encode_f32(type, src, n, dst, dst_len);
     int64_t bs = mio_type_block_size(type);
     if (n_per_row <= 0 || n_per_row % bs || n % (uint64_t)n_per_row)
-        return err_set(MIO_ERR_SIZE_MISMATCH, "n_per_row %lld must be a positive multiple of the %s block size %lld dividing n = %zu",
-                       (long long)n_per_row, mio_type_name(type), (long long)bs, n);
+        return mio_err_set(MIO_ERR_SIZE_MISMATCH, "n_per_row %lld must be a positive multiple of the %s block size %lld dividing n = %zu",
+                           (long long)n_per_row, mio_type_name(type), (long long)bs, n);
     int64_t nb;
     st = check(type, n, dst_len, src, dst, NEED_ENC_W, &c, &nb);
     if (!st) st = finite(c, type, src, n);
-    if (!st && (st = finite(c, type, imatrix, (size_t)n_per_row)) != MIO_OK) err_prefix(st, "imatrix: ");
+    if (!st && (st = finite(c, type, imatrix, (size_t)n_per_row)) != MIO_OK) mio_err_prefix(st, "imatrix: ");
     if (st) return st;
     size_t row_bytes = (size_t)(n_per_row / bs) * mio_type_block_bytes(type);
     for (size_t r = 0; r < n / (uint64_t)n_per_row; r++)
@@ -209,7 +209,7 @@ static mio_status run_threads(const mio_codec *c, bool enc, const void *in, void
     }
     for (int t = 1; t < n_threads; t++) {
         if (jobs[t].nb == 0) continue;
-        if (core_thread_create(&th[t], NULL, run_job, &jobs[t]) != 0) jobs[t].nb = -jobs[t].nb;
+        if (mio_core_thread_create(&th[t], NULL, run_job, &jobs[t]) != 0) jobs[t].nb = -jobs[t].nb;
     }
     /* cppcheck-suppress uninitvar ; n_threads >= 1 (cores() >= 1, nb ? nb : 1): the loop above set jobs[0] */
     if (jobs[0].nb) run_job(&jobs[0]);

@@ -30,21 +30,21 @@ typedef struct mio_codec {
 /* Builds the grid tables an IQ encoder searches (iq.c, once per process):
  * false when they cannot be allocated (nothing is kept; a later call tries
  * again). True for every other type. codec.c calls it before an encoder runs. */
-bool iq_encoder_ready(int type);
+bool mio_iq_encoder_ready(int type);
 
 /* Families fill their rows; those with SIMD kernels keep k (the dispatch's
  * table, kernels/kernels.h, built once) and test its entries for NULL. */
 struct mio_kernels;
-void codec_register_scalar(mio_codec *tab, const struct mio_kernels *k);
-void codec_register_legacy(mio_codec *tab, const struct mio_kernels *k);
-void codec_register_kquants(mio_codec *tab, const struct mio_kernels *k);
-void codec_register_iq(mio_codec *tab, const struct mio_kernels *k);
-void codec_register_ternary(mio_codec *tab);
-void codec_register_fp4(mio_codec *tab);
+void mio_codec_register_scalar(mio_codec *tab, const struct mio_kernels *k);
+void mio_codec_register_legacy(mio_codec *tab, const struct mio_kernels *k);
+void mio_codec_register_kquants(mio_codec *tab, const struct mio_kernels *k);
+void mio_codec_register_iq(mio_codec *tab, const struct mio_kernels *k);
+void mio_codec_register_ternary(mio_codec *tab);
+void mio_codec_register_fp4(mio_codec *tab);
 /* The safetensors-only dtypes with a float view (bool, u8..u64, the OCP FP8
  * types), in a table indexed by type - MIO_TYPE_BOOL (CODEC_ST_COUNT rows). */
 #define CODEC_ST_COUNT (MIO_TYPE_U64 - MIO_TYPE_BOOL + 1)
-void codec_register_scalar_st(mio_codec *st_tab);
+void mio_codec_register_scalar_st(mio_codec *st_tab);
 
 
 #endif

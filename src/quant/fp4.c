@@ -183,7 +183,7 @@ static void encw_nvfp4(const float *x, void *y, int64_t n_per_row, const float *
     enc_nvfp4(x, y, n_per_row / 64);
 }
 
-void codec_register_fp4(mio_codec *t) {
+void mio_codec_register_fp4(mio_codec *t) {
     for (unsigned c = 0; c < 16; c++) g_e2m1[c] = (float)e2m1_twice(c);
     for (unsigned u = 0; u < 256; u++) g_ue4m3_half[u] = ue4m3_half((uint8_t)u);
     t[MIO_TYPE_MXFP4] = (mio_codec){enc_mxfp4, encw_mxfp4, dec_mxfp4, NULL, true};

@@ -31,18 +31,18 @@ static const mio_kernels *K; /* the dispatch's kernels (kernels/kernels.h) */
 
 static void expand_tables(void) {
     for (int e = 0; e < 256; e++)
-        for (int j = 0; j < 8; j++) dg2xxs[e][j] = iq_lv2[(iq_grid2_256[e] >> (2 * j)) & 3];
+        for (int j = 0; j < 8; j++) dg2xxs[e][j] = mio_iq_lv2[(mio_iq_grid2_256[e] >> (2 * j)) & 3];
     for (int e = 0; e < 512; e++)
-        for (int j = 0; j < 8; j++) dg2xs[e][j] = iq_lv2[(iq_grid2_512[e] >> (2 * j)) & 3];
+        for (int j = 0; j < 8; j++) dg2xs[e][j] = mio_iq_lv2[(mio_iq_grid2_512[e] >> (2 * j)) & 3];
     for (int e = 0; e < 1024; e++)
-        for (int j = 0; j < 8; j++) dg2s[e][j] = iq_lv2[(iq_grid2_1024[e] >> (2 * j)) & 3];
+        for (int j = 0; j < 8; j++) dg2s[e][j] = mio_iq_lv2[(mio_iq_grid2_1024[e] >> (2 * j)) & 3];
     for (int e = 0; e < 256; e++)
-        for (int j = 0; j < 4; j++) dg3xxs[e][j] = iq_lv3xxs[(iq_grid3_256[e] >> (3 * j)) & 7];
+        for (int j = 0; j < 4; j++) dg3xxs[e][j] = mio_iq_lv3xxs[(mio_iq_grid3_256[e] >> (3 * j)) & 7];
     for (int e = 0; e < 512; e++)
-        for (int j = 0; j < 4; j++) dg3s[e][j] = iq_lv3s[(iq_grid3_512[e] >> (3 * j)) & 7];
+        for (int j = 0; j < 4; j++) dg3s[e][j] = mio_iq_lv3s[(mio_iq_grid3_512[e] >> (3 * j)) & 7];
     for (int e = 0; e < 2048; e++)
-        for (int j = 0; j < 8; j++) dg1[e][j] = (int8_t)((int)((iq_grid1_2048[e] >> (2 * j)) & 3) - 1);
-    memcpy(&delta1, &iq_delta1_bits, 4);
+        for (int j = 0; j < 8; j++) dg1[e][j] = (int8_t)((int)((mio_iq_grid1_2048[e] >> (2 * j)) & 3) - 1);
+    memcpy(&delta1, &mio_iq_delta1_bits, 4);
 }
 
 static inline float half(const uint8_t *p) { return half_to_f32(ld16(p)); }
@@ -55,7 +55,7 @@ static inline float neg_if(float v, unsigned bits, int j) { return (bits >> j) &
 /* Decoders                                                                   */
 /* ------------------------------------------------------------------------- */
 static void dec_iq2_xxs(const void *vx, float *y, int64_t nb) {
-    if (K->dec_iq2_xxs) { K->dec_iq2_xxs(vx, y, nb, (const uint8_t(*)[8])dg2xxs, iq_sign8); return; }
+    if (K->dec_iq2_xxs) { K->dec_iq2_xxs(vx, y, nb, (const uint8_t(*)[8])dg2xxs, mio_iq_sign8); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 66) {
         const float d = half(b);
@@ -65,7 +65,7 @@ static void dec_iq2_xxs(const void *vx, float *y, int64_t nb) {
             const float db = d * (0.5f + (float)(hi >> 28)) * 0.25f;
             for (int l = 0; l < 4; l++) {
                 const uint8_t *g = dg2xxs[q[l]];
-                unsigned s = iq_sign8[(hi >> (7 * l)) & 127];
+                unsigned s = mio_iq_sign8[(hi >> (7 * l)) & 127];
                 for (int j = 0; j < 8; j++) stf32(y + j, neg_if(db * (float)g[j], s, j));
                 y += 8;
             }
@@ -74,7 +74,7 @@ static void dec_iq2_xxs(const void *vx, float *y, int64_t nb) {
 }
 
 static void dec_iq2_xs(const void *vx, float *y, int64_t nb) {
-    if (K->dec_iq2_xs) { K->dec_iq2_xs(vx, y, nb, (const uint8_t(*)[8])dg2xs, iq_sign8); return; }
+    if (K->dec_iq2_xs) { K->dec_iq2_xs(vx, y, nb, (const uint8_t(*)[8])dg2xs, mio_iq_sign8); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 74) {
         const float d = half(b);
@@ -84,7 +84,7 @@ static void dec_iq2_xs(const void *vx, float *y, int64_t nb) {
             for (int l = 0; l < 4; l++) {
                 uint16_t v = ld16(b + 2 + 2 * (4 * ib + l));
                 const uint8_t *g = dg2xs[v & 511];
-                unsigned s = iq_sign8[v >> 9];
+                unsigned s = mio_iq_sign8[v >> 9];
                 for (int j = 0; j < 8; j++) stf32(y + j, neg_if(db[l / 2] * (float)g[j], s, j));
                 y += 8;
             }
@@ -111,7 +111,7 @@ static void dec_iq2_s(const void *vx, float *y, int64_t nb) {
 }
 
 static void dec_iq3_xxs(const void *vx, float *y, int64_t nb) {
-    if (K->dec_iq3_xxs) { K->dec_iq3_xxs(vx, y, nb, (const uint8_t(*)[4])dg3xxs, iq_sign8); return; }
+    if (K->dec_iq3_xxs) { K->dec_iq3_xxs(vx, y, nb, (const uint8_t(*)[4])dg3xxs, mio_iq_sign8); return; }
     const uint8_t *b = vx;
     for (int64_t i = 0; i < nb; i++, b += 98) {
         const float d = half(b);
@@ -120,7 +120,7 @@ static void dec_iq3_xxs(const void *vx, float *y, int64_t nb) {
             uint32_t aux = ld32(b + 66 + 4 * ib);
             const float db = d * (0.5f + (float)(aux >> 28)) * 0.5f;
             for (int l = 0; l < 4; l++) {
-                unsigned s = iq_sign8[(aux >> (7 * l)) & 127];
+                unsigned s = mio_iq_sign8[(aux >> (7 * l)) & 127];
                 const uint8_t *g1 = dg3xxs[qs[2 * l]], *g2 = dg3xxs[qs[2 * l + 1]];
                 for (int j = 0; j < 4; j++) {
                     stf32(y + j, neg_if(db * (float)g1[j], s, j));
@@ -209,8 +209,8 @@ static void dec_iq4_nl(const void *vx, float *y, int64_t nb) {
     for (int64_t i = 0; i < nb; i++, b += 18, y += 32) {
         const float d = half(b);
         for (int j = 0; j < 16; j++) {
-            stf32(y + j, d * (float)iq_nl4[b[2 + j] & 15]);
-            stf32(y + j + 16, d * (float)iq_nl4[b[2 + j] >> 4]);
+            stf32(y + j, d * (float)mio_iq_nl4[b[2 + j] & 15]);
+            stf32(y + j + 16, d * (float)mio_iq_nl4[b[2 + j] >> 4]);
         }
     }
 }
@@ -225,8 +225,8 @@ static void dec_iq4_xs(const void *vx, float *y, int64_t nb) {
             int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 15) | (((sh >> (2 * ib)) & 3) << 4);
             const float dl = d * (float)(ls - 32);
             for (int j = 0; j < 16; j++) {
-                stf32(y + j, dl * (float)iq_nl4[qs[j] & 15]);
-                stf32(y + j + 16, dl * (float)iq_nl4[qs[j] >> 4]);
+                stf32(y + j, dl * (float)mio_iq_nl4[qs[j] & 15]);
+                stf32(y + j + 16, dl * (float)mio_iq_nl4[qs[j] >> 4]);
             }
             y += 32;
             qs += 16;
@@ -254,7 +254,7 @@ static inline int nl4_index(float x) {
     int idx = 0;
     for (int step = 8; step > 0; step >>= 1) {
         int j = idx + step;
-        idx = x2 >= (float)(iq_nl4[j - 1] + iq_nl4[j]) ? j : idx;
+        idx = x2 >= (float)(mio_iq_nl4[j - 1] + mio_iq_nl4[j]) ? j : idx;
     }
     return idx;
 }
@@ -289,24 +289,24 @@ static void iq4_super(const float *x, uint8_t *out, int sbs, const float *qw) {
             memset(Lb, 0, 32);
             continue;
         }
-        float d = -max / (float)iq_nl4[0];
+        float d = -max / (float)mio_iq_nl4[0];
         float id = 1 / d;
         float sumqx = 0, sumq2 = 0;
         for (int j = 0; j < 32; j++) {
             int l = nl4_index(id * xb[j]);
             Lb[j] = (uint8_t)l;
-            float q = (float)iq_nl4[l], w = weight[j];
+            float q = (float)mio_iq_nl4[l], w = weight[j];
             sumqx += w * q * xb[j];
             sumq2 += w * q * q;
         }
         d = sumq2 > 0 ? sumqx / sumq2 : 0.f;
         float best = d * sumqx;
         for (int t = -ntry; t <= ntry; t++) {
-            id = (float)(t + iq_nl4[0]) / max;
+            id = (float)(t + mio_iq_nl4[0]) / max;
             sumqx = sumq2 = 0;
             for (int j = 0; j < 32; j++) {
                 int l = nl4_index(id * xb[j]);
-                float q = (float)iq_nl4[l], w = weight[j];
+                float q = (float)mio_iq_nl4[l], w = weight[j];
                 sumqx += w * q * xb[j];
                 sumq2 += w * q * q;
             }
@@ -366,12 +366,12 @@ static void encw_iq4_xs(const float *x, void *vy, int64_t n, const float *qw) {
 /* kernels/iq_kernels.h, shared with the SIMD kernels.                         */
 /* ------------------------------------------------------------------------- */
 #define LAT(n, w, b, mc, want, grid) {n, w, b, mc, want, grid, NULL, NULL, NULL, NULL, NULL, NULL, PTHREAD_ONCE_INIT}
-static lattice lat_2xxs = LAT(256, 8, 2, 2, 2, iq_grid2_256);
-static lattice lat_2xs = LAT(512, 8, 2, 2, 2, iq_grid2_512);
-static lattice lat_2s = LAT(1024, 8, 2, 2, 1, iq_grid2_1024);
-static lattice lat_1 = LAT(2048, 8, 2, 2, 3, iq_grid1_2048);
-static lattice lat_3xxs = LAT(256, 4, 3, 7, 2, iq_grid3_256);
-static lattice lat_3s = LAT(512, 4, 3, 7, 3, iq_grid3_512);
+static lattice lat_2xxs = LAT(256, 8, 2, 2, 2, mio_iq_grid2_256);
+static lattice lat_2xs = LAT(512, 8, 2, 2, 2, mio_iq_grid2_512);
+static lattice lat_2s = LAT(1024, 8, 2, 2, 1, mio_iq_grid2_1024);
+static lattice lat_1 = LAT(2048, 8, 2, 2, 3, mio_iq_grid1_2048);
+static lattice lat_3xxs = LAT(256, 4, 3, 7, 2, mio_iq_grid3_256);
+static lattice lat_3s = LAT(512, 4, 3, 7, 3, mio_iq_grid3_512);
 #undef LAT
 
 static void lattice_free(lattice *g) {
@@ -480,7 +480,7 @@ static bool lattice_build(lattice *g) {
     return ok;
 }
 
-/* Built on first use by iq_encoder_ready (codec.c calls it before any encoder
+/* Built on first use by mio_iq_encoder_ready (codec.c calls it before any encoder
  * runs), under a lock rather than pthread_once so that a build that ran out
  * of memory is tried again by a later call. */
 static pthread_mutex_t g_lat_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -496,7 +496,7 @@ static bool lattice_ready(int k) {
     return ok;
 }
 
-bool iq_encoder_ready(int type) {
+bool mio_iq_encoder_ready(int type) {
     switch (type) {
     case MIO_TYPE_IQ2_XXS: return lattice_ready(0);
     case MIO_TYPE_IQ2_XS: return lattice_ready(1);
@@ -508,7 +508,7 @@ bool iq_encoder_ready(int type) {
     }
 }
 
-/* Encoders run only after iq_encoder_ready(type) succeeded: g is built. */
+/* Encoders run only after mio_iq_encoder_ready(type) succeeded: g is built. */
 static const lattice *lattice_get(lattice *g) { return g; }
 
 /* Nearest-entry search over a list. The squared distance of an entry is
@@ -1345,7 +1345,7 @@ static void encw_iq2_xxs(const float *x, void *vy, int64_t n, const float *qw) {
 }
 
 /* ------------------------------------------------------------------------- */
-void codec_register_iq(mio_codec *t, const mio_kernels *k) {
+void mio_codec_register_iq(mio_codec *t, const mio_kernels *k) {
     static const char needs[] = "needs an importance matrix (ggml refuses to quantize it without one)";
     expand_tables();
     K = k;

@@ -852,7 +852,7 @@ static void dec_q8_K(const void *x, float *y, int64_t nb) {
     }
 }
 
-void codec_register_kquants(mio_codec *t, const mio_kernels *k) {
+void mio_codec_register_kquants(mio_codec *t, const mio_kernels *k) {
     K = k;
     t[MIO_TYPE_Q2_K] = (mio_codec){enc_q2_K, encw_q2_K, dec_q2_K, NULL, true};
     t[MIO_TYPE_Q3_K] = (mio_codec){enc_q3_K, encw_q3_K, dec_q3_K, NULL, true};

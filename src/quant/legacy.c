@@ -516,7 +516,7 @@ static void dec_q8_1(const void *x, float *y, int64_t nb) {
     for (int64_t b = 0; b < nb; b++, p += 36, y += QK) dec_q8_block(p + 4, half_to_f32(ld16(p)), y);
 }
 
-void codec_register_legacy(mio_codec *t, const mio_kernels *k) {
+void mio_codec_register_legacy(mio_codec *t, const mio_kernels *k) {
     K = k;
     t[MIO_TYPE_Q4_0] = (mio_codec){enc_q4_0, encw_q4_0, dec_q4_0, NULL, true};
     t[MIO_TYPE_Q4_1] = (mio_codec){enc_q4_1, encw_q4_1, dec_q4_1, NULL, true};

@@ -113,7 +113,7 @@ static void dec_f8_e8m0(const void *x, float *y, int64_t nb) {
     for (int64_t i = 0; i < nb; i++) y[i] = p[i] == 0xff ? NAN : ldexpf(1.0f, (int)p[i] - 127);
 }
 
-void codec_register_scalar_st(mio_codec *st) {
+void mio_codec_register_scalar_st(mio_codec *st) {
     static const char why[] = "no encoder for this safetensors dtype";
 #define ST_ROW(type, dec) st[(type) - MIO_TYPE_BOOL] = (mio_codec){NULL, NULL, dec, why, false}
     ST_ROW(MIO_TYPE_BOOL, dec_u8);
@@ -127,7 +127,7 @@ void codec_register_scalar_st(mio_codec *st) {
 #undef ST_ROW
 }
 
-void codec_register_scalar(mio_codec *t, const mio_kernels *k) {
+void mio_codec_register_scalar(mio_codec *t, const mio_kernels *k) {
     static const char why[] = "ggml does not produce this type from f32";
     K = k;
     t[MIO_TYPE_F32] = (mio_codec){enc_f32, NULL, dec_f32, NULL, false};

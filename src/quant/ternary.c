@@ -226,7 +226,7 @@ UNWEIGHTED(encw_tq2_0, enc_tq2_0, 256)
 UNWEIGHTED(encw_q1_0, enc_q1_0, 128)
 UNWEIGHTED(encw_q2_0, enc_q2_0, 64)
 
-void codec_register_ternary(mio_codec *t) {
+void mio_codec_register_ternary(mio_codec *t) {
     t[MIO_TYPE_TQ1_0] = (mio_codec){enc_tq1_0, encw_tq1_0, dec_tq1_0, NULL, true};
     t[MIO_TYPE_TQ2_0] = (mio_codec){enc_tq2_0, encw_tq2_0, dec_tq2_0, NULL, true};
     t[MIO_TYPE_Q1_0] = (mio_codec){enc_q1_0, encw_q1_0, dec_q1_0, NULL, true};

@@ -64,17 +64,17 @@ static mio_str entry_key(const void *ctx, uint64_t i) {
 }
 
 static const char *esc_name(char *buf, size_t bufsz, const char *p, size_t len) {
-    return esc_bytes(buf, bufsz, p, len);
+    return mio_esc_bytes(buf, bufsz, p, len);
 }
 
-void qz_imatrix_free(qz_imatrix *im) {
+void mio_qz_imatrix_free(qz_imatrix *im) {
     if (!im) return;
     for (uint64_t i = 0; i < im->n; i++) {
         free(im->e[i].name);
         free(im->e[i].values);
     }
     free(im->e);
-    namehash_free(&im->hash);
+    mio_namehash_free(&im->hash);
     for (uint64_t i = 0; i < im->n_datasets; i++) free(im->datasets[i]);
     free(im->datasets);
     free(im);
@@ -85,7 +85,7 @@ static mio_status add_entry(qz_imatrix *im, const char *name, size_t len, uint64
     qz_entry *e = &im->e[im->n];
     memset(e, 0, sizeof *e);
     e->name = malloc(len + 1);
-    if (!e->name) return err_set(MIO_ERR_NOMEM, "cannot allocate an imatrix entry name of %zu bytes", len);
+    if (!e->name) return mio_err_set(MIO_ERR_NOMEM, "cannot allocate an imatrix entry name of %zu bytes", len);
     memcpy(e->name, name, len);
     e->name[len] = 0;
     e->name_len = len;
@@ -93,12 +93,12 @@ static mio_status add_entry(qz_imatrix *im, const char *name, size_t len, uint64
         uint64_t bytes;
         if (!ck_mul(n, sizeof(float), &bytes) || bytes > SIZE_MAX) {
             free(e->name);
-            return err_set(MIO_ERR_OVERFLOW, "imatrix entry of %llu values is too large", (unsigned long long)n);
+            return mio_err_set(MIO_ERR_OVERFLOW, "imatrix entry of %llu values is too large", (unsigned long long)n);
         }
         e->values = calloc((size_t)n, sizeof(float));
         if (!e->values) {
             free(e->name);
-            return err_set(MIO_ERR_NOMEM, "cannot allocate %llu imatrix values", (unsigned long long)n);
+            return mio_err_set(MIO_ERR_NOMEM, "cannot allocate %llu imatrix values", (unsigned long long)n);
         }
     }
     e->n = n;
@@ -110,10 +110,10 @@ static mio_status add_entry(qz_imatrix *im, const char *name, size_t len, uint64
 static mio_status add_dataset(qz_imatrix *im, const char *s, size_t len) {
     len = strnlen(s, len); /* std::string from a C string stops at the first NUL */
     char **nd = realloc(im->datasets, (size_t)(im->n_datasets + 1) * sizeof *nd);
-    if (!nd) return err_set(MIO_ERR_NOMEM, "cannot allocate the imatrix dataset list");
+    if (!nd) return mio_err_set(MIO_ERR_NOMEM, "cannot allocate the imatrix dataset list");
     im->datasets = nd;
     char *c = malloc(len + 1);
-    if (!c) return err_set(MIO_ERR_NOMEM, "cannot allocate an imatrix dataset name of %zu bytes", len);
+    if (!c) return mio_err_set(MIO_ERR_NOMEM, "cannot allocate an imatrix dataset name of %zu bytes", len);
     memcpy(c, s, len);
     c[len] = 0;
     im->datasets[im->n_datasets++] = c;
@@ -121,11 +121,11 @@ static mio_status add_dataset(qz_imatrix *im, const char *s, size_t len) {
 }
 
 static mio_status build_hash(qz_imatrix *im) {
-    namehash_free(&im->hash);
-    mio_status st = namehash_init(&im->hash, im->n);
+    mio_namehash_free(&im->hash);
+    mio_status st = mio_namehash_init(&im->hash, im->n);
     if (st) return st;
     for (uint64_t i = 0; i < im->n; i++)
-        namehash_insert(&im->hash, im->e[i].name, im->e[i].name_len, i, entry_key, im, NULL);
+        mio_namehash_insert(&im->hash, im->e[i].name, im->e[i].name_len, i, entry_key, im, NULL);
     return MIO_OK;
 }
 
@@ -138,28 +138,28 @@ static mio_status build_hash(qz_imatrix *im) {
 static mio_status load_legacy(const char *path, const uint8_t *p, size_t size, qz_imatrix *im) {
     char nb[160];
     if (size < 4)
-        return err_set(MIO_ERR_TRUNCATED, "imatrix '%s': no data: the file has %zu bytes, fewer than the 4 of the entry count",
-                       path, size);
+        return mio_err_set(MIO_ERR_TRUNCATED, "imatrix '%s': no data: the file has %zu bytes, fewer than the 4 of the entry count",
+                           path, size);
     int32_t n_entries;
     memcpy(&n_entries, p, 4);
     if (n_entries < 1)
-        return err_set(MIO_ERR_INVALID_METADATA, "imatrix '%s': no data: the entry count is %d (must be at least 1)", path,
-                       (int)n_entries);
+        return mio_err_set(MIO_ERR_INVALID_METADATA, "imatrix '%s': no data: the entry count is %d (must be at least 1)", path,
+                           (int)n_entries);
     size_t off = 4;
     /* every entry takes at least 16 bytes (length, ncall, nval, one value) */
     size_t cap = (size - off) / 16 + 1;
     if (cap > (size_t)n_entries) cap = (size_t)n_entries;
     raw_rec *rec = calloc(cap, sizeof *rec);
-    if (!rec) return err_set(MIO_ERR_NOMEM, "imatrix '%s': cannot allocate %zu entry records", path, cap);
+    if (!rec) return mio_err_set(MIO_ERR_NOMEM, "imatrix '%s': cannot allocate %zu entry records", path, cap);
     size_t n_rec = 0;
     mio_status st = MIO_OK;
 
     for (int32_t i = 0; i < n_entries; i++) {
         size_t rem = size - off;
         if (rem < 4) {
-            st = err_set(MIO_ERR_TRUNCATED,
-                         "imatrix '%s': entry %d of %d: the name length needs 4 bytes at offset %zu, %zu remain", path,
-                         (int)i + 1, (int)n_entries, off, rem);
+            st = mio_err_set(MIO_ERR_TRUNCATED,
+                             "imatrix '%s': entry %d of %d: the name length needs 4 bytes at offset %zu, %zu remain", path,
+                             (int)i + 1, (int)n_entries, off, rem);
             goto fail;
         }
         int32_t len;
@@ -167,14 +167,14 @@ static mio_status load_legacy(const char *path, const uint8_t *p, size_t size, q
         off += 4;
         rem -= 4;
         if (len < 0) {
-            st = err_set(MIO_ERR_INVALID_METADATA, "imatrix '%s': entry %d of %d: name length %d is negative", path,
-                         (int)i + 1, (int)n_entries, (int)len);
+            st = mio_err_set(MIO_ERR_INVALID_METADATA, "imatrix '%s': entry %d of %d: name length %d is negative", path,
+                             (int)i + 1, (int)n_entries, (int)len);
             goto fail;
         }
         if ((size_t)len > rem) {
-            st = err_set(MIO_ERR_TRUNCATED,
-                         "imatrix '%s': entry %d of %d: the name of %d bytes at offset %zu runs past the end of the file "
-                         "(%zu bytes remain)", path, (int)i + 1, (int)n_entries, (int)len, off, rem);
+            st = mio_err_set(MIO_ERR_TRUNCATED,
+                             "imatrix '%s': entry %d of %d: the name of %d bytes at offset %zu runs past the end of the file "
+                             "(%zu bytes remain)", path, (int)i + 1, (int)n_entries, (int)len, off, rem);
             goto fail;
         }
         const char *name = (const char *)(p + off);
@@ -183,9 +183,9 @@ static mio_status load_legacy(const char *path, const uint8_t *p, size_t size, q
         rem -= (size_t)len;
         esc_name(nb, sizeof nb, name, name_len);
         if (rem < 8) {
-            st = err_set(MIO_ERR_TRUNCATED,
-                         "imatrix '%s': entry %d of %d ('%s'): the call and value counts need 8 bytes at offset %zu, "
-                         "%zu remain", path, (int)i + 1, (int)n_entries, nb, off, rem);
+            st = mio_err_set(MIO_ERR_TRUNCATED,
+                             "imatrix '%s': entry %d of %d ('%s'): the call and value counts need 8 bytes at offset %zu, "
+                             "%zu remain", path, (int)i + 1, (int)n_entries, nb, off, rem);
             goto fail;
         }
         int32_t ncall, nval;
@@ -194,16 +194,16 @@ static mio_status load_legacy(const char *path, const uint8_t *p, size_t size, q
         off += 8;
         rem -= 8;
         if (nval < 1) {
-            st = err_set(MIO_ERR_INVALID_METADATA, "imatrix '%s': entry %d of %d ('%s'): %d values (must be at least 1)",
-                         path, (int)i + 1, (int)n_entries, nb, (int)nval);
+            st = mio_err_set(MIO_ERR_INVALID_METADATA, "imatrix '%s': entry %d of %d ('%s'): %d values (must be at least 1)",
+                             path, (int)i + 1, (int)n_entries, nb, (int)nval);
             goto fail;
         }
         uint64_t bytes = (uint64_t)nval * 4u;
         if (bytes > rem) {
-            st = err_set(MIO_ERR_TRUNCATED,
-                         "imatrix '%s': entry %d of %d ('%s'): %d values (%llu bytes) at offset %zu run past the end of "
-                         "the file (%zu bytes remain)", path, (int)i + 1, (int)n_entries, nb, (int)nval,
-                         (unsigned long long)bytes, off, rem);
+            st = mio_err_set(MIO_ERR_TRUNCATED,
+                             "imatrix '%s': entry %d of %d ('%s'): %d values (%llu bytes) at offset %zu run past the end of "
+                             "the file (%zu bytes remain)", path, (int)i + 1, (int)n_entries, nb, (int)nval,
+                             (unsigned long long)bytes, off, rem);
             goto fail;
         }
         /* cap covers every entry that fits in the file, so this never overflows */
@@ -233,7 +233,7 @@ static mio_status load_legacy(const char *path, const uint8_t *p, size_t size, q
     /* Duplicate names: the later entry replaces the earlier one. */
     qsort(rec, n_rec, sizeof *rec, raw_cmp);
     im->e = calloc(n_rec ? n_rec : 1, sizeof *im->e);
-    if (!im->e) { st = err_set(MIO_ERR_NOMEM, "imatrix '%s': cannot allocate %zu entries", path, n_rec); goto fail; }
+    if (!im->e) { st = mio_err_set(MIO_ERR_NOMEM, "imatrix '%s': cannot allocate %zu entries", path, n_rec); goto fail; }
     for (size_t i = 0; i < n_rec; i++) {
         if (i + 1 < n_rec && raw_same(&rec[i], &rec[i + 1])) continue;
         const raw_rec *r = &rec[i];
@@ -281,11 +281,11 @@ static mio_status gguf_u32_key(const char *path, mio_gguf_file *g, const char *k
     if (k < 0) return MIO_OK;
     int t = mio_gguf_kv_type(g, k);
     if (t != MIO_GGUF_U32)
-        return err_set(MIO_ERR_TYPE_MISMATCH, "imatrix '%s': %s is %s, must be u32 (llama.cpp aborts on another type)",
-                       path, key, mio_gguf_type_name(t) ? mio_gguf_type_name(t) : "of an unknown type");
+        return mio_err_set(MIO_ERR_TYPE_MISMATCH, "imatrix '%s': %s is %s, must be u32 (llama.cpp aborts on another type)",
+                           path, key, mio_gguf_type_name(t) ? mio_gguf_type_name(t) : "of an unknown type");
     uint64_t v;
     mio_status st = mio_gguf_kv_u64(g, k, &v);
-    if (st) return err_prefix(st, "imatrix '%s': %s: ", path, key);
+    if (st) return mio_err_prefix(st, "imatrix '%s': %s: ", path, key);
     *out = (uint32_t)v;
     return MIO_OK;
 }
@@ -295,11 +295,11 @@ static mio_status load_gguf(const char *path, const mio_region *r, qz_imatrix *i
     mio_gguf_file *g = NULL;
     raw_rec *rec = NULL;
     mio_status st = mio_gguf_open_buffer(r->data, r->size, MIO_BUFFER_BORROW, &g);
-    if (st) return err_prefix(st, "imatrix '%s': ", path);
+    if (st) return mio_err_prefix(st, "imatrix '%s': ", path);
 
     int64_t nt = mio_gguf_tensor_count(g);
     if (nt < 1) {
-        st = err_set(MIO_ERR_INVALID_METADATA, "imatrix '%s': no data: the GGUF file has no tensors", path);
+        st = mio_err_set(MIO_ERR_INVALID_METADATA, "imatrix '%s': no data: the GGUF file has no tensors", path);
         goto out;
     }
 
@@ -307,12 +307,12 @@ static mio_status load_gguf(const char *path, const mio_region *r, qz_imatrix *i
     if (kd >= 0 && mio_gguf_kv_type(g, kd) == MIO_GGUF_ARRAY) {
         mio_gguf_value v;
         st = mio_gguf_kv_value(g, kd, &v);
-        if (st) { err_prefix(st, "imatrix '%s': imatrix.datasets: ", path); goto out; }
+        if (st) { mio_err_prefix(st, "imatrix '%s': imatrix.datasets: ", path); goto out; }
         if (v.elem_type == MIO_GGUF_STRING && v.depth == 1) {
             for (uint64_t j = 0; j < v.count; j++) {
                 mio_str s;
                 st = mio_gguf_arr_str(g, kd, j, &s);
-                if (st) { err_prefix(st, "imatrix '%s': imatrix.datasets[%llu]: ", path, (unsigned long long)j); goto out; }
+                if (st) { mio_err_prefix(st, "imatrix '%s': imatrix.datasets[%llu]: ", path, (unsigned long long)j); goto out; }
                 st = add_dataset(im, s.ptr, s.len);
                 if (st) goto out;
             }
@@ -329,12 +329,12 @@ static mio_status load_gguf(const char *path, const mio_region *r, qz_imatrix *i
 
     /* at most one record per tensor: nt records */
     rec = calloc((size_t)nt, sizeof *rec);
-    if (!rec) { st = err_set(MIO_ERR_NOMEM, "imatrix '%s': cannot allocate %lld tensor records", path, (long long)nt); goto out; }
+    if (!rec) { st = mio_err_set(MIO_ERR_NOMEM, "imatrix '%s': cannot allocate %lld tensor records", path, (long long)nt); goto out; }
     size_t n_rec = 0;
     for (int64_t i = 0; i < nt; i++) {
         mio_gguf_tensor t;
         st = mio_gguf_tensor_info(g, i, &t);
-        if (st) { err_prefix(st, "imatrix '%s': ", path); goto out; }
+        if (st) { mio_err_prefix(st, "imatrix '%s': ", path); goto out; }
         /* ggml keeps tensor names in a C string: anything after a NUL is lost */
         size_t len = strnlen(t.name.ptr, t.name.len), base;
         if (len == 0) continue;
@@ -347,7 +347,7 @@ static mio_status load_gguf(const char *path, const mio_region *r, qz_imatrix *i
     qsort(rec, n_rec, sizeof *rec, raw_cmp);
 
     im->e = calloc(n_rec ? n_rec : 1, sizeof *im->e);
-    if (!im->e) { st = err_set(MIO_ERR_NOMEM, "imatrix '%s': cannot allocate %zu entries", path, n_rec); goto out; }
+    if (!im->e) { st = mio_err_set(MIO_ERR_NOMEM, "imatrix '%s': cannot allocate %zu entries", path, n_rec); goto out; }
     for (size_t i = 0; i < n_rec;) {
         /* the group of records with this name: the last .in_sum2 and the last .counts win */
         size_t j = i;
@@ -358,8 +358,8 @@ static mio_status load_gguf(const char *path, const mio_region *r, qz_imatrix *i
         }
         esc_name(nb, sizeof nb, rec[i].name, rec[i].name_len);
         if (!sums || !cnts) {
-            st = err_set(MIO_ERR_INVALID_METADATA, "imatrix '%s': mismatched sums and counts for '%s': %s.%s has no %s.%s",
-                         path, nb, nb, sums ? "in_sum2" : "counts", nb, sums ? "counts" : "in_sum2");
+            st = mio_err_set(MIO_ERR_INVALID_METADATA, "imatrix '%s': mismatched sums and counts for '%s': %s.%s has no %s.%s",
+                             path, nb, nb, sums ? "in_sum2" : "counts", nb, sums ? "counts" : "in_sum2");
             goto out;
         }
         mio_gguf_tensor ts, tc;
@@ -368,14 +368,14 @@ static mio_status load_gguf(const char *path, const mio_region *r, qz_imatrix *i
         if (ts.type != MIO_TYPE_F32 || tc.type != MIO_TYPE_F32) {
             const mio_gguf_tensor *bad = ts.type != MIO_TYPE_F32 ? &ts : &tc;
             const char *tn = mio_type_name(bad->type);
-            st = err_set(MIO_ERR_TYPE_MISMATCH, "imatrix '%s': sums and counts for '%s' must be F32: %s.%s is %s", path, nb,
-                         nb, bad == &ts ? "in_sum2" : "counts", tn ? tn : "of an unknown type");
+            st = mio_err_set(MIO_ERR_TYPE_MISMATCH, "imatrix '%s': sums and counts for '%s' must be F32: %s.%s is %s", path, nb,
+                             nb, bad == &ts ? "in_sum2" : "counts", tn ? tn : "of an unknown type");
             goto out;
         }
         uint64_t nsums = ts.nbytes / 4, ncounts = tc.nbytes / 4;
         if (ncounts == 0) {
-            st = err_set(MIO_ERR_INVALID_METADATA,
-                         "imatrix '%s': %s.counts has no elements (llama-quantize would divide by zero)", path, nb);
+            st = mio_err_set(MIO_ERR_INVALID_METADATA,
+                             "imatrix '%s': %s.counts has no elements (llama-quantize would divide by zero)", path, nb);
             goto out;
         }
         qz_entry *e;
@@ -399,10 +399,10 @@ static mio_status load_gguf(const char *path, const mio_region *r, qz_imatrix *i
     }
 
     if (kd < 0 || !has_count || !has_size) {
-        st = err_set(MIO_ERR_NOT_FOUND,
-                     "imatrix '%s': missing imatrix metadata: no %s (a GGUF imatrix needs imatrix.datasets, "
-                     "imatrix.chunk_count and imatrix.chunk_size)", path,
-                     kd < 0 ? "imatrix.datasets" : !has_count ? "imatrix.chunk_count" : "imatrix.chunk_size");
+        st = mio_err_set(MIO_ERR_NOT_FOUND,
+                         "imatrix '%s': missing imatrix metadata: no %s (a GGUF imatrix needs imatrix.datasets, "
+                         "imatrix.chunk_count and imatrix.chunk_size)", path,
+                         kd < 0 ? "imatrix.datasets" : !has_count ? "imatrix.chunk_count" : "imatrix.chunk_size");
         goto out;
     }
 out:
@@ -411,17 +411,17 @@ out:
     return st;
 }
 
-mio_status qz_imatrix_load(const char *path, qz_imatrix **out) {
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+mio_status mio_qz_imatrix_load(const char *path, qz_imatrix **out) {
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     *out = NULL;
-    if (!path) return err_set(MIO_ERR_INVALID_ARG, "imatrix path is NULL");
+    if (!path) return mio_err_set(MIO_ERR_INVALID_ARG, "imatrix path is NULL");
     mio_region r;
-    mio_status st = region_map(path, &r);
-    if (st) return err_prefix(st, "imatrix: ");
+    mio_status st = mio_region_map(path, &r);
+    if (st) return mio_err_prefix(st, "imatrix: ");
     qz_imatrix *im = calloc(1, sizeof *im);
     if (!im) {
-        region_free(&r);
-        return err_set(MIO_ERR_NOMEM, "cannot allocate an imatrix");
+        mio_region_free(&r);
+        return mio_err_set(MIO_ERR_NOMEM, "cannot allocate an imatrix");
     }
     if (r.size >= 4 && memcmp(r.data, "GGUF", 4) == 0) {
         im->format = QZ_IMATRIX_GGUF;
@@ -430,25 +430,25 @@ mio_status qz_imatrix_load(const char *path, qz_imatrix **out) {
         im->format = QZ_IMATRIX_LEGACY;
         st = load_legacy(path, r.data, r.size, im);
     }
-    region_free(&r);
+    mio_region_free(&r);
     if (!st) st = build_hash(im);
     if (st) {
-        qz_imatrix_free(im);
+        mio_qz_imatrix_free(im);
         return st;
     }
     *out = im;
     return MIO_OK;
 }
 
-int qz_imatrix_format(const qz_imatrix *im) { return im ? im->format : 0; }
-uint64_t qz_imatrix_count(const qz_imatrix *im) { return im ? im->n : 0; }
+int mio_qz_imatrix_format(const qz_imatrix *im) { return im ? im->format : 0; }
+uint64_t mio_qz_imatrix_count(const qz_imatrix *im) { return im ? im->n : 0; }
 
-mio_str qz_imatrix_name(const qz_imatrix *im, uint64_t i) {
+mio_str mio_qz_imatrix_name(const qz_imatrix *im, uint64_t i) {
     if (!im || i >= im->n) return (mio_str){NULL, 0};
     return (mio_str){im->e[i].name, im->e[i].name_len};
 }
 
-const float *qz_imatrix_values(const qz_imatrix *im, uint64_t i, uint64_t *n) {
+const float *mio_qz_imatrix_values(const qz_imatrix *im, uint64_t i, uint64_t *n) {
     if (!im || i >= im->n) {
         if (n) *n = 0;
         return NULL;
@@ -457,15 +457,15 @@ const float *qz_imatrix_values(const qz_imatrix *im, uint64_t i, uint64_t *n) {
     return im->e[i].values;
 }
 
-int64_t qz_imatrix_find(const qz_imatrix *im, const char *name, size_t len) {
+int64_t mio_qz_imatrix_find(const qz_imatrix *im, const char *name, size_t len) {
     if (!im || !name) return -1;
-    return namehash_find(&im->hash, name, len, entry_key, im);
+    return mio_namehash_find(&im->hash, name, len, entry_key, im);
 }
 
-int32_t qz_imatrix_chunk_count(const qz_imatrix *im) { return im ? im->chunk_count : 0; }
-uint32_t qz_imatrix_chunk_size(const qz_imatrix *im) { return im ? im->chunk_size : 0; }
-uint64_t qz_imatrix_dataset_count(const qz_imatrix *im) { return im ? im->n_datasets : 0; }
-const char *qz_imatrix_dataset(const qz_imatrix *im, uint64_t i) {
+int32_t mio_qz_imatrix_chunk_count(const qz_imatrix *im) { return im ? im->chunk_count : 0; }
+uint32_t mio_qz_imatrix_chunk_size(const qz_imatrix *im) { return im ? im->chunk_size : 0; }
+uint64_t mio_qz_imatrix_dataset_count(const qz_imatrix *im) { return im ? im->n_datasets : 0; }
+const char *mio_qz_imatrix_dataset(const qz_imatrix *im, uint64_t i) {
     return im && i < im->n_datasets ? im->datasets[i] : NULL;
 }
 
@@ -475,18 +475,18 @@ static bool name_has_any(const char *name, const char *const *pats, size_t n) {
     return false;
 }
 
-mio_status qz_imatrix_filter(qz_imatrix *im, const char *const *include, size_t n_include,
-                             const char *const *exclude, size_t n_exclude) {
-    if (!im) return err_set(MIO_ERR_INVALID_ARG, "imatrix im is NULL");
+mio_status mio_qz_imatrix_filter(qz_imatrix *im, const char *const *include, size_t n_include,
+                                 const char *const *exclude, size_t n_exclude) {
+    if (!im) return mio_err_set(MIO_ERR_INVALID_ARG, "imatrix im is NULL");
     if (n_include && n_exclude)
-        return err_set(MIO_ERR_INVALID_ARG, "--include-weights and --exclude-weights cannot be used together");
+        return mio_err_set(MIO_ERR_INVALID_ARG, "--include-weights and --exclude-weights cannot be used together");
     if ((n_include && !include) || (n_exclude && !exclude))
-        return err_set(MIO_ERR_INVALID_ARG, "%s is NULL with a count of %zu", n_include ? "include" : "exclude",
-                       n_include ? n_include : n_exclude);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL with a count of %zu", n_include ? "include" : "exclude",
+                           n_include ? n_include : n_exclude);
     for (size_t k = 0; k < n_include; k++)
-        if (!include[k]) return err_set(MIO_ERR_INVALID_ARG, "include[%zu] is NULL", k);
+        if (!include[k]) return mio_err_set(MIO_ERR_INVALID_ARG, "include[%zu] is NULL", k);
     for (size_t k = 0; k < n_exclude; k++)
-        if (!exclude[k]) return err_set(MIO_ERR_INVALID_ARG, "exclude[%zu] is NULL", k);
+        if (!exclude[k]) return mio_err_set(MIO_ERR_INVALID_ARG, "exclude[%zu] is NULL", k);
     if (!n_include && !n_exclude) return MIO_OK;
     uint64_t w = 0;
     for (uint64_t i = 0; i < im->n; i++) {
@@ -503,7 +503,7 @@ mio_status qz_imatrix_filter(qz_imatrix *im, const char *const *include, size_t 
     return build_hash(im);
 }
 
-mio_status qz_imatrix_check_finite(const qz_imatrix *im) {
+mio_status mio_qz_imatrix_check_finite(const qz_imatrix *im) {
     if (!im) return MIO_OK;
     for (uint64_t i = 0; i < im->n; i++) {
         const qz_entry *e = &im->e[i];
@@ -511,21 +511,21 @@ mio_status qz_imatrix_check_finite(const qz_imatrix *im) {
             if (!isfinite(e->values[j])) {
                 char nb[160];
                 esc_name(nb, sizeof nb, e->name, e->name_len);
-                return err_set(MIO_ERR_NON_FINITE, "imatrix contains non-finite value %f (entry '%s', value %llu of %llu)",
-                               (double)e->values[j], nb, (unsigned long long)j, (unsigned long long)e->n);
+                return mio_err_set(MIO_ERR_NON_FINITE, "imatrix contains non-finite value %f (entry '%s', value %llu of %llu)",
+                                   (double)e->values[j], nb, (unsigned long long)j, (unsigned long long)e->n);
             }
         }
     }
     return MIO_OK;
 }
 
-mio_status qz_imatrix_for_tensor(const qz_imatrix *im, const char *name, int64_t ne0, int64_t ne2,
-                                 const float **out) {
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+mio_status mio_qz_imatrix_for_tensor(const qz_imatrix *im, const char *name, int64_t ne0, int64_t ne2,
+                                     const float **out) {
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     *out = NULL;
     if (!im) return MIO_OK;
-    if (!name) return err_set(MIO_ERR_INVALID_ARG, "tensor name is NULL");
-    int64_t i = qz_imatrix_find(im, name, strlen(name));
+    if (!name) return mio_err_set(MIO_ERR_INVALID_ARG, "tensor name is NULL");
+    int64_t i = mio_qz_imatrix_find(im, name, strlen(name));
     if (i < 0) return MIO_OK;
     const qz_entry *e = &im->e[i];
     uint64_t want;
@@ -538,8 +538,8 @@ mio_status qz_imatrix_for_tensor(const qz_imatrix *im, const char *name, int64_t
     if (strcmp(name, "token_embd.weight") == 0 || strcmp(name, "per_layer_token_embd.weight") == 0) return MIO_OK;
     char nb[160];
     esc_name(nb, sizeof nb, name, strlen(name));
-    return err_set(MIO_ERR_SIZE_MISMATCH, "imatrix size %d is different from tensor size %d for %s", (int)e->n,
-                   (int)((uint64_t)ne0 * (uint64_t)ne2), nb);
+    return mio_err_set(MIO_ERR_SIZE_MISMATCH, "imatrix size %d is different from tensor size %d for %s", (int)e->n,
+                       (int)((uint64_t)ne0 * (uint64_t)ne2), nb);
 }
 
 static void kv_str(qz_imatrix_kv *kv, const char *key, const char *s) {
@@ -557,7 +557,7 @@ static void kv_u32(qz_imatrix_kv *kv, const char *key, uint32_t v) {
     kv->u32 = v;
 }
 
-size_t qz_imatrix_kvs(const qz_imatrix *im, const char *path, qz_imatrix_kv *out) {
+size_t mio_qz_imatrix_kvs(const qz_imatrix *im, const char *path, qz_imatrix_kv *out) {
     if (!im || !out || im->n == 0) return 0;
     size_t n = 0;
     kv_str(&out[n++], "quantize.imatrix.file", path ? path : "");

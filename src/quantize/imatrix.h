@@ -24,43 +24,43 @@ enum {
  * chunk_count/chunk_size is not u32 (llama.cpp aborts), and one with a .counts
  * tensor of no elements (llama-quantize divides by zero). NaN/inf values are
  * loaded as they are: llama.cpp refuses them only at quantize time, after the
- * filter (qz_imatrix_check_finite). A file whose GGUF tensors include no
+ * filter (mio_qz_imatrix_check_finite). A file whose GGUF tensors include no
  * .in_sum2/.counts pair loads with no entries (count 0: quantize without one). */
-mio_status qz_imatrix_load(const char *path, qz_imatrix **out);
+mio_status mio_qz_imatrix_load(const char *path, qz_imatrix **out);
 /* NULL is a no-op. */
-void qz_imatrix_free(qz_imatrix *im);
+void mio_qz_imatrix_free(qz_imatrix *im);
 
-int qz_imatrix_format(const qz_imatrix *im);
-/* Entries held now (after qz_imatrix_filter): the value of quantize.imatrix.entries_count. */
-uint64_t qz_imatrix_count(const qz_imatrix *im);
+int mio_qz_imatrix_format(const qz_imatrix *im);
+/* Entries held now (after mio_qz_imatrix_filter): the value of quantize.imatrix.entries_count. */
+uint64_t mio_qz_imatrix_count(const qz_imatrix *im);
 /* Entry i, entries sorted by name (bytewise). The name is NUL-terminated (names
  * are cut at their first NUL byte, as llama.cpp's std::string does). */
-mio_str qz_imatrix_name(const qz_imatrix *im, uint64_t i);
+mio_str mio_qz_imatrix_name(const qz_imatrix *im, uint64_t i);
 /* The normalised values of entry i (*n of them; NULL when *n is 0). */
-const float *qz_imatrix_values(const qz_imatrix *im, uint64_t i, uint64_t *n);
+const float *mio_qz_imatrix_values(const qz_imatrix *im, uint64_t i, uint64_t *n);
 /* Index of the entry named name (len bytes), or -1. */
-int64_t qz_imatrix_find(const qz_imatrix *im, const char *name, size_t len);
+int64_t mio_qz_imatrix_find(const qz_imatrix *im, const char *name, size_t len);
 
 /* llama-quantize's chunk count (its m_last_call): the legacy trailer's int32, or
  * GGUF imatrix.chunk_count read as u32 and kept as int32; 0 when absent. */
-int32_t qz_imatrix_chunk_count(const qz_imatrix *im);
+int32_t mio_qz_imatrix_chunk_count(const qz_imatrix *im);
 /* GGUF imatrix.chunk_size (0 for legacy files or when absent). */
-uint32_t qz_imatrix_chunk_size(const qz_imatrix *im);
+uint32_t mio_qz_imatrix_chunk_size(const qz_imatrix *im);
 /* Dataset names: the legacy trailer's one, or every element of GGUF
  * imatrix.datasets (when it is an array of strings), each cut at its first NUL. */
-uint64_t qz_imatrix_dataset_count(const qz_imatrix *im);
-const char *qz_imatrix_dataset(const qz_imatrix *im, uint64_t i);
+uint64_t mio_qz_imatrix_dataset_count(const qz_imatrix *im);
+const char *mio_qz_imatrix_dataset(const qz_imatrix *im, uint64_t i);
 
 /* --include-weights / --exclude-weights: keep only the entries whose name
  * contains one of include[] (a substring, case-sensitive), or drop those that
  * contain one of exclude[]. Both non-empty is MIO_ERR_INVALID_ARG (llama-quantize
  * refuses the combination). An empty string matches every name. */
-mio_status qz_imatrix_filter(qz_imatrix *im, const char *const *include, size_t n_include,
-                             const char *const *exclude, size_t n_exclude);
+mio_status mio_qz_imatrix_filter(qz_imatrix *im, const char *const *include, size_t n_include,
+                                 const char *const *exclude, size_t n_exclude);
 
 /* llama_model_quantize's check before anything is written: MIO_ERR_NON_FINITE
  * ("imatrix contains non-finite value nan ...") if any value held is NaN or inf. */
-mio_status qz_imatrix_check_finite(const qz_imatrix *im);
+mio_status mio_qz_imatrix_check_finite(const qz_imatrix *im);
 
 /* The vector llama_model_quantize uses for tensor name (its name in the input
  * file: with --prune-layers, the pre-renumbering name) of ne[0] = ne0 columns and
@@ -70,8 +70,8 @@ mio_status qz_imatrix_check_finite(const qz_imatrix *im);
  * token_embd.weight / per_layer_token_embd.weight (ignored). Any other size
  * difference is MIO_ERR_SIZE_MISMATCH ("imatrix size N is different from tensor
  * size M for NAME"). */
-mio_status qz_imatrix_for_tensor(const qz_imatrix *im, const char *name, int64_t ne0, int64_t ne2,
-                                 const float **out);
+mio_status mio_qz_imatrix_for_tensor(const qz_imatrix *im, const char *name, int64_t ne0, int64_t ne2,
+                                     const float **out);
 
 /* The metadata llama-quantize adds when it passes an imatrix (only when the
  * filtered imatrix has at least one entry), in its order:
@@ -90,6 +90,6 @@ typedef struct qz_imatrix_kv {
 } qz_imatrix_kv;
 /* Fill out[] (room for QZ_IMATRIX_MAX_KV) and return how many; 0 when im is NULL
  * or holds no entry. path: the --imatrix argument as given. */
-size_t qz_imatrix_kvs(const qz_imatrix *im, const char *path, qz_imatrix_kv *out);
+size_t mio_qz_imatrix_kvs(const qz_imatrix *im, const char *path, qz_imatrix_kv *out);
 
 #endif

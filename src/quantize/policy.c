@@ -65,7 +65,7 @@ static bool str_ieq(const char *a, const char *b) {
     return *a == *b;
 }
 
-int qz_preset_from_name(const char *name) {
+int mio_qz_preset_from_name(const char *name) {
     if (!name) return MIO_PRESET_NONE;
     for (size_t i = 0; i < N_PRESETS; i++)
         if (str_ieq(k_presets[i].name, name)) return k_presets[i].preset;
@@ -87,7 +87,7 @@ int qz_preset_from_name(const char *name) {
     return MIO_PRESET_NONE;
 }
 
-const char *qz_preset_name(int preset) {
+const char *mio_qz_preset_name(int preset) {
     for (size_t i = 0; i < N_PRESETS; i++)
         if (k_presets[i].preset == preset && !is_alias(&k_presets[i])) return k_presets[i].name;
     return NULL;
@@ -118,7 +118,7 @@ static size_t edit_distance(const char *a, const char *b) {
     return prev[lb];
 }
 
-const char *qz_preset_suggest(const char *name) {
+const char *mio_qz_preset_suggest(const char *name) {
     if (!name || !*name) return NULL;
     const preset_row *best = NULL;
     size_t best_d = (size_t)-1;
@@ -158,7 +158,7 @@ static uint32_t read_u32_or_first(const mio_gguf_file *f, int64_t k, bool *found
     return (uint32_t)v;
 }
 
-void qz_model_finish(qz_model *m) {
+void mio_qz_model_finish(qz_model *m) {
     static const struct { const char *name; int arch; } k_arches[] = {
         {"llama", QZ_ARCH_LLAMA}, {"deci", QZ_ARCH_DECI}, {"qwen2", QZ_ARCH_QWEN2},
         {"jais2", QZ_ARCH_JAIS2}, {"olmo", QZ_ARCH_OLMO}, {"falcon", QZ_ARCH_FALCON},
@@ -180,8 +180,8 @@ void qz_model_finish(qz_model *m) {
 /* n_head / n_head_kv as llama.cpp's n_gqa(): 0 when n_head_kv is 0. */
 static uint32_t qz_model_n_gqa(const qz_model *m) { return m->n_head_kv ? m->n_head / m->n_head_kv : 0; }
 
-mio_status qz_model_from_gguf(const mio_gguf_file *f, qz_model *m) {
-    if (!f || !m) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : "model m");
+mio_status mio_qz_model_from_gguf(const mio_gguf_file *f, qz_model *m) {
+    if (!f || !m) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : "model m");
     memset(m, 0, sizeof *m);
     int64_t k = mio_gguf_find_key(f, "general.architecture");
     mio_str s = {0};
@@ -196,7 +196,7 @@ mio_status qz_model_from_gguf(const mio_gguf_file *f, qz_model *m) {
     m->n_head = read_u32_or_first(f, find_arch_key(f, a, "attention.head_count"), &found);
     m->n_head_kv = read_u32_or_first(f, find_arch_key(f, a, "attention.head_count_kv"), &found);
     if (!found) m->n_head_kv = m->n_head;
-    qz_model_finish(m);
+    mio_qz_model_finish(m);
     return MIO_OK;
 }
 
@@ -266,20 +266,20 @@ static int cmp_i32(const void *pa, const void *pb) {
     return a < b ? -1 : a > b;
 }
 
-/* qz_output_order on a built list (src, orig_name, n_dims, ne, in_type, part,
+/* mio_qz_output_order on a built list (src, orig_name, n_dims, ne, in_type, part,
  * offset filled; name is ignored): sorted and pruned in place, *n updated; the
  * prune list is sorted and de-duplicated on a copy first. */
 static mio_status qz_order_items(qz_item *items, size_t *n, const int32_t *prune_in, size_t n_prune_in,
                                  bool keep_split, uint32_t *block_count, bool *block_count_set) {
-    if (!items && *n) return err_set(MIO_ERR_INVALID_ARG, "items is NULL");
-    if (!prune_in && n_prune_in) return err_set(MIO_ERR_INVALID_ARG, "prune is NULL");
+    if (!items && *n) return mio_err_set(MIO_ERR_INVALID_ARG, "items is NULL");
+    if (!prune_in && n_prune_in) return mio_err_set(MIO_ERR_INVALID_ARG, "prune is NULL");
     /* llama-quantize's list: sorted and without duplicates, on a copy (the
      * caller's array is not touched); llama.cpp's pivot, its first entry, is
      * then the smallest block pruned */
     int32_t *prune = NULL;
     size_t n_prune = 0;
     if (n_prune_in) {
-        if (!(prune = malloc(n_prune_in * sizeof *prune))) return err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!(prune = malloc(n_prune_in * sizeof *prune))) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         memcpy(prune, prune_in, n_prune_in * sizeof *prune);
         qsort(prune, n_prune_in, sizeof *prune, cmp_i32);
         for (size_t i = 0; i < n_prune_in; i++)
@@ -293,7 +293,7 @@ static mio_status qz_order_items(qz_item *items, size_t *n, const int32_t *prune
         blk_map *map = malloc((*n ? *n : 1) * sizeof *map);
         if (!map) {
             free(prune);
-            return err_set(MIO_ERR_NOMEM, "out of memory");
+            return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         }
         size_t n_map = 0, out = 0;
         for (size_t i = 0; i < *n; i++) {
@@ -309,7 +309,7 @@ static mio_status qz_order_items(qz_item *items, size_t *n, const int32_t *prune
                 if (blk > INT_MAX) {
                     free(map);
                     free(prune);
-                    return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor %s: block number out of range", it->name);
+                    return mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor %s: block number out of range", it->name);
                 }
             }
             long long to = -2;
@@ -334,7 +334,7 @@ static mio_status qz_order_items(qz_item *items, size_t *n, const int32_t *prune
             if (strlen(buf) >= QZ_NAME_MAX) { /* only with "blk.N." inside names, out of block order */
                 free(map);
                 free(prune);
-                return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor %s: renamed name too long", it->name);
+                return mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor %s: renamed name too long", it->name);
             }
             memcpy(it->name, buf, strlen(buf) + 1);
             items[out++] = *it;
@@ -349,10 +349,10 @@ static mio_status qz_order_items(qz_item *items, size_t *n, const int32_t *prune
     return MIO_OK;
 }
 
-mio_status qz_output_order(const mio_gguf_file *f, const int32_t *prune, size_t n_prune, bool keep_split,
-                           qz_item **items, size_t *n_items, uint32_t *block_count, bool *block_count_set) {
+mio_status mio_qz_output_order(const mio_gguf_file *f, const int32_t *prune, size_t n_prune, bool keep_split,
+                               qz_item **items, size_t *n_items, uint32_t *block_count, bool *block_count_set) {
     if (!f || !items || !n_items)
-        return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : !items ? "items" : "n_items");
+        return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : !items ? "items" : "n_items");
     *items = NULL;
     *n_items = 0;
     int64_t nt = mio_gguf_tensor_count(f);
@@ -362,7 +362,7 @@ mio_status qz_output_order(const mio_gguf_file *f, const int32_t *prune, size_t 
         return MIO_OK;
     }
     qz_item *it = calloc((size_t)nt, sizeof *it);
-    if (!it) return err_set(MIO_ERR_NOMEM, "out of memory for %lld tensors", (long long)nt);
+    if (!it) return mio_err_set(MIO_ERR_NOMEM, "out of memory for %lld tensors", (long long)nt);
     for (int64_t i = 0; i < nt; i++) {
         mio_gguf_tensor t;
         mio_status st = mio_gguf_tensor_info(f, i, &t);
@@ -372,8 +372,8 @@ mio_status qz_output_order(const mio_gguf_file *f, const int32_t *prune, size_t 
         }
         if (t.name.len >= QZ_NAME_MAX) {
             free(it);
-            return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor %lld: name longer than %d bytes", (long long)i,
-                           QZ_NAME_MAX - 1);
+            return mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor %lld: name longer than %d bytes", (long long)i,
+                               QZ_NAME_MAX - 1);
         }
         qz_item *q = &it[i];
         q->src = i;
@@ -399,7 +399,7 @@ mio_status qz_output_order(const mio_gguf_file *f, const int32_t *prune, size_t 
 
 /* ================================================================= policy */
 
-void qz_policy_from_params(const mio_quantize_params *p, bool has_imatrix, qz_policy *out) {
+void mio_qz_policy_from_params(const mio_quantize_params *p, bool has_imatrix, qz_policy *out) {
     memset(out, 0, sizeof *out);
     out->ftype = p->preset;
     out->pure = p->pure != 0;
@@ -521,11 +521,11 @@ static mio_status layer_of(const qz_state *s, int counter, int n_layer, const ch
     if (n_expert > 1) {
         if (strncmp(name, "blk.", 4) != 0 || !(isdigit((unsigned char)name[4]) || isspace((unsigned char)name[4]) ||
                                                name[4] == '-' || name[4] == '+'))
-            return err_set(MIO_ERR_INVALID_TENSOR_INFO, "Failed to determine layer for tensor %s", name);
+            return mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "Failed to determine layer for tensor %s", name);
         int l = name_layer(name);
         if (l < 0 || l >= n_layer)
-            return err_set(MIO_ERR_INVALID_TENSOR_INFO, "Bad layer %d for tensor %s. Must be in [0, %d)", l, name,
-                           n_layer);
+            return mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "Bad layer %d for tensor %s. Must be in [0, %d)", l, name,
+                               n_layer);
         *i_layer = l;
     }
     return MIO_OK;
@@ -768,9 +768,9 @@ static mio_status fallback(qz_state *s, const qz_item *it, int *type, const char
     default:
         /* blocks of at most 32: no smaller-block sibling, straight to F16 below */
         if (qk > 32)
-            return err_set(MIO_ERR_UNSUPPORTED_TYPE,
-                           "tensor %s: no tensor type fallback is defined for type %s (row of %lld)", it->name,
-                           mio_type_name(t), (long long)ncols);
+            return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE,
+                               "tensor %s: no tensor type fallback is defined for type %s (row of %lld)", it->name,
+                               mio_type_name(t), (long long)ncols);
         r = t;
         break;
     }
@@ -838,7 +838,7 @@ static mio_status compile_regexes(qz_state *s) {
     const qz_policy *pol = s->pol;
     size_t n = pol->n_tensor_types + (pol->experts_type >= 0);
     if (!n) return MIO_OK;
-    if (pol->n_tensor_types && !pol->tensor_types) return err_set(MIO_ERR_INVALID_ARG, "tensor_types is NULL");
+    if (pol->n_tensor_types && !pol->tensor_types) return mio_err_set(MIO_ERR_INVALID_ARG, "tensor_types is NULL");
     s->re = calloc(n, sizeof *s->re);
     s->re_type = calloc(n, sizeof *s->re_type);
     if (!s->re || !s->re_type) {
@@ -846,7 +846,7 @@ static mio_status compile_regexes(qz_state *s) {
         free(s->re_type);
         s->re = NULL;
         s->re_type = NULL;
-        return err_set(MIO_ERR_NOMEM, "out of memory");
+        return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
     for (size_t k = 0; k < n; k++) {
         const char *pat;
@@ -858,15 +858,15 @@ static mio_status compile_regexes(qz_state *s) {
             const mio_tensor_type_override *o = &pol->tensor_types[k - (pol->experts_type >= 0)];
             if (!o->pattern) {
                 free_regexes(s);
-                return err_set(MIO_ERR_INVALID_ARG, "tensor_types[%zu].pattern is NULL",
-                               k - (pol->experts_type >= 0));
+                return mio_err_set(MIO_ERR_INVALID_ARG, "tensor_types[%zu].pattern is NULL",
+                                   k - (pol->experts_type >= 0));
             }
             pat = o->pattern;
             type = o->type;
         }
         if (!mio_type_name(type) || type >= MIO_TYPE_GGML_COUNT) {
             free_regexes(s);
-            return err_set(MIO_ERR_UNSUPPORTED_TYPE, "--tensor-type %s: unknown ggml type %d", pat, type);
+            return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "--tensor-type %s: unknown ggml type %d", pat, type);
         }
         /* llama-quantize lower-cases the text of a --tensor-type pattern before
          * llama.cpp compiles it (tensor names are lower case): ASCII letters
@@ -875,7 +875,7 @@ static mio_status compile_regexes(qz_state *s) {
         char *lower = malloc(pl + 1);
         if (!lower) {
             free_regexes(s);
-            return err_set(MIO_ERR_NOMEM, "--tensor-type pattern \"%s\": out of memory", pat);
+            return mio_err_set(MIO_ERR_NOMEM, "--tensor-type pattern \"%s\": out of memory", pat);
         }
         for (size_t c = 0; c <= pl; c++) lower[c] = pat[c] >= 'A' && pat[c] <= 'Z' ? (char)(pat[c] - 'A' + 'a') : pat[c];
         errno = 0; /* NULL with ENOMEM: out of memory, not a bad pattern */
@@ -884,9 +884,9 @@ static mio_status compile_regexes(qz_state *s) {
         if (!posix) {
             bool oom = errno == ENOMEM;
             free_regexes(s);
-            if (oom) return err_set(MIO_ERR_NOMEM, "--tensor-type pattern \"%s\": out of memory", pat);
-            return err_set(MIO_ERR_INVALID_ARG,
-                           "--tensor-type pattern \"%s\": uses a regular-expression feature POSIX ERE lacks", pat);
+            if (oom) return mio_err_set(MIO_ERR_NOMEM, "--tensor-type pattern \"%s\": out of memory", pat);
+            return mio_err_set(MIO_ERR_INVALID_ARG,
+                               "--tensor-type pattern \"%s\": uses a regular-expression feature POSIX ERE lacks", pat);
         }
         int rc = regcomp(&s->re[k], posix, REG_EXTENDED | REG_NOSUB);
         free(posix);
@@ -894,8 +894,8 @@ static mio_status compile_regexes(qz_state *s) {
             char msg[128];
             regerror(rc, &s->re[k], msg, sizeof msg);
             free_regexes(s);
-            return err_set(rc == REG_ESPACE ? MIO_ERR_NOMEM : MIO_ERR_INVALID_ARG, "--tensor-type pattern \"%s\": %s", pat,
-                           msg);
+            return mio_err_set(rc == REG_ESPACE ? MIO_ERR_NOMEM : MIO_ERR_INVALID_ARG, "--tensor-type pattern \"%s\": %s", pat,
+                               msg);
         }
         s->re_type[k] = type;
         s->n_re = k + 1;
@@ -903,18 +903,18 @@ static mio_status compile_regexes(qz_state *s) {
     return MIO_OK;
 }
 
-mio_status qz_choose_types(const qz_model *m, const qz_policy *pol, qz_item *items, size_t n, qz_summary *sum) {
+mio_status mio_qz_choose_types(const qz_model *m, const qz_policy *pol, qz_item *items, size_t n, qz_summary *sum) {
     if (!m || !pol || (!items && n))
-        return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !m ? "model m" : !pol ? "policy pol" : "items");
+        return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !m ? "model m" : !pol ? "policy pol" : "items");
     if (sum) memset(sum, 0, sizeof *sum);
     const int default_type = qz_preset_default_type(pol->ftype);
-    if (default_type < 0) return err_set(MIO_ERR_INVALID_ARG, "invalid output file type %d", pol->ftype);
+    if (default_type < 0) return mio_err_set(MIO_ERR_INVALID_ARG, "invalid output file type %d", pol->ftype);
     if (pol->output_tensor_type >= MIO_TYPE_GGML_COUNT || (pol->output_tensor_type >= 0 &&
                                                             !mio_type_name(pol->output_tensor_type)))
-        return err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown output tensor type %d", pol->output_tensor_type);
+        return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown output tensor type %d", pol->output_tensor_type);
     if (pol->token_embedding_type >= MIO_TYPE_GGML_COUNT ||
         (pol->token_embedding_type >= 0 && !mio_type_name(pol->token_embedding_type)))
-        return err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown token embedding type %d", pol->token_embedding_type);
+        return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "unknown token embedding type %d", pol->token_embedding_type);
 
     qz_state s;
     memset(&s, 0, sizeof s);
@@ -954,8 +954,8 @@ mio_status qz_choose_types(const qz_model *m, const qz_policy *pol, qz_item *ite
             if (sum) sum->will_require_imatrix = true;
             continue;
         }
-        st = err_set(MIO_ERR_ENCODER_UNAVAILABLE, "this quantization requires an imatrix: tensor %s would be %s",
-                     it->name, mio_type_name(it->out_type));
+        st = mio_err_set(MIO_ERR_ENCODER_UNAVAILABLE, "this quantization requires an imatrix: tensor %s would be %s",
+                         it->name, mio_type_name(it->out_type));
     }
     /* 3. conversions llama.cpp refuses (or aborts on) while writing, in output order */
     for (size_t i = 0; i < n && st == MIO_OK; i++) {
@@ -965,13 +965,13 @@ mio_status qz_choose_types(const qz_model *m, const qz_policy *pol, qz_item *ite
             if (qz_type_is_quantized(it->in_type)) {
                 bool allowed = pol->allow_requantize || (it->why && !strcmp(it->why, "--experts-type"));
                 if (!allowed) {
-                    st = err_set(MIO_ERR_TYPE_MISMATCH, "tensor %s: requantizing from type %s is disabled",
-                                 it->name, mio_type_name(it->in_type));
+                    st = mio_err_set(MIO_ERR_TYPE_MISMATCH, "tensor %s: requantizing from type %s is disabled",
+                                     it->name, mio_type_name(it->in_type));
                     break;
                 }
             } else if (it->in_type != MIO_TYPE_F16 && it->in_type != MIO_TYPE_BF16) {
-                st = err_set(MIO_ERR_TYPE_MISMATCH, "tensor %s: cannot dequantize/convert tensor type %s", it->name,
-                             mio_type_name(it->in_type) ? mio_type_name(it->in_type) : "?");
+                st = mio_err_set(MIO_ERR_TYPE_MISMATCH, "tensor %s: cannot dequantize/convert tensor type %s", it->name,
+                                 mio_type_name(it->in_type) ? mio_type_name(it->in_type) : "?");
                 break;
             }
         }
@@ -979,9 +979,9 @@ mio_status qz_choose_types(const qz_model *m, const qz_policy *pol, qz_item *ite
          * llama.cpp then aborts inside ggml (a dry run only prints a wrong size) */
         int64_t qk = mio_type_block_size(it->out_type);
         if (!pol->dry_run && (qk <= 0 || it->ne[0] % qk != 0))
-            st = err_set(MIO_ERR_INVALID_TENSOR_INFO,
-                         "tensor %s: rows of %lld are not a whole number of %s blocks (%s; llama.cpp aborts)",
-                         it->name, (long long)it->ne[0], mio_type_name(it->out_type), it->why);
+            st = mio_err_set(MIO_ERR_INVALID_TENSOR_INFO,
+                             "tensor %s: rows of %lld are not a whole number of %s blocks (%s; llama.cpp aborts)",
+                             it->name, (long long)it->ne[0], mio_type_name(it->out_type), it->why);
     }
     return st;
 }

@@ -37,7 +37,7 @@ void mio_quantize_default_params(mio_quantize_params *p) {
 mio_status mio_quantize_default_params_sized(mio_quantize_params *p, size_t size) {
     mio_quantize_params d;
     mio_quantize_default_params(&d);
-    return abi_defaults_sized(p, size, &d, sizeof d, "mio_quantize_params");
+    return mio_abi_defaults_sized(p, size, &d, sizeof d, "mio_quantize_params");
 }
 
 /* llama.cpp's llama_ftype for a file whose matrix weights are all of one type
@@ -75,14 +75,14 @@ static int contains(mio_str s, const char *needle) {
 static mio_status input_items(const mio_gguf_file *f, qz_item **out, size_t *n_out) {
     int64_t n = mio_gguf_tensor_count(f);
     qz_item *items = calloc((size_t)(n > 0 ? n : 1), sizeof *items);
-    if (!items) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!items) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; i < n; i++) {
         mio_gguf_tensor t;
         mio_status st = mio_gguf_tensor_info(f, i, &t);
         if (!st && (t.name.len >= QZ_NAME_MAX || memchr(t.name.ptr, '\0', t.name.len))) {
             char nb[160];
-            st = err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%s': the name cannot be copied (NUL byte or %zu bytes)",
-                         esc_bytes(nb, sizeof nb, t.name.ptr, t.name.len), t.name.len);
+            st = mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%s': the name cannot be copied (NUL byte or %zu bytes)",
+                             mio_esc_bytes(nb, sizeof nb, t.name.ptr, t.name.len), t.name.len);
         }
         if (st) { free(items); return st; }
         qz_item *q = &items[i];
@@ -124,10 +124,10 @@ static mio_status dtype_plan(int target, int experts_type, qz_item *items, size_
         if (contains(name, "norm")) { it->why = "norm"; continue; }
         if (it->in_type != MIO_TYPE_F32 && it->in_type != MIO_TYPE_F16 && it->in_type != MIO_TYPE_BF16) {
             char nb[160];
-            return err_set(MIO_ERR_UNSUPPORTED_TYPE,
-                           "tensor '%s' is %s: only f32/f16/bf16 sources can be transcoded (re-quantizing a quantized "
-                           "tensor would compound its error); convert from the unquantized model",
-                           esc_bytes(nb, sizeof nb, name.ptr, name.len), mio_type_name(it->in_type));
+            return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE,
+                               "tensor '%s' is %s: only f32/f16/bf16 sources can be transcoded (re-quantizing a quantized "
+                               "tensor would compound its error); convert from the unquantized model",
+                               mio_esc_bytes(nb, sizeof nb, name.ptr, name.len), mio_type_name(it->in_type));
         }
         if (it->ne[0] % mio_type_block_size(target) != 0) { it->why = "row not a whole number of blocks"; continue; }
         if (it->in_type == target) { it->why = "already that type"; continue; }
@@ -171,7 +171,7 @@ static mio_status encode_imatrix_mt(int type, const float *src, size_t rows, siz
     if (nt <= 1) {
         enc_job j = {type, src, rows, n_per_row, imatrix, dst, row_bytes, MIO_OK, {0}};
         enc_run(&j);
-        return j.st ? err_set(j.st, "%s", j.msg) : MIO_OK;
+        return j.st ? mio_err_set(j.st, "%s", j.msg) : MIO_OK;
     }
     size_t r0 = 0;
     int started = 0;
@@ -182,14 +182,14 @@ static mio_status encode_imatrix_mt(int type, const float *src, size_t rows, siz
         r0 = r1;
     }
     for (int k = 1; k < nt; k++) {
-        if (core_thread_create(&tid[k], NULL, enc_run, &jobs[k]) != 0) break;
+        if (mio_core_thread_create(&tid[k], NULL, enc_run, &jobs[k]) != 0) break;
         started = k;
     }
     for (int k = started + 1; k < nt; k++) enc_run(&jobs[k]); /* threads we could not start: run here */
     enc_run(&jobs[0]);
     for (int k = 1; k <= started; k++) pthread_join(tid[k], NULL);
     for (int k = 0; k < nt; k++)
-        if (jobs[k].st) return err_set(jobs[k].st, "%s", jobs[k].msg);
+        if (jobs[k].st) return mio_err_set(jobs[k].st, "%s", jobs[k].msg);
     return MIO_OK;
 }
 
@@ -226,13 +226,13 @@ typedef struct qz_run {
 static mio_status ensure_buffers(qz_run *r, size_t elems, size_t bytes) {
     if (elems > r->fcap) {
         float *nf = realloc(r->fbuf, elems * sizeof *nf);
-        if (!nf) return err_set(MIO_ERR_NOMEM, "cannot allocate %zu bytes of working memory", elems * sizeof *nf);
+        if (!nf) return mio_err_set(MIO_ERR_NOMEM, "cannot allocate %zu bytes of working memory", elems * sizeof *nf);
         r->fbuf = nf;
         r->fcap = elems;
     }
     if (bytes > r->ecap) {
         uint8_t *ne = realloc(r->ebuf, bytes);
-        if (!ne) return err_set(MIO_ERR_NOMEM, "cannot allocate %zu bytes of working memory", bytes);
+        if (!ne) return mio_err_set(MIO_ERR_NOMEM, "cannot allocate %zu bytes of working memory", bytes);
         r->ebuf = ne;
         r->ecap = bytes;
     }
@@ -241,8 +241,8 @@ static mio_status ensure_buffers(qz_run *r, size_t elems, size_t bytes) {
 
 static mio_status progress(qz_run *r) {
     if (r->p->progress && r->p->progress(r->p->progress_user, r->done, r->total, r->bytes_done, r->bytes_total) != 0)
-        return err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback after %lld of %lld tensors",
-                       (long long)r->done, (long long)r->total);
+        return mio_err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback after %lld of %lld tensors",
+                           (long long)r->done, (long long)r->total);
     return MIO_OK;
 }
 
@@ -254,7 +254,7 @@ static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
     if (st) return st;
     const mio_gguf_tensor *t = &tt;
     char nb[160];
-    if (!it->convert) return gguf_writer_copy_tensor(r->w, r->f, t, &r->bytes_done);
+    if (!it->convert) return mio_gguf_writer_copy_tensor(r->w, r->f, t, &r->bytes_done);
     size_t n_per_row = (size_t)t->ne[0];
     size_t rows_per_slice = (size_t)t->ne[1]; /* rows of one expert (3-D) or of the whole matrix */
     size_t n_slices = (size_t)(t->ne[2] * t->ne[3]);
@@ -266,11 +266,11 @@ static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
     if ((st = ensure_buffers(r, chunk_rows * n_per_row, chunk_rows * out_row)) != MIO_OK) return st;
     const float *imat = NULL;
     /* looked up by the input name (before any prune renumbering), as llama.cpp does */
-    if (r->im && (st = qz_imatrix_for_tensor(r->im, it->orig_name, t->ne[0], t->ne[2], &imat)) != MIO_OK) return st;
+    if (r->im && (st = mio_qz_imatrix_for_tensor(r->im, it->orig_name, t->ne[0], t->ne[2], &imat)) != MIO_OK) return st;
     if (!imat && it->requires_imatrix)
-        return err_set(MIO_ERR_ENCODER_UNAVAILABLE, "missing importance matrix for tensor '%s' in a very low-bit "
-                       "quantization (%s needs one; the imatrix has no usable entry for it)", it->orig_name,
-                       mio_type_name(it->out_type));
+        return mio_err_set(MIO_ERR_ENCODER_UNAVAILABLE, "missing importance matrix for tensor '%s' in a very low-bit "
+                           "quantization (%s needs one; the imatrix has no usable entry for it)", it->orig_name,
+                           mio_type_name(it->out_type));
     const uint8_t *src = t->data;
     const int block_target = mio_type_block_size(it->out_type) > 1;
     for (size_t s = 0; s < n_slices && !st; s++) {
@@ -298,13 +298,13 @@ static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
                 else
                     st = mio_encode_f32_mt(it->out_type, x, n, r->ebuf, rows * out_row, r->n_threads);
                 if (st == MIO_ERR_NON_FINITE) bad = first_bad(x, n);
-                else if (st) err_prefix(st, "tensor '%s': ", esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len));
+                else if (st) mio_err_prefix(st, "tensor '%s': ", mio_esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len));
             }
             if (bad >= 0)
-                st = err_set(MIO_ERR_NON_FINITE, "tensor '%s': element %llu is %s; refusing to convert non-finite "
-                             "weights", esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len),
-                             ((unsigned long long)s * rows_per_slice + r0) * n_per_row + (unsigned long long)bad,
-                             x[bad] != x[bad] ? "NaN" : "infinite");
+                st = mio_err_set(MIO_ERR_NON_FINITE, "tensor '%s': element %llu is %s; refusing to convert non-finite "
+                                 "weights", mio_esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len),
+                                 ((unsigned long long)s * rows_per_slice + r0) * n_per_row + (unsigned long long)bad,
+                                 x[bad] != x[bad] ? "NaN" : "infinite");
             mio_gguf_release(r->f, in, in_bytes);
             if (!st) st = mio_writer_write_tensor_part(r->w, r->ebuf, rows * out_row);
             r->bytes_done += in_bytes;
@@ -325,7 +325,7 @@ static mio_status set_moved_u32(mio_writer *w, const char *key, uint32_t v) {
 }
 
 static mio_status kv_override(mio_writer *w, const mio_kv_override *o, size_t i) {
-    if (!o->key || !*o->key) return err_set(MIO_ERR_INVALID_ARG, "kv override #%zu has no key", i);
+    if (!o->key || !*o->key) return mio_err_set(MIO_ERR_INVALID_ARG, "kv override #%zu has no key", i);
     mio_status st = mio_writer_remove_key(w, o->key);
     if (st && st != MIO_ERR_NOT_FOUND) return st;
     switch (o->type) {
@@ -333,31 +333,31 @@ static mio_status kv_override(mio_writer *w, const mio_kv_override *o, size_t i)
         /* llama.cpp writes integer overrides as u32 of the absolute value */
         int64_t v = o->i64 < 0 ? -o->i64 : o->i64;
         if (o->i64 == INT64_MIN || v > (int64_t)UINT32_MAX)
-            return err_set(MIO_ERR_OUT_OF_RANGE, "kv override '%s': %lld does not fit the u32 llama.cpp writes", o->key,
-                           (long long)o->i64);
+            return mio_err_set(MIO_ERR_OUT_OF_RANGE, "kv override '%s': %lld does not fit the u32 llama.cpp writes", o->key,
+                               (long long)o->i64);
         return mio_writer_set_u32(w, o->key, (uint32_t)v);
     }
     case MIO_GGUF_F64: return mio_writer_set_f32(w, o->key, (float)o->f64);
     case MIO_GGUF_BOOL: return mio_writer_set_bool(w, o->key, o->b);
     case MIO_GGUF_STRING:
-        if (!o->str) return err_set(MIO_ERR_INVALID_ARG, "kv override '%s': string value is NULL", o->key);
+        if (!o->str) return mio_err_set(MIO_ERR_INVALID_ARG, "kv override '%s': string value is NULL", o->key);
         return mio_writer_set_str(w, o->key, o->str, strlen(o->str));
     default:
-        return err_set(MIO_ERR_INVALID_ARG, "kv override '%s': type %d is not int (MIO_GGUF_I64), float (MIO_GGUF_F64), "
-                       "bool or string", o->key, o->type);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "kv override '%s': type %d is not int (MIO_GGUF_I64), float (MIO_GGUF_F64), "
+                           "bool or string", o->key, o->type);
     }
 }
 
 mio_status mio_kv_override_parse(const char *spec, mio_kv_override **out) {
-    if (!spec) return err_set(MIO_ERR_INVALID_ARG, "spec is NULL");
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    if (!spec) return mio_err_set(MIO_ERR_INVALID_ARG, "spec is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
     gguf_kv_spec s;
-    mio_status st = gguf_kv_spec_parse(spec, GGUF_SPEC_OVERRIDE, &s);
+    mio_status st = mio_gguf_kv_spec_parse(spec, GGUF_SPEC_OVERRIDE, &s);
     if (st) return st;
     /* one block: the struct, the key, the string value (each NUL-terminated) */
     bool is_str = s.type == MIO_GGUF_STRING;
     mio_kv_override *blk = malloc(sizeof *blk + s.key_len + 1 + (is_str ? s.str_len + 1 : 0));
-    if (!blk) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!blk) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     mio_kv_override o;
     memset(&o, 0, sizeof o);
     char *kp = (char *)(blk + 1);
@@ -388,43 +388,43 @@ static mio_status check_params(const mio_quantize_params *in, mio_quantize_param
     mio_quantize_default_params(p);
     /* at least size and preset; a newer header's larger struct is read if its
      * unknown tail is zero (docs/ABI.md) */
-    mio_status st = abi_params_merge(p, sizeof *p, in, sizeof(size_t) + sizeof(int), "mio_quantize_params",
-                                     "mio_quantize_default_params");
+    mio_status st = mio_abi_params_merge(p, sizeof *p, in, sizeof(size_t) + sizeof(int), "mio_quantize_params",
+                                         "mio_quantize_default_params");
     if (st) return st;
     if (p->preset != MIO_PRESET_NONE && !mio_preset_name(p->preset))
-        return err_set(MIO_ERR_INVALID_ARG, "preset %d is not a llama.cpp quantization type", p->preset);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "preset %d is not a llama.cpp quantization type", p->preset);
     if (p->preset == MIO_PRESET_NONE && p->dtype >= 0 &&
         (p->dtype >= MIO_TYPE_GGML_COUNT || !mio_type_can_encode(p->dtype) || mio_type_file_type(p->dtype) < 0))
-        return err_set(MIO_ERR_INVALID_ARG, "dtype %d (%s) is not a target type", p->dtype,
-                       mio_type_name(p->dtype) ? mio_type_name(p->dtype) : "unknown");
-    if (p->n_threads < 0) return err_set(MIO_ERR_INVALID_ARG, "n_threads is %d", p->n_threads);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "dtype %d (%s) is not a target type", p->dtype,
+                           mio_type_name(p->dtype) ? mio_type_name(p->dtype) : "unknown");
+    if (p->n_threads < 0) return mio_err_set(MIO_ERR_INVALID_ARG, "n_threads is %d", p->n_threads);
     static const char *const which[3] = {"experts_type", "output_tensor_type", "token_embedding_type"};
     const int ty[3] = {p->experts_type, p->output_tensor_type, p->token_embedding_type};
     for (int k = 0; k < 3; k++)
         if (ty[k] >= 0 && (ty[k] >= MIO_TYPE_GGML_COUNT || (!mio_type_can_encode(ty[k]) && !mio_type_can_encode_imatrix(ty[k]))))
-            return err_set(MIO_ERR_INVALID_ARG, "%s %d (%s) is not a type libmodelio can encode", which[k], ty[k],
-                           ty[k] < MIO_TYPE_GGML_COUNT && mio_type_name(ty[k]) ? mio_type_name(ty[k]) : "unknown");
+            return mio_err_set(MIO_ERR_INVALID_ARG, "%s %d (%s) is not a type libmodelio can encode", which[k], ty[k],
+                               ty[k] < MIO_TYPE_GGML_COUNT && mio_type_name(ty[k]) ? mio_type_name(ty[k]) : "unknown");
     if ((p->n_tensor_types && !p->tensor_types) || (p->n_kv_overrides && !p->kv_overrides) ||
         (p->n_prune_layers && !p->prune_layers) || (p->n_include_weights && !p->include_weights) ||
         (p->n_exclude_weights && !p->exclude_weights))
-        return err_set(MIO_ERR_INVALID_ARG, "a list in the parameters is NULL with a non-zero count");
+        return mio_err_set(MIO_ERR_INVALID_ARG, "a list in the parameters is NULL with a non-zero count");
     if (p->n_include_weights && p->n_exclude_weights)
-        return err_set(MIO_ERR_INVALID_ARG, "include_weights and exclude_weights cannot be used together");
+        return mio_err_set(MIO_ERR_INVALID_ARG, "include_weights and exclude_weights cannot be used together");
     for (size_t i = 0; i < p->n_prune_layers; i++)
         if (p->prune_layers[i] < 0) /* llama-quantize refuses them too ("invalid layer id") */
-            return err_set(MIO_ERR_INVALID_ARG, "prune_layers[%zu] is %d: block numbers are not negative", i,
-                           (int)p->prune_layers[i]);
+            return mio_err_set(MIO_ERR_INVALID_ARG, "prune_layers[%zu] is %d: block numbers are not negative", i,
+                               (int)p->prune_layers[i]);
     return MIO_OK;
 }
 
 /* Output to out_path (atomic) or, when out_path is NULL, to out_fd. */
 static mio_status quantize(const char *in_path, const char *out_path, int out_fd, const mio_quantize_params *params) {
-    if (!in_path) return err_set(MIO_ERR_INVALID_ARG, "in_path is NULL");
-    if (!params) return err_set(MIO_ERR_INVALID_ARG, "p is NULL");
+    if (!in_path) return mio_err_set(MIO_ERR_INVALID_ARG, "in_path is NULL");
+    if (!params) return mio_err_set(MIO_ERR_INVALID_ARG, "p is NULL");
     mio_quantize_params p;
     mio_status st = check_params(params, &p);
     if (st) return st;
-    if (!out_path && out_fd < 0 && !p.dry_run) return err_set(MIO_ERR_INVALID_ARG, "out_path is NULL");
+    if (!out_path && out_fd < 0 && !p.dry_run) return mio_err_set(MIO_ERR_INVALID_ARG, "out_path is NULL");
 
     mio_gguf_file *f = NULL;
     qz_imatrix *im = NULL;
@@ -439,42 +439,42 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
     bool block_count_set = false;
     qz_run r;
     memset(&r, 0, sizeof r);
-    if ((st = gguf_open_model(in_path, 0, &f)) != MIO_OK) return st;
+    if ((st = mio_gguf_open_model(in_path, 0, &f)) != MIO_OK) return st;
     uint32_t parts = mio_gguf_part_count(f);
     if (out_path && !p.dry_run && mio_gguf_uses_file(f, out_path)) {
-        st = err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", out_path);
+        st = mio_err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", out_path);
         goto done;
     }
     /* keep_split: one output part per input part, named as llama.cpp names them
      * (out_path is then the prefix: "<out_path>-0000K-of-0000N.gguf") */
     n_split = p.keep_split ? parts : 1;
     if (n_split > 256) {
-        st = err_set(MIO_ERR_LIMIT, "keep_split: %u parts; at most 256 are supported", n_split);
+        st = mio_err_set(MIO_ERR_LIMIT, "keep_split: %u parts; at most 256 are supported", n_split);
         goto done;
     }
     if (p.keep_split && !out_path && !p.dry_run) {
-        st = err_set(MIO_ERR_INVALID_ARG, "keep_split writes files (one per part); it cannot go to a descriptor");
+        st = mio_err_set(MIO_ERR_INVALID_ARG, "keep_split writes files (one per part); it cannot go to a descriptor");
         goto done;
     }
     if (p.keep_split && out_path && !p.dry_run) {
         size_t pl = strlen(out_path) + 32;
-        if (!(split_paths = calloc(n_split, sizeof *split_paths))) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+        if (!(split_paths = calloc(n_split, sizeof *split_paths))) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
         for (uint32_t k = 0; k < n_split && !st; k++) {
-            if (!(split_paths[k] = malloc(pl))) { st = err_set(MIO_ERR_NOMEM, "out of memory"); break; }
+            if (!(split_paths[k] = malloc(pl))) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); break; }
             snprintf(split_paths[k], pl, "%s-%05u-of-%05u.gguf", out_path, k + 1, n_split);
             if (mio_gguf_uses_file(f, split_paths[k]))
-                st = err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", split_paths[k]);
+                st = mio_err_set(MIO_ERR_INVALID_ARG, "%s is one of the input files; refusing to overwrite it", split_paths[k]);
         }
         if (st) goto done;
     }
     if (p.imatrix_path) {
-        if ((st = qz_imatrix_load(p.imatrix_path, &im)) != MIO_OK) goto done;
-        if ((st = qz_imatrix_filter(im, p.include_weights, p.n_include_weights, p.exclude_weights,
-                                    p.n_exclude_weights)) != MIO_OK ||
-            (st = qz_imatrix_check_finite(im)) != MIO_OK)
+        if ((st = mio_qz_imatrix_load(p.imatrix_path, &im)) != MIO_OK) goto done;
+        if ((st = mio_qz_imatrix_filter(im, p.include_weights, p.n_include_weights, p.exclude_weights,
+                                        p.n_exclude_weights)) != MIO_OK ||
+            (st = mio_qz_imatrix_check_finite(im)) != MIO_OK)
             goto done;
-        if (qz_imatrix_count(im) == 0) { /* nothing left after the filter: quantize without one */
-            qz_imatrix_free(im);
+        if (mio_qz_imatrix_count(im) == 0) { /* nothing left after the filter: quantize without one */
+            mio_qz_imatrix_free(im);
             im = NULL;
         }
     }
@@ -482,12 +482,12 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
     if (p.preset != MIO_PRESET_NONE) {
         qz_model m;
         qz_policy pol;
-        if ((st = qz_output_order(f, p.prune_layers, p.n_prune_layers, p.keep_split != 0, &items, &n, &block_count,
-                                  &block_count_set)) != MIO_OK ||
-            (st = qz_model_from_gguf(f, &m)) != MIO_OK)
+        if ((st = mio_qz_output_order(f, p.prune_layers, p.n_prune_layers, p.keep_split != 0, &items, &n, &block_count,
+                                      &block_count_set)) != MIO_OK ||
+            (st = mio_qz_model_from_gguf(f, &m)) != MIO_OK)
             goto done;
-        qz_policy_from_params(&p, im != NULL, &pol);
-        if ((st = qz_choose_types(&m, &pol, items, n, NULL)) != MIO_OK) goto done;
+        mio_qz_policy_from_params(&p, im != NULL, &pol);
+        if ((st = mio_qz_choose_types(&m, &pol, items, n, NULL)) != MIO_OK) goto done;
     } else {
         if ((st = input_items(f, &items, &n)) != MIO_OK || (st = dtype_plan(p.dtype, p.experts_type, items, n)) != MIO_OK)
             goto done;
@@ -497,7 +497,7 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
     uint64_t total_in = 0;
     size_t n_conv = 0;
     uint64_t *out_bytes = calloc(n ? n : 1, sizeof *out_bytes);
-    if (!out_bytes) { st = err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
+    if (!out_bytes) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
     for (size_t k = 0; k < n && !st; k++) {
         qz_item *it = &items[k];
         mio_gguf_tensor t;
@@ -525,11 +525,11 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
         const qz_item *it = &items[k];
         const float *imat = NULL;
         if (!it->convert) continue;
-        if (im) st = qz_imatrix_for_tensor(im, it->orig_name, it->ne[0], it->ne[2], &imat);
+        if (im) st = mio_qz_imatrix_for_tensor(im, it->orig_name, it->ne[0], it->ne[2], &imat);
         if (!st && !imat && it->requires_imatrix)
-            st = err_set(MIO_ERR_ENCODER_UNAVAILABLE, "missing importance matrix for tensor '%s' in a very low-bit "
-                         "quantization (%s needs one; %s)", it->orig_name, mio_type_name(it->out_type),
-                         im ? "the imatrix has no usable entry for it" : "no imatrix was given");
+            st = mio_err_set(MIO_ERR_ENCODER_UNAVAILABLE, "missing importance matrix for tensor '%s' in a very low-bit "
+                             "quantization (%s needs one; %s)", it->orig_name, mio_type_name(it->out_type),
+                             im ? "the imatrix has no usable entry for it" : "no imatrix was given");
     }
     if (st || p.dry_run) { free(out_bytes); goto done; }
 
@@ -539,11 +539,11 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
     if ((st = mio_writer_new(wflags, &ws[0])) != MIO_OK) { free(out_bytes); goto done; }
     r.w = ws[0];
     if (p.preset != MIO_PRESET_NONE) {
-        if (!st) st = mio_writer_copy_all_kv(r.w, f, gguf_split_keys, 3);
+        if (!st) st = mio_writer_copy_all_kv(r.w, f, mio_gguf_split_keys, 3);
         if (!st) st = set_moved_u32(r.w, "general.quantization_version", 2);
         if (!st) st = set_moved_u32(r.w, "general.file_type", (uint32_t)p.preset);
     } else {
-        if (!st) st = mio_writer_copy_all_kv(r.w, f, gguf_split_keys, parts > 1 ? 3 : 0);
+        if (!st) st = mio_writer_copy_all_kv(r.w, f, mio_gguf_split_keys, parts > 1 ? 3 : 0);
         /* general.file_type describes the weights: only claim the target when some were converted. */
         if (!st && n_conv > 0 && p.dtype >= 0)
             st = mio_writer_set_u32(r.w, "general.file_type", (uint32_t)mio_type_file_type(p.dtype));
@@ -552,7 +552,7 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
     for (size_t i = 0; i < p.n_kv_overrides && !st; i++) st = kv_override(r.w, &p.kv_overrides[i], i);
     if (!st && im) {
         qz_imatrix_kv ikv[QZ_IMATRIX_MAX_KV];
-        size_t n_ikv = qz_imatrix_kvs(im, p.imatrix_path, ikv);
+        size_t n_ikv = mio_qz_imatrix_kvs(im, p.imatrix_path, ikv);
         for (size_t i = 0; i < n_ikv && !st; i++) {
             if ((st = mio_writer_remove_key(r.w, ikv[i].key)) == MIO_ERR_NOT_FOUND) st = MIO_OK;
             if (!st) st = ikv[i].type == MIO_GGUF_U32 ? mio_writer_set_u32(r.w, ikv[i].key, ikv[i].u32)
@@ -563,7 +563,7 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
     if (!st && block_count_set) {
         char key[QZ_NAME_MAX + 16];
         qz_model m;
-        if ((st = qz_model_from_gguf(f, &m)) == MIO_OK) {
+        if ((st = mio_qz_model_from_gguf(f, &m)) == MIO_OK) {
             snprintf(key, sizeof key, "%s.block_count", m.arch_name);
             st = set_moved_u32(r.w, key, block_count);
         }
@@ -590,7 +590,7 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
     if (split_paths) {
         /* every part to a temp file; renamed into place only when all are complete */
         for (uint32_t k = 0; k < n_split && !st; k++) {
-            st = atomic_open(split_paths[k], &afs[k]);
+            st = mio_atomic_open(split_paths[k], &afs[k]);
             if (!st) st = mio_writer_begin_fd(ws[k], afs[k].fd);
         }
     } else if (!st) {
@@ -603,21 +603,21 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
         if (!st) st = progress(&r);
     }
     for (uint32_t k = 0; k < n_split && !st; k++) st = mio_writer_finish(ws[k]);
-    for (uint32_t k = 0; split_paths && k < n_split && !st; k++) st = atomic_close_tmp(&afs[k]);
-    if (split_paths && !st) st = atomic_rename_all(afs, n_split); /* all parts or none, even on SIGINT */
+    for (uint32_t k = 0; split_paths && k < n_split && !st; k++) st = mio_atomic_close_tmp(&afs[k]);
+    if (split_paths && !st) st = mio_atomic_rename_all(afs, n_split); /* all parts or none, even on SIGINT */
     free(out_bytes);
 
 done:
     for (uint32_t k = 0; k < n_split && k < 256; k++) {
         mio_writer_free(ws[k]); /* removes the temp file of an unfinished write */
-        if (afs[k].tmp_path) atomic_abort(&afs[k]);
+        if (afs[k].tmp_path) mio_atomic_abort(&afs[k]);
     }
     for (uint32_t k = 0; split_paths && k < n_split; k++) free(split_paths[k]);
     free(split_paths);
     free(r.fbuf);
     free(r.ebuf);
     free(items);
-    qz_imatrix_free(im);
+    mio_qz_imatrix_free(im);
     mio_gguf_close(f);
     return st;
 }
@@ -627,6 +627,6 @@ mio_status mio_quantize(const char *in_path, const char *out_path, const mio_qua
 }
 
 mio_status mio_quantize_fd(const char *in_path, int fd, const mio_quantize_params *p) {
-    if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
+    if (fd < 0) return mio_err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
     return quantize(in_path, NULL, fd, p);
 }

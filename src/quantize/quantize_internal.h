@@ -11,11 +11,11 @@
  * peer's own llama_model_quantize, tensor by tensor.
  *
  * Typical use by the driver:
- *   qz_model m;         qz_model_from_gguf(in, &m);
+ *   qz_model m;         mio_qz_model_from_gguf(in, &m);
  *   qz_item *it; size_t n; uint32_t bc; bool bc_set;
- *   qz_output_order(in, prune, n_prune, keep_split, &it, &n, &bc, &bc_set);
- *   qz_policy pol;      qz_policy_from_params(p, imatrix != NULL, &pol);
- *   qz_summary sum;     qz_choose_types(&m, &pol, it, n, &sum);
+ *   mio_qz_output_order(in, prune, n_prune, keep_split, &it, &n, &bc, &bc_set);
+ *   qz_policy pol;      mio_qz_policy_from_params(p, imatrix != NULL, &pol);
+ *   qz_summary sum;     mio_qz_choose_types(&m, &pol, it, n, &sum);
  *   ... write it[0..n) in that order: copy when !it[i].convert, else decode
  *       in_type -> f32 -> encode out_type (imatrix entry looked up by orig_name) ...
  *   free(it);
@@ -39,12 +39,12 @@
  * digits, anything after ignored) that is the ftype of a listed preset. Returns
  * MIO_PRESET_NONE otherwise (also for "COPY", which is not a preset). These are
  * the bodies of mio_preset_from_name / mio_preset_name. */
-int qz_preset_from_name(const char *name);
-const char *qz_preset_name(int preset);
+int mio_qz_preset_from_name(const char *name);
+const char *mio_qz_preset_name(int preset);
 /* For an unknown preset name: the valid name nearest by edit distance
  * (case-insensitive Levenshtein), or NULL when nothing is close (more than
  * half the name's length away). For the tools' "did you mean" message. */
-const char *qz_preset_suggest(const char *name);
+const char *mio_qz_preset_suggest(const char *name);
 
 /* ------------------------------------------------------------------ model */
 
@@ -73,15 +73,15 @@ typedef struct qz_model {
 
 /* Fill m from f's metadata (missing keys read as 0; head_count_kv defaults to
  * head_count). MIO_ERR_INVALID_ARG for NULL arguments only. */
-mio_status qz_model_from_gguf(const mio_gguf_file *f, qz_model *m);
-/* Derive m->arch and m->is_70b from arch_name and the counts (qz_model_from_gguf
+mio_status mio_qz_model_from_gguf(const mio_gguf_file *f, qz_model *m);
+/* Derive m->arch and m->is_70b from arch_name and the counts (mio_qz_model_from_gguf
  * calls it; tests that fill a qz_model by hand call it too). */
-void qz_model_finish(qz_model *m);
+void mio_qz_model_finish(qz_model *m);
 
 /* ------------------------------------------------------------------ items */
 
-/* One output tensor, in output order. qz_output_order fills the first block,
- * qz_choose_types the second. */
+/* One output tensor, in output order. mio_qz_output_order fills the first block,
+ * mio_qz_choose_types the second. */
 typedef struct qz_item {
     int64_t src;                 /* index of the tensor in the input (mio_gguf_tensor_info) */
     char name[QZ_NAME_MAX];      /* name in the output (blocks renumbered when pruning) */
@@ -112,8 +112,8 @@ typedef struct qz_item {
  *    does whenever the prune list is not empty), *block_count the value (u32).
  * *items is malloc()ed (free() it); NULL with *n_items 0 for a model without
  * tensors. block_count / block_count_set may be NULL. */
-mio_status qz_output_order(const mio_gguf_file *f, const int32_t *prune, size_t n_prune, bool keep_split,
-                           qz_item **items, size_t *n_items, uint32_t *block_count, bool *block_count_set);
+mio_status mio_qz_output_order(const mio_gguf_file *f, const int32_t *prune, size_t n_prune, bool keep_split,
+                               qz_item **items, size_t *n_items, uint32_t *block_count, bool *block_count_set);
 
 /* ----------------------------------------------------------------- policy */
 
@@ -132,7 +132,7 @@ typedef struct qz_policy {
     size_t n_tensor_types;
 } qz_policy;
 
-void qz_policy_from_params(const mio_quantize_params *p, bool has_imatrix, qz_policy *out);
+void mio_qz_policy_from_params(const mio_quantize_params *p, bool has_imatrix, qz_policy *out);
 
 typedef struct qz_summary {
     int n_fallback;               /* tensors whose row length forced another type */
@@ -157,6 +157,6 @@ typedef struct qz_summary {
  *                                (no fallback there) does not divide the rows: llama.cpp
  *                                aborts in ggml (not in a dry run)
  * The message names the tensor. sum may be NULL. */
-mio_status qz_choose_types(const qz_model *m, const qz_policy *pol, qz_item *items, size_t n, qz_summary *sum);
+mio_status mio_qz_choose_types(const qz_model *m, const qz_policy *pol, qz_item *items, size_t n, qz_summary *sum);
 
 #endif

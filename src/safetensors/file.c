@@ -11,36 +11,36 @@
 #include <string.h>
 #include <unistd.h>
 
-mio_st_file *st_new(void) { return calloc(1, sizeof(mio_st_file)); }
+mio_st_file *mio_st_new(void) { return calloc(1, sizeof(mio_st_file)); }
 
-void st_free(mio_st_file *f) {
+void mio_st_free(mio_st_file *f) {
     if (!f) return;
     for (uint32_t s = 0; s < f->n_shards; s++) {
-        region_free(&f->shards[s].region);
+        mio_region_free(&f->shards[s].region);
         free(f->shards[s].decoded);
     }
     free(f->shards);
-    mem_big_free(f->t, (size_t)f->cap_t * sizeof *f->t);
-    mem_big_free(f->shapes, (size_t)f->cap_shapes * sizeof *f->shapes);
-    mem_big_free(f->meta, (size_t)f->cap_meta * sizeof *f->meta);
-    namehash_free(&f->hash);
+    mio_mem_big_free(f->t, (size_t)f->cap_t * sizeof *f->t);
+    mio_mem_big_free(f->shapes, (size_t)f->cap_shapes * sizeof *f->shapes);
+    mio_mem_big_free(f->meta, (size_t)f->cap_meta * sizeof *f->meta);
+    mio_namehash_free(&f->hash);
     free(f);
 }
 
-void mio_st_close(mio_st_file *f) { st_free(f); }
+void mio_st_close(mio_st_file *f) { mio_st_free(f); }
 
 /* Check the 8-byte prefix against the total length available. */
 static mio_status check_prefix(const uint8_t *b, uint64_t len, uint64_t *n) {
-    if (len < 8) return err_set(MIO_ERR_HEADER_TOO_SMALL, "file has %llu bytes; a safetensors file starts with an 8-byte header length",
-                                (unsigned long long)len);
+    if (len < 8) return mio_err_set(MIO_ERR_HEADER_TOO_SMALL, "file has %llu bytes; a safetensors file starts with an 8-byte header length",
+                                    (unsigned long long)len);
     uint64_t h;
     memcpy(&h, b, 8);
     if (h > MIO_ST_MAX_HEADER)
-        return err_set(MIO_ERR_HEADER_TOO_LARGE, "header length %llu exceeds the limit of %u bytes", (unsigned long long)h,
-                       MIO_ST_MAX_HEADER);
+        return mio_err_set(MIO_ERR_HEADER_TOO_LARGE, "header length %llu exceeds the limit of %u bytes", (unsigned long long)h,
+                           MIO_ST_MAX_HEADER);
     if (h > len - 8)
-        return err_set(MIO_ERR_INVALID_HEADER_LENGTH, "header length %llu runs past the end of the file (%llu bytes after the length field)",
-                       (unsigned long long)h, (unsigned long long)(len - 8));
+        return mio_err_set(MIO_ERR_INVALID_HEADER_LENGTH, "header length %llu runs past the end of the file (%llu bytes after the length field)",
+                           (unsigned long long)h, (unsigned long long)(len - 8));
     *n = h;
     return MIO_OK;
 }
@@ -48,7 +48,7 @@ static mio_status check_prefix(const uint8_t *b, uint64_t len, uint64_t *n) {
 /* Full parse of one safetensors image held in region (ownership moves to f). */
 static mio_status st_add_shard(mio_st_file *f, mio_region *region) {
     st_shard *ns = realloc(f->shards, (f->n_shards + 1) * sizeof *ns);
-    if (!ns) { region_free(region); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+    if (!ns) { mio_region_free(region); return mio_err_set(MIO_ERR_NOMEM, "out of memory"); }
     f->shards = ns;
     uint32_t s = f->n_shards++;
     memset(&f->shards[s], 0, sizeof f->shards[s]);
@@ -60,33 +60,33 @@ static mio_status st_add_shard(mio_st_file *f, mio_region *region) {
     mio_status st = check_prefix(b, len, &n);
     if (st) return st;
     f->shards[s].header_size = n;
-    st = st_parse_header(f, s, b + 8, (size_t)n, &data_len);
+    st = mio_st_parse_header(f, s, b + 8, (size_t)n, &data_len);
     if (st) return st;
     if (data_len != len - 8 - n)
-        return err_set(MIO_ERR_INCOMPLETE_BUFFER, "the tensors describe a data buffer of %llu bytes but the file holds %llu after the header",
-                       (unsigned long long)data_len, (unsigned long long)(len - 8 - n));
+        return mio_err_set(MIO_ERR_INCOMPLETE_BUFFER, "the tensors describe a data buffer of %llu bytes but the file holds %llu after the header",
+                           (unsigned long long)data_len, (unsigned long long)(len - 8 - n));
     for (uint64_t i = first; i < f->n_t; i++) f->t[i].data = b + 8 + n + f->t[i].start;
     return MIO_OK;
 }
 
-mio_status st_open_single(const char *path, uint32_t flags, mio_st_file *f) {
+mio_status mio_st_open_single(const char *path, uint32_t flags, mio_st_file *f) {
     mio_region r;
-    mio_status st = (flags & MIO_OPEN_READ) ? region_read(path, &r) : region_map(path, &r);
+    mio_status st = (flags & MIO_OPEN_READ) ? mio_region_read(path, &r) : mio_region_map(path, &r);
     if (st) return st;
     st = st_add_shard(f, &r);
-    if (st) return err_prefix(st, "%s: ", path);
+    if (st) return mio_err_prefix(st, "%s: ", path);
     return MIO_OK;
 }
 
 mio_status mio_st_open(const char *path, uint32_t flags, mio_st_file **out) {
-    if (!path || !out) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !path ? "path" : "out");
-    if (flags & ~MIO_OPEN_READ) return err_set(MIO_ERR_INVALID_ARG, "unknown open flags 0x%x", flags);
+    if (!path || !out) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !path ? "path" : "out");
+    if (flags & ~MIO_OPEN_READ) return mio_err_set(MIO_ERR_INVALID_ARG, "unknown open flags 0x%x", flags);
     size_t n = strlen(path);
-    if (n >= 11 && strcmp(path + n - 11, ".index.json") == 0) return st_open_index(path, flags, out);
-    mio_st_file *f = st_new();
-    if (!f) return err_set(MIO_ERR_NOMEM, "out of memory");
-    mio_status st = st_open_single(path, flags, f);
-    if (st) { st_free(f); return st; }
+    if (n >= 11 && strcmp(path + n - 11, ".index.json") == 0) return mio_st_open_index(path, flags, out);
+    mio_st_file *f = mio_st_new();
+    if (!f) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    mio_status st = mio_st_open_single(path, flags, f);
+    if (st) { mio_st_free(f); return st; }
     *out = f;
     return MIO_OK;
 }
@@ -98,13 +98,13 @@ mio_status mio_st_open_buffer(const void *data, size_t len, uint32_t flags, mio_
     r.size = len;
     if (take) r.heap = (void *)(uintptr_t)data;
     if (!out || (!data && len) || (flags & ~MIO_BUFFER_TAKE)) {
-        region_free(&r);
-        return err_set(MIO_ERR_INVALID_ARG, !out ? "out is NULL" : !data ? "data is NULL" : "unknown flags 0x%x", flags);
+        mio_region_free(&r);
+        return mio_err_set(MIO_ERR_INVALID_ARG, !out ? "out is NULL" : !data ? "data is NULL" : "unknown flags 0x%x", flags);
     }
-    mio_st_file *f = st_new();
-    if (!f) { region_free(&r); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+    mio_st_file *f = mio_st_new();
+    if (!f) { mio_region_free(&r); return mio_err_set(MIO_ERR_NOMEM, "out of memory"); }
     mio_status st = st_add_shard(f, &r);
-    if (st) { st_free(f); return st; }
+    if (st) { mio_st_free(f); return st; }
     *out = f;
     return MIO_OK;
 }
@@ -129,9 +129,9 @@ static mio_status read_upto(mio_read_fn fn, void *user, void *buf, uint64_t n, u
  * frame announced arrived (whole-frame counts, never a buffer chunk's). */
 static mio_status read_fail(mio_status st, uint64_t got, uint64_t n, const char *what) {
     if (st == MIO_ERR_TRUNCATED)
-        return err_set(st, "stream ended after %llu of the %llu %s", (unsigned long long)got, (unsigned long long)n, what);
-    return err_set(st, "reading the stream failed after %llu of the %llu %s", (unsigned long long)got, (unsigned long long)n,
-                   what);
+        return mio_err_set(st, "stream ended after %llu of the %llu %s", (unsigned long long)got, (unsigned long long)n, what);
+    return mio_err_set(st, "reading the stream failed after %llu of the %llu %s", (unsigned long long)got, (unsigned long long)n,
+                       what);
 }
 
 /* Read n more bytes into *buf at offset at, growing the buffer only as data
@@ -146,7 +146,7 @@ static mio_status read_growing(mio_read_fn fn, void *user, uint8_t **buf, size_t
             size_t nc = *cap < ((size_t)1 << 20) ? ((size_t)1 << 20) : *cap * 2;
             if (nc > at + n) nc = at + (size_t)n;
             uint8_t *nb = realloc(*buf, nc);
-            if (!nb) return err_set(MIO_ERR_NOMEM, "cannot grow the frame buffer to %zu bytes", nc);
+            if (!nb) return mio_err_set(MIO_ERR_NOMEM, "cannot grow the frame buffer to %zu bytes", nc);
             *buf = nb;
             *cap = nc;
         }
@@ -160,44 +160,44 @@ static mio_status read_growing(mio_read_fn fn, void *user, uint8_t **buf, size_t
 }
 
 mio_status mio_st_read_frame(mio_read_fn fn, void *user, mio_st_file **out) {
-    if (!fn || !out) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !fn ? "fn" : "out");
+    if (!fn || !out) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !fn ? "fn" : "out");
     uint8_t len8[8];
     uint64_t got;
     mio_status st = read_upto(fn, user, len8, 8, &got);
     if (st) {
         read_fail(st, got, 8, "bytes of the header length");
-        return st == MIO_ERR_TRUNCATED ? err_prefix(MIO_ERR_HEADER_TOO_SMALL, "%s", "") : st;
+        return st == MIO_ERR_TRUNCATED ? mio_err_prefix(MIO_ERR_HEADER_TOO_SMALL, "%s", "") : st;
     }
     uint64_t n;
     memcpy(&n, len8, 8);
     if (n > MIO_ST_MAX_HEADER)
-        return err_set(MIO_ERR_HEADER_TOO_LARGE, "header length %llu exceeds the limit of %u bytes", (unsigned long long)n,
-                       MIO_ST_MAX_HEADER);
+        return mio_err_set(MIO_ERR_HEADER_TOO_LARGE, "header length %llu exceeds the limit of %u bytes", (unsigned long long)n,
+                           MIO_ST_MAX_HEADER);
     /* Parse the header on its own first: it tells how many data bytes belong to this frame. */
     size_t cap = 8;
     uint8_t *hdr = malloc(cap);
-    if (!hdr) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!hdr) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     memcpy(hdr, len8, 8);
     st = read_growing(fn, user, &hdr, &cap, 8, n, "header bytes the length field announces");
     if (st) {
         free(hdr);
-        return st == MIO_ERR_TRUNCATED ? err_prefix(MIO_ERR_INVALID_HEADER_LENGTH, "%s", "") : st;
+        return st == MIO_ERR_TRUNCATED ? mio_err_prefix(MIO_ERR_INVALID_HEADER_LENGTH, "%s", "") : st;
     }
-    mio_st_file *probe = st_new();
+    mio_st_file *probe = mio_st_new();
     uint64_t data_len = 0;
     if (!probe || !(probe->shards = calloc(1, sizeof *probe->shards))) {
-        st_free(probe);
+        mio_st_free(probe);
         free(hdr);
-        return err_set(MIO_ERR_NOMEM, "out of memory");
+        return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
     probe->n_shards = 1;
-    st = st_parse_header(probe, 0, hdr + 8, (size_t)n, &data_len);
-    st_free(probe);
+    st = mio_st_parse_header(probe, 0, hdr + 8, (size_t)n, &data_len);
+    mio_st_free(probe);
     if (st) { free(hdr); return st; }
     uint64_t total;
     if (!ck_add(8 + n, data_len, &total) || total > SIZE_MAX) {
         free(hdr);
-        return err_set(MIO_ERR_OVERFLOW, "frame of %llu data bytes is too large", (unsigned long long)data_len);
+        return mio_err_set(MIO_ERR_OVERFLOW, "frame of %llu data bytes is too large", (unsigned long long)data_len);
     }
     st = read_growing(fn, user, &hdr, &cap, (size_t)(8 + n), data_len, "data bytes the header announces");
     if (st) { free(hdr); return st; }
@@ -219,11 +219,11 @@ static int64_t fd_read(void *user, void *buf, size_t len) {
 }
 
 mio_status mio_st_read_frame_fd(int fd, mio_st_file **out) {
-    if (!out) return err_set(MIO_ERR_INVALID_ARG, "out is NULL"); /* before anything is read from fd */
-    if (fd < 0) return err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL"); /* before anything is read from fd */
+    if (fd < 0) return mio_err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
     fd_src s = {fd, 0};
     mio_status st = mio_st_read_frame(fd_read, &s, out);
-    if (st && s.err) err_append(": %s", strerror(s.err));
+    if (st && s.err) mio_err_append(": %s", strerror(s.err));
     return st;
 }
 
@@ -233,7 +233,7 @@ uint32_t mio_st_shard_count(const mio_st_file *f) { return f ? f->n_shards : 0; 
 int mio_st_uses_file(const mio_st_file *f, const char *path) {
     if (!f || !path) return 0;
     for (uint32_t i = 0; i < f->n_shards; i++)
-        if (region_is_file(&f->shards[i].region, path)) return 1;
+        if (mio_region_is_file(&f->shards[i].region, path)) return 1;
     return 0;
 }
 int64_t mio_st_tensor_count(const mio_st_file *f) { return f ? (int64_t)f->n_t : -1; }
@@ -246,10 +246,10 @@ mio_status mio_st_tensor_info(const mio_st_file *f, int64_t i, mio_st_tensor *ou
 }
 
 mio_status mio_st_tensor_info_sized(const mio_st_file *f, int64_t i, mio_st_tensor *o, size_t out_size) {
-    if (!f || !o) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : "out");
+    if (!f || !o) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : "out");
     if (i < 0 || (uint64_t)i >= f->n_t)
-        return err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
-                       (unsigned long long)f->n_t);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
+                           (unsigned long long)f->n_t);
     const st_rec *r = &f->t[i];
     mio_st_tensor v, *out = &v;
     memset(&v, 0, sizeof v); /* padding too: the caller gets no stack bytes */
@@ -263,47 +263,47 @@ mio_status mio_st_tensor_info_sized(const mio_st_file *f, int64_t i, mio_st_tens
     out->data = r->data;
     out->nbytes = r->end - r->start;
     out->shard = r->shard;
-    abi_copy_out(o, out_size, &v, sizeof v);
+    mio_abi_copy_out(o, out_size, &v, sizeof v);
     return MIO_OK;
 }
 
 mio_status mio_st_read_tensor(const mio_st_file *f, int64_t i, uint64_t offset, void *buf, size_t len) {
-    if (!f) return err_set(MIO_ERR_INVALID_ARG, "file f is NULL");
-    if (!buf && len) return err_set(MIO_ERR_INVALID_ARG, "buf is NULL");
+    if (!f) return mio_err_set(MIO_ERR_INVALID_ARG, "file f is NULL");
+    if (!buf && len) return mio_err_set(MIO_ERR_INVALID_ARG, "buf is NULL");
     if (i < 0 || (uint64_t)i >= f->n_t)
-        return err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
-                       (unsigned long long)f->n_t);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "tensor index %lld out of range (file has %llu tensors)", (long long)i,
+                           (unsigned long long)f->n_t);
     const st_rec *r = &f->t[i];
     uint64_t nbytes = r->end - r->start;
     if (offset > nbytes || len > nbytes - offset)
-        return err_set(MIO_ERR_OUT_OF_RANGE, "tensor '%.*s': bytes %llu..%llu are outside its %llu bytes",
-                       (int)r->name.len, r->name.ptr, (unsigned long long)offset, (unsigned long long)offset + len,
-                       (unsigned long long)nbytes);
+        return mio_err_set(MIO_ERR_OUT_OF_RANGE, "tensor '%.*s': bytes %llu..%llu are outside its %llu bytes",
+                           (int)r->name.len, r->name.ptr, (unsigned long long)offset, (unsigned long long)offset + len,
+                           (unsigned long long)nbytes);
     if (len == 0) return MIO_OK;
     const mio_region *reg = &f->shards[r->shard].region;
     char what[128];
     snprintf(what, sizeof what, "tensor '%.*s'%s", (int)(r->name.len < 64 ? r->name.len : 64), r->name.ptr,
              f->n_shards > 1 ? " (sharded)" : "");
-    return region_pread(reg, (uint64_t)(r->data - reg->data) + offset, buf, len, what);
+    return mio_region_pread(reg, (uint64_t)(r->data - reg->data) + offset, buf, len, what);
 }
 
 int64_t mio_st_find_tensor(const mio_st_file *f, const char *name) {
     if (!f || !name) return -1;
-    return namehash_find(&f->hash, name, strlen(name), st_name_at, f);
+    return mio_namehash_find(&f->hash, name, strlen(name), mio_st_name_at, f);
 }
 
 mio_status mio_st_meta_at(const mio_st_file *f, int64_t i, mio_str *key, mio_str *value) {
-    if (!f) return err_set(MIO_ERR_INVALID_ARG, "file f is NULL");
+    if (!f) return mio_err_set(MIO_ERR_INVALID_ARG, "file f is NULL");
     if (i < 0 || (uint64_t)i >= f->n_meta)
-        return err_set(MIO_ERR_INVALID_ARG, "metadata index %lld out of range (%llu entries)", (long long)i,
-                       (unsigned long long)f->n_meta);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "metadata index %lld out of range (%llu entries)", (long long)i,
+                           (unsigned long long)f->n_meta);
     if (key) *key = f->meta[2 * i];
     if (value) *value = f->meta[2 * i + 1];
     return MIO_OK;
 }
 
 mio_status mio_st_find_meta(const mio_st_file *f, const char *key, mio_str *value) {
-    if (!f || !key) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : "key");
+    if (!f || !key) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !f ? "file f" : "key");
     size_t n = strlen(key);
     /* sorted by key: binary search */
     uint64_t lo = 0, hi = f->n_meta;
@@ -316,7 +316,7 @@ mio_status mio_st_find_meta(const mio_st_file *f, const char *key, mio_str *valu
         if (!c) { if (value) *value = f->meta[2 * mid + 1]; return MIO_OK; }
         if (c < 0) lo = mid + 1; else hi = mid;
     }
-    return err_set(MIO_ERR_NOT_FOUND, "no __metadata__ key '%s'", key);
+    return mio_err_set(MIO_ERR_NOT_FOUND, "no __metadata__ key '%s'", key);
 }
 
 mio_status mio_st_slice(const mio_st_file *f, int64_t i, uint32_t n_ranges, const uint64_t *starts,
@@ -325,21 +325,21 @@ mio_status mio_st_slice(const mio_st_file *f, int64_t i, uint32_t n_ranges, cons
     mio_status st = mio_st_tensor_info(f, i, &t);
     if (st) return st;
     char nb[160];
-    esc_bytes(nb, sizeof nb, t.name.ptr, t.name.len);
+    mio_esc_bytes(nb, sizeof nb, t.name.ptr, t.name.len);
     uint32_t bits = mio_st_dtype_bits(t.dtype);
-    if (bits % 8) return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': slicing a sub-byte dtype (%s) is not supported", nb,
-                                 mio_st_dtype_name(t.dtype));
+    if (bits % 8) return mio_err_set(MIO_ERR_INVALID_ARG, "tensor '%s': slicing a sub-byte dtype (%s) is not supported", nb,
+                                     mio_st_dtype_name(t.dtype));
     if (n_ranges > t.n_dims)
-        return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': %u ranges given for a rank-%u tensor", nb, n_ranges, t.n_dims);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "tensor '%s': %u ranges given for a rank-%u tensor", nb, n_ranges, t.n_dims);
     if (n_ranges && (!starts || !ends))
-        return err_set(MIO_ERR_INVALID_ARG, "%s is NULL (n_ranges %u)", !starts ? "starts" : "ends", n_ranges);
+        return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL (n_ranges %u)", !starts ? "starts" : "ends", n_ranges);
     for (uint32_t d = 0; d < n_ranges; d++) {
         if (starts[d] > ends[d])
-            return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': axis %u range [%llu, %llu) has start > end", nb, d,
-                           (unsigned long long)starts[d], (unsigned long long)ends[d]);
+            return mio_err_set(MIO_ERR_INVALID_ARG, "tensor '%s': axis %u range [%llu, %llu) has start > end", nb, d,
+                               (unsigned long long)starts[d], (unsigned long long)ends[d]);
         if (ends[d] > t.shape[d])
-            return err_set(MIO_ERR_OUT_OF_RANGE, "tensor '%s': axis %u range end %llu exceeds the dimension %llu", nb, d,
-                           (unsigned long long)ends[d], (unsigned long long)t.shape[d]);
+            return mio_err_set(MIO_ERR_OUT_OF_RANGE, "tensor '%s': axis %u range end %llu exceeds the dimension %llu", nb, d,
+                               (unsigned long long)ends[d], (unsigned long long)t.shape[d]);
     }
     /* Bytes of one contiguous run: the element size times all axes from the last ranged one on. */
     uint64_t esz = bits / 8, inner = esz; /* bytes per index step of axis n_ranges-1 */
@@ -348,10 +348,10 @@ mio_status mio_st_slice(const mio_st_file *f, int64_t i, uint32_t n_ranges, cons
     for (uint32_t d = 0; d < n_ranges; d++) total *= ends[d] - starts[d];
     if (n_ranges == 0) total = t.nbytes;
     if (total > dst_len)
-        return err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s': the slice is %llu bytes, the destination holds %zu", nb,
-                       (unsigned long long)total, dst_len);
-    if (!dst && total) return err_set(MIO_ERR_INVALID_ARG, "dst is NULL");
-    if (n_ranges > 64) return err_set(MIO_ERR_INVALID_ARG, "more than 64 ranged axes");
+        return mio_err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s': the slice is %llu bytes, the destination holds %zu", nb,
+                           (unsigned long long)total, dst_len);
+    if (!dst && total) return mio_err_set(MIO_ERR_INVALID_ARG, "dst is NULL");
+    if (n_ranges > 64) return mio_err_set(MIO_ERR_INVALID_ARG, "more than 64 ranged axes");
     /* nothing fails below: the outputs are written only now */
     if (written) *written = (size_t)total;
     if (total == 0) return MIO_OK;

@@ -49,7 +49,7 @@ static int st_dtype_lookup(const char *s, size_t n) {
 int mio_st_dtype_count(void) { return MIO_ST_DTYPE_COUNT; }
 int mio_st_dtype_from_name(const char *name) { return name ? st_dtype_lookup(name, strlen(name)) : -1; }
 
-bool st_utf8_valid(const uint8_t *p, size_t n, size_t *bad) {
+bool mio_st_utf8_valid(const uint8_t *p, size_t n, size_t *bad) {
     size_t i = 0;
     while (i < n) {
         /* ASCII fast path, 8 bytes at a time */
@@ -80,20 +80,20 @@ bool st_utf8_valid(const uint8_t *p, size_t n, size_t *bad) {
     return true;
 }
 
-mio_status st_tensor_size(int dtype, uint32_t n_dims, const uint64_t *shape, uint64_t *bytes, const mio_str *nm) {
+mio_status mio_st_tensor_size(int dtype, uint32_t n_dims, const uint64_t *shape, uint64_t *bytes, const mio_str *nm) {
     char name_[160];
-#define name esc_bytes(name_, sizeof name_, nm->ptr, nm->len)
+#define name mio_esc_bytes(name_, sizeof name_, nm->ptr, nm->len)
     uint64_t ne = 1, bits;
     for (uint32_t d = 0; d < n_dims; d++)
         if (!ck_mul(ne, shape[d], &ne))
-            return err_set(MIO_ERR_OVERFLOW, "tensor '%s': element count overflows at dimension %u (%llu)", name, d,
-                           (unsigned long long)shape[d]);
+            return mio_err_set(MIO_ERR_OVERFLOW, "tensor '%s': element count overflows at dimension %u (%llu)", name, d,
+                               (unsigned long long)shape[d]);
     if (!ck_mul(ne, mio_st_dtype_bits(dtype), &bits))
-        return err_set(MIO_ERR_OVERFLOW, "tensor '%s': bit count of %llu %s elements overflows", name,
-                       (unsigned long long)ne, mio_st_dtype_name(dtype));
+        return mio_err_set(MIO_ERR_OVERFLOW, "tensor '%s': bit count of %llu %s elements overflows", name,
+                           (unsigned long long)ne, mio_st_dtype_name(dtype));
     if (bits % 8)
-        return err_set(MIO_ERR_MISALIGNED_SLICE, "tensor '%s': %llu %s elements are %llu bits, not a whole number of bytes",
-                       name, (unsigned long long)ne, mio_st_dtype_name(dtype), (unsigned long long)bits);
+        return mio_err_set(MIO_ERR_MISALIGNED_SLICE, "tensor '%s': %llu %s elements are %llu bits, not a whole number of bytes",
+                           name, (unsigned long long)ne, mio_st_dtype_name(dtype), (unsigned long long)bits);
     *bytes = bits / 8;
     return MIO_OK;
 #undef name
@@ -112,8 +112,8 @@ typedef struct jp {
 static mio_status jerr(const jp *j, const char *fmt, const char *detail) {
     char b[300];
     snprintf(b, sizeof b, fmt, detail ? detail : "");
-    return err_set(MIO_ERR_INVALID_JSON, "invalid JSON header at byte %zu (column %zu): %s", (size_t)(j->p - j->s),
-                   (size_t)(j->p - j->s) + 1, b);
+    return mio_err_set(MIO_ERR_INVALID_JSON, "invalid JSON header at byte %zu (column %zu): %s", (size_t)(j->p - j->s),
+                       (size_t)(j->p - j->s) + 1, b);
 }
 
 static void ws(jp *j) {
@@ -165,7 +165,7 @@ static mio_status jstring(jp *j, mio_str *out) {
     if (!j->arena) {
         j->arena_cap = (size_t)(j->e - j->s) + 1;
         j->arena = malloc(j->arena_cap);
-        if (!j->arena) return err_set(MIO_ERR_NOMEM, "out of memory decoding the header");
+        if (!j->arena) return mio_err_set(MIO_ERR_NOMEM, "out of memory decoding the header");
         *j->arena_out = j->arena;
     }
     char *o = j->arena + j->arena_used, *o0 = o;
@@ -321,7 +321,7 @@ static bool grow(void **p, uint64_t *cap, uint64_t need, size_t elem) {
     if (need <= *cap) return true;
     uint64_t nc = *cap ? *cap : 16;
     while (nc < need) nc *= 2;
-    void *np = mem_big_grow(*p, (size_t)*cap * elem, (size_t)nc * elem);
+    void *np = mio_mem_big_grow(*p, (size_t)*cap * elem, (size_t)nc * elem);
     if (!np) return false;
     *p = np;
     *cap = nc;
@@ -352,7 +352,7 @@ static mio_status parse_metadata(jp *j, mio_st_file *f, bool keep) {
         if (st) return st;
         if (keep) {
             if (!grow((void **)&f->meta, &f->cap_meta, 2 * f->n_meta + 2, sizeof *f->meta))
-                return err_set(MIO_ERR_NOMEM, "out of memory");
+                return mio_err_set(MIO_ERR_NOMEM, "out of memory");
             f->meta[2 * f->n_meta] = k;
             f->meta[2 * f->n_meta + 1] = v;
             f->n_meta++;
@@ -367,7 +367,7 @@ static mio_status parse_metadata(jp *j, mio_st_file *f, bool keep) {
 static mio_status parse_tensor(jp *j, mio_st_file *f, mio_str name, uint32_t shard) {
     char nb_[160];
     /* the tensor's name, escaped for a message: formatted only on an error path */
-#define nb esc_bytes(nb_, sizeof nb_, name.ptr, name.len)
+#define nb mio_esc_bytes(nb_, sizeof nb_, name.ptr, name.len)
     ws(j);
     if (j->p >= j->e || *j->p != '{') return jerr(j, "invalid type, expected struct TensorInfo for tensor '%s'", nb);
     j->p++;
@@ -397,7 +397,7 @@ static mio_status parse_tensor(jp *j, mio_st_file *f, mio_str name, uint32_t sha
                 dtype = st_dtype_lookup(d.ptr, d.len);
                 if (dtype < 0) {
                     char db[80];
-                    return jerr(j, "unknown dtype variant `%s`", esc_bytes(db, sizeof db, d.ptr, d.len));
+                    return jerr(j, "unknown dtype variant `%s`", mio_esc_bytes(db, sizeof db, d.ptr, d.len));
                 }
             } else if (is_key(k, "shape")) {
                 if (have_shape) return jerr(j, "duplicate field `shape` in tensor '%s'", nb);
@@ -412,7 +412,7 @@ static mio_status parse_tensor(jp *j, mio_st_file *f, mio_str name, uint32_t sha
                         st = juint(j, &v, "shape");
                         if (st) return st;
                         if (!grow((void **)&f->shapes, &f->cap_shapes, f->n_shapes + 1, sizeof *f->shapes))
-                            return err_set(MIO_ERR_NOMEM, "out of memory");
+                            return mio_err_set(MIO_ERR_NOMEM, "out of memory");
                         f->shapes[f->n_shapes++] = v;
                         n_dims++;
                         ws(j);
@@ -448,7 +448,7 @@ static mio_status parse_tensor(jp *j, mio_st_file *f, mio_str name, uint32_t sha
     if (!have_dtype || !have_shape || !have_off)
         return jerr(j, "missing field `%s`", !have_dtype ? "dtype" : !have_shape ? "shape" : "data_offsets");
     if (n_dims > UINT32_MAX) return jerr(j, "too many dimensions in tensor '%s'", nb);
-    if (!grow((void **)&f->t, &f->cap_t, f->n_t + 1, sizeof *f->t)) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!grow((void **)&f->t, &f->cap_t, f->n_t + 1, sizeof *f->t)) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     st_rec *r = &f->t[f->n_t++];
     memset(r, 0, sizeof *r);
     r->name = name;
@@ -462,7 +462,7 @@ static mio_status parse_tensor(jp *j, mio_st_file *f, mio_str name, uint32_t sha
 #undef nb
 }
 
-mio_str st_name_at(const void *f, uint64_t i) { return ((const mio_st_file *)f)->t[i].name; }
+mio_str mio_st_name_at(const void *f, uint64_t i) { return ((const mio_st_file *)f)->t[i].name; }
 
 static int cmp_rec(const void *a, const void *b) {
     const st_rec *x = a, *y = b;
@@ -483,11 +483,11 @@ static int cmp_meta(const void *a, const void *b) {
     return x->len < y->len ? -1 : x->len > y->len;
 }
 
-mio_status st_parse_header(mio_st_file *f, uint32_t shard, const uint8_t *json, size_t n, uint64_t *data_len) {
+mio_status mio_st_parse_header(mio_st_file *f, uint32_t shard, const uint8_t *json, size_t n, uint64_t *data_len) {
     size_t bad;
-    if (!st_utf8_valid(json, n, &bad))
-        return err_set(MIO_ERR_INVALID_UTF8, "header is not valid UTF-8: byte 0x%02x at header offset %zu (file offset %zu)",
-                       json[bad], bad, bad + 8);
+    if (!mio_st_utf8_valid(json, n, &bad))
+        return mio_err_set(MIO_ERR_INVALID_UTF8, "header is not valid UTF-8: byte 0x%02x at header offset %zu (file offset %zu)",
+                           json[bad], bad, bad + 8);
     jp j = {json, json, json + n, NULL, 0, 0, &f->shards[shard].decoded};
     uint64_t first = f->n_t;
     /* Reserve once: every tensor entry opens one '{' (an upper bound), and most
@@ -497,7 +497,7 @@ mio_status st_parse_header(mio_st_file *f, uint32_t shard, const uint8_t *json, 
     for (const uint8_t *q = json, *e = json + n; (q = memchr(q, '{', (size_t)(e - q))) != NULL; q++) braces++;
     if (!grow((void **)&f->t, &f->cap_t, f->n_t + braces, sizeof *f->t) ||
         !grow((void **)&f->shapes, &f->cap_shapes, f->n_shapes + 4 * braces, sizeof *f->shapes))
-        return err_set(MIO_ERR_NOMEM, "out of memory for %llu tensor entries", (unsigned long long)braces);
+        return mio_err_set(MIO_ERR_NOMEM, "out of memory for %llu tensor entries", (unsigned long long)braces);
     ws(&j);
     if (j.p >= j.e || *j.p != '{') return jerr(&j, "%sinvalid type, expected a JSON object (map of tensors)", NULL);
     j.p++;
@@ -536,8 +536,8 @@ mio_status st_parse_header(mio_st_file *f, uint32_t shard, const uint8_t *json, 
         for (uint64_t k = 1; k < f->n_meta; k++)
             if (cmp_meta(&f->meta[2 * k - 2], &f->meta[2 * k]) == 0) {
                 char kb[160];
-                return err_set(MIO_ERR_INVALID_METADATA, "__metadata__ has the key '%s' twice",
-                               esc_bytes(kb, sizeof kb, f->meta[2 * k].ptr, f->meta[2 * k].len));
+                return mio_err_set(MIO_ERR_INVALID_METADATA, "__metadata__ has the key '%s' twice",
+                                   mio_esc_bytes(kb, sizeof kb, f->meta[2 * k].ptr, f->meta[2 * k].len));
             }
     }
     st_rec *t = f->t + first;
@@ -546,38 +546,38 @@ mio_status st_parse_header(mio_st_file *f, uint32_t shard, const uint8_t *json, 
     for (uint64_t i = 1; i < nt && sorted; i++) sorted = cmp_rec(&t[i - 1], &t[i]) < 0;
     if (!sorted) qsort(t, (size_t)nt, sizeof *t, cmp_rec);
     /* Names are unique across the whole handle (all shards). */
-    mio_status hs = namehash_reserve(&f->hash, first, f->n_t, st_name_at, f);
+    mio_status hs = mio_namehash_reserve(&f->hash, first, f->n_t, mio_st_name_at, f);
     if (hs) return hs;
     for (uint64_t i = first; i < f->n_t; i++) {
         uint64_t dup;
-        if (!namehash_insert(&f->hash, f->t[i].name.ptr, f->t[i].name.len, i, st_name_at, f, &dup)) {
+        if (!mio_namehash_insert(&f->hash, f->t[i].name.ptr, f->t[i].name.len, i, mio_st_name_at, f, &dup)) {
             char nb[160];
-            esc_bytes(nb, sizeof nb, f->t[i].name.ptr, f->t[i].name.len);
+            mio_esc_bytes(nb, sizeof nb, f->t[i].name.ptr, f->t[i].name.len);
             if (f->t[dup].shard != shard)
-                return err_set(MIO_ERR_DUPLICATE_TENSOR, "tensor '%s' appears in shard %u and again in shard %u", nb,
-                               f->t[dup].shard + 1, shard + 1);
-            return err_set(MIO_ERR_DUPLICATE_TENSOR,
-                           "tensor '%s' is listed twice in the header (upstream keeps the last; libmodelio refuses)", nb);
+                return mio_err_set(MIO_ERR_DUPLICATE_TENSOR, "tensor '%s' appears in shard %u and again in shard %u", nb,
+                                   f->t[dup].shard + 1, shard + 1);
+            return mio_err_set(MIO_ERR_DUPLICATE_TENSOR,
+                               "tensor '%s' is listed twice in the header (upstream keeps the last; libmodelio refuses)", nb);
         }
     }
     /* Upstream's validation, in data order. */
     uint64_t run = 0;
     for (uint64_t i = 0; i < nt; i++) {
         char nb_[160];
-#define nb esc_bytes(nb_, sizeof nb_, t[i].name.ptr, t[i].name.len)
+#define nb mio_esc_bytes(nb_, sizeof nb_, t[i].name.ptr, t[i].name.len)
         if (t[i].start != run || t[i].end < t[i].start)
-            return err_set(MIO_ERR_INVALID_OFFSET,
-                           "tensor '%s' has data_offsets [%llu, %llu]; expected it to start at %llu%s", nb,
-                           (unsigned long long)t[i].start, (unsigned long long)t[i].end, (unsigned long long)run,
-                           t[i].end < t[i].start ? " and end after its start" : " (tensors must tile the buffer without gaps or overlaps)");
+            return mio_err_set(MIO_ERR_INVALID_OFFSET,
+                               "tensor '%s' has data_offsets [%llu, %llu]; expected it to start at %llu%s", nb,
+                               (unsigned long long)t[i].start, (unsigned long long)t[i].end, (unsigned long long)run,
+                               t[i].end < t[i].start ? " and end after its start" : " (tensors must tile the buffer without gaps or overlaps)");
         run = t[i].end;
         uint64_t bytes;
-        mio_status st = st_tensor_size(t[i].dtype, t[i].n_dims, f->shapes + t[i].shape_at, &bytes, &t[i].name);
+        mio_status st = mio_st_tensor_size(t[i].dtype, t[i].n_dims, f->shapes + t[i].shape_at, &bytes, &t[i].name);
         if (st) return st;
         if (t[i].end - t[i].start != bytes)
-            return err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%s': data_offsets span %llu bytes but %s x shape needs %llu",
-                           nb, (unsigned long long)(t[i].end - t[i].start), mio_st_dtype_name(t[i].dtype),
-                           (unsigned long long)bytes);
+            return mio_err_set(MIO_ERR_INVALID_TENSOR_INFO, "tensor '%s': data_offsets span %llu bytes but %s x shape needs %llu",
+                               nb, (unsigned long long)(t[i].end - t[i].start), mio_st_dtype_name(t[i].dtype),
+                               (unsigned long long)bytes);
 #undef nb
     }
     *data_len = run;

@@ -2,7 +2,7 @@
 /* shard_read.c — opening a sharded checkpoint as Hugging Face ships it: a
  * model.safetensors.index.json (weight_map + metadata.total_size) over
  * model-0000K-of-0000N.safetensors shards. Every shard is validated as a
- * single file is (st_open_single, file.c), then that each mapped tensor lives
+ * single file is (mio_st_open_single, file.c), then that each mapped tensor lives
  * in its shard and nowhere else, and total_size. */
 #include "st_internal.h"
 
@@ -15,33 +15,33 @@ static int cmp_cstr(const void *a, const void *b) { return strcmp(*(char *const 
 static mio_status index_fail(cJSON *root, char **files, mio_st_file *f, char *pathbuf, mio_status st) {
     cJSON_Delete(root);
     free(files);
-    st_free(f);
+    mio_st_free(f);
     free(pathbuf);
     return st;
 }
 
-mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
+mio_status mio_st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
     mio_region r;
-    mio_status st = region_read(path, &r);
+    mio_status st = mio_region_read(path, &r);
     if (st) return st;
     cJSON *root = cJSON_ParseWithLength((const char *)r.data, r.size);
-    region_free(&r);
+    mio_region_free(&r);
     if (!root || !cJSON_IsObject(root)) {
         cJSON_Delete(root);
-        return err_set(MIO_ERR_INVALID_METADATA, "%s: not a JSON object (a model.safetensors.index.json is expected)", path);
+        return mio_err_set(MIO_ERR_INVALID_METADATA, "%s: not a JSON object (a model.safetensors.index.json is expected)", path);
     }
     cJSON *wm = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
     if (!cJSON_IsObject(wm)) {
         cJSON_Delete(root);
-        return err_set(MIO_ERR_INVALID_METADATA, "%s: no \"weight_map\" object", path);
+        return mio_err_set(MIO_ERR_INVALID_METADATA, "%s: no \"weight_map\" object", path);
     }
     size_t n_map = 0;
     for (cJSON *e = wm->child; e; e = e->next) {
         if (!cJSON_IsString(e) || !e->valuestring[0] || strchr(e->valuestring, '/') || strcmp(e->valuestring, "..") == 0 ||
             strcmp(e->valuestring, ".") == 0) {
-            mio_status s2 = err_set(MIO_ERR_INVALID_METADATA,
-                                    "%s: weight_map entry '%.60s' must name a shard file in the index's directory", path,
-                                    e->string ? e->string : "");
+            mio_status s2 = mio_err_set(MIO_ERR_INVALID_METADATA,
+                                        "%s: weight_map entry '%.60s' must name a shard file in the index's directory", path,
+                                        e->string ? e->string : "");
             cJSON_Delete(root);
             return s2;
         }
@@ -49,11 +49,11 @@ mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
     }
     /* Shard files in name order (model-00001-of-N sorts first), each once. */
     char **files = malloc((n_map ? n_map : 1) * sizeof *files);
-    mio_st_file *f = st_new();
+    mio_st_file *f = mio_st_new();
     const char *slash = strrchr(path, '/');
     size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
     char *pathbuf = malloc(dirlen + 4096);
-    if (!files || !f || !pathbuf) return index_fail(root, files, f, pathbuf, err_set(MIO_ERR_NOMEM, "out of memory"));
+    if (!files || !f || !pathbuf) return index_fail(root, files, f, pathbuf, mio_err_set(MIO_ERR_NOMEM, "out of memory"));
     size_t k = 0;
     for (cJSON *e = wm->child; e; e = e->next) files[k++] = e->valuestring;
     qsort(files, n_map, sizeof *files, cmp_cstr);
@@ -63,34 +63,34 @@ mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
     memcpy(pathbuf, path, dirlen);
     for (size_t i = 0; i < n_files; i++) {
         size_t fl = strlen(files[i]);
-        if (fl >= 4096) return index_fail(root, files, f, pathbuf, err_set(MIO_ERR_INVALID_METADATA, "%s: shard name too long", path));
+        if (fl >= 4096) return index_fail(root, files, f, pathbuf, mio_err_set(MIO_ERR_INVALID_METADATA, "%s: shard name too long", path));
         memcpy(pathbuf + dirlen, files[i], fl + 1);
-        st = st_open_single(pathbuf, flags, f);
-        if (st) return index_fail(root, files, f, pathbuf, err_prefix(st, "shard %zu of %zu: ", i + 1, n_files));
+        st = mio_st_open_single(pathbuf, flags, f);
+        if (st) return index_fail(root, files, f, pathbuf, mio_err_prefix(st, "shard %zu of %zu: ", i + 1, n_files));
     }
     /* Every mapped tensor is in the shard the map names; the map covers every tensor. */
     mio_namehash seen = {0};
-    st = namehash_init(&seen, n_map);
+    st = mio_namehash_init(&seen, n_map);
     if (st) return index_fail(root, files, f, pathbuf, st);
     uint64_t total = 0;
     for (cJSON *e = wm->child; e && !st; e = e->next) {
         int64_t ti = mio_st_find_tensor(f, e->string);
         if (ti < 0) {
-            st = err_set(MIO_ERR_NOT_FOUND, "%s: tensor '%.80s' is mapped to %s but that shard does not contain it", path,
-                         e->string, e->valuestring);
+            st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: tensor '%.80s' is mapped to %s but that shard does not contain it", path,
+                             e->string, e->valuestring);
             break;
         }
         const char *want = e->valuestring;
         /* shard K was opened from files[K] */
         const char *have = f->t[ti].shard < n_files ? files[f->t[ti].shard] : NULL;
         if (!have || strcmp(have, want) != 0) {
-            st = err_set(MIO_ERR_INVALID_METADATA, "%s: tensor '%.80s' is mapped to %s but found in %s", path, e->string, want,
-                         have ? have : "?");
+            st = mio_err_set(MIO_ERR_INVALID_METADATA, "%s: tensor '%.80s' is mapped to %s but found in %s", path, e->string, want,
+                             have ? have : "?");
             break;
         }
         uint64_t dup;
-        if (!namehash_insert(&seen, e->string, strlen(e->string), (uint64_t)ti, st_name_at, f, &dup)) {
-            st = err_set(MIO_ERR_INVALID_METADATA, "%s: weight_map lists tensor '%.80s' twice", path, e->string);
+        if (!mio_namehash_insert(&seen, e->string, strlen(e->string), (uint64_t)ti, mio_st_name_at, f, &dup)) {
+            st = mio_err_set(MIO_ERR_INVALID_METADATA, "%s: weight_map lists tensor '%.80s' twice", path, e->string);
             break;
         }
         total += f->t[ti].end - f->t[ti].start;
@@ -101,17 +101,17 @@ mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
          * tensor (scanning weight_map per tensor was O(n^2): 21 s at 100k entries). */
         for (uint64_t i = 0; i < f->n_t; i++) {
             char nb[100];
-            if (namehash_find(&seen, f->t[i].name.ptr, f->t[i].name.len, st_name_at, f) < 0) {
-                esc_bytes(nb, sizeof nb, f->t[i].name.ptr, f->t[i].name.len);
-                st = err_set(MIO_ERR_INVALID_METADATA, "%s: shard %s holds tensor '%s', which weight_map does not list", path,
-                             files[f->t[i].shard], nb);
+            if (mio_namehash_find(&seen, f->t[i].name.ptr, f->t[i].name.len, mio_st_name_at, f) < 0) {
+                mio_esc_bytes(nb, sizeof nb, f->t[i].name.ptr, f->t[i].name.len);
+                st = mio_err_set(MIO_ERR_INVALID_METADATA, "%s: shard %s holds tensor '%s', which weight_map does not list", path,
+                                 files[f->t[i].shard], nb);
                 break;
             }
         }
-        if (!st) st = err_set(MIO_ERR_INVALID_METADATA, "%s: weight_map lists %zu tensors, the shards hold %llu", path, n_map,
-                              (unsigned long long)f->n_t);
+        if (!st) st = mio_err_set(MIO_ERR_INVALID_METADATA, "%s: weight_map lists %zu tensors, the shards hold %llu", path, n_map,
+                                  (unsigned long long)f->n_t);
     }
-    namehash_free(&seen);
+    mio_namehash_free(&seen);
     if (!st) {
         cJSON *md = cJSON_GetObjectItemCaseSensitive(root, "metadata");
         cJSON *ts = md ? cJSON_GetObjectItemCaseSensitive(md, "total_size") : NULL;
@@ -119,10 +119,10 @@ mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
             /* range first: converting inf, NaN or >= 2^64 to an integer is undefined */
             if (!cJSON_IsNumber(ts) || !(ts->valuedouble >= 0 && ts->valuedouble < 0x1p64) ||
                 ts->valuedouble != (double)(uint64_t)ts->valuedouble)
-                st = err_set(MIO_ERR_INVALID_METADATA, "%s: metadata.total_size is not a non-negative integer", path);
+                st = mio_err_set(MIO_ERR_INVALID_METADATA, "%s: metadata.total_size is not a non-negative integer", path);
             else if ((uint64_t)ts->valuedouble != total)
-                st = err_set(MIO_ERR_INVALID_METADATA, "%s: metadata.total_size is %.0f but the mapped tensors hold %llu bytes",
-                             path, ts->valuedouble, (unsigned long long)total);
+                st = mio_err_set(MIO_ERR_INVALID_METADATA, "%s: metadata.total_size is %.0f but the mapped tensors hold %llu bytes",
+                                 path, ts->valuedouble, (unsigned long long)total);
         }
     }
     if (st) return index_fail(root, files, f, pathbuf, st);

@@ -2,7 +2,7 @@
 /* shard_write.c — mio_st_save_sharded: a checkpoint as Hugging Face's
  * save_pretrained writes it. Tensors are split exactly like huggingface_hub's
  * split_state_dict_into_shards, every shard goes through the single-file writer
- * (st_save_tmp, write.c) to a temp name, the index
+ * (mio_st_save_tmp, write.c) to a temp name, the index
  * (model.safetensors.index.json) is written last, and all are renamed into
  * place together. */
 #include "st_internal.h"
@@ -100,7 +100,7 @@ static int cmp_name_ix(const void *a, const void *b) {
 
 mio_status mio_st_save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
                                uint64_t max_shard_bytes, uint32_t *n_shards) {
-    return st_save_sharded_src(dir, t, n, meta, n_meta, max_shard_bytes, NULL, n_shards);
+    return mio_st_save_sharded_src(dir, t, n, meta, n_meta, max_shard_bytes, NULL, n_shards);
 }
 
 static mio_status save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
@@ -108,17 +108,17 @@ static mio_status save_sharded(const char *dir, const mio_st_entry *t, size_t n,
 
 /* dir is created when missing (its parent must exist), as save_pretrained's
  * makedirs does, and removed again when the save fails. */
-mio_status st_save_sharded_src(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
-                               size_t n_meta, uint64_t max_shard_bytes, const st_source *src, uint32_t *n_shards) {
-    if (!dir) return err_set(MIO_ERR_INVALID_ARG, "dir is NULL");
+mio_status mio_st_save_sharded_src(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
+                                   size_t n_meta, uint64_t max_shard_bytes, const st_source *src, uint32_t *n_shards) {
+    if (!dir) return mio_err_set(MIO_ERR_INVALID_ARG, "dir is NULL");
     struct stat sb;
     bool made = false;
     if (stat(dir, &sb) != 0) {
         if (errno != ENOENT || mkdir(dir, 0777) != 0)
-            return err_set(MIO_ERR_IO, "cannot create the directory '%s': %s", dir, strerror(errno));
+            return mio_err_set(MIO_ERR_IO, "cannot create the directory '%s': %s", dir, strerror(errno));
         made = true;
     } else if (!S_ISDIR(sb.st_mode)) {
-        return err_set(MIO_ERR_IO, "'%s' exists and is %s, not a directory", dir, file_kind(sb.st_mode));
+        return mio_err_set(MIO_ERR_IO, "'%s' exists and is %s, not a directory", dir, mio_file_kind(sb.st_mode));
     }
     mio_status st = save_sharded(dir, t, n, meta, n_meta, max_shard_bytes, src, n_shards);
     if (st && made) rmdir(dir);
@@ -127,18 +127,18 @@ mio_status st_save_sharded_src(const char *dir, const mio_st_entry *t, size_t n,
 
 static mio_status save_sharded(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
                                uint64_t max_shard_bytes, const st_source *src, uint32_t *n_shards) {
-    if (!dir) return err_set(MIO_ERR_INVALID_ARG, "dir is NULL");
-    if (n && !t) return err_set(MIO_ERR_INVALID_ARG, "tensor list t is NULL (n %zu)", n);
-    if (max_shard_bytes == 0) return err_set(MIO_ERR_INVALID_ARG, "max_shard_bytes is 0");
+    if (!dir) return mio_err_set(MIO_ERR_INVALID_ARG, "dir is NULL");
+    if (n && !t) return mio_err_set(MIO_ERR_INVALID_ARG, "tensor list t is NULL (n %zu)", n);
+    if (max_shard_bytes == 0) return mio_err_set(MIO_ERR_INVALID_ARG, "max_shard_bytes is 0");
     /* Validate the whole set once (names unique across shards, sizes) before writing anything. */
-    mio_status st = st_validate_entries(t, n, meta, n_meta, src != NULL);
+    mio_status st = mio_st_validate_entries(t, n, meta, n_meta, src != NULL);
     if (st) return st;
     /* huggingface_hub's split, in list order: a tensor over the limit gets a shard of its own,
      * appended at once; the open shard is appended when the next tensor would overflow it and
      * at the end. Shards are numbered in that append order. */
     uint32_t *shard_of = malloc((n ? n : 1) * sizeof *shard_of);
     uint32_t *final_id = malloc((n ? n : 1) * sizeof *final_id);
-    if (!shard_of || !final_id) { free(shard_of); free(final_id); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+    if (!shard_of || !final_id) { free(shard_of); free(final_id); return mio_err_set(MIO_ERR_NOMEM, "out of memory"); }
     uint32_t groups = 0, ns = 0;
     int64_t cur = -1;
     uint64_t cur_size = 0, total = 0;
@@ -172,7 +172,7 @@ static mio_status save_sharded(const char *dir, const mio_st_entry *t, size_t n,
     size_t *first = calloc((size_t)ns + 1, sizeof *first);
     if (!path || !sub || !sub_index || !af || !first) {
         free(path); free(sub); free(sub_index); free(af); free(first); free(shard_of);
-        return err_set(MIO_ERR_NOMEM, "out of memory");
+        return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
     /* Group the tensors by shard, keeping list order within a shard (a stable counting
      * sort: one pass, however many shards there are). */
@@ -182,7 +182,7 @@ static mio_status save_sharded(const char *dir, const mio_st_entry *t, size_t n,
         size_t *fill = malloc(((size_t)ns + 1) * sizeof *fill);
         if (!fill) {
             free(path); free(sub); free(sub_index); free(af); free(first); free(shard_of);
-            return err_set(MIO_ERR_NOMEM, "out of memory");
+            return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         }
         memcpy(fill, first, ((size_t)ns + 1) * sizeof *fill);
         for (size_t i = 0; i < n; i++) {
@@ -199,7 +199,7 @@ static mio_status save_sharded(const char *dir, const mio_st_entry *t, size_t n,
         else snprintf(path, dl + 64, "%s/model-%05u-of-%05u.safetensors", dir, s + 1, ns);
         st_source shard_src;
         if (src) shard_src = (st_source){src->fill, src->user, sub_index + first[s]};
-        st = st_save_tmp(path, sub + first[s], m, meta, n_meta, src ? &shard_src : NULL, &af[n_tmp]);
+        st = mio_st_save_tmp(path, sub + first[s], m, meta, n_meta, src ? &shard_src : NULL, &af[n_tmp]);
         if (!st) n_tmp++;
     }
     if (!st && ns > 1) {
@@ -208,7 +208,7 @@ static mio_status save_sharded(const char *dir, const mio_st_entry *t, size_t n,
         char *buf = NULL;
         size_t blen = 0;
         FILE *o = open_memstream(&buf, &blen);
-        if (!ord || !o) st = err_set(MIO_ERR_NOMEM, "out of memory");
+        if (!ord || !o) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
         else {
             for (size_t i = 0; i < n; i++) ord[i] = (name_ix){t[i].name, i};
             qsort(ord, n, sizeof *ord, cmp_name_ix);
@@ -220,14 +220,14 @@ static mio_status save_sharded(const char *dir, const mio_st_entry *t, size_t n,
             }
             fputs(n ? "\n  }\n}\n" : "}\n}\n", o);
         }
-        if (o && fclose(o) != 0 && !st) st = err_set(MIO_ERR_NOMEM, "out of memory building the index");
+        if (o && fclose(o) != 0 && !st) st = mio_err_set(MIO_ERR_NOMEM, "out of memory building the index");
         if (!st) {
             snprintf(path, dl + 64, "%s/model.safetensors.index.json", dir);
-            st = atomic_open(path, &af[n_tmp]);
+            st = mio_atomic_open(path, &af[n_tmp]);
             if (!st) {
-                st = fd_write_all(af[n_tmp].fd, buf, blen, path);
-                if (st) atomic_abort(&af[n_tmp]);
-                else st = atomic_close_tmp(&af[n_tmp]); /* aborts on failure */
+                st = mio_fd_write_all(af[n_tmp].fd, buf, blen, path);
+                if (st) mio_atomic_abort(&af[n_tmp]);
+                else st = mio_atomic_close_tmp(&af[n_tmp]); /* aborts on failure */
                 if (!st) n_tmp++;
             }
         }
@@ -239,9 +239,9 @@ static mio_status save_sharded(const char *dir, const mio_st_entry *t, size_t n,
      * under the old index); a cancel found before the first rename abandons them all.
      * Renames do not fail on a healthy file system; if one does, the rest are
      * abandoned (temp files removed). */
-    if (!st) st = atomic_rename_all(af, n_tmp);
+    if (!st) st = mio_atomic_rename_all(af, n_tmp);
     else
-        for (uint32_t k = 0; k < n_tmp; k++) atomic_abort(&af[k]);
+        for (uint32_t k = 0; k < n_tmp; k++) mio_atomic_abort(&af[k]);
     free(af);
     if (!st) remove_stale(dir, ns); /* only after success: a failed save deletes nothing */
     free(path);

@@ -40,21 +40,21 @@ struct mio_st_file {
 /* Parse and validate the JSON header of shard `shard` (bytes json[0..n)),
  * appending its tensors and (for shard 0) metadata to f. Sets *data_len to the
  * size of the data buffer the header describes. Does not bind data pointers. */
-mio_status st_parse_header(mio_st_file *f, uint32_t shard, const uint8_t *json, size_t n, uint64_t *data_len);
+mio_status mio_st_parse_header(mio_st_file *f, uint32_t shard, const uint8_t *json, size_t n, uint64_t *data_len);
 /* Map (or, with MIO_OPEN_READ in flags, read) the file at path and add it to f
  * as its next shard (st_add_shard); errors are prefixed with the path (file.c). */
-mio_status st_open_single(const char *path, uint32_t flags, mio_st_file *f);
+mio_status mio_st_open_single(const char *path, uint32_t flags, mio_st_file *f);
 /* mio_st_open of a model.safetensors.index.json: every shard it maps, checked
  * against the weight_map and metadata.total_size (shard_read.c). */
-mio_status st_open_index(const char *path, uint32_t flags, mio_st_file **out);
-mio_st_file *st_new(void);
-void st_free(mio_st_file *f);
-mio_str st_name_at(const void *f, uint64_t i);
+mio_status mio_st_open_index(const char *path, uint32_t flags, mio_st_file **out);
+mio_st_file *mio_st_new(void);
+void mio_st_free(mio_st_file *f);
+mio_str mio_st_name_at(const void *f, uint64_t i);
 
 /* UTF-8 validation: returns true if valid, else sets *bad to the first bad offset. */
-bool st_utf8_valid(const uint8_t *p, size_t n, size_t *bad);
+bool mio_st_utf8_valid(const uint8_t *p, size_t n, size_t *bad);
 /* Tensor byte size from dtype and shape, with upstream's checks. */
-mio_status st_tensor_size(int dtype, uint32_t n_dims, const uint64_t *shape, uint64_t *bytes, const mio_str *name);
+mio_status mio_st_tensor_size(int dtype, uint32_t n_dims, const uint64_t *shape, uint64_t *bytes, const mio_str *name);
 
 /* A source of tensor bytes for streamed saves: an entry whose data is NULL (and
  * nbytes > 0) is filled chunk by chunk, in file order, by fill(user, index,
@@ -71,18 +71,18 @@ typedef struct st_source {
 
 /* Every check the writer makes, without writing (filled: entries may have NULL
  * data, a source will fill them). */
-mio_status st_validate_entries(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, bool filled);
+mio_status mio_st_validate_entries(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, bool filled);
 /* mio_st_save_cb with an optional source. */
-mio_status st_save_cb_src(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
-                          const st_source *src, mio_write_fn fn, void *user);
+mio_status mio_st_save_cb_src(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
+                              const st_source *src, mio_write_fn fn, void *user);
 /* mio_st_save_sharded with an optional source (index = position in t). */
-mio_status st_save_sharded_src(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
-                               size_t n_meta, uint64_t max_shard_bytes, const st_source *src, uint32_t *n_shards);
+mio_status mio_st_save_sharded_src(const char *dir, const mio_st_entry *t, size_t n, const mio_st_meta *meta,
+                                   size_t n_meta, uint64_t max_shard_bytes, const st_source *src, uint32_t *n_shards);
 /* The first half of mio_st_save_file: validate, write the canonical image to a
- * temp file next to path (atomic_open), fsync and close it (atomic_close_tmp).
- * On success af is ready for atomic_rename (or atomic_abort); on failure no temp
+ * temp file next to path (mio_atomic_open), fsync and close it (mio_atomic_close_tmp).
+ * On success af is ready for mio_atomic_rename (or mio_atomic_abort); on failure no temp
  * file is left and af needs nothing more. */
-mio_status st_save_tmp(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
-                       const st_source *src, mio_atomic_file *af);
+mio_status mio_st_save_tmp(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
+                           const st_source *src, mio_atomic_file *af);
 
 #endif

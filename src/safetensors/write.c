@@ -90,8 +90,8 @@ static int cmp_meta_ptr(const void *x, const void *y) {
 
 static mio_status check_utf8(const char *s, const char *what) {
     size_t bad;
-    if (!st_utf8_valid((const uint8_t *)s, strlen(s), &bad))
-        return err_set(MIO_ERR_INVALID_UTF8, "%s is not valid UTF-8 (byte %zu)", what, bad);
+    if (!mio_st_utf8_valid((const uint8_t *)s, strlen(s), &bad))
+        return mio_err_set(MIO_ERR_INVALID_UTF8, "%s is not valid UTF-8 (byte %zu)", what, bad);
     return MIO_OK;
 }
 
@@ -103,37 +103,37 @@ static void plan_free(plan *p) {
 
 static mio_status make_plan(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, bool filled, plan *p) {
     memset(p, 0, sizeof *p);
-    if (n && !t) return err_set(MIO_ERR_INVALID_ARG, "tensor list t is NULL (n %zu)", n);
-    if (n_meta && !meta) return err_set(MIO_ERR_INVALID_ARG, "metadata list meta is NULL (n_meta %zu)", n_meta);
+    if (n && !t) return mio_err_set(MIO_ERR_INVALID_ARG, "tensor list t is NULL (n %zu)", n);
+    if (n_meta && !meta) return mio_err_set(MIO_ERR_INVALID_ARG, "metadata list meta is NULL (n_meta %zu)", n_meta);
     for (size_t i = 0; i < n; i++) {
         const mio_st_entry *e = &t[i];
-        if (!e->name || !*e->name) return err_set(MIO_ERR_INVALID_ARG, "tensor #%zu has an empty name", i);
+        if (!e->name || !*e->name) return mio_err_set(MIO_ERR_INVALID_ARG, "tensor #%zu has an empty name", i);
         if (strcmp(e->name, "__metadata__") == 0)
-            return err_set(MIO_ERR_INVALID_ARG, "tensor #%zu is named __metadata__, which is reserved", i);
+            return mio_err_set(MIO_ERR_INVALID_ARG, "tensor #%zu is named __metadata__, which is reserved", i);
         mio_status st = check_utf8(e->name, "a tensor name");
-        if (st) return err_prefix(st, "tensor #%zu: ", i);
-        if (!mio_st_dtype_name(e->dtype)) return err_set(MIO_ERR_UNSUPPORTED_TYPE, "tensor '%s': unknown dtype %d", e->name, e->dtype);
-        if (e->n_dims && !e->shape) return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': shape is NULL", e->name);
+        if (st) return mio_err_prefix(st, "tensor #%zu: ", i);
+        if (!mio_st_dtype_name(e->dtype)) return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "tensor '%s': unknown dtype %d", e->name, e->dtype);
+        if (e->n_dims && !e->shape) return mio_err_set(MIO_ERR_INVALID_ARG, "tensor '%s': shape is NULL", e->name);
         uint64_t bytes;
         mio_str nm = {e->name, strlen(e->name)};
-        st = st_tensor_size(e->dtype, e->n_dims, e->shape, &bytes, &nm);
+        st = mio_st_tensor_size(e->dtype, e->n_dims, e->shape, &bytes, &nm);
         if (st) return st;
         if (bytes != e->nbytes)
-            return err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s': %zu data bytes given, %s x shape needs %llu", e->name,
-                           e->nbytes, mio_st_dtype_name(e->dtype), (unsigned long long)bytes);
-        if (bytes && !e->data && !filled) return err_set(MIO_ERR_INVALID_ARG, "tensor '%s': data is NULL", e->name);
-        if (!ck_add(p->data_len, bytes, &p->data_len)) return err_set(MIO_ERR_OVERFLOW, "total data size overflows");
+            return mio_err_set(MIO_ERR_SIZE_MISMATCH, "tensor '%s': %zu data bytes given, %s x shape needs %llu", e->name,
+                               e->nbytes, mio_st_dtype_name(e->dtype), (unsigned long long)bytes);
+        if (bytes && !e->data && !filled) return mio_err_set(MIO_ERR_INVALID_ARG, "tensor '%s': data is NULL", e->name);
+        if (!ck_add(p->data_len, bytes, &p->data_len)) return mio_err_set(MIO_ERR_OVERFLOW, "total data size overflows");
     }
     for (size_t i = 0; i < n_meta; i++) {
-        if (!meta[i].key || !meta[i].value) return err_set(MIO_ERR_INVALID_ARG, "metadata entry #%zu has a NULL key or value", i);
+        if (!meta[i].key || !meta[i].value) return mio_err_set(MIO_ERR_INVALID_ARG, "metadata entry #%zu has a NULL key or value", i);
         mio_status st = check_utf8(meta[i].key, "a metadata key");
         if (!st) st = check_utf8(meta[i].value, "a metadata value");
-        if (st) return err_prefix(st, "metadata '%.60s': ", meta[i].key);
+        if (st) return mio_err_prefix(st, "metadata '%.60s': ", meta[i].key);
     }
     /* NOLINTBEGIN(bugprone-sizeof-expression): arrays of pointers; sizeof *p is the element size */
     const mio_st_meta **mord = malloc((n_meta ? n_meta : 1) * sizeof *mord);
     p->order = malloc((n ? n : 1) * sizeof *p->order);
-    if (!mord || !p->order) { free(mord); plan_free(p); return err_set(MIO_ERR_NOMEM, "out of memory"); }
+    if (!mord || !p->order) { free(mord); plan_free(p); return mio_err_set(MIO_ERR_NOMEM, "out of memory"); }
     for (size_t i = 0; i < n; i++) p->order[i] = &t[i];
     for (size_t i = 0; i < n_meta; i++) mord[i] = &meta[i];
     qsort(p->order, n, sizeof *p->order, cmp_entry);
@@ -142,7 +142,7 @@ static mio_status make_plan(const mio_st_entry *t, size_t n, const mio_st_meta *
     mio_status st = MIO_OK;
     for (size_t i = 1; i < n_meta && !st; i++)
         if (cmp_str(mord[i - 1]->key, mord[i]->key) == 0)
-            st = err_set(MIO_ERR_INVALID_METADATA, "metadata key '%.60s' is given twice", mord[i]->key);
+            st = mio_err_set(MIO_ERR_INVALID_METADATA, "metadata key '%.60s' is given twice", mord[i]->key);
     if (st) { free(mord); plan_free(p); return st; }
 
     sbuf b = {0};
@@ -182,13 +182,13 @@ static mio_status make_plan(const mio_st_entry *t, size_t n, const mio_st_meta *
     }
     sb_put(&b, "}", 1);
     while (!b.oom && (b.n - 8) % 8) sb_put(&b, " ", 1); /* sb_put adds nothing once out of memory */
-    if (b.oom) { free(b.p); plan_free(p); return err_set(MIO_ERR_NOMEM, "out of memory building the header"); }
+    if (b.oom) { free(b.p); plan_free(p); return mio_err_set(MIO_ERR_NOMEM, "out of memory building the header"); }
     uint64_t hl = b.n - 8;
     if (hl > MIO_ST_MAX_HEADER) {
         free(b.p);
         plan_free(p);
-        return err_set(MIO_ERR_HEADER_TOO_LARGE, "the header would be %llu bytes, over the %u-byte limit", (unsigned long long)hl,
-                       MIO_ST_MAX_HEADER);
+        return mio_err_set(MIO_ERR_HEADER_TOO_LARGE, "the header would be %llu bytes, over the %u-byte limit", (unsigned long long)hl,
+                           MIO_ST_MAX_HEADER);
     }
     memcpy(b.p, &hl, 8);
     p->header = b.p;
@@ -201,13 +201,13 @@ static int cmp_name_ptr(const void *x, const void *y) { return strcmp(*(char *co
 static mio_status check_duplicates(const mio_st_entry *t, size_t n) {
     if (n < 2) return MIO_OK;
     const char **names = malloc(n * sizeof *names);
-    if (!names) return err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!names) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) names[i] = t[i].name;
     qsort(names, n, sizeof *names, cmp_name_ptr);
     mio_status st = MIO_OK;
     for (size_t i = 1; i < n && !st; i++)
         if (strcmp(names[i - 1], names[i]) == 0)
-            st = err_set(MIO_ERR_DUPLICATE_TENSOR, "tensor name '%.60s' is given twice", names[i]);
+            st = mio_err_set(MIO_ERR_DUPLICATE_TENSOR, "tensor name '%.60s' is given twice", names[i]);
     free(names);
     return st;
 }
@@ -221,7 +221,7 @@ static mio_status plan_build(const mio_st_entry *t, size_t n, const mio_st_meta 
     return st;
 }
 
-mio_status st_validate_entries(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, bool filled) {
+mio_status mio_st_validate_entries(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, bool filled) {
     plan p;
     mio_status st = plan_build(t, n, meta, n_meta, filled, &p);
     if (!st) plan_free(&p);
@@ -253,7 +253,7 @@ static mio_status emit_all(const plan *p, const mio_st_entry *base, size_t n, co
     if (src) {
         bool any = false;
         for (size_t k = 0; k < n && !any; k++) any = !base[k].data && base[k].nbytes;
-        if (any && !(buf = malloc(ST_FILL_CHUNK))) return err_set(MIO_ERR_NOMEM, "out of memory");
+        if (any && !(buf = malloc(ST_FILL_CHUNK))) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
     mio_status st = emit(ctx, p->header, p->header_len);
     for (size_t k = 0; k < n && !st; k++) st = emit_entry(p->order[k], base, src, buf, emit, ctx);
@@ -263,12 +263,12 @@ static mio_status emit_all(const plan *p, const mio_st_entry *base, size_t n, co
 
 static mio_status emit_fd(void *ctx, const void *p, size_t n) {
     mio_atomic_file *af = ctx;
-    mio_status st = atomic_check(af); /* stop early once mio_cancel_writes removed the temp file */
-    return st ? st : fd_write_all(af->fd, p, n, af->tmp_path);
+    mio_status st = mio_atomic_check(af); /* stop early once mio_cancel_writes removed the temp file */
+    return st ? st : mio_fd_write_all(af->fd, p, n, af->tmp_path);
 }
 
-/* Write the image p describes into af, a temp file atomic_open just created, and
- * fsync + close it (atomic_close_tmp) without renaming it into place. On failure
+/* Write the image p describes into af, a temp file mio_atomic_open just created, and
+ * fsync + close it (mio_atomic_close_tmp) without renaming it into place. On failure
  * af is aborted: its temp file is removed. */
 static mio_status write_image(mio_atomic_file *af, const plan *p, const mio_st_entry *t, size_t n, const st_source *src,
                               const char *path) {
@@ -277,22 +277,22 @@ static mio_status write_image(mio_atomic_file *af, const plan *p, const mio_st_e
     if (total) {
         int e = posix_fallocate(af->fd, 0, (off_t)total);
         if (e != 0 && e != EINVAL && e != EOPNOTSUPP)
-            st = err_set(MIO_ERR_IO, "cannot preallocate %llu bytes for '%s': %s", (unsigned long long)total, path,
-                         strerror(e));
+            st = mio_err_set(MIO_ERR_IO, "cannot preallocate %llu bytes for '%s': %s", (unsigned long long)total, path,
+                             strerror(e));
     }
     if (!st) st = emit_all(p, t, n, src, emit_fd, af);
-    if (st) { atomic_abort(af); return st; }
-    return atomic_close_tmp(af);
+    if (st) { mio_atomic_abort(af); return st; }
+    return mio_atomic_close_tmp(af);
 }
 
-mio_status st_save_tmp(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
-                       const st_source *src, mio_atomic_file *af) {
-    if (!path) return err_set(MIO_ERR_INVALID_ARG, "path is NULL");
+mio_status mio_st_save_tmp(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
+                           const st_source *src, mio_atomic_file *af) {
+    if (!path) return mio_err_set(MIO_ERR_INVALID_ARG, "path is NULL");
     /* validate and build the header before a temp file exists */
     plan p;
     mio_status st = plan_build(t, n, meta, n_meta, src != NULL, &p);
     if (st) return st;
-    st = atomic_open(path, af);
+    st = mio_atomic_open(path, af);
     if (!st) st = write_image(af, &p, t, n, src, path);
     plan_free(&p);
     return st;
@@ -300,8 +300,8 @@ mio_status st_save_tmp(const char *path, const mio_st_entry *t, size_t n, const 
 
 mio_status mio_st_save_file(const char *path, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta) {
     mio_atomic_file af;
-    mio_status st = st_save_tmp(path, t, n, meta, n_meta, NULL, &af);
-    return st ? st : atomic_rename(&af);
+    mio_status st = mio_st_save_tmp(path, t, n, meta, n_meta, NULL, &af);
+    return st ? st : mio_atomic_rename(&af);
 }
 
 typedef struct membuf { uint8_t *p; size_t n; } membuf;
@@ -314,14 +314,14 @@ static mio_status emit_mem(void *ctx, const void *p, size_t n) {
 
 mio_status mio_st_save_buffer(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, void **out,
                               size_t *out_len) {
-    if (!out || !out_len) return err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !out ? "out" : "out_len");
+    if (!out || !out_len) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !out ? "out" : "out_len");
     plan p;
     mio_status st = plan_build(t, n, meta, n_meta, false, &p);
     if (st) return st;
     uint64_t total = p.header_len + p.data_len;
-    if (total > SIZE_MAX) { plan_free(&p); return err_set(MIO_ERR_OVERFLOW, "a %llu-byte image does not fit in memory", (unsigned long long)total); }
+    if (total > SIZE_MAX) { plan_free(&p); return mio_err_set(MIO_ERR_OVERFLOW, "a %llu-byte image does not fit in memory", (unsigned long long)total); }
     membuf m = {malloc((size_t)total ? (size_t)total : 1), 0};
-    if (!m.p) { plan_free(&p); return err_set(MIO_ERR_NOMEM, "cannot allocate %llu bytes", (unsigned long long)total); }
+    if (!m.p) { plan_free(&p); return mio_err_set(MIO_ERR_NOMEM, "cannot allocate %llu bytes", (unsigned long long)total); }
     emit_all(&p, t, n, NULL, emit_mem, &m);
     plan_free(&p);
     *out = m.p;
@@ -332,13 +332,13 @@ mio_status mio_st_save_buffer(const mio_st_entry *t, size_t n, const mio_st_meta
 typedef struct cbctx { mio_write_fn fn; void *user; } cbctx;
 static mio_status emit_cb(void *ctx, const void *p, size_t n) {
     cbctx *c = ctx;
-    if (c->fn(c->user, p, n) != 0) return err_set(MIO_ERR_IO, "the write callback reported a failure");
+    if (c->fn(c->user, p, n) != 0) return mio_err_set(MIO_ERR_IO, "the write callback reported a failure");
     return MIO_OK;
 }
 
-mio_status st_save_cb_src(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
-                          const st_source *src, mio_write_fn fn, void *user) {
-    if (!fn) return err_set(MIO_ERR_INVALID_ARG, "write callback fn is NULL");
+mio_status mio_st_save_cb_src(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta,
+                              const st_source *src, mio_write_fn fn, void *user) {
+    if (!fn) return mio_err_set(MIO_ERR_INVALID_ARG, "write callback fn is NULL");
     plan p;
     mio_status st = plan_build(t, n, meta, n_meta, src != NULL, &p);
     if (st) return st;
@@ -350,18 +350,18 @@ mio_status st_save_cb_src(const mio_st_entry *t, size_t n, const mio_st_meta *me
 
 mio_status mio_st_save_cb(const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta, mio_write_fn fn,
                           void *user) {
-    return st_save_cb_src(t, n, meta, n_meta, NULL, fn, user);
+    return mio_st_save_cb_src(t, n, meta, n_meta, NULL, fn, user);
 }
 
 static mio_status emit_out_fd(void *ctx, const void *p, size_t n) {
-    return fd_write_all(*(const int *)ctx, p, n, "the output descriptor");
+    return mio_fd_write_all(*(const int *)ctx, p, n, "the output descriptor");
 }
 
 mio_status mio_st_save_fd(int fd, const mio_st_entry *t, size_t n, const mio_st_meta *meta, size_t n_meta) {
     plan p;
     mio_status st = plan_build(t, n, meta, n_meta, false, &p);
     if (st) return st;
-    if (fd < 0) st = err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
+    if (fd < 0) st = mio_err_set(MIO_ERR_INVALID_ARG, "file descriptor %d is invalid", fd);
     if (!st) st = emit_all(&p, t, n, NULL, emit_out_fd, &fd);
     plan_free(&p);
     return st;
@@ -375,7 +375,7 @@ static mio_status entries_sized(const mio_st_entry *t, size_t n, size_t entry_si
                                 mio_st_entry **copy) {
     const void *u;
     void *c;
-    mio_status st = abi_array_in(t, n, entry_size, sizeof(mio_st_entry), "entry", "mio_st_entry", &u, &c);
+    mio_status st = mio_abi_array_in(t, n, entry_size, sizeof(mio_st_entry), "entry", "mio_st_entry", &u, &c);
     *use = u;
     *copy = c;
     return st;

@@ -262,8 +262,8 @@ def self_test():
         MAP_DOC: doc,
         "include/modelio.h": "/* public */\n",
         "include/modelio_inspect.h": "#include <modelio.h>\n",
-        "src/core/core.h": '#include "modelio.h"\nint err_set(int st, const char *fmt, ...);\n',
-        "src/core/error.c": '#include "core.h"\n#include <stdio.h>\n\nint err_set(int st, const char *fmt, ...) { (void)fmt; return st; }\n',
+        "src/core/core.h": '#include "modelio.h"\nint mio_err_set(int st, const char *fmt, ...);\n',
+        "src/core/error.c": '#include "core.h"\n#include <stdio.h>\n\nint mio_err_set(int st, const char *fmt, ...) { (void)fmt; return st; }\n',
         "src/gguf/gguf_internal.h": '#include "core/core.h"\nint gguf_parse(const char *p);\n',
         "src/gguf/parse.c": ('#include "gguf_internal.h"\n#include "core/core.h"\n'
                              'static int helper(int x);\n'
@@ -313,10 +313,10 @@ def self_test():
          "include/modelio_inspect.h:2:"),
         ("a local prototype of another file's function", {
             "src/safetensors/file.c": ('#include "st_internal.h"\n\n'
-                                       'mio_status st_open_index(const char *path, uint32_t flags,\n'
+                                       'mio_status mio_st_open_index(const char *path, uint32_t flags,\n'
                                        '                         mio_st_file **out);\n'
                                        'int st_f(void) { return 0; }\n')},
-         "src/safetensors/file.c:3: declares function st_open_index"),
+         "src/safetensors/file.c:3: declares function mio_st_open_index"),
         ("a local extern object", {
             "src/quant/iq.c": '#include "core/core.h"\nextern const int iq_grid[4];\n'},
          "src/quant/iq.c:2: declares extern object"),

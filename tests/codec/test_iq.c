@@ -36,23 +36,23 @@ static uint64_t fnv16(const uint16_t *v, size_t n) { /* little-endian bytes, as 
 
 static void check_tables(void) {
     /* values printed by scripts/gen-iq-tables.c at generation */
-    T_EQ_U64(fnv(iq_lv2, 3), 0x1e7a2b189334e2f3ull);
-    T_EQ_U64(fnv(iq_lv3xxs, 8), 0x995b9e6ead8369bfull);
-    T_EQ_U64(fnv(iq_lv3s, 8), 0x1887a2a7b9b67f25ull);
-    T_EQ_U64(fnv16(iq_grid2_256, 256), 0x6fca17f5c451905dull);
-    T_EQ_U64(fnv16(iq_grid2_512, 512), 0x29d6ac8e0e6b14e3ull);
-    T_EQ_U64(fnv16(iq_grid2_1024, 1024), 0x641f9aa3fbd98694ull);
-    T_EQ_U64(fnv16(iq_grid3_256, 256), 0x79d733576d562547ull);
-    T_EQ_U64(fnv16(iq_grid3_512, 512), 0x55b224116d1e5ca2ull);
-    T_EQ_U64(fnv16(iq_grid1_2048, 2048), 0x03f1880817eeffa4ull);
-    T_EQ_U64(fnv(iq_sign8, 128), 0xf19ba8f8c3292ba5ull);
-    T_EQ_U64(fnv(iq_nl4, 16), 0x055d06d2d8fa0f75ull);
-    T_EQ_U64(iq_delta1_bits, 0x3e000000u); /* 0.125f */
+    T_EQ_U64(fnv(mio_iq_lv2, 3), 0x1e7a2b189334e2f3ull);
+    T_EQ_U64(fnv(mio_iq_lv3xxs, 8), 0x995b9e6ead8369bfull);
+    T_EQ_U64(fnv(mio_iq_lv3s, 8), 0x1887a2a7b9b67f25ull);
+    T_EQ_U64(fnv16(mio_iq_grid2_256, 256), 0x6fca17f5c451905dull);
+    T_EQ_U64(fnv16(mio_iq_grid2_512, 512), 0x29d6ac8e0e6b14e3ull);
+    T_EQ_U64(fnv16(mio_iq_grid2_1024, 1024), 0x641f9aa3fbd98694ull);
+    T_EQ_U64(fnv16(mio_iq_grid3_256, 256), 0x79d733576d562547ull);
+    T_EQ_U64(fnv16(mio_iq_grid3_512, 512), 0x55b224116d1e5ca2ull);
+    T_EQ_U64(fnv16(mio_iq_grid1_2048, 2048), 0x03f1880817eeffa4ull);
+    T_EQ_U64(fnv(mio_iq_sign8, 128), 0xf19ba8f8c3292ba5ull);
+    T_EQ_U64(fnv(mio_iq_nl4, 16), 0x055d06d2d8fa0f75ull);
+    T_EQ_U64(mio_iq_delta1_bits, 0x3e000000u); /* 0.125f */
     /* hand-checkable facts: levels, the iq4_nl ends, sign parity */
-    T_EQ_INT(iq_lv2[0], 8); T_EQ_INT(iq_lv2[1], 25); T_EQ_INT(iq_lv2[2], 43);
-    T_EQ_INT(iq_nl4[0], -127); T_EQ_INT(iq_nl4[8], 1); T_EQ_INT(iq_nl4[15], 113);
-    T_EQ_INT(iq_sign8[1], 0x81); T_EQ_INT(iq_sign8[3], 0x03);
-    T_EQ_INT(iq_grid2_1024[0], 0); T_EQ_INT(iq_grid3_256[3], 9);
+    T_EQ_INT(mio_iq_lv2[0], 8); T_EQ_INT(mio_iq_lv2[1], 25); T_EQ_INT(mio_iq_lv2[2], 43);
+    T_EQ_INT(mio_iq_nl4[0], -127); T_EQ_INT(mio_iq_nl4[8], 1); T_EQ_INT(mio_iq_nl4[15], 113);
+    T_EQ_INT(mio_iq_sign8[1], 0x81); T_EQ_INT(mio_iq_sign8[3], 0x03);
+    T_EQ_INT(mio_iq_grid2_1024[0], 0); T_EQ_INT(mio_iq_grid3_256[3], 9);
 }
 
 /* Hand-checked blocks, no peer needed. */

@@ -170,9 +170,9 @@ void *__real_realloc(void *p, size_t n);
 void __real_free(void *p);
 char *__real_strdup(const char *s);
 char *__real_realpath(const char *path, char *resolved);
-void *__real_mem_big_calloc(size_t n);
-void *__real_mem_big_grow(void *p, size_t old_n, size_t new_n);
-void __real_mem_big_free(void *p, size_t n);
+void *__real_mio_mem_big_calloc(size_t n);
+void *__real_mio_mem_big_grow(void *p, size_t old_n, size_t new_n);
+void __real_mio_mem_big_free(void *p, size_t n);
 void *__real_mmap(void *a, size_t len, int prot, int flags, int fd, off_t off);
 FILE *__real_open_memstream(char **buf, size_t *len);
 DIR *__real_opendir(const char *name);
@@ -185,9 +185,9 @@ void *__wrap_realloc(void *p, size_t n);
 void __wrap_free(void *p);
 char *__wrap_strdup(const char *s);
 char *__wrap_realpath(const char *path, char *resolved);
-void *__wrap_mem_big_calloc(size_t n);
-void *__wrap_mem_big_grow(void *p, size_t old_n, size_t new_n);
-void __wrap_mem_big_free(void *p, size_t n);
+void *__wrap_mio_mem_big_calloc(size_t n);
+void *__wrap_mio_mem_big_grow(void *p, size_t old_n, size_t new_n);
+void __wrap_mio_mem_big_free(void *p, size_t n);
 void *__wrap_mmap(void *a, size_t len, int prot, int flags, int fd, off_t off);
 FILE *__wrap_open_memstream(char **buf, size_t *len);
 DIR *__wrap_opendir(const char *name);
@@ -240,16 +240,16 @@ char *__wrap_realpath(const char *path, char *resolved) {
     return p;
 }
 
-void *__wrap_mem_big_calloc(size_t n) {
+void *__wrap_mio_mem_big_calloc(size_t n) {
     if (alloc_fails()) return NULL;
-    void *p = __real_mem_big_calloc(n);
+    void *p = __real_mio_mem_big_calloc(n);
     if (armed()) track_add(p);
     return p;
 }
 
-void *__wrap_mem_big_grow(void *p, size_t old_n, size_t new_n) {
+void *__wrap_mio_mem_big_grow(void *p, size_t old_n, size_t new_n) {
     if (new_n > old_n && alloc_fails()) return NULL;
-    void *q = __real_mem_big_grow(p, old_n, new_n);
+    void *q = __real_mio_mem_big_grow(p, old_n, new_n);
     if (q && q != p) {
         bool was = track_del(p);
         if (was || armed()) track_add(q);
@@ -257,9 +257,9 @@ void *__wrap_mem_big_grow(void *p, size_t old_n, size_t new_n) {
     return q;
 }
 
-void __wrap_mem_big_free(void *p, size_t n) {
+void __wrap_mio_mem_big_free(void *p, size_t n) {
     track_del(p);
-    __real_mem_big_free(p, n);
+    __real_mio_mem_big_free(p, n);
 }
 
 FILE *__wrap_open_memstream(char **buf, size_t *len) {

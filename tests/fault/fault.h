@@ -6,7 +6,7 @@
  * fault; the harness's own calls are never counted (they happen disarmed).
  *
  * Allocation faults: every allocation point (malloc, calloc, realloc, strdup,
- * realpath, mem_big_calloc/grow, anonymous mmap, open_memstream, opendir,
+ * realpath, mio_mem_big_calloc/grow, anonymous mmap, open_memstream, opendir,
  * regcomp, pthread_create, and cJSON's allocations through cJSON_InitHooks) is
  * counted while armed; the N-th one fails (FAULT_ALLOC_ONCE) or every one from
  * the N-th on fails (FAULT_ALLOC_FROM). Heap blocks made while armed are

@@ -267,7 +267,7 @@ static mio_status open_gguf(const char *path, uint32_t flags) {
 }
 static mio_status run_gguf_open_mmap(void) { return open_gguf("in.gguf", MIO_OPEN_MMAP); }
 static mio_status run_gguf_open_read(void) { return open_gguf("in.gguf", MIO_OPEN_READ); }
-/* A real tokenizer file (50k strings, 1.7 MB): the large tables (mem_big_calloc) */
+/* A real tokenizer file (50k strings, 1.7 MB): the large tables (mio_mem_big_calloc) */
 static mio_status run_gguf_open_vocab(void) { return open_gguf(MIO_TEST_DATA "/vocab-gpt-2.gguf", MIO_OPEN_MMAP); }
 static mio_status run_gguf_open_splits(void) { return open_gguf("sp-00001-of-00003.gguf", MIO_OPEN_SPLITS); }
 static mio_status run_gguf_open_splits_read(void) {

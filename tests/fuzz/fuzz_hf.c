@@ -4,7 +4,7 @@
  * becomes: 0 tokenizer.model (our SentencePiece protobuf reader), 1
  * tokenizer.json, 2 tokenizer_config.json beside a small valid tokenizer.json,
  * 3 config.json (the transformers-defaults pass, then the tokenizer with it as
- * hyperparameters). Each goes through hf_vocab_write onto a writer, as both
+ * hyperparameters). Each goes through mio_hf_vocab_write onto a writer, as both
  * vocabulary flavours, and the writer is serialized. */
 #include <modelio.h>
 
@@ -36,12 +36,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         cJSON_Delete(raw);
         raw = cJSON_ParseWithLength((const char *)data + 1, size - 1);
         if (!raw) return 0;
-        if (hf_hparams(raw, "config.json", &cfg) != MIO_OK) {
+        if (mio_hf_hparams(raw, "config.json", &cfg) != MIO_OK) {
             cJSON_Delete(raw);
             return 0;
         }
         fz_write("tokenizer.json", k_tok, sizeof k_tok - 1, path, sizeof path);
-    } else if (raw && hf_hparams(raw, "config.json", &cfg) != MIO_OK) {
+    } else if (raw && mio_hf_hparams(raw, "config.json", &cfg) != MIO_OK) {
         abort(); /* the built-in config has no model_type: never refused */
     }
     for (int flavour = HF_VOCAB_LLAMA; flavour <= HF_VOCAB_QWEN2; flavour++) {
@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (mio_writer_new(MIO_WRITER_NO_EMPTY_PAD, &w) != MIO_OK) abort();
         hf_vocab_opts o = {.dir = fz_dir(), .config = cfg, .flavour = flavour};
         hf_vocab_info info;
-        if (hf_vocab_write(w, &o, &info) == MIO_OK && mio_writer_write_cb(w, sink, NULL) != MIO_OK) abort();
+        if (mio_hf_vocab_write(w, &o, &info) == MIO_OK && mio_writer_write_cb(w, sink, NULL) != MIO_OK) abort();
         mio_writer_free(w);
     }
     cJSON_Delete(cfg);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* hf_vocab_common.h — what the two vocab tests share: a GGUF made in memory by
- * hf_vocab_write (mio_writer_write_cb into a growing buffer), reopened with
+ * mio_hf_vocab_write (mio_writer_write_cb into a growing buffer), reopened with
  * mio_gguf_open_buffer, and small file helpers. */
 #ifndef MIO_TEST_HF_VOCAB_COMMON_H
 #define MIO_TEST_HF_VOCAB_COMMON_H
@@ -12,15 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* hf_vocab_write onto a fresh writer, then the file as parsed back (*out, NULL
- * on failure: the status of hf_vocab_write is returned, its message kept). */
+/* mio_hf_vocab_write onto a fresh writer, then the file as parsed back (*out, NULL
+ * on failure: the status of mio_hf_vocab_write is returned, its message kept). */
 static inline mio_status vocab_gguf(const hf_vocab_opts *o, hf_vocab_info *info, membuf *mb, mio_gguf_file **out) {
     *out = NULL;
     memset(mb, 0, sizeof *mb);
     mio_writer *w = NULL;
     mio_status st = mio_writer_new(MIO_WRITER_NO_EMPTY_PAD, &w);
     if (st) return st;
-    st = hf_vocab_write(w, o, info);
+    st = mio_hf_vocab_write(w, o, info);
     if (!st) st = mio_writer_write_cb(w, mem_sink, mb);
     mio_writer_free(w);
     if (!st) st = mio_gguf_open_buffer(mb->p, mb->len, 0, out);

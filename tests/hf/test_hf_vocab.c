@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_hf_vocab.c — hf_vocab_write on small hand-made tokenizer directories:
+/* test_hf_vocab.c — mio_hf_vocab_write on small hand-made tokenizer directories:
  * exact tokens, token types, scores, merges, special ids, add_* flags, chat
  * templates and key order for each path (tokenizer.json byte-level BPE -> gpt2,
  * tokenizer.json BPE with byte fallback -> llama, SentencePiece protobuf ->

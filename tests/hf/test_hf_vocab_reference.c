@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_hf_vocab_reference.c — hf_vocab_write against convert_hf_to_gguf.py:
+/* test_hf_vocab_reference.c — mio_hf_vocab_write against convert_hf_to_gguf.py:
  * for every case of tests/data/hf/vocab-reference.json (recorded once by
  * scripts/make-hf-vocab-reference.py) the tokenizer.* keys come in the same
  * order with the same value types and the same value bytes (sha256 of the

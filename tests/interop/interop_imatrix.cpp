@@ -89,33 +89,33 @@ static void compare(load_fn load, const std::string &path) {
     peer_imatrix m;
     bool peer_ok = load(path, m) && (m.is_legacy || m.has_metadata);
     qz_imatrix *im = nullptr;
-    mio_status st = qz_imatrix_load(path.c_str(), &im);
+    mio_status st = mio_qz_imatrix_load(path.c_str(), &im);
     CHECK(peer_ok == (st == MIO_OK), "%s: peer %s, libmodelio %s (%s)", path.c_str(), peer_ok ? "loads" : "fails",
           st == MIO_OK ? "loads" : "fails", st == MIO_OK ? "" : mio_last_error());
-    if (!peer_ok || st != MIO_OK) { qz_imatrix_free(im); return; }
-    CHECK(m.chunk_count == qz_imatrix_chunk_count(im), "%s: chunk count %d vs %d", path.c_str(), m.chunk_count,
-          qz_imatrix_chunk_count(im));
-    CHECK(m.datasets.size() == qz_imatrix_dataset_count(im), "%s: %zu vs %llu datasets", path.c_str(), m.datasets.size(),
-          (unsigned long long)qz_imatrix_dataset_count(im));
-    for (size_t i = 0; i < m.datasets.size() && i < qz_imatrix_dataset_count(im); i++)
-        CHECK(m.datasets[i] == qz_imatrix_dataset(im, i), "%s: dataset %zu differs", path.c_str(), i);
-    CHECK(m.entries.size() == qz_imatrix_count(im), "%s: %zu vs %llu entries", path.c_str(), m.entries.size(),
-          (unsigned long long)qz_imatrix_count(im));
+    if (!peer_ok || st != MIO_OK) { mio_qz_imatrix_free(im); return; }
+    CHECK(m.chunk_count == mio_qz_imatrix_chunk_count(im), "%s: chunk count %d vs %d", path.c_str(), m.chunk_count,
+          mio_qz_imatrix_chunk_count(im));
+    CHECK(m.datasets.size() == mio_qz_imatrix_dataset_count(im), "%s: %zu vs %llu datasets", path.c_str(), m.datasets.size(),
+          (unsigned long long)mio_qz_imatrix_dataset_count(im));
+    for (size_t i = 0; i < m.datasets.size() && i < mio_qz_imatrix_dataset_count(im); i++)
+        CHECK(m.datasets[i] == mio_qz_imatrix_dataset(im, i), "%s: dataset %zu differs", path.c_str(), i);
+    CHECK(m.entries.size() == mio_qz_imatrix_count(im), "%s: %zu vs %llu entries", path.c_str(), m.entries.size(),
+          (unsigned long long)mio_qz_imatrix_count(im));
     uint64_t k = 0;
     for (const auto &[name, e] : m.entries) {
-        if (k >= qz_imatrix_count(im)) break;
-        mio_str n = qz_imatrix_name(im, k);
+        if (k >= mio_qz_imatrix_count(im)) break;
+        mio_str n = mio_qz_imatrix_name(im, k);
         CHECK(name == std::string(n.ptr, n.len), "%s: entry %llu is '%s' vs '%.*s'", path.c_str(), (unsigned long long)k,
               name.c_str(), (int)n.len, n.ptr);
         std::vector<float> pv = peer_values(m, e);
         uint64_t nv;
-        const float *v = qz_imatrix_values(im, k, &nv);
+        const float *v = mio_qz_imatrix_values(im, k, &nv);
         bool same = nv == pv.size() && (nv == 0 || memcmp(v, pv.data(), nv * 4) == 0);
         CHECK(same, "%s: values of '%s' differ (%llu vs %zu values)", path.c_str(), name.c_str(), (unsigned long long)nv,
               pv.size());
         k++;
     }
-    qz_imatrix_free(im);
+    mio_qz_imatrix_free(im);
 }
 
 static mio_writer *gguf_new(bool ds, bool cnt, bool sz, uint32_t chunks) {

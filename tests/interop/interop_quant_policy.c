@@ -8,7 +8,7 @@
  * inputs) and random flags (pure, leave-output, output / token-embedding types,
  * --tensor-type patterns) go through the peer's own type chooser
  * (llama_quant_model_from_metadata + llama_quant_compute_types, exported by
- * libllama) for every preset, and through qz_choose_types.
+ * libllama) for every preset, and through mio_qz_choose_types.
  *
  * Part B (end to end): small llama models written with ggml's gguf writer (f16,
  * f32, bf16 weights; a real SentencePiece vocabulary cut from
@@ -18,9 +18,9 @@
  * with an importance matrix built here — and with pure, leave-output,
  * output-tensor-type, token-embedding-type, tensor-type, prune-layers,
  * keep-split and requantizing; libmodelio reads each output and every tensor's
- * name, position and type must be what qz_output_order + qz_choose_types say,
+ * name, position and type must be what mio_qz_output_order + mio_qz_choose_types say,
  * copied tensors byte for byte the input's. Where llama.cpp refuses (an imatrix
- * needed, requantizing disabled) qz_choose_types must refuse too.
+ * needed, requantizing disabled) mio_qz_choose_types must refuse too.
  *
  * llama.cpp is declared by hand here (no llama.cpp header is used): the
  * llama_model_quantize_params layout of this build was read from
@@ -38,9 +38,9 @@
 #include <sys/wait.h>
 
 /* policy.c is compiled into this test (its functions are internal to the
- * library); it reports errors through err_set, provided here. */
+ * library); it reports errors through mio_err_set, provided here. */
 static char g_err[1024];
-mio_status err_set(mio_status st, const char *fmt, ...) {
+mio_status mio_err_set(mio_status st, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(g_err, sizeof g_err, fmt, ap);
@@ -302,10 +302,10 @@ static void check_preset_names(void) {
     T_EQ_INT(mio_preset_from_name("99999999999"), MIO_PRESET_NONE);
     T_CHECK(mio_preset_name(4) == NULL && mio_preset_name(-1) == NULL && mio_preset_name(1024) == NULL);
     T_EQ_STR(mio_preset_name(MIO_PRESET_Q4_K_M), "Q4_K_M");
-    T_EQ_STR(qz_preset_suggest("q4_km"), "Q4_K_M");
-    T_EQ_STR(qz_preset_suggest("Q4K_M"), "Q4_K_M");
-    T_EQ_STR(qz_preset_suggest("iq2xxs"), "IQ2_XXS");
-    T_CHECK(qz_preset_suggest("banana split") == NULL);
+    T_EQ_STR(mio_qz_preset_suggest("q4_km"), "Q4_K_M");
+    T_EQ_STR(mio_qz_preset_suggest("Q4K_M"), "Q4_K_M");
+    T_EQ_STR(mio_qz_preset_suggest("iq2xxs"), "IQ2_XXS");
+    T_CHECK(mio_qz_preset_suggest("banana split") == NULL);
 }
 
 /* =============================================================== Part A */
@@ -480,7 +480,7 @@ static void part_a(int n_scenarios) {
         m.n_head = d.n_head;
         m.n_head_kv = d.n_head_kv;
         m.n_expert = d.n_expert;
-        qz_model_finish(&m);
+        mio_qz_model_finish(&m);
         /* llama_quant_model_from_metadata's rule, not the loader's (which has more architectures) */
         m.is_70b = !strcmp(arch, "llama") && d.n_layer == 80 && d.n_head != d.n_head_kv;
         char ftxt[512];
@@ -501,7 +501,7 @@ static void part_a(int n_scenarios) {
             policy_of(preset, &f, false, &pol);
             qz_summary sum;
             pol.dry_run = false;
-            mio_status st = qz_choose_types(&m, &pol, items, (size_t)n, &sum);
+            mio_status st = mio_qz_choose_types(&m, &pol, items, (size_t)n, &sum);
             if (st != MIO_OK && !sum.types_decided) {
                 /* the peer would throw out of compute_types (no fallback type, a
                  * name without its block number): not sent, Part B covers refusals */
@@ -853,17 +853,17 @@ static void run_case(const char *tag, const char *in_path, const preset_t *pr, c
     IC_CHECK(mio_gguf_open(in_path, MIO_OPEN_SPLITS, &in) == MIO_OK, "%s: %s", in_path, mio_last_error());
     if (!in) return;
     qz_model m;
-    T_OK(qz_model_from_gguf(in, &m));
+    T_OK(mio_qz_model_from_gguf(in, &m));
     qz_item *items = NULL;
     size_t n = 0;
     uint32_t bc = 0;
     bool bc_set = false;
-    mio_status st = qz_output_order(in, f->prune, f->n_prune, f->keep_split, &items, &n, &bc, &bc_set);
-    IC_CHECK(st == MIO_OK, "qz_output_order: %s", g_err);
+    mio_status st = mio_qz_output_order(in, f->prune, f->n_prune, f->keep_split, &items, &n, &bc, &bc_set);
+    IC_CHECK(st == MIO_OK, "mio_qz_output_order: %s", g_err);
     qz_policy pol;
     policy_of(pr->preset, f, im != NULL, &pol);
     qz_summary sum;
-    mio_status ours = st == MIO_OK ? qz_choose_types(&m, &pol, items, n, &sum) : st;
+    mio_status ours = st == MIO_OK ? mio_qz_choose_types(&m, &pol, items, n, &sum) : st;
 
     /* theirs */
     peer_tt ptt[8];
@@ -1011,14 +1011,14 @@ static void check_missing_entry(const model *M, const preset_t *pr, const char *
     T_OK(mio_gguf_open(M->path, 0, &in));
     if (!in) return;
     qz_model m;
-    T_OK(qz_model_from_gguf(in, &m));
+    T_OK(mio_qz_model_from_gguf(in, &m));
     qz_item *items = NULL;
     size_t n = 0;
-    T_OK(qz_output_order(in, NULL, 0, false, &items, &n, NULL, NULL));
+    T_OK(mio_qz_output_order(in, NULL, 0, false, &items, &n, NULL, NULL));
     const flags none = {.output_type = -1, .token_type = -1};
     qz_policy pol;
     policy_of(pr->preset, &none, true, &pol);
-    T_OK(qz_choose_types(&m, &pol, items, n, NULL));
+    T_OK(mio_qz_choose_types(&m, &pol, items, n, NULL));
     bool refuse = false;
     for (size_t i = 0; i < n; i++)
         if (!strcmp(items[i].orig_name, missing)) refuse = items[i].convert && items[i].requires_imatrix;
@@ -1045,14 +1045,14 @@ static void check_forced_abort(const char *in_path, int64_t rows, const flags *f
     T_OK(mio_gguf_open(in_path, 0, &in));
     if (!in) return;
     qz_model m;
-    T_OK(qz_model_from_gguf(in, &m));
+    T_OK(mio_qz_model_from_gguf(in, &m));
     qz_item *items = NULL;
     size_t n = 0;
-    T_OK(qz_output_order(in, NULL, 0, false, &items, &n, NULL, NULL));
+    T_OK(mio_qz_output_order(in, NULL, 0, false, &items, &n, NULL, NULL));
     qz_policy pol;
     policy_of(MIO_PRESET_Q4_0, f, false, &pol);
     qz_summary sum;
-    mio_status ours = qz_choose_types(&m, &pol, items, n, &sum);
+    mio_status ours = mio_qz_choose_types(&m, &pol, items, n, &sum);
     free(items);
     mio_gguf_close(in);
     IC_CHECK(ours == MIO_ERR_INVALID_TENSOR_INFO, "%s Q4_0%s (rows of %lld): libmodelio returns %s (%s)", in_path,
@@ -1348,7 +1348,7 @@ static void part_b(void) {
 /* llama.cpp's LLM_TYPE_70B comes from the model loader (per architecture and
  * block count); Part A's metadata models only know the llama rule. Models made
  * of attn_v tensors alone (the quantizer needs nothing else) settle it for the
- * architectures qz_model_finish names, and show others stay plain. (A sweep of
+ * architectures mio_qz_model_finish names, and show others stay plain. (A sweep of
  * every architecture the peer's loader accepted with generic keys found no
  * other 70B one.) */
 static void part_c(void) {
@@ -1408,7 +1408,7 @@ static void part_c(void) {
         mio_gguf_file *f = NULL;
         if (mio_gguf_open(path, 0, &f) == MIO_OK) {
             qz_model m;
-            qz_model_from_gguf(f, &m);
+            mio_qz_model_from_gguf(f, &m);
             printf("  70B rule: %s, %d blocks, heads %d/%d, %d experts: %s\n", a, C[c].n_layer, C[c].n_head,
                    C[c].n_head_kv, C[c].n_expert, m.is_70b ? "70B" : "not 70B");
             mio_gguf_close(f);

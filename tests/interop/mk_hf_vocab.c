@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* mk_hf_vocab.c — a vocab-only GGUF from a Hugging Face tokenizer directory,
- * through hf_vocab_write (internal, linked from modelio_internal), until the
+ * through mio_hf_vocab_write (internal, linked from modelio_internal), until the
  * converter's driver exists: general.architecture "llama", the few llama.*
  * hyperparameters llama.cpp's loader reads before the vocabulary, then every
  * tokenizer.* key. Prints hf_vocab_info on stdout.
@@ -64,7 +64,7 @@ int main(int argc, char **argv) {
     if (!st) st = mio_writer_set_u32(w, "llama.rope.dimension_count", 16);
     hf_vocab_info info;
     memset(&info, 0, sizeof info);
-    if (!st) st = hf_vocab_write(w, &o, &info);
+    if (!st) st = mio_hf_vocab_write(w, &o, &info);
     if (!st) st = mio_writer_write_file(w, argv[2]);
     if (st) {
         fprintf(stderr, "mk_hf_vocab: %s: %s\n", mio_status_name(st), mio_last_error());

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """test_hf_tokenize.py — the tokenizer conversion tokenizes right: for each
-tokenizer directory, mk_hf_vocab (hf_vocab_write) makes a vocab-only GGUF,
+tokenizer directory, mk_hf_vocab (mio_hf_vocab_write) makes a vocab-only GGUF,
 hf_tokenize runs llama.cpp's llama_tokenize on it (add_special = parse_special
 = false), and the ids must equal the Hugging Face libraries' own:
 tokenizers.Tokenizer.from_file(tokenizer.json).encode(text,

@@ -53,13 +53,13 @@ typedef struct backend {
 
 static const backend g_back[] = {
 #ifdef MIO_KERNELS_AVX2
-    {"avx2", MIO_ISA_AVX2, kernels_fill_avx2},
+    {"avx2", MIO_ISA_AVX2, mio_kernels_fill_avx2},
 #endif
 #ifdef MIO_KERNELS_AVX512
-    {"avx512", MIO_ISA_AVX512, kernels_fill_avx512},
+    {"avx512", MIO_ISA_AVX512, mio_kernels_fill_avx512},
 #endif
 #ifdef MIO_KERNELS_NEON
-    {"neon", MIO_ISA_NEON, kernels_fill_neon},
+    {"neon", MIO_ISA_NEON, mio_kernels_fill_neon},
 #endif
     {NULL, MIO_ISA_SCALAR, NULL},
 };
@@ -187,7 +187,7 @@ static void test_dot_level(const char *lvl, const mio_kernels *bk) {
         const tinfo *ti = &g_types[ti_i];
         const int wt = ti->type;
         kern_dot_fn simd = bk->dot[wt];
-        const dot_kernel *pk = dot_kernel_get(wt);
+        const dot_kernel *pk = mio_dot_kernel_get(wt);
         if (!simd) continue;
         if (!pk) {
             fprintf(stderr, "%s: back end %s has a dot kernel for %s, which has no portable kernel\n", __FILE__,
@@ -312,7 +312,7 @@ static void test_dot_full_range(const char *lvl, const mio_kernels *bk) {
         const tinfo *ti = &g_types[ti_i];
         const int wt = ti->type;
         kern_dot_fn simd = bk->dot[wt];
-        const dot_kernel *pk = dot_kernel_get(wt);
+        const dot_kernel *pk = mio_dot_kernel_get(wt);
         if (!simd || !pk || is_float(wt)) continue;
         const int at = pk->atype;
         const size_t blk = (size_t)mio_type_block_size(wt), wbb = (size_t)mio_type_block_bytes(wt);
@@ -408,7 +408,7 @@ static void test_act_level(const char *lvl, const mio_kernels *bk) {
     free(x), free(ys), free(yp);
 }
 
-/* ptqtp_search against ptqtp_search_portable. */
+/* ptqtp_search against mio_ptqtp_search_portable. */
 static void test_ptqtp_level(const char *lvl, const mio_kernels *bk) {
     if (!bk->ptqtp_search) return;
     static const int lens[] = {8, 16, 24, 56, 64, 256, 264};
@@ -425,9 +425,9 @@ static void test_ptqtp_level(const char *lvl, const mio_kernels *bk) {
             if (rep % 7 == 2) a[K - 1] = 0.0f;           /* a zero scale */
             if (rep % 11 == 3) for (int p = 0; p < 3; p++) a[p] *= 1e20f; /* squares overflow */
             for (int i = 0; i < nc; i++) {
-                float v = a[0] * (float)ptqtp_cand[K - 1][i][0];
-                if (K >= 2) v += a[1] * (float)ptqtp_cand[K - 1][i][1];
-                if (K == 3) v += a[2] * (float)ptqtp_cand[K - 1][i][2];
+                float v = a[0] * (float)mio_ptqtp_cand[K - 1][i][0];
+                if (K >= 2) v += a[1] * (float)mio_ptqtp_cand[K - 1][i][1];
+                if (K == 3) v += a[2] * (float)mio_ptqtp_cand[K - 1][i][2];
                 vals[i] = v;
             }
             const int n = lens[rep % 7];
@@ -442,7 +442,7 @@ static void test_ptqtp_level(const char *lvl, const mio_kernels *bk) {
                 default: w[j] = frand() * 2.0f; break;
                 }
             }
-            ptqtp_search_portable(w, n, vals, label, nc, want);
+            mio_ptqtp_search_portable(w, n, vals, label, nc, want);
             memset(got, 0xFF, sizeof got);
             bk->ptqtp_search(w, n, vals, label, nc, got);
             diffs += memcmp(want, got, (size_t)n) != 0;
@@ -455,20 +455,20 @@ static void test_ptqtp_level(const char *lvl, const mio_kernels *bk) {
 }
 
 int main(void) {
-    /* the library's own tables are the portable ones: mio_encode_f32 and dot_kernel_get */
+    /* the library's own tables are the portable ones: mio_encode_f32 and mio_dot_kernel_get */
     setenv("MIO_ISA", "scalar", 1);
     T_EQ_STR(mio_cpu_isa(), "scalar");
     int levels = 0;
     static const mio_isa lv[] = {MIO_ISA_AVX2, MIO_ISA_AVX512, MIO_ISA_NEON};
     for (size_t l = 0; l < sizeof lv / sizeof lv[0]; l++) {
-        if (!cpu_isa_runs(lv[l])) continue;
+        if (!mio_cpu_isa_runs(lv[l])) continue;
         mio_kernels k;
         memset(&k, 0, sizeof k);
         int any = 0;
         for (size_t b = 0; g_back[b].name; b++)
-            if (cpu_isa_includes(lv[l], g_back[b].isa)) { g_back[b].fill(&k); any = 1; }
+            if (mio_cpu_isa_includes(lv[l], g_back[b].isa)) { g_back[b].fill(&k); any = 1; }
         if (!any) continue;
-        const char *name = cpu_isa_name(lv[l]);
+        const char *name = mio_cpu_isa_name(lv[l]);
         int before = g_checked_types;
         g_worst = 0;
         test_dot_level(name, &k);

@@ -231,7 +231,7 @@ static void test_threads(void) {
     }
 }
 
-/* Several user threads using the worker pool at once (pool_run serializes
+/* Several user threads using the worker pool at once (mio_pool_run serializes
  * jobs; every result must still be the single-threaded one), then a forked
  * child (it has no workers: the pool must make new ones, not wait forever). */
 typedef struct conc {

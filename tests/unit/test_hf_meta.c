@@ -50,7 +50,7 @@ static void rm_tree(const char *path) {
 /* ------------------------------------------------ hand-checkable values */
 
 static void check_label(int64_t t, int64_t s, int64_t e, int64_t n, const char *want) {
-    char *got = hf_size_label(t, s, e, n);
+    char *got = mio_hf_size_label(t, s, e, n);
     T_EQ_STR(got, want);
     free(got);
 }
@@ -69,7 +69,7 @@ static void run(const char *dir, const cJSON *config, const char *model_name, co
     mio_writer *w = NULL;
     if (mio_writer_new(MIO_WRITER_NO_EMPTY_PAD, &w) != MIO_OK) { r->st = MIO_ERR_NOMEM; return; }
     hf_meta_in in = {.dir = dir, .config = config, .model_name = model_name, .tensors = t, .n_tensors = nt};
-    r->st = hf_meta_write(w, &in, &r->m);
+    r->st = mio_hf_meta_write(w, &in, &r->m);
     if (r->st == MIO_OK) {
         r->st = mio_writer_write_cb(w, mem_sink, &r->buf);
         if (r->st == MIO_OK) r->st = mio_gguf_open_buffer(r->buf.p, r->buf.len, 0, &r->f);
@@ -80,7 +80,7 @@ static void run(const char *dir, const cJSON *config, const char *model_name, co
 static void run_free(run_out *r) {
     mio_gguf_close(r->f);
     free(r->buf.p);
-    hf_meta_free(&r->m);
+    mio_hf_meta_free(&r->m);
 }
 
 static bool str_is(const mio_gguf_file *f, const char *key, const char *want) {
@@ -115,10 +115,10 @@ static void hand_checks(void) {
         T_CHECK(str_is(r.f, "general.basename", "SmolLM2"));
         T_CHECK(str_is(r.f, "general.size_label", "135M"));
         T_EQ_INT(r.m.total_params, 135000000);
-        char *fn = hf_default_filename(&r.m, "BF16", false);
+        char *fn = mio_hf_default_filename(&r.m, "BF16", false);
         T_EQ_STR(fn, "SmolLM2-135M-Instruct-BF16");
         free(fn);
-        fn = hf_default_filename(&r.m, "BF16", true);
+        fn = mio_hf_default_filename(&r.m, "BF16", true);
         T_EQ_STR(fn, "SmolLM2-Instruct-vocab");
         free(fn);
     }
@@ -141,7 +141,7 @@ static void hand_checks(void) {
     if (r.st == MIO_OK) {
         T_CHECK(str_is(r.f, "general.size_label", "8x7B"));
         T_CHECK(str_is(r.f, "general.version", "v0.1"));
-        char *fn = hf_default_filename(&r.m, "Q8_0", false);
+        char *fn = mio_hf_default_filename(&r.m, "Q8_0", false);
         T_EQ_STR(fn, "Mixtral-8x7B-v0.1-Q8_0");
         free(fn);
     }
@@ -179,18 +179,18 @@ static void hand_checks(void) {
 
     /* --outfile templates */
     char *o = NULL;
-    T_OK(hf_fill_templated_filename("m-{ftype}-{FTYPE}-{outtype}-{OUTTYPE}-{}-{{x}}.gguf", "Q8_0", &o));
+    T_OK(mio_hf_fill_templated_filename("m-{ftype}-{FTYPE}-{outtype}-{OUTTYPE}-{}-{{x}}.gguf", "Q8_0", &o));
     T_EQ_STR(o, "m-q8_0-Q8_0-q8_0-Q8_0-q8_0-{x}.gguf");
     free(o);
     o = NULL;
-    T_OK(hf_fill_templated_filename("{0}{0}.gguf", "BF16", &o));
+    T_OK(mio_hf_fill_templated_filename("{0}{0}.gguf", "BF16", &o));
     T_EQ_STR(o, "bf16bf16.gguf");
     free(o);
     o = NULL;
-    T_STATUS(hf_fill_templated_filename("{name}.gguf", "F16", &o), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_hf_fill_templated_filename("{name}.gguf", "F16", &o), MIO_ERR_INVALID_ARG);
     T_MSG_HAS("{name}");
-    T_STATUS(hf_fill_templated_filename("{}{0}", "F16", &o), MIO_ERR_INVALID_ARG);
-    T_STATUS(hf_fill_templated_filename("a}b", "F16", &o), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_hf_fill_templated_filename("{}{0}", "F16", &o), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_hf_fill_templated_filename("a}b", "F16", &o), MIO_ERR_INVALID_ARG);
     T_CHECK(o == NULL);
 
     free(dir);
@@ -273,7 +273,7 @@ static void reference_cases(void) {
         int64_t a[4];
         for (int k = 0; k < 4; k++) a[k] = (int64_t)cJSON_GetArrayItem(sl, k)->valuedouble;
         const char *want = cJSON_GetArrayItem(sl, 4)->valuestring;
-        char *got = hf_size_label(a[0], a[1], a[2], a[3]);
+        char *got = mio_hf_size_label(a[0], a[1], a[2], a[3]);
         n_sl++;
         if (got && strcmp(got, want) == 0) ok_sl++;
         else if (ok_sl + 1 == n_sl) /* print the first mismatch */
@@ -346,7 +346,7 @@ static void reference_cases(void) {
             const cJSON *fns = cJSON_GetObjectItemCaseSensitive(c, "filenames"), *ty;
             cJSON_ArrayForEach(ty, types) {
                 if (bad) break;
-                char *fn = hf_default_filename(&r.m, ty->valuestring, false);
+                char *fn = mio_hf_default_filename(&r.m, ty->valuestring, false);
                 const char *want = cJSON_GetObjectItemCaseSensitive(fns, ty->valuestring)->valuestring;
                 if (!fn || strcmp(fn, want) != 0) {
                     snprintf(msg, sizeof msg, "file name (%s): \"%s\", expected \"%s\"", ty->valuestring, fn ? fn : "(null)", want);
@@ -355,7 +355,7 @@ static void reference_cases(void) {
                 free(fn);
             }
             if (!bad) {
-                char *fn = hf_default_filename(&r.m, NULL, true);
+                char *fn = mio_hf_default_filename(&r.m, NULL, true);
                 const char *want = cJSON_GetObjectItemCaseSensitive(fns, "vocab")->valuestring;
                 if (!fn || strcmp(fn, want) != 0) {
                     snprintf(msg, sizeof msg, "vocab file name: \"%s\", expected \"%s\"", fn ? fn : "(null)", want);

@@ -53,7 +53,7 @@ static const char *save(const char *tag, const bb *o) {
 /* Load and expect failure with status st and a message containing sub. */
 static void expect_fail(const char *path, mio_status st, const char *sub) {
     qz_imatrix *im = (qz_imatrix *)0x1;
-    T_STATUS(qz_imatrix_load(path, &im), st);
+    T_STATUS(mio_qz_imatrix_load(path, &im), st);
     T_CHECK(im == NULL);
     T_MSG_HAS(sub);
 }
@@ -63,9 +63,9 @@ static bool feq(float a, float b) { return memcmp(&a, &b, 4) == 0; }
     fprintf(stderr, "%s:%d: %s == %s failed: %.9g != %.9g\n", __FILE__, __LINE__, #a, #b, (double)_a, (double)_b); } } while (0)
 
 static const float *vals(const qz_imatrix *im, const char *name, uint64_t *n) {
-    int64_t i = qz_imatrix_find(im, name, strlen(name));
+    int64_t i = mio_qz_imatrix_find(im, name, strlen(name));
     if (i < 0) { *n = 0; return NULL; }
-    return qz_imatrix_values(im, (uint64_t)i, n);
+    return mio_qz_imatrix_values(im, (uint64_t)i, n);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -82,11 +82,11 @@ static void test_legacy_basic(void) {
     const char *path = save("basic.dat", &o);
 
     qz_imatrix *im = NULL;
-    T_OK(qz_imatrix_load(path, &im));
-    T_EQ_INT(qz_imatrix_format(im), QZ_IMATRIX_LEGACY);
-    T_EQ_U64(qz_imatrix_count(im), 2);
-    T_EQ_MSTR(qz_imatrix_name(im, 0), "a");   /* sorted by name */
-    T_EQ_MSTR(qz_imatrix_name(im, 1), "blk.0.ffn_up.weight");
+    T_OK(mio_qz_imatrix_load(path, &im));
+    T_EQ_INT(mio_qz_imatrix_format(im), QZ_IMATRIX_LEGACY);
+    T_EQ_U64(mio_qz_imatrix_count(im), 2);
+    T_EQ_MSTR(mio_qz_imatrix_name(im, 0), "a");   /* sorted by name */
+    T_EQ_MSTR(mio_qz_imatrix_name(im, 1), "blk.0.ffn_up.weight");
     uint64_t n;
     const float *v = vals(im, "blk.0.ffn_up.weight", &n);
     T_EQ_U64(n, 4);
@@ -94,16 +94,16 @@ static void test_legacy_basic(void) {
     v = vals(im, "a", &n);
     T_EQ_U64(n, 2);
     if (v) { T_FEQ(v[0], 5); T_FEQ(v[1], 7); }
-    T_EQ_INT(qz_imatrix_chunk_count(im), 10);
-    T_EQ_U64(qz_imatrix_chunk_size(im), 0);
-    T_EQ_U64(qz_imatrix_dataset_count(im), 1);
-    T_EQ_STR(qz_imatrix_dataset(im, 0), "wiki.txt");
-    T_CHECK(qz_imatrix_dataset(im, 1) == NULL);
-    T_EQ_INT(qz_imatrix_find(im, "b", 1), -1);
+    T_EQ_INT(mio_qz_imatrix_chunk_count(im), 10);
+    T_EQ_U64(mio_qz_imatrix_chunk_size(im), 0);
+    T_EQ_U64(mio_qz_imatrix_dataset_count(im), 1);
+    T_EQ_STR(mio_qz_imatrix_dataset(im, 0), "wiki.txt");
+    T_CHECK(mio_qz_imatrix_dataset(im, 1) == NULL);
+    T_EQ_INT(mio_qz_imatrix_find(im, "b", 1), -1);
 
     /* the four keys, in llama-quantize's order */
     qz_imatrix_kv kv[QZ_IMATRIX_MAX_KV];
-    size_t nkv = qz_imatrix_kvs(im, "data/imatrix.dat", kv);
+    size_t nkv = mio_qz_imatrix_kvs(im, "data/imatrix.dat", kv);
     T_EQ_U64(nkv, 4);
     T_EQ_STR(kv[0].key, "quantize.imatrix.file");
     T_EQ_INT(kv[0].type, MIO_GGUF_STRING);
@@ -118,37 +118,37 @@ static void test_legacy_basic(void) {
 
     /* per-tensor lookup: found, absent, size mismatch, tolerated for token_embd */
     const float *x = NULL;
-    T_OK(qz_imatrix_for_tensor(im, "blk.0.ffn_up.weight", 4, 1, &x));
+    T_OK(mio_qz_imatrix_for_tensor(im, "blk.0.ffn_up.weight", 4, 1, &x));
     T_CHECK(x != NULL && feq(x[0], 1) && feq(x[3], 4));
-    T_OK(qz_imatrix_for_tensor(im, "blk.1.ffn_up.weight", 4, 1, &x));
+    T_OK(mio_qz_imatrix_for_tensor(im, "blk.1.ffn_up.weight", 4, 1, &x));
     T_CHECK(x == NULL);
-    T_STATUS(qz_imatrix_for_tensor(im, "blk.0.ffn_up.weight", 2, 1, &x), MIO_ERR_SIZE_MISMATCH);
+    T_STATUS(mio_qz_imatrix_for_tensor(im, "blk.0.ffn_up.weight", 2, 1, &x), MIO_ERR_SIZE_MISMATCH);
     T_CHECK(x == NULL);
     T_MSG_HAS("imatrix size 4 is different from tensor size 2 for blk.0.ffn_up.weight");
-    T_STATUS(qz_imatrix_for_tensor(im, "blk.0.ffn_up.weight", 2, 2, &x), MIO_OK); /* 2 experts x 2 columns */
+    T_STATUS(mio_qz_imatrix_for_tensor(im, "blk.0.ffn_up.weight", 2, 2, &x), MIO_OK); /* 2 experts x 2 columns */
     T_CHECK(x != NULL);
-    T_OK(qz_imatrix_for_tensor(NULL, "blk.0.ffn_up.weight", 4, 1, &x));
+    T_OK(mio_qz_imatrix_for_tensor(NULL, "blk.0.ffn_up.weight", 4, 1, &x));
     T_CHECK(x == NULL);
-    qz_imatrix_free(im);
+    mio_qz_imatrix_free(im);
 
     /* token embeddings: a size mismatch is ignored (no imatrix for that tensor) */
     o.n = 0;
     put_i32(&o, 1);
     put_entry(&o, "token_embd.weight", 17, 1, 2, a);
     path = save("tokembd.dat", &o);
-    T_OK(qz_imatrix_load(path, &im));
+    T_OK(mio_qz_imatrix_load(path, &im));
     x = (const float *)0x1;
-    T_OK(qz_imatrix_for_tensor(im, "token_embd.weight", 4, 1, &x));
+    T_OK(mio_qz_imatrix_for_tensor(im, "token_embd.weight", 4, 1, &x));
     T_CHECK(x == NULL);
-    T_OK(qz_imatrix_for_tensor(im, "token_embd.weight", 2, 1, &x));
+    T_OK(mio_qz_imatrix_for_tensor(im, "token_embd.weight", 2, 1, &x));
     T_CHECK(x != NULL);
     /* no trailer: no chunk count, no dataset: two keys */
-    T_EQ_INT(qz_imatrix_chunk_count(im), 0);
-    T_EQ_U64(qz_imatrix_dataset_count(im), 0);
-    T_EQ_U64(qz_imatrix_kvs(im, "i.dat", kv), 2);
+    T_EQ_INT(mio_qz_imatrix_chunk_count(im), 0);
+    T_EQ_U64(mio_qz_imatrix_dataset_count(im), 0);
+    T_EQ_U64(mio_qz_imatrix_kvs(im, "i.dat", kv), 2);
     T_EQ_STR(kv[1].key, "quantize.imatrix.entries_count");
     T_EQ_U64(kv[1].u32, 1);
-    qz_imatrix_free(im);
+    mio_qz_imatrix_free(im);
 }
 
 static void test_legacy_edges(void) {
@@ -162,12 +162,12 @@ static void test_legacy_edges(void) {
     put_i32(&o, 2);
     put_entry(&o, "neg", 3, -5, 1, s1);
     put_entry(&o, "three", 5, 3, 3, s3);
-    T_OK(qz_imatrix_load(save("ncall.dat", &o), &im));
+    T_OK(mio_qz_imatrix_load(save("ncall.dat", &o), &im));
     v = vals(im, "neg", &n);
     T_CHECK(v && n == 1 && feq(v[0], 42));
     v = vals(im, "three", &n);
     T_CHECK(v && n == 3 && feq(v[0], 1) && feq(v[1], 2) && feq(v[2], 3));
-    qz_imatrix_free(im);
+    mio_qz_imatrix_free(im);
 
     /* duplicate names: the later entry wins (sizes may differ) */
     o.n = 0;
@@ -175,39 +175,39 @@ static void test_legacy_edges(void) {
     put_entry(&o, "dup", 3, 1, 3, s3);
     put_entry(&o, "other", 5, 1, 1, s1);
     put_entry(&o, "dup", 3, 2, 1, s1);
-    T_OK(qz_imatrix_load(save("dup.dat", &o), &im));
-    T_EQ_U64(qz_imatrix_count(im), 2);
+    T_OK(mio_qz_imatrix_load(save("dup.dat", &o), &im));
+    T_EQ_U64(mio_qz_imatrix_count(im), 2);
     v = vals(im, "dup", &n);
     T_CHECK(v && n == 1 && feq(v[0], 21));
-    qz_imatrix_free(im);
+    mio_qz_imatrix_free(im);
 
     /* a NUL inside a name cuts it (llama.cpp builds a std::string from a C string) */
     o.n = 0;
     put_i32(&o, 1);
     put_entry(&o, "ab\0cd", 5, 1, 1, s1);
-    T_OK(qz_imatrix_load(save("nul.dat", &o), &im));
-    T_EQ_MSTR(qz_imatrix_name(im, 0), "ab");
-    T_CHECK(qz_imatrix_find(im, "ab", 2) == 0);
-    qz_imatrix_free(im);
+    T_OK(mio_qz_imatrix_load(save("nul.dat", &o), &im));
+    T_EQ_MSTR(mio_qz_imatrix_name(im, 0), "ab");
+    T_CHECK(mio_qz_imatrix_find(im, "ab", 2) == 0);
+    mio_qz_imatrix_free(im);
 
     /* an empty name is an entry like any other */
     o.n = 0;
     put_i32(&o, 1);
     put_entry(&o, "", 0, 1, 1, s1);
-    T_OK(qz_imatrix_load(save("empty-name.dat", &o), &im));
-    T_EQ_U64(qz_imatrix_count(im), 1);
-    T_CHECK(qz_imatrix_find(im, "", 0) == 0);
-    qz_imatrix_free(im);
+    T_OK(mio_qz_imatrix_load(save("empty-name.dat", &o), &im));
+    T_EQ_U64(mio_qz_imatrix_count(im), 1);
+    T_CHECK(mio_qz_imatrix_find(im, "", 0) == 0);
+    mio_qz_imatrix_free(im);
 
     /* trailer of 2 bytes: the chunk count keeps them (0x0105), no dataset */
     o.n = 0;
     put_i32(&o, 1);
     put_entry(&o, "x", 1, 1, 1, s1);
     put_raw(&o, "\x05\x01", 2);
-    T_OK(qz_imatrix_load(save("trailer2.dat", &o), &im));
-    T_EQ_INT(qz_imatrix_chunk_count(im), 0x0105);
-    T_EQ_U64(qz_imatrix_dataset_count(im), 0);
-    qz_imatrix_free(im);
+    T_OK(mio_qz_imatrix_load(save("trailer2.dat", &o), &im));
+    T_EQ_INT(mio_qz_imatrix_chunk_count(im), 0x0105);
+    T_EQ_U64(mio_qz_imatrix_dataset_count(im), 0);
+    mio_qz_imatrix_free(im);
 
     /* dataset length past the end, zero, negative: chunk count kept, no dataset */
     const int32_t bad_len[3] = {100, 0, -4};
@@ -218,10 +218,10 @@ static void test_legacy_edges(void) {
         put_i32(&o, 7);
         put_i32(&o, bad_len[k]);
         put_raw(&o, "abc", 3);
-        T_OK(qz_imatrix_load(save("dslen.dat", &o), &im));
-        T_EQ_INT(qz_imatrix_chunk_count(im), 7);
-        T_EQ_U64(qz_imatrix_dataset_count(im), 0);
-        qz_imatrix_free(im);
+        T_OK(mio_qz_imatrix_load(save("dslen.dat", &o), &im));
+        T_EQ_INT(mio_qz_imatrix_chunk_count(im), 7);
+        T_EQ_U64(mio_qz_imatrix_dataset_count(im), 0);
+        mio_qz_imatrix_free(im);
     }
     /* dataset with a NUL: cut there; bytes after it ignored */
     o.n = 0;
@@ -230,13 +230,13 @@ static void test_legacy_edges(void) {
     put_i32(&o, -3);   /* a negative chunk count: kept, but no chunks_count key */
     put_i32(&o, 5);
     put_raw(&o, "ds\0zzJUNK", 9);
-    T_OK(qz_imatrix_load(save("dsnul.dat", &o), &im));
-    T_EQ_INT(qz_imatrix_chunk_count(im), -3);
-    T_EQ_STR(qz_imatrix_dataset(im, 0), "ds");
+    T_OK(mio_qz_imatrix_load(save("dsnul.dat", &o), &im));
+    T_EQ_INT(mio_qz_imatrix_chunk_count(im), -3);
+    T_EQ_STR(mio_qz_imatrix_dataset(im, 0), "ds");
     qz_imatrix_kv kv[QZ_IMATRIX_MAX_KV];
-    T_EQ_U64(qz_imatrix_kvs(im, "p", kv), 3);
+    T_EQ_U64(mio_qz_imatrix_kvs(im, "p", kv), 3);
     T_EQ_STR(kv[2].key, "quantize.imatrix.entries_count");
-    qz_imatrix_free(im);
+    mio_qz_imatrix_free(im);
 
     /* a path longer than 127 bytes is cut at 127 in quantize.imatrix.file; so is a dataset */
     char longp[300], longd[200];
@@ -249,12 +249,12 @@ static void test_legacy_edges(void) {
     put_i32(&o, 1);
     put_i32(&o, (int32_t)sizeof longd);
     put_raw(&o, longd, sizeof longd);
-    T_OK(qz_imatrix_load(save("long.dat", &o), &im));
-    T_EQ_U64(qz_imatrix_kvs(im, longp, kv), 4);
+    T_OK(mio_qz_imatrix_load(save("long.dat", &o), &im));
+    T_EQ_U64(mio_qz_imatrix_kvs(im, longp, kv), 4);
     T_EQ_U64(strlen(kv[0].str), 127);
     T_EQ_U64(strlen(kv[1].str), 127);
     T_CHECK(kv[1].str[0] == 'd' && kv[0].str[126] == 'p');
-    qz_imatrix_free(im);
+    mio_qz_imatrix_free(im);
 }
 
 static void test_legacy_malformed(void) {
@@ -332,8 +332,8 @@ static void test_legacy_malformed(void) {
     /* missing file, NULL arguments */
     expect_fail(tmp_path("missing.dat"), MIO_ERR_NOT_FOUND, "imatrix: cannot open '");
     qz_imatrix *im = NULL;
-    T_STATUS(qz_imatrix_load(NULL, &im), MIO_ERR_INVALID_ARG);
-    T_STATUS(qz_imatrix_load("x", NULL), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_qz_imatrix_load(NULL, &im), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_qz_imatrix_load("x", NULL), MIO_ERR_INVALID_ARG);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -380,11 +380,11 @@ static void test_gguf_basic(void) {
     const char *path = gguf_save(w, "basic.gguf");
 
     qz_imatrix *im = NULL;
-    T_OK(qz_imatrix_load(path, &im));
-    T_EQ_INT(qz_imatrix_format(im), QZ_IMATRIX_GGUF);
-    T_EQ_U64(qz_imatrix_count(im), 2);
-    T_EQ_MSTR(qz_imatrix_name(im, 0), "blk.0.attn_q.weight");
-    T_EQ_MSTR(qz_imatrix_name(im, 1), "blk.0.ffn_down_exps.weight");
+    T_OK(mio_qz_imatrix_load(path, &im));
+    T_EQ_INT(mio_qz_imatrix_format(im), QZ_IMATRIX_GGUF);
+    T_EQ_U64(mio_qz_imatrix_count(im), 2);
+    T_EQ_MSTR(mio_qz_imatrix_name(im, 0), "blk.0.attn_q.weight");
+    T_EQ_MSTR(mio_qz_imatrix_name(im, 1), "blk.0.ffn_down_exps.weight");
     uint64_t n;
     const float *v = vals(im, "blk.0.ffn_down_exps.weight", &n);
     T_EQ_U64(n, 8);
@@ -394,22 +394,22 @@ static void test_gguf_basic(void) {
     }
     v = vals(im, "blk.0.attn_q.weight", &n);
     T_CHECK(v && n == 3 && feq(v[0], 1) && feq(v[1], 2) && feq(v[2], 3));
-    T_EQ_INT(qz_imatrix_chunk_count(im), 7);
-    T_EQ_U64(qz_imatrix_chunk_size(im), 512);
-    T_EQ_U64(qz_imatrix_dataset_count(im), 2);
-    T_EQ_STR(qz_imatrix_dataset(im, 0), "d1.txt");
-    T_EQ_STR(qz_imatrix_dataset(im, 1), "d2.txt");
-    T_EQ_INT(qz_imatrix_find(im, "foo.weight", 10), -1);
+    T_EQ_INT(mio_qz_imatrix_chunk_count(im), 7);
+    T_EQ_U64(mio_qz_imatrix_chunk_size(im), 512);
+    T_EQ_U64(mio_qz_imatrix_dataset_count(im), 2);
+    T_EQ_STR(mio_qz_imatrix_dataset(im, 0), "d1.txt");
+    T_EQ_STR(mio_qz_imatrix_dataset(im, 1), "d2.txt");
+    T_EQ_INT(mio_qz_imatrix_find(im, "foo.weight", 10), -1);
 
     /* expert slicing: 4 columns x 2 experts */
     const float *x = NULL;
-    T_OK(qz_imatrix_for_tensor(im, "blk.0.ffn_down_exps.weight", 4, 2, &x));
+    T_OK(mio_qz_imatrix_for_tensor(im, "blk.0.ffn_down_exps.weight", 4, 2, &x));
     T_CHECK(x != NULL && feq(x[4], 1) && feq(x[3], 4));
-    T_STATUS(qz_imatrix_for_tensor(im, "blk.0.ffn_down_exps.weight", 4, 1, &x), MIO_ERR_SIZE_MISMATCH);
+    T_STATUS(mio_qz_imatrix_for_tensor(im, "blk.0.ffn_down_exps.weight", 4, 1, &x), MIO_ERR_SIZE_MISMATCH);
     T_MSG_HAS("imatrix size 8 is different from tensor size 4 for blk.0.ffn_down_exps.weight");
 
     qz_imatrix_kv kv[QZ_IMATRIX_MAX_KV];
-    T_EQ_U64(qz_imatrix_kvs(im, path, kv), 4);
+    T_EQ_U64(mio_qz_imatrix_kvs(im, path, kv), 4);
     T_EQ_STR(kv[0].str, path);
     T_EQ_STR(kv[1].str, "d1.txt");   /* only the first dataset */
     T_EQ_U64(kv[2].u32, 2);
@@ -417,33 +417,33 @@ static void test_gguf_basic(void) {
 
     /* filter: exclude by substring, include by substring, both refused */
     const char *ex[1] = {"attn"};
-    T_OK(qz_imatrix_filter(im, NULL, 0, ex, 1));
-    T_EQ_U64(qz_imatrix_count(im), 1);
-    T_EQ_INT(qz_imatrix_find(im, "blk.0.attn_q.weight", 19), -1);
-    T_CHECK(qz_imatrix_find(im, "blk.0.ffn_down_exps.weight", 26) == 0);
-    T_EQ_U64(qz_imatrix_kvs(im, path, kv), 4);
+    T_OK(mio_qz_imatrix_filter(im, NULL, 0, ex, 1));
+    T_EQ_U64(mio_qz_imatrix_count(im), 1);
+    T_EQ_INT(mio_qz_imatrix_find(im, "blk.0.attn_q.weight", 19), -1);
+    T_CHECK(mio_qz_imatrix_find(im, "blk.0.ffn_down_exps.weight", 26) == 0);
+    T_EQ_U64(mio_qz_imatrix_kvs(im, path, kv), 4);
     T_EQ_U64(kv[2].u32, 1);
     const char *inc[2] = {"nothing", "also-nothing"};
-    T_STATUS(qz_imatrix_filter(im, inc, 2, ex, 1), MIO_ERR_INVALID_ARG);
+    T_STATUS(mio_qz_imatrix_filter(im, inc, 2, ex, 1), MIO_ERR_INVALID_ARG);
     T_MSG_HAS("cannot be used together");
-    T_OK(qz_imatrix_filter(im, inc, 2, NULL, 0));
-    T_EQ_U64(qz_imatrix_count(im), 0);
-    T_EQ_U64(qz_imatrix_kvs(im, path, kv), 0);   /* no entries: no imatrix, no keys */
-    qz_imatrix_free(im);
+    T_OK(mio_qz_imatrix_filter(im, inc, 2, NULL, 0));
+    T_EQ_U64(mio_qz_imatrix_count(im), 0);
+    T_EQ_U64(mio_qz_imatrix_kvs(im, path, kv), 0);   /* no entries: no imatrix, no keys */
+    mio_qz_imatrix_free(im);
 
-    T_OK(qz_imatrix_load(path, &im));
+    T_OK(mio_qz_imatrix_load(path, &im));
     const char *inc2[2] = {"ffn_", "q.w"};
-    T_OK(qz_imatrix_filter(im, inc2, 2, NULL, 0));   /* union of the patterns */
-    T_EQ_U64(qz_imatrix_count(im), 2);
+    T_OK(mio_qz_imatrix_filter(im, inc2, 2, NULL, 0));   /* union of the patterns */
+    T_EQ_U64(mio_qz_imatrix_count(im), 2);
     const char *inc3[1] = {""};
-    T_OK(qz_imatrix_filter(im, inc3, 1, NULL, 0));   /* "" matches all */
-    T_EQ_U64(qz_imatrix_count(im), 2);
+    T_OK(mio_qz_imatrix_filter(im, inc3, 1, NULL, 0));   /* "" matches all */
+    T_EQ_U64(mio_qz_imatrix_count(im), 2);
     const char *incnull[1] = {NULL};
-    T_STATUS(qz_imatrix_filter(im, incnull, 1, NULL, 0), MIO_ERR_INVALID_ARG);
-    T_OK(qz_imatrix_filter(im, NULL, 0, NULL, 0));
-    T_EQ_U64(qz_imatrix_count(im), 2);
-    T_OK(qz_imatrix_check_finite(im));
-    qz_imatrix_free(im);
+    T_STATUS(mio_qz_imatrix_filter(im, incnull, 1, NULL, 0), MIO_ERR_INVALID_ARG);
+    T_OK(mio_qz_imatrix_filter(im, NULL, 0, NULL, 0));
+    T_EQ_U64(mio_qz_imatrix_count(im), 2);
+    T_OK(mio_qz_imatrix_check_finite(im));
+    mio_qz_imatrix_free(im);
 }
 
 static void test_gguf_counts(void) {
@@ -461,7 +461,7 @@ static void test_gguf_counts(void) {
     add_f32(w, "odd.counts", 2, 1, c2);   /* counts of any shape: only the element count matters */
     const char *path = gguf_save(w, "counts.gguf");
     qz_imatrix *im = NULL;
-    T_OK(qz_imatrix_load(path, &im));
+    T_OK(mio_qz_imatrix_load(path, &im));
     uint64_t n;
     const float *v = vals(im, "w", &n);
     T_EQ_U64(n, 12);
@@ -476,7 +476,7 @@ static void test_gguf_counts(void) {
     v = vals(im, "odd", &n);
     T_EQ_U64(n, 5);
     if (v) { T_FEQ(v[0], 1); T_FEQ(v[1], 2); T_FEQ(v[2], 1.5f); T_FEQ(v[3], 2); T_FEQ(v[4], 0); }
-    qz_imatrix_free(im);
+    mio_qz_imatrix_free(im);
 
     /* NaN sums load; llama_model_quantize refuses them; excluding the entry clears it */
     static const float bad[2] = {1, NAN}, one[1] = {1};
@@ -486,13 +486,13 @@ static void test_gguf_counts(void) {
     add_f32(w, "good.in_sum2", 2, 1, s);
     add_f32(w, "good.counts", 1, 1, one);
     path = gguf_save(w, "nan.gguf");
-    T_OK(qz_imatrix_load(path, &im));
-    T_STATUS(qz_imatrix_check_finite(im), MIO_ERR_NON_FINITE);
+    T_OK(mio_qz_imatrix_load(path, &im));
+    T_STATUS(mio_qz_imatrix_check_finite(im), MIO_ERR_NON_FINITE);
     T_MSG_HAS("imatrix contains non-finite value nan (entry 'bad', value 1 of 2)");
     const char *ex[1] = {"bad"};
-    T_OK(qz_imatrix_filter(im, NULL, 0, ex, 1));
-    T_OK(qz_imatrix_check_finite(im));
-    qz_imatrix_free(im);
+    T_OK(mio_qz_imatrix_filter(im, NULL, 0, ex, 1));
+    T_OK(mio_qz_imatrix_check_finite(im));
+    mio_qz_imatrix_free(im);
 
     /* chunk_count >= 2^31 is negative as llama.cpp's int32: no chunks_count key */
     w = gguf_new(META_DATASETS | META_SIZE);
@@ -500,11 +500,11 @@ static void test_gguf_counts(void) {
     add_f32(w, "x.in_sum2", 1, 1, one);
     add_f32(w, "x.counts", 1, 1, one);
     path = gguf_save(w, "bigchunks.gguf");
-    T_OK(qz_imatrix_load(path, &im));
-    T_EQ_INT(qz_imatrix_chunk_count(im), (int32_t)0x80000005u);
+    T_OK(mio_qz_imatrix_load(path, &im));
+    T_EQ_INT(mio_qz_imatrix_chunk_count(im), (int32_t)0x80000005u);
     qz_imatrix_kv kv[QZ_IMATRIX_MAX_KV];
-    T_EQ_U64(qz_imatrix_kvs(im, "f", kv), 3);
-    qz_imatrix_free(im);
+    T_EQ_U64(mio_qz_imatrix_kvs(im, "f", kv), 3);
+    mio_qz_imatrix_free(im);
 
     /* an empty dataset array and chunk_count 0: metadata present, two keys */
     w = gguf_new(META_SIZE);
@@ -513,10 +513,10 @@ static void test_gguf_counts(void) {
     add_f32(w, "x.in_sum2", 1, 1, one);
     add_f32(w, "x.counts", 1, 1, one);
     path = gguf_save(w, "nodatasets.gguf");
-    T_OK(qz_imatrix_load(path, &im));
-    T_EQ_U64(qz_imatrix_dataset_count(im), 0);
-    T_EQ_U64(qz_imatrix_kvs(im, "f", kv), 2);
-    qz_imatrix_free(im);
+    T_OK(mio_qz_imatrix_load(path, &im));
+    T_EQ_U64(mio_qz_imatrix_dataset_count(im), 0);
+    T_EQ_U64(mio_qz_imatrix_kvs(im, "f", kv), 2);
+    mio_qz_imatrix_free(im);
 
     /* imatrix.datasets of another type: present (metadata complete) but no dataset */
     w = gguf_new(META_COUNT | META_SIZE);
@@ -524,18 +524,18 @@ static void test_gguf_counts(void) {
     add_f32(w, "x.in_sum2", 1, 1, one);
     add_f32(w, "x.counts", 1, 1, one);
     path = gguf_save(w, "dsstr.gguf");
-    T_OK(qz_imatrix_load(path, &im));
-    T_EQ_U64(qz_imatrix_dataset_count(im), 0);
-    qz_imatrix_free(im);
+    T_OK(mio_qz_imatrix_load(path, &im));
+    T_EQ_U64(mio_qz_imatrix_dataset_count(im), 0);
+    mio_qz_imatrix_free(im);
 
     /* tensors but no .in_sum2/.counts pair: loads, no entries (quantize without one) */
     w = gguf_new(META_ALL);
     add_f32(w, "x.weight", 1, 1, one);
     path = gguf_save(w, "nopairs.gguf");
-    T_OK(qz_imatrix_load(path, &im));
-    T_EQ_U64(qz_imatrix_count(im), 0);
-    T_EQ_U64(qz_imatrix_kvs(im, "f", kv), 0);
-    qz_imatrix_free(im);
+    T_OK(mio_qz_imatrix_load(path, &im));
+    T_EQ_U64(mio_qz_imatrix_count(im), 0);
+    T_EQ_U64(mio_qz_imatrix_kvs(im, "f", kv), 0);
+    mio_qz_imatrix_free(im);
 }
 
 static void test_gguf_malformed(void) {
@@ -614,12 +614,12 @@ static void test_gguf_malformed(void) {
     const char *cut = tmp_path("cut.gguf");
     write_bytes(cut, buf, n - 40);
     qz_imatrix *im = NULL;
-    T_CHECK(qz_imatrix_load(cut, &im) != MIO_OK);
+    T_CHECK(mio_qz_imatrix_load(cut, &im) != MIO_OK);
     T_CHECK(im == NULL);
     T_MSG_HAS("imatrix '");
     T_MSG_HAS("cut.gguf': ");
     write_bytes(cut, buf, 30);
-    T_CHECK(qz_imatrix_load(cut, &im) != MIO_OK);
+    T_CHECK(mio_qz_imatrix_load(cut, &im) != MIO_OK);
     T_MSG_HAS("cut.gguf': ");
 }
 
@@ -653,11 +653,11 @@ static int make_model(const char *path) {
 static int check_generated(const char *im_path, const char *model, uint64_t want) {
     qz_imatrix *im = NULL;
     mio_gguf_file *g = NULL;
-    T_OK(qz_imatrix_load(im_path, &im));
+    T_OK(mio_qz_imatrix_load(im_path, &im));
     T_OK(mio_gguf_open(model, MIO_OPEN_MMAP, &g));
     if (!im || !g) T_DONE();
-    T_EQ_U64(qz_imatrix_count(im), want);
-    T_OK(qz_imatrix_check_finite(im));
+    T_EQ_U64(mio_qz_imatrix_count(im), want);
+    T_OK(mio_qz_imatrix_check_finite(im));
     for (int64_t i = 0; i < mio_gguf_tensor_count(g); i++) {
         mio_gguf_tensor t;
         T_OK(mio_gguf_tensor_info(g, i, &t));
@@ -665,7 +665,7 @@ static int check_generated(const char *im_path, const char *model, uint64_t want
         snprintf(name, sizeof name, "%.*s", (int)t.name.len, t.name.ptr);
         if (t.n_dims < 2 || strcmp(name, "token_embd.weight") == 0) continue;
         const float *v = NULL;
-        T_OK(qz_imatrix_for_tensor(im, name, t.ne[0], t.ne[2] * t.ne[3], &v));
+        T_OK(mio_qz_imatrix_for_tensor(im, name, t.ne[0], t.ne[2] * t.ne[3], &v));
         T_CHECK(v != NULL);
         if (!v) { fprintf(stderr, "no imatrix vector for %s\n", name); continue; }
         for (int64_t k = 0; k < t.ne[0] * t.ne[2] * t.ne[3]; k++) {
@@ -673,10 +673,10 @@ static int check_generated(const char *im_path, const char *model, uint64_t want
         }
     }
     qz_imatrix_kv kv[QZ_IMATRIX_MAX_KV];
-    T_EQ_U64(qz_imatrix_kvs(im, im_path, kv), 4);
+    T_EQ_U64(mio_qz_imatrix_kvs(im, im_path, kv), 4);
     T_EQ_STR(kv[1].str, "gen_imatrix.txt");
     T_EQ_U64(kv[3].u32, 10);
-    qz_imatrix_free(im);
+    mio_qz_imatrix_free(im);
     mio_gguf_close(g);
     T_DONE();
 }

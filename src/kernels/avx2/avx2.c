@@ -3,12 +3,12 @@
  * after core/cpu.c found AVX2, FMA and F16C with the OS saving YMM state. */
 #include "kernels/avx2/avx2.h"
 
-void kernels_fill_avx2(mio_kernels *k) {
-    avx2_fill_convert(k);
-    avx2_fill_legacy(k);
-    avx2_fill_kquants(k);
-    avx2_fill_iq(k);
-    avx2_fill_dec(k);
-    avx2_fill_dot(k);
-    avx2_fill_ptqtp(k);
+void mio_kernels_fill_avx2(mio_kernels *k) {
+    mio_avx2_fill_convert(k);
+    mio_avx2_fill_legacy(k);
+    mio_avx2_fill_kquants(k);
+    mio_avx2_fill_iq(k);
+    mio_avx2_fill_dec(k);
+    mio_avx2_fill_dot(k);
+    mio_avx2_fill_ptqtp(k);
 }

@@ -69,7 +69,7 @@ static void cv_f16c_f16_to_f32(const uint8_t *x, float *y, int64_t n) {
     }
 }
 
-void avx2_fill_convert(mio_kernels *k) {
+void mio_avx2_fill_convert(mio_kernels *k) {
     k->f32_to_bf16 = cv_avx2_f32_to_bf16;
     k->bf16_to_f32 = cv_avx2_bf16_to_f32;
     k->f16_to_f32 = cv_f16c_f16_to_f32;

@@ -242,7 +242,7 @@ static void dq_avx2_iq1_m(const void *x, float *y, int64_t nb, const int8_t (*gr
     }
 }
 
-void avx2_fill_dec(mio_kernels *k) {
+void mio_avx2_fill_dec(mio_kernels *k) {
     k->dec_q8_0 = dq_avx2_q8_0;
     k->dec_q4_K = dq_avx2_q4_K;
     k->dec_q5_K = dq_avx2_q5_K;

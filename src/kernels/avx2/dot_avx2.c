@@ -122,10 +122,10 @@ static void act_q8_K(const float *x, uint8_t *y, int64_t nb) {
     }
 }
 
-void avx2_fill_dot(mio_kernels *k) {
-    avx2_dot_legacy(k);
-    avx2_dot_kquants(k);
-    avx2_dot_float(k);
+void mio_avx2_fill_dot(mio_kernels *k) {
+    mio_avx2_dot_legacy(k);
+    mio_avx2_dot_kquants(k);
+    mio_avx2_dot_float(k);
     k->act_q8_0 = act_q8_0;
     k->act_q8_1 = act_q8_1;
     k->act_q8_K = act_q8_K;

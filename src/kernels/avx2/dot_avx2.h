@@ -93,8 +93,8 @@ AI __m256i nib32(__m128i q) {
         for (; r < m; r++) ROWS(w, nb, a + r * st, st, out + r, 1);                                   \
     }
 
-void avx2_dot_legacy(mio_kernels *k);
-void avx2_dot_kquants(mio_kernels *k);
-void avx2_dot_float(mio_kernels *k);
+void mio_avx2_dot_legacy(mio_kernels *k);
+void mio_avx2_dot_kquants(mio_kernels *k);
+void mio_avx2_dot_float(mio_kernels *k);
 
 #endif

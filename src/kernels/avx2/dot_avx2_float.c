@@ -107,7 +107,7 @@ FLOAT_ENTRY(k_f32, rows_f32)
 FLOAT_ENTRY(k_f16, rows_f16)
 FLOAT_ENTRY(k_bf16, rows_bf16)
 
-void avx2_dot_float(mio_kernels *k) {
+void mio_avx2_dot_float(mio_kernels *k) {
     k->dot[MIO_TYPE_F32] = k_f32;
     k->dot[MIO_TYPE_F16] = k_f16;
     k->dot[MIO_TYPE_BF16] = k_bf16;

@@ -403,7 +403,7 @@ AVX2_DOT_ENTRY(k_tq1_0, rows_tq1_0)
 AVX2_DOT_ENTRY(k_tq2_0, rows_tq2_0)
 AVX2_DOT_ENTRY(k_iq4_xs, rows_iq4_xs)
 
-void avx2_dot_kquants(mio_kernels *k) {
+void mio_avx2_dot_kquants(mio_kernels *k) {
     k->dot[MIO_TYPE_Q2_K] = k_q2_K;
     k->dot[MIO_TYPE_Q3_K] = k_q3_K;
     k->dot[MIO_TYPE_Q4_K] = k_q4_K;

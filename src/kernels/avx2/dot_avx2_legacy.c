@@ -170,7 +170,7 @@ AVX2_DOT_ENTRY(k_mxfp4, rows_mxfp4)
 AVX2_DOT_ENTRY(k_q4_1, rows_q4_1)
 AVX2_DOT_ENTRY(k_q5_1, rows_q5_1)
 
-void avx2_dot_legacy(mio_kernels *k) {
+void mio_avx2_dot_legacy(mio_kernels *k) {
     k->dot[MIO_TYPE_Q4_0] = k_q4_0;
     k->dot[MIO_TYPE_Q5_0] = k_q5_0;
     k->dot[MIO_TYPE_Q8_0] = k_q8_0;

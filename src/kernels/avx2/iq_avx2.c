@@ -167,7 +167,7 @@ static void iq_avx2_iq1m_scan(const float (*px)[24], const float (*pw)[24], cons
     }
 }
 
-void avx2_fill_iq(mio_kernels *k) {
+void mio_avx2_fill_iq(mio_kernels *k) {
     k->iq_list_best = iq_avx2_list_best;
     k->iq_iq3_step = iq_avx2_iq3_step;
     k->iq_iq1m_scan = iq_avx2_iq1m_scan;

@@ -324,7 +324,7 @@ static void kq_avx2_requant_sym(const float *x, int n, float d, int nmax, int8_t
     }
 }
 
-void avx2_fill_kquants(mio_kernels *k) {
+void mio_avx2_fill_kquants(mio_kernels *k) {
     k->kq_qkx2 = kq_avx2_qkx2;
     k->kq_qkx3 = kq_avx2_qkx3;
     k->kq_qx = kq_avx2_qx;

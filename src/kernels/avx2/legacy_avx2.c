@@ -51,6 +51,6 @@ static int64_t lg_avx2_enc_q4_1(const float *x, uint8_t *y, int64_t nb) {
     return nb;
 }
 
-void avx2_fill_legacy(mio_kernels *k) {
+void mio_avx2_fill_legacy(mio_kernels *k) {
     k->enc_q4_1 = lg_avx2_enc_q4_1;
 }

@@ -70,4 +70,4 @@ static void ptqtp_search_avx2(const float *w, int n, const float *vals, const ui
     }
 }
 
-void avx2_fill_ptqtp(mio_kernels *k) { k->ptqtp_search = ptqtp_search_avx2; }
+void mio_avx2_fill_ptqtp(mio_kernels *k) { k->ptqtp_search = ptqtp_search_avx2; }

@@ -4,8 +4,8 @@
  * ZMM and opmask state. */
 #include "kernels/avx512/avx512.h"
 
-void kernels_fill_avx512(mio_kernels *k) {
-    avx512_fill_dec(k);
-    avx512_fill_dot(k);
-    avx512_fill_ptqtp(k);
+void mio_kernels_fill_avx512(mio_kernels *k) {
+    mio_avx512_fill_dec(k);
+    mio_avx512_fill_dot(k);
+    mio_avx512_fill_ptqtp(k);
 }

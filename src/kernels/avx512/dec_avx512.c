@@ -97,7 +97,7 @@ static void dq_avx512_q6_K(const void *x, float *y, int64_t nb) {
     }
 }
 
-void avx512_fill_dec(mio_kernels *k) {
+void mio_avx512_fill_dec(mio_kernels *k) {
     k->dec_q8_0 = dq_avx512_q8_0;
     k->dec_q4_K = dq_avx512_q4_K;
     k->dec_q5_K = dq_avx512_q5_K;

@@ -506,7 +506,7 @@ KQ(d_tq2_0, K_TQ2)
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
-void avx512_fill_dot(mio_kernels *k) {
+void mio_avx512_fill_dot(mio_kernels *k) {
     pthread_once(&g_once, leg_init);
     if (g_idx_bad) return; /* a layout table error: keep the lower level's kernels */
     k->dot[MIO_TYPE_Q4_0] = d_q4_0;

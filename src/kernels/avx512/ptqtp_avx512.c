@@ -64,4 +64,4 @@ static void ptqtp_search_avx512(const float *w, int n, const float *vals, const 
     }
 }
 
-void avx512_fill_ptqtp(mio_kernels *k) { k->ptqtp_search = ptqtp_search_avx512; }
+void mio_avx512_fill_ptqtp(mio_kernels *k) { k->ptqtp_search = ptqtp_search_avx512; }

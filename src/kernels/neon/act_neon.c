@@ -112,7 +112,7 @@ static void act_q8_K(const float *xf, uint8_t *y, int64_t nb) {
     }
 }
 
-void neon_fill_act(mio_kernels *k) {
+void mio_neon_fill_act(mio_kernels *k) {
     k->act_q8_0 = act_q8_0;
     k->act_q8_1 = act_q8_1;
     k->act_q8_K = act_q8_K;

@@ -409,7 +409,7 @@ F_DOT(n_f32, 4, ld4_f32, ld1_f32)
 F_DOT(n_f16, 2, ld4_f16, ld1_f16)
 F_DOT(n_bf16, 2, ld4_bf16, ld1_bf16)
 
-void neon_fill_dot(mio_kernels *k) {
+void mio_neon_fill_dot(mio_kernels *k) {
     k->dot[MIO_TYPE_Q4_0] = n_q4_0;
     k->dot[MIO_TYPE_Q4_1] = n_q4_1;
     k->dot[MIO_TYPE_Q5_0] = n_q5_0;

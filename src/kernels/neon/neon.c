@@ -3,7 +3,7 @@
  * after core/cpu.c found AdvSIMD with the dot-product extension (HWCAP_ASIMDDP). */
 #include "kernels/neon/neon.h"
 
-void kernels_fill_neon(mio_kernels *k) {
-    neon_fill_dot(k);
-    neon_fill_act(k);
+void mio_kernels_fill_neon(mio_kernels *k) {
+    mio_neon_fill_dot(k);
+    mio_neon_fill_act(k);
 }

@@ -6,7 +6,7 @@
 
 #include "kernels/kernels.h"
 
-void neon_fill_dot(mio_kernels *k);
-void neon_fill_act(mio_kernels *k);
+void mio_neon_fill_dot(mio_kernels *k);
+void mio_neon_fill_act(mio_kernels *k);
 
 #endif
