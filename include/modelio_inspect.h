@@ -228,12 +228,12 @@ MIO_API mio_status mio_describe_markdown(const char *path, unsigned flags, char 
 MIO_API size_t mio_utf8_check(const char *p, size_t n);
 /** n bytes as text for a terminal, NUL-terminated (free with mio_free): valid
  * UTF-8 passes through, invalid bytes become U+FFFD, control characters are
- * escaped (\n \t \r, \xNN; with quoted also \" and \\). At most max_bytes input
+ * escaped (`\n` `\t` `\r`, `\xNN`; with quoted also `\"` and `\\`). At most max_bytes input
  * bytes are taken (stopping on a sequence boundary); *used (may be NULL) gets
  * the number taken. */
 MIO_API char *mio_escape_text(const char *p, size_t n, size_t max_bytes, int quoted, size_t *used);
 /** A JSON string literal (with the quotes) for n arbitrary bytes: invalid UTF-8
- * becomes U+FFFD, control characters \u-escaped. Free with mio_free; NULL when
+ * becomes U+FFFD, control characters `\u`-escaped. Free with mio_free; NULL when
  * out of memory. */
 MIO_API char *mio_json_quote(const char *p, size_t n);
 /** Shortest decimal text that reads back to the same double / float ("0.1",
