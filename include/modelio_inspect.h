@@ -219,6 +219,31 @@ MIO_API mio_status mio_describe_json(const char *path, unsigned flags, char **te
  * per weight). */
 MIO_API mio_status mio_describe_markdown(const char *path, unsigned flags, char **text, size_t *len);
 
+/** What a model is, in numbers: architecture and size from its GGUF metadata
+ * (general.architecture, ARCH.context_length, .block_count,
+ * .embedding_length, .attention.head_count (the largest, when per layer),
+ * .attention.head_count_kv (head_count when absent, as llama.cpp), .vocab_size
+ * or the tokenizer's token count; 0 / "" when absent or not GGUF), and the
+ * quantization mix from the tensor table (any format). */
+#define MIO_SUMMARY_MAX_TYPES 24
+typedef struct mio_summary_type {
+    int type;               /**< mio_type code */
+    uint64_t tensors, elements, bytes;
+} mio_summary_type;
+typedef struct mio_model_summary {
+    mio_format format;
+    char architecture[64];  /**< NUL-terminated, cut to 63 bytes */
+    char name[128];         /**< general.name, cut to 127 bytes */
+    int64_t n_tensors;
+    uint64_t n_params;      /**< elements of every tensor */
+    uint64_t tensor_bytes;
+    double bits_per_weight; /**< tensor_bytes * 8 / n_params */
+    uint64_t context_length, n_layer, n_embd, n_head, n_head_kv, n_vocab;
+    uint32_t n_types;       /**< rows of types[], most bytes first (at most MIO_SUMMARY_MAX_TYPES; the rest uncounted) */
+    mio_summary_type types[MIO_SUMMARY_MAX_TYPES];
+} mio_model_summary;
+MIO_API mio_status mio_model_summary_get(const mio_model *m, mio_model_summary *out);
+
 /* ------------------------------------------------------------------------- */
 /** Text helpers the tools and bindings share                                 */
 /* ------------------------------------------------------------------------- */

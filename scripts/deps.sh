@@ -17,6 +17,7 @@ mio_install_deps() {
   command -v valgrind >/dev/null || need+=(valgrind)       # memcheck over the unit tests (scripts/valgrind.sh)
   command -v cppcheck >/dev/null || need+=(cppcheck)       # static analysis (scripts/lint.sh)
   command -v clang-tidy >/dev/null || need+=(clang-tidy)   # static analysis (scripts/lint.sh)
+  command -v clang-format >/dev/null || need+=(clang-format) # the tools' layout (tools/.clang-format, test tools_format)
   [ -f /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
   [ -f /usr/include/xxhash.h ] || need+=(libxxhash-dev)
   # the NEON back end, cross-compiled and run under qemu (tests/neon/), and the

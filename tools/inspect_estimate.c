@@ -16,19 +16,15 @@
 
 #define PROG "mio-inspect"
 
-int inspect_estimate_wanted(int argc, char **argv)
-{
+int inspect_estimate_wanted(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0)
-            return 0;
-        if (strcmp(argv[i], "--estimate") == 0)
-            return 1;
+        if (strcmp(argv[i], "--") == 0) return 0;
+        if (strcmp(argv[i], "--estimate") == 0) return 1;
     }
     return 0;
 }
 
-static int parse_u32(const char *opt, const char *v, uint32_t *out)
-{
+static int parse_u32(const char *opt, const char *v, uint32_t *out) {
     char *end = NULL;
     errno = 0;
     unsigned long long x = strtoull(v, &end, 10);
@@ -42,8 +38,7 @@ static int parse_u32(const char *opt, const char *v, uint32_t *out)
     return 1;
 }
 
-static int parse_type(const char *opt, const char *v, int *out)
-{
+static int parse_type(const char *opt, const char *v, int *out) {
     int t = mio_type_from_name(v);
     if (t < 0) {
         fprintf(stderr, PROG ": %s: unknown cache type '", opt);
@@ -55,8 +50,7 @@ static int parse_type(const char *opt, const char *v, int *out)
     return 1;
 }
 
-static void usage(FILE *o)
-{
+static void usage(FILE *o) {
     fprintf(o, "usage: " PROG " --estimate [--ctx N] [--cache-type-k T] [--cache-type-v T] [--flash-attn auto|on|off]\n"
                "                   [--batch N] [--ubatch N] [--parallel N] [--swa-full on|off] [--json] FILE\n"
                "  The memory llama.cpp's CPU back end needs for the GGUF model FILE with a context\n"
@@ -73,13 +67,11 @@ static void usage(FILE *o)
                "  --json             one JSON object instead\n");
 }
 
-static void line(const char *what, uint64_t b)
-{
+static void line(const char *what, uint64_t b) {
     printf("%-10s %12.2f MiB  %15" PRIu64 " bytes\n", what, (double)b / 1048576.0, b);
 }
 
-int inspect_estimate_main(int argc, char **argv)
-{
+int inspect_estimate_main(int argc, char **argv) {
     mio_estimate_params p;
     mio_estimate_default_params(&p);
     const char *path = NULL;
@@ -87,8 +79,7 @@ int inspect_estimate_main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int r;
-        if (cli_is(a, "--estimate"))
-            continue;
+        if (cli_is(a, "--estimate")) continue;
         if (cli_is(a, "--json")) {
             json = 1;
             continue;
@@ -98,26 +89,19 @@ int inspect_estimate_main(int argc, char **argv)
             return CLI_EXIT_OK;
         }
         if ((r = cli_opt_value(argc, argv, &i, "--ctx", &v)) != 0) {
-            if (r < 0 || !parse_u32("--ctx", v, &p.n_ctx))
-                goto bad;
+            if (r < 0 || !parse_u32("--ctx", v, &p.n_ctx)) goto bad;
         } else if ((r = cli_opt_value(argc, argv, &i, "--batch", &v)) != 0) {
-            if (r < 0 || !parse_u32("--batch", v, &p.n_batch))
-                goto bad;
+            if (r < 0 || !parse_u32("--batch", v, &p.n_batch)) goto bad;
         } else if ((r = cli_opt_value(argc, argv, &i, "--ubatch", &v)) != 0) {
-            if (r < 0 || !parse_u32("--ubatch", v, &p.n_ubatch))
-                goto bad;
+            if (r < 0 || !parse_u32("--ubatch", v, &p.n_ubatch)) goto bad;
         } else if ((r = cli_opt_value(argc, argv, &i, "--parallel", &v)) != 0) {
-            if (r < 0 || !parse_u32("--parallel", v, &p.n_seq_max))
-                goto bad;
+            if (r < 0 || !parse_u32("--parallel", v, &p.n_seq_max)) goto bad;
         } else if ((r = cli_opt_value(argc, argv, &i, "--cache-type-k", &v)) != 0) {
-            if (r < 0 || !parse_type("--cache-type-k", v, &p.type_k))
-                goto bad;
+            if (r < 0 || !parse_type("--cache-type-k", v, &p.type_k)) goto bad;
         } else if ((r = cli_opt_value(argc, argv, &i, "--cache-type-v", &v)) != 0) {
-            if (r < 0 || !parse_type("--cache-type-v", v, &p.type_v))
-                goto bad;
+            if (r < 0 || !parse_type("--cache-type-v", v, &p.type_v)) goto bad;
         } else if ((r = cli_opt_value(argc, argv, &i, "--flash-attn", &v)) != 0) {
-            if (r < 0)
-                goto bad;
+            if (r < 0) goto bad;
             if (strcmp(v, "auto") == 0)
                 p.flash_attn = MIO_FLASH_ATTN_AUTO;
             else if (strcmp(v, "on") == 0)
@@ -165,10 +149,10 @@ int inspect_estimate_main(int argc, char **argv)
                "\"cache_type_v\": \"%s\", \"weights_bytes\": %" PRIu64 ", \"kv_cache_bytes\": %" PRIu64
                ", \"k_bytes\": %" PRIu64 ", \"v_bytes\": %" PRIu64 ", \"compute_bytes\": %" PRIu64
                ", \"output_bytes\": %" PRIu64 ", \"total_bytes\": %" PRIu64 "}\n",
-               arch ? arch : "null", e.n_ctx, e.n_ctx_seq, e.n_batch, e.n_ubatch, e.n_seq_max, e.n_layer,
-               e.n_layer_kv, e.n_layer_swa, e.n_swa, e.kv_size, e.kv_size_swa,
-               e.flash_attn == MIO_FLASH_ATTN_ON ? "true" : "false", tk ? tk : "?", tv ? tv : "?", e.weights_bytes,
-               e.kv_cache_bytes, e.k_bytes, e.v_bytes, e.compute_bytes, e.output_bytes, e.total_bytes);
+               arch ? arch : "null", e.n_ctx, e.n_ctx_seq, e.n_batch, e.n_ubatch, e.n_seq_max, e.n_layer, e.n_layer_kv,
+               e.n_layer_swa, e.n_swa, e.kv_size, e.kv_size_swa, e.flash_attn == MIO_FLASH_ATTN_ON ? "true" : "false",
+               tk ? tk : "?", tv ? tv : "?", e.weights_bytes, e.kv_cache_bytes, e.k_bytes, e.v_bytes, e.compute_bytes,
+               e.output_bytes, e.total_bytes);
         mio_free(arch);
         return CLI_EXIT_OK;
     }

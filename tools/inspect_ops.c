@@ -23,8 +23,7 @@
 #define SHOW_MAX 20
 
 /* "mio-inspect: MESSAGE" for each line of the library's message, escaped. */
-static void lib_err(void)
-{
+static void lib_err(void) {
     const char *m = mio_last_error();
     for (;;) {
         const char *nl = strchr(m, '\n');
@@ -32,14 +31,12 @@ static void lib_err(void)
         fputs(PROG ": ", stderr);
         cli_esc(stderr, m, n);
         fputc('\n', stderr);
-        if (!nl)
-            break;
+        if (!nl) break;
         m = nl + 1;
     }
 }
 
-static int flush_out(int rc)
-{
+static int flush_out(int rc) {
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, PROG ": error writing output\n");
         return CLI_EXIT_FAIL;
@@ -47,14 +44,11 @@ static int flush_out(int rc)
     return rc;
 }
 
-static void hex(char *dst, const unsigned char *d, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        snprintf(dst + 2 * i, 3, "%02x", d[i]);
+static void hex(char *dst, const unsigned char *d, size_t n) {
+    for (size_t i = 0; i < n; i++) snprintf(dst + 2 * i, 3, "%02x", d[i]);
 }
 
-static int put_text(mio_status st, char *text, size_t len)
-{
+static int put_text(mio_status st, char *text, size_t len) {
     if (st != MIO_OK) {
         lib_err();
         return CLI_EXIT_FAIL;
@@ -64,8 +58,7 @@ static int put_text(mio_status st, char *text, size_t len)
     return flush_out(CLI_EXIT_OK);
 }
 
-static int op_hash(const char *alg_name, const char *path)
-{
+static int op_hash(const char *alg_name, const char *path) {
     int alg = mio_hash_alg_from_name(alg_name);
     if (alg < 0) {
         fprintf(stderr, PROG ": unknown hash algorithm '");
@@ -85,11 +78,9 @@ typedef struct check_ctx {
     uint64_t shown;
 } check_ctx;
 
-static void on_check(void *user, const mio_check_item *it)
-{
+static void on_check(void *user, const mio_check_item *it) {
     check_ctx *c = user;
-    if (c->shown++ >= SHOW_MAX)
-        return;
+    if (c->shown++ >= SHOW_MAX) return;
     size_t dl = mio_hash_digest_size(c->alg);
     fprintf(stderr, PROG ": ");
     cli_esc_str(stderr, c->path);
@@ -99,8 +90,8 @@ static void on_check(void *user, const mio_check_item *it)
         char a[2 * MIO_HASH_MAX_DIGEST + 1], b[2 * MIO_HASH_MAX_DIGEST + 1];
         hex(a, it->expected, dl);
         hex(b, it->actual, dl);
-        fprintf(stderr, "': %s differs (manifest line %" PRId64 ": %s, file: %s)\n", mio_hash_alg_name(c->alg), it->line,
-                a, b);
+        fprintf(stderr, "': %s differs (manifest line %" PRId64 ": %s, file: %s)\n", mio_hash_alg_name(c->alg),
+                it->line, a, b);
     } else if (it->kind == MIO_CHECK_MISSING) {
         fprintf(stderr, "' (manifest line %" PRId64 ") is missing from the file\n", it->line);
     } else {
@@ -109,35 +100,31 @@ static void on_check(void *user, const mio_check_item *it)
 }
 
 /* The manifest names its algorithm on line 1; the callback needs it first. */
-static int manifest_alg(const char *mpath)
-{
+static int manifest_alg(const char *mpath) {
     FILE *fp = fopen(mpath, "rb");
     char line[64] = {0};
-    if (!fp)
-        return -1;
-    if (!fgets(line, sizeof line, fp))
-        line[0] = '\0';
+    if (!fp) return -1;
+    if (!fgets(line, sizeof line, fp)) line[0] = '\0';
     fclose(fp);
     line[strcspn(line, "\r\n")] = '\0';
     const char *sp = strrchr(line, ' ');
     return sp ? mio_hash_alg_from_name(sp + 1) : -1;
 }
 
-static int op_check(const char *mpath, const char *path)
-{
+static int op_check(const char *mpath, const char *path) {
     check_ctx c = {path, manifest_alg(mpath), 0};
     mio_check_result r;
     if (mio_hash_check(mpath, path, 0, on_check, &c, &r) != MIO_OK) {
         lib_err();
         return CLI_EXIT_FAIL;
     }
-    if (c.shown > SHOW_MAX)
-        fprintf(stderr, PROG ": ... and %" PRIu64 " more\n", c.shown - SHOW_MAX);
+    if (c.shown > SHOW_MAX) fprintf(stderr, PROG ": ... and %" PRIu64 " more\n", c.shown - SHOW_MAX);
     if (r.differ || r.missing || r.extra) {
         fputs(PROG ": ", stderr);
         cli_esc_str(stderr, path);
-        fprintf(stderr, ": does not match the manifest: %" PRIu64 " of %" PRIu64 " %s differ, %" PRIu64 " missing, %" PRIu64
-                        " extra%s\n",
+        fprintf(stderr,
+                ": does not match the manifest: %" PRIu64 " of %" PRIu64 " %s differ, %" PRIu64 " missing, %" PRIu64
+                " extra%s\n",
                 r.differ, r.n_entries, cli_plural(r.n_entries, "tensor", "tensors"), r.missing, r.extra,
                 r.differ + r.missing == r.n_entries && r.n_entries > 0 ? " (is the manifest for another model?)" : "");
         return CLI_EXIT_FAIL;
@@ -155,8 +142,7 @@ static int op_check(const char *mpath, const char *path)
     return flush_out(CLI_EXIT_OK);
 }
 
-static int op_verify(const char *path)
-{
+static int op_verify(const char *path) {
     mio_model *m = NULL;
     uint64_t total = 0;
     if (mio_model_open(path, &m) != MIO_OK || mio_model_verify(m, 0, &total) != MIO_OK) {
@@ -176,25 +162,20 @@ static int op_verify(const char *path)
     return flush_out(CLI_EXIT_OK);
 }
 
-static void put_shape(FILE *o, const mio_model_tensor *t)
-{
+static void put_shape(FILE *o, const mio_model_tensor *t) {
     fputc('[', o);
-    for (uint32_t d = 0; d < t->n_dims; d++)
-        fprintf(o, "%s%" PRIu64, d ? ", " : "", t->shape[d]);
+    for (uint32_t d = 0; d < t->n_dims; d++) fprintf(o, "%s%" PRIu64, d ? ", " : "", t->shape[d]);
     fputc(']', o);
 }
 
-static const char *type_text(int type, char *buf, size_t cap)
-{
+static const char *type_text(int type, char *buf, size_t cap) {
     const char *n = mio_type_name(type);
-    if (n)
-        return n;
+    if (n) return n;
     snprintf(buf, cap, "type_%d", type);
     return buf;
 }
 
-static int op_stats(const char *path, int json)
-{
+static int op_stats(const char *path, int json) {
     if (json) {
         char *text = NULL;
         size_t len = 0;
@@ -215,8 +196,7 @@ static int op_stats(const char *path, int json)
             rc = -1;
         }
     if (rc) {
-        if (!s)
-            fprintf(stderr, PROG ": out of memory\n");
+        if (!s) fprintf(stderr, PROG ": out of memory\n");
         free(s);
         mio_model_close(m);
         return CLI_EXIT_FAIL;
@@ -237,8 +217,7 @@ static int op_stats(const char *path, int json)
         cli_esc(stdout, t.name.ptr, t.name.len);
         fputc(' ', stdout);
         put_shape(stdout, &t);
-        if (!x->decoded)
-            fputs(" (not decoded: no float view of this type)", stdout);
+        if (!x->decoded) fputs(" (not decoded: no float view of this type)", stdout);
         fputc('\n', stdout);
     }
     free(s);
@@ -252,8 +231,7 @@ typedef struct diff_ctx {
     int failed;
 } diff_ctx;
 
-static void put_kv(const mio_model *m, int64_t i)
-{
+static void put_kv(const mio_model *m, int64_t i) {
     char *t = NULL;
     if (mio_model_kv_text(m, i, &t) == MIO_OK)
         fputs(t, stdout);
@@ -262,8 +240,7 @@ static void put_kv(const mio_model *m, int64_t i)
     mio_free(t);
 }
 
-static void put_tensor(const mio_model *m, int64_t i, const char *side)
-{
+static void put_tensor(const mio_model *m, int64_t i, const char *side) {
     mio_model_tensor t;
     char tb[32];
     mio_model_tensor_info(m, i, &t);
@@ -272,8 +249,7 @@ static void put_tensor(const mio_model *m, int64_t i, const char *side)
     putchar('\n');
 }
 
-static void put_values(const mio_diff_item *d, uint64_t n_elems)
-{
+static void put_values(const mio_diff_item *d, uint64_t n_elems) {
     if (!d->values_differ) {
         printf(", values equal\n");
         return;
@@ -284,13 +260,11 @@ static void put_values(const mio_diff_item *d, uint64_t n_elems)
         printf(", max abs diff %s (element %" PRIu64 ": %s -> %s)", mio_format_f64(dd, sizeof dd, d->max_abs_diff),
                d->max_at, mio_format_f64(x, sizeof x, d->a_value), mio_format_f64(y, sizeof y, d->b_value));
     }
-    if (d->nonfinite)
-        printf(", %" PRIu64 " of them NaN/inf on one side", d->nonfinite);
+    if (d->nonfinite) printf(", %" PRIu64 " of them NaN/inf on one side", d->nonfinite);
     putchar('\n');
 }
 
-static void on_diff(void *user, const mio_diff_item *d)
-{
+static void on_diff(void *user, const mio_diff_item *d) {
     diff_ctx *c = user;
     const char *what = c->gguf ? "key" : "__metadata__ key";
     mio_model_tensor x = {0}, y = {0};
@@ -326,8 +300,7 @@ static void on_diff(void *user, const mio_diff_item *d)
         put_tensor(d->kind == MIO_DIFF_TENSOR_ONLY_A ? c->a : c->b, d->kind == MIO_DIFF_TENSOR_ONLY_A ? d->a : d->b,
                    d->kind == MIO_DIFF_TENSOR_ONLY_A ? "A" : "B");
         return;
-    default:
-        break;
+    default: break;
     }
     mio_model_tensor_info(c->a, d->a, &x);
     mio_model_tensor_info(c->b, d->b, &y);
@@ -343,8 +316,7 @@ static void on_diff(void *user, const mio_diff_item *d)
         return;
     }
     printf(":");
-    if (d->type_changed)
-        printf(" type %s -> %s", type_text(x.type, t1, sizeof t1), type_text(y.type, t2, sizeof t2));
+    if (d->type_changed) printf(" type %s -> %s", type_text(x.type, t1, sizeof t1), type_text(y.type, t2, sizeof t2));
     if (d->shape_changed) {
         printf("%s shape ", d->type_changed ? "," : "");
         put_shape(stdout, &x);
@@ -357,8 +329,7 @@ static void on_diff(void *user, const mio_diff_item *d)
         putchar('\n');
 }
 
-static void put_side(const char *label, const char *path, const mio_model *m)
-{
+static void put_side(const char *label, const char *path, const mio_model *m) {
     int64_t n = mio_model_tensor_count(m);
     printf("%s: ", label);
     cli_esc_str(stdout, path);
@@ -366,8 +337,7 @@ static void put_side(const char *label, const char *path, const mio_model *m)
            cli_plural((uint64_t)n, "tensor", "tensors"));
 }
 
-static int op_diff(const char *pa, const char *pb)
-{
+static int op_diff(const char *pa, const char *pb) {
     mio_model *a = NULL, *b = NULL;
     if (mio_model_open(pa, &a) != MIO_OK || mio_model_open(pb, &b) != MIO_OK) {
         lib_err();
@@ -408,8 +378,7 @@ static int op_diff(const char *pa, const char *pb)
 /* Command line                                                               */
 /* ------------------------------------------------------------------------- */
 
-static void ops_usage(FILE *o)
-{
+static void ops_usage(FILE *o) {
     fprintf(o, "usage: " PROG " --hash xxh64|xxh3|sha256 FILE > MANIFEST\n"
                "       " PROG " --check MANIFEST FILE\n"
                "       " PROG " --stats [--json] FILE\n"
@@ -420,32 +389,26 @@ static void ops_usage(FILE *o)
                "2 usage error\n");
 }
 
-static int is_op(const char *a)
-{
+static int is_op(const char *a) {
     static const char *const ops[] = {"--hash", "--check", "--stats", "--diff", "--verify"};
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
         size_t n = strlen(ops[k]);
-        if (strncmp(a, ops[k], n) == 0 && (a[n] == '\0' || (a[n] == '=' && k < 2)))
-            return 1;
+        if (strncmp(a, ops[k], n) == 0 && (a[n] == '\0' || (a[n] == '=' && k < 2))) return 1;
     }
     return 0;
 }
 
-int inspect_ops_wanted(int argc, char **argv)
-{
+int inspect_ops_wanted(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0)
-            return 0;
-        if (is_op(argv[i]))
-            return 1;
+        if (strcmp(argv[i], "--") == 0) return 0;
+        if (is_op(argv[i])) return 1;
     }
     return 0;
 }
 
-static void on_sigbus(int sig)
-{
+static void on_sigbus(int sig) {
     static const char msg[] = PROG ": bus error: a file was truncated or changed while its mapping was read; "
-                              "run again\n";
+                                   "run again\n";
     (void)sig;
     ssize_t r = write(2, msg, sizeof msg - 1);
     (void)r;
@@ -454,8 +417,7 @@ static void on_sigbus(int sig)
 
 enum { OP_NONE, OP_HASH, OP_CHECK, OP_STATS, OP_DIFF, OP_VERIFY };
 
-int inspect_ops_main(int argc, char **argv)
-{
+int inspect_ops_main(int argc, char **argv) {
     int op = OP_NONE, json = 0, npos = 0;
     const char *value = NULL, *pos[3] = {NULL, NULL, NULL};
     static const char *const names[] = {"", "--hash", "--check", "--stats", "--diff", "--verify"};
@@ -520,7 +482,9 @@ int inspect_ops_main(int argc, char **argv)
     int want = op == OP_DIFF ? 2 : 1;
     if (npos != want) {
         fprintf(stderr, PROG ": %s takes %s\n", names[op],
-                op == OP_DIFF ? "two files, A and B" : op == OP_CHECK ? "MANIFEST and one FILE" : "one FILE");
+                op == OP_DIFF    ? "two files, A and B"
+                : op == OP_CHECK ? "MANIFEST and one FILE"
+                                 : "one FILE");
         ops_usage(stderr);
         return CLI_EXIT_USAGE;
     }
@@ -539,15 +503,10 @@ int inspect_ops_main(int argc, char **argv)
     sigaction(SIGBUS, &sa, NULL);
 
     switch (op) {
-    case OP_HASH:
-        return op_hash(value, pos[0]);
-    case OP_CHECK:
-        return op_check(value, pos[0]);
-    case OP_STATS:
-        return op_stats(pos[0], json);
-    case OP_DIFF:
-        return op_diff(pos[0], pos[1]);
-    default:
-        return op_verify(pos[0]);
+    case OP_HASH: return op_hash(value, pos[0]);
+    case OP_CHECK: return op_check(value, pos[0]);
+    case OP_STATS: return op_stats(pos[0], json);
+    case OP_DIFF: return op_diff(pos[0], pos[1]);
+    default: return op_verify(pos[0]);
     }
 }

@@ -17,49 +17,42 @@
 
 #include "cli.h"
 
-void kvedit_usage(FILE *o)
-{
-    fprintf(o,
-            "  metadata edits (applied in order to the GGUF key-values; also with --in-place):\n"
-            "  --set KEY=TYPE:VALUE  set KEY (an existing key keeps its place, a new one is appended);\n"
-            "                        TYPE: int (i32, i64 if needed), float (f32), bool (true/false/1/0),\n"
-            "                        str, or u8 i8 u16 i16 u32 i32 u64 i64 f32 f64; repeatable\n"
-            "  --remove KEY          remove KEY (a key the input lacks: a note, nothing else)\n"
-            "  --general-name S      set general.name to S\n"
-            "  --general-description S  set general.description to S\n"
-            "  --chat-template-file F  set tokenizer.chat_template to the contents of F (UTF-8, no NUL)\n"
-            "  --in-place            edit FILE.gguf's header where it is (no OUT): refused when the new\n"
-            "                        header would not end in the same alignment window as the old one\n");
+void kvedit_usage(FILE *o) {
+    fprintf(o, "  metadata edits (applied in order to the GGUF key-values; also with --in-place):\n"
+               "  --set KEY=TYPE:VALUE  set KEY (an existing key keeps its place, a new one is appended);\n"
+               "                        TYPE: int (i32, i64 if needed), float (f32), bool (true/false/1/0),\n"
+               "                        str, or u8 i8 u16 i16 u32 i32 u64 i64 f32 f64; repeatable\n"
+               "  --remove KEY          remove KEY (a key the input lacks: a note, nothing else)\n"
+               "  --general-name S      set general.name to S\n"
+               "  --general-description S  set general.description to S\n"
+               "  --chat-template-file F  set tokenizer.chat_template to the contents of F (UTF-8, no NUL)\n"
+               "  --in-place            edit FILE.gguf's header where it is (no OUT): refused when the new\n"
+               "                        header would not end in the same alignment window as the old one\n");
 }
 
-static int push(kvedit_list *l, const mio_kv_edit *e, void *owned, int lib)
-{
+static int push(kvedit_list *l, const mio_kv_edit *e, void *owned, int lib) {
     if (l->n == l->cap) {
         size_t nc = l->cap ? l->cap * 2 : 8;
         mio_kv_edit *ne = realloc(l->e, nc * sizeof *ne);
-        if (!ne)
-            return 0;
+        if (!ne) return 0;
         l->e = ne;
         l->cap = nc;
     }
     if (owned && l->n_owned == l->cap_owned) {
         size_t nc = l->cap_owned ? l->cap_owned * 2 : 8;
         kvedit_mem *no = realloc(l->owned, nc * sizeof *no);
-        if (!no)
-            return 0;
+        if (!no) return 0;
         l->owned = no;
         l->cap_owned = nc;
     }
-    if (owned)
-        l->owned[l->n_owned++] = (kvedit_mem){.p = owned, .lib = lib};
+    if (owned) l->owned[l->n_owned++] = (kvedit_mem){.p = owned, .lib = lib};
     l->e[l->n++] = *e;
     return 1;
 }
 
 /* The whole file as a string value: at most 2^30 bytes, valid UTF-8, no NUL
  * byte (llama.cpp reads the template as a C string). NULL after a message. */
-static char *read_template(const char *prog, const char *path, size_t *len)
-{
+static char *read_template(const char *prog, const char *path, size_t *len) {
     FILE *fp = fopen(path, "rb");
     char *buf = NULL;
     size_t n = 0, cap = 0;
@@ -95,15 +88,13 @@ static char *read_template(const char *prog, const char *path, size_t *len)
         }
         size_t k = fread(buf + n, 1, cap - n, fp);
         n += k;
-        if (k == 0)
-            break;
+        if (k == 0) break;
     }
     int rerr = ferror(fp);
     fclose(fp);
     const char *why = rerr ? "read error" : NULL;
     char at[96] = "";
-    if (!why && n > (size_t)MIO_GGUF_MAX_LEN)
-        why = "larger than the 2^30-byte string cap";
+    if (!why && n > (size_t)MIO_GGUF_MAX_LEN) why = "larger than the 2^30-byte string cap";
     if (!why) {
         const char *z = memchr(buf, '\0', n);
         if (z) {
@@ -128,17 +119,14 @@ static char *read_template(const char *prog, const char *path, size_t *len)
     return buf;
 }
 
-int kvedit_option(kvedit_list *l, const char *prog, int argc, char **argv, int *i, int *rc)
-{
+int kvedit_option(kvedit_list *l, const char *prog, int argc, char **argv, int *i, int *rc) {
     static const char *const names[] = {"--set", "--remove", "--general-name", "--general-description",
                                         "--chat-template-file"};
     const char *v = NULL;
     int which = -1, r = 0;
     for (int k = 0; k < 5 && which < 0; k++)
-        if ((r = cli_opt_value(argc, argv, i, names[k], &v)) != 0)
-            which = k;
-    if (which < 0)
-        return 0;
+        if ((r = cli_opt_value(argc, argv, i, names[k], &v)) != 0) which = k;
+    if (which < 0) return 0;
     *rc = CLI_EXIT_USAGE;
     if (r < 0) {
         fprintf(stderr, "%s: %s needs a value\n", prog, names[which]);
@@ -204,18 +192,14 @@ int kvedit_option(kvedit_list *l, const char *prog, int argc, char **argv, int *
 }
 
 /* Note each --remove whose key the input does not hold at that point. */
-static void note_missing(const kvedit_list *l, const char *prog, const char *in)
-{
+static void note_missing(const kvedit_list *l, const char *prog, const char *in) {
     mio_gguf_file *f = NULL;
-    if (mio_gguf_open(in, MIO_OPEN_SPLITS, &f) != MIO_OK)
-        return; /* the edit call reports the problem */
+    if (mio_gguf_open(in, MIO_OPEN_SPLITS, &f) != MIO_OK) return; /* the edit call reports the problem */
     for (size_t k = 0; k < l->n; k++) {
-        if (l->e[k].op != MIO_KV_REMOVE)
-            continue;
+        if (l->e[k].op != MIO_KV_REMOVE) continue;
         int present = mio_gguf_find_key(f, l->e[k].key) >= 0;
         for (size_t j = 0; j < k; j++)
-            if (strcmp(l->e[j].key, l->e[k].key) == 0)
-                present = l->e[j].op == MIO_KV_SET;
+            if (strcmp(l->e[j].key, l->e[k].key) == 0) present = l->e[j].op == MIO_KV_SET;
         if (!present) {
             fprintf(stderr, "%s: note: --remove ", prog);
             cli_esc_str(stderr, l->e[k].key);
@@ -227,13 +211,12 @@ static void note_missing(const kvedit_list *l, const char *prog, const char *in)
     mio_gguf_close(f);
 }
 
-int kvedit_copy(const kvedit_list *l, const char *prog, const char *in, const char *out, int quiet)
-{
+int kvedit_copy(const kvedit_list *l, const char *prog, const char *in, const char *out, int quiet) {
     double t0 = cli_now();
-    if (!quiet)
-        note_missing(l, prog, in);
+    if (!quiet) note_missing(l, prog, in);
     int to_stdout = cli_is_stdout(out);
-    mio_status st = to_stdout ? mio_gguf_copy_edit_fd(in, STDOUT_FILENO, l->e, l->n) : mio_gguf_copy_edit(in, out, l->e, l->n);
+    mio_status st =
+        to_stdout ? mio_gguf_copy_edit_fd(in, STDOUT_FILENO, l->e, l->n) : mio_gguf_copy_edit(in, out, l->e, l->n);
     if (st != MIO_OK) {
         cli_report(prog, in, mio_last_error());
         return CLI_EXIT_FAIL;
@@ -241,17 +224,14 @@ int kvedit_copy(const kvedit_list *l, const char *prog, const char *in, const ch
     if (!quiet) {
         fprintf(stderr, "%s: wrote ", prog);
         cli_esc_str(stderr, to_stdout ? "standard output" : out);
-        if (l->n)
-            fprintf(stderr, " with %zu metadata %s", l->n, cli_plural(l->n, "edit", "edits"));
+        if (l->n) fprintf(stderr, " with %zu metadata %s", l->n, cli_plural(l->n, "edit", "edits"));
         fprintf(stderr, " in %.3f s\n", cli_now() - t0);
     }
     return CLI_EXIT_OK;
 }
 
-int kvedit_in_place(const kvedit_list *l, const char *prog, const char *path, int quiet)
-{
-    if (!quiet)
-        note_missing(l, prog, path);
+int kvedit_in_place(const kvedit_list *l, const char *prog, const char *path, int quiet) {
+    if (!quiet) note_missing(l, prog, path);
     /* the library holds SIGINT/SIGTERM/SIGHUP while the header is rewritten */
     mio_status st = mio_gguf_edit_in_place(path, l->e, l->n);
     if (st != MIO_OK) {
@@ -272,8 +252,7 @@ int kvedit_in_place(const kvedit_list *l, const char *prog, const char *path, in
     return CLI_EXIT_OK;
 }
 
-void kvedit_free(kvedit_list *l)
-{
+void kvedit_free(kvedit_list *l) {
     for (size_t k = 0; k < l->n_owned; k++) {
         if (l->owned[k].lib)
             mio_free(l->owned[k].p);

@@ -10,11 +10,11 @@
 
 typedef struct kvedit_mem {
     void *p;
-    int lib;           /* 1: from mio_kv_edit_parse (mio_free), 0: malloc (free) */
+    int lib; /* 1: from mio_kv_edit_parse (mio_free), 0: malloc (free) */
 } kvedit_mem;
 
 typedef struct kvedit_list {
-    mio_kv_edit *e;    /* the edits, in command-line order */
+    mio_kv_edit *e; /* the edits, in command-line order */
     size_t n, cap;
     kvedit_mem *owned; /* memory the edits point into (parsed specs, file contents) */
     size_t n_owned, cap_owned;

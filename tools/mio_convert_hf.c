@@ -21,37 +21,36 @@
 #define PROG "mio-convert-hf"
 
 static void usage(FILE *o) {
-    fprintf(o,
-            "usage: " PROG " [--help] [--version] [--outfile PATH] [--outtype TYPE] [--vocab-only]\n"
-            "       [--split-max-tensors N] [--split-max-size N[K|M|G]] [--no-tensor-first-split] [--dry-run]\n"
-            "       [--model-name NAME] [--pre NAME] [--threads N] [--quiet] [quantizer flags] MODEL_DIR\n"
-            "\n"
-            "  Convert a Hugging Face checkpoint directory (config.json, model.safetensors or sharded\n"
-            "  model-*.safetensors + model.safetensors.index.json, tokenizer files) to GGUF: the same file\n"
-            "  as llama.cpp's convert_hf_to_gguf.py with the same arguments (docs/HF_CONVERT.md). Supported:\n"
-            "  LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM.\n"
-            "\n"
-            "  --outfile PATH          output file ({ftype} is replaced by the type), or a directory for\n"
-            "                          the default name; default: the default name in MODEL_DIR\n"
-            "  --outtype TYPE          f32, f16, bf16, q8_0, tq1_0, tq2_0, auto (default: bf16 or f16 by\n"
-            "                          the weights), or a llama-quantize preset (Q4_K_M, IQ4_XS, ...): the\n"
-            "                          file --outtype auto + llama-quantize would give, in one command\n"
-            "  --vocab-only            write the metadata and tokenizer only\n"
-            "  --split-max-tensors N   at most N tensors a file (NAME-0000K-of-0000N.gguf)\n"
-            "  --split-max-size N      at most N bytes of tensors a file (suffix K, M, G: powers of 1000)\n"
-            "  --no-tensor-first-split the first file holds the metadata only\n"
-            "  --dry-run               print the files and tensors that would be written, write nothing\n"
-            "  --model-name NAME       general.name\n"
-            "  --pre NAME              tokenizer.ggml.pre to write instead of the detected one\n"
-            "  --threads N             worker threads (default: one per core)\n"
-            "  --quiet                 no progress bar and no summary\n"
-            "  quantizer flags (with a preset): --imatrix F, --include-weights N, --exclude-weights N,\n"
-            "  --output-tensor-type T, --token-embedding-type T, --tensor-type REGEX=T, --tensor-type-file F,\n"
-            "  --leave-output-tensor, --allow-requantize, --pure, --override-kv KEY=TYPE:VALUE,\n"
-            "  --prune-layers L,..., --experts-dtype T (as mio-quantize)\n"
-            "  accepted and ignored (convert_hf_to_gguf.py's memory knobs): --use-temp-file, --no-lazy, --verbose\n"
-            "\n"
-            "exit status: 0 ok, 1 failure, 2 usage error\n");
+    fprintf(o, "usage: " PROG " [--help] [--version] [--outfile PATH] [--outtype TYPE] [--vocab-only]\n"
+               "       [--split-max-tensors N] [--split-max-size N[K|M|G]] [--no-tensor-first-split] [--dry-run]\n"
+               "       [--model-name NAME] [--pre NAME] [--threads N] [--quiet] [quantizer flags] MODEL_DIR\n"
+               "\n"
+               "  Convert a Hugging Face checkpoint directory (config.json, model.safetensors or sharded\n"
+               "  model-*.safetensors + model.safetensors.index.json, tokenizer files) to GGUF: the same file\n"
+               "  as llama.cpp's convert_hf_to_gguf.py with the same arguments (docs/HF_CONVERT.md). Supported:\n"
+               "  LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM.\n"
+               "\n"
+               "  --outfile PATH          output file ({ftype} is replaced by the type), or a directory for\n"
+               "                          the default name; default: the default name in MODEL_DIR\n"
+               "  --outtype TYPE          f32, f16, bf16, q8_0, tq1_0, tq2_0, auto (default: bf16 or f16 by\n"
+               "                          the weights), or a llama-quantize preset (Q4_K_M, IQ4_XS, ...): the\n"
+               "                          file --outtype auto + llama-quantize would give, in one command\n"
+               "  --vocab-only            write the metadata and tokenizer only\n"
+               "  --split-max-tensors N   at most N tensors a file (NAME-0000K-of-0000N.gguf)\n"
+               "  --split-max-size N      at most N bytes of tensors a file (suffix K, M, G: powers of 1000)\n"
+               "  --no-tensor-first-split the first file holds the metadata only\n"
+               "  --dry-run               print the files and tensors that would be written, write nothing\n"
+               "  --model-name NAME       general.name\n"
+               "  --pre NAME              tokenizer.ggml.pre to write instead of the detected one\n"
+               "  --threads N             worker threads (default: one per core)\n"
+               "  --quiet                 no progress bar and no summary\n"
+               "  quantizer flags (with a preset): --imatrix F, --include-weights N, --exclude-weights N,\n"
+               "  --output-tensor-type T, --token-embedding-type T, --tensor-type REGEX=T, --tensor-type-file F,\n"
+               "  --leave-output-tensor, --allow-requantize, --pure, --override-kv KEY=TYPE:VALUE,\n"
+               "  --prune-layers L,..., --experts-dtype T (as mio-quantize)\n"
+               "  accepted and ignored (convert_hf_to_gguf.py's memory knobs): --use-temp-file, --no-lazy, --verbose\n"
+               "\n"
+               "exit status: 0 ok, 1 failure, 2 usage error\n");
 }
 
 /* convert_hf_to_gguf.py's split_str_to_n_bytes: digits, optionally K/M/G (x1000). */
@@ -168,7 +167,8 @@ int main(int argc, char **argv) {
         } else if ((k = cli_opt_value(argc, argv, &i, "--split-max-size", &v))) {
             if (k < 0) goto missing;
             if (parse_size(v, &p.split_max_bytes)) {
-                fprintf(stderr, PROG ": invalid split size '%s', must be a number, optionally followed by K, M, or G\n", v);
+                fprintf(stderr, PROG ": invalid split size '%s', must be a number, optionally followed by K, M, or G\n",
+                        v);
                 goto done;
             }
         } else if ((k = cli_opt_value(argc, argv, &i, "--model-name", &v))) {
@@ -212,9 +212,12 @@ int main(int argc, char **argv) {
         usage(stderr);
         goto done;
     }
-    static const struct { const char *name; int type; } k_out[] = {
-        {"auto", MIO_HF_OUT_AUTO}, {"f32", MIO_TYPE_F32}, {"f16", MIO_TYPE_F16}, {"bf16", MIO_TYPE_BF16},
-        {"q8_0", MIO_TYPE_Q8_0}, {"tq1_0", MIO_TYPE_TQ1_0}, {"tq2_0", MIO_TYPE_TQ2_0}};
+    static const struct {
+        const char *name;
+        int type;
+    } k_out[] = {{"auto", MIO_HF_OUT_AUTO}, {"f32", MIO_TYPE_F32},   {"f16", MIO_TYPE_F16},
+                 {"bf16", MIO_TYPE_BF16},   {"q8_0", MIO_TYPE_Q8_0}, {"tq1_0", MIO_TYPE_TQ1_0},
+                 {"tq2_0", MIO_TYPE_TQ2_0}};
     int found = 0;
     for (size_t k = 0; k < sizeof k_out / sizeof k_out[0]; k++)
         if (strcmp(type_arg, k_out[k].name) == 0) p.outtype = k_out[k].type, found = 1;

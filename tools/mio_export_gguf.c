@@ -24,73 +24,71 @@
 #define PROG "mio-export-gguf"
 
 static void usage(FILE *o) {
-    fprintf(o,
-            "usage: " PROG " --from-gguf IN --out OUT [--dtype MODE | --preset NAME] [flags]\n"
-            "       " PROG " --from-gguf BASE --out OUT --adapters PATH [--alpha F] [--lora-gguf]\n"
-            "       " PROG " --from-gguf IN --out OUT --ptqtp[=K] [--ptqtp-tie] [--ptqtp-include SUB,...]\n"
-            "                       [--ptqtp-exclude SUB,...] [--threads N] [--dry-run]\n"
-            "       " PROG " --version\n"
-            "  Re-emit the GGUF file IN as OUT through libmodelio's quantizer. Metadata is copied\n"
-            "  verbatim (exact wire types); tensors are streamed a chunk of rows at a time. The\n"
-            "  output is written atomically: nothing is left behind on failure or interruption\n"
-            "  (SIGINT, SIGTERM: exit 130/143). OUT may not be an input file, a device, a FIFO or\n"
-            "  a directory; '-' (or /dev/stdout) streams the file to standard output instead,\n"
-            "  which must not be a terminal. IN may be the first part of a split model\n"
-            "  (name-00001-of-0000N.gguf): all parts are read and OUT is one file.\n"
-            "  --dtype MODE   verbatim (default: every tensor as is; byte-identical to a v3 input\n"
-            "                 whose padding is zero — otherwise a note says where it differs),\n"
-            "                 f32, f16, bf16, or a block type by name (q4_0 q4_1 q5_0 q5_1 q8_0 q2_k\n"
-            "                 q3_k q4_k q5_k q6_k iq4_nl iq4_xs ... — any type libmodelio can encode).\n"
-            "                 Only matrix weights are converted: n_dims >= 2, name ending '.weight',\n"
-            "                 no 'norm' in the name, source f32/f16/bf16 (a quantized source is an\n"
-            "                 error); a row length that is not a whole number of the target's blocks\n"
-            "                 keeps the source type; everything else keeps its type. When any tensor\n"
-            "                 is converted, general.file_type is set to llama.cpp's llama_ftype for MODE.\n"
-            "  --preset NAME  a llama-quantize type (Q4_K_M, q8_0, iq4_xs, ...): llama.cpp's rules,\n"
-            "                 tensor order and metadata; the file is byte-identical to llama-quantize's\n"
-            "  --threads N    encode with N threads (0 = one per core, the default with --preset;\n"
-            "                 1 otherwise); the output is identical for any N\n"
-            "  --dry-run      print the per-tensor plan and exit without writing\n"
-            "  --quiet        no progress bar and no summary\n"
-            "  llama-quantize flags (see mio-quantize --help): --imatrix F, --include-weights N,\n"
-            "  --exclude-weights N, --output-tensor-type T, --token-embedding-type T,\n"
-            "  --tensor-type REGEX=T, --tensor-type-file F, --leave-output-tensor, --allow-requantize,\n"
-            "  --pure, --override-kv KEY=TYPE:VALUE, --prune-layers L,..., --keep-split,\n"
-            "  --experts-dtype T\n"
-            "  LoRA adapters (docs/LORA.md):\n"
-            "  --adapters PATH  merge a LoRA adapter into BASE: W + s*B*A folded into every targeted\n"
-            "                 weight (f32/f16/bf16 bases; f16/bf16 computed in f32 and rounded once),\n"
-            "                 everything else byte-verbatim. PATH: a Hugging Face PEFT adapter (a\n"
-            "                 directory with adapter_config.json and adapter_model.safetensors, or that\n"
-            "                 file) or a Fucina checkpoint (adapters.safetensors, or its directory).\n"
-            "                 Cannot be combined with --dtype, --preset, --experts-dtype or other\n"
-            "                 quantizer flags: merge on a float base, then quantize in a second pass\n"
-            "  --alpha F      LoRA alpha (s = F/r); required for Fucina adapters, which store none;\n"
-            "                 for PEFT it replaces lora_alpha and every alpha_pattern entry\n"
-            "  --lora-gguf    write OUT as a llama.cpp LoRA adapter GGUF for BASE instead of merging\n"
-            "                 (load it with llama-cli --lora OUT); any BASE tensor types\n");
-    fprintf(o,
-            "  PTQTP trit-planes (docs/PTQTP.md):\n"
-            "  --ptqtp[=K]    replace each eligible weight NAME by K ternary planes NAME.ptqtp0 ..\n"
-            "                 NAME.ptqtp{K-1} (TQ2_0, NAME's shape; K = 1, 2 or 3, default 2) whose sum\n"
-            "                 approximates it, solved without calibration data (PTQTP), in the layout\n"
-            "                 Fucina loads (fucina.ptqtp.version = 1 is added). Eligible: 2-D matrices\n"
-            "                 and 3-D *_exps expert stacks (solved expert by expert) named *.weight,\n"
-            "                 no 'norm', rows a multiple of 256, any decodable non-ternary type (quantized\n"
-            "                 sources are decoded first); token_embd and output.weight are kept unless\n"
-            "                 --ptqtp-include names them. Everything else is copied byte-verbatim.\n"
-            "                 Cannot be combined with --dtype, --preset, --experts-dtype, --adapters\n"
-            "                 or other quantizer flags\n"
-            "  --ptqtp-planes K  the same as --ptqtp=K\n"
-            "  --ptqtp-tie    lock the plane scales to the ratio 3 ([3s, s], [9s, 3s, s]): one uniform\n"
-            "                 3^K-level quantizer per group; needs K >= 2; adds fucina.ptqtp.tie_scales = 1\n"
-            "  --ptqtp-include SUB[,SUB]  convert only eligible tensors whose name contains a SUB\n"
-            "                 (replaces the token_embd / output.weight rule); repeatable\n"
-            "  --ptqtp-exclude SUB[,SUB]  keep tensors whose name contains a SUB; repeatable\n"
-            "                 With --ptqtp, --threads defaults to 0 (one per core) and --dry-run prints\n"
-            "                 the per-tensor plan (shape, source -> planes, bytes before/after); a run\n"
-            "                 prints each converted tensor's relative error as it goes\n"
-            "exit status: 0 ok, 1 failure (library message on stderr), 2 usage error\n");
+    fprintf(o, "usage: " PROG " --from-gguf IN --out OUT [--dtype MODE | --preset NAME] [flags]\n"
+               "       " PROG " --from-gguf BASE --out OUT --adapters PATH [--alpha F] [--lora-gguf]\n"
+               "       " PROG " --from-gguf IN --out OUT --ptqtp[=K] [--ptqtp-tie] [--ptqtp-include SUB,...]\n"
+               "                       [--ptqtp-exclude SUB,...] [--threads N] [--dry-run]\n"
+               "       " PROG " --version\n"
+               "  Re-emit the GGUF file IN as OUT through libmodelio's quantizer. Metadata is copied\n"
+               "  verbatim (exact wire types); tensors are streamed a chunk of rows at a time. The\n"
+               "  output is written atomically: nothing is left behind on failure or interruption\n"
+               "  (SIGINT, SIGTERM: exit 130/143). OUT may not be an input file, a device, a FIFO or\n"
+               "  a directory; '-' (or /dev/stdout) streams the file to standard output instead,\n"
+               "  which must not be a terminal. IN may be the first part of a split model\n"
+               "  (name-00001-of-0000N.gguf): all parts are read and OUT is one file.\n"
+               "  --dtype MODE   verbatim (default: every tensor as is; byte-identical to a v3 input\n"
+               "                 whose padding is zero — otherwise a note says where it differs),\n"
+               "                 f32, f16, bf16, or a block type by name (q4_0 q4_1 q5_0 q5_1 q8_0 q2_k\n"
+               "                 q3_k q4_k q5_k q6_k iq4_nl iq4_xs ... — any type libmodelio can encode).\n"
+               "                 Only matrix weights are converted: n_dims >= 2, name ending '.weight',\n"
+               "                 no 'norm' in the name, source f32/f16/bf16 (a quantized source is an\n"
+               "                 error); a row length that is not a whole number of the target's blocks\n"
+               "                 keeps the source type; everything else keeps its type. When any tensor\n"
+               "                 is converted, general.file_type is set to llama.cpp's llama_ftype for MODE.\n"
+               "  --preset NAME  a llama-quantize type (Q4_K_M, q8_0, iq4_xs, ...): llama.cpp's rules,\n"
+               "                 tensor order and metadata; the file is byte-identical to llama-quantize's\n"
+               "  --threads N    encode with N threads (0 = one per core, the default with --preset;\n"
+               "                 1 otherwise); the output is identical for any N\n"
+               "  --dry-run      print the per-tensor plan and exit without writing\n"
+               "  --quiet        no progress bar and no summary\n"
+               "  llama-quantize flags (see mio-quantize --help): --imatrix F, --include-weights N,\n"
+               "  --exclude-weights N, --output-tensor-type T, --token-embedding-type T,\n"
+               "  --tensor-type REGEX=T, --tensor-type-file F, --leave-output-tensor, --allow-requantize,\n"
+               "  --pure, --override-kv KEY=TYPE:VALUE, --prune-layers L,..., --keep-split,\n"
+               "  --experts-dtype T\n"
+               "  LoRA adapters (docs/LORA.md):\n"
+               "  --adapters PATH  merge a LoRA adapter into BASE: W + s*B*A folded into every targeted\n"
+               "                 weight (f32/f16/bf16 bases; f16/bf16 computed in f32 and rounded once),\n"
+               "                 everything else byte-verbatim. PATH: a Hugging Face PEFT adapter (a\n"
+               "                 directory with adapter_config.json and adapter_model.safetensors, or that\n"
+               "                 file) or a Fucina checkpoint (adapters.safetensors, or its directory).\n"
+               "                 Cannot be combined with --dtype, --preset, --experts-dtype or other\n"
+               "                 quantizer flags: merge on a float base, then quantize in a second pass\n"
+               "  --alpha F      LoRA alpha (s = F/r); required for Fucina adapters, which store none;\n"
+               "                 for PEFT it replaces lora_alpha and every alpha_pattern entry\n"
+               "  --lora-gguf    write OUT as a llama.cpp LoRA adapter GGUF for BASE instead of merging\n"
+               "                 (load it with llama-cli --lora OUT); any BASE tensor types\n");
+    fprintf(o, "  PTQTP trit-planes (docs/PTQTP.md):\n"
+               "  --ptqtp[=K]    replace each eligible weight NAME by K ternary planes NAME.ptqtp0 ..\n"
+               "                 NAME.ptqtp{K-1} (TQ2_0, NAME's shape; K = 1, 2 or 3, default 2) whose sum\n"
+               "                 approximates it, solved without calibration data (PTQTP), in the layout\n"
+               "                 Fucina loads (fucina.ptqtp.version = 1 is added). Eligible: 2-D matrices\n"
+               "                 and 3-D *_exps expert stacks (solved expert by expert) named *.weight,\n"
+               "                 no 'norm', rows a multiple of 256, any decodable non-ternary type (quantized\n"
+               "                 sources are decoded first); token_embd and output.weight are kept unless\n"
+               "                 --ptqtp-include names them. Everything else is copied byte-verbatim.\n"
+               "                 Cannot be combined with --dtype, --preset, --experts-dtype, --adapters\n"
+               "                 or other quantizer flags\n"
+               "  --ptqtp-planes K  the same as --ptqtp=K\n"
+               "  --ptqtp-tie    lock the plane scales to the ratio 3 ([3s, s], [9s, 3s, s]): one uniform\n"
+               "                 3^K-level quantizer per group; needs K >= 2; adds fucina.ptqtp.tie_scales = 1\n"
+               "  --ptqtp-include SUB[,SUB]  convert only eligible tensors whose name contains a SUB\n"
+               "                 (replaces the token_embd / output.weight rule); repeatable\n"
+               "  --ptqtp-exclude SUB[,SUB]  keep tensors whose name contains a SUB; repeatable\n"
+               "                 With --ptqtp, --threads defaults to 0 (one per core) and --dry-run prints\n"
+               "                 the per-tensor plan (shape, source -> planes, bytes before/after); a run\n"
+               "                 prints each converted tensor's relative error as it goes\n"
+               "exit status: 0 ok, 1 failure (library message on stderr), 2 usage error\n");
 }
 
 static int usage_error(const char *msg) {
@@ -124,8 +122,10 @@ static int run_lora(const char *in, const char *out, const char *adapters, const
     if (!adapters || !*adapters)
         return usage_error(alpha_s ? "--alpha needs --adapters PATH" : "--lora-gguf needs --adapters PATH");
     if (conflict) {
-        snprintf(msg, sizeof msg, "--adapters cannot be combined with %.100s in one run: merge on a float base, then "
-                 "quantize the merged file in a second pass", conflict);
+        snprintf(msg, sizeof msg,
+                 "--adapters cannot be combined with %.100s in one run: merge on a float base, then "
+                 "quantize the merged file in a second pass",
+                 conflict);
         return usage_error(msg);
     }
     if (!out || !*out) return usage_error("--out OUT is required");
@@ -151,27 +151,31 @@ static int run_lora(const char *in, const char *out, const char *adapters, const
     mio_status st = lora_gguf ? (to_stdout ? mio_lora_to_gguf_fd(in, STDOUT_FILENO, &p) : mio_lora_to_gguf(in, out, &p))
                               : (to_stdout ? mio_lora_merge_fd(in, STDOUT_FILENO, &p) : mio_lora_merge(in, out, &p));
     if (st) {
-        fputs(PROG ": ", stderr);   /* library messages name the base or the adapter path themselves */
+        fputs(PROG ": ", stderr); /* library messages name the base or the adapter path themselves */
         cli_esc_str(stderr, mio_last_error());
         fputc('\n', stderr);
         return st == MIO_ERR_INVALID_ARG && strstr(mio_last_error(), "one of the input files") ? CLI_EXIT_USAGE
-                                                                                                : CLI_EXIT_FAIL;
+                                                                                               : CLI_EXIT_FAIL;
     }
     if (!quiet) {
         char r[64], sc[96];
-        if (t.rank_min == t.rank_max) snprintf(r, sizeof r, "rank %lld", (long long)t.rank_min);
-        else snprintf(r, sizeof r, "ranks %lld..%lld", (long long)t.rank_min, (long long)t.rank_max);
-        if (t.scale_min == t.scale_max) snprintf(sc, sizeof sc, "scale %g", t.scale_min);
-        else snprintf(sc, sizeof sc, "scales %g..%g", t.scale_min, t.scale_max);
+        if (t.rank_min == t.rank_max)
+            snprintf(r, sizeof r, "rank %lld", (long long)t.rank_min);
+        else
+            snprintf(r, sizeof r, "ranks %lld..%lld", (long long)t.rank_min, (long long)t.rank_max);
+        if (t.scale_min == t.scale_max)
+            snprintf(sc, sizeof sc, "scale %g", t.scale_min);
+        else
+            snprintf(sc, sizeof sc, "scales %g..%g", t.scale_min, t.scale_max);
         fprintf(stderr, PROG ": wrote ");
         cli_esc_str(stderr, to_stdout ? "standard output" : out);
         if (lora_gguf)
-            fprintf(stderr, ": llama.cpp LoRA adapter, %lld %s (%s, %s), adapter.lora.alpha = %g%s",
-                    (long long)t.n, cli_plural((uint64_t)t.n, "module", "modules"), r, sc, (double)t.gguf_alpha,
+            fprintf(stderr, ": llama.cpp LoRA adapter, %lld %s (%s, %s), adapter.lora.alpha = %g%s", (long long)t.n,
+                    cli_plural((uint64_t)t.n, "module", "modules"), r, sc, (double)t.gguf_alpha,
                     t.folded ? "; other scales folded into lora_b" : "");
         else
-            fprintf(stderr, ": merged %lld LoRA %s (%s, %s)", (long long)t.n, cli_plural((uint64_t)t.n, "module", "modules"),
-                    r, sc);
+            fprintf(stderr, ": merged %lld LoRA %s (%s, %s)", (long long)t.n,
+                    cli_plural((uint64_t)t.n, "module", "modules"), r, sc);
         if (t.permuted) fprintf(stderr, "; q/k rows permuted in %lld", (long long)t.permuted);
         fputc('\n', stderr);
     }
@@ -211,14 +215,20 @@ static void px_plan(void *user, const mio_ptqtp_tensor *t) {
     if (c->n == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 64;
         px_row *nr = realloc(c->rows, cap * sizeof *nr);
-        if (!nr) { c->oom = 1; return; }
+        if (!nr) {
+            c->oom = 1;
+            return;
+        }
         c->rows = nr;
         c->cap = cap;
     }
     px_row *r = &c->rows[c->n];
     memset(r, 0, sizeof *r);
     r->name = malloc(t->name.len + 1);
-    if (!r->name) { c->oom = 1; return; }
+    if (!r->name) {
+        c->oom = 1;
+        return;
+    }
     memcpy(r->name, t->name.ptr, t->name.len);
     r->name[t->name.len] = '\0';
     r->name_len = t->name.len;
@@ -249,10 +259,12 @@ static void px_done(void *user, const mio_ptqtp_tensor *t, const mio_ptqtp_stats
     fprintf(stderr, " %s -> %d x tq2_0: rel err %.4f", mio_type_name(t->type), t->planes, s->rel_err);
     if (t->experts > 0)
         fprintf(stderr, " (%lld experts: mean %.4f, max %.4f)", (long long)t->experts, t->rel_err_mean, t->rel_err_max);
-    fprintf(stderr, ", %.1f iterations/group, %llu of %llu %s unconverged", s->groups ? (double)s->iterations / (double)s->groups : 0.0,
-            (unsigned long long)s->unconverged, (unsigned long long)s->groups, cli_plural(s->groups, "group", "groups"));
-    if (s->nonfinite) fprintf(stderr, ", %llu non-finite %s (trit 0)", (unsigned long long)s->nonfinite,
-                              cli_plural(s->nonfinite, "weight", "weights"));
+    fprintf(stderr, ", %.1f iterations/group, %llu of %llu %s unconverged",
+            s->groups ? (double)s->iterations / (double)s->groups : 0.0, (unsigned long long)s->unconverged,
+            (unsigned long long)s->groups, cli_plural(s->groups, "group", "groups"));
+    if (s->nonfinite)
+        fprintf(stderr, ", %llu non-finite %s (trit 0)", (unsigned long long)s->nonfinite,
+                cli_plural(s->nonfinite, "weight", "weights"));
     fputc('\n', stderr);
 }
 
@@ -298,7 +310,8 @@ static int run_ptqtp(const char *in, const char *out, const mio_ptqtp_params *pi
         goto done;
     }
     if (st != MIO_OK) {
-        cli_report(PROG, (st == MIO_ERR_IO || st == MIO_ERR_CANCELLED) && out && !to_stdout ? out : in, mio_last_error());
+        cli_report(PROG, (st == MIO_ERR_IO || st == MIO_ERR_CANCELLED) && out && !to_stdout ? out : in,
+                   mio_last_error());
         rc = st == MIO_ERR_INVALID_ARG ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
         goto done;
     }
@@ -314,7 +327,10 @@ static int run_ptqtp(const char *in, const char *out, const mio_ptqtp_params *pi
         printf("plan for ");
         cli_esc_str(stdout, in);
         printf(" -> ");
-        if (out) cli_esc_str(stdout, out); else printf("(dry run)");
+        if (out)
+            cli_esc_str(stdout, out);
+        else
+            printf("(dry run)");
         printf(" (--ptqtp=%d%s): %lld of %zu %s to %d %s each\n", p->planes, p->tie_scales ? " --ptqtp-tie" : "",
                (long long)c.n_conv, c.n, cli_plural(c.n, "tensor", "tensors"), p->planes,
                cli_plural((uint64_t)p->planes, "plane", "planes"));
@@ -331,9 +347,12 @@ static int run_ptqtp(const char *in, const char *out, const mio_ptqtp_params *pi
             else
                 printf("  %s -> %s  %llu -> %llu bytes", mio_type_name(r->type), mio_type_name(r->type),
                        (unsigned long long)r->in_bytes, (unsigned long long)r->out_bytes);
-            if (r->planes && r->experts) printf("  (expert stack: %lld experts)", (long long)r->experts);
-            else if (r->planes && strcmp(r->why, "ptqtp") != 0) printf("  (%s)", r->why);
-            else if (!r->planes) printf("  (kept: %s)", r->why);
+            if (r->planes && r->experts)
+                printf("  (expert stack: %lld experts)", (long long)r->experts);
+            else if (r->planes && strcmp(r->why, "ptqtp") != 0)
+                printf("  (%s)", r->why);
+            else if (!r->planes)
+                printf("  (kept: %s)", r->why);
             putchar('\n');
         }
         printf("bytes: %s in, %s out", mio_format_size(a, sizeof a, total_in), mio_format_size(b, sizeof b, total_out));
@@ -347,25 +366,32 @@ static int run_ptqtp(const char *in, const char *out, const mio_ptqtp_params *pi
     }
     if (c.n_conv == 0)
         fputs(PROG ": warning: --ptqtp converted no tensor; the output holds the same tensors as the input and no "
-              "fucina.ptqtp.version key (--dry-run shows the plan)\n", stderr);
+                   "fucina.ptqtp.version key (--dry-run shows the plan)\n",
+              stderr);
     if (!quiet) {
         uint64_t out_size;
         int64_t nkv;
         cli_written_gguf(out, to_stdout, &out_size, &nkv);
         double secs = cli_now() - t0;
         fputs(PROG ": wrote ", stderr);
-        if (to_stdout) fputs("standard output", stderr);
-        else cli_esc_str(stderr, out);
+        if (to_stdout)
+            fputs("standard output", stderr);
+        else
+            cli_esc_str(stderr, out);
         fprintf(stderr, ": %zu %s (%lld to %d PTQTP %s each, %lld kept), %lld plane %s", c.n,
                 cli_plural(c.n, "tensor", "tensors"), (long long)c.n_conv, p->planes,
                 cli_plural((uint64_t)p->planes, "plane", "planes"), (long long)c.n - c.n_conv,
-                (long long)c.n_conv * p->planes, cli_plural((uint64_t)c.n_conv * (uint64_t)p->planes, "tensor", "tensors"));
+                (long long)c.n_conv * p->planes,
+                cli_plural((uint64_t)c.n_conv * (uint64_t)p->planes, "tensor", "tensors"));
         if (nkv >= 0) fprintf(stderr, ", %lld %s", (long long)nkv, cli_plural((uint64_t)nkv, "key", "keys"));
         if (parts > 1) fprintf(stderr, " (from %u split parts, split.* keys dropped)", parts);
-        fprintf(stderr, "; %s in, %s out", mio_format_size(a, sizeof a, total_in), mio_format_size(b, sizeof b, total_out));
+        fprintf(stderr, "; %s in, %s out", mio_format_size(a, sizeof a, total_in),
+                mio_format_size(b, sizeof b, total_out));
         if (out_size) fprintf(stderr, " (%llu bytes)", (unsigned long long)out_size);
         if (elems) fprintf(stderr, ", %.2f bits/weight", (double)total_out * 8.0 / (double)elems);
-        if (c.n_conv) fprintf(stderr, "; rel err %.4f over the converted weights", c.norm_sq > 0 ? sqrt(c.err_sq / c.norm_sq) : 0.0);
+        if (c.n_conv)
+            fprintf(stderr, "; rel err %.4f over the converted weights",
+                    c.norm_sq > 0 ? sqrt(c.err_sq / c.norm_sq) : 0.0);
         fprintf(stderr, "; %.3f s, %.1f MB/s; peak RSS %s\n", secs, secs > 0 ? (double)total_in / 1e6 / secs : 0.0,
                 mio_format_size(h, sizeof h, cli_peak_rss()));
     }
@@ -424,8 +450,7 @@ static void strlist_free(strlist *l) {
 }
 
 int main(int argc, char **argv) {
-    if (argc == 2 && cli_is(argv[1], "--version"))
-        return cli_version(PROG);
+    if (argc == 2 && cli_is(argv[1], "--version")) return cli_version(PROG);
     const char *in = NULL, *out = NULL, *dtype = NULL, *preset = NULL, *threads_s = NULL;
     const char *adapters = NULL, *alpha_s = NULL, *qflag = NULL;
     const char *ptqtp_flag = NULL, *planes_s = NULL, *qflag_other = NULL, *sub = NULL;
@@ -457,14 +482,23 @@ int main(int argc, char **argv) {
             if (!ptqtp_flag) ptqtp_flag = "--ptqtp-tie";
             tie = 1;
         } else if ((r = cli_opt_value(argc, argv, &i, "--ptqtp-planes", &planes_s)) != 0) {
-            if (r < 0) { rc = usage_error("option '--ptqtp-planes' needs a value"); goto done; }
+            if (r < 0) {
+                rc = usage_error("option '--ptqtp-planes' needs a value");
+                goto done;
+            }
             if (!ptqtp_flag) ptqtp_flag = "--ptqtp-planes";
         } else if ((r = cli_opt_value(argc, argv, &i, "--ptqtp-include", &sub)) != 0) {
             int lr = list_opt(r, "--ptqtp-include", &incl, sub, &ptqtp_flag);
-            if (lr != CLI_EXIT_OK) { rc = lr; goto done; }
+            if (lr != CLI_EXIT_OK) {
+                rc = lr;
+                goto done;
+            }
         } else if ((r = cli_opt_value(argc, argv, &i, "--ptqtp-exclude", &sub)) != 0) {
             int lr = list_opt(r, "--ptqtp-exclude", &excl, sub, &ptqtp_flag);
-            if (lr != CLI_EXIT_OK) { rc = lr; goto done; }
+            if (lr != CLI_EXIT_OK) {
+                rc = lr;
+                goto done;
+            }
         } else if (cli_is(a, "--quiet") || cli_is(a, "-q")) {
             quiet = 1;
         } else if (cli_is(a, "--lora-gguf")) {
@@ -484,14 +518,23 @@ int main(int argc, char **argv) {
             goto done;
         }
     }
-    if (!in || !*in) { rc = usage_error("--from-gguf IN is required"); goto done; }
+    if (!in || !*in) {
+        rc = usage_error("--from-gguf IN is required");
+        goto done;
+    }
     if (ptqtp_flag) {
-        const char *conflict = dtype ? "--dtype" : preset ? "--preset" : adapters ? "--adapters" : alpha_s ? "--alpha"
-                             : lora_gguf ? "--lora-gguf" : qflag_other;
+        const char *conflict = dtype       ? "--dtype"
+                               : preset    ? "--preset"
+                               : adapters  ? "--adapters"
+                               : alpha_s   ? "--alpha"
+                               : lora_gguf ? "--lora-gguf"
+                                           : qflag_other;
         char msg[256];
         if (conflict) {
-            snprintf(msg, sizeof msg, "%s cannot be combined with %.100s: PTQTP is its own mode (convert in a separate "
-                     "pass)", ptqtp_flag, conflict);
+            snprintf(msg, sizeof msg,
+                     "%s cannot be combined with %.100s: PTQTP is its own mode (convert in a separate "
+                     "pass)",
+                     ptqtp_flag, conflict);
             rc = usage_error(msg);
             goto done;
         }
@@ -508,7 +551,10 @@ int main(int argc, char **argv) {
             rc = usage_error("--ptqtp-tie locks the plane scales to the ratio 3, so it needs at least 2 planes");
             goto done;
         }
-        if (!q.p.dry_run && (!out || !*out)) { rc = usage_error("--out OUT is required"); goto done; }
+        if (!q.p.dry_run && (!out || !*out)) {
+            rc = usage_error("--out OUT is required");
+            goto done;
+        }
         mio_ptqtp_params pp;
         mio_ptqtp_default_params(&pp);
         pp.planes = planes;
@@ -517,7 +563,10 @@ int main(int argc, char **argv) {
         if (threads_s) {
             char *end = NULL;
             long n = strtol(threads_s, &end, 10);
-            if (!*threads_s || *end || n < 0 || n > 256) { rc = usage_error("--threads takes a number from 0 to 256"); goto done; }
+            if (!*threads_s || *end || n < 0 || n > 256) {
+                rc = usage_error("--threads takes a number from 0 to 256");
+                goto done;
+            }
             pp.n_threads = (int)n;
         }
         pp.include = (const char *const *)incl.v;
@@ -528,16 +577,29 @@ int main(int argc, char **argv) {
         goto done;
     }
     if (adapters || alpha_s || lora_gguf) {
-        rc = run_lora(in, out, adapters, alpha_s, lora_gguf, dtype ? "--dtype" : preset ? "--preset" : threads_s ? "--threads" : qflag,
+        rc = run_lora(in, out, adapters, alpha_s, lora_gguf,
+                      dtype       ? "--dtype"
+                      : preset    ? "--preset"
+                      : threads_s ? "--threads"
+                                  : qflag,
                       quiet);
         goto done;
     }
-    if (!q.p.dry_run && (!out || !*out)) { rc = usage_error("--out OUT is required"); goto done; }
-    if (dtype && preset) { rc = usage_error("--dtype and --preset cannot be used together"); goto done; }
+    if (!q.p.dry_run && (!out || !*out)) {
+        rc = usage_error("--out OUT is required");
+        goto done;
+    }
+    if (dtype && preset) {
+        rc = usage_error("--dtype and --preset cannot be used together");
+        goto done;
+    }
     if (threads_s) {
         char *end = NULL;
         long n = strtol(threads_s, &end, 10);
-        if (!*threads_s || *end || n < 0 || n > 256) { rc = usage_error("--threads takes a number from 0 to 256"); goto done; }
+        if (!*threads_s || *end || n < 0 || n > 256) {
+            rc = usage_error("--threads takes a number from 0 to 256");
+            goto done;
+        }
         q.p.n_threads = (int)n;
     } else if (!preset) {
         q.p.n_threads = 1;
@@ -555,7 +617,8 @@ int main(int argc, char **argv) {
         snprintf(label, sizeof label, "%s", mio_preset_name(q.p.preset));
     } else if (dtype && !cli_is(dtype, "verbatim")) {
         int target = mio_type_from_name(dtype);
-        if (target < 0 || target >= MIO_TYPE_GGML_COUNT || !mio_type_can_encode(target) || mio_type_file_type(target) < 0) {
+        if (target < 0 || target >= MIO_TYPE_GGML_COUNT || !mio_type_can_encode(target) ||
+            mio_type_file_type(target) < 0) {
             fprintf(stderr, PROG ": --dtype %s: not a target type; use verbatim, f32, f16, bf16 or one of:", dtype);
             for (int t = 2; t < MIO_TYPE_GGML_COUNT; t++)
                 if (t != MIO_TYPE_BF16 && mio_type_can_encode(t) && mio_type_file_type(t) >= 0)

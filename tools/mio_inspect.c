@@ -20,34 +20,31 @@
 
 #define PROG "mio-inspect"
 
-
-static void usage(FILE *o)
-{
-    fprintf(o,
-            "usage: " PROG " FILE [--meta] [--tensors] [--json [--json-array] | --markdown] [--part]\n"
-            "       " PROG " --version\n"
-            "  Summarize a GGUF file (version, alignment, counts, offsets, per-type totals),\n"
-            "  a safetensors file or a sharded safetensors index (model.safetensors.index.json:\n"
-            "  header size, counts, per-dtype totals). The format is detected by content.\n"
-            "  --meta     list every metadata key with its type and value\n"
-            "  --tensors  list every tensor: name, shape, type, offsets, bytes\n"
-            "  --json     print one JSON object with everything instead (schema: docs/TOOLS.md);\n"
-            "             arrays over 64 elements are given as count + \"truncated\": true\n"
-            "  --json-array  like --json, with every array in full\n"
-            "  --markdown print Markdown tables instead: metadata, tensors grouped by block\n"
-            "             (blk.N / layers.N / h.N ...), elements and bits per weight per group\n"
-            "  A GGUF split model (name-00001-of-0000N.gguf) is shown whole: all its parts are read;\n"
-            "  given a later part, the first part is named instead.\n"
-            "  --part     GGUF only: show this one file of a split model on its own\n"
-            "  --splits   accepted for compatibility (following the parts is the default)\n"
-            "exit status: 0 ok, 1 unreadable or invalid file, 2 usage error\n"
-            "\n"
-            "       " PROG " --hash xxh64|xxh3|sha256 FILE > MANIFEST   per-tensor + whole-model hashes\n"
-            "       " PROG " --check MANIFEST FILE   verify FILE against a --hash manifest\n"
-            "       " PROG " --stats [--json] FILE   per tensor min/max/mean/std, NaN/inf, zeros\n"
-            "       " PROG " --diff A B              metadata and tensor differences (0 same, 1 differ, 2 error)\n"
-            "       " PROG " --verify FILE           read every tensor byte, report damage\n"
-            "  These work on GGUF (split: all parts), safetensors and *.index.json alike.\n");
+static void usage(FILE *o) {
+    fprintf(o, "usage: " PROG " FILE [--meta] [--tensors] [--json [--json-array] | --markdown] [--part]\n"
+               "       " PROG " --version\n"
+               "  Summarize a GGUF file (version, alignment, counts, offsets, per-type totals),\n"
+               "  a safetensors file or a sharded safetensors index (model.safetensors.index.json:\n"
+               "  header size, counts, per-dtype totals). The format is detected by content.\n"
+               "  --meta     list every metadata key with its type and value\n"
+               "  --tensors  list every tensor: name, shape, type, offsets, bytes\n"
+               "  --json     print one JSON object with everything instead (schema: docs/TOOLS.md);\n"
+               "             arrays over 64 elements are given as count + \"truncated\": true\n"
+               "  --json-array  like --json, with every array in full\n"
+               "  --markdown print Markdown tables instead: metadata, tensors grouped by block\n"
+               "             (blk.N / layers.N / h.N ...), elements and bits per weight per group\n"
+               "  A GGUF split model (name-00001-of-0000N.gguf) is shown whole: all its parts are read;\n"
+               "  given a later part, the first part is named instead.\n"
+               "  --part     GGUF only: show this one file of a split model on its own\n"
+               "  --splits   accepted for compatibility (following the parts is the default)\n"
+               "exit status: 0 ok, 1 unreadable or invalid file, 2 usage error\n"
+               "\n"
+               "       " PROG " --hash xxh64|xxh3|sha256 FILE > MANIFEST   per-tensor + whole-model hashes\n"
+               "       " PROG " --check MANIFEST FILE   verify FILE against a --hash manifest\n"
+               "       " PROG " --stats [--json] FILE   per tensor min/max/mean/std, NaN/inf, zeros\n"
+               "       " PROG " --diff A B              metadata and tensor differences (0 same, 1 differ, 2 error)\n"
+               "       " PROG " --verify FILE           read every tensor byte, report damage\n"
+               "  These work on GGUF (split: all parts), safetensors and *.index.json alike.\n");
 }
 
 /* ------------------------------------------------------------------------- */
@@ -55,8 +52,7 @@ static void usage(FILE *o)
 /* ------------------------------------------------------------------------- */
 
 /* Print the library's text, or report its failure. */
-static int put(mio_status st, const char *path, char *text, size_t len)
-{
+static int put(mio_status st, const char *path, char *text, size_t len) {
     if (st != MIO_OK) {
         cli_report(PROG, path, mio_last_error());
         return CLI_EXIT_FAIL;
@@ -70,14 +66,10 @@ static int put(mio_status st, const char *path, char *text, size_t len)
     return CLI_EXIT_OK;
 }
 
-int main(int argc, char **argv)
-{
-    if (argc == 2 && cli_is(argv[1], "--version"))
-        return cli_version(PROG);
-    if (inspect_ops_wanted(argc, argv))
-        return inspect_ops_main(argc, argv);
-    if (inspect_estimate_wanted(argc, argv))
-        return inspect_estimate_main(argc, argv);
+int main(int argc, char **argv) {
+    if (argc == 2 && cli_is(argv[1], "--version")) return cli_version(PROG);
+    if (inspect_ops_wanted(argc, argv)) return inspect_ops_main(argc, argv);
+    if (inspect_estimate_wanted(argc, argv)) return inspect_estimate_main(argc, argv);
     const char *path = NULL;
     int meta = 0, tensors = 0, json = 0, markdown = 0, one_part = 0, full_arrays = 0;
 
@@ -132,7 +124,7 @@ int main(int argc, char **argv)
     mio_format fmt = mio_detect_format(path);
     if ((fmt == MIO_FORMAT_SAFETENSORS || fmt == MIO_FORMAT_ST_INDEX) && one_part) {
         fprintf(stderr, PROG ": --part applies to GGUF files only; a safetensors shard file can be given "
-                        "directly\n");
+                             "directly\n");
         return CLI_EXIT_USAGE;
     }
     unsigned flags = (one_part ? MIO_DESCRIBE_ONE_PART : 0) | (full_arrays ? MIO_DESCRIBE_FULL_ARRAYS : 0) |

@@ -57,8 +57,7 @@ static void usage(FILE *o) {
 static int parse_type(const char *s) { return mio_preset_from_name(s); }
 
 int main(int argc, char **argv) {
-    if (argc == 2 && cli_is(argv[1], "--version"))
-        return cli_version(PROG);
+    if (argc == 2 && cli_is(argv[1], "--version")) return cli_version(PROG);
     qcli q;
     qcli_init(&q);
     int quiet = 0, rc = CLI_EXIT_FAIL, i = 1;

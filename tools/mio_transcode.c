@@ -19,90 +19,81 @@
 #include "kvedit.h"
 
 #define PROG "mio-transcode"
-#define CONVERSIONS "supported: GGUF <-> safetensors (files, sharded checkpoints), safetensors -> safetensors,\n  GGUF -> GGUF (merging a split), GGUF -> split GGUF parts"
+#define CONVERSIONS                                                                                                    \
+    "supported: GGUF <-> safetensors (files, sharded checkpoints), safetensors -> safetensors,\n  GGUF -> GGUF "       \
+    "(merging a split), GGUF -> split GGUF parts"
 
-static void usage(FILE *o)
-{
-    fprintf(o,
-            "usage: " PROG " [options] IN OUT\n"
-            "       " PROG " --version\n"
-            "       " PROG " --merge PREFIX-00001-of-0000N.gguf OUT.gguf\n"
-            "       " PROG " [--dry-run] [--no-tensor-first-split]\n"
-            "              (--split-max-tensors N | --split-max-size N{M,G}) IN.gguf PREFIX\n"
-            "       " PROG " --in-place EDITS.. FILE.gguf\n"
-            "  Convert the model file IN to OUT. IN's format is detected by content (a GGUF file or\n"
-            "  the first part of a split; a safetensors file or a sharded checkpoint's .index.json);\n"
-            "  OUT's by its name: *.gguf, *.safetensors, or DIR/ (or DIR/model.safetensors.index.json)\n"
-            "  for a sharded checkpoint; any other name (and '-', standard output) keeps IN's format.\n"
-            "  " CONVERSIONS ".\n"
-            "  GGUF -> safetensors: tensors keep their type (shape = GGUF dims reversed); GGUF metadata\n"
-            "  goes into __metadata__ (docs/CONVERT.md), so converting back gives the identical GGUF.\n"
-            "  safetensors -> GGUF: names and dtypes kept (F32 F16 BF16 F64 I8 I16 I32 I64; others are\n"
-            "  refused); metadata written by the other direction is restored exactly, other keys become\n"
-            "  strings safetensors.metadata.KEY.\n"
-            "  --dequantize        decode block-quantized GGUF tensors (refused without it)\n"
-            "  --dtype f32|f16|bf16  cast every float tensor to it (and decode quantized ones to it;\n"
-            "                      default f32)\n"
-            "  --name-map FILE     rename tensors: lines 'OLD NEW' (blank separated, # comments)\n"
-            "  --max-shard-size S  sharded safetensors output: at most S bytes of tensors a shard\n"
-            "                      (5GB, 500MB, 2GiB or bytes; default 5GB as save_pretrained)\n"
-            "  --to gguf|safetensors  the output format, whatever OUT's name\n"
-            "  --threads N         decoding threads (default: all cores)\n"
-            "  --merge             IN is the first part of a split GGUF: write all parts into OUT.gguf\n"
-            "                      (split.* keys dropped; the plain form IN OUT does the same)\n"
-            "  Splitting (llama.cpp gguf-split --split): IN becomes PREFIX-00001-of-0000N.gguf ..;\n"
-            "  part 1 carries all metadata, every part split.no/split.tensors.count/split.count.\n"
-            "  --split-max-tensors N  at most N tensors a part\n"
-            "  --split-max-size N{M,G}  at most N MB / GB (10^6 / 10^9) of tensor data a part\n"
-            "                          (each tensor counted padded to 32 bytes; metadata not counted)\n"
-            "  --no-tensor-first-split  part 1 holds only the metadata\n"
-            "  --dry-run  print the parts (file, tensors, bytes) on stdout; write nothing\n"
-            "  --quiet  no summary line, no progress\n"
-            "  OUT is written atomically (nothing is left on failure or interruption: SIGINT/SIGTERM\n"
-            "  exit 130/143) and may not be an input file, a device, a FIFO or a directory (except\n"
-            "  for sharded output); '-' (or /dev/stdout) streams to standard output, not a terminal.\n");
+static void usage(FILE *o) {
+    fprintf(o, "usage: " PROG " [options] IN OUT\n"
+               "       " PROG " --version\n"
+               "       " PROG " --merge PREFIX-00001-of-0000N.gguf OUT.gguf\n"
+               "       " PROG " [--dry-run] [--no-tensor-first-split]\n"
+               "              (--split-max-tensors N | --split-max-size N{M,G}) IN.gguf PREFIX\n"
+               "       " PROG " --in-place EDITS.. FILE.gguf\n"
+               "  Convert the model file IN to OUT. IN's format is detected by content (a GGUF file or\n"
+               "  the first part of a split; a safetensors file or a sharded checkpoint's .index.json);\n"
+               "  OUT's by its name: *.gguf, *.safetensors, or DIR/ (or DIR/model.safetensors.index.json)\n"
+               "  for a sharded checkpoint; any other name (and '-', standard output) keeps IN's format.\n"
+               "  " CONVERSIONS ".\n"
+               "  GGUF -> safetensors: tensors keep their type (shape = GGUF dims reversed); GGUF metadata\n"
+               "  goes into __metadata__ (docs/CONVERT.md), so converting back gives the identical GGUF.\n"
+               "  safetensors -> GGUF: names and dtypes kept (F32 F16 BF16 F64 I8 I16 I32 I64; others are\n"
+               "  refused); metadata written by the other direction is restored exactly, other keys become\n"
+               "  strings safetensors.metadata.KEY.\n"
+               "  --dequantize        decode block-quantized GGUF tensors (refused without it)\n"
+               "  --dtype f32|f16|bf16  cast every float tensor to it (and decode quantized ones to it;\n"
+               "                      default f32)\n"
+               "  --name-map FILE     rename tensors: lines 'OLD NEW' (blank separated, # comments)\n"
+               "  --max-shard-size S  sharded safetensors output: at most S bytes of tensors a shard\n"
+               "                      (5GB, 500MB, 2GiB or bytes; default 5GB as save_pretrained)\n"
+               "  --to gguf|safetensors  the output format, whatever OUT's name\n"
+               "  --threads N         decoding threads (default: all cores)\n"
+               "  --merge             IN is the first part of a split GGUF: write all parts into OUT.gguf\n"
+               "                      (split.* keys dropped; the plain form IN OUT does the same)\n"
+               "  Splitting (llama.cpp gguf-split --split): IN becomes PREFIX-00001-of-0000N.gguf ..;\n"
+               "  part 1 carries all metadata, every part split.no/split.tensors.count/split.count.\n"
+               "  --split-max-tensors N  at most N tensors a part\n"
+               "  --split-max-size N{M,G}  at most N MB / GB (10^6 / 10^9) of tensor data a part\n"
+               "                          (each tensor counted padded to 32 bytes; metadata not counted)\n"
+               "  --no-tensor-first-split  part 1 holds only the metadata\n"
+               "  --dry-run  print the parts (file, tensors, bytes) on stdout; write nothing\n"
+               "  --quiet  no summary line, no progress\n"
+               "  OUT is written atomically (nothing is left on failure or interruption: SIGINT/SIGTERM\n"
+               "  exit 130/143) and may not be an input file, a device, a FIFO or a directory (except\n"
+               "  for sharded output); '-' (or /dev/stdout) streams to standard output, not a terminal.\n");
     kvedit_usage(o);
-    fprintf(o,
-            "exit status: 0 ok, 1 failure (library message on stderr), 2 usage error\n");
+    fprintf(o, "exit status: 0 ok, 1 failure (library message on stderr), 2 usage error\n");
 }
 
-static int usage_error(const char *msg)
-{
+static int usage_error(const char *msg) {
     fprintf(stderr, PROG ": %s\n", msg);
     usage(stderr);
     return CLI_EXIT_USAGE;
 }
 
 /* 1 if a and b name the same file (same path, or same device and inode). */
-static int same_file(const char *a, const char *b)
-{
+static int same_file(const char *a, const char *b) {
     struct stat sa, sb;
-    if (strcmp(a, b) == 0)
-        return 1;
-    if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
-        return 0;
+    if (strcmp(a, b) == 0) return 1;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
     return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-static void say_path(const char *what, const char *path)
-{
+static void say_path(const char *what, const char *path) {
     fprintf(stderr, PROG ": %s", what);
     cli_esc_str(stderr, path);
 }
 
 /* A NUL-terminated copy of a view; NULL (with *nul set) if it holds a NUL byte. */
-static char *dup_view(mio_str s, int *nul)
-{
+static char *dup_view(mio_str s, int *nul) {
     *nul = 0;
     if (s.len && memchr(s.ptr, '\0', s.len)) {
         *nul = 1;
         return NULL;
     }
     char *p = malloc(s.len + 1);
-    if (!p)
-        return NULL;
-    if (s.len)
-        memcpy(p, s.ptr, s.len);
+    if (!p) return NULL;
+    if (s.len) memcpy(p, s.ptr, s.len);
     p[s.len] = '\0';
     return p;
 }
@@ -110,8 +101,7 @@ static char *dup_view(mio_str s, int *nul)
 /* safetensors -> safetensors. Returns an exit status; reports its own errors. */
 static int out_is_dir(const char *out);
 
-static int st_to_st(const char *in, const char *out, int quiet, uint64_t max_shard)
-{
+static int st_to_st(const char *in, const char *out, int quiet, uint64_t max_shard) {
     double t0 = cli_now();
     mio_st_file *f = NULL;
     mio_st_entry *ents = NULL;
@@ -151,10 +141,11 @@ static int st_to_st(const char *in, const char *out, int quiet, uint64_t max_sha
         if (!name) {
             if (nul) {
                 say_path("", in);
-                fprintf(stderr, ": tensor %" PRId64 ": the name holds a NUL byte (\\u0000), which the writer cannot "
-                                "take\n", ni);
-            }
-            else
+                fprintf(stderr,
+                        ": tensor %" PRId64 ": the name holds a NUL byte (\\u0000), which the writer cannot "
+                        "take\n",
+                        ni);
+            } else
                 fprintf(stderr, PROG ": out of memory\n");
             goto done;
         }
@@ -185,10 +176,11 @@ static int st_to_st(const char *in, const char *out, int quiet, uint64_t max_sha
             free(key);
             if (nul_k || nul_v) {
                 say_path("", in);
-                fprintf(stderr, ": metadata entry %" PRId64 ": a NUL byte (\\u0000) in the %s, which the writer "
-                                "cannot take\n", nmi, nul_k ? "key" : "value");
-            }
-            else
+                fprintf(stderr,
+                        ": metadata entry %" PRId64 ": a NUL byte (\\u0000) in the %s, which the writer "
+                        "cannot take\n",
+                        nmi, nul_k ? "key" : "value");
+            } else
                 fprintf(stderr, PROG ": out of memory\n");
             goto done;
         }
@@ -215,16 +207,13 @@ static int st_to_st(const char *in, const char *out, int quiet, uint64_t max_sha
         say_path("wrote ", to_stdout ? "standard output" : out);
         fprintf(stderr, ": %" PRId64 " %s (%" PRIu64 " data bytes), %" PRId64 " metadata %s", nt,
                 cli_plural((uint64_t)nt, "tensor", "tensors"), data_bytes, nm, cli_plural((uint64_t)nm, "key", "keys"));
-        if (out_size)
-            fprintf(stderr, ", %" PRIu64 " bytes (%s)", out_size, mio_format_size(hs, sizeof hs, out_size));
+        if (out_size) fprintf(stderr, ", %" PRIu64 " bytes (%s)", out_size, mio_format_size(hs, sizeof hs, out_size));
         fprintf(stderr, " in %.3f s", cli_now() - t0);
-        if (shards > 1)
-            fprintf(stderr, " (merged from %" PRIu32 " shards)", shards);
+        if (shards > 1) fprintf(stderr, " (merged from %" PRIu32 " shards)", shards);
         fputc('\n', stderr);
     }
 done:
-    for (int64_t i = 0; i < ni; i++)
-        free((char *)ents[i].name);
+    for (int64_t i = 0; i < ni; i++) free((char *)ents[i].name);
     for (int64_t i = 0; i < nmi; i++) {
         free((char *)meta[i].key);
         free((char *)meta[i].value);
@@ -236,46 +225,36 @@ done:
 }
 
 /* "N" with N a positive decimal integer; 0 on anything else. */
-static int parse_count(const char *s, int64_t *out)
-{
+static int parse_count(const char *s, int64_t *out) {
     char *end = NULL;
-    if (!s || !*s || *s == '-' || *s == '+')
-        return 0;
+    if (!s || !*s || *s == '-' || *s == '+') return 0;
     long long v = strtoll(s, &end, 10);
-    if (*end || v <= 0)
-        return 0;
+    if (*end || v <= 0) return 0;
     *out = v;
     return 1;
 }
 
 /* "N{M,G}": N x 10^6 or N x 10^9 (gguf-split's units). */
-static int parse_size(const char *s, uint64_t *out)
-{
+static int parse_size(const char *s, uint64_t *out) {
     size_t n = s ? strlen(s) : 0;
-    if (n < 2 || (s[n - 1] != 'M' && s[n - 1] != 'G'))
-        return 0;
+    if (n < 2 || (s[n - 1] != 'M' && s[n - 1] != 'G')) return 0;
     uint64_t v = 0, unit = s[n - 1] == 'M' ? 1000000u : 1000000000u;
     for (size_t i = 0; i + 1 < n; i++) {
-        if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - 9) / 10)
-            return 0;
+        if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - 9) / 10) return 0;
         v = v * 10 + (uint64_t)(s[i] - '0');
     }
-    if (v == 0 || v > UINT64_MAX / unit)
-        return 0;
+    if (v == 0 || v > UINT64_MAX / unit) return 0;
     *out = v * unit;
     return 1;
 }
 
-static void print_part(void *user, const mio_gguf_split_part *pt)
-{
-    if (!user)
-        return;
+static void print_part(void *user, const mio_gguf_split_part *pt) {
+    if (!user) return;
     printf("%s: %" PRId64 " %s, %" PRIu64 " tensor bytes, %" PRIu64 " file bytes\n", pt->path, pt->n_tensors,
            cli_plural((uint64_t)pt->n_tensors, "tensor", "tensors"), pt->tensor_bytes, pt->file_bytes);
 }
 
-static int gguf_split(const char *in, const char *prefix, const mio_gguf_split_params *p, int quiet)
-{
+static int gguf_split(const char *in, const char *prefix, const mio_gguf_split_params *p, int quiet) {
     double t0 = cli_now();
     uint32_t n = 0;
     mio_gguf_split_params q = *p;
@@ -296,8 +275,7 @@ static int gguf_split(const char *in, const char *prefix, const mio_gguf_split_p
 
 /* OUT names a directory for a sharded safetensors checkpoint: an existing
  * directory or a path ending in '/'. */
-static int out_is_dir(const char *out)
-{
+static int out_is_dir(const char *out) {
     struct stat sb;
     size_t n = strlen(out);
     return (n && out[n - 1] == '/') || (stat(out, &sb) == 0 && S_ISDIR(sb.st_mode));
@@ -310,8 +288,7 @@ typedef struct name_map {
     size_t n;
 } name_map;
 
-static void name_map_free(name_map *m)
-{
+static void name_map_free(name_map *m) {
     for (size_t k = 0; k < m->n; k++) {
         free(m->from[k]);
         free(m->to[k]);
@@ -320,8 +297,7 @@ static void name_map_free(name_map *m)
     free(m->to);
 }
 
-static int name_map_load(const char *path, name_map *m)
-{
+static int name_map_load(const char *path, name_map *m) {
     FILE *f = fopen(path, "r");
     if (!f) {
         say_path("--name-map ", path);
@@ -340,8 +316,7 @@ static int name_map_load(const char *path, name_map *m)
             break;
         }
         char *save = NULL, *a = strtok_r(line, " \t\r\n", &save);
-        if (!a || a[0] == '#')
-            continue;
+        if (!a || a[0] == '#') continue;
         char *b = strtok_r(NULL, " \t\r\n", &save), *c = b ? strtok_r(NULL, " \t\r\n", &save) : NULL;
         if (!b || c) {
             rc = CLI_EXIT_USAGE;
@@ -355,14 +330,11 @@ static int name_map_load(const char *path, name_map *m)
                 fprintf(stderr, " appears twice in the %s column\n", strcmp(m->from[k], a) == 0 ? "first" : "second");
                 rc = CLI_EXIT_FAIL;
             }
-        if (rc != CLI_EXIT_OK)
-            break;
+        if (rc != CLI_EXIT_OK) break;
         char **nf = realloc(m->from, (m->n + 1) * sizeof *nf);
-        if (nf)
-            m->from = nf;
+        if (nf) m->from = nf;
         char **nt = nf ? realloc(m->to, (m->n + 1) * sizeof *nt) : NULL;
-        if (nt)
-            m->to = nt;
+        if (nt) m->to = nt;
         char *da = strdup(a), *db = strdup(b);
         if (!nf || !nt || !da || !db) {
             free(da);
@@ -389,8 +361,7 @@ typedef struct progress_ctx {
     int shown;
 } progress_ctx;
 
-static int convert_progress(void *user, int64_t done, int64_t total, uint64_t bytes_done, uint64_t bytes_total)
-{
+static int convert_progress(void *user, int64_t done, int64_t total, uint64_t bytes_done, uint64_t bytes_total) {
     progress_ctx *c = user;
     c->shown = 1;
     cli_progress_line(&c->last, c->t0, done, total, bytes_done, bytes_total, NULL, 0);
@@ -398,8 +369,7 @@ static int convert_progress(void *user, int64_t done, int64_t total, uint64_t by
 }
 
 /* GGUF -> safetensors and safetensors -> GGUF through the library. */
-static int convert(const char *in, const char *out, int to_gguf, const mio_convert_params *cp, int quiet)
-{
+static int convert(const char *in, const char *out, int to_gguf, const mio_convert_params *cp, int quiet) {
     double t0 = cli_now();
     mio_status st;
     mio_convert_params q = *cp, *p = &q;
@@ -414,8 +384,7 @@ static int convert(const char *in, const char *out, int to_gguf, const mio_conve
     else
         st = to_stdout ? mio_gguf_to_st_fd(in, 1, p) : mio_gguf_to_st(in, out, p);
     cli_set_progress_line(0);
-    if (pc.shown)
-        fputc('\n', stderr);
+    if (pc.shown) fputc('\n', stderr);
     if (st != MIO_OK) {
         cli_report(PROG, in, mio_last_error());
         return CLI_EXIT_FAIL;
@@ -429,22 +398,20 @@ static int convert(const char *in, const char *out, int to_gguf, const mio_conve
 
 /* "5GB", "500MB", "1.5GiB" style sizes (huggingface_hub's units: KB/MB/GB are
  * powers of 10, KiB/MiB/GiB powers of 2) or a plain byte count. */
-static int parse_shard_size(const char *s, uint64_t *out)
-{
-    static const struct { const char *unit; double mul; } units[] = {
-        {"GiB", 1073741824.0}, {"MiB", 1048576.0}, {"KiB", 1024.0},
-        {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1.0}, {"", 1.0}};
+static int parse_shard_size(const char *s, uint64_t *out) {
+    static const struct {
+        const char *unit;
+        double mul;
+    } units[] = {{"GiB", 1073741824.0}, {"MiB", 1048576.0}, {"KiB", 1024.0}, {"GB", 1e9},
+                 {"MB", 1e6},           {"KB", 1e3},        {"B", 1.0},      {"", 1.0}};
     char *end = NULL;
-    if (!s || !*s || *s == '-')
-        return 0;
+    if (!s || !*s || *s == '-') return 0;
     double v = strtod(s, &end);
-    if (end == s || !(v > 0))
-        return 0;
+    if (end == s || !(v > 0)) return 0;
     for (size_t k = 0; k < sizeof units / sizeof *units; k++)
         if (strcmp(end, units[k].unit) == 0) {
             double b = v * units[k].mul;
-            if (b < 1 || b > 1.8e19)
-                return 0;
+            if (b < 1 || b > 1.8e19) return 0;
             *out = (uint64_t)b;
             return 1;
         }
@@ -453,10 +420,8 @@ static int parse_shard_size(const char *s, uint64_t *out)
 
 static kvedit_list g_edits; /* metadata edits (kvedit.c); static: reachable until exit */
 
-int main(int argc, char **argv)
-{
-    if (argc == 2 && cli_is(argv[1], "--version"))
-        return cli_version(PROG);
+int main(int argc, char **argv) {
+    if (argc == 2 && cli_is(argv[1], "--version")) return cli_version(PROG);
     const char *in = NULL, *out = NULL, *to = NULL, *map_path = NULL;
     int quiet = 0, only_paths = 0, split = 0, merge = 0, in_place = 0, erc = 0;
     mio_gguf_split_params sp;
@@ -497,24 +462,23 @@ int main(int argc, char **argv)
         } else if (!only_paths && cli_is(a, "--in-place")) {
             in_place = 1;
         } else if (!only_paths && kvedit_option(&g_edits, PROG, argc, argv, &i, &erc)) {
-            if (erc)
-                return erc;
+            if (erc) return erc;
         } else if (!only_paths && cli_is(a, "--dequantize")) {
             cp.dequantize = 1;
             conv_opts = 1;
         } else if (!only_paths && (r = cli_opt_value(argc, argv, &i, "--dtype", &v)) != 0) {
-            if (r < 0)
-                return usage_error("--dtype needs a value (f32, f16 or bf16)");
-            cp.dtype = cli_is(v, "f32") ? MIO_TYPE_F32 : cli_is(v, "f16") ? MIO_TYPE_F16
-                     : cli_is(v, "bf16") ? MIO_TYPE_BF16 : -2;
+            if (r < 0) return usage_error("--dtype needs a value (f32, f16 or bf16)");
+            cp.dtype = cli_is(v, "f32")    ? MIO_TYPE_F32
+                       : cli_is(v, "f16")  ? MIO_TYPE_F16
+                       : cli_is(v, "bf16") ? MIO_TYPE_BF16
+                                           : -2;
             if (cp.dtype == -2) {
                 snprintf(msg, sizeof msg, "--dtype: '%.200s' is not f32, f16 or bf16", v);
                 return usage_error(msg);
             }
             conv_opts = 1;
         } else if (!only_paths && (r = cli_opt_value(argc, argv, &i, "--name-map", &v)) != 0) {
-            if (r < 0)
-                return usage_error("--name-map needs a file");
+            if (r < 0) return usage_error("--name-map needs a file");
             map_path = v;
             conv_opts = 1;
         } else if (!only_paths && (r = cli_opt_value(argc, argv, &i, "--max-shard-size", &v)) != 0) {
@@ -529,8 +493,7 @@ int main(int argc, char **argv)
             to = v;
         } else if (!only_paths && (r = cli_opt_value(argc, argv, &i, "--threads", &v)) != 0) {
             int64_t n = 0;
-            if (r < 0 || !parse_count(v, &n) || n > 4096)
-                return usage_error("--threads needs a positive number");
+            if (r < 0 || !parse_count(v, &n) || n > 4096) return usage_error("--threads needs a positive number");
             cp.n_threads = (int)n;
         } else if (!only_paths && cli_is(a, "--")) {
             only_paths = 1;
@@ -548,15 +511,15 @@ int main(int argc, char **argv)
     }
     if (in_place) {
         if (!g_edits.n || split || merge || conv_opts || to || out || !in || !*in)
-            return usage_error("--in-place takes metadata edits and one FILE.gguf (no OUT, no conversion, no splitting)");
+            return usage_error(
+                "--in-place takes metadata edits and one FILE.gguf (no OUT, no conversion, no splitting)");
         return kvedit_in_place(&g_edits, PROG, in, quiet);
     }
     if (g_edits.n && split)
         return usage_error("metadata edits apply to copies and conversions and --in-place, not to splitting");
     if (!in || !*in || !out || !*out)
         return usage_error(split ? "IN and PREFIX are required" : "IN and OUT are required");
-    if (split == 3)
-        return usage_error("--split-max-tensors and --split-max-size are exclusive");
+    if (split == 3) return usage_error("--split-max-tensors and --split-max-size are exclusive");
     if (!split && (sp.no_tensor_first_split || sp.dry_run))
         return usage_error("--no-tensor-first-split and --dry-run need --split-max-tensors or --split-max-size");
     if (split && (merge || conv_opts || to))
@@ -566,8 +529,7 @@ int main(int argc, char **argv)
         return gguf_split(in, out, &sp, quiet);
     }
     if (cli_is_stdout(out)) {
-        if (!cli_stdout_usable(PROG))
-            return CLI_EXIT_USAGE;
+        if (!cli_stdout_usable(PROG)) return CLI_EXIT_USAGE;
     } else if (same_file(in, out)) {
         say_path("OUT ", out);
         fprintf(stderr, " is the input file; refusing to overwrite it\n");
@@ -617,8 +579,7 @@ int main(int argc, char **argv)
     name_map map = {0};
     if (map_path) {
         int rc = name_map_load(map_path, &map);
-        if (rc != CLI_EXIT_OK)
-            return rc;
+        if (rc != CLI_EXIT_OK) return rc;
         cp.rename_from = (const char *const *)map.from;
         cp.rename_to = (const char *const *)map.to;
         cp.n_rename = map.n;

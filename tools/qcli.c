@@ -133,22 +133,42 @@ static int add_name(qcli *q, const char *prog, const char *flag, const char *v, 
     size_t *n = incl ? &q->n_incl : &q->n_excl, *cap = incl ? &q->cap_incl : &q->cap_excl;
     if (!grow((void **)arr, cap, *n, sizeof **arr)) return bad(prog, flag, v, "out of memory");
     (*arr)[(*n)++] = v;
-    if (incl) { q->p.include_weights = q->incl; q->p.n_include_weights = q->n_incl; }
-    else { q->p.exclude_weights = q->excl; q->p.n_exclude_weights = q->n_excl; }
+    if (incl) {
+        q->p.include_weights = q->incl;
+        q->p.n_include_weights = q->n_incl;
+    } else {
+        q->p.exclude_weights = q->excl;
+        q->p.n_exclude_weights = q->n_excl;
+    }
     return 1;
 }
 
 int qcli_flag(qcli *q, const char *prog, int argc, char **argv, int *i) {
     const char *a = argv[*i], *v = NULL;
     int r;
-    if (cli_is(a, "--leave-output-tensor")) { q->p.leave_output_tensor = 1; return 1; }
-    if (cli_is(a, "--allow-requantize")) { q->p.allow_requantize = 1; return 1; }
-    if (cli_is(a, "--pure")) { q->p.pure = 1; return 1; }
-    if (cli_is(a, "--keep-split")) { q->p.keep_split = 1; return 1; }
-    if (cli_is(a, "--dry-run")) { q->p.dry_run = 1; return 1; }
-    static const char *const valued[] = {"--imatrix", "--include-weights", "--exclude-weights", "--output-tensor-type",
-                                         "--token-embedding-type", "--tensor-type", "--tensor-type-file", "--override-kv",
-                                         "--prune-layers", "--experts-dtype"};
+    if (cli_is(a, "--leave-output-tensor")) {
+        q->p.leave_output_tensor = 1;
+        return 1;
+    }
+    if (cli_is(a, "--allow-requantize")) {
+        q->p.allow_requantize = 1;
+        return 1;
+    }
+    if (cli_is(a, "--pure")) {
+        q->p.pure = 1;
+        return 1;
+    }
+    if (cli_is(a, "--keep-split")) {
+        q->p.keep_split = 1;
+        return 1;
+    }
+    if (cli_is(a, "--dry-run")) {
+        q->p.dry_run = 1;
+        return 1;
+    }
+    static const char *const valued[] = {
+        "--imatrix",     "--include-weights",  "--exclude-weights", "--output-tensor-type", "--token-embedding-type",
+        "--tensor-type", "--tensor-type-file", "--override-kv",     "--prune-layers",       "--experts-dtype"};
     for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) {
         if ((r = cli_opt_value(argc, argv, i, valued[k], &v)) == 0) continue;
         if (r < 0) {
@@ -164,9 +184,12 @@ int qcli_flag(qcli *q, const char *prog, int argc, char **argv, int *i) {
         case 9: {
             int t = qcli_type(v);
             if (t < 0) return bad(prog, valued[k], v, "unknown tensor type");
-            if (k == 3) q->p.output_tensor_type = t;
-            else if (k == 4) q->p.token_embedding_type = t;
-            else q->p.experts_type = t;
+            if (k == 3)
+                q->p.output_tensor_type = t;
+            else if (k == 4)
+                q->p.token_embedding_type = t;
+            else
+                q->p.experts_type = t;
             return 1;
         }
         case 5: return add_tensor_type(q, prog, valued[k], v);
@@ -267,7 +290,8 @@ static uint64_t elements(const qdec *d) {
     return n;
 }
 
-int qcli_run(qcli *q, const char *prog, const char *in, const char *out, const char *mode, const char *label, int quiet) {
+int qcli_run(qcli *q, const char *prog, const char *in, const char *out, const char *mode, const char *label,
+             int quiet) {
     int to_stdout = out && !q->p.dry_run && cli_is_stdout(out);
     if (to_stdout && !cli_stdout_usable(prog)) return CLI_EXIT_USAGE;
     /* the input's facts for the notes (the library opens it again to quantize) */
@@ -309,7 +333,8 @@ int qcli_run(qcli *q, const char *prog, const char *in, const char *out, const c
     }
     if (st != MIO_OK) {
         /* write failures name the output, everything else the input */
-        cli_report(prog, (st == MIO_ERR_IO || st == MIO_ERR_CANCELLED) && out && !to_stdout ? out : in, mio_last_error());
+        cli_report(prog, (st == MIO_ERR_IO || st == MIO_ERR_CANCELLED) && out && !to_stdout ? out : in,
+                   mio_last_error());
         rc = st == MIO_ERR_INVALID_ARG ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
         goto done;
     }
@@ -342,7 +367,10 @@ int qcli_run(qcli *q, const char *prog, const char *in, const char *out, const c
         printf("plan for ");
         cli_esc_str(stdout, in);
         printf(" -> ");
-        if (out) cli_esc_str(stdout, out); else printf("(dry run)");
+        if (out)
+            cli_esc_str(stdout, out);
+        else
+            printf("(dry run)");
         printf(" (%s): %lld of %zu %s converted\n", mode, (long long)n_conv, c.n, cli_plural(c.n, "tensor", "tensors"));
         if (parts > 1) printf("input: %u split parts, merged into one output file\n", parts);
         for (size_t k = 0; k < c.n; k++) {
@@ -353,10 +381,15 @@ int qcli_run(qcli *q, const char *prog, const char *in, const char *out, const c
             print_shape(stdout, d);
             printf("  %s -> %s  %llu -> %llu bytes", mio_type_name(d->in_type), mio_type_name(d->out_type),
                    (unsigned long long)d->in_bytes, (unsigned long long)d->out_bytes);
-            /* NOLINTNEXTLINE(bugprone-branch-clone): the same output for two different reasons, kept apart for reading */
-            if (d->out_type == d->in_type && d->why && strncmp(d->why, "kept", 4) == 0) printf("  (%s)", d->why);
-            else if (d->out_type == d->in_type) printf("  (kept: %s)", d->why ? d->why : "same type");
-            else if (d->why && strcmp(d->why, "converted") != 0) printf("  (%s)", d->why);
+            /* the same output for two different reasons, kept apart for reading */
+            /* NOLINTBEGIN(bugprone-branch-clone) */
+            if (d->out_type == d->in_type && d->why && strncmp(d->why, "kept", 4) == 0)
+                printf("  (%s)", d->why);
+            else if (d->out_type == d->in_type)
+                printf("  (kept: %s)", d->why ? d->why : "same type");
+            else if (d->why && strcmp(d->why, "converted") != 0)
+                printf("  (%s)", d->why);
+            /* NOLINTEND(bugprone-branch-clone) */
             putchar('\n');
         }
         printf("bytes: %s in, %s out", mio_format_size(a, sizeof a, total_in), mio_format_size(b, sizeof b, total_out));
@@ -387,8 +420,10 @@ int qcli_run(qcli *q, const char *prog, const char *in, const char *out, const c
         cli_written_gguf(out, to_stdout, &out_size, &nkv);
         double secs = cli_now() - c.t0;
         fprintf(stderr, "%s: wrote ", prog);
-        if (to_stdout) fputs("standard output", stderr);
-        else cli_esc_str(stderr, out);
+        if (to_stdout)
+            fputs("standard output", stderr);
+        else
+            cli_esc_str(stderr, out);
         if (q->p.keep_split) fprintf(stderr, "-0000K-of-%05u.gguf", parts);
         fprintf(stderr, ": %zu %s", c.n, cli_plural(c.n, "tensor", "tensors"));
         if (q->p.dtype >= 0 || q->p.preset != MIO_PRESET_NONE)
@@ -397,20 +432,23 @@ int qcli_run(qcli *q, const char *prog, const char *in, const char *out, const c
             fputs(" (verbatim)", stderr);
         if (nkv >= 0) fprintf(stderr, ", %lld %s", (long long)nkv, cli_plural((uint64_t)nkv, "key", "keys"));
         if (parts > 1) fprintf(stderr, " (from %u split parts, split.* keys dropped)", parts);
-        fprintf(stderr, "; %s in, %s out", mio_format_size(a, sizeof a, total_in), mio_format_size(b, sizeof b, total_out));
+        fprintf(stderr, "; %s in, %s out", mio_format_size(a, sizeof a, total_in),
+                mio_format_size(b, sizeof b, total_out));
         if (out_size) fprintf(stderr, " (%llu bytes)", (unsigned long long)out_size);
         if (elems) fprintf(stderr, ", %.2f bits/weight", (double)total_out * 8.0 / (double)elems);
         fprintf(stderr, "; %.3f s, %.1f MB/s; peak RSS %s\n", secs, secs > 0 ? (double)total_in / 1e6 / secs : 0.0,
                 mio_format_size(h, sizeof h, cli_peak_rss()));
         if (q->p.dtype < 0 && q->p.preset == MIO_PRESET_NONE && parts == 1) {
             if (in_version != 3 || (out_size && out_size != in_size))
-                fprintf(stderr, "%s: note: input was GGUF v%u of %llu bytes; the output is v3 of %llu bytes (re-emitted, "
-                                "not byte-identical)\n", prog, in_version, (unsigned long long)in_size,
-                        (unsigned long long)out_size);
+                fprintf(stderr,
+                        "%s: note: input was GGUF v%u of %llu bytes; the output is v3 of %llu bytes (re-emitted, "
+                        "not byte-identical)\n",
+                        prog, in_version, (unsigned long long)in_size, (unsigned long long)out_size);
             else if (pad_nonzero)
-                fprintf(stderr, "%s: note: the input has a non-zero padding byte at offset %llu (outside the header and "
-                                "tensor data); the output pads with zeros, so it is not byte-identical\n", prog,
-                        (unsigned long long)pad_at);
+                fprintf(stderr,
+                        "%s: note: the input has a non-zero padding byte at offset %llu (outside the header and "
+                        "tensor data); the output pads with zeros, so it is not byte-identical\n",
+                        prog, (unsigned long long)pad_at);
         }
     }
 done:

@@ -13,16 +13,16 @@ typedef struct qcli {
     mio_quantize_params p;
     mio_tensor_type_override *tt;
     size_t n_tt, cap_tt;
-    mio_kv_override *kv;     /* copies of the parsed overrides (kv_blocks hold their strings) */
-    void **kv_blocks;        /* mio_kv_override_parse's blocks, released with mio_free */
+    mio_kv_override *kv; /* copies of the parsed overrides (kv_blocks hold their strings) */
+    void **kv_blocks;    /* mio_kv_override_parse's blocks, released with mio_free */
     size_t n_kv, cap_kv, cap_kv_blocks;
     int32_t *prune;
     size_t n_prune;
     const char **incl, **excl;
     size_t n_incl, n_excl, cap_incl, cap_excl;
-    char **owned;            /* strings to free */
+    char **owned; /* strings to free */
     size_t n_owned, cap_owned;
-    int tensor_log;          /* qcli_run: a line per tensor on stderr (not on a terminal, where the bar runs) */
+    int tensor_log; /* qcli_run: a line per tensor on stderr (not on a terminal, where the bar runs) */
 } qcli;
 
 void qcli_init(qcli *q);
@@ -53,4 +53,5 @@ void qcli_unknown_preset(const char *prog, const char *name);
  * wrote it, for the plan ("--dtype q8_0"); label names the result in the
  * summary ("q8_0", "Q4_K_M"). Returns the exit status (0, 1, or 2 when the
  * library calls the arguments invalid or OUT is an input). */
-int qcli_run(qcli *q, const char *prog, const char *in, const char *out, const char *mode, const char *label, int quiet);
+int qcli_run(qcli *q, const char *prog, const char *in, const char *out, const char *mode, const char *label,
+             int quiet);

@@ -6,6 +6,8 @@
     verify(path) -> int                        bytes read by `mio-inspect --verify PATH`
     describe(path) -> dict                     `mio-inspect --json PATH`, parsed
     describe_text(path, meta=False, tensors=False) / markdown(path) -> str
+    summary(path) -> dict                      architecture, parameters, bits per weight, context, layers, heads,
+                                               vocabulary, the quantization mix
     stats(path) -> list of dict                `mio-inspect --stats --json PATH`'s "tensors"
     diff(a, b) -> dict                         `mio-inspect --diff A B`
     estimate(path, ...) -> dict                `mio-inspect --estimate --json PATH`
@@ -23,7 +25,8 @@ from . import _lib
 from ._lib import lib
 from ._estimate import estimate
 
-__all__ = ["hash_manifest", "check", "verify", "describe", "describe_text", "markdown", "stats", "diff", "estimate",
+__all__ = ["hash_manifest", "check", "verify", "describe", "describe_text", "markdown", "summary", "stats", "diff",
+           "estimate",
            "detect_format", "HASH_ALGORITHMS"]
 
 HASH_ALGORITHMS = ("xxh64", "xxh3", "sha256")
@@ -45,6 +48,18 @@ class _Stats(C.Structure):
     _fields_ = [("decoded", C.c_int), ("elements", C.c_uint64), ("finite", C.c_uint64), ("nan", C.c_uint64),
                 ("inf", C.c_uint64), ("zeros", C.c_uint64), ("min", C.c_double), ("max", C.c_double),
                 ("mean", C.c_double), ("std", C.c_double), ("zero_fraction", C.c_double)]
+
+
+class _SummaryType(C.Structure):
+    _fields_ = [("type", C.c_int), ("tensors", C.c_uint64), ("elements", C.c_uint64), ("bytes", C.c_uint64)]
+
+
+class _Summary(C.Structure):
+    _fields_ = [("format", C.c_int), ("architecture", C.c_char * 64), ("name", C.c_char * 128),
+                ("n_tensors", C.c_int64), ("n_params", C.c_uint64), ("tensor_bytes", C.c_uint64),
+                ("bits_per_weight", C.c_double), ("context_length", C.c_uint64), ("n_layer", C.c_uint64),
+                ("n_embd", C.c_uint64), ("n_head", C.c_uint64), ("n_head_kv", C.c_uint64), ("n_vocab", C.c_uint64),
+                ("n_types", C.c_uint32), ("types", _SummaryType * 24)]
 
 
 class _CheckItem(C.Structure):
@@ -94,6 +109,7 @@ _proto("mio_describe_text", _i, _cp, C.c_uint, P(_vp), P(_sz))
 _proto("mio_describe_json", _i, _cp, C.c_uint, P(_vp), P(_sz))
 _proto("mio_describe_markdown", _i, _cp, C.c_uint, P(_vp), P(_sz))
 _proto("mio_type_name", _cp, _i)
+_proto("mio_model_summary_get", _i, _vp, P(_Summary))
 
 _FULL_ARRAYS, _ONE_PART, _META, _TENSORS = 1, 2, 4, 8
 _DIFF_KINDS = {0: "metadata_not_compared", 1: "key_only_a", 2: "key_only_b", 3: "key_changed",
@@ -253,3 +269,21 @@ def diff(a, b):
         nk, nt = C.c_uint64(), C.c_uint64()
         _lib.check(lib.mio_model_diff(ma.h, mb.h, cb, None, C.byref(nk), C.byref(nt)))
     return {"identical": nk.value == 0 and nt.value == 0, "keys": nk.value, "tensors": nt.value, "items": items}
+
+
+def summary(path):
+    """What the model is, in numbers (mio_model_summary_get): {"format",
+    "architecture", "name", "tensors", "parameters", "tensor_bytes",
+    "bits_per_weight", "context_length", "layers", "embedding", "heads",
+    "heads_kv", "vocabulary", "types": [{"type", "tensors", "elements",
+    "bytes"}, ...] (most bytes first)}."""
+    with _Model(path) as m:
+        s = _Summary()
+        _lib.check(lib.mio_model_summary_get(m.h, C.byref(s)))
+    return {"format": lib.mio_format_name(s.format).decode(), "architecture": s.architecture.decode("utf-8", "replace"),
+            "name": s.name.decode("utf-8", "replace"), "tensors": s.n_tensors, "parameters": s.n_params,
+            "tensor_bytes": s.tensor_bytes, "bits_per_weight": s.bits_per_weight, "context_length": s.context_length,
+            "layers": s.n_layer, "embedding": s.n_embd, "heads": s.n_head, "heads_kv": s.n_head_kv,
+            "vocabulary": s.n_vocab,
+            "types": [{"type": _type_text(t.type), "tensors": t.tensors, "elements": t.elements, "bytes": t.bytes}
+                      for t in s.types[:s.n_types]]}

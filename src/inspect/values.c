@@ -441,13 +441,13 @@ MIO_API mio_status mio_model_diff(const mio_model *a, const mio_model *b, mio_di
         mio_diff_item it = {.a = -1, .b = -1};
         if (c < 0) {
             it.kind = MIO_DIFF_TENSOR_ONLY_A;
-            it.name = x->name;
             it.a = ia[i++];
+            it.name = a->t[it.a].name;
         } else if (c > 0) {
             it.kind = MIO_DIFF_TENSOR_ONLY_B;
-            it.name = y->name;
             it.b = ib[j++];
-        } else {
+            it.name = b->t[it.b].name;
+        } else if (x && y) { /* c == 0: both exist */
             it.kind = MIO_DIFF_TENSOR_CHANGED;
             it.name = x->name;
             it.a = ia[i++];
@@ -462,6 +462,8 @@ MIO_API mio_status mio_model_diff(const mio_model *a, const mio_model *b, mio_di
             }
             if (x->n_elems == y->n_elems && mio_type_can_decode(x->type) && mio_type_can_decode(y->type))
                 if ((st = diff_values(a, it.a, b, it.b, &it)) != MIO_OK) break;
+        } else {
+            break;
         }
         dt++;
         if (fn) fn(user, &it);

@@ -97,6 +97,17 @@ with tempfile.TemporaryDirectory() as tmp:
     for ty in ("u8", "i32", "bool", "f8_e4m3", "f8_e5m2"):
         check(ty in by and by[ty]["decoded"], "all_dtypes: %s decoded (%s)" % (ty, by.get(ty)))
 
+    # summary: numbers checkable by hand (a.gguf: llama, block_count 1, 64 + 8 f32 elements)
+    sm = inspect.summary(ga)
+    check(sm["architecture"] == "llama" and sm["layers"] == 1 and sm["parameters"] == 72 and
+          sm["tensor_bytes"] == 288 and sm["bits_per_weight"] == 32.0 and
+          sm["types"] == [{"type": "f32", "tensors": 2, "elements": 72, "bytes": 288}], "summary %s" % sm)
+    sv = inspect.summary(os.path.join(DATA, "vocab-gpt-2.gguf"))
+    check(sv["architecture"] == "gpt2" and sv["vocabulary"] == 50257 and sv["tensors"] == 0, "vocab summary %s" % sv)
+    sd = inspect.summary(os.path.join(DATA, "safetensors", "golden", "all_dtypes.safetensors"))
+    check(sd["format"] == "safetensors" and sd["architecture"] == "" and len(sd["types"]) == sd["tensors"],
+          "safetensors summary %s" % sd)
+
     # diff: the same counts and the same item names, in --diff's order
     d = inspect.diff(ga, gb)
     rc, out, _ = cli("--diff", ga, gb)

@@ -69,6 +69,7 @@ static mio_model *g_mmo;                           /* an out slot for mio_model_
 static mio_model_tensor g_mt;
 static mio_tensor_stats g_mstats;
 static mio_check_result g_check;
+static mio_model_summary g_summary;
 static unsigned char g_dig[64];
 static char *g_text;
 static int64_t k_s, k_u, k_f, k_b, k_ai, k_af, k_as;
@@ -661,6 +662,8 @@ static void make_fixtures(void) {
     X(OK, mio_model_diff, user, _, 0, NULL, mio_model_diff(g_mm, g_mm, NULL, NULL, &g_u64, &g_u64))                 \
     X(OK, mio_model_diff, n_keys, _, 0, NULL, mio_model_diff(g_mm, g_mm, NULL, NULL, NULL, &g_u64))                 \
     X(OK, mio_model_diff, n_tensors, _, 0, NULL, mio_model_diff(g_mm, g_mm, NULL, NULL, &g_u64, NULL))              \
+    X(ST, mio_model_summary_get, m, _, 0, NULL, mio_model_summary_get(NULL, &g_summary))                          \
+    X(ST, mio_model_summary_get, out, _, 0, NULL, mio_model_summary_get(g_mm, NULL))                              \
     X(ST, mio_model_kv_text, m, _, 0, NULL, mio_model_kv_text(NULL, 0, &g_text))                                    \
     X(ST, mio_model_kv_text, text, _, 0, NULL, mio_model_kv_text(g_mm, 0, NULL))                                    \
     X(ST, mio_describe_text, path, _, 0, NULL, mio_describe_text(NULL, 0, &g_text, NULL))                           \
