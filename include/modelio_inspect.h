@@ -123,6 +123,7 @@ typedef struct mio_check_item {
     int64_t line;                  /**< manifest line (0 for EXTRA) */
     const unsigned char *expected; /**< manifest digest (DIFFERS, MISSING), else NULL */
     const unsigned char *actual;   /**< file digest (DIFFERS, EXTRA), else NULL */
+    int alg;                       /**< the manifest's algorithm (digests are mio_hash_digest_size(alg) bytes) */
 } mio_check_item;
 /** Problems come in manifest order (DIFFERS, MISSING), then EXTRA by name. */
 typedef void (*mio_check_fn)(void *user, const mio_check_item *item);

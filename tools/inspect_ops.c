@@ -74,14 +74,13 @@ static int op_hash(const char *alg_name, const char *path) {
 
 typedef struct check_ctx {
     const char *path;
-    int alg;
     uint64_t shown;
 } check_ctx;
 
 static void on_check(void *user, const mio_check_item *it) {
     check_ctx *c = user;
     if (c->shown++ >= SHOW_MAX) return;
-    size_t dl = mio_hash_digest_size(c->alg);
+    size_t dl = mio_hash_digest_size(it->alg);
     fprintf(stderr, PROG ": ");
     cli_esc_str(stderr, c->path);
     fprintf(stderr, ": tensor '");
@@ -90,7 +89,7 @@ static void on_check(void *user, const mio_check_item *it) {
         char a[2 * MIO_HASH_MAX_DIGEST + 1], b[2 * MIO_HASH_MAX_DIGEST + 1];
         hex(a, it->expected, dl);
         hex(b, it->actual, dl);
-        fprintf(stderr, "': %s differs (manifest line %" PRId64 ": %s, file: %s)\n", mio_hash_alg_name(c->alg),
+        fprintf(stderr, "': %s differs (manifest line %" PRId64 ": %s, file: %s)\n", mio_hash_alg_name(it->alg),
                 it->line, a, b);
     } else if (it->kind == MIO_CHECK_MISSING) {
         fprintf(stderr, "' (manifest line %" PRId64 ") is missing from the file\n", it->line);
@@ -99,20 +98,8 @@ static void on_check(void *user, const mio_check_item *it) {
     }
 }
 
-/* The manifest names its algorithm on line 1; the callback needs it first. */
-static int manifest_alg(const char *mpath) {
-    FILE *fp = fopen(mpath, "rb");
-    char line[64] = {0};
-    if (!fp) return -1;
-    if (!fgets(line, sizeof line, fp)) line[0] = '\0';
-    fclose(fp);
-    line[strcspn(line, "\r\n")] = '\0';
-    const char *sp = strrchr(line, ' ');
-    return sp ? mio_hash_alg_from_name(sp + 1) : -1;
-}
-
 static int op_check(const char *mpath, const char *path) {
-    check_ctx c = {path, manifest_alg(mpath), 0};
+    check_ctx c = {path, 0};
     mio_check_result r;
     if (mio_hash_check(mpath, path, 0, on_check, &c, &r) != MIO_OK) {
         lib_err();

@@ -64,7 +64,7 @@ class _Summary(C.Structure):
 
 class _CheckItem(C.Structure):
     _fields_ = [("kind", C.c_int), ("name", _Str), ("line", C.c_int64), ("expected", P(C.c_ubyte)),
-                ("actual", P(C.c_ubyte))]
+                ("actual", P(C.c_ubyte)), ("alg", C.c_int)]
 
 
 class _CheckResult(C.Structure):

@@ -583,14 +583,14 @@ MIO_API mio_status mio_hash_check(const char *mpath, const char *path, int n_thr
                 r.differ++;
             else
                 r.missing++;
-            mio_check_item it = {d ? MIO_CHECK_DIFFERS : MIO_CHECK_MISSING, {e->name, e->len}, e->line, e->d, d};
+            mio_check_item it = {d ? MIO_CHECK_DIFFERS : MIO_CHECK_MISSING, {e->name, e->len}, e->line, e->d, d, mf.alg};
             if (fn) fn(user, &it);
         }
         for (int64_t k = 0; k < m->n; k++) {
             int64_t ti = h.idx[k];
             if (seen[ti]) continue;
             r.extra++;
-            mio_check_item it = {MIO_CHECK_EXTRA, m->t[ti].name, 0, NULL, h.dig + (size_t)ti * dlen};
+            mio_check_item it = {MIO_CHECK_EXTRA, m->t[ti].name, 0, NULL, h.dig + (size_t)ti * dlen, mf.alg};
             if (fn) fn(user, &it);
         }
         r.model_matches = memcmp(h.md, mf.model, dlen) == 0;
