@@ -294,13 +294,19 @@ mio_status mio_atomic_open(const char *path, mio_atomic_file *af) {
     size_t dirlen = slash ? (size_t)(slash - af->path + 1) : 0;
     if (n - dirlen + 11 <= NAME_MAX) snprintf(af->tmp_path, n + 32, "%s.tmp-XXXXXX", af->path);
     else snprintf(af->tmp_path, n + 32, "%.*s.mio-XXXXXX", (int)dirlen, af->path);
+    /* The termination signals wait while the file exists but is not yet in the
+     * cancel table: a Ctrl-C in between would leave it behind. */
+    sigset_t old_mask;
+    mio_core_block_signals(&old_mask);
     int fd = mkostemp(af->tmp_path, O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
+        mio_core_restore_signals(&old_mask);
         return atomic_open_fail(af, mio_err_set(MIO_ERR_IO, "cannot create a temporary file next to '%s': %s", path,
                                                 strerror(e)));
     }
     af->slot = tmp_register(af->tmp_path);
+    mio_core_restore_signals(&old_mask);
     (void)fchmod(fd, mode);
     af->fd = fd;
     return MIO_OK;
@@ -308,7 +314,12 @@ mio_status mio_atomic_open(const char *path, mio_atomic_file *af) {
 
 void mio_atomic_abort(mio_atomic_file *af) {
     if (af->fd >= 0) close(af->fd);
+    /* out of the cancel table and unlinked with the termination signals held:
+     * a signal between the two would leave the file behind */
+    sigset_t old_mask;
+    mio_core_block_signals(&old_mask);
     if (tmp_release(af->slot) && af->tmp_path) unlink(af->tmp_path);
+    mio_core_restore_signals(&old_mask);
     free(af->path);
     free(af->tmp_path);
     af->fd = -1;
@@ -343,8 +354,13 @@ static void fsync_parent(char *path) {
 
 mio_status mio_atomic_rename(mio_atomic_file *af) {
     if (!af->tmp_path || af->fd >= 0) return mio_err_set(MIO_ERR_STATE, "atomic file is not closed");
-    /* Take the slot back first: from here on a cancel no longer touches the file. */
+    /* Take the slot back first: from here on a cancel no longer touches the
+     * file; the termination signals wait until it is renamed (a signal in
+     * between would leave the temp file behind). */
+    sigset_t old_mask;
+    mio_core_block_signals(&old_mask);
     if (!tmp_release(af->slot)) {
+        mio_core_restore_signals(&old_mask);
         mio_status st = cancelled_error(af);
         af->slot = -1;
         mio_atomic_abort(af);
@@ -354,8 +370,10 @@ mio_status mio_atomic_rename(mio_atomic_file *af) {
     if (rename(af->tmp_path, af->path) != 0) {
         mio_status st = mio_err_set(MIO_ERR_IO, "cannot rename '%s' to '%s': %s", af->tmp_path, af->path, strerror(errno));
         mio_atomic_abort(af);
+        mio_core_restore_signals(&old_mask);
         return st;
     }
+    mio_core_restore_signals(&old_mask);
     fsync_parent(af->path); /* make the rename durable too (best effort) */
     free(af->path);
     free(af->tmp_path);
