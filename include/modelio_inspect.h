@@ -7,6 +7,13 @@
  * everything here follows modelio.h's conventions (mio_status results,
  * mio_last_error() messages, outputs untouched on failure, NULL arguments never
  * crash) and is exported from the same libmodelio.so / libmodelio.a.
+ *
+ * Names: mio_model_ (a mio_model handle: free with mio_model_close), mio_hash_
+ * (digests and manifests), mio_describe_ and mio_stats_json (texts, free with
+ * mio_free), mio_estimate (memory), mio_detect_format / mio_format_name, and
+ * the text helpers by what they do. Sections: format detection, the model,
+ * hashes and manifests, statistics, diff, description, text helpers, memory
+ * estimates. Details: docs/INSPECT.md, docs/ESTIMATE.md.
  */
 #ifndef MODELIO_INSPECT_H
 #define MODELIO_INSPECT_H
