@@ -20,14 +20,18 @@
 #include <unistd.h>
 
 size_t cli_print_escaped(FILE *out, const char *p, size_t n, size_t max_bytes, int quoted) {
+    /* errno survives: callers print a name, then strerror(errno) */
+    int saved = errno;
     size_t used = 0;
     char *e = mio_escape_text(p, n, max_bytes, quoted, &used);
     if (!e) {
         fputs("?", out);
+        errno = saved;
         return n;
     }
     fputs(e, out);
     mio_free(e);
+    errno = saved;
     return used;
 }
 
