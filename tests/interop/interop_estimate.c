@@ -122,8 +122,13 @@ static void est_log(int level, const char *text, void *user) {
     snprintf(g_partial + l, sizeof g_partial - l, "%s", text);
     if (!strchr(g_partial, '\n')) return;
     if ((strstr(g_partial, "buffer size") || strstr(g_partial, "flash_attn") || strstr(g_partial, "requires")) &&
-        g_nlog < 64)
-        snprintf(g_log[g_nlog++], sizeof g_log[0], "%s", g_partial);
+        g_nlog < 64) {
+        /* a long line is cut to the slot (the sizes are at its start) */
+        size_t n = strlen(g_partial), cap = sizeof g_log[0] - 1;
+        if (n > cap) n = cap;
+        memcpy(g_log[g_nlog], g_partial, n);
+        g_log[g_nlog++][n] = '\0';
+    }
     g_partial[0] = 0;
 }
 /* Sum of the MiB values of the log lines containing what (-1 if none). */
