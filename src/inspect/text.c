@@ -153,31 +153,23 @@ MIO_API char *mio_json_quote(const char *p, size_t n) {
     return buf;
 }
 
-MIO_API char *mio_format_f32(char *buf, size_t cap, float v) {
+/* Shortest "%.*g" (precisions lo..hi) that reads back to v, as a float when
+ * as_float; "null" for NaN and infinities. */
+static char *shortest(char *buf, size_t cap, double v, int lo, int hi, int as_float) {
     if (!buf || !cap) return buf;
     if (isnan(v) || isinf(v)) {
         snprintf(buf, cap, "null");
         return buf;
     }
-    for (int prec = 6; prec <= 9; prec++) {
-        snprintf(buf, cap, "%.*g", prec, (double)v);
-        if (strtof(buf, NULL) == v) break;
+    for (int prec = lo; prec <= hi; prec++) {
+        snprintf(buf, cap, "%.*g", prec, v);
+        if (as_float ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v) break;
     }
     return buf;
 }
 
-MIO_API char *mio_format_f64(char *buf, size_t cap, double v) {
-    if (!buf || !cap) return buf;
-    if (isnan(v) || isinf(v)) {
-        snprintf(buf, cap, "null");
-        return buf;
-    }
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, cap, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v) break;
-    }
-    return buf;
-}
+MIO_API char *mio_format_f32(char *buf, size_t cap, float v) { return shortest(buf, cap, (double)v, 6, 9, 1); }
+MIO_API char *mio_format_f64(char *buf, size_t cap, double v) { return shortest(buf, cap, v, 15, 17, 0); }
 
 const char *mio_insp_type_text(int type, char *buf, size_t cap) {
     const char *n = mio_type_name(type);
