@@ -2,10 +2,15 @@
 /* bench_codec.c — block codec throughput, libmodelio vs ggml, one thread each, on
  * the same gaussian data (256 rows x 4096 floats): ggml_quantize_chunk(type, NULL
  * imatrix) vs mio_encode_f32, and to_float vs mio_decode_f32, interleaved, median
- * of 7 runs, MB/s of f32 data. Usage: bench_codec [type-name ...] (default: all). */
+ * of 7 runs, MB/s of f32 data. With --imatrix: the importance-matrix encoders
+ * instead, ggml_quantize_chunk(type, ..., imatrix) vs mio_encode_f32_imatrix with
+ * the same positive per-column weights (every type that uses one), no decode table.
+ * Each row ends with the ratio ours/ggml and whether the bytes are ggml's.
+ * Usage: bench_codec [--imatrix] [type-name ...] (default: all types). */
 #include "modelio.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,18 +67,64 @@ static int selected(int type, int argc, char **argv) {
     return 0;
 }
 
+/* One row of the imatrix table: ggml_quantize_chunk with qw vs mio_encode_f32_imatrix. */
+static void bench_imatrix(int type, const float *x, const float *qw, uint8_t *a, uint8_t *b, double mb) {
+    size_t len = (size_t)(N / mio_type_block_size(type)) * mio_type_block_bytes(type);
+    g_peer.quantize_init(type);
+    double tg[REPS], tm[REPS];
+    g_peer.quantize_chunk(type, x, b, 0, ROWS, WIDTH, qw); /* warm up */
+    if (mio_encode_f32_imatrix(type, x, N, WIDTH, qw, a, len)) {
+        printf("%-8s error: %s\n", mio_type_name(type), mio_last_error());
+        return;
+    }
+    for (int r = 0; r < REPS; r++) {
+        double t0 = now();
+        g_peer.quantize_chunk(type, x, b, 0, ROWS, WIDTH, qw);
+        double t1 = now();
+        mio_encode_f32_imatrix(type, x, N, WIDTH, qw, a, len);
+        double t2 = now();
+        tg[r] = t1 - t0;
+        tm[r] = t2 - t1;
+    }
+    double g = mb / median(tg), m = mb / median(tm);
+    printf("%-8s %12.1f %12.1f %8.2fx %s\n", mio_type_name(type), g, m, m / g,
+           memcmp(a, b, len) ? "(bytes differ from ggml!)" : "");
+}
+
 int main(int argc, char **argv) {
     if (!peer_codec_load()) {
         fprintf(stderr, "bench_codec needs the ggml peer (set MIO_PEER_DIR)\n");
         return 1;
     }
+    int with_imatrix = argc > 1 && strcmp(argv[1], "--imatrix") == 0;
+    if (with_imatrix) { argv[1] = argv[0]; argv++; argc--; }
     for (int i = 1; i < argc; i++)
         if (mio_type_from_name(argv[i]) < 0) { fprintf(stderr, "unknown type name '%s'\n", argv[i]); return 2; }
     float *x = malloc((size_t)N * sizeof(float)), *out = malloc((size_t)N * sizeof(float));
+    float *qw = malloc((size_t)WIDTH * sizeof(float));
     uint8_t *a = malloc((size_t)N * 4), *b = malloc((size_t)N * 4);
-    if (!x || !out || !a || !b) return 1;
+    if (!x || !out || !qw || !a || !b) return 1;
     fill_input(IN_GAUSS, 42, x, N, 32);
     const double mb = (double)N * 4.0 / 1e6;
+
+    if (with_imatrix) {
+        /* per-column weights as an imatrix holds them (mean squared activations):
+         * positive, spread over two decades */
+        uint64_t s = 11;
+        for (int j = 0; j < WIDTH; j++) qw[j] = 0.05f + expf(3.f * rng_unit(&s) - 1.5f);
+        printf("encode with an importance matrix: %d rows x %d floats (%.1f MB of f32), one thread, median of %d "
+               "interleaved runs\n", ROWS, WIDTH, mb, REPS);
+        printf("%-8s %12s %12s %8s %s\n", "type", "ggml MB/s", "ours MB/s", "ours/ggml", "");
+        for (int type = 0; type < MIO_TYPE_GGML_COUNT; type++) {
+            if (!mio_type_name(type) || !selected(type, argc, argv) || WIDTH % mio_type_block_size(type)) continue;
+            /* only the encoders that use the weights (casts and q8_* ignore them) */
+            if (!mio_type_can_encode_imatrix(type) || !mio_type_block_size(type) || mio_type_block_size(type) == 1) continue;
+            if (type == MIO_TYPE_Q8_0 || type == MIO_TYPE_Q8_1 || type == MIO_TYPE_Q8_K) continue;
+            bench_imatrix(type, x, qw, a, b, mb);
+        }
+        free(x); free(out); free(qw); free(a); free(b);
+        return 0;
+    }
 
     printf("encode: %d rows x %d floats (%.1f MB of f32), one thread, median of %d interleaved runs\n", ROWS, WIDTH, mb, REPS);
     printf("%-8s %12s %12s %8s %s\n", "type", "ggml MB/s", "ours MB/s", "ours/ggml", "");
@@ -129,6 +180,6 @@ int main(int argc, char **argv) {
         double g = mb / median(tg), m = mb / median(tm);
         printf("%-8s %12.1f %12.1f %8.2fx %s\n", mio_type_name(type), g, m, m / g, note);
     }
-    free(x); free(out); free(a); free(b);
+    free(x); free(out); free(qw); free(a); free(b);
     return 0;
 }
