@@ -18,9 +18,19 @@
  * under a name that encodes its shape, reused when present, and removed at exit
  * unless --keep. The outputs go to a fresh directory there, removed at exit.
  *
- * The issue's targets, printed as met / NOT met (never asserted: a benchmark does
- * not fail on timing): ≥3x faster for Q4_K_M and Q4_K_S, ≥1.3x for Q8_0, and a
- * peak RSS at most 1/4 of llama_model_quantize's. The exit status is 1 only when
+ * With --imatrix both sides get the same importance matrix: positive pseudo-random
+ * values for every weight matrix of the input (as many as its rows are long),
+ * written as a legacy .dat file for mio_quantize and handed to
+ * llama_model_quantize as its list of entries, together with the
+ * quantize.imatrix.* keys llama-quantize adds (so the files can match); the
+ * presets that require one (IQ2_S, IQ2_XXS, IQ1_S, ...) need it. With --scaling
+ * every round also runs mio_quantize on one thread, and a third table gives the
+ * speed-up of the --threads run over it.
+ *
+ * The issues' targets, printed as met / NOT met (never asserted: a benchmark does
+ * not fail on timing): ≥3x faster for Q4_K_M, Q4_K_S, IQ4_XS, IQ3_S and IQ2_S,
+ * ≥1.3x for Q8_0, a peak RSS at most 1/4 of llama_model_quantize's, and with
+ * --scaling ≥1.8x on two threads over one for the IQ presets. The exit status is 1 only when
  * a quantization fails or the outputs differ, 77 when the peer is absent.
  *
  * llama.cpp comes from $MIO_PEER_DIR (or the MIO_PEER_DIR configured at build
@@ -31,7 +41,7 @@
  *
  * Usage: bench_quantize [--runs N] [--threads T] [--layers L] [--embd E] [--ff F]
  *          [--heads H] [--kv-heads K] [--vocab V] [--presets Q4_K_M,Q4_K_S,Q8_0]
- *          [--model FILE.gguf] [--dir DIR] [--keep] */
+ *          [--model FILE.gguf] [--imatrix] [--scaling] [--dir DIR] [--keep] */
 #include "modelio.h"
 #include "../tests/interop/peer.h"
 #include "bench_util.h"
@@ -63,7 +73,7 @@
 
 /* llama_model_quantize_params of this build: 64 bytes (the caller must reserve
  * all of them); only nthread and ftype are set here, the rest stay defaults. */
-enum { QP_NTHREAD = 0x00, QP_FTYPE = 0x04, QP_SIZE = 0x40 };
+enum { QP_NTHREAD = 0x00, QP_FTYPE = 0x04, QP_IMATRIX = 0x18, QP_KV_OVERRIDES = 0x20, QP_SIZE = 0x40 };
 typedef struct { unsigned char b[QP_SIZE]; } qparams;
 typedef void (*llama_log_fn)(int level, const char *text, void *user);
 
@@ -315,11 +325,91 @@ typedef struct run_result {
     int ok;
 } run_result;
 
+/* ------------------------------------------------------------------ imatrix */
+
+/* llama.cpp's imatrix entry (name, values, count; the list ends with name NULL)
+ * and llama_model_kv_override of this build (int tag: INT 0, STR 3; char
+ * key[128]; at offset 136 a union of int64 / char[128]), as the interop tests
+ * pass them. */
+typedef struct { const char *name; const float *data; size_t size; } peer_imatrix;
+typedef struct { unsigned char b[264]; } peer_kv;
+static peer_imatrix *g_im;  /* NULL: no imatrix */
+static peer_kv g_im_kv[5];
+static char g_im_path[4400];
+
+static void kv_set(peer_kv *o, int tag, const char *key, const char *sv, int64_t iv) {
+    memset(o, 0, sizeof *o);
+    memcpy(o->b, &tag, 4);
+    snprintf((char *)o->b + 4, 128, "%s", key);
+    if (sv) snprintf((char *)o->b + 136, 128, "%s", sv);
+    else memcpy(o->b + 136, &iv, 8);
+}
+
+/* Positive pseudo-random weights for every matrix of the model (rows of ne[0]
+ * values; ne[0]*ne[2] for a stack of experts), a legacy .dat file at path (one
+ * call per entry, so the values read back exactly; 10 chunks, dataset
+ * "bench.txt") and the peer's entry list and key overrides. 0 on success. */
+static int make_imatrix(const char *model, const char *path) {
+    mio_gguf_file *f = NULL;
+    if (mio_gguf_open(model, 0, &f) != MIO_OK) { fprintf(stderr, "bench_quantize: %s\n", mio_last_error()); return 1; }
+    int64_t nt = mio_gguf_tensor_count(f);
+    g_im = calloc((size_t)nt + 1, sizeof *g_im);
+    FILE *fp = fopen(path, "wb");
+    if (!g_im || !fp) { mio_gguf_close(f); if (fp) fclose(fp); return 1; }
+    int32_t n = 0;
+    uint64_t s = 0x696d6174726978ull;
+    for (int64_t i = 0; i < nt; i++) {
+        mio_gguf_tensor t;
+        if (mio_gguf_tensor_info(f, i, &t) != MIO_OK || t.n_dims < 2) continue;
+        size_t nv = (size_t)(t.ne[0] * t.ne[2]);
+        float *v = malloc(nv * sizeof *v);
+        char *name = malloc(t.name.len + 1);
+        if (!v || !name) { free(v); free(name); break; }
+        memcpy(name, t.name.ptr, t.name.len);
+        name[t.name.len] = 0;
+        for (size_t k = 0; k < nv; k++) {
+            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+            v[k] = 0.05f + expf(3.f * (float)((double)(s >> 11) * (1.0 / 9007199254740992.0)) - 1.5f);
+        }
+        g_im[n++] = (peer_imatrix){name, v, nv};
+    }
+    mio_gguf_close(f);
+    fwrite(&n, 4, 1, fp);
+    for (int32_t i = 0; i < n; i++) {
+        int32_t nl = (int32_t)strlen(g_im[i].name), one = 1, nv = (int32_t)g_im[i].size;
+        fwrite(&nl, 4, 1, fp);
+        fwrite(g_im[i].name, 1, (size_t)nl, fp);
+        fwrite(&one, 4, 1, fp);
+        fwrite(&nv, 4, 1, fp);
+        fwrite(g_im[i].data, 4, g_im[i].size, fp);
+    }
+    int32_t chunks = 10, dl = 9;
+    fwrite(&chunks, 4, 1, fp);
+    fwrite(&dl, 4, 1, fp);
+    fwrite("bench.txt", 1, 9, fp);
+    if (fclose(fp) != 0) return 1;
+    snprintf(g_im_path, sizeof g_im_path, "%s", path);
+    kv_set(&g_im_kv[0], 3, "quantize.imatrix.file", path, 0);
+    kv_set(&g_im_kv[1], 3, "quantize.imatrix.dataset", "bench.txt", 0);
+    kv_set(&g_im_kv[2], 0, "quantize.imatrix.entries_count", NULL, n);
+    kv_set(&g_im_kv[3], 0, "quantize.imatrix.chunks_count", NULL, chunks);
+    memset(&g_im_kv[4], 0, sizeof g_im_kv[4]);
+    printf("imatrix: %d entries, %s\n", n, path);
+    return 0;
+}
+
+static void free_imatrix(void) {
+    for (peer_imatrix *e = g_im; e && e->name; e++) { free((void *)e->name); free((void *)e->data); }
+    free(g_im);
+    g_im = NULL;
+}
+
 static int quantize_ours(const char *in, const char *out, int preset, int threads) {
     mio_quantize_params q;
     mio_quantize_default_params(&q);
     q.preset = preset;
     q.n_threads = threads;
+    if (g_im) q.imatrix_path = g_im_path;
     if (mio_quantize(in, out, &q) != MIO_OK) {
         fprintf(stderr, "mio_quantize(%s): %s\n", mio_preset_name(preset), mio_last_error());
         return 1;
@@ -332,6 +422,11 @@ static int quantize_peer(const char *in, const char *out, int preset, int thread
     int32_t nt = threads, ft = preset;
     memcpy(p.b + QP_NTHREAD, &nt, 4);
     memcpy(p.b + QP_FTYPE, &ft, 4);
+    if (g_im) {
+        const void *im = g_im, *kv = g_im_kv;
+        memcpy(p.b + QP_IMATRIX, &im, sizeof im);
+        memcpy(p.b + QP_KV_OVERRIDES, &kv, sizeof kv);
+    }
     uint32_t rc = L.model_quantize(in, out, &p);
     if (rc != 0) {
         fprintf(stderr, "llama_model_quantize(%s) returned %u\n", mio_preset_name(preset), rc);
@@ -449,7 +544,7 @@ static void rm_dir(const char *dir) {
 static void usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--runs N] [--threads T] [--layers L] [--embd E] [--ff F] [--heads H] [--kv-heads K]\n"
-            "          [--vocab V] [--presets Q4_K_M,Q4_K_S,Q8_0] [--model FILE.gguf] [--dir DIR] [--keep]\n"
+            "          [--vocab V] [--presets Q4_K_M,Q4_K_S,Q8_0] [--model FILE.gguf] [--imatrix] [--scaling] [--dir DIR] [--keep]\n"
             "  --runs N      rounds of interleaved runs, medians quoted (default 3)\n"
             "  --threads T   threads of both quantizers (default: online CPUs)\n"
             "  --layers/--embd/--ff/--heads/--kv-heads/--vocab  the generated llama model\n"
@@ -475,7 +570,7 @@ int main(int argc, char **argv) {
     if (threads < 1) threads = 1;
     long layers = 18, heads = 16, kv_heads = -1, embd = 1024, ff = 2816, vocab = 32000;
     const char *model_arg = NULL, *dir_arg = NULL, *presets_arg = "Q4_K_M,Q4_K_S,Q8_0";
-    int keep = 0;
+    int keep = 0, with_imatrix = 0, scaling = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long x = 0;
@@ -495,6 +590,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--model") && v) { model_arg = v; i++; }
         else if (!strcmp(a, "--dir") && v) { dir_arg = v; i++; }
         else if (!strcmp(a, "--keep")) keep = 1;
+        else if (!strcmp(a, "--imatrix")) with_imatrix = 1;
+        else if (!strcmp(a, "--scaling")) scaling = 1;
         else { usage(argv[0]); return 2; }
 #undef NUM
     }
@@ -564,6 +661,15 @@ int main(int argc, char **argv) {
     if (stat(model, &sb) != 0) { fprintf(stderr, "bench_quantize: %s: %s\n", model, strerror(errno)); return 1; }
     snprintf(outdir, sizeof outdir, "%s/mio_bench_quantize.XXXXXX", tmp);
     if (!mkdtemp(outdir)) { fprintf(stderr, "bench_quantize: mkdtemp in %s: %s\n", tmp, strerror(errno)); return 1; }
+    if (with_imatrix) {
+        char ip[4400];
+        snprintf(ip, sizeof ip, "%s/bench.imatrix.dat", outdir);
+        if (make_imatrix(model, ip)) {
+            fprintf(stderr, "bench_quantize: could not make the imatrix\n");
+            rm_dir(outdir);
+            return 1;
+        }
+    }
 
     char cpu_model[256];
     cpu_name(cpu_model, sizeof cpu_model);
@@ -578,6 +684,7 @@ int main(int argc, char **argv) {
     printf("baseline: the parent's RSS at fork, %.1f MiB, is in both sides' peaks\n\n", self_rss_mib());
 
     static double ms[MAX_PRESETS][2][MAX_RUNS], cpu[MAX_PRESETS][2][MAX_RUNS], rss[MAX_PRESETS][2][MAX_RUNS];
+    static double ms1[MAX_PRESETS][MAX_RUNS]; /* --scaling: ours on one thread */
     int identical[MAX_PRESETS], failed = 0;
     uint64_t out_size[MAX_PRESETS];
     for (int p = 0; p < n_presets; p++) identical[p] = 1, out_size[p] = 0;
@@ -597,6 +704,18 @@ int main(int argc, char **argv) {
                 ms[p][side][r] = rr.ms;
                 cpu[p][side][r] = rr.cpu_s;
                 rss[p][side][r] = rr.rss_mib;
+            }
+            if (!failed && scaling) {
+                snprintf(out[OURS], sizeof out[OURS], "%s/%s.mio1.gguf", outdir, pn);
+                unlink(out[OURS]);
+                run_result rr = run_child(OURS, model, out[OURS], presets[p], 1);
+                if (!rr.ok) {
+                    fprintf(stderr, "bench_quantize: libmodelio %s on one thread failed (round %ld)\n", pn, r + 1);
+                    failed = 1;
+                }
+                ms1[p][r] = rr.ms;
+                unlink(out[OURS]);
+                snprintf(out[OURS], sizeof out[OURS], "%s/%s.mio.gguf", outdir, pn);
             }
             if (failed) break;
             uint64_t off = 0, size = 0;
@@ -619,6 +738,7 @@ int main(int argc, char **argv) {
         }
     }
     rm_dir(outdir);
+    free_imatrix();
     if (generated) unlink(model);
     if (failed) return 1;
 
@@ -634,9 +754,12 @@ int main(int argc, char **argv) {
             mr[side] = bench_median(rss[p][side], (int)runs);
         }
         double tr = mt[PEER] / mt[OURS], rr = mr[PEER] / mr[OURS];
-        double want = presets[p] == MIO_PRESET_Q4_K_M || presets[p] == MIO_PRESET_Q4_K_S ? 3.0
-                    : presets[p] == MIO_PRESET_Q8_0                                   ? 1.3
-                                                                                      : 0;
+        int pr = presets[p];
+        double want = pr == MIO_PRESET_Q4_K_M || pr == MIO_PRESET_Q4_K_S || pr == MIO_PRESET_IQ4_XS ||
+                              pr == MIO_PRESET_IQ3_S || pr == MIO_PRESET_IQ2_S
+                          ? 3.0
+                      : pr == MIO_PRESET_Q8_0 ? 1.3
+                                              : 0;
         char tt[48];
         if (want > 0) snprintf(tt, sizeof tt, "≥ %.1f×: %s", want, tr >= want ? "met" : "NOT met");
         else snprintf(tt, sizeof tt, "(none)");
@@ -650,6 +773,19 @@ int main(int argc, char **argv) {
     for (int p = 0; p < n_presets; p++) {
         double c0 = bench_median(cpu[p][OURS], (int)runs), c1 = bench_median(cpu[p][PEER], (int)runs);
         printf("| %s | %.2f | %.2f | %.2f× |\n", mio_preset_name(presets[p]), c0, c1, c1 / c0);
+    }
+    if (scaling) {
+        printf("\nlibmodelio on %ld threads against itself on one (wall time):\n\n", threads);
+        printf("| preset | 1 thread s | %ld threads s | speed-up | target |\n|---|---:|---:|---:|---|\n", threads);
+        for (int p = 0; p < n_presets; p++) {
+            double t1 = bench_median(ms1[p], (int)runs), tn = bench_median(ms[p][OURS], (int)runs);
+            const char *nm = mio_preset_name(presets[p]);
+            int iq = nm && nm[0] == 'I' && nm[1] == 'Q';
+            char tt[48];
+            if (iq && threads == 2) snprintf(tt, sizeof tt, "≥ 1.8×: %s", t1 / tn >= 1.8 ? "met" : "NOT met");
+            else snprintf(tt, sizeof tt, "(none)");
+            printf("| %s | %.2f | %.2f | %.2f× | %s |\n", nm, t1 / 1e3, tn / 1e3, t1 / tn, tt);
+        }
     }
     printf("\n(medians of %ld; wall time of the forked child from fork to wait4, peak RSS = its ru_maxrss)\n", runs);
     if (!all_same) {
