@@ -174,6 +174,16 @@ void mio_core_restore_signals(const sigset_t *old);
  * signals blocked, so a program's handler runs in one of its own threads,
  * never in a worker in the middle of a kernel. Returns pthread_create's code. */
 int mio_core_thread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
+/* Runs fn(ctx, begin, end) over [0, n) in ranges of `grain` items (the last
+ * one shorter) claimed one after another from a shared counter by up to
+ * n_threads threads, the caller included (threads made with
+ * mio_core_thread_create for this call and joined before it returns; one that
+ * cannot be made leaves its share to the others). Dynamic claiming keeps
+ * every thread busy to the end whatever a range costs (data-dependent
+ * encoders, a thread the machine descheduled), so fn's results must not
+ * depend on which thread runs a range. grain < 1 counts as 1. */
+typedef void (*mio_range_fn)(void *ctx, int64_t begin, int64_t end);
+void mio_core_parallel_ranges(mio_range_fn fn, void *ctx, int64_t n, int64_t grain, int n_threads);
 
 /* --- name hash table (xxHash), indices into a caller-owned array --- */
 typedef struct mio_namehash {

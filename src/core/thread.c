@@ -6,6 +6,8 @@
  * their renames (io.c mio_atomic_rename_all). */
 #include "core/core.h"
 
+#include <stdatomic.h>
+
 static void term_set(sigset_t *s) {
     sigemptyset(s);
     sigaddset(s, SIGINT);
@@ -29,4 +31,38 @@ int mio_core_thread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)
     int rc = pthread_create(t, attr, fn, arg);
     mio_core_restore_signals(&old);
     return rc;
+}
+
+typedef struct ranges {
+    mio_range_fn fn;
+    void *ctx;
+    int64_t n, grain;
+    atomic_llong next; /* first item not yet claimed */
+} ranges;
+
+static void *ranges_run(void *arg) {
+    ranges *r = arg;
+    for (;;) {
+        int64_t b = (int64_t)atomic_fetch_add_explicit(&r->next, (long long)r->grain, memory_order_relaxed);
+        if (b >= r->n) break;
+        r->fn(r->ctx, b, r->n - b < r->grain ? r->n : b + r->grain);
+    }
+    return NULL;
+}
+
+void mio_core_parallel_ranges(mio_range_fn fn, void *ctx, int64_t n, int64_t grain, int n_threads) {
+    if (n <= 0) return;
+    if (grain < 1) grain = 1;
+    int64_t pieces = (n + grain - 1) / grain;
+    if (n_threads > 256) n_threads = 256;
+    if (n_threads > pieces) n_threads = (int)pieces;
+    ranges r = {fn, ctx, n, grain, 0};
+    pthread_t th[256];
+    int started = 0;
+    for (int t = 1; t < n_threads; t++) {
+        if (mio_core_thread_create(&th[started], NULL, ranges_run, &r) != 0) break;
+        started++;
+    }
+    ranges_run(&r);
+    for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
 }

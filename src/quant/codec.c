@@ -170,21 +170,21 @@ mio_status mio_encode_f32_imatrix(int type, const float *src, size_t n, int64_t 
     return MIO_OK;
 }
 
-/* --- threads: contiguous block ranges, one per thread --- */
+/* --- threads: ranges of blocks claimed dynamically (core/core.h) --- */
 typedef struct job {
     const mio_codec *c;
     bool enc;
     const uint8_t *in;
     uint8_t *out;
-    int64_t nb;
     size_t in_stride, out_stride; /* bytes per block */
 } job;
 
-static void *run_job(void *arg) {
-    job *j = arg;
-    if (j->enc) j->c->enc((const float *)(const void *)j->in, j->out, j->nb);
-    else j->c->dec(j->in, (float *)(void *)j->out, j->nb);
-    return NULL;
+static void run_range(void *ctx, int64_t b0, int64_t b1) {
+    const job *j = ctx;
+    const uint8_t *in = j->in + (size_t)b0 * j->in_stride;
+    uint8_t *out = j->out + (size_t)b0 * j->out_stride;
+    if (j->enc) j->c->enc((const float *)(const void *)in, out, b1 - b0);
+    else j->c->dec(in, (float *)(void *)out, b1 - b0);
 }
 
 static int cores(void) {
@@ -192,31 +192,16 @@ static int cores(void) {
     return n > 0 ? (int)n : 1;
 }
 
+/* About 16 ranges per thread: small enough that a slow range cannot keep the
+ * others waiting long, large enough that claiming costs nothing (an encoder
+ * sees whole blocks either way, so the bytes do not depend on the split). */
 static mio_status run_threads(const mio_codec *c, bool enc, const void *in, void *out, int64_t nb, size_t in_stride,
                               size_t out_stride, int n_threads) {
     if (n_threads <= 0) n_threads = cores();
     if (n_threads > 256) n_threads = 256;
-    if (n_threads > nb) n_threads = (int)(nb ? nb : 1);
-    job jobs[256];
-    pthread_t th[256];
-    int64_t per = nb / n_threads, extra = nb % n_threads, b = 0;
-    const uint8_t *ip = in;
-    uint8_t *op = out;
-    for (int t = 0; t < n_threads; t++) {
-        int64_t cnt = per + (t < extra);
-        jobs[t] = (job){c, enc, ip + (size_t)b * in_stride, op + (size_t)b * out_stride, cnt, in_stride, out_stride};
-        b += cnt;
-    }
-    for (int t = 1; t < n_threads; t++) {
-        if (jobs[t].nb == 0) continue;
-        if (mio_core_thread_create(&th[t], NULL, run_job, &jobs[t]) != 0) jobs[t].nb = -jobs[t].nb;
-    }
-    /* cppcheck-suppress uninitvar ; n_threads >= 1 (cores() >= 1, nb ? nb : 1): the loop above set jobs[0] */
-    if (jobs[0].nb) run_job(&jobs[0]);
-    for (int t = 1; t < n_threads; t++) {
-        if (jobs[t].nb > 0) pthread_join(th[t], NULL);
-        else if (jobs[t].nb < 0) { jobs[t].nb = -jobs[t].nb; run_job(&jobs[t]); } /* could not start: do it here */
-    }
+    job j = {c, enc, in, out, in_stride, out_stride};
+    int64_t grain = nb / ((int64_t)n_threads * 16);
+    mio_core_parallel_ranges(run_range, &j, nb, grain, n_threads);
     return MIO_OK;
 }
 

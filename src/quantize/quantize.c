@@ -143,54 +143,42 @@ static mio_status dtype_plan(int target, int experts_type, qz_item *items, size_
 typedef struct enc_job {
     int type;
     const float *src;
-    size_t rows, n_per_row;
+    size_t n_per_row;
     const float *imatrix;
     uint8_t *dst;
     size_t row_bytes;
+    pthread_mutex_t mu; /* guards the first failure below */
+    size_t bad_row;     /* first row of the earliest failing range (SIZE_MAX: none) */
     mio_status st;
     char msg[256];
 } enc_job;
 
-static void *enc_run(void *arg) {
-    enc_job *j = arg;
-    j->st = mio_encode_f32_imatrix(j->type, j->src, j->rows * j->n_per_row, (int64_t)j->n_per_row, j->imatrix, j->dst,
-                                   j->rows * j->row_bytes);
-    if (j->st) snprintf(j->msg, sizeof j->msg, "%s", mio_last_error());
-    return NULL;
+static void enc_rows(void *ctx, int64_t r0, int64_t r1) {
+    enc_job *j = ctx;
+    size_t a = (size_t)r0, rows = (size_t)(r1 - r0);
+    mio_status st = mio_encode_f32_imatrix(j->type, j->src + a * j->n_per_row, rows * j->n_per_row,
+                                           (int64_t)j->n_per_row, j->imatrix, j->dst + a * j->row_bytes,
+                                           rows * j->row_bytes);
+    if (!st) return;
+    pthread_mutex_lock(&j->mu);
+    if (a < j->bad_row) { /* report the failure earliest in the tensor, whichever thread met it */
+        j->bad_row = a;
+        j->st = st;
+        snprintf(j->msg, sizeof j->msg, "%s", mio_last_error());
+    }
+    pthread_mutex_unlock(&j->mu);
 }
 
 /* Encode rows x n_per_row floats with an importance matrix over n_threads
- * threads (split by rows: every row is encoded alone, so the bytes do not
- * depend on the split). */
+ * threads: ranges of rows claimed dynamically (every row is encoded alone, so
+ * the bytes do not depend on the split), about 16 ranges per thread. */
 static mio_status encode_imatrix_mt(int type, const float *src, size_t rows, size_t n_per_row, const float *imatrix,
                                     uint8_t *dst, size_t row_bytes, int n_threads) {
-    enc_job jobs[64];
-    pthread_t tid[64];
-    int nt = n_threads < 1 ? 1 : n_threads > 64 ? 64 : n_threads;
-    if ((size_t)nt > rows) nt = (int)rows;
-    if (nt <= 1) {
-        enc_job j = {type, src, rows, n_per_row, imatrix, dst, row_bytes, MIO_OK, {0}};
-        enc_run(&j);
-        return j.st ? mio_err_set(j.st, "%s", j.msg) : MIO_OK;
-    }
-    size_t r0 = 0;
-    int started = 0;
-    for (int k = 0; k < nt; k++) {
-        size_t r1 = rows * (size_t)(k + 1) / (size_t)nt;
-        jobs[k] = (enc_job){type, src + r0 * n_per_row, r1 - r0, n_per_row, imatrix, dst + r0 * row_bytes, row_bytes,
-                            MIO_OK, {0}};
-        r0 = r1;
-    }
-    for (int k = 1; k < nt; k++) {
-        if (mio_core_thread_create(&tid[k], NULL, enc_run, &jobs[k]) != 0) break;
-        started = k;
-    }
-    for (int k = started + 1; k < nt; k++) enc_run(&jobs[k]); /* threads we could not start: run here */
-    enc_run(&jobs[0]);
-    for (int k = 1; k <= started; k++) pthread_join(tid[k], NULL);
-    for (int k = 0; k < nt; k++)
-        if (jobs[k].st) return mio_err_set(jobs[k].st, "%s", jobs[k].msg);
-    return MIO_OK;
+    enc_job j = {type, src, n_per_row, imatrix, dst, row_bytes, PTHREAD_MUTEX_INITIALIZER, SIZE_MAX, MIO_OK, {0}};
+    int nt = n_threads < 1 ? 1 : n_threads;
+    mio_core_parallel_ranges(enc_rows, &j, (int64_t)rows, (int64_t)(rows / ((size_t)nt * 16)), nt);
+    pthread_mutex_destroy(&j.mu);
+    return j.st ? mio_err_set(j.st, "%s", j.msg) : MIO_OK;
 }
 
 static int resolve_threads(int n) {

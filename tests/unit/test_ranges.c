@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* test_ranges.c — mio_core_parallel_ranges (core/core.h), the dynamic split
+ * behind the _mt codecs and mio_quantize's importance-matrix encoding: every
+ * item is run exactly once, in ranges that start at multiples of the grain and
+ * are grain long (the last one shorter), for any item count, grain and thread
+ * count; a range that takes long does not hold the other items back (another
+ * thread claims them). Linked with the static internals. */
+#define _GNU_SOURCE
+#include "core/core.h"
+#include "test.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { MAXN = 5000 };
+typedef struct {
+    atomic_int hits[MAXN];
+    atomic_int bad_range; /* a range that does not start at a multiple of the grain, or has the wrong length */
+    atomic_int calls;
+    int64_t n, grain;
+    atomic_int others;     /* ranges run by other threads while range 0 slept */
+    int slow;
+} ctx_t;
+
+static void fn(void *vc, int64_t b, int64_t e) {
+    ctx_t *c = vc;
+    atomic_fetch_add(&c->calls, 1);
+    int64_t g = c->grain < 1 ? 1 : c->grain;
+    if (b % g || !(e - b == g || (e == c->n && e - b <= g)) || b < 0 || e > c->n) atomic_store(&c->bad_range, 1);
+    for (int64_t i = b; i < e && i < MAXN; i++) atomic_fetch_add(&c->hits[i], 1);
+    if (c->slow) {
+        if (b == 0) {
+            struct timespec ts = {0, 200 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        } else {
+            atomic_fetch_add(&c->others, 1);
+        }
+    }
+}
+
+static void run(int64_t n, int64_t grain, int threads) {
+    ctx_t *c = calloc(1, sizeof *c);
+    c->n = n, c->grain = grain;
+    mio_core_parallel_ranges(fn, c, n, grain, threads);
+    int once = 1;
+    for (int64_t i = 0; i < n; i++) once &= atomic_load(&c->hits[i]) == 1;
+    T_CHECK(once);
+    T_EQ_INT(atomic_load(&c->bad_range), 0);
+    int64_t g = grain < 1 ? 1 : grain;
+    T_EQ_INT(atomic_load(&c->calls), n <= 0 ? 0 : (int)((n + g - 1) / g));
+    free(c);
+}
+
+int main(void) {
+    const int64_t ns[] = {0, 1, 7, 16, 17, 1000, 4999};
+    const int64_t grains[] = {0, 1, 3, 16, 64, 10000};
+    const int threads[] = {1, 2, 3, 8, 300};
+    for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
+        for (size_t b = 0; b < sizeof grains / sizeof *grains; b++)
+            for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) run(ns[a], grains[b], threads[t]);
+
+    /* two threads, range 0 sleeps 200 ms: the other 99 ranges are claimed by the
+     * other thread meanwhile (a static half split would leave 49 of them waiting
+     * behind the sleeper) */
+    ctx_t *c = calloc(1, sizeof *c);
+    c->n = 100, c->grain = 1, c->slow = 1;
+    mio_core_parallel_ranges(fn, c, 100, 1, 2);
+    T_EQ_INT(atomic_load(&c->others), 99);
+    T_EQ_INT(atomic_load(&c->calls), 100);
+    free(c);
+    T_DONE();
+}
