@@ -76,6 +76,9 @@ typedef struct mio_kernels {
                         int8_t *Laux, bool *on_aux);
     /* iq1_m's split scan (see iq1m_test), updating *pk exactly as the scalar scan */
     void (*iq_iq1m_scan)(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk);
+    /* iq1_s's split scan over prefix sums sumx/sumw[0..32] (padded to 40),
+     * levels xp (k = 0) and xm (k = 1), updating *pk exactly as the scalar scan */
+    void (*iq_iq1s_scan)(const float *sumx, const float *sumw, const float *xp, const float *xm, iq1m_pick *pk);
     /* grid decoders: the expanded grids (one row of level values per entry) and
      * the 7-bit -> 8-bit sign table come from iq.c */
     void (*dec_iq2_xxs)(const void *x, float *y, int64_t nb, const uint8_t (*grid)[8], const uint8_t *sign8);

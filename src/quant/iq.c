@@ -1102,12 +1102,31 @@ static void encw_iq1_m(const float *x, void *vy, int64_t n, const float *qw) {
     for (int64_t i = 0; i < n / SUPER; i++) iq1m_block(x + SUPER * i, (uint8_t *)vy + 56 * i, qw + SUPER * i);
 }
 
+/* iq1_s's exhaustive split search: for every pair of cut points i1 <= i2 over
+ * the prefix sums and each shift (k = 0: levels xp, k = 1: xm), ggml's score
+ * test in (i1, i2, k) order. */
+static void iq1s_scan_scalar(const float *sumx, const float *sumw, const float *xp, const float *xm, iq1m_pick *pk) {
+    for (int i1 = 0; i1 <= 32; i1++)
+        for (int i2 = i1; i2 <= 32; i2++)
+            for (int sh = 0; sh < 2; sh++) {
+                const float *v = sh ? xm : xp;
+                float sqx = (sumx[i1] - sumx[0]) * v[0] + (sumx[i2] - sumx[i1]) * v[1] + (sumx[32] - sumx[i2]) * v[2];
+                float sq2 = (sumw[i1] - sumw[0]) * v[0] * v[0] + (sumw[i2] - sumw[i1]) * v[1] * v[1] +
+                            (sumw[32] - sumw[i2]) * v[2] * v[2];
+                if (sq2 > 0 && sqx * sqx > pk->best * sq2) {
+                    pk->scale = sqx / sq2;
+                    pk->best = pk->scale * sqx;
+                    pk->i1 = i1; pk->i2 = i2; pk->k = sh;
+                }
+            }
+}
+
 /* iq1_s (importance-weighted only): 32-sub-blocks, one shift per sub-block */
 static void iq1s_block(const float *xbl, uint8_t *out, const float *qw) {
     const lattice *g = lattice_get(&lat_1);
     const float dl = delta1;
     const float x_p[3] = {-1 + dl, dl, 1 + dl}, x_m[3] = {-1 - dl, -dl, 1 - dl};
-    float scales[8], weight[32], sumx[33], sumw[33];
+    float scales[8], weight[32], sumx[40], sumw[40];
     int8_t L[32], shifts[8];
     int index[4];
     vpair pairs[32];
@@ -1131,22 +1150,12 @@ static void iq1s_block(const float *xbl, uint8_t *out, const float *qw) {
             sumx[j + 1] = sumx[j] + weight[i] * xb[i];
             sumw[j + 1] = sumw[j] + weight[i];
         }
-        float best_score = -FLT_MAX, scale = max;
-        int besti1 = -1, besti2 = -1, best_shift = 0;
-        for (int i1 = 0; i1 <= 32; i1++)
-            for (int i2 = i1; i2 <= 32; i2++) {
-                for (int sh = 0; sh < 2; sh++) {
-                    const float *v = sh ? x_m : x_p;
-                    float sqx = (sumx[i1] - sumx[0]) * v[0] + (sumx[i2] - sumx[i1]) * v[1] + (sumx[32] - sumx[i2]) * v[2];
-                    float sq2 = (sumw[i1] - sumw[0]) * v[0] * v[0] + (sumw[i2] - sumw[i1]) * v[1] * v[1] +
-                                (sumw[32] - sumw[i2]) * v[2] * v[2];
-                    if (sq2 > 0 && sqx * sqx > best_score * sq2) {
-                        scale = sqx / sq2;
-                        best_score = scale * sqx;
-                        besti1 = i1; besti2 = i2; best_shift = sh ? -1 : 1;
-                    }
-                }
-            }
+        for (int j = 33; j < 40; j++) sumx[j] = sumw[j] = 0;
+        iq1m_pick pk = {-FLT_MAX, max, -1, -1, -1};
+        if (K->iq_iq1s_scan) K->iq_iq1s_scan(sumx, sumw, x_p, x_m, &pk);
+        else iq1s_scan_scalar(sumx, sumw, x_p, x_m, &pk);
+        float scale = pk.scale;
+        int besti1 = pk.i1, besti2 = pk.i2, best_shift = pk.k < 0 ? 0 : pk.k ? -1 : 1;
         if (besti1 < 0 || besti2 < 0 || best_shift == 0) { scales[ib] = 0; shifts[ib] = 1; continue; }
         for (int j = 0; j < besti1; j++) L[pairs[j].i] = 0;
         for (int j = besti1; j < besti2; j++) L[pairs[j].i] = 1;

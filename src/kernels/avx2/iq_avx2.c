@@ -6,6 +6,8 @@
 #include "kernels/avx2/avx2.h"
 
 #include <float.h>
+#include <math.h>
+#include <stdbool.h>
 #include <immintrin.h>
 
 /* iq.c's nearest-entry search (list_best_scalar), 8 entries per step: a table
@@ -113,12 +115,135 @@ static void iq_avx2_iq3_step(const lattice *g, const float *xval, const float *w
     }
 }
 
-/* iq.c's iq1m_scan_scalar, eight i2 per step, one per lane, same operations. A step in which no
- * candidate beats the running best (tested against the best at step start,
- * which stays unchanged while nothing passes) changes nothing; otherwise its
- * candidates are replayed in order through the scalar test. */
+/* The score test of the iq1 split scans on one step of candidates: nk shift
+ * vectors of 8 lanes (lane l is cut point i2 + l, valid lanes in lmask), in
+ * the scalar order lane-major then shift. The first candidate that passes
+ * against the running best is applied (same scalar division and product),
+ * then only the candidates after it are tested again against the new best:
+ * every test sees the best the scalar loop would have at that point. */
+static inline void iq1_step_tests(const __m256 *sqx, const __m256 *sq2, int nk, unsigned lmask, int i1, int i2,
+                                  iq1m_pick *pk) {
+    __m256 xx[4];
+    unsigned pos[4], m[4], any = 0;
+    __m256 bv = _mm256_set1_ps(pk->best);
+    for (int k = 0; k < nk; k++) {
+        xx[k] = _mm256_mul_ps(sqx[k], sqx[k]);
+        pos[k] = (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(sq2[k], _mm256_setzero_ps(), _CMP_GT_OQ)) & lmask;
+        m[k] = pos[k] & (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(xx[k], _mm256_mul_ps(bv, sq2[k]), _CMP_GT_OQ));
+        any |= m[k];
+    }
+    if (!any) return;
+    float vx[4][8], v2[4][8];
+    for (int k = 0; k < nk; k++) { _mm256_storeu_ps(vx[k], sqx[k]); _mm256_storeu_ps(v2[k], sq2[k]); }
+    for (;;) {
+        const int l = __builtin_ctz(any);
+        int k = 0;
+        while (!((m[k] >> l) & 1)) k++;
+        pk->scale = vx[k][l] / v2[k][l];
+        pk->best = pk->scale * vx[k][l];
+        pk->i1 = i1; pk->i2 = i2 + l; pk->k = k;
+        bv = _mm256_set1_ps(pk->best);
+        const unsigned after = ~0u << (l + 1), from = ~0u << l;
+        any = 0;
+        for (int j = 0; j < nk; j++) {
+            m[j] = pos[j] & (j > k ? from : after) &
+                   (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(xx[j], _mm256_mul_ps(bv, sq2[j]), _CMP_GT_OQ));
+            any |= m[j];
+        }
+        if (!any) return;
+    }
+}
+
+/* The whole scan of an iq1 split search at once. X/Q hold every candidate's
+ * sqx/sq2 (step t, shift k, lane: X[(t * nk + k) * 8 + lane]), lm[t] the valid
+ * lanes of step t, which are cut points (i1[t], i2[t] + lane). The scalar loop
+ * keeps the last candidate that passes its test "sq2 > 0 && sqx^2 > best*sq2"
+ * against the running best, best then becoming s = (sqx/sq2)*sqx. The test is
+ * monotone in best (a larger best never passes more), and the running best
+ * before a candidate is the initial best or some earlier candidate's s. So the
+ * candidate w that first reaches the largest s, M, is the scalar's final pick
+ * when (1) w passes against the largest value the best can hold before it and
+ * (2) no later candidate passes against M. Both are checked; otherwise (near
+ * ties decided by rounding, non-finite values) the candidates are replayed in
+ * order through iq1_step_tests. */
+static void iq1_resolve(const float *X, const float *Q, const unsigned *lm, const int *i1, const int *i2, int nt, int nk,
+                        iq1m_pick *pk) {
+    const __m256 zero = _mm256_setzero_ps(), ninf = _mm256_set1_ps(-INFINITY);
+    float S[85 * 2 * 8 > 27 * 4 * 8 ? 85 * 2 * 8 : 27 * 4 * 8];
+    unsigned pm[85 * 2]; /* per (t, k): valid lanes with sq2 > 0 */
+    __m256 vm = ninf, bad = zero;
+    for (int t = 0; t < nt; t++)
+        for (int k = 0; k < nk; k++) {
+            const int o = (t * nk + k) * 8;
+            const __m256 x = _mm256_loadu_ps(X + o), q = _mm256_loadu_ps(Q + o);
+            const __m256i lanes = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+            const __m256 in = _mm256_castsi256_ps(
+                _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)lm[t]), lanes), lanes));
+            const __m256 ok = _mm256_and_ps(in, _mm256_cmp_ps(q, zero, _CMP_GT_OQ));
+            const __m256 sv = _mm256_blendv_ps(ninf, _mm256_mul_ps(_mm256_div_ps(x, q), x), ok);
+            _mm256_storeu_ps(S + o, sv);
+            pm[t * nk + k] = (unsigned)_mm256_movemask_ps(ok);
+            bad = _mm256_or_ps(bad, _mm256_and_ps(ok, _mm256_cmp_ps(_mm256_sub_ps(sv, sv), zero, _CMP_NEQ_UQ)));
+            vm = _mm256_max_ps(vm, sv);
+        }
+    float mv[8];
+    _mm256_storeu_ps(mv, vm);
+    float M = mv[0];
+    for (int l = 1; l < 8; l++) M = mv[l] > M ? mv[l] : M;
+    if (_mm256_movemask_ps(bad) == 0 && M > -INFINITY && M < INFINITY) {
+        /* w: the first candidate in scan order with s == M */
+        int wt = -1, wl = 0, wk = 0;
+        for (int t = 0; t < nt && wt < 0; t++) {
+            unsigned any = 0, m[4];
+            for (int k = 0; k < nk; k++) {
+                m[k] = pm[t * nk + k] &
+                       (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(S + (t * nk + k) * 8), _mm256_set1_ps(M), _CMP_EQ_OQ));
+                any |= m[k];
+            }
+            if (!any) continue;
+            wt = t;
+            wl = __builtin_ctz(any);
+            while (!((m[wk] >> wl) & 1)) wk++;
+        }
+        /* the largest s before w, and the initial best */
+        __m256 vb = _mm256_set1_ps(pk->best);
+        for (int t = 0; t < wt; t++)
+            for (int k = 0; k < nk; k++) vb = _mm256_max_ps(vb, _mm256_loadu_ps(S + (t * nk + k) * 8));
+        float b = pk->best;
+        for (int k = 0; k < nk; k++)
+            for (int l = 0; l <= wl; l++)
+                if (l < wl || k < wk) { const float v = S[(wt * nk + k) * 8 + l]; b = v > b ? v : b; }
+        _mm256_storeu_ps(mv, vb);
+        for (int l = 0; l < 8; l++) b = mv[l] > b ? mv[l] : b;
+        const float xw = X[(wt * nk + wk) * 8 + wl], qw = Q[(wt * nk + wk) * 8 + wl];
+        bool ok = xw * xw > b * qw;
+        const __m256 bm = _mm256_set1_ps(M);
+        for (int t = wt; t < nt && ok; t++)
+            for (int k = 0; k < nk; k++) {
+                const int o = (t * nk + k) * 8;
+                const __m256 x = _mm256_loadu_ps(X + o);
+                unsigned m = pm[t * nk + k] &
+                             (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_mul_ps(x, x), _mm256_mul_ps(bm, _mm256_loadu_ps(Q + o)), _CMP_GT_OQ));
+                if (t == wt) m &= k > wk ? ~0u << wl : ~0u << (wl + 1);
+                if (m) { ok = false; break; }
+            }
+        if (ok) {
+            pk->scale = xw / qw;
+            pk->best = pk->scale * xw;
+            pk->i1 = i1[wt]; pk->i2 = i2[wt] + wl; pk->k = wk;
+            return;
+        }
+    }
+    for (int t = 0; t < nt; t++) {
+        __m256 x[4], q[4];
+        for (int k = 0; k < nk; k++) { x[k] = _mm256_loadu_ps(X + (t * nk + k) * 8); q[k] = _mm256_loadu_ps(Q + (t * nk + k) * 8); }
+        iq1_step_tests(x, q, nk, lm[t], i1[t], i2[t], pk);
+    }
+}
+
+/* iq.c's iq1m_scan_scalar, eight i2 per step, one per lane, same operations. */
 static void iq_avx2_iq1m_scan(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk) {
-    const __m256 zero = _mm256_setzero_ps(), cp2 = _mm256_set1_ps(c->cp2), cm2 = _mm256_set1_ps(c->cm2);
+    const __m256 cp2 = _mm256_set1_ps(c->cp2), cm2 = _mm256_set1_ps(c->cm2);
     __m256 tp[2], tm[2];
     float wp[2], wm[2];
     for (int h = 0; h < 2; h++) {
@@ -127,6 +252,9 @@ static void iq_avx2_iq1m_scan(const float (*px)[24], const float (*pw)[24], cons
         wp[h] = c->tws[h] * c->p2 * c->p2;
         wm[h] = c->tws[h] * c->m2 * c->m2;
     }
+    float X[27 * 4 * 8], Q[27 * 4 * 8];
+    unsigned lm[27];
+    int ti1[27], ti2[27], nt = 0;
     for (int i1 = 0; i1 <= 16; i1++) {
         __m256 a1[2], ap[2], am[2];
         for (int h = 0; h < 2; h++) {
@@ -149,26 +277,58 @@ static void iq_avx2_iq1m_scan(const float (*px)[24], const float (*pw)[24], cons
             sqx[2] = _mm256_add_ps(qxm[0], qxp[1]); sqx[3] = _mm256_add_ps(qxm[0], qxm[1]);
             sq2[0] = _mm256_add_ps(q2p[0], q2p[1]); sq2[1] = _mm256_add_ps(q2p[0], q2m[1]);
             sq2[2] = _mm256_add_ps(q2m[0], q2p[1]); sq2[3] = _mm256_add_ps(q2m[0], q2m[1]);
-            const __m256 bv = _mm256_set1_ps(pk->best);
-            int any = 0;
-            for (int k = 0; k < 4; k++)
-                any |= _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(sq2[k], zero, _CMP_GT_OQ),
-                                                        _mm256_cmp_ps(_mm256_mul_ps(sqx[k], sqx[k]), _mm256_mul_ps(bv, sq2[k]), _CMP_GT_OQ)));
             const int nl = 17 - i2 < 8 ? 17 - i2 : 8;
-            any &= (1 << nl) - 1;
-            if (!any) continue;
-            float vx[4][8], v2[4][8];
-            for (int k = 0; k < 4; k++) { _mm256_storeu_ps(vx[k], sqx[k]); _mm256_storeu_ps(v2[k], sq2[k]); }
-            for (int l = __builtin_ctz((unsigned)any); l < nl; l++) { /* nothing changes before the first pass */
-                const float x4[4] = {vx[0][l], vx[1][l], vx[2][l], vx[3][l]}, y4[4] = {v2[0][l], v2[1][l], v2[2][l], v2[3][l]};
-                iq1m_test(pk, x4, y4, i1, i2 + l);
-            }
+            for (int k = 0; k < 4; k++) { _mm256_storeu_ps(X + (nt * 4 + k) * 8, sqx[k]); _mm256_storeu_ps(Q + (nt * 4 + k) * 8, sq2[k]); }
+            lm[nt] = (1u << nl) - 1; ti1[nt] = i1; ti2[nt] = i2; nt++;
         }
     }
+    iq1_resolve(X, Q, lm, ti1, ti2, nt, 4, pk);
+}
+
+/* iq.c's iq1s_scan_scalar, eight i2 per step. The terms that depend on i1 only
+ * or on i2 only are computed once (the same operations as in the scalar
+ * expression, whose sums stay in its order per lane). */
+static void iq_avx2_iq1s_scan(const float *sumx, const float *sumw, const float *xp, const float *xm, iq1m_pick *pk) {
+    float cx[2][40], cw[2][40];
+    for (int sh = 0; sh < 2; sh++) {
+        const float *v = sh ? xm : xp;
+        for (int i2 = 0; i2 < 40; i2++) {
+            cx[sh][i2] = (sumx[32] - sumx[i2]) * v[2];
+            cw[sh][i2] = (sumw[32] - sumw[i2]) * v[2] * v[2];
+        }
+    }
+    const __m256 v1[2] = {_mm256_set1_ps(xp[1]), _mm256_set1_ps(xm[1])};
+    float X[85 * 2 * 8], Q[85 * 2 * 8];
+    unsigned lm[85];
+    int ti1[85], ti2[85], nt = 0;
+    for (int i1 = 0; i1 <= 32; i1++) {
+        const __m256 s1x = _mm256_set1_ps(sumx[i1]), s1w = _mm256_set1_ps(sumw[i1]);
+        __m256 ax[2], aw[2];
+        for (int sh = 0; sh < 2; sh++) {
+            const float *v = sh ? xm : xp;
+            ax[sh] = _mm256_set1_ps((sumx[i1] - sumx[0]) * v[0]);
+            aw[sh] = _mm256_set1_ps((sumw[i1] - sumw[0]) * v[0] * v[0]);
+        }
+        for (int i2 = i1; i2 <= 32; i2 += 8) {
+            const __m256 dx = _mm256_sub_ps(_mm256_loadu_ps(sumx + i2), s1x);
+            const __m256 dw = _mm256_sub_ps(_mm256_loadu_ps(sumw + i2), s1w);
+            __m256 sqx[2], sq2[2];
+            for (int sh = 0; sh < 2; sh++) {
+                sqx[sh] = _mm256_add_ps(_mm256_add_ps(ax[sh], _mm256_mul_ps(dx, v1[sh])), _mm256_loadu_ps(cx[sh] + i2));
+                sq2[sh] = _mm256_add_ps(_mm256_add_ps(aw[sh], _mm256_mul_ps(_mm256_mul_ps(dw, v1[sh]), v1[sh])),
+                                        _mm256_loadu_ps(cw[sh] + i2));
+            }
+            const int nl = 33 - i2 < 8 ? 33 - i2 : 8;
+            for (int k = 0; k < 2; k++) { _mm256_storeu_ps(X + (nt * 2 + k) * 8, sqx[k]); _mm256_storeu_ps(Q + (nt * 2 + k) * 8, sq2[k]); }
+            lm[nt] = (1u << nl) - 1; ti1[nt] = i1; ti2[nt] = i2; nt++;
+        }
+    }
+    iq1_resolve(X, Q, lm, ti1, ti2, nt, 2, pk);
 }
 
 void mio_avx2_fill_iq(mio_kernels *k) {
     k->iq_list_best = iq_avx2_list_best;
     k->iq_iq3_step = iq_avx2_iq3_step;
     k->iq_iq1m_scan = iq_avx2_iq1m_scan;
+    k->iq_iq1s_scan = iq_avx2_iq1s_scan;
 }
