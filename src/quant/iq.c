@@ -937,9 +937,11 @@ static void iq1m_scan_scalar(const float (*px)[24], const float (*pw)[24], const
 }
 
 /* Sort (value, position) pairs by value as the C library's qsort with a
- * value-only comparison does. With distinct values the order is unique, so an
- * insertion sort gives it; with ties (qsort's tie order is its own) qsort runs. */
-static void sort_pairs(vpair *p, int n) {
+ * value-only comparison does. With distinct values the order is unique: each
+ * pair goes to its rank, the count of smaller values. With ties (qsort's tie
+ * order is its own) qsort runs; with NaNs, the insertion sort the ranks
+ * replace (unchanged results). */
+static void sort_pairs_insertion(vpair *p, int n) {
     vpair s[32];
     for (int j = 0; j < n; j++) {
         vpair v = p[j];
@@ -950,6 +952,22 @@ static void sort_pairs(vpair *p, int n) {
     for (int j = 1; j < n; j++)
         if (s[j].v == s[j - 1].v) { qsort(p, (size_t)n, sizeof *p, vpair_cmp); return; }
     /* cppcheck-suppress uninitvar ; the insertion sort above wrote s[0..n), the n elements copied */
+    memcpy(p, s, (size_t)n * sizeof *p);
+}
+
+static inline void sort_pairs(vpair *p, int n) {
+    float v[32];
+    int nan = 0;
+    for (int j = 0; j < n; j++) { v[j] = p[j].v; nan |= v[j] != v[j]; }
+    if (nan) { sort_pairs_insertion(p, n); return; }
+    vpair s[32];
+    for (int j = 0; j < n; j++) {
+        int r = 0, e = 0;
+        for (int i = 0; i < n; i++) { r += v[i] < v[j]; e += v[i] == v[j]; }
+        if (e > 1) { qsort(p, (size_t)n, sizeof *p, vpair_cmp); return; }
+        s[r] = p[j];
+    }
+    /* cppcheck-suppress uninitvar ; distinct ranks 0..n-1 wrote s[0..n) */
     memcpy(p, s, (size_t)n * sizeof *p);
 }
 

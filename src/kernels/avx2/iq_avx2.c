@@ -166,7 +166,7 @@ static inline void iq1_step_tests(const __m256 *sqx, const __m256 *sq2, int nk, 
  * (2) no later candidate passes against M. Both are checked; otherwise (near
  * ties decided by rounding, non-finite values) the candidates are replayed in
  * order through iq1_step_tests. */
-static void iq1_resolve(const float *X, const float *Q, const unsigned *lm, const int *i1, const int *i2, int nt, int nk,
+static void iq1_resolve_exact(const float *X, const float *Q, const unsigned *lm, const int *i1, const int *i2, int nt, int nk,
                         iq1m_pick *pk) {
     const __m256 zero = _mm256_setzero_ps(), ninf = _mm256_set1_ps(-INFINITY);
     float S[85 * 2 * 8 > 27 * 4 * 8 ? 85 * 2 * 8 : 27 * 4 * 8];
@@ -239,6 +239,88 @@ static void iq1_resolve(const float *X, const float *Q, const unsigned *lm, cons
         for (int k = 0; k < nk; k++) { x[k] = _mm256_loadu_ps(X + (t * nk + k) * 8); q[k] = _mm256_loadu_ps(Q + (t * nk + k) * 8); }
         iq1_step_tests(x, q, nk, lm[t], i1[t], i2[t], pk);
     }
+}
+
+/* iq1_resolve_exact without a division per candidate: scores first approximated
+ * as sqx^2 * rcp(sq2) (relative error < 2^-11 against s, which is >= 0); only
+ * the candidates within 2^-8 of the largest approximation can hold the largest
+ * s, and their exact s (the scalar's operations) decide w and M. Every other
+ * candidate's s is below Tn = (1 - 2^-9) * that largest approximation, so the
+ * best before w is at most the largest of the initial best, Tn and the exact
+ * s of the near candidates before w: test (1) uses that bound, test (2) M.
+ * Anything unusual (non-finite values, many near candidates, a failed test)
+ * goes to iq1_resolve_exact. */
+static void iq1_resolve(const float *X, const float *Q, const unsigned *lm, const int *i1, const int *i2, int nt, int nk,
+                        iq1m_pick *pk) {
+    const __m256 zero = _mm256_setzero_ps(), ninf = _mm256_set1_ps(-INFINITY);
+    const __m256i lanes = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    float SA[85 * 2 * 8 > 27 * 4 * 8 ? 85 * 2 * 8 : 27 * 4 * 8];
+    unsigned pm[85 * 2];
+    __m256 vm = ninf, bad = zero;
+    for (int t = 0; t < nt; t++) {
+        const __m256 in = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)lm[t]), lanes), lanes));
+        for (int k = 0; k < nk; k++) {
+            const int o = (t * nk + k) * 8;
+            const __m256 x = _mm256_loadu_ps(X + o), q = _mm256_loadu_ps(Q + o);
+            const __m256 ok = _mm256_and_ps(in, _mm256_cmp_ps(q, zero, _CMP_GT_OQ));
+            const __m256 sv = _mm256_blendv_ps(ninf, _mm256_mul_ps(_mm256_mul_ps(x, x), _mm256_rcp_ps(q)), ok);
+            _mm256_storeu_ps(SA + o, sv);
+            pm[t * nk + k] = (unsigned)_mm256_movemask_ps(ok);
+            bad = _mm256_or_ps(bad, _mm256_and_ps(ok, _mm256_cmp_ps(_mm256_sub_ps(sv, sv), zero, _CMP_NEQ_UQ)));
+            vm = _mm256_max_ps(vm, sv);
+        }
+    }
+    float mv[8];
+    _mm256_storeu_ps(mv, vm);
+    float A = mv[0];
+    for (int l = 1; l < 8; l++) A = mv[l] > A ? mv[l] : A;
+    if (_mm256_movemask_ps(bad) || !(A > 0 && A < FLT_MAX)) { iq1_resolve_exact(X, Q, lm, i1, i2, nt, nk, pk); return; }
+    enum { NEAR = 32 };
+    int nn = 0, nt_[NEAR], nl_[NEAR], nk_[NEAR];
+    float ns[NEAR] = {0};
+    const __m256 thr = _mm256_set1_ps(A * (1.f - 1.f / 256));
+    for (int t = 0; t < nt; t++) {
+        unsigned m[4], any = 0;
+        for (int k = 0; k < nk; k++) {
+            m[k] = pm[t * nk + k] & (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(SA + (t * nk + k) * 8), thr, _CMP_GE_OQ));
+            any |= m[k];
+        }
+        while (any) {
+            const int l = __builtin_ctz(any);
+            any &= any - 1;
+            for (int k = 0; k < nk; k++)
+                if ((m[k] >> l) & 1) {
+                    if (nn == NEAR) { iq1_resolve_exact(X, Q, lm, i1, i2, nt, nk, pk); return; }
+                    const float x = X[(t * nk + k) * 8 + l];
+                    ns[nn] = (x / Q[(t * nk + k) * 8 + l]) * x;
+                    nt_[nn] = t; nl_[nn] = l; nk_[nn] = k; nn++;
+                }
+        }
+    }
+    if (nn == 0) { iq1_resolve_exact(X, Q, lm, i1, i2, nt, nk, pk); return; }
+    float M = ns[0];
+    int w = 0;
+    for (int j = 1; j < nn; j++)
+        if (ns[j] > M) { M = ns[j]; w = j; }
+    float b = A * (1.f - 1.f / 512);
+    b = pk->best > b ? pk->best : b;
+    for (int j = 0; j < w; j++) b = ns[j] > b ? ns[j] : b;
+    const int wt = nt_[w], wl = nl_[w], wk = nk_[w];
+    const float xw = X[(wt * nk + wk) * 8 + wl], qw = Q[(wt * nk + wk) * 8 + wl];
+    if (!(xw * xw > b * qw)) { iq1_resolve_exact(X, Q, lm, i1, i2, nt, nk, pk); return; }
+    const __m256 bm = _mm256_set1_ps(M);
+    for (int t = wt; t < nt; t++)
+        for (int k = 0; k < nk; k++) {
+            const int o = (t * nk + k) * 8;
+            const __m256 x = _mm256_loadu_ps(X + o);
+            unsigned m = pm[t * nk + k] &
+                         (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_mul_ps(x, x), _mm256_mul_ps(bm, _mm256_loadu_ps(Q + o)), _CMP_GT_OQ));
+            if (t == wt) m &= k > wk ? ~0u << wl : ~0u << (wl + 1);
+            if (m) { iq1_resolve_exact(X, Q, lm, i1, i2, nt, nk, pk); return; }
+        }
+    pk->scale = xw / qw;
+    pk->best = pk->scale * xw;
+    pk->i1 = i1[wt]; pk->i2 = i2[wt] + wl; pk->k = wk;
 }
 
 /* iq.c's iq1m_scan_scalar, eight i2 per step, one per lane, same operations. */
