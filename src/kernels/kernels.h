@@ -76,6 +76,9 @@ typedef struct mio_kernels {
                         int8_t *Laux, bool *on_aux);
     /* iq1_m's split scan (see iq1m_test), updating *pk exactly as the scalar scan */
     void (*iq_iq1m_scan)(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk);
+    /* iq2_xxs's rounding step: the 4 groups of 8 codes of a sub-block at inverse
+     * scale id into L, each group's grid map value into e (iq.c's iq2_round) */
+    void (*iq_iq2_round)(const lattice *g, const float *xval, float id, int8_t *L, int32_t *e);
     /* iq1_s's split scan over prefix sums sumx/sumw[0..32] (padded to 40),
      * levels xp (k = 0) and xm (k = 1), updating *pk exactly as the scalar scan */
     void (*iq_iq1s_scan)(const float *sumx, const float *sumw, const float *xp, const float *xm, iq1m_pick *pk);

@@ -1285,6 +1285,23 @@ static inline float qp_scale(int n, int nmax, const float *x, uint8_t *L, const 
     return suml2 > 0.0f ? sumlx / suml2 : 0.0f;
 }
 
+/* iq2_xxs's trial step: the 4 groups of 8 at inverse scale id (group_codes),
+ * the roundings and grid lookups through the kernel when there is one. */
+static void iq2_round_scalar(const lattice *g, const float *xval, float id, int8_t *L, int32_t *e) {
+    for (int k = 0; k < 4; k++) {
+        for (int i = 0; i < 8; i++) L[8 * k + i] = (int8_t)clampi(round_even(0.5f * (id * xval[8 * k + i] - 1)), 0, g->maxcode);
+        e[k] = g->map[pack_codes(L + 8 * k, 8, g->bits)];
+    }
+}
+
+static inline void iq2_step(const lattice *g, const float *xval, const float *waux, float id, float scale, int8_t *L, int *e) {
+    int32_t m[4];
+    if (K->iq_iq2_round) K->iq_iq2_round(g, xval, id, L, m);
+    else iq2_round_scalar(g, xval, id, L, m);
+    for (int k = 0; k < 4; k++)
+        e[k] = m[k] >= 0 ? m[k] : nearest_entry(g, -m[k] - 1, xval + 8 * k, waux + 8 * k, scale, L + 8 * k);
+}
+
 static void iq2xxs_block(const float *xbl, uint8_t *out, const float *qw) {
     const lattice *g = lattice_get(&lat_2xxs);
     const int kMaxQ = 3;
@@ -1313,8 +1330,8 @@ static void iq2xxs_block(const float *xbl, uint8_t *out, const float *qw) {
         for (int is = -6; is <= 6; is++) {
             float id = ((float)(2 * kMaxQ - 1) + (float)is * 0.1f) / eff_max;
             float this_scale = 1 / id;
-            int e;
-            for (int k = 0; k < 4; k++) group_codes(g, xval + 8 * k, waux + 8 * k, id, this_scale, Laux + 8 * k, &e);
+            int e[4];
+            iq2_step(g, xval, waux, id, this_scale, Laux, e);
             float sumqx = 0, sumq2 = 0;
             for (int i = 0; i < 32; i++) {
                 float w = weight[i], q = (float)(2 * Laux[i] + 1);
@@ -1329,10 +1346,10 @@ static void iq2xxs_block(const float *xbl, uint8_t *out, const float *qw) {
         }
         if (scale > 0) {
             float id = 1 / scale;
+            int e[4];
+            iq2_step(g, xval, waux, id, scale, L, e);
             for (int k = 0; k < 4; k++) {
-                int e;
-                group_codes(g, xval + 8 * k, waux + 8 * k, id, scale, L + 8 * k, &e);
-                const int8_t *pg = g->pos + 8 * e;
+                const int8_t *pg = g->pos + 8 * e[k];
                 for (int i = 0; i < 8; i++) L[8 * k + i] = (int8_t)((pg[i] - 1) / 2);
             }
             float sumqx = 0, sumq2 = 0;

@@ -115,6 +115,30 @@ static void iq_avx2_iq3_step(const lattice *g, const float *xval, const float *w
     }
 }
 
+/* iq.c's iq2_round_scalar (iq2_xxs: 4 groups of 8 two-bit codes): the 32
+ * roundings in lanes, one group per vector, and the 4 grid lookups. */
+static void iq_avx2_iq2_round(const lattice *g, const float *xval, float id, int8_t *L, int32_t *e) {
+    const __m256 vid = _mm256_set1_ps(id), half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.f);
+    const __m256 magic = _mm256_set1_ps(12582912.f);
+    const __m256i mant = _mm256_set1_epi32(0x007fffff), bias = _mm256_set1_epi32(0x00400000);
+    const __m256i hi = _mm256_set1_epi32(g->maxcode), sh = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+    __m256i r[4], kv[4];
+    for (int v = 0; v < 4; v++) {
+        const __m256 t = _mm256_mul_ps(half, _mm256_sub_ps(_mm256_mul_ps(vid, _mm256_loadu_ps(xval + 8 * v)), one));
+        __m256i l = _mm256_sub_epi32(_mm256_and_si256(_mm256_castps_si256(_mm256_add_ps(t, magic)), mant), bias);
+        r[v] = _mm256_max_epi32(_mm256_setzero_si256(), _mm256_min_epi32(hi, l));
+        kv[v] = _mm256_sllv_epi32(r[v], sh);
+    }
+    /* group keys: sums of disjoint bits; lanes 0..3 (low half) + lanes 4..7 */
+    const __m256i hs = _mm256_hadd_epi32(_mm256_hadd_epi32(kv[0], kv[1]), _mm256_hadd_epi32(kv[2], kv[3]));
+    const __m128i ks = _mm_add_epi32(_mm256_castsi256_si128(hs), _mm256_extracti128_si256(hs, 1));
+    const __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(r[0], r[1]), _mm256_packs_epi32(r[2], r[3]));
+    _mm256_storeu_si256((__m256i *)(void *)L, _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+    int32_t key[4];
+    _mm_storeu_si128((__m128i *)(void *)key, ks);
+    for (int k = 0; k < 4; k++) e[k] = g->map[key[k]];
+}
+
 /* The score test of the iq1 split scans on one step of candidates: nk shift
  * vectors of 8 lanes (lane l is cut point i2 + l, valid lanes in lmask), in
  * the scalar order lane-major then shift. The first candidate that passes
@@ -250,26 +274,39 @@ static void iq1_resolve_exact(const float *X, const float *Q, const unsigned *lm
  * s of the near candidates before w: test (1) uses that bound, test (2) M.
  * Anything unusual (non-finite values, many near candidates, a failed test)
  * goes to iq1_resolve_exact. */
-static void iq1_resolve(const float *X, const float *Q, const unsigned *lm, const int *i1, const int *i2, int nt, int nk,
-                        iq1m_pick *pk) {
-    const __m256 zero = _mm256_setzero_ps(), ninf = _mm256_set1_ps(-INFINITY);
-    const __m256i lanes = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+typedef struct {
+    float X[85 * 2 * 8 > 27 * 4 * 8 ? 85 * 2 * 8 : 27 * 4 * 8], Q[85 * 2 * 8 > 27 * 4 * 8 ? 85 * 2 * 8 : 27 * 4 * 8];
     float SA[85 * 2 * 8 > 27 * 4 * 8 ? 85 * 2 * 8 : 27 * 4 * 8];
-    unsigned pm[85 * 2];
-    __m256 vm = ninf, bad = zero;
-    for (int t = 0; t < nt; t++) {
-        const __m256 in = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32((int)lm[t]), lanes), lanes));
-        for (int k = 0; k < nk; k++) {
-            const int o = (t * nk + k) * 8;
-            const __m256 x = _mm256_loadu_ps(X + o), q = _mm256_loadu_ps(Q + o);
-            const __m256 ok = _mm256_and_ps(in, _mm256_cmp_ps(q, zero, _CMP_GT_OQ));
-            const __m256 sv = _mm256_blendv_ps(ninf, _mm256_mul_ps(_mm256_mul_ps(x, x), _mm256_rcp_ps(q)), ok);
-            _mm256_storeu_ps(SA + o, sv);
-            pm[t * nk + k] = (unsigned)_mm256_movemask_ps(ok);
-            bad = _mm256_or_ps(bad, _mm256_and_ps(ok, _mm256_cmp_ps(_mm256_sub_ps(sv, sv), zero, _CMP_NEQ_UQ)));
-            vm = _mm256_max_ps(vm, sv);
-        }
+    unsigned lm[85], pm[85 * 2];
+    int i1[85], i2[85], nt;
+    __m256 vm, bad;
+} iq1_cands;
+
+/* Records step nt of the scan (lanes of cut points (i1, i2 + lane), nl valid)
+ * with its approximate scores for iq1_resolve. */
+static inline void iq1_note(iq1_cands *c, const __m256 *sqx, const __m256 *sq2, int nk, int nl, int i1, int i2) {
+    const __m256 zero = _mm256_setzero_ps(), ninf = _mm256_set1_ps(-INFINITY);
+    const __m256 in = _mm256_cmp_ps(_mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_ps((float)nl), _CMP_LT_OQ);
+    const int t = c->nt++;
+    c->lm[t] = (1u << nl) - 1; c->i1[t] = i1; c->i2[t] = i2;
+    for (int k = 0; k < nk; k++) {
+        const int o = (t * nk + k) * 8;
+        _mm256_storeu_ps(c->X + o, sqx[k]);
+        _mm256_storeu_ps(c->Q + o, sq2[k]);
+        const __m256 ok = _mm256_and_ps(in, _mm256_cmp_ps(sq2[k], zero, _CMP_GT_OQ));
+        const __m256 sv = _mm256_blendv_ps(ninf, _mm256_mul_ps(_mm256_mul_ps(sqx[k], sqx[k]), _mm256_rcp_ps(sq2[k])), ok);
+        _mm256_storeu_ps(c->SA + o, sv);
+        c->pm[t * nk + k] = (unsigned)_mm256_movemask_ps(ok);
+        c->bad = _mm256_or_ps(c->bad, _mm256_and_ps(ok, _mm256_cmp_ps(_mm256_sub_ps(sv, sv), zero, _CMP_NEQ_UQ)));
+        c->vm = _mm256_max_ps(c->vm, sv);
     }
+}
+
+static void iq1_resolve(const iq1_cands *c, int nk, iq1m_pick *pk) {
+    const float *X = c->X, *Q = c->Q, *SA = c->SA;
+    const unsigned *lm = c->lm, *pm = c->pm;
+    const int *i1 = c->i1, *i2 = c->i2, nt = c->nt;
+    const __m256 vm = c->vm, bad = c->bad;
     float mv[8];
     _mm256_storeu_ps(mv, vm);
     float A = mv[0];
@@ -334,9 +371,8 @@ static void iq_avx2_iq1m_scan(const float (*px)[24], const float (*pw)[24], cons
         wp[h] = c->tws[h] * c->p2 * c->p2;
         wm[h] = c->tws[h] * c->m2 * c->m2;
     }
-    float X[27 * 4 * 8], Q[27 * 4 * 8];
-    unsigned lm[27];
-    int ti1[27], ti2[27], nt = 0;
+    iq1_cands cd;
+    cd.nt = 0; cd.vm = _mm256_set1_ps(-INFINITY); cd.bad = _mm256_setzero_ps();
     for (int i1 = 0; i1 <= 16; i1++) {
         __m256 a1[2], ap[2], am[2];
         for (int h = 0; h < 2; h++) {
@@ -360,11 +396,10 @@ static void iq_avx2_iq1m_scan(const float (*px)[24], const float (*pw)[24], cons
             sq2[0] = _mm256_add_ps(q2p[0], q2p[1]); sq2[1] = _mm256_add_ps(q2p[0], q2m[1]);
             sq2[2] = _mm256_add_ps(q2m[0], q2p[1]); sq2[3] = _mm256_add_ps(q2m[0], q2m[1]);
             const int nl = 17 - i2 < 8 ? 17 - i2 : 8;
-            for (int k = 0; k < 4; k++) { _mm256_storeu_ps(X + (nt * 4 + k) * 8, sqx[k]); _mm256_storeu_ps(Q + (nt * 4 + k) * 8, sq2[k]); }
-            lm[nt] = (1u << nl) - 1; ti1[nt] = i1; ti2[nt] = i2; nt++;
+            iq1_note(&cd, sqx, sq2, 4, nl, i1, i2);
         }
     }
-    iq1_resolve(X, Q, lm, ti1, ti2, nt, 4, pk);
+    iq1_resolve(&cd, 4, pk);
 }
 
 /* iq.c's iq1s_scan_scalar, eight i2 per step. The terms that depend on i1 only
@@ -380,9 +415,8 @@ static void iq_avx2_iq1s_scan(const float *sumx, const float *sumw, const float 
         }
     }
     const __m256 v1[2] = {_mm256_set1_ps(xp[1]), _mm256_set1_ps(xm[1])};
-    float X[85 * 2 * 8], Q[85 * 2 * 8];
-    unsigned lm[85];
-    int ti1[85], ti2[85], nt = 0;
+    iq1_cands cd;
+    cd.nt = 0; cd.vm = _mm256_set1_ps(-INFINITY); cd.bad = _mm256_setzero_ps();
     for (int i1 = 0; i1 <= 32; i1++) {
         const __m256 s1x = _mm256_set1_ps(sumx[i1]), s1w = _mm256_set1_ps(sumw[i1]);
         __m256 ax[2], aw[2];
@@ -401,11 +435,10 @@ static void iq_avx2_iq1s_scan(const float *sumx, const float *sumw, const float 
                                         _mm256_loadu_ps(cw[sh] + i2));
             }
             const int nl = 33 - i2 < 8 ? 33 - i2 : 8;
-            for (int k = 0; k < 2; k++) { _mm256_storeu_ps(X + (nt * 2 + k) * 8, sqx[k]); _mm256_storeu_ps(Q + (nt * 2 + k) * 8, sq2[k]); }
-            lm[nt] = (1u << nl) - 1; ti1[nt] = i1; ti2[nt] = i2; nt++;
+            iq1_note(&cd, sqx, sq2, 2, nl, i1, i2);
         }
     }
-    iq1_resolve(X, Q, lm, ti1, ti2, nt, 2, pk);
+    iq1_resolve(&cd, 2, pk);
 }
 
 void mio_avx2_fill_iq(mio_kernels *k) {
@@ -413,4 +446,5 @@ void mio_avx2_fill_iq(mio_kernels *k) {
     k->iq_iq3_step = iq_avx2_iq3_step;
     k->iq_iq1m_scan = iq_avx2_iq1m_scan;
     k->iq_iq1s_scan = iq_avx2_iq1s_scan;
+    k->iq_iq2_round = iq_avx2_iq2_round;
 }
