@@ -1002,7 +1002,7 @@ static void iq1m_block(const float *xbl, uint8_t *out, const float *qw) {
     const float dl = delta1;
     const float x_p[3] = {-1 + dl, dl, 1 + dl}, x_m[3] = {-1 - dl, -dl, 1 - dl};
     static const uint8_t masks[4] = {0x00, 0x80, 0x08, 0x88};
-    float scales[16], weight[16];
+    float scales[16], wall[SUPER], *weight = wall;
     int8_t L[16], shifts[16];
     int index[2];
     vpair pairs[16];
@@ -1014,6 +1014,7 @@ static void iq1m_block(const float *xbl, uint8_t *out, const float *qw) {
     float max_scale = 0;
     for (int ib = 0; ib < 16; ib++) {
         const float *xb = xbl + 16 * ib;
+        weight = wall + 16 * ib; /* kept for the final fit below */
         if (qw)
             for (int i = 0; i < 16; i++) weight[i] = qw[16 * ib + i] * sqrtf(sigma2 + xb[i] * xb[i]);
         else
@@ -1090,10 +1091,7 @@ static void iq1m_block(const float *xbl, uint8_t *out, const float *qw) {
         sc[ib / 4] = (uint16_t)(sc[ib / 4] | (l << (3 * (ib % 4))));
         qh[ib] |= masks[shifts[ib]];
         const float *xb = xbl + 16 * ib;
-        if (qw)
-            for (int i = 0; i < 16; i++) weight[i] = qw[16 * ib + i] * sqrtf(sigma2 + xb[i] * xb[i]);
-        else
-            for (int i = 0; i < 16; i++) weight[i] = xb[i] * xb[i];
+        weight = wall + 16 * ib; /* the same weights as in the search */
         for (int k = 0; k < 2; k++) {
             const float *xx = k == 0 ? (shifts[ib] < 2 ? x_p : x_m) : (shifts[ib] % 2 == 0 ? x_p : x_m);
             const int8_t *pg = g->pos + 8 * (qs[2 * ib + k] + (((unsigned)qh[ib] << (8 - 4 * k)) & 0x700));

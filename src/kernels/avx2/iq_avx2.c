@@ -284,7 +284,8 @@ typedef struct {
 
 /* Records step nt of the scan (lanes of cut points (i1, i2 + lane), nl valid)
  * with its approximate scores for iq1_resolve. */
-static inline void iq1_note(iq1_cands *c, const __m256 *sqx, const __m256 *sq2, int nk, int nl, int i1, int i2) {
+static inline void iq1_note(iq1_cands *c, const __m256 *sqx, const __m256 *sq2, int nk, int nl, int i1, int i2, __m256 *vm,
+                            __m256 *bad) {
     const __m256 zero = _mm256_setzero_ps(), ninf = _mm256_set1_ps(-INFINITY);
     const __m256 in = _mm256_cmp_ps(_mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_ps((float)nl), _CMP_LT_OQ);
     const int t = c->nt++;
@@ -297,8 +298,8 @@ static inline void iq1_note(iq1_cands *c, const __m256 *sqx, const __m256 *sq2, 
         const __m256 sv = _mm256_blendv_ps(ninf, _mm256_mul_ps(_mm256_mul_ps(sqx[k], sqx[k]), _mm256_rcp_ps(sq2[k])), ok);
         _mm256_storeu_ps(c->SA + o, sv);
         c->pm[t * nk + k] = (unsigned)_mm256_movemask_ps(ok);
-        c->bad = _mm256_or_ps(c->bad, _mm256_and_ps(ok, _mm256_cmp_ps(_mm256_sub_ps(sv, sv), zero, _CMP_NEQ_UQ)));
-        c->vm = _mm256_max_ps(c->vm, sv);
+        *bad = _mm256_or_ps(*bad, _mm256_and_ps(ok, _mm256_cmp_ps(_mm256_sub_ps(sv, sv), zero, _CMP_NEQ_UQ)));
+        *vm = _mm256_max_ps(*vm, sv);
     }
 }
 
@@ -372,7 +373,8 @@ static void iq_avx2_iq1m_scan(const float (*px)[24], const float (*pw)[24], cons
         wm[h] = c->tws[h] * c->m2 * c->m2;
     }
     iq1_cands cd;
-    cd.nt = 0; cd.vm = _mm256_set1_ps(-INFINITY); cd.bad = _mm256_setzero_ps();
+    cd.nt = 0;
+    __m256 vm = _mm256_set1_ps(-INFINITY), bad = _mm256_setzero_ps(); /* kept in registers */
     for (int i1 = 0; i1 <= 16; i1++) {
         __m256 a1[2], ap[2], am[2];
         for (int h = 0; h < 2; h++) {
@@ -396,9 +398,11 @@ static void iq_avx2_iq1m_scan(const float (*px)[24], const float (*pw)[24], cons
             sq2[0] = _mm256_add_ps(q2p[0], q2p[1]); sq2[1] = _mm256_add_ps(q2p[0], q2m[1]);
             sq2[2] = _mm256_add_ps(q2m[0], q2p[1]); sq2[3] = _mm256_add_ps(q2m[0], q2m[1]);
             const int nl = 17 - i2 < 8 ? 17 - i2 : 8;
-            iq1_note(&cd, sqx, sq2, 4, nl, i1, i2);
+            iq1_note(&cd, sqx, sq2, 4, nl, i1, i2, &vm, &bad);
         }
     }
+    cd.vm = vm;
+    cd.bad = bad;
     iq1_resolve(&cd, 4, pk);
 }
 
@@ -416,7 +420,8 @@ static void iq_avx2_iq1s_scan(const float *sumx, const float *sumw, const float 
     }
     const __m256 v1[2] = {_mm256_set1_ps(xp[1]), _mm256_set1_ps(xm[1])};
     iq1_cands cd;
-    cd.nt = 0; cd.vm = _mm256_set1_ps(-INFINITY); cd.bad = _mm256_setzero_ps();
+    cd.nt = 0;
+    __m256 vm = _mm256_set1_ps(-INFINITY), bad = _mm256_setzero_ps(); /* kept in registers */
     for (int i1 = 0; i1 <= 32; i1++) {
         const __m256 s1x = _mm256_set1_ps(sumx[i1]), s1w = _mm256_set1_ps(sumw[i1]);
         __m256 ax[2], aw[2];
@@ -435,9 +440,11 @@ static void iq_avx2_iq1s_scan(const float *sumx, const float *sumw, const float 
                                         _mm256_loadu_ps(cw[sh] + i2));
             }
             const int nl = 33 - i2 < 8 ? 33 - i2 : 8;
-            iq1_note(&cd, sqx, sq2, 2, nl, i1, i2);
+            iq1_note(&cd, sqx, sq2, 2, nl, i1, i2, &vm, &bad);
         }
     }
+    cd.vm = vm;
+    cd.bad = bad;
     iq1_resolve(&cd, 2, pk);
 }
 
