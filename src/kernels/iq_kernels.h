@@ -45,4 +45,10 @@ static inline void iq1m_test(iq1m_pick *pk, const float *sqx, const float *sq2, 
         }
 }
 
+/* iq4_nl / iq4_xs (iq.c iq4_super): the 16 levels as floats and the 15
+ * midpoint sums lev[k] + lev[k+1] (mid[15] unused): a value v maps to the
+ * level index i of the halving search "2v >= mid[i-1]", i.e. the number of
+ * mid[k] <= 2v. */
+typedef struct { float lev[16], mid[16]; } iq4_consts;
+
 #endif

@@ -74,6 +74,13 @@ typedef struct mio_kernels {
     /* one trial scale of the iq3 search on a 4-wide lattice (see iq.c) */
     void (*iq_iq3_step)(const lattice *g, const float *xval, const float *waux, float id, float this_scale,
                         int8_t *Laux, bool *on_aux);
+    /* iq4_nl / iq4_xs scale search: for the 16 inverse scales ids[k] of one
+     * sub-block of 32 (the first guess and the 15 trials), the sums over the
+     * elements in order of (w*q)*x and (w*q)*q, q the level of ids[k]*x[j] */
+    void (*iq4_trials)(const float *x, const float *w, const float *ids, const iq4_consts *c, float *sumqx,
+                       float *sumq2);
+    /* the level index of id*x[j] for n (a multiple of 16) elements */
+    void (*iq4_index)(const float *x, int n, float id, const iq4_consts *c, uint8_t *L);
     /* iq1_m's split scan (see iq1m_test), updating *pk exactly as the scalar scan */
     void (*iq_iq1m_scan)(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk);
     /* grid decoders: the expanded grids (one row of level values per entry) and

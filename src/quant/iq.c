@@ -262,6 +262,37 @@ static inline int nl4_index(float x) {
 /* ------------------------------------------------------------------------- */
 /* iq4_nl / iq4_xs                                                             */
 /* ------------------------------------------------------------------------- */
+/* The levels and midpoint sums for the kernels (kernels/iq_kernels.h). */
+static iq4_consts g_iq4;
+static void iq4_consts_init(void) {
+    for (int k = 0; k < 16; k++) {
+        g_iq4.lev[k] = (float)mio_iq_nl4[k];
+        g_iq4.mid[k] = k < 15 ? (float)(mio_iq_nl4[k] + mio_iq_nl4[k + 1]) : 0.f;
+    }
+}
+
+/* The level indices of id*x[j], j < n (a multiple of 16). */
+static inline void iq4_index(const float *x, int n, float id, uint8_t *L) {
+    if (K->iq4_index) K->iq4_index(x, n, id, &g_iq4, L);
+    else for (int j = 0; j < n; j++) L[j] = (uint8_t)nl4_index(id * x[j]);
+}
+
+/* The scale of one sub-block of 32 with a kernel for the 16 candidate sums:
+ * the first guess 1/d and the 15 trials in lanes, then ggml's choice among
+ * them in its order (exactly the scalar search below). */
+static float iq4_search_k(const float *xb, const float *weight, float max) {
+    float ids[16], sx[16], s2[16];
+    const float d0 = -max / (float)mio_iq_nl4[0];
+    ids[0] = 1 / d0;
+    for (int t = -7; t <= 7; t++) ids[t + 8] = (float)(t + mio_iq_nl4[0]) / max;
+    K->iq4_trials(xb, weight, ids, &g_iq4, sx, s2);
+    float d = s2[0] > 0 ? sx[0] / s2[0] : 0.f;
+    float best = d * sx[0];
+    for (int k = 1; k < 16; k++)
+        if (s2[k] > 0 && sx[k] * sx[k] > best * s2[k]) { d = sx[k] / s2[k]; best = d * sx[k]; }
+    return d;
+}
+
 /* One super-block of sbs elements (32: iq4_nl, 256: iq4_xs) in 32-sub-blocks.
  * out points at the block; qw the super-block's weights or NULL. */
 static void iq4_super(const float *x, uint8_t *out, int sbs, const float *qw) {
@@ -287,6 +318,12 @@ static void iq4_super(const float *x, uint8_t *out, int sbs, const float *qw) {
         if (amax < 1e-15f) {
             scales[ib] = 0;
             memset(Lb, 0, 32);
+            continue;
+        }
+        if (K->iq4_trials) { /* the codes are chosen again below from the final scale */
+            const float d = iq4_search_k(xb, weight, max);
+            scales[ib] = d;
+            if (fabsf(d) > amax_scale) { amax_scale = fabsf(d); max_scale = d; }
             continue;
         }
         float d = -max / (float)mio_iq_nl4[0];
@@ -326,7 +363,7 @@ static void iq4_super(const float *x, uint8_t *out, int sbs, const float *qw) {
             int l = clampi(round_even(id * scales[ib]), -32, 31);
             float dl = d * (float)l;
             float idl = dl != 0 ? 1 / dl : 0.f;
-            for (int j = 0; j < 32; j++) L[32 * ib + j] = (uint8_t)nl4_index(idl * x[32 * ib + j]);
+            iq4_index(x + 32 * ib, 32, idl, L + 32 * ib);
             l += 32;
             out[4 + ib / 2] |= (uint8_t)((l & 15) << (4 * (ib % 2)));
             sh |= (uint16_t)((l >> 4) << (2 * ib));
@@ -336,7 +373,7 @@ static void iq4_super(const float *x, uint8_t *out, int sbs, const float *qw) {
     } else { /* iq4_nl: d, qs[16] */
         st16(out, half_from_f32(scales[0]));
         float id = scales[0] != 0 ? 1 / scales[0] : 0;
-        for (int j = 0; j < 32; j++) L[j] = (uint8_t)nl4_index(id * x[j]);
+        iq4_index(x, 32, id, L);
         qs = out + 2;
     }
     for (int i = 0; i < nsub; i++)
@@ -1348,6 +1385,7 @@ static void encw_iq2_xxs(const float *x, void *vy, int64_t n, const float *qw) {
 void mio_codec_register_iq(mio_codec *t, const mio_kernels *k) {
     static const char needs[] = "needs an importance matrix (ggml refuses to quantize it without one)";
     expand_tables();
+    iq4_consts_init();
     K = k;
     t[MIO_TYPE_IQ2_XXS] = (mio_codec){NULL, encw_iq2_xxs, dec_iq2_xxs, needs, true};
     t[MIO_TYPE_IQ2_XS] = (mio_codec){NULL, encw_iq2_xs, dec_iq2_xs, needs, true};
