@@ -24,8 +24,12 @@ typedef struct lattice {
     uint16_t *lcnt;    /* per list: entry count */
     uint16_t *ids;     /* entries of all lists, each list padded to 8 */
     uint8_t *soa;      /* per list at width*loff: width rows of pad codes */
+    uint8_t *lvm;      /* per list at width*list: per coordinate, the mask of the codes its entries use */
     pthread_once_t once;
 } lattice;
+
+/* the most trial scales of one sub-block search (iq3_xxs: 31), padded */
+#define IQ_TRIALS_MAX 32
 
 /* list length rounded up to whole groups of 8 entries */
 static inline int pad8(int n) { return (n + 7) & ~7; }

@@ -68,6 +68,11 @@ typedef struct mio_kernels {
     /* one trial scale of the iq3 search on a 4-wide lattice (see iq.c) */
     void (*iq_iq3_step)(const lattice *g, const float *xval, const float *waux, float id, float this_scale,
                         int8_t *Laux, bool *on_aux);
+    /* all 2*nsteps+1 trial scales of one iq3 (8 groups of 4) or iq2 (2 groups
+     * of 8) sub-block search, as iq.c's iq_trials_scalar: per trial t its codes
+     * in column t of lc (element-major), its on-grid group mask and its sums */
+    void (*iq_trials)(const lattice *g, const float *xval, const float *weight, const float *waux, float max, float kq,
+                      float step, int nsteps, int8_t (*lc)[IQ_TRIALS_MAX], uint8_t *onm, float *sqx, float *sq2);
     /* iq1_m's split scan (see iq1m_test), updating *pk exactly as the scalar scan */
     void (*iq_iq1m_scan)(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk);
     /* grid decoders: the expanded grids (one row of level values per entry) and

@@ -365,7 +365,7 @@ static void encw_iq4_xs(const float *x, void *vy, int64_t n, const float *qw) {
 /* last), for the 8-entries-at-once search below. The struct (and pad8) are in */
 /* kernels/iq_kernels.h, shared with the SIMD kernels.                         */
 /* ------------------------------------------------------------------------- */
-#define LAT(n, w, b, mc, want, grid) {n, w, b, mc, want, grid, NULL, NULL, NULL, NULL, NULL, NULL, PTHREAD_ONCE_INIT}
+#define LAT(n, w, b, mc, want, grid) {n, w, b, mc, want, grid, NULL, NULL, NULL, NULL, NULL, NULL, NULL, PTHREAD_ONCE_INIT}
 static lattice lat_2xxs = LAT(256, 8, 2, 2, 2, mio_iq_grid2_256);
 static lattice lat_2xs = LAT(512, 8, 2, 2, 2, mio_iq_grid2_512);
 static lattice lat_2s = LAT(1024, 8, 2, 2, 1, mio_iq_grid2_1024);
@@ -381,6 +381,8 @@ static void lattice_free(lattice *g) {
     free(g->lcnt);
     free(g->ids);
     free(g->soa);
+    free(g->lvm);
+    g->lvm = NULL;
     g->pos = NULL;
     g->map = NULL;
     g->loff = NULL;
@@ -404,7 +406,8 @@ static bool lattice_build(lattice *g) {
     size_t cap = 1 << 16, total = 0;
     g->ids = malloc(cap * sizeof(uint16_t));
     g->soa = malloc(cap * (size_t)w);
-    bool ok = g->pos && g->map && g->loff && g->lcnt && posT && d2 && sel && order && seen && g->ids && g->soa;
+    g->lvm = calloc((size_t)nmap, (size_t)w); /* at most one list per map point */
+    bool ok = g->pos && g->map && g->loff && g->lcnt && posT && d2 && sel && order && seen && g->ids && g->soa && g->lvm;
     for (int e = 0; e < ng && ok; e++)
         for (int k = 0; k < w; k++) {
             const int v = 2 * ((g->packed[e] >> (b * k)) & mask) + 1;
@@ -463,7 +466,11 @@ static bool lattice_build(lattice *g) {
             /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign): the counting sort wrote order[0..n), n >= 1 */
             const int e = order[j < n ? j : n - 1]; /* padding repeats the last entry */
             ids[j] = (uint16_t)e;
-            for (int k = 0; k < w; k++) soa[k * pad + j] = (uint8_t)((g->pos[e * w + k] - 1) / 2);
+            for (int k = 0; k < w; k++) {
+                const int c = (g->pos[e * w + k] - 1) / 2;
+                soa[k * pad + j] = (uint8_t)c;
+                g->lvm[(size_t)nlists * (size_t)w + (size_t)k] |= (uint8_t)(1u << c);
+            }
         }
         g->loff[nlists] = (uint32_t)total;
         g->lcnt[nlists] = (uint16_t)n;
@@ -595,6 +602,59 @@ static inline void iq3_step(const lattice *g, const float *xval, const float *wa
     iq3_step_scalar(g, xval, waux, id, this_scale, Laux, on_aux);
 }
 
+/* All trial scales of one sub-block search at once (iq_trials in
+ * kernels/kernels.h): trial t (t - nsteps = is) uses id = (kq + is * step) / max
+ * and scale 1/id; its codes (off-grid groups snapped at that scale) go to column
+ * t of lc, its on-grid group mask to onm[t] and its sequential sums (sumqx,
+ * sumq2 as ggml's loop) to sqx[t], sq2[t]. Groups of 4 (iq3, 8 groups) use the
+ * iq3 step; groups of 8 (iq2, 2 groups) group_codes. */
+static void iq_trials_scalar(const lattice *g, const float *xval, const float *weight, const float *waux, float max, float kq,
+                             float step, int nsteps, int8_t (*lc)[IQ_TRIALS_MAX], uint8_t *onm, float *sqx, float *sq2) {
+    const int w = g->width, ngrp = w == 4 ? 8 : 2, nel = w * ngrp;
+    int8_t Laux[32];
+    bool on_aux[8];
+    for (int is = -nsteps; is <= nsteps; is++) {
+        const int t = is + nsteps;
+        float id = (kq + (float)is * step) / max;
+        float this_scale = 1 / id;
+        if (w == 4) iq3_step(g, xval, waux, id, this_scale, Laux, on_aux);
+        else {
+            int e;
+            for (int k = 0; k < ngrp; k++) on_aux[k] = group_codes(g, xval + 8 * k, waux + 8 * k, id, this_scale, Laux + 8 * k, &e);
+        }
+        float sumqx = 0, sumq2 = 0;
+        for (int i = 0; i < nel; i++) {
+            float wi = weight[i], q = (float)(2 * Laux[i] + 1);
+            sumqx += wi * xval[i] * q;
+            sumq2 += wi * q * q;
+        }
+        unsigned m = 0;
+        for (int k = 0; k < ngrp; k++) m |= (unsigned)on_aux[k] << k;
+        onm[t] = (uint8_t)m;
+        sqx[t] = sumqx;
+        sq2[t] = sumq2;
+        for (int i = 0; i < nel; i++) lc[i][t] = Laux[i];
+    }
+}
+
+/* ggml's choice among the trials, in trial order: the first of the best
+ * sumqx^2/sumq2 (as its running test); -1 when none scores above 0. */
+static int trials_pick(const lattice *g, const float *xval, const float *weight, const float *waux, float max, float kq,
+                       float step, int nsteps, int8_t (*lc)[IQ_TRIALS_MAX], uint8_t *onm, float *scale) {
+    float sqx[IQ_TRIALS_MAX], sq2[IQ_TRIALS_MAX];
+    if (K->iq_trials) K->iq_trials(g, xval, weight, waux, max, kq, step, nsteps, lc, onm, sqx, sq2);
+    else iq_trials_scalar(g, xval, weight, waux, max, kq, step, nsteps, lc, onm, sqx, sq2);
+    float best = 0;
+    int tb = -1;
+    for (int t = 0; t <= 2 * nsteps; t++)
+        if (sq2[t] > 0 && sqx[t] * sqx[t] > best * sq2[t]) {
+            *scale = sqx[t] / sq2[t];
+            best = *scale * sqx[t];
+            tb = t;
+        }
+    return tb;
+}
+
 /* ------------------------------------------------------------------------- */
 /* iq3_xxs / iq3_s                                                             */
 /* ------------------------------------------------------------------------- */
@@ -603,32 +663,20 @@ static inline void iq3_step(const lattice *g, const float *xval, const float *wa
 static float iq3_search(const lattice *g, bool is_xxs, const float *xval, const float *weight, const float *waux, int8_t *L,
                         int *entries, bool *skip) {
     const int kMaxQ = 8;
-    int8_t Laux[32];
-    bool on[8], on_aux[8];
+    int8_t lc[32][IQ_TRIALS_MAX];
+    uint8_t onm[IQ_TRIALS_MAX];
+    bool on[8];
     float max = xval[0];
     for (int i = 1; i < 32; i++) max = fmaxv(max, xval[i]);
     memset(L, 0, 32);
     *skip = is_xxs ? max < 1e-8f : !(max != 0); /* negligible sub-block */
     if (*skip) return 0;
-    float best = 0, scale = max / (float)(2 * kMaxQ - 1);
+    float scale = max / (float)(2 * kMaxQ - 1);
     for (int k = 0; k < 8; k++) on[k] = is_xxs;
-    const int nsteps = is_xxs ? 15 : 9;
-    for (int is = -nsteps; is <= nsteps; is++) {
-        float id = ((float)(2 * kMaxQ - 1) + (float)is * 0.2f) / max;
-        float this_scale = 1 / id;
-        iq3_step(g, xval, waux, id, this_scale, Laux, on_aux);
-        float sumqx = 0, sumq2 = 0;
-        for (int i = 0; i < 32; i++) {
-            float w = weight[i], q = (float)(2 * Laux[i] + 1);
-            sumqx += w * xval[i] * q;
-            sumq2 += w * q * q;
-        }
-        if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
-            scale = sumqx / sumq2;
-            best = scale * sumqx;
-            memcpy(L, Laux, 32);
-            memcpy(on, on_aux, sizeof on);
-        }
+    const int tb = trials_pick(g, xval, weight, waux, max, (float)(2 * kMaxQ - 1), 0.2f, is_xxs ? 15 : 9, lc, onm, &scale);
+    if (tb >= 0) {
+        for (int i = 0; i < 32; i++) L[i] = lc[i][tb];
+        for (int k = 0; k < 8; k++) on[k] = (onm[tb] >> k) & 1;
     }
     int off = 0;
     for (int k = 0; k < 8; k++) off += !on[k];
@@ -759,32 +807,20 @@ static void encw_iq3_s(const float *x, void *vy, int64_t n, const float *qw) {
 static float iq2_search16(const lattice *g, const float *xval, const float *weight, const float *waux, float eps,
                           int8_t *L, int *entries, bool *skip) {
     const int kMaxQ = 3;
-    int8_t Laux[16];
-    bool on[2] = {true, true}, on_aux[2];
-    int eaux[2];
+    int8_t lc[16][IQ_TRIALS_MAX];
+    uint8_t onm[IQ_TRIALS_MAX];
+    bool on[2] = {true, true};
     float max = xval[0];
     for (int i = 1; i < 16; i++) max = fmaxv(max, xval[i]);
     memset(L, 0, 16);
     *skip = max < eps;
     if (*skip) return 0;
-    float best = 0, scale = max / (float)(2 * kMaxQ - 1);
-    for (int is = -9; is <= 9; is++) {
-        float id = ((float)(2 * kMaxQ - 1) + (float)is * 0.1f) / max;
-        float this_scale = 1 / id;
-        for (int k = 0; k < 2; k++) on_aux[k] = group_codes(g, xval + 8 * k, waux + 8 * k, id, this_scale, Laux + 8 * k, &eaux[k]);
-        float sumqx = 0, sumq2 = 0;
-        for (int i = 0; i < 16; i++) {
-            float w = weight[i], q = (float)(2 * Laux[i] + 1);
-            sumqx += w * xval[i] * q;
-            sumq2 += w * q * q;
-        }
-        if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
-            scale = sumqx / sumq2;
-            best = scale * sumqx;
-            memcpy(L, Laux, 16);
-            on[0] = on_aux[0];
-            on[1] = on_aux[1];
-        }
+    float scale = max / (float)(2 * kMaxQ - 1);
+    const int tb = trials_pick(g, xval, weight, waux, max, (float)(2 * kMaxQ - 1), 0.1f, 9, lc, onm, &scale);
+    if (tb >= 0) {
+        for (int i = 0; i < 16; i++) L[i] = lc[i][tb];
+        on[0] = onm[tb] & 1;
+        on[1] = (onm[tb] >> 1) & 1;
     }
     if ((!on[0] || !on[1]) && scale > 0) {
         float id = 1 / scale;
