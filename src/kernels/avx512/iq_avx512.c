@@ -18,8 +18,7 @@ enum { NV = IQ_TRIALS_MAX / 16 };
  * vector T's lanes (T: the group's table terms per coordinate and code, per
  * trial lane): per lane the first entry of strictly smallest ordered sum, as
  * list_best_scalar (the list's first entry when none is below FLT_MAX). */
-static __m512i run_search(const lattice *g, int lst, const __m512 (*T)[8]) {
-    const int w = g->width;
+static inline __attribute__((always_inline)) __m512i run_search(const lattice *g, const int w, int lst, const __m512 (*T)[8]) {
     const uint32_t lo = g->loff[lst];
     const int n = g->lcnt[lst], pad = pad8(n);
     const uint8_t *codes = g->soa + (size_t)lo * (size_t)w;
@@ -29,6 +28,7 @@ static __m512i run_search(const lattice *g, int lst, const __m512 (*T)[8]) {
     const __m512 zero = _mm512_setzero_ps();
     for (int j = 0; j < n; j++) {
         __m512 acc = _mm512_add_ps(zero, T[0][codes[j]]);
+#pragma GCC unroll 8
         for (int i = 1; i < w; i++) acc = _mm512_add_ps(acc, T[i][codes[i * pad + j]]);
         const __mmask16 lt = _mm512_cmp_ps_mask(acc, best, _CMP_LT_OQ); /* NaN never wins */
         best = _mm512_mask_mov_ps(best, lt, acc);
@@ -37,10 +37,12 @@ static __m512i run_search(const lattice *g, int lst, const __m512 (*T)[8]) {
     return be;
 }
 
-static void iq_avx512_trials(const lattice *g, const float *xval, const float *weight, const float *waux, float max, float kq,
-                             float step, int nsteps, int8_t (*lc)[IQ_TRIALS_MAX], uint8_t *onm, float *sqx, float *sq2) {
-    const int w = g->width, ngrp = w == 4 ? 8 : 2, nel = w * ngrp, ntrial = 2 * nsteps + 1, nv = (ntrial + 15) / 16;
-    const int nlev = g->maxcode + 1;
+/* the kernel body for one lattice shape (w, nlev, bits constants: unrolled) */
+static inline __attribute__((always_inline)) void trials_body(const lattice *g, const int w, const int nlev, const int bits,
+                                                              const float *xval, const float *weight, const float *waux,
+                                                              float max, float kq, float step, int nsteps,
+                                                              int8_t (*lc)[IQ_TRIALS_MAX], uint8_t *onm, float *sqx, float *sq2) {
+    const int ngrp = w == 4 ? 8 : 2, nel = w * ngrp, ntrial = 2 * nsteps + 1, nv = (ntrial + 15) / 16;
     const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.f), magic = _mm512_set1_ps(12582912.f);
     const __m512i mant = _mm512_set1_epi32(0x007fffff), bias = _mm512_set1_epi32(0x00400000);
     const __m512i hi = _mm512_set1_epi32(g->maxcode), zi = _mm512_setzero_si512(), lowb = _mm512_set1_epi32(0xff);
@@ -63,15 +65,17 @@ static void iq_avx512_trials(const lattice *g, const float *xval, const float *w
                 const __m512 t = _mm512_mul_ps(half, _mm512_sub_ps(_mm512_mul_ps(id[v], _mm512_set1_ps(xv[i])), one));
                 __m512i l = _mm512_sub_epi32(_mm512_and_si512(_mm512_castps_si512(_mm512_add_ps(t, magic)), mant), bias);
                 l = _mm512_max_epi32(zi, _mm512_min_epi32(hi, l));
-                key = _mm512_or_si512(key, _mm512_sll_epi32(l, _mm_cvtsi32_si128(g->bits * i)));
+                key = _mm512_or_si512(key, _mm512_slli_epi32(l, (unsigned)(bits * i)));
             }
             __m512i ent = _mm512_i32gather_epi32(key, g->map, 4);
             const __mmask16 off = _mm512_movepi32_mask(ent);
             onv[v] = _mm512_mask_or_epi32(onv[v], (__mmask16)~off, onv[v], _mm512_set1_epi32(1 << k));
             unsigned rest = off & ((1u << nl) - 1);
             if (rest) {
+#pragma GCC unroll 8
                 for (int i = 0; i < w; i++) {
                     const __m512 x = _mm512_set1_ps(xv[i]), wi = _mm512_set1_ps(wt[i]);
+#pragma GCC unroll 8
                     for (int c = 0; c < nlev; c++) {
                         const __m512 diff = _mm512_sub_ps(_mm512_mul_ps(sc[v], _mm512_set1_ps((float)(2 * c + 1))), x);
                         T[i][c] = _mm512_mul_ps(_mm512_mul_ps(wi, diff), diff);
@@ -84,7 +88,7 @@ static void iq_avx512_trials(const lattice *g, const float *xval, const float *w
                     const int32_t ek = ev[__builtin_ctz(rest)];
                     const __mmask16 run = (__mmask16)(_mm512_cmpeq_epi32_mask(ent, _mm512_set1_epi32(ek)) & rest);
                     rest &= ~(unsigned)run;
-                    ent = _mm512_mask_mov_epi32(ent, run, run_search(g, -ek - 1, (const __m512(*)[8])T));
+                    ent = _mm512_mask_mov_epi32(ent, run, run_search(g, w, -ek - 1, (const __m512(*)[8])T));
                 }
             }
             ent = _mm512_max_epi32(ent, zi); /* lanes past the last trial */
@@ -119,6 +123,16 @@ static void iq_avx512_trials(const lattice *g, const float *xval, const float *w
             onm[16 * v + l] = (uint8_t)bo[l];
         }
     }
+}
+
+static void iq_avx512_trials(const lattice *g, const float *xval, const float *weight, const float *waux, float max, float kq,
+                             float step, int nsteps, int8_t (*lc)[IQ_TRIALS_MAX], uint8_t *onm, float *sqx, float *sq2) {
+    if (g->width == 4 && g->maxcode == 7 && g->bits == 3)
+        trials_body(g, 4, 8, 3, xval, weight, waux, max, kq, step, nsteps, lc, onm, sqx, sq2);
+    else if (g->width == 8 && g->maxcode == 2 && g->bits == 2)
+        trials_body(g, 8, 3, 2, xval, weight, waux, max, kq, step, nsteps, lc, onm, sqx, sq2);
+    else
+        trials_body(g, g->width, g->maxcode + 1, g->bits, xval, weight, waux, max, kq, step, nsteps, lc, onm, sqx, sq2);
 }
 
 void mio_avx512_fill_iq(mio_kernels *k) { k->iq_trials = iq_avx512_trials; }
