@@ -259,6 +259,20 @@ static inline int nl4_index(float x) {
     return idx;
 }
 
+/* The largest of n (a multiple of 8) values |x|, in 8 interleaved partial
+ * maxima (vectorizable). The values are finite (the codec screens its input),
+ * so any order gives ggml's sequential fmaxv result, up to the sign of a zero
+ * maximum, which every caller only tests against a positive threshold. */
+static inline float max_abs_values(const float *xv, int n) {
+    float m[8];
+    for (int j = 0; j < 8; j++) m[j] = xv[j];
+    for (int i = 8; i < n; i += 8)
+        for (int j = 0; j < 8; j++) m[j] = fmaxv(m[j], xv[i + j]);
+    float r = m[0];
+    for (int j = 1; j < 8; j++) r = fmaxv(r, m[j]);
+    return r;
+}
+
 /* ------------------------------------------------------------------------- */
 /* iq4_nl / iq4_xs                                                             */
 /* ------------------------------------------------------------------------- */
@@ -666,8 +680,7 @@ static float iq3_search(const lattice *g, bool is_xxs, const float *xval, const 
     int8_t lc[32][IQ_TRIALS_MAX];
     uint8_t onm[IQ_TRIALS_MAX];
     bool on[8];
-    float max = xval[0];
-    for (int i = 1; i < 32; i++) max = fmaxv(max, xval[i]);
+    const float max = max_abs_values(xval, 32);
     memset(L, 0, 32);
     *skip = is_xxs ? max < 1e-8f : !(max != 0); /* negligible sub-block */
     if (*skip) return 0;
@@ -709,9 +722,14 @@ static float iq3_search(const lattice *g, bool is_xxs, const float *xval, const 
 static inline uint8_t group_signs(const float *xb, const float *weight, float *xval, bool parity) {
     unsigned s = 0;
     int nflip = 0;
-    for (int i = 0; i < 8; i++) {
-        if (xb[i] >= 0) xval[i] = xb[i];
-        else { xval[i] = -xb[i]; nflip++; s |= 1u << i; }
+    for (int i = 0; i < 8; i++) { /* branch-free: the signs are random */
+        const unsigned neg = !(xb[i] >= 0);
+        uint32_t u;
+        memcpy(&u, &xb[i], 4);
+        u ^= neg << 31; /* -x exactly */
+        memcpy(&xval[i], &u, 4);
+        nflip += (int)neg;
+        s |= neg << i;
     }
     if (parity && nflip % 2) {
         int imin = 0;
@@ -810,8 +828,7 @@ static float iq2_search16(const lattice *g, const float *xval, const float *weig
     int8_t lc[16][IQ_TRIALS_MAX];
     uint8_t onm[IQ_TRIALS_MAX];
     bool on[2] = {true, true};
-    float max = xval[0];
-    for (int i = 1; i < 16; i++) max = fmaxv(max, xval[i]);
+    const float max = max_abs_values(xval, 16);
     memset(L, 0, 16);
     *skip = max < eps;
     if (*skip) return 0;
