@@ -17,24 +17,32 @@ enum { NV = IQ_TRIALS_MAX / 16 };
 /* The grid entry nearest to group (xv, wt) in list lst for the trials of
  * vector T's lanes (T: the group's table terms per coordinate and code, per
  * trial lane): per lane the first entry of strictly smallest ordered sum, as
- * list_best_scalar (the list's first entry when none is below FLT_MAX). */
-static inline __attribute__((always_inline)) __m512i run_search(const lattice *g, const int w, int lst, const __m512 (*T)[8]) {
+ * list_best_scalar (the list's first entry when none is below FLT_MAX). The
+ * sums are kept; their minimum (order-free: exact values, NaN never taken) is
+ * found in two chains, then the first entry equal to it, scanning backwards,
+ * so that no compare waits on the running best. */
+static inline __attribute__((always_inline)) __m512i run_search(const lattice *g, const int w, int lst, const __m512 (*T)[8],
+                                                                 __m512 *acc) {
     const uint32_t lo = g->loff[lst];
     const int n = g->lcnt[lst], pad = pad8(n);
     const uint8_t *codes = g->soa + (size_t)lo * (size_t)w;
     const uint16_t *ids = g->ids + lo;
-    __m512 best = _mm512_set1_ps(FLT_MAX);
-    __m512i be = _mm512_set1_epi32(ids[0]); /* ggml asserts (non-finite scores); take the first entry */
-    const __m512 zero = _mm512_setzero_ps();
+    const __m512 zero = _mm512_setzero_ps(), big = _mm512_set1_ps(FLT_MAX);
+    __m512 m0 = big, m1 = big;
     for (int j = 0; j < n; j++) {
-        __m512 acc = _mm512_add_ps(zero, T[0][codes[j]]);
+        __m512 a = _mm512_add_ps(zero, T[0][codes[j]]);
 #pragma GCC unroll 8
-        for (int i = 1; i < w; i++) acc = _mm512_add_ps(acc, T[i][codes[i * pad + j]]);
-        const __mmask16 lt = _mm512_cmp_ps_mask(acc, best, _CMP_LT_OQ); /* NaN never wins */
-        best = _mm512_mask_mov_ps(best, lt, acc);
-        be = _mm512_mask_mov_epi32(be, lt, _mm512_set1_epi32(ids[j]));
+        for (int i = 1; i < w; i++) a = _mm512_add_ps(a, T[i][codes[i * pad + j]]);
+        acc[j] = a;
+        if (j & 1) m1 = _mm512_min_ps(a, m1); /* a NaN a keeps m */
+        else m0 = _mm512_min_ps(a, m0);
     }
-    return be;
+    const __m512 m = _mm512_min_ps(m0, m1);
+    const __m512i first = _mm512_set1_epi32(ids[0]); /* ggml asserts (non-finite scores); take the first entry */
+    __m512i be = first;
+    for (int j = n - 1; j >= 0; j--)
+        be = _mm512_mask_mov_epi32(be, _mm512_cmp_ps_mask(acc[j], m, _CMP_EQ_OQ), _mm512_set1_epi32(ids[j]));
+    return _mm512_mask_mov_epi32(first, _mm512_cmp_ps_mask(m, big, _CMP_LT_OQ), be);
 }
 
 /* the kernel body for one lattice shape (w, nlev, bits constants: unrolled) */
@@ -56,19 +64,29 @@ static inline __attribute__((always_inline)) void trials_body(const lattice *g, 
         onv[v] = _mm512_setzero_si512();
     }
     __m512 T[8][8]; /* [coordinate][code]: wt * (scale * (2c+1) - x)^2 per trial lane */
+    __m512 acc[512];  /* run_search's sums (lists: at most 512 entries, lattice_build) */
+    __m512i ent[8][NV];
+    /* every group's codes and grid lookups first (independent gathers) */
     for (int k = 0; k < ngrp; k++) {
-        const float *xv = xval + w * k, *wt = waux + w * k;
+        const float *xv = xval + w * k;
         for (int v = 0; v < nv; v++) {
-            const int nl = ntrial - 16 * v >= 16 ? 16 : ntrial - 16 * v;
             __m512i key = _mm512_setzero_si512();
+#pragma GCC unroll 8
             for (int i = 0; i < w; i++) {
                 const __m512 t = _mm512_mul_ps(half, _mm512_sub_ps(_mm512_mul_ps(id[v], _mm512_set1_ps(xv[i])), one));
                 __m512i l = _mm512_sub_epi32(_mm512_and_si512(_mm512_castps_si512(_mm512_add_ps(t, magic)), mant), bias);
                 l = _mm512_max_epi32(zi, _mm512_min_epi32(hi, l));
                 key = _mm512_or_si512(key, _mm512_slli_epi32(l, (unsigned)(bits * i)));
             }
-            __m512i ent = _mm512_i32gather_epi32(key, g->map, 4);
-            const __mmask16 off = _mm512_movepi32_mask(ent);
+            ent[k][v] = _mm512_i32gather_epi32(key, g->map, 4);
+        }
+    }
+    for (int k = 0; k < ngrp; k++) {
+        const float *xv = xval + w * k, *wt = waux + w * k;
+        for (int v = 0; v < nv; v++) {
+            const int nl = ntrial - 16 * v >= 16 ? 16 : ntrial - 16 * v;
+            __m512i e = ent[k][v];
+            const __mmask16 off = _mm512_movepi32_mask(e);
             onv[v] = _mm512_mask_or_epi32(onv[v], (__mmask16)~off, onv[v], _mm512_set1_epi32(1 << k));
             unsigned rest = off & ((1u << nl) - 1);
             if (rest) {
@@ -82,18 +100,22 @@ static inline __attribute__((always_inline)) void trials_body(const lattice *g, 
                     }
                 }
                 int32_t ev[16];
-                _mm512_storeu_si512(ev, ent);
+                _mm512_storeu_si512(ev, e);
                 /* each set of trials with the same list, searched once */
                 while (rest) {
                     const int32_t ek = ev[__builtin_ctz(rest)];
-                    const __mmask16 run = (__mmask16)(_mm512_cmpeq_epi32_mask(ent, _mm512_set1_epi32(ek)) & rest);
+                    const __mmask16 run = (__mmask16)(_mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(ek)) & rest);
                     rest &= ~(unsigned)run;
-                    ent = _mm512_mask_mov_epi32(ent, run, run_search(g, w, -ek - 1, (const __m512(*)[8])T));
+                    e = _mm512_mask_mov_epi32(e, run, run_search(g, w, -ek - 1, (const __m512(*)[8])T, acc));
                 }
             }
-            ent = _mm512_max_epi32(ent, zi); /* lanes past the last trial */
-            /* the entries' codes: pos holds 2c+1, w bytes per entry */
-            const __m512i a = _mm512_slli_epi32(ent, w == 4 ? 2 : 3);
+            ent[k][v] = _mm512_max_epi32(e, zi); /* lanes past the last trial */
+        }
+    }
+    /* the entries' codes: pos holds 2c+1, w bytes per entry */
+    for (int k = 0; k < ngrp; k++)
+        for (int v = 0; v < nv; v++) {
+            const __m512i a = _mm512_slli_epi32(ent[k][v], w == 4 ? 2 : 3);
             for (int h = 0; h < w / 4; h++) {
                 const __m512i word = _mm512_i32gather_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(4 * h)), g->pos, 1);
                 for (int b = 0; b < 4; b++) {
@@ -102,7 +124,6 @@ static inline __attribute__((always_inline)) void trials_body(const lattice *g, 
                 }
             }
         }
-    }
     for (int v = 0; v < nv; v++) {
         __m512 sx = _mm512_setzero_ps(), s2 = _mm512_setzero_ps();
         for (int i = 0; i < nel; i++) {
