@@ -24,7 +24,6 @@ typedef struct lattice {
     uint16_t *lcnt;    /* per list: entry count */
     uint16_t *ids;     /* entries of all lists, each list padded to 8 */
     uint8_t *soa;      /* per list at width*loff: width rows of pad codes */
-    uint8_t *lvm;      /* per list at width*list: per coordinate, the mask of the codes its entries use */
     pthread_once_t once;
 } lattice;
 

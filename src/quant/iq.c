@@ -379,7 +379,7 @@ static void encw_iq4_xs(const float *x, void *vy, int64_t n, const float *qw) {
 /* last), for the 8-entries-at-once search below. The struct (and pad8) are in */
 /* kernels/iq_kernels.h, shared with the SIMD kernels.                         */
 /* ------------------------------------------------------------------------- */
-#define LAT(n, w, b, mc, want, grid) {n, w, b, mc, want, grid, NULL, NULL, NULL, NULL, NULL, NULL, NULL, PTHREAD_ONCE_INIT}
+#define LAT(n, w, b, mc, want, grid) {n, w, b, mc, want, grid, NULL, NULL, NULL, NULL, NULL, NULL, PTHREAD_ONCE_INIT}
 static lattice lat_2xxs = LAT(256, 8, 2, 2, 2, mio_iq_grid2_256);
 static lattice lat_2xs = LAT(512, 8, 2, 2, 2, mio_iq_grid2_512);
 static lattice lat_2s = LAT(1024, 8, 2, 2, 1, mio_iq_grid2_1024);
@@ -395,8 +395,6 @@ static void lattice_free(lattice *g) {
     free(g->lcnt);
     free(g->ids);
     free(g->soa);
-    free(g->lvm);
-    g->lvm = NULL;
     g->pos = NULL;
     g->map = NULL;
     g->loff = NULL;
@@ -420,8 +418,7 @@ static bool lattice_build(lattice *g) {
     size_t cap = 1 << 16, total = 0;
     g->ids = malloc(cap * sizeof(uint16_t));
     g->soa = malloc(cap * (size_t)w);
-    g->lvm = calloc((size_t)nmap, (size_t)w); /* at most one list per map point */
-    bool ok = g->pos && g->map && g->loff && g->lcnt && posT && d2 && sel && order && seen && g->ids && g->soa && g->lvm;
+    bool ok = g->pos && g->map && g->loff && g->lcnt && posT && d2 && sel && order && seen && g->ids && g->soa;
     for (int e = 0; e < ng && ok; e++)
         for (int k = 0; k < w; k++) {
             const int v = 2 * ((g->packed[e] >> (b * k)) & mask) + 1;
@@ -480,11 +477,7 @@ static bool lattice_build(lattice *g) {
             /* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign): the counting sort wrote order[0..n), n >= 1 */
             const int e = order[j < n ? j : n - 1]; /* padding repeats the last entry */
             ids[j] = (uint16_t)e;
-            for (int k = 0; k < w; k++) {
-                const int c = (g->pos[e * w + k] - 1) / 2;
-                soa[k * pad + j] = (uint8_t)c;
-                g->lvm[(size_t)nlists * (size_t)w + (size_t)k] |= (uint8_t)(1u << c);
-            }
+            for (int k = 0; k < w; k++) soa[k * pad + j] = (uint8_t)((g->pos[e * w + k] - 1) / 2);
         }
         g->loff[nlists] = (uint32_t)total;
         g->lcnt[nlists] = (uint16_t)n;
