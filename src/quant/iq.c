@@ -4,8 +4,8 @@
  * versions from the kernel table, kernels/kernels.h); encoders byte-exact with ggml's
  * reference quantizers, using lattice search structures (grid, code->entry map,
  * neighbour lists) built once per grid. The hot searches (neighbour distances,
- * the iq3 trial-scale step, iq1_m's split scan) have SIMD versions in the
- * kernel table (kernels/kernels.h: a NULL entry runs the scalar code here). */
+ * the iq3 trial-scale step, all trial scales of an iq2/iq3 sub-block, iq1_m's
+ * split scan) have SIMD versions in the kernel table (kernels/kernels.h: a NULL entry runs the scalar code here). */
 #include "codec.h"
 #include "core/half.h"
 #include "kernels/kernels.h"
