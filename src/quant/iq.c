@@ -618,8 +618,8 @@ static inline void iq3_step(const lattice *g, const float *xval, const float *wa
 static void iq_trials_scalar(const lattice *g, const float *xval, const float *weight, const float *waux, float max, float kq,
                              float step, int nsteps, int8_t (*lc)[IQ_TRIALS_MAX], uint8_t *onm, float *sqx, float *sq2) {
     const int w = g->width, ngrp = w == 4 ? 8 : 2, nel = w * ngrp;
-    int8_t Laux[32];
-    bool on_aux[8];
+    int8_t Laux[32] = {0}; /* every trial writes all nel codes (zeroed for the analyzer) */
+    bool on_aux[8] = {false};
     for (int is = -nsteps; is <= nsteps; is++) {
         const int t = is + nsteps;
         float id = (kq + (float)is * step) / max;
