@@ -4,8 +4,7 @@
  * versions from the kernel table, kernels/kernels.h); encoders byte-exact with ggml's
  * reference quantizers, using lattice search structures (grid, code->entry map,
  * neighbour lists) built once per grid. The hot searches (neighbour distances,
- * the iq3 trial-scale step, all trial scales of an iq2/iq3 sub-block, iq1_m's
- * split scan) have SIMD versions in the kernel table (kernels/kernels.h: a NULL entry runs the scalar code here). */
+ * all trial scales of an iq2/iq3 sub-block, iq1_m's split scan) have SIMD versions in the kernel table (kernels/kernels.h: a NULL entry runs the scalar code here). */
 #include "codec.h"
 #include "core/half.h"
 #include "kernels/kernels.h"
@@ -603,11 +602,6 @@ static void iq3_step_scalar(const lattice *g, const float *xval, const float *wa
     for (int k = 0; k < 8; k++) on_aux[k] = group_codes(g, xval + 4 * k, waux + 4 * k, id, this_scale, Laux + 4 * k, &e);
 }
 
-static inline void iq3_step(const lattice *g, const float *xval, const float *waux, float id, float this_scale, int8_t *Laux,
-                            bool *on_aux) {
-    if (K->iq_iq3_step) { K->iq_iq3_step(g, xval, waux, id, this_scale, Laux, on_aux); return; }
-    iq3_step_scalar(g, xval, waux, id, this_scale, Laux, on_aux);
-}
 
 /* All trial scales of one sub-block search at once (iq_trials in
  * kernels/kernels.h): trial t (t - nsteps = is) uses id = (kq + is * step) / max
@@ -624,7 +618,7 @@ static void iq_trials_scalar(const lattice *g, const float *xval, const float *w
         const int t = is + nsteps;
         float id = (kq + (float)is * step) / max;
         float this_scale = 1 / id;
-        if (w == 4) iq3_step(g, xval, waux, id, this_scale, Laux, on_aux);
+        if (w == 4) iq3_step_scalar(g, xval, waux, id, this_scale, Laux, on_aux);
         else {
             int e;
             for (int k = 0; k < ngrp; k++) on_aux[k] = group_codes(g, xval + 8 * k, waux + 8 * k, id, this_scale, Laux + 8 * k, &e);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* iq_avx2.c — AVX2 kernels for the iq encoders' hot searches (quant/iq.c): the
- * nearest-entry search over a lattice list, the iq3 trial-scale step and iq1_m's
- * split scan. Each lane performs the scalar code's exact IEEE operation sequence
+ * nearest-entry search over a lattice list, all trial scales of an iq2/iq3
+ * sub-block search and iq1_m's split scan. Each lane performs the scalar code's exact IEEE operation sequence
  * (no FMA, no reassociation), so the chosen entries and scales are identical. */
 #include "kernels/avx2/avx2.h"
 
@@ -40,76 +40,6 @@ static int iq_avx2_list_best(const uint8_t *codes, int n, int w, const float *le
     for (int c = 0;; c += 8) {
         const int mask = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(d2 + c), bv, _CMP_EQ_OQ));
         if (mask) return c + __builtin_ctz((unsigned)mask);
-    }
-}
-
-/* iq.c's iq3_step_scalar with the 32 roundings, the grid lookups and the
- * neighbour distances in AVX2 lanes (per lane the scalar operation sequence). */
-static void iq_avx2_iq3_step(const lattice *g, const float *xval, const float *waux, float id, float this_scale, int8_t *Laux,
-                         bool *on_aux) {
-    const __m256 vid = _mm256_set1_ps(id), half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.f);
-    const __m256 magic = _mm256_set1_ps(12582912.f);
-    const __m256i mant = _mm256_set1_epi32(0x007fffff), bias = _mm256_set1_epi32(0x00400000);
-    const __m256i hi = _mm256_set1_epi32(g->maxcode), sh = _mm256_setr_epi32(0, 3, 6, 9, 0, 3, 6, 9);
-    __m256i r[4], k[4];
-    for (int v = 0; v < 4; v++) {
-        const __m256 t = _mm256_mul_ps(half, _mm256_sub_ps(_mm256_mul_ps(vid, _mm256_loadu_ps(xval + 8 * v)), one));
-        __m256i l = _mm256_sub_epi32(_mm256_and_si256(_mm256_castps_si256(_mm256_add_ps(t, magic)), mant), bias);
-        r[v] = _mm256_max_epi32(_mm256_setzero_si256(), _mm256_min_epi32(hi, l));
-        k[v] = _mm256_sllv_epi32(r[v], sh);
-    }
-    /* group keys c0 | c1 << 3 | c2 << 6 | c3 << 9 (disjoint bits: sums) */
-    const __m256i ks = _mm256_permutevar8x32_epi32(
-        _mm256_hadd_epi32(_mm256_hadd_epi32(k[0], k[1]), _mm256_hadd_epi32(k[2], k[3])), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-    const __m256i ev = _mm256_i32gather_epi32(g->map, ks, 4);
-    /* codes as bytes, in order */
-    const __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(r[0], r[1]), _mm256_packs_epi32(r[2], r[3]));
-    _mm256_storeu_si256((__m256i *)(void *)Laux, _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
-    unsigned off = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(ev));
-    for (int i = 0; i < 8; i++) on_aux[i] = !((off >> i) & 1);
-    if (!off) return;
-    int32_t e[8];
-    _mm256_storeu_si256((__m256i *)(void *)e, ev);
-    const __m256 lv = _mm256_setr_ps(1, 3, 5, 7, 9, 11, 13, 15) /* the odd levels 2c+1 */, sc = _mm256_set1_ps(this_scale);
-    const __m256 slv = _mm256_mul_ps(sc, lv);
-    while (off) {
-        const int grp = __builtin_ctz(off);
-        off &= off - 1;
-        const int lst = -e[grp] - 1;
-        const uint32_t lo = g->loff[lst];
-        const int n = g->lcnt[lst], pad = pad8(n);
-        const uint8_t *codes = g->soa + (size_t)lo * 4;
-        const float *xv = xval + 4 * grp, *wt = waux + 4 * grp;
-        __m256 t[4];
-        for (int i = 0; i < 4; i++) {
-            const __m256 diff = _mm256_sub_ps(slv, _mm256_set1_ps(xv[i]));
-            t[i] = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(wt[i]), diff), diff);
-        }
-        float d2[64]; /* iq3 lists hold at most 38 entries */
-        __m256 m = _mm256_set1_ps(FLT_MAX);
-        for (int c = 0; c < pad; c += 8) {
-            __m256 acc = _mm256_setzero_ps();
-            for (int i = 0; i < 4; i++) {
-                const __m256i ci = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(codes + i * pad + c)));
-                acc = _mm256_add_ps(acc, _mm256_permutevar8x32_ps(t[i], ci));
-            }
-            _mm256_storeu_ps(d2 + c, acc);
-            m = _mm256_min_ps(acc, m);
-        }
-        __m128 h = _mm_min_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
-        h = _mm_min_ps(h, _mm_movehl_ps(h, h));
-        h = _mm_min_ss(h, _mm_shuffle_ps(h, h, 1));
-        const float best = _mm_cvtss_f32(h);
-        int j = 0;
-        if (best < FLT_MAX) {
-            const __m256 bv = _mm256_set1_ps(best);
-            for (int c = 0;; c += 8) {
-                const int mask = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(d2 + c), bv, _CMP_EQ_OQ));
-                if (mask) { j = c + __builtin_ctz((unsigned)mask); break; }
-            }
-        } /* else: ggml asserts (non-finite scores); take the first entry */
-        const int8_t *pg = g->pos + 4 * g->ids[lo + (uint32_t)j];
-        for (int i = 0; i < 4; i++) Laux[4 * grp + i] = (int8_t)((pg[i] - 1) / 2);
     }
 }
 
@@ -311,7 +241,6 @@ static void iq_avx2_trials(const lattice *g, const float *xval, const float *wei
 
 void mio_avx2_fill_iq(mio_kernels *k) {
     k->iq_list_best = iq_avx2_list_best;
-    k->iq_iq3_step = iq_avx2_iq3_step;
     k->iq_iq1m_scan = iq_avx2_iq1m_scan;
     k->iq_trials = iq_avx2_trials;
 }
