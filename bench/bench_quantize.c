@@ -41,7 +41,9 @@
  *
  * Usage: bench_quantize [--runs N] [--threads T] [--layers L] [--embd E] [--ff F]
  *          [--heads H] [--kv-heads K] [--vocab V] [--presets Q4_K_M,Q4_K_S,Q8_0]
- *          [--model FILE.gguf] [--imatrix] [--scaling] [--dir DIR] [--keep] */
+ *          [--model FILE.gguf] [--allow-requantize] [--imatrix] [--scaling] [--dir DIR] [--keep]
+ * --allow-requantize lets both sides decode a quantized input (a real public
+ * model: scripts/fetch-bench-model.sh prints SmolLM2-135M-Instruct's Q4_1 GGUF). */
 #include "modelio.h"
 #include "../tests/interop/peer.h"
 #include "bench_util.h"
@@ -73,7 +75,7 @@
 
 /* llama_model_quantize_params of this build: 64 bytes (the caller must reserve
  * all of them); only nthread and ftype are set here, the rest stay defaults. */
-enum { QP_NTHREAD = 0x00, QP_FTYPE = 0x04, QP_IMATRIX = 0x18, QP_KV_OVERRIDES = 0x20, QP_SIZE = 0x40 };
+enum { QP_NTHREAD = 0x00, QP_FTYPE = 0x04, QP_ALLOW_REQ = 0x10, QP_IMATRIX = 0x18, QP_KV_OVERRIDES = 0x20, QP_SIZE = 0x40 };
 typedef struct { unsigned char b[QP_SIZE]; } qparams;
 typedef void (*llama_log_fn)(int level, const char *text, void *user);
 
@@ -336,6 +338,7 @@ typedef struct { unsigned char b[264]; } peer_kv;
 static peer_imatrix *g_im;  /* NULL: no imatrix */
 static peer_kv g_im_kv[5];
 static char g_im_path[4400];
+static int g_requant; /* --allow-requantize */
 
 static void kv_set(peer_kv *o, int tag, const char *key, const char *sv, int64_t iv) {
     memset(o, 0, sizeof *o);
@@ -410,6 +413,7 @@ static int quantize_ours(const char *in, const char *out, int preset, int thread
     q.preset = preset;
     q.n_threads = threads;
     if (g_im) q.imatrix_path = g_im_path;
+    q.allow_requantize = g_requant;
     if (mio_quantize(in, out, &q) != MIO_OK) {
         fprintf(stderr, "mio_quantize(%s): %s\n", mio_preset_name(preset), mio_last_error());
         return 1;
@@ -422,6 +426,7 @@ static int quantize_peer(const char *in, const char *out, int preset, int thread
     int32_t nt = threads, ft = preset;
     memcpy(p.b + QP_NTHREAD, &nt, 4);
     memcpy(p.b + QP_FTYPE, &ft, 4);
+    p.b[QP_ALLOW_REQ] = (unsigned char)g_requant;
     if (g_im) {
         const void *im = g_im, *kv = g_im_kv;
         memcpy(p.b + QP_IMATRIX, &im, sizeof im);
@@ -544,12 +549,17 @@ static void rm_dir(const char *dir) {
 static void usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s [--runs N] [--threads T] [--layers L] [--embd E] [--ff F] [--heads H] [--kv-heads K]\n"
-            "          [--vocab V] [--presets Q4_K_M,Q4_K_S,Q8_0] [--model FILE.gguf] [--imatrix] [--scaling] [--dir DIR] [--keep]\n"
+            "          [--vocab V] [--presets Q4_K_M,Q4_K_S,Q8_0] [--model FILE.gguf] [--allow-requantize] [--imatrix] [--scaling]\n"
+            "          [--dir DIR] [--keep]\n"
             "  --runs N      rounds of interleaved runs, medians quoted (default 3)\n"
             "  --threads T   threads of both quantizers (default: online CPUs)\n"
             "  --layers/--embd/--ff/--heads/--kv-heads/--vocab  the generated llama model\n"
             "                (default 18 / 1024 / 2816 / 16 / = heads / 32000: 296.8 M parameters)\n"
             "  --model FILE  quantize this f16/f32/bf16 GGUF instead (never deleted)\n"
+            "  --allow-requantize  let both sides requantize a quantized --model\n"
+            "                (scripts/fetch-bench-model.sh: SmolLM2-135M-Instruct, Q4_1)\n"
+            "  --imatrix     the same synthetic importance matrix for both (IQ2_S, IQ2_XXS, IQ1_S, ... need one)\n"
+            "  --scaling     also run libmodelio on one thread: the speed-up of --threads over it\n"
             "  --dir DIR     where the model and the outputs go (default $TMPDIR or /tmp)\n"
             "  --keep        keep the generated model (it is reused by the next run of the same shape)\n"
             "llama.cpp is loaded from $MIO_PEER_DIR (scripts/fetch-ggml-peer.sh).\n",
@@ -592,6 +602,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--keep")) keep = 1;
         else if (!strcmp(a, "--imatrix")) with_imatrix = 1;
         else if (!strcmp(a, "--scaling")) scaling = 1;
+        else if (!strcmp(a, "--allow-requantize")) g_requant = 1;
         else { usage(argv[0]); return 2; }
 #undef NUM
     }

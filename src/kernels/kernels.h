@@ -40,6 +40,12 @@ typedef struct mio_kernels {
      * zero (its sign needs ggml's sequential scan); returns the blocks done. */
     int64_t (*enc_q4_1)(const float *x, uint8_t *y, int64_t nb);
     kern_dec_fn dec_q8_0;
+    /* ggml's make_qx_quants(32, nmax, x, L, 1, w) on lg_sym_blocks (8 or 16)
+     * consecutive blocks of 32 (x, w: 32 * lg_sym_blocks floats; the q4_0 / q5_0
+     * importance-matrix fit): scale[j] and codes L[32*j + i] biased by nmax.
+     * (Their q4_1 / q5_1 fit is make_qkx3_quants on blocks of 32: kq_qkx3, n = 32.) */
+    void (*lg_fit_sym)(const float *x, const float *w, int nmax, float *scale, int8_t *L);
+    int lg_sym_blocks;
 
     /* --- k-quants (quant/kquants.c) --- */
     /* make_qkx2_quants on 8 sub-blocks of n (16 or 32) contiguous floats at x:

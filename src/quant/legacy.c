@@ -389,30 +389,59 @@ static float row_sigma2(const float *x, int64_t n) {
     return s / (float)n;
 }
 
-/* Weighted q4_0 / q5_0 (nmax 8 / 16) and q4_1 / q5_1 (nmax 15 / 31). */
+/* Weighted q4_0 / q5_0 (nmax 8 / 16) and q4_1 / q5_1 (nmax 15 / 31). Groups
+ * of 8 or 16 blocks go to the kernels (one block per lane, each lane the fit
+ * above exactly), the rest one by one. */
+static void put_sym(uint8_t *o, float d, const uint8_t *L, int nmax) {
+    st16(o, half_from_f32(d));
+    if (nmax == 8) pack4(o + 2, L);
+    else { pack_high(o + 2, L); pack4(o + 6, L); }
+}
+
 static void encw_sym(const float *x, uint8_t *o, int64_t n, const float *qw, int nmax, size_t bytes) {
     const float sigma2 = row_sigma2(x, n);
-    for (int64_t b = 0; b < n / QK; b++, x += QK, qw += QK, o += bytes) {
+    int64_t b = 0;
+    const int g = K->lg_fit_sym ? K->lg_sym_blocks : 0;
+    if (g == 8 || g == 16)
+        for (; b + g <= n / QK; b += g, x += g * QK, qw += g * QK, o += (size_t)g * bytes) {
+            float w[16 * QK], d[16];
+            int8_t L[16 * QK];
+            for (int k = 0; k < g; k++) block_weights(x + QK * k, qw + QK * k, sigma2, w + QK * k);
+            K->lg_fit_sym(x, w, nmax, d, L);
+            for (int k = 0; k < g; k++) put_sym(o + bytes * (size_t)k, d[k], (const uint8_t *)L + QK * k, nmax);
+        }
+    for (; b < n / QK; b++, x += QK, qw += QK, o += bytes) {
         float w[QK];
         uint8_t L[QK];
         block_weights(x, qw, sigma2, w);
-        st16(o, half_from_f32(fit_symmetric(x, w, nmax, L)));
-        if (nmax == 8) pack4(o + 2, L);
-        else { pack_high(o + 2, L); pack4(o + 6, L); }
+        put_sym(o, fit_symmetric(x, w, nmax, L), L, nmax);
     }
+}
+
+static void put_affine(uint8_t *o, float d, float neg_min, const uint8_t *L, int nmax) {
+    st16(o, half_from_f32(d));
+    st16(o + 2, half_from_f32(-neg_min));
+    if (nmax == 15) pack4(o + 4, L);
+    else { pack_high(o + 4, L); pack4(o + 8, L); }
 }
 
 static void encw_affine(const float *x, uint8_t *o, int64_t n, const float *qw, int nmax, size_t bytes) {
     const float sigma2 = row_sigma2(x, n);
-    for (int64_t b = 0; b < n / QK; b++, x += QK, qw += QK, o += bytes) {
+    int64_t b = 0;
+    if (K->kq_qkx3)
+        for (; b + 8 <= n / QK; b += 8, x += 8 * QK, qw += 8 * QK, o += 8 * bytes) {
+            float w[8 * QK], d[8], neg_min[8];
+            uint8_t L[8 * QK];
+            for (int k = 0; k < 8; k++) block_weights(x + QK * k, qw + QK * k, sigma2, w + QK * k);
+            K->kq_qkx3(x, QK, nmax, w, d, neg_min, L);
+            for (int k = 0; k < 8; k++) put_affine(o + bytes * (size_t)k, d[k], neg_min[k], L + QK * k, nmax);
+        }
+    for (; b < n / QK; b++, x += QK, qw += QK, o += bytes) {
         float w[QK], neg_min;
         uint8_t L[QK];
         block_weights(x, qw, sigma2, w);
         float d = fit_affine(x, w, nmax, L, &neg_min);
-        st16(o, half_from_f32(d));
-        st16(o + 2, half_from_f32(-neg_min));
-        if (nmax == 15) pack4(o + 4, L);
-        else { pack_high(o + 4, L); pack4(o + 8, L); }
+        put_affine(o, d, neg_min, L, nmax);
     }
 }
 

@@ -144,17 +144,44 @@ static void dec_tq2_0(const void *vx, float *y, int64_t nb) {
 /* ---------------- q1_0: f16 d = mean |x|, 16 bytes of sign bits ---------------- */
 #define Q1_BYTES 18
 
+/* The 128 sign bits of a block: byte k, bit t = (x[8k + t] >= 0). The tests
+ * go to bytes first (a loop the vectorizer takes), then each 8 bytes of 0/1
+ * to one byte: the multiply moves byte t's bit to bit 56 + t. */
+static void q1_signs(const float *x, uint8_t *o) {
+    uint8_t c[128];
+    for (int j = 0; j < 128; j++) c[j] = (uint8_t)(ldf32(x + j) >= 0.0f);
+    for (int k = 0; k < 16; k++) {
+        uint64_t w;
+        memcpy(&w, c + 8 * k, 8);
+        o[k] = (uint8_t)((w * 0x0102040810204080ull) >> 56);
+    }
+}
+
+/* ggml sums |x| of a block in element order, a chain of 128 dependent adds:
+ * four blocks' chains run interleaved (each still in element order, in
+ * registers), so the adds of different blocks overlap. */
 static void enc_q1_0(const float *x, void *y, int64_t nb) {
     uint8_t *o = y;
-    for (int64_t b = 0; b < nb; b++, x += 128, o += Q1_BYTES) {
+    int64_t b = 0;
+    for (; b + 4 <= nb; b += 4, x += 4 * 128, o += 4 * Q1_BYTES) {
+        float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+        for (int j = 0; j < 128; j++) {
+            s0 += fabsf(ldf32(x + j));
+            s1 += fabsf(ldf32(x + 128 + j));
+            s2 += fabsf(ldf32(x + 256 + j));
+            s3 += fabsf(ldf32(x + 384 + j));
+        }
+        const float sum[4] = {s0, s1, s2, s3};
+        for (int l = 0; l < 4; l++) {
+            st16(o + Q1_BYTES * l, half_from_f32(sum[l] / 128));
+            q1_signs(x + 128 * l, o + Q1_BYTES * l + 2);
+        }
+    }
+    for (; b < nb; b++, x += 128, o += Q1_BYTES) {
         float sum = 0.0f;
         for (int j = 0; j < 128; j++) sum += fabsf(ldf32(x + j));
         st16(o, half_from_f32(sum / 128));
-        for (int k = 0; k < 16; k++) {
-            unsigned bits = 0;
-            for (int t = 0; t < 8; t++) bits |= (unsigned)(ldf32(x + 8 * k + t) >= 0.0f) << t;
-            o[2 + k] = (uint8_t)bits;
-        }
+        q1_signs(x, o + 2);
     }
 }
 

@@ -324,6 +324,62 @@ static void kq_avx2_requant_sym(const float *x, int n, float d, int nmax, int8_t
     }
 }
 
+/* make_qx_quants(32, nmax, x, L, 1, w) with weights w on 8 consecutive
+ * blocks of 32 (the legacy q4_0 / q5_0 importance-matrix fit), one block per
+ * lane; the 18 trial scales two at a time, chosen in ggml's order. */
+static void lg_avx2_fit_sym8(const float *x, const float *w, int nmax, float *scale_out, int8_t *L) {
+    enum { N = 32 };
+    __m256 xt[N], wt[N], wx[N];
+    const __m256 zero = _mm256_setzero_ps(), vlo = _mm256_set1_ps((float)-nmax), vhi = _mm256_set1_ps((float)(nmax - 1));
+    gather8(x, N, xt);
+    gather8(w, N, wt);
+    for (int i = 0; i < N; i++) wx[i] = _mm256_mul_ps(wt[i], xt[i]);
+    __m256 amax, mx;
+    lane_absmax(xt, N, &amax, &mx);
+    const __m256 zl = _mm256_cmp_ps(amax, _mm256_set1_ps(1e-15f), _CMP_LT_OQ);
+    __m256 iscale = _mm256_div_ps(_mm256_set1_ps((float)-nmax), mx);
+    __m256 sumlx = zero, suml2 = zero;
+    for (int i = 0; i < N; i++) {
+        __m256 lf = v_round_clamp(_mm256_mul_ps(iscale, xt[i]), vlo, vhi);
+        sumlx = _mm256_add_ps(sumlx, _mm256_mul_ps(wx[i], lf));
+        suml2 = _mm256_add_ps(suml2, _mm256_mul_ps(_mm256_mul_ps(wt[i], lf), lf));
+    }
+    __m256 scale = v_sel(zero, _mm256_div_ps(sumlx, suml2), _mm256_cmp_ps(suml2, zero, _CMP_NEQ_UQ));
+    __m256 best = _mm256_mul_ps(scale, sumlx), best_is = iscale;
+    static const int steps[18] = {-9, -8, -7, -6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+    for (int k = 0; k < 18; k += 2) {
+        __m256 is[2], sx[2], s2[2];
+        for (int t = 0; t < 2; t++) {
+            is[t] = _mm256_div_ps(_mm256_set1_ps(-((float)nmax + 0.1f * (float)steps[k + t])), mx);
+            sx[t] = s2[t] = zero;
+        }
+        for (int i = 0; i < N; i++)
+            for (int t = 0; t < 2; t++) {
+                __m256 lf = v_round_clamp(_mm256_mul_ps(is[t], xt[i]), vlo, vhi);
+                sx[t] = _mm256_add_ps(sx[t], _mm256_mul_ps(wx[i], lf));
+                s2[t] = _mm256_add_ps(s2[t], _mm256_mul_ps(_mm256_mul_ps(wt[i], lf), lf));
+            }
+        for (int t = 0; t < 2; t++) {
+            __m256 upd = _mm256_and_ps(_mm256_cmp_ps(s2[t], zero, _CMP_GT_OQ),
+                                       _mm256_cmp_ps(_mm256_mul_ps(sx[t], sx[t]), _mm256_mul_ps(best, s2[t]), _CMP_GT_OQ));
+            if (!_mm256_movemask_ps(upd)) continue;
+            __m256 ns = _mm256_div_ps(sx[t], s2[t]);
+            scale = v_sel(scale, ns, upd);
+            best = v_sel(best, _mm256_mul_ps(ns, sx[t]), upd);
+            best_is = v_sel(best_is, is[t], upd);
+        }
+    }
+    _mm256_storeu_ps(scale_out, v_sel(scale, zero, zl));
+    __m256i li[N];
+    const __m256i zmask = _mm256_castps_si256(zl);
+    for (int i = 0; i < N; i++) {
+        __m256i l = _mm256_add_epi32(v_clamp(v_nearest(_mm256_mul_ps(best_is, xt[i])), -nmax, nmax - 1),
+                                     _mm256_set1_epi32(nmax));
+        li[i] = _mm256_andnot_si256(zmask, l);
+    }
+    scatter8_u8(li, N, 0, (uint8_t *)L);
+}
+
 void mio_avx2_fill_kquants(mio_kernels *k) {
     k->kq_qkx2 = kq_avx2_qkx2;
     k->kq_qkx3 = kq_avx2_qkx3;
@@ -331,4 +387,6 @@ void mio_avx2_fill_kquants(mio_kernels *k) {
     k->kq_q3 = kq_avx2_q3;
     k->kq_requant_min = kq_avx2_requant_min;
     k->kq_requant_sym = kq_avx2_requant_sym;
+    k->lg_fit_sym = lg_avx2_fit_sym8;
+    k->lg_sym_blocks = 8;
 }
