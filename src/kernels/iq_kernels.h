@@ -27,6 +27,9 @@ typedef struct lattice {
     pthread_once_t once;
 } lattice;
 
+/* the most trial scales of one sub-block search (iq3_xxs: 31), padded */
+#define IQ_TRIALS_MAX 32
+
 /* list length rounded up to whole groups of 8 entries */
 static inline int pad8(int n) { return (n + 7) & ~7; }
 

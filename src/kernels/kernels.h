@@ -71,9 +71,11 @@ typedef struct mio_kernels {
      * weighted distance below FLT_MAX, or -1. */
     int (*iq_list_best)(const uint8_t *codes, int n, int w, const float *lev, int nlev, const float *xv,
                         const float *wt, float scale);
-    /* one trial scale of the iq3 search on a 4-wide lattice (see iq.c) */
-    void (*iq_iq3_step)(const lattice *g, const float *xval, const float *waux, float id, float this_scale,
-                        int8_t *Laux, bool *on_aux);
+    /* all 2*nsteps+1 trial scales of one iq3 (8 groups of 4) or iq2 (2 groups
+     * of 8) sub-block search, as iq.c's iq_trials_scalar: per trial t its codes
+     * in column t of lc (element-major), its on-grid group mask and its sums */
+    void (*iq_trials)(const lattice *g, const float *xval, const float *weight, const float *waux, float max, float kq,
+                      float step, int nsteps, int8_t (*lc)[IQ_TRIALS_MAX], uint8_t *onm, float *sqx, float *sq2);
     /* iq4_nl / iq4_xs scale search: for the 16 inverse scales ids[k] of one
      * sub-block of 32 (the first guess and the 15 trials), the sums over the
      * elements in order of (w*q)*x and (w*q)*q, q the level of ids[k]*x[j] */

@@ -10,4 +10,5 @@ void mio_kernels_fill_avx512(mio_kernels *k) {
     mio_avx512_fill_iq4(k);
     mio_avx512_fill_dot(k);
     mio_avx512_fill_ptqtp(k);
+    mio_avx512_fill_iq(k);
 }
