@@ -31,14 +31,20 @@ typedef void (*kern_act_fn)(const float *x, uint8_t *y, int64_t nb);
 typedef struct mio_kernels {
     /* --- plain casts (quant/scalar.c): n values, any alignment --- */
     void (*f32_to_bf16)(const float *x, uint8_t *y, int64_t n);
+    void (*f32_to_f16)(const float *x, uint8_t *y, int64_t n); /* exactly core/half.h's half_from_f32 */
     void (*bf16_to_f32)(const uint8_t *x, float *y, int64_t n);
     void (*f16_to_f32)(const uint8_t *x, float *y, int64_t n); /* exact, quiets sNaN as core/half.h */
 
     /* --- legacy 32-element blocks (quant/legacy.c) --- */
-    /* q4_1's plain encoder on up to nb blocks of 32 floats at x into 20-byte
-     * blocks at y; stops before the first block whose minimum or maximum is a
-     * zero (its sign needs ggml's sequential scan); returns the blocks done. */
+    /* The plain encoders of q4_0 / q4_1 / q5_0 / q5_1 on up to nb blocks of 32
+     * floats at x into wire blocks at y; each stops before the first block it
+     * leaves to the scalar encoder (a zero extreme, a tie for the largest
+     * magnitude, a non-finite scale, or a tail of fewer than 8 blocks) and
+     * returns the blocks done. */
+    int64_t (*enc_q4_0)(const float *x, uint8_t *y, int64_t nb);
     int64_t (*enc_q4_1)(const float *x, uint8_t *y, int64_t nb);
+    int64_t (*enc_q5_0)(const float *x, uint8_t *y, int64_t nb);
+    int64_t (*enc_q5_1)(const float *x, uint8_t *y, int64_t nb);
     kern_dec_fn dec_q8_0;
     /* ggml's make_qx_quants(32, nmax, x, L, 1, w) on lg_sym_blocks (8 or 16)
      * consecutive blocks of 32 (x, w: 32 * lg_sym_blocks floats; the q4_0 / q5_0
