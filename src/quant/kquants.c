@@ -440,11 +440,9 @@ static void q3_finish(const float *x, uint8_t *b, int8_t *L) {
      * two bits are packed like q2_K's (fixed-trip byte loops that vectorize) */
     uint8_t U[QK], hm[32], qs[64];
     memcpy(U, L, QK);
-    for (int i = 0; i < 32; i++) {
-        unsigned h = 0;
-        for (int k = 0; k < 8; k++) h |= (unsigned)((U[32 * k + i] >> 2) & 1) << k;
-        hm[i] = (uint8_t)h;
-    }
+    memset(hm, 0, sizeof hm);
+    for (int k = 0; k < 8; k++)
+        for (int i = 0; i < 32; i++) hm[i] = (uint8_t)(hm[i] | ((U[32 * k + i] >> 2) & 1) << k);
     for (int j = 0; j < 2; j++)
         for (int l = 0; l < 32; l++)
             qs[32 * j + l] = (uint8_t)((U[128 * j + l] & 3) | (U[128 * j + l + 32] & 3) << 2 |
