@@ -66,8 +66,8 @@ typedef struct mio_kernels {
     void (*kq_qx)(const float *x, int nmax, const float *qw, float *scale, int8_t *L);
     /* make_q3_quants(16, 4, ., ., true) on the 16 sub-blocks of 16 at x (one q3_K block). */
     void (*kq_q3)(const float *x, float *scale, int8_t *L);
-    /* the same on 4 consecutive q3_K blocks (x: 1024 floats; scale: 64; L: 1024) */
-    void (*kq_q3x4)(const float *x, float *scale, int8_t *L);
+    /* the same on 8 consecutive q3_K blocks (x: 2048 floats; scale: 128; L: 2048) */
+    void (*kq_q3x8)(const float *x, float *scale, int8_t *L);
     /* kq_requant_min / kq_requant_sym (kquants_kernels.h) for n a multiple of 8 */
     void (*kq_requant_min)(const float *x, int n, float dm, float d, int nmax, uint8_t *L);
     void (*kq_requant_sym)(const float *x, int n, float d, int nmax, int8_t *L);

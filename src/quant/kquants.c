@@ -709,16 +709,16 @@ static void q8_encode_block(const float *x, uint8_t *b) {
     }
 ENC_FN(enc_q2_K, Q2_BYTES, q2_encode_block(xb, b))
 ENC_FN(enc_q3_K_one, Q3_BYTES, q3_encode_block(xb, b))
-/* q3_K: the scale searches of 4 blocks at once when the kernel has it */
+/* q3_K: the scale searches of 8 blocks at once when the kernel has it */
 static void enc_q3_K(const float *x, void *y, int64_t nb) {
     uint8_t *o = y;
     int64_t i = 0;
-    if (K->kq_q3x4)
-        for (; i + 4 <= nb; i += 4) {
-            int8_t L[4 * QK];
-            float scales[64];
-            K->kq_q3x4(x + i * QK, scales, L);
-            for (int k = 0; k < 4; k++)
+    if (K->kq_q3x8)
+        for (; i + 8 <= nb; i += 8) {
+            int8_t L[8 * QK];
+            float scales[128];
+            K->kq_q3x8(x + i * QK, scales, L);
+            for (int k = 0; k < 8; k++)
                 q3_encode_rest(x + (i + k) * QK, o + (i + k) * Q3_BYTES, scales + 16 * k, L + QK * k);
         }
     enc_q3_K_one(x + i * QK, o + i * Q3_BYTES, nb - i);

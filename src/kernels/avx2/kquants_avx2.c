@@ -307,7 +307,10 @@ static inline __attribute__((always_inline)) void q3_core(const float *x, float 
 }
 
 static void kq_avx2_q3(const float *x, float *scale_out, int8_t *L) { q3_core(x, scale_out, L, 2); }
-static void kq_avx2_q3x4(const float *x, float *scale_out, int8_t *L) { q3_core(x, scale_out, L, 8); }
+static void kq_avx2_q3x8(const float *x, float *scale_out, int8_t *L) {
+    q3_core(x, scale_out, L, 8);
+    q3_core(x + 1024, scale_out + 64, L + 1024, 8);
+}
 
 /* packs 8 int32 lanes (0..255) into 8 bytes at p */
 static inline void store8_u8(__m256i v, uint8_t *p) {
@@ -395,7 +398,7 @@ void mio_avx2_fill_kquants(mio_kernels *k) {
     k->kq_qkx3 = kq_avx2_qkx3;
     k->kq_qx = kq_avx2_qx;
     k->kq_q3 = kq_avx2_q3;
-    k->kq_q3x4 = kq_avx2_q3x4;
+    k->kq_q3x8 = kq_avx2_q3x8;
     k->kq_requant_min = kq_avx2_requant_min;
     k->kq_requant_sym = kq_avx2_requant_sym;
     k->lg_fit_sym = lg_avx2_fit_sym8;

@@ -17,21 +17,45 @@ static inline __m512i z_clamp(__m512i l, int lo, int hi) {
     return _mm512_max_epi32(_mm512_set1_epi32(lo), _mm512_min_epi32(_mm512_set1_epi32(hi), l));
 }
 
-static void kq_avx512_q3x4(const float *x, float *scale_out, int8_t *L) {
-    enum { N = 16, G = 4 };
+/* 16x16 transpose: out[c] lane r = in[r] lane c (shuffles only, exact) */
+static inline void transpose16(const __m512 *in, __m512 *out) {
+    __m512 t[16], u[16];
+    for (int k = 0; k < 8; k++) {
+        t[2 * k] = _mm512_unpacklo_ps(in[2 * k], in[2 * k + 1]);
+        t[2 * k + 1] = _mm512_unpackhi_ps(in[2 * k], in[2 * k + 1]);
+    }
+    /* u[4a + c], 128-bit lane k: column 4k + c of rows 4a..4a+3 */
+    for (int a = 0; a < 4; a++) {
+        u[4 * a + 0] = _mm512_shuffle_ps(t[4 * a], t[4 * a + 2], 0x44);
+        u[4 * a + 1] = _mm512_shuffle_ps(t[4 * a], t[4 * a + 2], 0xee);
+        u[4 * a + 2] = _mm512_shuffle_ps(t[4 * a + 1], t[4 * a + 3], 0x44);
+        u[4 * a + 3] = _mm512_shuffle_ps(t[4 * a + 1], t[4 * a + 3], 0xee);
+    }
+    for (int c = 0; c < 4; c++) {
+        const __m512 a0 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88), a1 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xdd);
+        const __m512 b0 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88), b1 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xdd);
+        out[c] = _mm512_shuffle_f32x4(a0, b0, 0x88);
+        out[8 + c] = _mm512_shuffle_f32x4(a0, b0, 0xdd);
+        out[4 + c] = _mm512_shuffle_f32x4(a1, b1, 0x88);
+        out[12 + c] = _mm512_shuffle_f32x4(a1, b1, 0xdd);
+    }
+}
+
+static void kq_avx512_q3x8(const float *x, float *scale_out, int8_t *L) {
+    enum { N = 16, G = 8 };
     const int nmax = 4;
-    __m512 xt[G][N], wt[G][N], wx[G][N], lf[G][N];
+    __m512 xt[G][N], lf[G][N]; /* the weights x*x and x*x*x are recomputed (same operations) */
     __m512i li[G][N];
     const __m512 zero = _mm512_setzero_ps();
     __m512 sumlx[G], suml2[G];
     __mmask16 zl[G];
-    const __m512i idx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                           _mm512_set1_epi32(N));
     for (int g = 0; g < G; g++) {
+        __m512 rows[N];
+        for (int j = 0; j < N; j++) rows[j] = _mm512_loadu_ps(x + 256 * g + N * j);
+        transpose16(rows, xt[g]);
         /* lane j = sub-block j: xt[i] lane j = x[16*j + i]; the first strict absolute maximum */
         __m512 amax = zero, mx = zero;
         for (int i = 0; i < N; i++) {
-            xt[g][i] = _mm512_i32gather_ps(idx, x + 256 * g + i, 4);
             const __m512 ax = _mm512_abs_ps(xt[g][i]);
             const __mmask16 gt = _mm512_cmp_ps_mask(ax, amax, _CMP_GT_OQ);
             amax = _mm512_mask_blend_ps(gt, amax, ax);
@@ -43,10 +67,9 @@ static void kq_avx512_q3x4(const float *x, float *scale_out, int8_t *L) {
         for (int i = 0; i < N; i++) {
             li[g][i] = z_clamp(z_nearest(_mm512_mul_ps(iscale, xt[g][i])), -nmax, nmax - 1);
             lf[g][i] = _mm512_cvtepi32_ps(li[g][i]);
-            wt[g][i] = _mm512_mul_ps(xt[g][i], xt[g][i]);
-            wx[g][i] = _mm512_mul_ps(wt[g][i], xt[g][i]);
-            sumlx[g] = _mm512_add_ps(sumlx[g], _mm512_mul_ps(wx[g][i], lf[g][i]));
-            suml2[g] = _mm512_add_ps(suml2[g], _mm512_mul_ps(_mm512_mul_ps(wt[g][i], lf[g][i]), lf[g][i]));
+            const __m512 wt = _mm512_mul_ps(xt[g][i], xt[g][i]), wx = _mm512_mul_ps(wt, xt[g][i]);
+            sumlx[g] = _mm512_add_ps(sumlx[g], _mm512_mul_ps(wx, lf[g][i]));
+            suml2[g] = _mm512_add_ps(suml2[g], _mm512_mul_ps(_mm512_mul_ps(wt, lf[g][i]), lf[g][i]));
         }
     }
     /* a lane without changes in a pass keeps its state, so later passes change
@@ -57,14 +80,15 @@ static void kq_avx512_q3x4(const float *x, float *scale_out, int8_t *L) {
         for (int i = 0; i < N; i++)
             for (int g = 0; g < G; g++) {
                 if (!(act >> g & 1)) continue;
-                __m512 slx = _mm512_sub_ps(sumlx[g], _mm512_mul_ps(wx[g][i], lf[g][i]));
+                const __m512 wt = _mm512_mul_ps(xt[g][i], xt[g][i]), wx = _mm512_mul_ps(wt, xt[g][i]);
+                __m512 slx = _mm512_sub_ps(sumlx[g], _mm512_mul_ps(wx, lf[g][i]));
                 const __mmask16 c1 = _mm512_cmp_ps_mask(slx, zero, _CMP_GT_OQ);
-                __m512 sl2 = _mm512_sub_ps(suml2[g], _mm512_mul_ps(_mm512_mul_ps(wt[g][i], lf[g][i]), lf[g][i]));
+                __m512 sl2 = _mm512_sub_ps(suml2[g], _mm512_mul_ps(_mm512_mul_ps(wt, lf[g][i]), lf[g][i]));
                 const __m512i nl = z_clamp(z_nearest(_mm512_div_ps(_mm512_mul_ps(xt[g][i], sl2), slx)), -nmax, nmax - 1);
                 const __mmask16 diff = _mm512_cmpneq_epi32_mask(nl, li[g][i]);
                 const __m512 nlf = _mm512_cvtepi32_ps(nl);
-                slx = _mm512_add_ps(slx, _mm512_mul_ps(wx[g][i], nlf));
-                sl2 = _mm512_add_ps(sl2, _mm512_mul_ps(_mm512_mul_ps(wt[g][i], nlf), nlf));
+                slx = _mm512_add_ps(slx, _mm512_mul_ps(wx, nlf));
+                sl2 = _mm512_add_ps(sl2, _mm512_mul_ps(_mm512_mul_ps(wt, nlf), nlf));
                 const __mmask16 c3 =
                     _mm512_cmp_ps_mask(sl2, zero, _CMP_GT_OQ) &
                     _mm512_cmp_ps_mask(_mm512_mul_ps(_mm512_mul_ps(slx, slx), suml2[g]),
@@ -82,15 +106,15 @@ static void kq_avx512_q3x4(const float *x, float *scale_out, int8_t *L) {
     for (int g = 0; g < G; g++) {
         const __mmask16 pos = _mm512_cmp_ps_mask(suml2[g], zero, _CMP_GT_OQ) & (__mmask16)~zl[g];
         _mm512_storeu_ps(scale_out + 16 * g, _mm512_maskz_div_ps(pos, sumlx[g], suml2[g]));
-        int32_t t[N][16];
+        __m512 codes[N], rows[N];
         for (int i = 0; i < N; i++)
-            _mm512_storeu_si512((void *)t[i],
-                                _mm512_maskz_add_epi32((__mmask16)~zl[g], li[g][i], _mm512_set1_epi32(nmax)));
-        for (int j = 0; j < 16; j++)
-            for (int i = 0; i < N; i++) L[256 * g + N * j + i] = (int8_t)t[i][j];
+            codes[i] = _mm512_castsi512_ps(_mm512_maskz_add_epi32((__mmask16)~zl[g], li[g][i], _mm512_set1_epi32(nmax)));
+        transpose16(codes, rows);
+        for (int j = 0; j < N; j++)
+            _mm_storeu_si128((__m128i *)(void *)(L + 256 * g + N * j), _mm512_cvtepi32_epi8(_mm512_castps_si512(rows[j])));
     }
 }
 
 void mio_avx512_fill_kquants(mio_kernels *k) {
-    k->kq_q3x4 = kq_avx512_q3x4;
+    k->kq_q3x8 = kq_avx512_q3x8;
 }
