@@ -115,6 +115,82 @@ static void kq_avx512_q3x8(const float *x, float *scale_out, int8_t *L) {
     }
 }
 
+/* nearest_int(v) clamped to [lo, hi], as a float (+0 for a zero result, like
+ * the integer path's conversion); exact for the |v| <= about nmax seen here */
+static inline __m512 z_round_clamp(__m512 v, __m512 lo, __m512 hi) {
+    const __m512 M = _mm512_set1_ps(12582912.f);
+    return _mm512_min_ps(_mm512_max_ps(_mm512_sub_ps(_mm512_add_ps(v, M), M), lo), hi);
+}
+
+/* make_qx_quants(16, nmax, x, L, 1, qw) on the 16 sub-blocks of one
+ * super-block, one per lane (qw NULL: weights x*x); the 18 trial scales
+ * three at a time (their sums are independent), chosen in ggml's order. */
+static void kq_avx512_qx(const float *x, int nmax, const float *qw, float *scale_out, int8_t *L) {
+    enum { N = 16, T = 3 };
+    __m512 xt[N], wt[N], wx[N], rows[N];
+    const __m512 zero = _mm512_setzero_ps(), vlo = _mm512_set1_ps((float)-nmax), vhi = _mm512_set1_ps((float)(nmax - 1));
+    for (int j = 0; j < N; j++) rows[j] = _mm512_loadu_ps(x + N * j);
+    transpose16(rows, xt);
+    if (qw) {
+        for (int j = 0; j < N; j++) rows[j] = _mm512_loadu_ps(qw + N * j);
+        transpose16(rows, wt);
+    }
+    __m512 amax = zero, mx = zero;
+    for (int i = 0; i < N; i++) {
+        if (!qw) wt[i] = _mm512_mul_ps(xt[i], xt[i]);
+        wx[i] = _mm512_mul_ps(wt[i], xt[i]);
+        const __m512 ax = _mm512_abs_ps(xt[i]);
+        const __mmask16 gt = _mm512_cmp_ps_mask(ax, amax, _CMP_GT_OQ);
+        amax = _mm512_mask_blend_ps(gt, amax, ax);
+        mx = _mm512_mask_blend_ps(gt, mx, xt[i]);
+    }
+    const __mmask16 zl = _mm512_cmp_ps_mask(amax, _mm512_set1_ps(1e-15f), _CMP_LT_OQ);
+    const __m512 iscale = _mm512_div_ps(_mm512_set1_ps((float)-nmax), mx);
+    __m512 sumlx = zero, suml2 = zero;
+    for (int i = 0; i < N; i++) {
+        const __m512 lf = z_round_clamp(_mm512_mul_ps(iscale, xt[i]), vlo, vhi);
+        sumlx = _mm512_add_ps(sumlx, _mm512_mul_ps(wx[i], lf));
+        suml2 = _mm512_add_ps(suml2, _mm512_mul_ps(_mm512_mul_ps(wt[i], lf), lf));
+    }
+    __m512 scale = _mm512_maskz_div_ps(_mm512_cmp_ps_mask(suml2, zero, _CMP_NEQ_UQ), sumlx, suml2);
+    __m512 best = _mm512_mul_ps(scale, sumlx), best_is = iscale;
+    static const int steps[18] = {-9, -8, -7, -6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+    for (int k = 0; k < 18; k += T) {
+        __m512 is[T], sx[T], s2[T];
+        for (int t = 0; t < T; t++) {
+            is[t] = _mm512_div_ps(_mm512_set1_ps(-((float)nmax + 0.1f * (float)steps[k + t])), mx);
+            sx[t] = s2[t] = zero;
+        }
+        for (int i = 0; i < N; i++)
+            for (int t = 0; t < T; t++) {
+                const __m512 lf = z_round_clamp(_mm512_mul_ps(is[t], xt[i]), vlo, vhi);
+                sx[t] = _mm512_add_ps(sx[t], _mm512_mul_ps(wx[i], lf));
+                s2[t] = _mm512_add_ps(s2[t], _mm512_mul_ps(_mm512_mul_ps(wt[i], lf), lf));
+            }
+        for (int t = 0; t < T; t++) {
+            const __mmask16 upd =
+                _mm512_cmp_ps_mask(s2[t], zero, _CMP_GT_OQ) &
+                _mm512_cmp_ps_mask(_mm512_mul_ps(sx[t], sx[t]), _mm512_mul_ps(best, s2[t]), _CMP_GT_OQ);
+            if (!upd) continue;
+            const __m512 ns = _mm512_div_ps(sx[t], s2[t]);
+            scale = _mm512_mask_blend_ps(upd, scale, ns);
+            best = _mm512_mask_blend_ps(upd, best, _mm512_mul_ps(ns, sx[t]));
+            best_is = _mm512_mask_blend_ps(upd, best_is, is[t]);
+        }
+    }
+    _mm512_storeu_ps(scale_out, _mm512_mask_blend_ps(zl, scale, zero));
+    __m512 codes[N];
+    for (int i = 0; i < N; i++) {
+        const __m512i l = _mm512_add_epi32(z_clamp(z_nearest(_mm512_mul_ps(best_is, xt[i])), -nmax, nmax - 1),
+                                           _mm512_set1_epi32(nmax));
+        codes[i] = _mm512_castsi512_ps(_mm512_maskz_mov_epi32((__mmask16)~zl, l));
+    }
+    transpose16(codes, rows);
+    for (int j = 0; j < N; j++)
+        _mm_storeu_si128((__m128i *)(void *)(L + N * j), _mm512_cvtepi32_epi8(_mm512_castps_si512(rows[j])));
+}
+
 void mio_avx512_fill_kquants(mio_kernels *k) {
     k->kq_q3x8 = kq_avx512_q3x8;
+    k->kq_qx = kq_avx512_qx;
 }
