@@ -27,6 +27,9 @@ typedef struct lattice {
     pthread_once_t once;
 } lattice;
 
+/* the most trial scales of one sub-block search (iq3_xxs: 31), padded */
+#define IQ_TRIALS_MAX 32
+
 /* list length rounded up to whole groups of 8 entries */
 static inline int pad8(int n) { return (n + 7) & ~7; }
 
@@ -44,5 +47,11 @@ static inline void iq1m_test(iq1m_pick *pk, const float *sqx, const float *sq2, 
             pk->i1 = i1; pk->i2 = i2; pk->k = k;
         }
 }
+
+/* iq4_nl / iq4_xs (iq.c iq4_super): the 16 levels as floats and the 15
+ * midpoint sums lev[k] + lev[k+1] (mid[15] unused): a value v maps to the
+ * level index i of the halving search "2v >= mid[i-1]", i.e. the number of
+ * mid[k] <= 2v. */
+typedef struct { float lev[16], mid[16]; } iq4_consts;
 
 #endif

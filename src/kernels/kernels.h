@@ -31,14 +31,20 @@ typedef void (*kern_act_fn)(const float *x, uint8_t *y, int64_t nb);
 typedef struct mio_kernels {
     /* --- plain casts (quant/scalar.c): n values, any alignment --- */
     void (*f32_to_bf16)(const float *x, uint8_t *y, int64_t n);
+    void (*f32_to_f16)(const float *x, uint8_t *y, int64_t n); /* exactly core/half.h's half_from_f32 */
     void (*bf16_to_f32)(const uint8_t *x, float *y, int64_t n);
     void (*f16_to_f32)(const uint8_t *x, float *y, int64_t n); /* exact, quiets sNaN as core/half.h */
 
     /* --- legacy 32-element blocks (quant/legacy.c) --- */
-    /* q4_1's plain encoder on up to nb blocks of 32 floats at x into 20-byte
-     * blocks at y; stops before the first block whose minimum or maximum is a
-     * zero (its sign needs ggml's sequential scan); returns the blocks done. */
+    /* The plain encoders of q4_0 / q4_1 / q5_0 / q5_1 on up to nb blocks of 32
+     * floats at x into wire blocks at y; each stops before the first block it
+     * leaves to the scalar encoder (a zero extreme, a tie for the largest
+     * magnitude, a non-finite scale, or a tail of fewer than 8 blocks) and
+     * returns the blocks done. */
+    int64_t (*enc_q4_0)(const float *x, uint8_t *y, int64_t nb);
     int64_t (*enc_q4_1)(const float *x, uint8_t *y, int64_t nb);
+    int64_t (*enc_q5_0)(const float *x, uint8_t *y, int64_t nb);
+    int64_t (*enc_q5_1)(const float *x, uint8_t *y, int64_t nb);
     kern_dec_fn dec_q8_0;
     /* ggml's make_qx_quants(32, nmax, x, L, 1, w) on lg_sym_blocks (8 or 16)
      * consecutive blocks of 32 (x, w: 32 * lg_sym_blocks floats; the q4_0 / q5_0
@@ -60,6 +66,8 @@ typedef struct mio_kernels {
     void (*kq_qx)(const float *x, int nmax, const float *qw, float *scale, int8_t *L);
     /* make_q3_quants(16, 4, ., ., true) on the 16 sub-blocks of 16 at x (one q3_K block). */
     void (*kq_q3)(const float *x, float *scale, int8_t *L);
+    /* the same on 8 consecutive q3_K blocks (x: 2048 floats; scale: 128; L: 2048) */
+    void (*kq_q3x8)(const float *x, float *scale, int8_t *L);
     /* kq_requant_min / kq_requant_sym (kquants_kernels.h) for n a multiple of 8 */
     void (*kq_requant_min)(const float *x, int n, float dm, float d, int nmax, uint8_t *L);
     void (*kq_requant_sym)(const float *x, int n, float d, int nmax, int8_t *L);
@@ -71,9 +79,18 @@ typedef struct mio_kernels {
      * weighted distance below FLT_MAX, or -1. */
     int (*iq_list_best)(const uint8_t *codes, int n, int w, const float *lev, int nlev, const float *xv,
                         const float *wt, float scale);
-    /* one trial scale of the iq3 search on a 4-wide lattice (see iq.c) */
-    void (*iq_iq3_step)(const lattice *g, const float *xval, const float *waux, float id, float this_scale,
-                        int8_t *Laux, bool *on_aux);
+    /* all 2*nsteps+1 trial scales of one iq3 (8 groups of 4) or iq2 (2 groups
+     * of 8) sub-block search, as iq.c's iq_trials_scalar: per trial t its codes
+     * in column t of lc (element-major), its on-grid group mask and its sums */
+    void (*iq_trials)(const lattice *g, const float *xval, const float *weight, const float *waux, float max, float kq,
+                      float step, int nsteps, int8_t (*lc)[IQ_TRIALS_MAX], uint8_t *onm, float *sqx, float *sq2);
+    /* iq4_nl / iq4_xs scale search: for the 16 inverse scales ids[k] of one
+     * sub-block of 32 (the first guess and the 15 trials), the sums over the
+     * elements in order of (w*q)*x and (w*q)*q, q the level of ids[k]*x[j] */
+    void (*iq4_trials)(const float *x, const float *w, const float *ids, const iq4_consts *c, float *sumqx,
+                       float *sumq2);
+    /* the level index of id*x[j] for n (a multiple of 16) elements */
+    void (*iq4_index)(const float *x, int n, float id, const iq4_consts *c, uint8_t *L);
     /* iq1_m's split scan (see iq1m_test), updating *pk exactly as the scalar scan */
     void (*iq_iq1m_scan)(const float (*px)[24], const float (*pw)[24], const iq1m_consts *c, iq1m_pick *pk);
     /* iq2_xxs's rounding step: the 4 groups of 8 codes of a sub-block at inverse

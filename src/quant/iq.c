@@ -4,8 +4,7 @@
  * versions from the kernel table, kernels/kernels.h); encoders byte-exact with ggml's
  * reference quantizers, using lattice search structures (grid, code->entry map,
  * neighbour lists) built once per grid. The hot searches (neighbour distances,
- * the iq3 trial-scale step, iq1_m's split scan) have SIMD versions in the
- * kernel table (kernels/kernels.h: a NULL entry runs the scalar code here). */
+ * all trial scales of an iq2/iq3 sub-block, iq1_m's split scan) have SIMD versions in the kernel table (kernels/kernels.h: a NULL entry runs the scalar code here). */
 #include "codec.h"
 #include "core/half.h"
 #include "kernels/kernels.h"
@@ -259,9 +258,54 @@ static inline int nl4_index(float x) {
     return idx;
 }
 
+/* The largest of n (a multiple of 8) values |x|, in 8 interleaved partial
+ * maxima (vectorizable). The values are finite (the codec screens its input),
+ * so any order gives ggml's sequential fmaxv result, up to the sign of a zero
+ * maximum, which every caller only tests against a positive threshold. */
+static inline float max_abs_values(const float *xv, int n) {
+    float m[8];
+    for (int j = 0; j < 8; j++) m[j] = xv[j];
+    for (int i = 8; i < n; i += 8)
+        for (int j = 0; j < 8; j++) m[j] = fmaxv(m[j], xv[i + j]);
+    float r = m[0];
+    for (int j = 1; j < 8; j++) r = fmaxv(r, m[j]);
+    return r;
+}
+
 /* ------------------------------------------------------------------------- */
 /* iq4_nl / iq4_xs                                                             */
 /* ------------------------------------------------------------------------- */
+/* The levels and midpoint sums for the kernels (kernels/iq_kernels.h). */
+static iq4_consts g_iq4;
+static void iq4_consts_init(void) {
+    for (int k = 0; k < 16; k++) {
+        g_iq4.lev[k] = (float)mio_iq_nl4[k];
+        g_iq4.mid[k] = k < 15 ? (float)(mio_iq_nl4[k] + mio_iq_nl4[k + 1]) : 0.f;
+    }
+}
+
+/* The level indices of id*x[j], j < n (a multiple of 16). */
+static inline void iq4_index(const float *x, int n, float id, uint8_t *L) {
+    if (K->iq4_index) K->iq4_index(x, n, id, &g_iq4, L);
+    else for (int j = 0; j < n; j++) L[j] = (uint8_t)nl4_index(id * x[j]);
+}
+
+/* The scale of one sub-block of 32 with a kernel for the 16 candidate sums:
+ * the first guess 1/d and the 15 trials in lanes, then ggml's choice among
+ * them in its order (exactly the scalar search below). */
+static float iq4_search_k(const float *xb, const float *weight, float max) {
+    float ids[16], sx[16], s2[16];
+    const float d0 = -max / (float)mio_iq_nl4[0];
+    ids[0] = 1 / d0;
+    for (int t = -7; t <= 7; t++) ids[t + 8] = (float)(t + mio_iq_nl4[0]) / max;
+    K->iq4_trials(xb, weight, ids, &g_iq4, sx, s2);
+    float d = s2[0] > 0 ? sx[0] / s2[0] : 0.f;
+    float best = d * sx[0];
+    for (int k = 1; k < 16; k++)
+        if (s2[k] > 0 && sx[k] * sx[k] > best * s2[k]) { d = sx[k] / s2[k]; best = d * sx[k]; }
+    return d;
+}
+
 /* One super-block of sbs elements (32: iq4_nl, 256: iq4_xs) in 32-sub-blocks.
  * out points at the block; qw the super-block's weights or NULL. */
 static void iq4_super(const float *x, uint8_t *out, int sbs, const float *qw) {
@@ -287,6 +331,12 @@ static void iq4_super(const float *x, uint8_t *out, int sbs, const float *qw) {
         if (amax < 1e-15f) {
             scales[ib] = 0;
             memset(Lb, 0, 32);
+            continue;
+        }
+        if (K->iq4_trials) { /* the codes are chosen again below from the final scale */
+            const float d = iq4_search_k(xb, weight, max);
+            scales[ib] = d;
+            if (fabsf(d) > amax_scale) { amax_scale = fabsf(d); max_scale = d; }
             continue;
         }
         float d = -max / (float)mio_iq_nl4[0];
@@ -326,7 +376,7 @@ static void iq4_super(const float *x, uint8_t *out, int sbs, const float *qw) {
             int l = clampi(round_even(id * scales[ib]), -32, 31);
             float dl = d * (float)l;
             float idl = dl != 0 ? 1 / dl : 0.f;
-            for (int j = 0; j < 32; j++) L[32 * ib + j] = (uint8_t)nl4_index(idl * x[32 * ib + j]);
+            iq4_index(x + 32 * ib, 32, idl, L + 32 * ib);
             l += 32;
             out[4 + ib / 2] |= (uint8_t)((l & 15) << (4 * (ib % 2)));
             sh |= (uint16_t)((l >> 4) << (2 * ib));
@@ -336,7 +386,7 @@ static void iq4_super(const float *x, uint8_t *out, int sbs, const float *qw) {
     } else { /* iq4_nl: d, qs[16] */
         st16(out, half_from_f32(scales[0]));
         float id = scales[0] != 0 ? 1 / scales[0] : 0;
-        for (int j = 0; j < 32; j++) L[j] = (uint8_t)nl4_index(id * x[j]);
+        iq4_index(x, 32, id, L);
         qs = out + 2;
     }
     for (int i = 0; i < nsub; i++)
@@ -589,10 +639,58 @@ static void iq3_step_scalar(const lattice *g, const float *xval, const float *wa
     for (int k = 0; k < 8; k++) on_aux[k] = group_codes(g, xval + 4 * k, waux + 4 * k, id, this_scale, Laux + 4 * k, &e);
 }
 
-static inline void iq3_step(const lattice *g, const float *xval, const float *waux, float id, float this_scale, int8_t *Laux,
-                            bool *on_aux) {
-    if (K->iq_iq3_step) { K->iq_iq3_step(g, xval, waux, id, this_scale, Laux, on_aux); return; }
-    iq3_step_scalar(g, xval, waux, id, this_scale, Laux, on_aux);
+
+/* All trial scales of one sub-block search at once (iq_trials in
+ * kernels/kernels.h): trial t (t - nsteps = is) uses id = (kq + is * step) / max
+ * and scale 1/id; its codes (off-grid groups snapped at that scale) go to column
+ * t of lc, its on-grid group mask to onm[t] and its sequential sums (sumqx,
+ * sumq2 as ggml's loop) to sqx[t], sq2[t]. Groups of 4 (iq3, 8 groups) use the
+ * iq3 step; groups of 8 (iq2, 2 groups) group_codes. */
+static void iq_trials_scalar(const lattice *g, const float *xval, const float *weight, const float *waux, float max, float kq,
+                             float step, int nsteps, int8_t (*lc)[IQ_TRIALS_MAX], uint8_t *onm, float *sqx, float *sq2) {
+    const int w = g->width, ngrp = w == 4 ? 8 : 2, nel = w * ngrp;
+    int8_t Laux[32] = {0}; /* every trial writes all nel codes (zeroed for the analyzer) */
+    bool on_aux[8] = {false};
+    for (int is = -nsteps; is <= nsteps; is++) {
+        const int t = is + nsteps;
+        float id = (kq + (float)is * step) / max;
+        float this_scale = 1 / id;
+        if (w == 4) iq3_step_scalar(g, xval, waux, id, this_scale, Laux, on_aux);
+        else {
+            int e;
+            for (int k = 0; k < ngrp; k++) on_aux[k] = group_codes(g, xval + 8 * k, waux + 8 * k, id, this_scale, Laux + 8 * k, &e);
+        }
+        float sumqx = 0, sumq2 = 0;
+        for (int i = 0; i < nel; i++) {
+            float wi = weight[i], q = (float)(2 * Laux[i] + 1);
+            sumqx += wi * xval[i] * q;
+            sumq2 += wi * q * q;
+        }
+        unsigned m = 0;
+        for (int k = 0; k < ngrp; k++) m |= (unsigned)on_aux[k] << k;
+        onm[t] = (uint8_t)m;
+        sqx[t] = sumqx;
+        sq2[t] = sumq2;
+        for (int i = 0; i < nel; i++) lc[i][t] = Laux[i];
+    }
+}
+
+/* ggml's choice among the trials, in trial order: the first of the best
+ * sumqx^2/sumq2 (as its running test); -1 when none scores above 0. */
+static int trials_pick(const lattice *g, const float *xval, const float *weight, const float *waux, float max, float kq,
+                       float step, int nsteps, int8_t (*lc)[IQ_TRIALS_MAX], uint8_t *onm, float *scale) {
+    float sqx[IQ_TRIALS_MAX], sq2[IQ_TRIALS_MAX];
+    if (K->iq_trials) K->iq_trials(g, xval, weight, waux, max, kq, step, nsteps, lc, onm, sqx, sq2);
+    else iq_trials_scalar(g, xval, weight, waux, max, kq, step, nsteps, lc, onm, sqx, sq2);
+    float best = 0;
+    int tb = -1;
+    for (int t = 0; t <= 2 * nsteps; t++)
+        if (sq2[t] > 0 && sqx[t] * sqx[t] > best * sq2[t]) {
+            *scale = sqx[t] / sq2[t];
+            best = *scale * sqx[t];
+            tb = t;
+        }
+    return tb;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -603,32 +701,19 @@ static inline void iq3_step(const lattice *g, const float *xval, const float *wa
 static float iq3_search(const lattice *g, bool is_xxs, const float *xval, const float *weight, const float *waux, int8_t *L,
                         int *entries, bool *skip) {
     const int kMaxQ = 8;
-    int8_t Laux[32];
-    bool on[8], on_aux[8];
-    float max = xval[0];
-    for (int i = 1; i < 32; i++) max = fmaxv(max, xval[i]);
+    int8_t lc[32][IQ_TRIALS_MAX];
+    uint8_t onm[IQ_TRIALS_MAX];
+    bool on[8];
+    const float max = max_abs_values(xval, 32);
     memset(L, 0, 32);
     *skip = is_xxs ? max < 1e-8f : !(max != 0); /* negligible sub-block */
     if (*skip) return 0;
-    float best = 0, scale = max / (float)(2 * kMaxQ - 1);
+    float scale = max / (float)(2 * kMaxQ - 1);
     for (int k = 0; k < 8; k++) on[k] = is_xxs;
-    const int nsteps = is_xxs ? 15 : 9;
-    for (int is = -nsteps; is <= nsteps; is++) {
-        float id = ((float)(2 * kMaxQ - 1) + (float)is * 0.2f) / max;
-        float this_scale = 1 / id;
-        iq3_step(g, xval, waux, id, this_scale, Laux, on_aux);
-        float sumqx = 0, sumq2 = 0;
-        for (int i = 0; i < 32; i++) {
-            float w = weight[i], q = (float)(2 * Laux[i] + 1);
-            sumqx += w * xval[i] * q;
-            sumq2 += w * q * q;
-        }
-        if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
-            scale = sumqx / sumq2;
-            best = scale * sumqx;
-            memcpy(L, Laux, 32);
-            memcpy(on, on_aux, sizeof on);
-        }
+    const int tb = trials_pick(g, xval, weight, waux, max, (float)(2 * kMaxQ - 1), 0.2f, is_xxs ? 15 : 9, lc, onm, &scale);
+    if (tb >= 0) {
+        for (int i = 0; i < 32; i++) L[i] = lc[i][tb];
+        for (int k = 0; k < 8; k++) on[k] = (onm[tb] >> k) & 1;
     }
     int off = 0;
     for (int k = 0; k < 8; k++) off += !on[k];
@@ -661,9 +746,14 @@ static float iq3_search(const lattice *g, bool is_xxs, const float *xval, const 
 static inline uint8_t group_signs(const float *xb, const float *weight, float *xval, bool parity) {
     unsigned s = 0;
     int nflip = 0;
-    for (int i = 0; i < 8; i++) {
-        if (xb[i] >= 0) xval[i] = xb[i];
-        else { xval[i] = -xb[i]; nflip++; s |= 1u << i; }
+    for (int i = 0; i < 8; i++) { /* branch-free: the signs are random */
+        const unsigned neg = !(xb[i] >= 0);
+        uint32_t u;
+        memcpy(&u, &xb[i], 4);
+        u ^= neg << 31; /* -x exactly */
+        memcpy(&xval[i], &u, 4);
+        nflip += (int)neg;
+        s |= neg << i;
     }
     if (parity && nflip % 2) {
         int imin = 0;
@@ -759,32 +849,19 @@ static void encw_iq3_s(const float *x, void *vy, int64_t n, const float *qw) {
 static float iq2_search16(const lattice *g, const float *xval, const float *weight, const float *waux, float eps,
                           int8_t *L, int *entries, bool *skip) {
     const int kMaxQ = 3;
-    int8_t Laux[16];
-    bool on[2] = {true, true}, on_aux[2];
-    int eaux[2];
-    float max = xval[0];
-    for (int i = 1; i < 16; i++) max = fmaxv(max, xval[i]);
+    int8_t lc[16][IQ_TRIALS_MAX];
+    uint8_t onm[IQ_TRIALS_MAX];
+    bool on[2] = {true, true};
+    const float max = max_abs_values(xval, 16);
     memset(L, 0, 16);
     *skip = max < eps;
     if (*skip) return 0;
-    float best = 0, scale = max / (float)(2 * kMaxQ - 1);
-    for (int is = -9; is <= 9; is++) {
-        float id = ((float)(2 * kMaxQ - 1) + (float)is * 0.1f) / max;
-        float this_scale = 1 / id;
-        for (int k = 0; k < 2; k++) on_aux[k] = group_codes(g, xval + 8 * k, waux + 8 * k, id, this_scale, Laux + 8 * k, &eaux[k]);
-        float sumqx = 0, sumq2 = 0;
-        for (int i = 0; i < 16; i++) {
-            float w = weight[i], q = (float)(2 * Laux[i] + 1);
-            sumqx += w * xval[i] * q;
-            sumq2 += w * q * q;
-        }
-        if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
-            scale = sumqx / sumq2;
-            best = scale * sumqx;
-            memcpy(L, Laux, 16);
-            on[0] = on_aux[0];
-            on[1] = on_aux[1];
-        }
+    float scale = max / (float)(2 * kMaxQ - 1);
+    const int tb = trials_pick(g, xval, weight, waux, max, (float)(2 * kMaxQ - 1), 0.1f, 9, lc, onm, &scale);
+    if (tb >= 0) {
+        for (int i = 0; i < 16; i++) L[i] = lc[i][tb];
+        on[0] = onm[tb] & 1;
+        on[1] = (onm[tb] >> 1) & 1;
     }
     if ((!on[0] || !on[1]) && scale > 0) {
         float id = 1 / scale;
@@ -1390,6 +1467,7 @@ static void encw_iq2_xxs(const float *x, void *vy, int64_t n, const float *qw) {
 void mio_codec_register_iq(mio_codec *t, const mio_kernels *k) {
     static const char needs[] = "needs an importance matrix (ggml refuses to quantize it without one)";
     expand_tables();
+    iq4_consts_init();
     K = k;
     t[MIO_TYPE_IQ2_XXS] = (mio_codec){NULL, encw_iq2_xxs, dec_iq2_xxs, needs, true};
     t[MIO_TYPE_IQ2_XS] = (mio_codec){NULL, encw_iq2_xs, dec_iq2_xs, needs, true};

@@ -436,25 +436,23 @@ static void q3_finish(const float *x, uint8_t *b, int8_t *L) {
         if (!(d != 0)) continue;
         requant_sym(x + 16 * j, 16, d, 4, L + 16 * j);
     }
-    uint8_t *hm = b + Q3_HMASK;
-    memset(hm, 0, 32);
-    uint8_t U[QK];
-    for (int j = 0; j < QK; j++) {
-        int l = L[j];
-        if (l > 3) { hm[j % 32] |= (uint8_t)(1u << (j / 32)); l -= 4; }
-        U[j] = (uint8_t)l;
-    }
-    pack2(U, b + Q3_QS);
+    /* codes 0..7: bit 2 of code 32k+i goes to bit k of hmask byte i, the low
+     * two bits are packed like q2_K's (fixed-trip byte loops that vectorize) */
+    uint8_t U[QK], hm[32], qs[64];
+    memcpy(U, L, QK);
+    memset(hm, 0, sizeof hm);
+    for (int k = 0; k < 8; k++)
+        for (int i = 0; i < 32; i++) hm[i] = (uint8_t)(hm[i] | ((U[32 * k + i] >> 2) & 1) << k);
+    for (int j = 0; j < 2; j++)
+        for (int l = 0; l < 32; l++)
+            qs[32 * j + l] = (uint8_t)((U[128 * j + l] & 3) | (U[128 * j + l + 32] & 3) << 2 |
+                                       (U[128 * j + l + 64] & 3) << 4 | (U[128 * j + l + 96] & 3) << 6);
+    memcpy(b + Q3_HMASK, hm, 32);
+    memcpy(b + Q3_QS, qs, 64);
 }
 
-static void q3_encode_block(const float *x, uint8_t *b) {
-    int8_t L[QK];
-    float scales[16];
-    if (K->kq_q3) {
-        K->kq_q3(x, scales, L);
-    } else {
-        for (int j = 0; j < 16; j++) scales[j] = search_q3(16, x + 16 * j, L + 16 * j);
-    }
+/* q3_K once the 16 sub-block scales and codes L are found */
+static void q3_encode_rest(const float *x, uint8_t *b, const float *scales, int8_t *L) {
     float max_scale = 0, amax = 0;
     for (int j = 0; j < 16; j++) {
         float a = fabsf(scales[j]);
@@ -472,6 +470,17 @@ static void q3_encode_block(const float *x, uint8_t *b) {
         f2h(b + Q3_D, 0.f);
     }
     q3_finish(x, b, L);
+}
+
+static void q3_encode_block(const float *x, uint8_t *b) {
+    int8_t L[QK];
+    float scales[16];
+    if (K->kq_q3) {
+        K->kq_q3(x, scales, L);
+    } else {
+        for (int j = 0; j < 16; j++) scales[j] = search_q3(16, x + 16 * j, L + 16 * j);
+    }
+    q3_encode_rest(x, b, scales, L);
 }
 
 static void q3_encode_block_w(const float *x, uint8_t *b, const float *qw) {
@@ -699,7 +708,21 @@ static void q8_encode_block(const float *x, uint8_t *b) {
         }                                                                        \
     }
 ENC_FN(enc_q2_K, Q2_BYTES, q2_encode_block(xb, b))
-ENC_FN(enc_q3_K, Q3_BYTES, q3_encode_block(xb, b))
+ENC_FN(enc_q3_K_one, Q3_BYTES, q3_encode_block(xb, b))
+/* q3_K: the scale searches of 8 blocks at once when the kernel has it */
+static void enc_q3_K(const float *x, void *y, int64_t nb) {
+    uint8_t *o = y;
+    int64_t i = 0;
+    if (K->kq_q3x8)
+        for (; i + 8 <= nb; i += 8) {
+            int8_t L[8 * QK];
+            float scales[128];
+            K->kq_q3x8(x + i * QK, scales, L);
+            for (int k = 0; k < 8; k++)
+                q3_encode_rest(x + (i + k) * QK, o + (i + k) * Q3_BYTES, scales + 16 * k, L + QK * k);
+        }
+    enc_q3_K_one(x + i * QK, o + i * Q3_BYTES, nb - i);
+}
 ENC_FN(enc_q4_K, Q4_BYTES, k45_encode_block(xb, b, 15))
 ENC_FN(enc_q5_K, Q5_BYTES, k45_encode_block(xb, b, 31))
 ENC_FN(enc_q6_K, Q6_BYTES, q6_encode_block(xb, b))

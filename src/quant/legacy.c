@@ -3,7 +3,7 @@
  * plain encoders byte-exact with ggml's reference quantizers (written as fixed
  * 32-lane loops the compiler vectorizes), importance-weighted encoders byte-exact
  * with ggml's quantize_<type>(..., imatrix), and decoders bit-exact with to_float.
- * q4_1's encoder and q8_0's decoder have SIMD versions in the kernel table
+ * the q4/q5 plain encoders and q8_0's decoder have SIMD versions in the kernel table
  * (kernels/kernels.h); a NULL entry runs the portable code. */
 #include "codec.h"
 #include "core/half.h"
@@ -27,6 +27,8 @@ enum { QK = 32 };
  * byte ggml stores: every code of such a block is 0. We write that directly. */
 
 enum { LANES = 4 };
+
+static const mio_kernels *K; /* the dispatch's kernels (kernels/kernels.h) */
 
 /* Value-wise minimum and maximum of a block, kept in LANES independent lanes
  * (elementwise selects the compiler turns into vector min/max), then folded.
@@ -113,7 +115,7 @@ static inline void pack_high(uint8_t *qh, const uint8_t *q) {
 
 /* q4_0: 18 bytes = f16 d, 16 bytes of nibbles; d = (first abs-max element) / -8,
  * code = min(15, trunc(x / d + 8.5)). */
-static void enc_q4_0(const float *x, void *y, int64_t nb) {
+static void enc_q4_0_scalar(const float *x, void *y, int64_t nb) {
     uint8_t *o = y;
     for (int64_t b = 0; b < nb; b++, x += QK, o += 18) {
         float v[QK];
@@ -155,21 +157,8 @@ static void enc_q4_1_scalar(const float *x, void *y, int64_t nb) {
     }
 }
 
-static const mio_kernels *K; /* the dispatch's kernels (kernels/kernels.h) */
-
-static void enc_q4_1(const float *x, void *y, int64_t nb) {
-    if (!K->enc_q4_1) { enc_q4_1_scalar(x, y, nb); return; }
-    /* the kernel stops before a block with a zero extreme, done here */
-    uint8_t *o = y;
-    while (nb > 0) {
-        const int64_t done = K->enc_q4_1(x, o, nb);
-        x += QK * done, o += 20 * done, nb -= done;
-        if (nb > 0) { enc_q4_1_scalar(x, o, 1); x += QK, o += 20, nb--; }
-    }
-}
-
 /* q5_0: 22 bytes = f16 d, 4 bytes of fifth bits, nibbles; d = (first abs-max) / -16. */
-static void enc_q5_0(const float *x, void *y, int64_t nb) {
+static void enc_q5_0_scalar(const float *x, void *y, int64_t nb) {
     uint8_t *o = y;
     for (int64_t b = 0; b < nb; b++, x += QK, o += 22) {
         float v[QK];
@@ -190,7 +179,7 @@ static void enc_q5_0(const float *x, void *y, int64_t nb) {
 }
 
 /* q5_1: 24 bytes = f16 d, f16 m, fifth bits, nibbles (no clamp, like ggml). */
-static void enc_q5_1(const float *x, void *y, int64_t nb) {
+static void enc_q5_1_scalar(const float *x, void *y, int64_t nb) {
     uint8_t *o = y;
     for (int64_t b = 0; b < nb; b++, x += QK, o += 24) {
         float v[QK], mn, mx;
@@ -208,6 +197,24 @@ static void enc_q5_1(const float *x, void *y, int64_t nb) {
         pack4(o + 8, q);
     }
 }
+
+/* The kernels stop before a block they leave to the scalar encoder, done here. */
+typedef int64_t (*enc_kern)(const float *x, uint8_t *y, int64_t nb);
+static inline void enc_run(enc_kern kern, void (*scalar)(const float *, void *, int64_t), size_t bytes, const float *x,
+                           void *y, int64_t nb) {
+    if (!kern) { scalar(x, y, nb); return; }
+    uint8_t *o = y;
+    while (nb > 0) {
+        const int64_t done = kern(x, o, nb);
+        x += QK * done, o += bytes * (size_t)done, nb -= done;
+        if (nb > 0) { scalar(x, o, 1); x += QK, o += bytes, nb--; }
+    }
+}
+
+static void enc_q4_0(const float *x, void *y, int64_t nb) { enc_run(K->enc_q4_0, enc_q4_0_scalar, 18, x, y, nb); }
+static void enc_q4_1(const float *x, void *y, int64_t nb) { enc_run(K->enc_q4_1, enc_q4_1_scalar, 20, x, y, nb); }
+static void enc_q5_0(const float *x, void *y, int64_t nb) { enc_run(K->enc_q5_0, enc_q5_0_scalar, 22, x, y, nb); }
+static void enc_q5_1(const float *x, void *y, int64_t nb) { enc_run(K->enc_q5_1, enc_q5_1_scalar, 24, x, y, nb); }
 
 /* Shared by q8_0 / q8_1: d = amax / 127 and the 32 codes roundf(x / d) (half
  * away from zero: truncate, then step by the exact fractional part); returns d. */

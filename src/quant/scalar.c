@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* bf16 casts and the f16 decode run the dispatch's kernels when it has them
+/* bf16 casts and the f16 casts run the dispatch's kernels when it has them
  * (kernels/kernels.h), else the plain C below; both give the same bits. */
 static const mio_kernels *K;
 
@@ -35,6 +35,10 @@ static void dec_f32(const void *x, float *y, int64_t nb) { memcpy(y, x, (size_t)
     }
 
 static void enc_f16(const float *x, void *y, int64_t nb) {
+    if (K->f32_to_f16) {
+        K->f32_to_f16(x, y, nb);
+        return;
+    }
     const uint8_t *src = (const uint8_t *)x;
     uint8_t *dst = y;
     CONVERT_LOOP(float, uint16_t, 4, 2, half_from_f32)

@@ -18,7 +18,10 @@
  *    portable search, K = 1..3, on random scales (equal, zero and negative ones
  *    too: duplicate candidate values), weights at exact midpoints between two
  *    candidates (ties), NaN, infinities, zeros, huge values whose squared
- *    errors overflow, subnormals; lengths 8 .. 264.
+ *    errors overflow, subnormals; lengths 8 .. 264;
+ *  - iq4_index / iq4_trials (the iq4_nl / iq4_xs search) equal to the scalar
+ *    rule "level i once 2v >= lev[i-1] + lev[i]" and its in-order sums, with
+ *    values exactly on the midpoints and one ulp either side.
  * Weights come as raw random bytes too (codes no encoder would produce). */
 #include "modelio.h"
 #include "test.h"
@@ -454,6 +457,72 @@ static void test_ptqtp_level(const char *lvl, const mio_kernels *bk) {
     printf("level %s: ptqtp_search equal to the portable search in %ld cases\n", lvl, cases);
 }
 
+/* iq4_index / iq4_trials against the halving rule of quant/iq.c nl4_index. */
+static const int8_t g_nl4[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+static int nl4_ref(float v) {
+    const float v2 = v + v;
+    int idx = 0;
+    for (int step = 8; step > 0; step >>= 1) {
+        int j = idx + step;
+        idx = v2 >= (float)(g_nl4[j - 1] + g_nl4[j]) ? j : idx;
+    }
+    return idx;
+}
+static float iq4_value(void) {
+    const int k = irand(0, 14);
+    const float m = (float)(g_nl4[k] + g_nl4[k + 1]) * 0.5f; /* exactly a midpoint */
+    switch (irand(0, 5)) {
+    case 0: return m;
+    case 1: return nextafterf(m, INFINITY);
+    case 2: return nextafterf(m, -INFINITY);
+    case 3: return irand(0, 1) ? 0.0f : -0.0f;
+    case 4: return frand() * 1e30f;
+    default: return frand() * 140.0f;
+    }
+}
+static void test_iq4_level(const char *lvl, const mio_kernels *bk) {
+    if (!bk->iq4_index && !bk->iq4_trials) return;
+    iq4_consts c;
+    for (int k = 0; k < 16; k++) {
+        c.lev[k] = (float)g_nl4[k];
+        c.mid[k] = k < 15 ? (float)(g_nl4[k] + g_nl4[k + 1]) : 0.0f;
+    }
+    long diffs = 0, cases = 0;
+    float x[256], w[32], ids[16], sx[16], s2[16];
+    uint8_t L[257];
+    for (int rep = 0; rep < 400; rep++) {
+        for (int j = 0; j < 256; j++) x[j] = iq4_value();
+        if (bk->iq4_index) {
+            const int n = rep % 2 ? 256 : 32;
+            L[n] = 0xEE;
+            bk->iq4_index(x, n, 1.0f, &c, L); /* id 1: x itself is the value searched */
+            for (int j = 0; j < n; j++) diffs += L[j] != nl4_ref(x[j]);
+            diffs += L[n] != 0xEE; /* nothing written past n */
+            cases++;
+        }
+        if (bk->iq4_trials) {
+            for (int j = 0; j < 32; j++) {
+                x[j] = frand() * 3.0f;
+                w[j] = rep % 3 ? frand() * frand() + 0.5f : x[j] * x[j];
+            }
+            for (int k = 0; k < 16; k++) ids[k] = (float)(irand(-134, -120)) / (frand() * 3.0f + 0.01f);
+            bk->iq4_trials(x, w, ids, &c, sx, s2);
+            for (int k = 0; k < 16; k++) {
+                float a = 0, b = 0;
+                for (int j = 0; j < 32; j++) {
+                    const float q = (float)g_nl4[nl4_ref(ids[k] * x[j])];
+                    a += w[j] * q * x[j];
+                    b += w[j] * q * q;
+                }
+                diffs += memcmp(&a, &sx[k], 4) != 0 || memcmp(&b, &s2[k], 4) != 0;
+            }
+            cases++;
+        }
+    }
+    T_EQ_INT(diffs, 0);
+    printf("level %s: iq4_index / iq4_trials equal to the scalar rule in %ld cases\n", lvl, cases);
+}
+
 int main(void) {
     /* the library's own tables are the portable ones: mio_encode_f32 and mio_dot_kernel_get */
     setenv("MIO_ISA", "scalar", 1);
@@ -475,6 +544,7 @@ int main(void) {
         test_dot_full_range(name, &k);
         test_act_level(name, &k);
         test_ptqtp_level(name, &k);
+        test_iq4_level(name, &k);
         printf("level %s: dot kernels for %d types checked; largest difference from the portable C: %.1f %% of the "
                "tolerance\n", name, g_checked_types - before, 100 * g_worst);
         levels++;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* convert_avx2.c — AVX2 f32 <-> bf16 casts, 16 values per step, with the exact
+/* convert_avx2.c — AVX2 f32 <-> bf16 casts and F16C f32 <-> f16 casts, 16 values per step, with the exact
  * integer arithmetic of core/half.h (round to nearest even on the dropped 16
  * bits, NaN keeps its top bits and is quieted); tails go through half.h. */
 #include "kernels/avx2/avx2.h"
@@ -69,8 +69,35 @@ static void cv_f16c_f16_to_f32(const uint8_t *x, float *y, int64_t n) {
     }
 }
 
+/* f16 bits of 8 floats: F16C's conversion with round to nearest even is
+ * exactly half_from_f32 (overflow to inf, subnormals rounded) except for NaN,
+ * where ggml writes sign | 0x7e00 and F16C keeps payload bits: those lanes are
+ * rewritten (the sign is kept by the conversion). */
+static inline __m128i f16_bits(__m256 v) {
+    const __m128i h = _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    const __m128i n16 = _mm_packs_epi32(_mm256_castsi256_si128(nan), _mm256_extracti128_si256(nan, 1));
+    const __m128i fix = _mm_or_si128(_mm_and_si128(h, _mm_set1_epi16((short)0x8000)), _mm_set1_epi16(0x7e00));
+    return _mm_blendv_epi8(h, fix, n16);
+}
+
+static void cv_f16c_f32_to_f16(const float *x, uint8_t *y, int64_t n) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        _mm_storeu_si128((__m128i *)(void *)(y + 2 * i), f16_bits(_mm256_loadu_ps(x + i)));
+        _mm_storeu_si128((__m128i *)(void *)(y + 2 * i + 16), f16_bits(_mm256_loadu_ps(x + i + 8)));
+    }
+    for (; i < n; i++) {
+        float v;
+        memcpy(&v, x + i, 4);
+        const uint16_t h = half_from_f32(v);
+        memcpy(y + 2 * i, &h, 2);
+    }
+}
+
 void mio_avx2_fill_convert(mio_kernels *k) {
     k->f32_to_bf16 = cv_avx2_f32_to_bf16;
     k->bf16_to_f32 = cv_avx2_bf16_to_f32;
     k->f16_to_f32 = cv_f16c_f16_to_f32;
+    k->f32_to_f16 = cv_f16c_f32_to_f16;
 }

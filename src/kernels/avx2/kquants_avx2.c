@@ -238,15 +238,17 @@ static void kq_avx2_qx(const float *x, int nmax, const float *qw, float *scale_o
     }
 }
 
-/* make_q3_quants(16, 4, x, L, true) on the 16 sub-blocks of one q3_K
- * super-block, two lane groups interleaved (the descent is a serial chain). */
-static void kq_avx2_q3(const float *x, float *scale_out, int8_t *L) {
-    enum { N = 16, G = 2 };
+/* make_q3_quants(16, 4, x, L, true) on the 8*G consecutive sub-blocks of 16
+ * at x (G/2 q3_K super-blocks), G lane groups interleaved: each lane's descent
+ * is a serial chain of divisions, so independent groups hide its latency. */
+static inline __attribute__((always_inline)) void q3_core(const float *x, float *scale_out, int8_t *L, const int G) {
+    enum { N = 16, GMAX = 8 };
     const int nmax = 4;
-    __m256 xt[G][N], wt[G][N], wx[G][N], lf[G][N];
-    __m256i li[G][N];
+    __m256 xt[GMAX][N], wt[GMAX][N], wx[GMAX][N], lf[GMAX][N];
+    __m256i li[GMAX][N];
     const __m256 zero = _mm256_setzero_ps();
-    __m256 zl[G], sumlx[G], suml2[G];
+    __m256 zl[GMAX], sumlx[GMAX], suml2[GMAX];
+    if (G < 1 || G > GMAX) return;
     for (int g = 0; g < G; g++) {
         gather8(x + 128 * g, N, xt[g]);
         __m256 amax, mx;
@@ -263,10 +265,16 @@ static void kq_avx2_q3(const float *x, float *scale_out, int8_t *L) {
             suml2[g] = _mm256_add_ps(suml2[g], _mm256_mul_ps(_mm256_mul_ps(wt[g][i], lf[g][i]), lf[g][i]));
         }
     }
-    for (int itry = 0; itry < 5; itry++) {
-        __m256 changed = zero;
+    /* a lane without changes in a pass keeps its state, so more passes change
+     * nothing for it: a group none of whose lanes changed is done (ggml's
+     * per-block break), and the search ends when every group is */
+    unsigned act = (1u << G) - 1;
+    for (int itry = 0; itry < 5 && act; itry++) {
+        __m256 changed[GMAX];
+        for (int g = 0; g < G; g++) changed[g] = zero;
         for (int i = 0; i < N; i++)
             for (int g = 0; g < G; g++) {
+                if (!(act >> g & 1)) continue;
                 __m256 slx = _mm256_sub_ps(sumlx[g], _mm256_mul_ps(wx[g][i], lf[g][i]));
                 __m256 c1 = _mm256_cmp_ps(slx, zero, _CMP_GT_OQ);
                 __m256 sl2 = _mm256_sub_ps(suml2[g], _mm256_mul_ps(_mm256_mul_ps(wt[g][i], lf[g][i]), lf[g][i]));
@@ -283,11 +291,10 @@ static void kq_avx2_q3(const float *x, float *scale_out, int8_t *L) {
                 lf[g][i] = v_sel(lf[g][i], nlf, upd);
                 sumlx[g] = v_sel(sumlx[g], slx, upd);
                 suml2[g] = v_sel(suml2[g], sl2, upd);
-                changed = _mm256_or_ps(changed, upd);
+                changed[g] = _mm256_or_ps(changed[g], upd);
             }
-        /* a lane without changes keeps its state, so more passes change nothing
-         * for it: stopping when no lane changed equals ggml's per-block break */
-        if (!_mm256_movemask_ps(changed)) break;
+        for (int g = 0; g < G; g++)
+            if (!_mm256_movemask_ps(changed[g])) act &= ~(1u << g);
     }
     for (int g = 0; g < G; g++) {
         __m256 scale = v_sel(zero, _mm256_div_ps(sumlx[g], suml2[g]), _mm256_cmp_ps(suml2[g], zero, _CMP_GT_OQ));
@@ -297,6 +304,12 @@ static void kq_avx2_q3(const float *x, float *scale_out, int8_t *L) {
         for (int i = 0; i < N; i++) lo[i] = _mm256_andnot_si256(zmask, _mm256_add_epi32(li[g][i], _mm256_set1_epi32(nmax)));
         scatter8_u8(lo, N, 0, (uint8_t *)L + 128 * g);
     }
+}
+
+static void kq_avx2_q3(const float *x, float *scale_out, int8_t *L) { q3_core(x, scale_out, L, 2); }
+static void kq_avx2_q3x8(const float *x, float *scale_out, int8_t *L) {
+    q3_core(x, scale_out, L, 8);
+    q3_core(x + 1024, scale_out + 64, L + 1024, 8);
 }
 
 /* packs 8 int32 lanes (0..255) into 8 bytes at p */
@@ -385,6 +398,7 @@ void mio_avx2_fill_kquants(mio_kernels *k) {
     k->kq_qkx3 = kq_avx2_qkx3;
     k->kq_qx = kq_avx2_qx;
     k->kq_q3 = kq_avx2_q3;
+    k->kq_q3x8 = kq_avx2_q3x8;
     k->kq_requant_min = kq_avx2_requant_min;
     k->kq_requant_sym = kq_avx2_requant_sym;
     k->lg_fit_sym = lg_avx2_fit_sym8;
