@@ -53,6 +53,12 @@ typedef struct mio_kernels {
     void (*lg_fit_sym)(const float *x, const float *w, int nmax, float *scale, int8_t *L);
     int lg_sym_blocks;
 
+    /* --- fp4 (quant/fp4.c) --- */
+    /* mxfp4's nibbles of one block of 32: per element the first of the 16
+     * E2M1 codes nearest to it (kd[i]: twice code i's value times the scale,
+     * i < 8), as fp4.c's e2m1_codes; byte j = code j | code 16+j << 4 */
+    void (*mxfp4_codes)(const float *x, const float *kd, uint8_t *qs);
+
     /* --- k-quants (quant/kquants.c) --- */
     /* make_qkx2_quants on 8 sub-blocks of n (16 or 32) contiguous floats at x:
      * scale[j], the_min[j] and levels L[n*j + i] for sub-block j (wmode: KQ_W_*). */

@@ -24,7 +24,7 @@ static void init_table(void) {
     mio_codec_register_kquants(g_tab, k);
     mio_codec_register_iq(g_tab, k);
     mio_codec_register_ternary(g_tab);
-    mio_codec_register_fp4(g_tab);
+    mio_codec_register_fp4(g_tab, k);
     mio_codec_register_scalar_st(g_st_tab);
 }
 

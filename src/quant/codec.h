@@ -40,7 +40,7 @@ void mio_codec_register_legacy(mio_codec *tab, const struct mio_kernels *k);
 void mio_codec_register_kquants(mio_codec *tab, const struct mio_kernels *k);
 void mio_codec_register_iq(mio_codec *tab, const struct mio_kernels *k);
 void mio_codec_register_ternary(mio_codec *tab);
-void mio_codec_register_fp4(mio_codec *tab);
+void mio_codec_register_fp4(mio_codec *tab, const struct mio_kernels *k);
 /* The safetensors-only dtypes with a float view (bool, u8..u64, the OCP FP8
  * types), in a table indexed by type - MIO_TYPE_BOOL (CODEC_ST_COUNT rows). */
 #define CODEC_ST_COUNT (MIO_TYPE_U64 - MIO_TYPE_BOOL + 1)

@@ -4,6 +4,7 @@
  * bytes, one per 16, + 32 bytes of E2M1 nibble pairs). Byte-exact with ggml's
  * reference quantizers (nearest code, first wins), bit-exact decoders. */
 #include "codec.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -117,7 +118,11 @@ static uint8_t mxfp4_exponent(float amax) {
 }
 
 /* ---------------- mxfp4 ---------------- */
-/* Byte 1 + j holds the codes of elements j (low nibble) and 16 + j (high). */
+static const mio_kernels *K; /* the dispatch's kernels (kernels/kernels.h) */
+
+/* Byte 1 + j holds the codes of elements j (low nibble) and 16 + j (high).
+ * With a kernel the code search of a block runs 16 (8) elements per step,
+ * each the loop of e2m1_codes exactly, from the same products kd. */
 static void enc_mxfp4(const float *x, void *y, int64_t nb) {
     uint8_t *o = y;
     for (int64_t b = 0; b < nb; b++, x += 32, o += 17) {
@@ -125,7 +130,14 @@ static void enc_mxfp4(const float *x, void *y, int64_t nb) {
         memcpy(v, x, sizeof v);
         const uint8_t e = mxfp4_exponent(amax_of(v, 32));
         o[0] = e;
-        e2m1_codes(v, 32, e8m0_half(e), c);
+        const float d = e8m0_half(e);
+        if (K && K->mxfp4_codes) {
+            float kd[8];
+            for (int i = 0; i < 8; i++) kd[i] = g_e2m1[i] * d;
+            K->mxfp4_codes(v, kd, o + 1);
+            continue;
+        }
+        e2m1_codes(v, 32, d, c);
         for (int j = 0; j < 16; j++) o[1 + j] = (uint8_t)(int32_t)(c[j] + 16.0f * c[16 + j]);
     }
 }
@@ -183,7 +195,8 @@ static void encw_nvfp4(const float *x, void *y, int64_t n_per_row, const float *
     enc_nvfp4(x, y, n_per_row / 64);
 }
 
-void mio_codec_register_fp4(mio_codec *t) {
+void mio_codec_register_fp4(mio_codec *t, const mio_kernels *k) {
+    K = k;
     for (unsigned c = 0; c < 16; c++) g_e2m1[c] = (float)e2m1_twice(c);
     for (unsigned u = 0; u < 256; u++) g_ue4m3_half[u] = ue4m3_half((uint8_t)u);
     t[MIO_TYPE_MXFP4] = (mio_codec){enc_mxfp4, encw_mxfp4, dec_mxfp4, NULL, true};

@@ -8,6 +8,7 @@ void mio_kernels_fill_avx512(mio_kernels *k) {
     mio_avx512_fill_dec(k);
     mio_avx512_fill_legacy(k);
     mio_avx512_fill_iq4(k);
+    mio_avx512_fill_fp4(k);
     mio_avx512_fill_convert(k);
     mio_avx512_fill_kquants(k);
     mio_avx512_fill_dot(k);

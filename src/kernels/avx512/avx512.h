@@ -13,6 +13,7 @@ void mio_avx512_fill_dot(mio_kernels *k);
 void mio_avx512_fill_dec(mio_kernels *k);
 void mio_avx512_fill_legacy(mio_kernels *k);
 void mio_avx512_fill_iq4(mio_kernels *k);
+void mio_avx512_fill_fp4(mio_kernels *k);
 void mio_avx512_fill_convert(mio_kernels *k);
 void mio_avx512_fill_kquants(mio_kernels *k);
 void mio_avx512_fill_ptqtp(mio_kernels *k);
