@@ -1079,7 +1079,7 @@ static void iq1m_block(const float *xbl, uint8_t *out, const float *qw) {
     const float dl = delta1;
     const float x_p[3] = {-1 + dl, dl, 1 + dl}, x_m[3] = {-1 - dl, -dl, 1 - dl};
     static const uint8_t masks[4] = {0x00, 0x80, 0x08, 0x88};
-    float scales[16], wall[SUPER], *weight = wall;
+    float scales[16], wall[SUPER], *weight;
     int8_t L[16], shifts[16];
     int index[2];
     vpair pairs[16];

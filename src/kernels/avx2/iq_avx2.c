@@ -78,7 +78,7 @@ static void iq_avx2_iq2_round(const lattice *g, const float *xval, float id, int
 static inline void iq1_step_tests(const __m256 *sqx, const __m256 *sq2, int nk, unsigned lmask, int i1, int i2,
                                   iq1m_pick *pk) {
     __m256 xx[4];
-    unsigned pos[4], m[4], any = 0;
+    unsigned pos[4] = {0}, m[4] = {0}, any = 0;
     __m256 bv = _mm256_set1_ps(pk->best);
     for (int k = 0; k < nk; k++) {
         xx[k] = _mm256_mul_ps(sqx[k], sqx[k]);
