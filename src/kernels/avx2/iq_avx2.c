@@ -148,7 +148,7 @@ static void iq1_resolve_exact(const float *X, const float *Q, const unsigned *lm
         /* w: the first candidate in scan order with s == M */
         int wt = -1, wl = 0, wk = 0;
         for (int t = 0; t < nt && wt < 0; t++) {
-            unsigned any = 0, m[4];
+            unsigned any = 0, m[4] = {0};
             for (int k = 0; k < nk; k++) {
                 m[k] = pm[t * nk + k] &
                        (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(S + (t * nk + k) * 8), _mm256_set1_ps(M), _CMP_EQ_OQ));
