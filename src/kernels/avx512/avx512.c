@@ -14,4 +14,5 @@ void mio_kernels_fill_avx512(mio_kernels *k) {
     mio_avx512_fill_dot(k);
     mio_avx512_fill_ptqtp(k);
     mio_avx512_fill_iq(k);
+    mio_avx512_fill_iq1(k);
 }

@@ -18,5 +18,6 @@ void mio_avx512_fill_convert(mio_kernels *k);
 void mio_avx512_fill_kquants(mio_kernels *k);
 void mio_avx512_fill_ptqtp(mio_kernels *k);
 void mio_avx512_fill_iq(mio_kernels *k);
+void mio_avx512_fill_iq1(mio_kernels *k);
 
 #endif
