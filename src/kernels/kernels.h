@@ -105,6 +105,10 @@ typedef struct mio_kernels {
     /* iq1_s's split scan over prefix sums sumx/sumw[0..32] (padded to 40),
      * levels xp (k = 0) and xm (k = 1), updating *pk exactly as the scalar scan */
     void (*iq_iq1s_scan)(const float *sumx, const float *sumw, const float *xp, const float *xm, iq1m_pick *pk);
+    /* the sorted order of n (16 or 32) values: idx[r] = the position of the value
+     * with r smaller ones; returns 0, or 1 (idx unset) when two values are equal
+     * or one is NaN (the caller then sorts as the C library's qsort) */
+    int (*iq_sort_idx)(const float *v, int n, int8_t *idx);
     /* grid decoders: the expanded grids (one row of level values per entry) and
      * the 7-bit -> 8-bit sign table come from iq.c */
     void (*dec_iq2_xxs)(const void *x, float *y, int64_t nb, const uint8_t (*grid)[8], const uint8_t *sign8);

@@ -978,6 +978,43 @@ static void encw_iq2_xs(const float *x, void *vy, int64_t n, const float *qw) {
     for (int64_t i = 0; i < n / SUPER; i++) iq2xs_block(x + SUPER * i, (uint8_t *)vy + 74 * i, qw + SUPER * i);
 }
 
+/* Sums of squares of nsb consecutive super-blocks, each summed in element order
+ * as ggml does (sumx2 += x[i] * x[i]); four super-blocks' chains interleaved
+ * so that their additions overlap instead of waiting on each other. */
+static void sumsq_supers(const float *x, int64_t nsb, float *out) {
+    int64_t b = 0;
+    for (; b + 4 <= nsb; b += 4) {
+        const float *p = x + SUPER * b;
+        float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (int i = 0; i < SUPER; i++) {
+            s0 += p[i] * p[i];
+            s1 += p[SUPER + i] * p[SUPER + i];
+            s2 += p[2 * SUPER + i] * p[2 * SUPER + i];
+            s3 += p[3 * SUPER + i] * p[3 * SUPER + i];
+        }
+        out[b] = s0; out[b + 1] = s1; out[b + 2] = s2; out[b + 3] = s3;
+    }
+    for (; b < nsb; b++) {
+        float s0 = 0;
+        for (int i = 0; i < SUPER; i++) s0 += x[SUPER * b + i] * x[SUPER * b + i];
+        out[b] = s0;
+    }
+}
+
+/* Runs blk(x of super-block i, its output, qw of it, its sum of squares) over
+ * n / SUPER super-blocks, the sums computed 64 super-blocks at a time. */
+#define FOR_SUPERS_WITH_SUMSQ(x, n, BODY)                                                   \
+    for (int64_t c0 = 0; c0 < (n) / SUPER; c0 += 64) {                                      \
+        const int64_t cn = (n) / SUPER - c0 < 64 ? (n) / SUPER - c0 : 64;                   \
+        float ssq[64];                                                                     \
+        sumsq_supers((x) + SUPER * c0, cn, ssq);                                           \
+        for (int64_t ci = 0; ci < cn; ci++) {                                              \
+            const int64_t i = c0 + ci;                                                     \
+            const float sumx2 = ssq[ci];                                                   \
+            BODY;                                                                          \
+        }                                                                                  \
+    }
+
 /* ------------------------------------------------------------------------- */
 /* iq1_m / iq1_s: three levels {-1, 0, 1} shifted by ±delta, exhaustive split  */
 /* search over the sorted values, then snapped to the grid.                     */
@@ -1048,6 +1085,17 @@ static inline void sort_pairs(vpair *p, int n) {
     memcpy(p, s, (size_t)n * sizeof *p);
 }
 
+/* The positions of v[0..n) (n = 16 or 32) in ascending order of value, as
+ * sort_pairs orders them: the kernel's ranks when all values are distinct,
+ * else sort_pairs itself. */
+static inline void sort_idx(const float *v, int n, int8_t *idx) {
+    if (K->iq_sort_idx && K->iq_sort_idx(v, n, idx) == 0) return;
+    vpair p[32];
+    for (int j = 0; j < n; j++) { p[j].v = v[j]; p[j].i = j; }
+    sort_pairs(p, n);
+    for (int j = 0; j < n; j++) idx[j] = (int8_t)p[j].i;
+}
+
 /* Nearest listed grid entry for 8 values, levels xx[code] at scale; whole-grid
  * fallback when nothing scores (mirrors ggml, including its element index). */
 static inline int iq1_nearest(const lattice *g, int k, const float *xv, const float *wt, float scale, const float *xx,
@@ -1074,20 +1122,17 @@ static inline int iq1_nearest(const lattice *g, int k, const float *xv, const fl
     return found;
 }
 
-static void iq1m_block(const float *xbl, uint8_t *out, const float *qw) {
+static void iq1m_block(const float *xbl, uint8_t *out, const float *qw, float sumx2) {
     const lattice *g = lattice_get(&lat_1);
     const float dl = delta1;
     const float x_p[3] = {-1 + dl, dl, 1 + dl}, x_m[3] = {-1 - dl, -dl, 1 - dl};
     static const uint8_t masks[4] = {0x00, 0x80, 0x08, 0x88};
     float scales[16], wall[SUPER], *weight;
-    int8_t L[16], shifts[16];
+    int8_t L[16], shifts[16], order[16];
     int index[2];
-    vpair pairs[16];
     memset(out, 0, 56);
     uint8_t *qs = out, *qh = out + 32;
-    float sumx2 = 0;
-    for (int i = 0; i < SUPER; i++) sumx2 += xbl[i] * xbl[i];
-    float sigma2 = 2 * sumx2 / SUPER;
+    const float sigma2 = 2 * sumx2 / SUPER; /* used with qw only */
     float max_scale = 0;
     for (int ib = 0; ib < 16; ib++) {
         const float *xb = xbl + 16 * ib;
@@ -1099,13 +1144,12 @@ static void iq1m_block(const float *xbl, uint8_t *out, const float *qw) {
         float max = fabsf(xb[0]);
         for (int i = 1; i < 16; i++) max = fmaxv(max, fabsf(xb[i]));
         if (max < 1e-7f) { scales[ib] = 0; shifts[ib] = 0; continue; }
-        for (int j = 0; j < 16; j++) { pairs[j].v = xb[j]; pairs[j].i = j; }
-        sort_pairs(pairs, 16);
+        sort_idx(xb, 16, order);
         float px[2][24], pw[2][24];
         memset(px, 0, sizeof px);
         memset(pw, 0, sizeof pw);
         for (int j = 0; j < 16; j++) {
-            int i = pairs[j].i, h = i < 8 ? 0 : 1;
+            int i = order[j], h = i < 8 ? 0 : 1;
             px[h][j + 1] = px[h][j] + weight[i] * xb[i];
             px[1 - h][j + 1] = px[1 - h][j];
             pw[h][j + 1] = pw[h][j] + weight[i];
@@ -1120,9 +1164,9 @@ static void iq1m_block(const float *xbl, uint8_t *out, const float *qw) {
         float scale = pk.scale;
         int besti1 = pk.i1, besti2 = pk.i2, best_k = pk.k;
         if (besti1 < 0 || besti2 < 0 || best_k < 0) { scales[ib] = 0; shifts[ib] = 0; continue; }
-        for (int j = 0; j < besti1; j++) L[pairs[j].i] = 0;
-        for (int j = besti1; j < besti2; j++) L[pairs[j].i] = 1;
-        for (int j = besti2; j < 16; j++) L[pairs[j].i] = 2;
+        for (int j = 0; j < besti1; j++) L[order[j]] = 0;
+        for (int j = besti1; j < besti2; j++) L[order[j]] = 1;
+        for (int j = besti2; j < 16; j++) L[order[j]] = 2;
         if (scale < 0) {
             for (int j = 0; j < 16; j++) L[j] = (int8_t)(2 - L[j]);
             scale = -scale;
@@ -1189,10 +1233,10 @@ static void iq1m_block(const float *xbl, uint8_t *out, const float *qw) {
 }
 
 static void enc_iq1_m(const float *x, void *vy, int64_t nb) {
-    for (int64_t i = 0; i < nb; i++) iq1m_block(x + SUPER * i, (uint8_t *)vy + 56 * i, NULL);
+    for (int64_t i = 0; i < nb; i++) iq1m_block(x + SUPER * i, (uint8_t *)vy + 56 * i, NULL, 0); /* no sigma2 without qw */
 }
 static void encw_iq1_m(const float *x, void *vy, int64_t n, const float *qw) {
-    for (int64_t i = 0; i < n / SUPER; i++) iq1m_block(x + SUPER * i, (uint8_t *)vy + 56 * i, qw + SUPER * i);
+    FOR_SUPERS_WITH_SUMSQ(x, n, iq1m_block(x + SUPER * i, (uint8_t *)vy + 56 * i, qw + SUPER * i, sumx2))
 }
 
 /* iq1_s's exhaustive split search: for every pair of cut points i1 <= i2 over
@@ -1215,19 +1259,16 @@ static void iq1s_scan_scalar(const float *sumx, const float *sumw, const float *
 }
 
 /* iq1_s (importance-weighted only): 32-sub-blocks, one shift per sub-block */
-static void iq1s_block(const float *xbl, uint8_t *out, const float *qw) {
+static void iq1s_block(const float *xbl, uint8_t *out, const float *qw, float sumx2) {
     const lattice *g = lattice_get(&lat_1);
     const float dl = delta1;
     const float x_p[3] = {-1 + dl, dl, 1 + dl}, x_m[3] = {-1 - dl, -dl, 1 - dl};
     float scales[8], weight[32], sumx[40], sumw[40];
-    int8_t L[32], shifts[8];
+    int8_t L[32], shifts[8], order[32];
     int index[4];
-    vpair pairs[32];
     uint16_t qh[8] = {0};
     memset(out, 0, 50);
-    float sumx2 = 0;
-    for (int i = 0; i < SUPER; i++) sumx2 += xbl[i] * xbl[i];
-    float sigma2 = 2 * sumx2 / SUPER;
+    const float sigma2 = 2 * sumx2 / SUPER;
     float max_scale = 0;
     for (int ib = 0; ib < 8; ib++) {
         const float *xb = xbl + 32 * ib;
@@ -1235,11 +1276,10 @@ static void iq1s_block(const float *xbl, uint8_t *out, const float *qw) {
         float max = fabsf(xb[0]);
         for (int i = 1; i < 32; i++) max = fmaxv(max, fabsf(xb[i]));
         if (max < 1e-12f) { scales[ib] = 0; shifts[ib] = 1; continue; }
-        for (int j = 0; j < 32; j++) { pairs[j].v = xb[j]; pairs[j].i = j; }
-        sort_pairs(pairs, 32);
+        sort_idx(xb, 32, order);
         sumx[0] = sumw[0] = 0;
         for (int j = 0; j < 32; j++) {
-            int i = pairs[j].i;
+            int i = order[j];
             sumx[j + 1] = sumx[j] + weight[i] * xb[i];
             sumw[j + 1] = sumw[j] + weight[i];
         }
@@ -1250,9 +1290,9 @@ static void iq1s_block(const float *xbl, uint8_t *out, const float *qw) {
         float scale = pk.scale;
         int besti1 = pk.i1, besti2 = pk.i2, best_shift = pk.k < 0 ? 0 : pk.k ? -1 : 1;
         if (besti1 < 0 || besti2 < 0 || best_shift == 0) { scales[ib] = 0; shifts[ib] = 1; continue; }
-        for (int j = 0; j < besti1; j++) L[pairs[j].i] = 0;
-        for (int j = besti1; j < besti2; j++) L[pairs[j].i] = 1;
-        for (int j = besti2; j < 32; j++) L[pairs[j].i] = 2;
+        for (int j = 0; j < besti1; j++) L[order[j]] = 0;
+        for (int j = besti1; j < besti2; j++) L[order[j]] = 1;
+        for (int j = besti2; j < 32; j++) L[order[j]] = 2;
         if (scale < 0) {
             for (int j = 0; j < 32; j++) L[j] = (int8_t)(2 - L[j]);
             scale = -scale;
@@ -1304,7 +1344,7 @@ static void iq1s_block(const float *xbl, uint8_t *out, const float *qw) {
 }
 
 static void encw_iq1_s(const float *x, void *vy, int64_t n, const float *qw) {
-    for (int64_t i = 0; i < n / SUPER; i++) iq1s_block(x + SUPER * i, (uint8_t *)vy + 50 * i, qw + SUPER * i);
+    FOR_SUPERS_WITH_SUMSQ(x, n, iq1s_block(x + SUPER * i, (uint8_t *)vy + 50 * i, qw + SUPER * i, sumx2))
 }
 
 /* ------------------------------------------------------------------------- */

@@ -21,7 +21,10 @@
  *    errors overflow, subnormals; lengths 8 .. 264;
  *  - iq4_index / iq4_trials (the iq4_nl / iq4_xs search) equal to the scalar
  *    rule "level i once 2v >= lev[i-1] + lev[i]" and its in-order sums, with
- *    values exactly on the midpoints and one ulp either side.
+ *    values exactly on the midpoints and one ulp either side;
+ *  - iq_sort_idx (the iq1 encoders' sort): on distinct values the order that
+ *    makes them strictly increasing (a permutation, checked element by
+ *    element); refused (1) for two equal values, +0 with -0, a NaN.
  * Weights come as raw random bytes too (codes no encoder would produce). */
 #include "modelio.h"
 #include "test.h"
@@ -523,6 +526,45 @@ static void test_iq4_level(const char *lvl, const mio_kernels *bk) {
     printf("level %s: iq4_index / iq4_trials equal to the scalar rule in %ld cases\n", lvl, cases);
 }
 
+static void test_sort_level(const char *lvl, const mio_kernels *bk) {
+    if (!bk->iq_sort_idx) return;
+    long bad = 0, cases = 0;
+    float v[32];
+    int8_t idx[33];
+    for (int rep = 0; rep < 600; rep++) {
+        const int n = rep % 2 ? 32 : 16;
+        for (int j = 0; j < n; j++) v[j] = (frand() - 0.5f) * (rep % 5 ? 2.0f : 1e-30f);
+        int distinct = 1;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < i; j++) distinct &= v[i] != v[j];
+        if (!distinct) continue;
+        idx[n] = 99;
+        if (bk->iq_sort_idx(v, n, idx) != 0) { bad++; continue; }
+        int seen[32] = {0};
+        for (int r = 0; r < n; r++) {
+            if (idx[r] < 0 || idx[r] >= n || seen[idx[r]]++) { bad++; break; }
+            if (r > 0 && !(v[idx[r - 1]] < v[idx[r]])) bad++;
+        }
+        bad += idx[n] != 99; /* nothing written past n */
+        cases++;
+        /* a tie, +0 with -0, a NaN: refused, so the caller sorts as qsort */
+        const int a = irand(0, n - 1), b = (a + 1 + irand(0, n - 2)) % n;
+        float t[32];
+        memcpy(t, v, sizeof t);
+        t[b] = t[a];
+        bad += bk->iq_sort_idx(t, n, idx) != 1;
+        t[a] = 0.0f; t[b] = -0.0f;
+        bad += bk->iq_sort_idx(t, n, idx) != 1;
+        memcpy(t, v, sizeof t);
+        t[a] = NAN;
+        bad += bk->iq_sort_idx(t, n, idx) != 1;
+        cases += 3;
+    }
+    T_EQ_INT(bad, 0);
+    T_CHECK(cases > 1000);
+    printf("level %s: iq_sort_idx ordered or refused correctly in %ld cases\n", lvl, cases);
+}
+
 int main(void) {
     /* the library's own tables are the portable ones: mio_encode_f32 and mio_dot_kernel_get */
     setenv("MIO_ISA", "scalar", 1);
@@ -545,6 +587,7 @@ int main(void) {
         test_act_level(name, &k);
         test_ptqtp_level(name, &k);
         test_iq4_level(name, &k);
+        test_sort_level(name, &k);
         printf("level %s: dot kernels for %d types checked; largest difference from the portable C: %.1f %% of the "
                "tolerance\n", name, g_checked_types - before, 100 * g_worst);
         levels++;

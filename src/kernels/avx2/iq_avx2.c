@@ -521,7 +521,33 @@ static void iq_avx2_trials(const lattice *g, const float *xval, const float *wei
         trials_body8(g, g->width, g->maxcode + 1, g->bits, xval, weight, waux, max, kq, step, nsteps, lc, onm, sqx, sq2);
 }
 
+/* kernels.h iq_sort_idx: each value's rank is the count of smaller values
+ * (one compare of all n against it); equal or NaN values are refused. */
+static int iq_avx2_sort_idx(const float *v, int n, int8_t *idx) {
+    __m256 a[4];
+    const int nv = n / 8;
+    int nan = 0;
+    for (int i = 0; i < nv; i++) {
+        a[i] = _mm256_loadu_ps(v + 8 * i);
+        nan |= _mm256_movemask_ps(_mm256_cmp_ps(a[i], a[i], _CMP_UNORD_Q));
+    }
+    if (nan) { _mm256_zeroupper(); return 1; }
+    for (int j = 0; j < n; j++) {
+        const __m256 e = _mm256_set1_ps(v[j]);
+        int r = 0, q = 0;
+        for (int i = 0; i < nv; i++) {
+            r += __builtin_popcount((unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a[i], e, _CMP_LT_OQ)));
+            q += __builtin_popcount((unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a[i], e, _CMP_EQ_OQ)));
+        }
+        if (q != 1) { _mm256_zeroupper(); return 1; }
+        idx[r] = (int8_t)j;
+    }
+    _mm256_zeroupper();
+    return 0;
+}
+
 void mio_avx2_fill_iq(mio_kernels *k) {
+    k->iq_sort_idx = iq_avx2_sort_idx;
     k->iq_list_best = iq_avx2_list_best;
     k->iq_iq1m_scan = iq_avx2_iq1m_scan;
     k->iq_iq1s_scan = iq_avx2_iq1s_scan;

@@ -185,7 +185,9 @@ static void iq_avx512_iq1m_scan(const float (*px)[24], const float (*pw)[24], co
     }
     cands16 cd;
     cd.flat = 1;
-    __m512 vm = _mm512_setzero_ps(), bad = _mm512_setzero_ps();
+    /* one max / bad accumulator per shift: four short dependency chains */
+    __m512 vm[4], bad[4];
+    for (int k = 0; k < 4; k++) vm[k] = bad[k] = _mm512_setzero_ps();
     for (int t = 0; t < 10; t++) {
         const __m512i j1 = _mm512_loadu_si512(g_m.i1 + 16 * t), j2 = _mm512_loadu_si512(g_m.i2 + 16 * t);
         const __mmask16 in = t < 9 ? 0xffff : 0x01ff; /* 153 = 9 * 16 + 9 */
@@ -198,12 +200,13 @@ static void iq_avx512_iq1m_scan(const float (*px)[24], const float (*pw)[24], co
             q2p[h] = _mm512_add_ps(tab_get(AP[h], j1), tab_get(BP[h], j2));
             q2m[h] = _mm512_add_ps(tab_get(AM[h], j1), tab_get(BM[h], j2));
         }
-        note16(&cd, 4 * t + 0, _mm512_add_ps(qxp[0], qxp[1]), _mm512_add_ps(q2p[0], q2p[1]), in, &vm, &bad);
-        note16(&cd, 4 * t + 1, _mm512_add_ps(qxp[0], qxm[1]), _mm512_add_ps(q2p[0], q2m[1]), in, &vm, &bad);
-        note16(&cd, 4 * t + 2, _mm512_add_ps(qxm[0], qxp[1]), _mm512_add_ps(q2m[0], q2p[1]), in, &vm, &bad);
-        note16(&cd, 4 * t + 3, _mm512_add_ps(qxm[0], qxm[1]), _mm512_add_ps(q2m[0], q2m[1]), in, &vm, &bad);
+        note16(&cd, 4 * t + 0, _mm512_add_ps(qxp[0], qxp[1]), _mm512_add_ps(q2p[0], q2p[1]), in, &vm[0], &bad[0]);
+        note16(&cd, 4 * t + 1, _mm512_add_ps(qxp[0], qxm[1]), _mm512_add_ps(q2p[0], q2m[1]), in, &vm[1], &bad[1]);
+        note16(&cd, 4 * t + 2, _mm512_add_ps(qxm[0], qxp[1]), _mm512_add_ps(q2m[0], q2p[1]), in, &vm[2], &bad[2]);
+        note16(&cd, 4 * t + 3, _mm512_add_ps(qxm[0], qxm[1]), _mm512_add_ps(q2m[0], q2m[1]), in, &vm[3], &bad[3]);
     }
-    finish(&cd, 10, 4, vm, bad, pk);
+    finish(&cd, 10, 4, _mm512_max_ps(_mm512_max_ps(vm[0], vm[1]), _mm512_max_ps(vm[2], vm[3])),
+           _mm512_or_ps(_mm512_or_ps(bad[0], bad[1]), _mm512_or_ps(bad[2], bad[3])), pk);
 }
 
 /* iq.c's iq1s_scan_scalar, 16 cut points i2 per step: sqx = ((sumx[i1] -
@@ -229,7 +232,9 @@ static void iq_avx512_iq1s_scan(const float *sumx, const float *sumw, const floa
     const __m512 v1p = _mm512_set1_ps(xp[1]), v1m = _mm512_set1_ps(xm[1]);
     cands16 cd;
     cd.flat = 0;
-    __m512 vm = _mm512_setzero_ps(), bad = _mm512_setzero_ps();
+    /* four max / bad accumulators (shift, step parity): short dependency chains */
+    __m512 vm[4], bad[4];
+    for (int k = 0; k < 4; k++) vm[k] = bad[k] = _mm512_setzero_ps();
     int t = 0;
     for (int i1 = 0; i1 <= 32; i1++) {
         const __m512 s1x = _mm512_set1_ps(sx[i1]), s1w = _mm512_set1_ps(sw[i1]);
@@ -245,16 +250,38 @@ static void iq_avx512_iq1s_scan(const float *sumx, const float *sumw, const floa
             const __m512 dw = _mm512_sub_ps(_mm512_loadu_ps(sw + i2), s1w);
             note16(&cd, 2 * t, _mm512_add_ps(_mm512_add_ps(axp, _mm512_mul_ps(dx, v1p)), _mm512_loadu_ps(cx[0] + i2)),
                    _mm512_add_ps(_mm512_add_ps(awp, _mm512_mul_ps(_mm512_mul_ps(dw, v1p), v1p)), _mm512_loadu_ps(cw[0] + i2)),
-                   in, &vm, &bad);
+                   in, &vm[2 * (t & 1)], &bad[2 * (t & 1)]);
             note16(&cd, 2 * t + 1, _mm512_add_ps(_mm512_add_ps(axm, _mm512_mul_ps(dx, v1m)), _mm512_loadu_ps(cx[1] + i2)),
                    _mm512_add_ps(_mm512_add_ps(awm, _mm512_mul_ps(_mm512_mul_ps(dw, v1m), v1m)), _mm512_loadu_ps(cw[1] + i2)),
-                   in, &vm, &bad);
+                   in, &vm[2 * (t & 1) + 1], &bad[2 * (t & 1) + 1]);
         }
     }
-    finish(&cd, t, 2, vm, bad, pk);
+    finish(&cd, t, 2, _mm512_max_ps(_mm512_max_ps(vm[0], vm[1]), _mm512_max_ps(vm[2], vm[3])),
+           _mm512_or_ps(_mm512_or_ps(bad[0], bad[1]), _mm512_or_ps(bad[2], bad[3])), pk);
+}
+
+/* kernels.h iq_sort_idx: each value's rank is the count of smaller values
+ * (one compare of all n against it); equal or NaN values are refused. */
+static int iq_avx512_sort_idx(const float *v, int n, int8_t *idx) {
+    const __m512 a = _mm512_loadu_ps(v), b = n > 16 ? _mm512_loadu_ps(v + 16) : a;
+    if (_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q)) return 1;
+    for (int j = 0; j < n; j++) {
+        const __m512 e = _mm512_set1_ps(v[j]);
+        int r = __builtin_popcount(_mm512_cmp_ps_mask(a, e, _CMP_LT_OQ));
+        int q = __builtin_popcount(_mm512_cmp_ps_mask(a, e, _CMP_EQ_OQ));
+        if (n > 16) {
+            r += __builtin_popcount(_mm512_cmp_ps_mask(b, e, _CMP_LT_OQ));
+            q += __builtin_popcount(_mm512_cmp_ps_mask(b, e, _CMP_EQ_OQ));
+        }
+        if (q != 1) { _mm256_zeroupper(); return 1; }
+        idx[r] = (int8_t)j;
+    }
+    _mm256_zeroupper();
+    return 0;
 }
 
 void mio_avx512_fill_iq1(mio_kernels *k) {
+    k->iq_sort_idx = iq_avx512_sort_idx;
     k->iq_iq1m_scan = iq_avx512_iq1m_scan;
     k->iq_iq1s_scan = iq_avx512_iq1s_scan;
 }
