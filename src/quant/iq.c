@@ -1085,6 +1085,15 @@ static inline void sort_pairs(vpair *p, int n) {
     memcpy(p, s, (size_t)n * sizeof *p);
 }
 
+/* v, or +0 where mask is 0 (mask all ones or all zeros) */
+static inline float f32_and(float v, uint32_t mask) {
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    u &= mask;
+    memcpy(&v, &u, 4);
+    return v;
+}
+
 /* The positions of v[0..n) (n = 16 or 32) in ascending order of value, as
  * sort_pairs orders them: the kernel's ranks when all values are distinct,
  * else sort_pairs itself. */
@@ -1145,16 +1154,24 @@ static void iq1m_block(const float *xbl, uint8_t *out, const float *qw, float su
         for (int i = 1; i < 16; i++) max = fmaxv(max, fabsf(xb[i]));
         if (max < 1e-7f) { scales[ib] = 0; shifts[ib] = 0; continue; }
         sort_idx(xb, 16, order);
+        /* prefix sums per half over the sorted values, without a branch on
+         * the half (a coin flip per element): the other half's sum gets +0,
+         * which leaves it unchanged (it starts at +0 and never becomes -0),
+         * the term selected by a bit mask */
         float px[2][24], pw[2][24];
-        memset(px, 0, sizeof px);
-        memset(pw, 0, sizeof pw);
+        float ax0 = 0, ax1 = 0, aw0 = 0, aw1 = 0;
+        px[0][0] = px[1][0] = pw[0][0] = pw[1][0] = 0;
         for (int j = 0; j < 16; j++) {
-            int i = order[j], h = i < 8 ? 0 : 1;
-            px[h][j + 1] = px[h][j] + weight[i] * xb[i];
-            px[1 - h][j + 1] = px[1 - h][j];
-            pw[h][j + 1] = pw[h][j] + weight[i];
-            pw[1 - h][j + 1] = pw[1 - h][j];
+            const int i = order[j];
+            const uint32_t lo = (uint32_t) - (int32_t)(i < 8);
+            ax0 += f32_and(weight[i] * xb[i], lo);
+            ax1 += f32_and(weight[i] * xb[i], ~lo);
+            aw0 += f32_and(weight[i], lo);
+            aw1 += f32_and(weight[i], ~lo);
+            px[0][j + 1] = ax0; px[1][j + 1] = ax1;
+            pw[0][j + 1] = aw0; pw[1][j + 1] = aw1;
         }
+        for (int j = 17; j < 24; j++) px[0][j] = px[1][j] = pw[0][j] = pw[1][j] = 0;
         iq1m_consts cs = {{px[0][16], px[1][16]}, {pw[0][16], pw[1][16]}, x_p[2], x_m[2],
                           x_p[0] * x_p[0] - x_p[1] * x_p[1], x_p[1] * x_p[1] - x_p[2] * x_p[2],
                           x_m[0] * x_m[0] - x_m[1] * x_m[1], x_m[1] * x_m[1] - x_m[2] * x_m[2]};

@@ -9,6 +9,7 @@
 #include "kernels/avx512/avx512.h"
 
 #include <float.h>
+#include <math.h>
 #include <immintrin.h>
 #include <string.h>
 
@@ -156,4 +157,48 @@ static void iq_avx512_trials(const lattice *g, const float *xval, const float *w
         trials_body(g, g->width, g->maxcode + 1, g->bits, xval, weight, waux, max, kq, step, nsteps, lc, onm, sqx, sq2);
 }
 
-void mio_avx512_fill_iq(mio_kernels *k) { k->iq_trials = iq_avx512_trials; }
+/* kernels.h iq_list_best, 16 entries per step (the AVX2 kernel's method: the
+ * per-coordinate terms tabulated once, each entry's ordered sum of table
+ * terms, the order-free minimum, then the first entry equal to it). Lanes
+ * past the padded list (pad8(n) entries) are +inf and read nothing. */
+static int iq_avx512_list_best(const uint8_t *codes, int n, int w, const float *lev, int nlev, const float *xv, const float *wt,
+                               float scale) {
+    (void)nlev;
+    const int pad = pad8(n);
+    __m512 t[8];
+    const __m512 lv = _mm512_castps256_ps512(_mm256_loadu_ps(lev)), sc = _mm512_set1_ps(scale);
+    for (int i = 0; i < w; i++) {
+        const __m512 diff = _mm512_sub_ps(_mm512_mul_ps(sc, lv), _mm512_set1_ps(xv[i]));
+        t[i] = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(wt[i]), diff), diff);
+    }
+    float d2[512 + 16]; /* longest list: 292 entries (iq2_xs) */
+    const __m512 inf = _mm512_set1_ps(INFINITY);
+    __m512 m = inf;
+    for (int c = 0; c < pad; c += 16) {
+        const __mmask16 in = pad - c >= 16 ? 0xffff : 0x00ff; /* pad is a multiple of 8 */
+        __m512 acc = _mm512_setzero_ps();
+        for (int i = 0; i < w; i++) {
+            const __m512i ci = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(in, codes + i * pad + c));
+            acc = _mm512_add_ps(acc, _mm512_permutexvar_ps(ci, t[i]));
+        }
+        acc = _mm512_mask_mov_ps(inf, in, acc);
+        _mm512_storeu_ps(d2 + c, acc);
+        m = _mm512_min_ps(acc, m); /* a NaN lane keeps m */
+    }
+    const float best = _mm512_reduce_min_ps(m);
+    int r = -1;
+    if (best < FLT_MAX) {
+        const __m512 bv = _mm512_set1_ps(best);
+        for (int c = 0;; c += 16) {
+            const unsigned mask = _mm512_cmp_ps_mask(_mm512_loadu_ps(d2 + c), bv, _CMP_EQ_OQ);
+            if (mask) { r = c + __builtin_ctz(mask); break; }
+        }
+    }
+    _mm256_zeroupper();
+    return r;
+}
+
+void mio_avx512_fill_iq(mio_kernels *k) {
+    k->iq_trials = iq_avx512_trials;
+    k->iq_list_best = iq_avx512_list_best;
+}
