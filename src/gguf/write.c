@@ -34,6 +34,9 @@ typedef struct wtensor {
 enum { W_IDLE, W_STREAM, W_DEAD };
 enum { SINK_NONE, SINK_PATH, SINK_FD, SINK_CB };
 
+/* a temp file gets a write-back hint every FLUSH_HINT bytes */
+#define FLUSH_HINT ((uint64_t)16 << 20)
+
 struct mio_writer {
     uint32_t flags;
     uint32_t version; /* GGUF version written: 3, or 2 (mio_gguf_writer_set_version) */
@@ -57,6 +60,7 @@ struct mio_writer {
     void *user;
     uint64_t next;
     uint64_t part_done;  /* bytes of tensor `next` written so far by write_tensor_part */
+    uint64_t unflushed;  /* bytes written to the temp file since the last write-back hint */
 };
 
 static mio_str wkv_key_at(const void *w, uint64_t i) {
@@ -510,7 +514,19 @@ static mio_status sink_write(mio_writer *w, const void *p, size_t n) {
     switch (w->sink) {
     case SINK_PATH: {
         mio_status st = mio_atomic_check(&w->af);
-        return st ? st : mio_fd_write_all(w->af.fd, p, n, w->af.tmp_path);
+        if (!st) st = mio_fd_write_all(w->af.fd, p, n, w->af.tmp_path);
+        w->unflushed += n;
+        if (!st && w->unflushed >= FLUSH_HINT) {
+            /* start writing the dirty pages back now, while the caller computes
+             * the next bytes, so that the commit's fsync finds little left
+             * (IQ4_XS of a 135M model: fsync 46 -> ~5 ms); only a hint, errors
+             * ignored: the fsync still decides */
+#ifdef SYNC_FILE_RANGE_WRITE
+            (void)sync_file_range(w->af.fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
+            w->unflushed = 0;
+        }
+        return st;
     }
     case SINK_FD: return mio_fd_write_all(w->fd, p, n, "the output descriptor");
     case SINK_CB:

@@ -4,15 +4,20 @@
  * item is run exactly once, in ranges that start at multiples of the grain and
  * are grain long (the last one shorter), for any item count, grain and thread
  * count; a range that takes long does not hold the other items back (another
- * thread claims them). Linked with the static internals. */
+ * thread claims them). The calls run on the persistent pool when it is free:
+ * a range that itself calls in (nested), and calls from two threads at once,
+ * get threads of their own instead of waiting for the pool (no deadlock; an
+ * alarm fails a hang). Linked with the static internals. */
 #define _GNU_SOURCE
 #include "core/core.h"
 #include "test.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { MAXN = 5000 };
 typedef struct {
@@ -53,7 +58,39 @@ static void run(int64_t n, int64_t grain, int threads) {
     free(c);
 }
 
+/* each item of the outer call runs a whole inner call */
+static atomic_int g_inner_ok;
+static void nested_fn(void *vc, int64_t b, int64_t e) {
+    (void)vc;
+    for (int64_t i = b; i < e; i++) {
+        ctx_t *c = calloc(1, sizeof *c);
+        c->n = 300, c->grain = 7;
+        mio_core_parallel_ranges(fn, c, 300, 7, 2);
+        int once = 1;
+        for (int j = 0; j < 300; j++) once &= atomic_load(&c->hits[j]) == 1;
+        if (once && atomic_load(&c->calls) == 43) atomic_fetch_add(&g_inner_ok, 1);
+        free(c);
+    }
+}
+
+/* 200 calls of 1000 items in ranges of 3; *arg counts the calls where every
+ * item ran once (the test macros are not for threads) */
+static void *caller(void *arg) {
+    atomic_int *good = arg;
+    for (int k = 0; k < 200; k++) {
+        ctx_t *c = calloc(1, sizeof *c);
+        c->n = 1000, c->grain = 3;
+        mio_core_parallel_ranges(fn, c, 1000, 3, 2);
+        int once = 1;
+        for (int j = 0; j < 1000; j++) once &= atomic_load(&c->hits[j]) == 1;
+        if (once && atomic_load(&c->calls) == 334 && !atomic_load(&c->bad_range)) atomic_fetch_add(good, 1);
+        free(c);
+    }
+    return NULL;
+}
+
 int main(void) {
+    alarm(120); /* a deadlock fails the test instead of hanging it */
     const int64_t ns[] = {0, 1, 7, 16, 17, 1000, 4999};
     const int64_t grains[] = {0, 1, 3, 16, 64, 10000};
     const int threads[] = {1, 2, 3, 8, 300};
@@ -70,5 +107,16 @@ int main(void) {
     T_EQ_INT(atomic_load(&c->others), 99);
     T_EQ_INT(atomic_load(&c->calls), 100);
     free(c);
+
+    /* nested: 16 outer items, each a complete inner call of 300 items in 43 ranges */
+    mio_core_parallel_ranges(nested_fn, NULL, 16, 1, 2);
+    T_EQ_INT(atomic_load(&g_inner_ok), 16);
+
+    /* two application threads calling at once: every item of every call once */
+    pthread_t th[2];
+    atomic_int good = 0;
+    for (int i = 0; i < 2; i++) T_EQ_INT(pthread_create(&th[i], NULL, caller, &good), 0);
+    for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+    T_EQ_INT(atomic_load(&good), 400);
     T_DONE();
 }
