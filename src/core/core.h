@@ -176,8 +176,7 @@ void mio_core_restore_signals(const sigset_t *old);
 int mio_core_thread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 /* Runs fn(ctx, begin, end) over [0, n) in ranges of `grain` items (the last
  * one shorter) claimed one after another from a shared counter by up to
- * n_threads threads, the caller included (the persistent workers of
- * core/pool.h when no other job holds them, else threads made with
+ * n_threads threads, the caller included (threads made with
  * mio_core_thread_create for this call and joined before it returns; one that
  * cannot be made leaves its share to the others). Dynamic claiming keeps
  * every thread busy to the end whatever a range costs (data-dependent

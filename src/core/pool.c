@@ -86,8 +86,14 @@ static void after_fork_child(void) {
 }
 static void init(void) { pthread_atfork(before_fork, after_fork_parent, after_fork_child); }
 
-/* The job itself, g_use held. */
-static void run_locked(pool_task_fn fn, void *ctx, int nparts) {
+void mio_pool_run(pool_task_fn fn, void *ctx, int nparts) {
+    if (nparts <= 0) return;
+    if (nparts == 1) {
+        fn(ctx, 0);
+        return;
+    }
+    pthread_once(&g_once, init);
+    pthread_mutex_lock(&g_use);
     pthread_mutex_lock(&g_mu);
     int want = nparts - 1 < POOL_MAX ? nparts - 1 : POOL_MAX;
     while (g_workers < want) {
@@ -109,29 +115,5 @@ static void run_locked(pool_task_fn fn, void *ctx, int nparts) {
     while (g_pending > 0) pthread_cond_wait(&g_done, &g_mu);
     g_fn = NULL, g_ctx = NULL, g_nparts = 0;
     pthread_mutex_unlock(&g_mu);
-}
-
-void mio_pool_run(pool_task_fn fn, void *ctx, int nparts) {
-    if (nparts <= 0) return;
-    if (nparts == 1) {
-        fn(ctx, 0);
-        return;
-    }
-    pthread_once(&g_once, init);
-    pthread_mutex_lock(&g_use);
-    run_locked(fn, ctx, nparts);
     pthread_mutex_unlock(&g_use);
-}
-
-int mio_pool_try_run(pool_task_fn fn, void *ctx, int nparts) {
-    if (nparts <= 1) {
-        mio_pool_run(fn, ctx, nparts);
-        return 1;
-    }
-    pthread_once(&g_once, init);
-    /* busy: another thread's job, or this thread's own (a part calling in) */
-    if (pthread_mutex_trylock(&g_use) != 0) return 0;
-    run_locked(fn, ctx, nparts);
-    pthread_mutex_unlock(&g_use);
-    return 1;
 }

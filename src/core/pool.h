@@ -18,9 +18,4 @@ typedef void (*pool_task_fn)(void *ctx, int part);
  * thread calling mio_pool_run waits for the first job to end. Never fails. */
 void mio_pool_run(pool_task_fn fn, void *ctx, int nparts);
 
-/* mio_pool_run when the pool is free; returns 0 without running anything when
- * a job is under way (another thread's, or the caller's own: a part of a job
- * calling in), so the caller can use threads of its own instead of waiting. */
-int mio_pool_try_run(pool_task_fn fn, void *ctx, int nparts);
-
 #endif

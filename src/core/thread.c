@@ -6,8 +6,6 @@
  * their renames (io.c mio_atomic_rename_all). */
 #include "core/core.h"
 
-#include "core/pool.h"
-
 #include <stdatomic.h>
 
 static void term_set(sigset_t *s) {
@@ -52,11 +50,6 @@ static void *ranges_run(void *arg) {
     return NULL;
 }
 
-static void ranges_part(void *ctx, int part) {
-    (void)part;
-    ranges_run(ctx);
-}
-
 void mio_core_parallel_ranges(mio_range_fn fn, void *ctx, int64_t n, int64_t grain, int n_threads) {
     if (n <= 0) return;
     if (grain < 1) grain = 1;
@@ -64,11 +57,6 @@ void mio_core_parallel_ranges(mio_range_fn fn, void *ctx, int64_t n, int64_t gra
     if (n_threads > 256) n_threads = 256;
     if (n_threads > pieces) n_threads = (int)pieces;
     ranges r = {fn, ctx, n, grain, 0};
-    /* the persistent workers when they are free (a quantization calls this for
-     * every chunk of every tensor: creating and joining threads each time cost
-     * more than the parallel gain on short chunks), threads of its own when
-     * they are busy (another thread's job, or this call made from inside one) */
-    if (n_threads > 1 && mio_pool_try_run(ranges_part, &r, n_threads)) return;
     pthread_t th[256];
     int started = 0;
     for (int t = 1; t < n_threads; t++) {

@@ -4,10 +4,9 @@
  * item is run exactly once, in ranges that start at multiples of the grain and
  * are grain long (the last one shorter), for any item count, grain and thread
  * count; a range that takes long does not hold the other items back (another
- * thread claims them). The calls run on the persistent pool when it is free:
- * a range that itself calls in (nested), and calls from two threads at once,
- * get threads of their own instead of waiting for the pool (no deadlock; an
- * alarm fails a hang). Linked with the static internals. */
+ * thread claims them); a range that itself calls in (nested) and calls from
+ * two threads at once each complete (an alarm fails a hang). Linked with the
+ * static internals. */
 #define _GNU_SOURCE
 #include "core/core.h"
 #include "test.h"
