@@ -6,7 +6,7 @@
  * instead, ggml_quantize_chunk(type, ..., imatrix) vs mio_encode_f32_imatrix with
  * the same positive per-column weights (every type that uses one), no decode table.
  * Each row ends with the ratio ours/ggml and whether the bytes are ggml's.
- * Usage: bench_codec [--imatrix] [type-name ...] (default: all types). */
+ * Usage: bench_codec [--imatrix] [--rows R] [type-name ...] (default: all types, 256 rows). */
 #include "modelio.h"
 
 #include <fcntl.h>
@@ -22,7 +22,12 @@
 #include "../tests/codec/codec_peer.h"
 #include "bench_util.h"
 
-enum { ROWS = 256, WIDTH = 4096, N = ROWS * WIDTH, REPS = 7 };
+enum { WIDTH = 4096, REPS = 7 };
+/* rows of the data (--rows R; default 256: 4.2 MB of f32, more than a core's
+ * L2, so the fastest casts meet the memory's bandwidth; 16 rows = 262 KB stay
+ * in L2 and show the arithmetic) */
+static int ROWS = 256;
+static int N = 256 * WIDTH;
 
 static double now(void) { return bench_now_ms() / 1e3; }
 static double median(double *v) { return bench_median(v, REPS); }
@@ -98,6 +103,12 @@ int main(int argc, char **argv) {
     }
     int with_imatrix = argc > 1 && strcmp(argv[1], "--imatrix") == 0;
     if (with_imatrix) { argv[1] = argv[0]; argv++; argc--; }
+    if (argc > 2 && strcmp(argv[1], "--rows") == 0) {
+        ROWS = atoi(argv[2]);
+        if (ROWS < 1 || ROWS > 65536) { fprintf(stderr, "--rows: 1..65536\n"); return 2; }
+        N = ROWS * WIDTH;
+        argv[2] = argv[0]; argv += 2; argc -= 2;
+    }
     for (int i = 1; i < argc; i++)
         if (mio_type_from_name(argv[i]) < 0) { fprintf(stderr, "unknown type name '%s'\n", argv[i]); return 2; }
     float *x = malloc((size_t)N * sizeof(float)), *out = malloc((size_t)N * sizeof(float));
