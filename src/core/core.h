@@ -184,6 +184,13 @@ int mio_core_thread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)
  * depend on which thread runs a range. grain < 1 counts as 1. */
 typedef void (*mio_range_fn)(void *ctx, int64_t begin, int64_t end);
 void mio_core_parallel_ranges(mio_range_fn fn, void *ctx, int64_t n, int64_t grain, int n_threads);
+/* The same with a side task: side(side_ctx) runs exactly once, by the first of
+ * the threads to start (then it claims ranges like the others), so it overlaps
+ * the ranges the other threads run; with n <= 0 it runs on the calling thread.
+ * mio_quantize writes the previous chunk's bytes this way while the next one
+ * is encoded. */
+void mio_core_parallel_ranges_side(mio_range_fn fn, void *ctx, int64_t n, int64_t grain, int n_threads,
+                                   void (*side)(void *), void *side_ctx);
 
 /* --- name hash table (xxHash), indices into a caller-owned array --- */
 typedef struct mio_namehash {

@@ -38,10 +38,14 @@ typedef struct ranges {
     void *ctx;
     int64_t n, grain;
     atomic_llong next; /* first item not yet claimed */
+    void (*side)(void *);
+    void *side_ctx;
+    atomic_int side_taken;
 } ranges;
 
 static void *ranges_run(void *arg) {
     ranges *r = arg;
+    if (r->side && !atomic_exchange(&r->side_taken, 1)) r->side(r->side_ctx);
     for (;;) {
         int64_t b = (int64_t)atomic_fetch_add_explicit(&r->next, (long long)r->grain, memory_order_relaxed);
         if (b >= r->n) break;
@@ -51,12 +55,20 @@ static void *ranges_run(void *arg) {
 }
 
 void mio_core_parallel_ranges(mio_range_fn fn, void *ctx, int64_t n, int64_t grain, int n_threads) {
-    if (n <= 0) return;
+    mio_core_parallel_ranges_side(fn, ctx, n, grain, n_threads, NULL, NULL);
+}
+
+void mio_core_parallel_ranges_side(mio_range_fn fn, void *ctx, int64_t n, int64_t grain, int n_threads,
+                                   void (*side)(void *), void *side_ctx) {
+    if (n <= 0) {
+        if (side) side(side_ctx);
+        return;
+    }
     if (grain < 1) grain = 1;
     int64_t pieces = (n + grain - 1) / grain;
     if (n_threads > 256) n_threads = 256;
     if (n_threads > pieces) n_threads = (int)pieces;
-    ranges r = {fn, ctx, n, grain, 0};
+    ranges r = {fn, ctx, n, grain, 0, side, side_ctx, 0};
     pthread_t th[256];
     int started = 0;
     for (int t = 1; t < n_threads; t++) {

@@ -169,14 +169,15 @@ static void enc_rows(void *ctx, int64_t r0, int64_t r1) {
     pthread_mutex_unlock(&j->mu);
 }
 
-/* Encode rows x n_per_row floats with an importance matrix over n_threads
- * threads: ranges of rows claimed dynamically (every row is encoded alone, so
- * the bytes do not depend on the split), about 16 ranges per thread. */
-static mio_status encode_imatrix_mt(int type, const float *src, size_t rows, size_t n_per_row, const float *imatrix,
-                                    uint8_t *dst, size_t row_bytes, int n_threads) {
+/* Encode rows x n_per_row floats (with an importance matrix, or without: NULL)
+ * over n_threads threads: ranges of rows claimed dynamically (every row is
+ * encoded alone, so the bytes do not depend on the split), about 16 ranges per
+ * thread; side (may be NULL) runs once meanwhile (core.h). */
+static mio_status encode_rows_mt(int type, const float *src, size_t rows, size_t n_per_row, const float *imatrix,
+                                 uint8_t *dst, size_t row_bytes, int n_threads, void (*side)(void *), void *side_ctx) {
     enc_job j = {type, src, n_per_row, imatrix, dst, row_bytes, PTHREAD_MUTEX_INITIALIZER, SIZE_MAX, MIO_OK, {0}};
     int nt = n_threads < 1 ? 1 : n_threads;
-    mio_core_parallel_ranges(enc_rows, &j, (int64_t)rows, (int64_t)(rows / ((size_t)nt * 16)), nt);
+    mio_core_parallel_ranges_side(enc_rows, &j, (int64_t)rows, (int64_t)(rows / ((size_t)nt * 16)), nt, side, side_ctx);
     pthread_mutex_destroy(&j.mu);
     return j.st ? mio_err_set(j.st, "%s", j.msg) : MIO_OK;
 }
@@ -197,20 +198,51 @@ static int64_t first_bad(const float *x, size_t n) {
     return -1;
 }
 
+/* Encoded bytes not yet handed to their writer. Written by pending_write, as
+ * the side task of the next chunk's encode (any thread) or directly before any
+ * other use of a writer; a failure is kept with its message (errors are per
+ * thread) for the quantizing thread to report. */
+typedef struct qz_pending {
+    mio_writer *w;
+    const uint8_t *p;
+    size_t n;
+    mio_status st;
+    char msg[256];
+} qz_pending;
+
+static void pending_write(void *ctx) {
+    qz_pending *q = ctx;
+    if (!q->n || q->st) return;
+    q->st = mio_writer_write_tensor_part(q->w, q->p, q->n);
+    if (q->st) snprintf(q->msg, sizeof q->msg, "%s", mio_last_error());
+    q->n = 0;
+}
+
+/* The pending bytes' outcome, in the calling thread's error state. */
+static mio_status pending_status(const qz_pending *q) { return q->st ? mio_err_set(q->st, "%s", q->msg) : MIO_OK; }
+
+static mio_status flush_pending(qz_pending *q) {
+    pending_write(q);
+    return pending_status(q);
+}
+
 typedef struct qz_run {
     const mio_gguf_file *f;
     const mio_quantize_params *p;
     const qz_imatrix *im;
     mio_writer *w;
     float *fbuf;      /* QZ_CHUNK_ELEMS floats, or one row when a row is longer */
-    uint8_t *ebuf;
-    size_t fcap, ecap;
+    uint8_t *eb[2];   /* encoded chunks: one being encoded, the other waiting to be written */
+    size_t fcap, ecap[2];
+    int cur;          /* eb[cur] takes the next chunk */
+    qz_pending pend;  /* the previous chunk's bytes, written while the next is encoded */
     int n_threads;
     uint64_t bytes_done, bytes_total;
     int64_t done, total;
 } qz_run;
 
-/* Grow the chunk buffers to hold `elems` floats and `bytes` encoded bytes. */
+/* Grow the chunk buffers to hold `elems` floats and `bytes` encoded bytes (both
+ * encode buffers; pending bytes are written first when one must move). */
 static mio_status ensure_buffers(qz_run *r, size_t elems, size_t bytes) {
     if (elems > r->fcap) {
         float *nf = realloc(r->fbuf, elems * sizeof *nf);
@@ -218,11 +250,14 @@ static mio_status ensure_buffers(qz_run *r, size_t elems, size_t bytes) {
         r->fbuf = nf;
         r->fcap = elems;
     }
-    if (bytes > r->ecap) {
-        uint8_t *ne = realloc(r->ebuf, bytes);
+    for (int k = 0; k < 2; k++) {
+        if (bytes <= r->ecap[k]) continue;
+        mio_status st = flush_pending(&r->pend); /* the buffer may hold bytes still to be written */
+        if (st) return st;
+        uint8_t *ne = realloc(r->eb[k], bytes);
         if (!ne) return mio_err_set(MIO_ERR_NOMEM, "cannot allocate %zu bytes of working memory", bytes);
-        r->ebuf = ne;
-        r->ecap = bytes;
+        r->eb[k] = ne;
+        r->ecap[k] = bytes;
     }
     return MIO_OK;
 }
@@ -242,7 +277,10 @@ static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
     if (st) return st;
     const mio_gguf_tensor *t = &tt;
     char nb[160];
-    if (!it->convert) return mio_gguf_writer_copy_tensor(r->w, r->f, t, &r->bytes_done);
+    if (!it->convert) {
+        if ((st = flush_pending(&r->pend)) != MIO_OK) return st;
+        return mio_gguf_writer_copy_tensor(r->w, r->f, t, &r->bytes_done);
+    }
     size_t n_per_row = (size_t)t->ne[0];
     size_t rows_per_slice = (size_t)t->ne[1]; /* rows of one expert (3-D) or of the whole matrix */
     size_t n_slices = (size_t)(t->ne[2] * t->ne[3]);
@@ -280,11 +318,15 @@ static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
              * not, so they are screened here. Either way the message is ours,
              * with the element's index in the whole tensor. */
             int64_t bad = !st && !block_target ? first_bad(x, n) : -1;
+            uint8_t *eb = r->eb[r->cur];
             if (!st && bad < 0) {
-                if (slice_imat)
-                    st = encode_imatrix_mt(it->out_type, x, rows, n_per_row, slice_imat, r->ebuf, out_row, r->n_threads);
-                else
-                    st = mio_encode_f32_mt(it->out_type, x, n, r->ebuf, rows * out_row, r->n_threads);
+                /* by rows, the previous chunk written meanwhile; a chunk of too
+                 * few rows to share is split by blocks instead (written first) */
+                if (slice_imat || rows >= 2 * (size_t)r->n_threads)
+                    st = encode_rows_mt(it->out_type, x, rows, n_per_row, slice_imat, eb, out_row, r->n_threads,
+                                        pending_write, &r->pend);
+                else if ((st = flush_pending(&r->pend)) == MIO_OK)
+                    st = mio_encode_f32_mt(it->out_type, x, n, eb, rows * out_row, r->n_threads);
                 if (st == MIO_ERR_NON_FINITE) bad = first_bad(x, n);
                 else if (st) mio_err_prefix(st, "tensor '%s': ", mio_esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len));
             }
@@ -294,7 +336,11 @@ static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
                                  ((unsigned long long)s * rows_per_slice + r0) * n_per_row + (unsigned long long)bad,
                                  x[bad] != x[bad] ? "NaN" : "infinite");
             mio_gguf_release(r->f, in, in_bytes);
-            if (!st) st = mio_writer_write_tensor_part(r->w, r->ebuf, rows * out_row);
+            if (!st) st = pending_status(&r->pend);
+            if (!st) { /* this chunk waits for the next encode (or a flush) */
+                r->pend.w = r->w, r->pend.p = eb, r->pend.n = rows * out_row;
+                r->cur ^= 1;
+            }
             r->bytes_done += in_bytes;
         }
     }
@@ -590,6 +636,7 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
         r.done = (int64_t)k + 1;
         if (!st) st = progress(&r);
     }
+    if (!st) st = flush_pending(&r.pend);
     for (uint32_t k = 0; k < n_split && !st; k++) st = mio_writer_finish(ws[k]);
     for (uint32_t k = 0; split_paths && k < n_split && !st; k++) st = mio_atomic_close_tmp(&afs[k]);
     if (split_paths && !st) st = mio_atomic_rename_all(afs, n_split); /* all parts or none, even on SIGINT */
@@ -603,7 +650,8 @@ done:
     for (uint32_t k = 0; split_paths && k < n_split; k++) free(split_paths[k]);
     free(split_paths);
     free(r.fbuf);
-    free(r.ebuf);
+    free(r.eb[0]);
+    free(r.eb[1]);
     free(items);
     mio_qz_imatrix_free(im);
     mio_gguf_close(f);

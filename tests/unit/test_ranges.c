@@ -4,7 +4,8 @@
  * item is run exactly once, in ranges that start at multiples of the grain and
  * are grain long (the last one shorter), for any item count, grain and thread
  * count; a range that takes long does not hold the other items back (another
- * thread claims them); a range that itself calls in (nested) and calls from
+ * thread claims them); a side task runs exactly once and overlaps the
+ * ranges; a range that itself calls in (nested) and calls from
  * two threads at once each complete (an alarm fails a hang). Linked with the
  * static internals. */
 #define _GNU_SOURCE
@@ -57,6 +58,19 @@ static void run(int64_t n, int64_t grain, int threads) {
     free(c);
 }
 
+/* the side task of mio_core_parallel_ranges_side: counts its runs, and with
+ * slow set sleeps 200 ms (the other thread claims every range meanwhile) */
+typedef struct { atomic_int runs; int slow; ctx_t *c; int others_at_end; } side_t;
+static void side_fn(void *v) {
+    side_t *sd = v;
+    atomic_fetch_add(&sd->runs, 1);
+    if (sd->slow) {
+        struct timespec ts = {0, 200 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        sd->others_at_end = atomic_load(&sd->c->calls);
+    }
+}
+
 /* each item of the outer call runs a whole inner call */
 static atomic_int g_inner_ok;
 static void nested_fn(void *vc, int64_t b, int64_t e) {
@@ -106,6 +120,31 @@ int main(void) {
     T_EQ_INT(atomic_load(&c->others), 99);
     T_EQ_INT(atomic_load(&c->calls), 100);
     free(c);
+
+    /* a side task runs exactly once, for any item and thread count (n = 0 too) */
+    for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
+        for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+            side_t sd = {0, 0, NULL, 0};
+            ctx_t *c2 = calloc(1, sizeof *c2);
+            c2->n = ns[a], c2->grain = 3;
+            mio_core_parallel_ranges_side(fn, c2, ns[a], 3, threads[t], side_fn, &sd);
+            int once = 1;
+            for (int64_t i = 0; i < ns[a]; i++) once &= atomic_load(&c2->hits[i]) == 1;
+            T_CHECK(once);
+            T_EQ_INT(atomic_load(&sd.runs), 1);
+            free(c2);
+        }
+    /* two threads, a side task of 200 ms: it overlaps the ranges, which the
+     * other thread has all run (100 of 100) by the time it ends */
+    {
+        ctx_t *c3 = calloc(1, sizeof *c3);
+        c3->n = 100, c3->grain = 1;
+        side_t sd = {0, 1, c3, 0};
+        mio_core_parallel_ranges_side(fn, c3, 100, 1, 2, side_fn, &sd);
+        T_EQ_INT(sd.others_at_end, 100);
+        T_EQ_INT(atomic_load(&c3->calls), 100);
+        free(c3);
+    }
 
     /* nested: 16 outer items, each a complete inner call of 300 items in 43 ranges */
     mio_core_parallel_ranges(nested_fn, NULL, 16, 1, 2);
