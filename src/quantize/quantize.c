@@ -198,27 +198,39 @@ static int64_t first_bad(const float *x, size_t n) {
     return -1;
 }
 
-/* Encoded bytes not yet handed to their writer. Written by pending_write, as
- * the side task of the next chunk's encode (any thread) or directly before any
- * other use of a writer; a failure is kept with its message (errors are per
+/* Writer operations not yet done, in order: a chunk's encoded bytes (at most
+ * one: it waits in one of two buffers while the next chunk is encoded into the
+ * other) and the verbatim copies of the tensors after it. Done by
+ * pending_write, as the side task of the next chunk's encode (any thread), or
+ * directly before the end; a failure is kept with its message (errors are per
  * thread) for the quantizing thread to report. */
-typedef struct qz_pending {
+#define QZ_OPS 64
+typedef struct qz_op {
     mio_writer *w;
-    const uint8_t *p;
+    const uint8_t *p; /* encoded bytes, or NULL: copy tensor t */
     size_t n;
+    mio_gguf_tensor t;
+} qz_op;
+typedef struct qz_pending {
+    const mio_gguf_file *f;
+    qz_op op[QZ_OPS];
+    int nop;
+    uint64_t copied; /* input bytes the copies took (for the progress count) */
     mio_status st;
     char msg[256];
 } qz_pending;
 
 static void pending_write(void *ctx) {
     qz_pending *q = ctx;
-    if (!q->n || q->st) return;
-    q->st = mio_writer_write_tensor_part(q->w, q->p, q->n);
-    if (q->st) snprintf(q->msg, sizeof q->msg, "%s", mio_last_error());
-    q->n = 0;
+    for (int k = 0; k < q->nop && !q->st; k++) {
+        const qz_op *o = &q->op[k];
+        q->st = o->p ? mio_writer_write_tensor_part(o->w, o->p, o->n) : mio_gguf_writer_copy_tensor(o->w, q->f, &o->t, &q->copied);
+        if (q->st) snprintf(q->msg, sizeof q->msg, "%s", mio_last_error());
+    }
+    q->nop = 0;
 }
 
-/* The pending bytes' outcome, in the calling thread's error state. */
+/* The pending operations' outcome, in the calling thread's error state. */
 static mio_status pending_status(const qz_pending *q) { return q->st ? mio_err_set(q->st, "%s", q->msg) : MIO_OK; }
 
 static mio_status flush_pending(qz_pending *q) {
@@ -242,7 +254,7 @@ typedef struct qz_run {
 } qz_run;
 
 /* Grow the chunk buffers to hold `elems` floats and `bytes` encoded bytes (both
- * encode buffers; pending bytes are written first when one must move). */
+ * encode buffers; a buffer's pending bytes are written first when it must move). */
 static mio_status ensure_buffers(qz_run *r, size_t elems, size_t bytes) {
     if (elems > r->fcap) {
         float *nf = realloc(r->fbuf, elems * sizeof *nf);
@@ -252,7 +264,9 @@ static mio_status ensure_buffers(qz_run *r, size_t elems, size_t bytes) {
     }
     for (int k = 0; k < 2; k++) {
         if (bytes <= r->ecap[k]) continue;
-        mio_status st = flush_pending(&r->pend); /* the buffer may hold bytes still to be written */
+        bool held = false; /* bytes of this buffer still to be written */
+        for (int i = 0; i < r->pend.nop; i++) held |= r->eb[k] && r->pend.op[i].p == r->eb[k];
+        mio_status st = held ? flush_pending(&r->pend) : MIO_OK;
         if (st) return st;
         uint8_t *ne = realloc(r->eb[k], bytes);
         if (!ne) return mio_err_set(MIO_ERR_NOMEM, "cannot allocate %zu bytes of working memory", bytes);
@@ -277,9 +291,11 @@ static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
     if (st) return st;
     const mio_gguf_tensor *t = &tt;
     char nb[160];
-    if (!it->convert) {
-        if ((st = flush_pending(&r->pend)) != MIO_OK) return st;
-        return mio_gguf_writer_copy_tensor(r->w, r->f, t, &r->bytes_done);
+    if (!it->convert) { /* copied after the pending bytes, with them */
+        if (r->pend.nop == QZ_OPS && (st = flush_pending(&r->pend)) != MIO_OK) return st;
+        r->pend.f = r->f;
+        r->pend.op[r->pend.nop++] = (qz_op){.w = r->w, .p = NULL, .n = 0, .t = tt};
+        return MIO_OK;
     }
     size_t n_per_row = (size_t)t->ne[0];
     size_t rows_per_slice = (size_t)t->ne[1]; /* rows of one expert (3-D) or of the whole matrix */
@@ -337,11 +353,12 @@ static mio_status write_item(qz_run *r, const qz_item *it, uint64_t out_bytes) {
                                  x[bad] != x[bad] ? "NaN" : "infinite");
             mio_gguf_release(r->f, in, in_bytes);
             if (!st) st = pending_status(&r->pend);
-            if (!st) { /* this chunk waits for the next encode (or a flush) */
-                r->pend.w = r->w, r->pend.p = eb, r->pend.n = rows * out_row;
+            if (!st) { /* this chunk waits for the next encode (or the end); the encode above emptied the queue */
+                r->pend.op[r->pend.nop++] = (qz_op){.w = r->w, .p = eb, .n = rows * out_row};
                 r->cur ^= 1;
             }
-            r->bytes_done += in_bytes;
+            r->bytes_done += in_bytes + r->pend.copied;
+            r->pend.copied = 0;
         }
     }
     return st;
@@ -637,6 +654,7 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
         if (!st) st = progress(&r);
     }
     if (!st) st = flush_pending(&r.pend);
+    r.bytes_done += r.pend.copied;
     for (uint32_t k = 0; k < n_split && !st; k++) st = mio_writer_finish(ws[k]);
     for (uint32_t k = 0; split_paths && k < n_split && !st; k++) st = mio_atomic_close_tmp(&afs[k]);
     if (split_paths && !st) st = mio_atomic_rename_all(afs, n_split); /* all parts or none, even on SIGINT */
