@@ -106,7 +106,7 @@ typedef struct mio_kernels {
      * levels xp (k = 0) and xm (k = 1), updating *pk exactly as the scalar scan */
     void (*iq_iq1s_scan)(const float *sumx, const float *sumw, const float *xp, const float *xm, iq1m_pick *pk);
     /* the sorted order of n (16 or 32) values: idx[r] = the position of the value
-     * with r smaller ones; returns 0, or 1 (idx unset) when two values are equal
+     * with r smaller ones; returns 0, or 1 (idx undefined) when two values are equal
      * or one is NaN (the caller then sorts as the C library's qsort) */
     int (*iq_sort_idx)(const float *v, int n, int8_t *idx);
     /* grid decoders: the expanded grids (one row of level values per entry) and

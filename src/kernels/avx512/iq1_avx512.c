@@ -7,9 +7,9 @@
  * iq1_m: the 153 cut pairs (i1 <= i2 in 0..16) as one flat list in scan order,
  * 10 vectors; per lane the pair's prefix sums are fetched with one two-table
  * permute each (17 entries fit the 32 of two registers). The AVX2 kernel walks
- * 28 rows of 8 (52 % of its lanes used, 96 % here).
+ * 28 rows of 8 (68 % of its lanes used, 96 % here).
  * iq1_s: rows of cut points i2 for each i1 (33 entries do not fit a
- * permute), 16 per step: 52 steps instead of 85.
+ * permute), 16 per step: 51 steps instead of 85.
  *
  * Both then pick the scalar loop's final candidate as the AVX2 kernel does
  * (kernels/avx2/iq_avx2.c, iq1_resolve; the argument is written there): the
@@ -25,10 +25,8 @@
 
 #include <float.h>
 #include <immintrin.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
-#include <string.h>
 
 /* most vectors of candidates: iq1_s 51 steps x 2 shifts, iq1_m 10 x 4 */
 enum { CS = 52, CV = CS * 2, NEAR = 32 };
