@@ -1026,7 +1026,8 @@ MIO_API int mio_vec_dot_type(int wtype);
  * (e.g. by mio_encode_f32). n must be a whole number of blocks. Integer
  * arithmetic inside each block, one rescale per block, f32 accumulation (the
  * SIMD levels add the block terms in another order: docs/KERNELS.md §7;
- * f32/f16/bf16: exact products summed in double). Any alignment. A q8_K
+ * f32/f16/bf16: f32 products in 32 partial sums folded pairwise, the same float
+ * on every level, within (ceil(n/32) + 6) * 2^-24 * sum|w*a|). Any alignment. A q8_K
  * activation block's 16 bsums must be the sums of its codes, as mio_encode_f32
  * writes them: some kernels (q3_K q6_K tq1_0 tq2_0, like ggml's) use them in
  * place of the codes, so a hand-made block with other bsums gives a result that

@@ -27,4 +27,15 @@ static inline float dot_f16(uint16_t h) {
 static inline float dot_f16p(const uint8_t *p) { return dot_f16(dot_ld16(p)); }
 static inline float dot_bf16(uint16_t h) { return dot_u2f((uint32_t)h << 16); }
 
+/* The float dots' summation (dot/dot_float.c): product i goes to partial sum
+ * i % MIO_FDOT_LANES; the sums are then folded pairwise, s[j] += s[j + 16],
+ * + 8, + 4, + 2, + 1. Every level does exactly this, so the result is the
+ * same float everywhere. s is clobbered. */
+#define MIO_FDOT_LANES 32
+static inline float mio_fdot_fold(float *s) {
+    for (int h = MIO_FDOT_LANES / 2; h >= 1; h /= 2)
+        for (int j = 0; j < h; j++) s[j] += s[j + h];
+    return s[0];
+}
+
 #endif

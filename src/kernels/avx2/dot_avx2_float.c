@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* dot_avx2_float.c — AVX2 dot kernels of the float types against activations
- * of the same type (dot/dot_float.c is the portable reference): f32 . f32,
- * f16 . f16, bf16 . bf16. As the portable C, each product is exact in double
- * and the sum is kept in double (16 lanes, 4 independent chains: element i in
- * lane i % 16 for the multiples of 16, the rest in a scalar double), added in a
- * fixed order and rounded to float once; FLOAT_R rows share each weight load. */
+ * of the same type (dot/dot_float.c is the portable reference and defines the
+ * summation): f32 . f32, f16 . f16, bf16 . bf16, the portable C's operations
+ * in 32 lanes, so the results are its floats bit for bit; FLOAT_R rows share
+ * each weight load. */
 #include "kernels/avx2/dot_avx2.h"
+#include "kernels/dot_kernels.h"
 
 #include "modelio.h"
 
@@ -24,72 +24,33 @@ AI float f1_bf16(const uint8_t *p) {
     return f;
 }
 
-AI double hsum4d(__m256d v) {
-    __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
-    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
-}
-
-#define FLOAT_R 2 /* rows per pass: 4 double accumulators each */
+#define FLOAT_R 2 /* rows per pass: 4 accumulators each, sharing the weight loads */
+/* dot/dot_float.c's scheme: 32 partial sums (4 registers, lane = element % 32),
+ * f32 products (mul, then add: no FMA, as the portable C), the tail added to
+ * the stored sums element by element, the same pairwise fold. */
 #define FLOAT_ROWS(fname, ES, LD8, LD1)                                                                \
     AI void fname(const uint8_t *w, size_t n, const uint8_t *a, size_t st, float *out, const int R) {  \
-        __m256d s[FLOAT_R][4];                                                                         \
-        double t[FLOAT_R];                                                                             \
-        for (int r = 0; r < R; r++) {                                                                  \
-            for (int k = 0; k < 4; k++) s[r][k] = _mm256_setzero_pd();                                 \
-            t[r] = 0.0;                                                                                \
-        }                                                                                              \
+        __m256 s[FLOAT_R][4];                                                                          \
+        for (int r = 0; r < R; r++)                                                                    \
+            for (int k = 0; k < 4; k++) s[r][k] = _mm256_setzero_ps();                                 \
         size_t i = 0;                                                                                  \
-        for (; i + 16 <= n; i += 16) {                                                                 \
-            const __m256 wa = LD8(w + i * (ES)), wb = LD8(w + (i + 8) * (ES));                         \
-            const __m256d w0 = _mm256_cvtps_pd(_mm256_castps256_ps128(wa));                            \
-            const __m256d w1 = _mm256_cvtps_pd(_mm256_extractf128_ps(wa, 1));                          \
-            const __m256d w2 = _mm256_cvtps_pd(_mm256_castps256_ps128(wb));                            \
-            const __m256d w3 = _mm256_cvtps_pd(_mm256_extractf128_ps(wb, 1));                          \
+        for (; i + 32 <= n; i += 32) {                                                                 \
+            const __m256 w0 = LD8(w + i * (ES)), w1 = LD8(w + (i + 8) * (ES));                         \
+            const __m256 w2 = LD8(w + (i + 16) * (ES)), w3 = LD8(w + (i + 24) * (ES));                 \
             for (int r = 0; r < R; r++) {                                                              \
-                const __m256 xa = LD8(a + (size_t)r * st + i * (ES)), xb = LD8(a + (size_t)r * st + (i + 8) * (ES)); \
-                s[r][0] = _mm256_fmadd_pd(w0, _mm256_cvtps_pd(_mm256_castps256_ps128(xa)), s[r][0]);    \
-                s[r][1] = _mm256_fmadd_pd(w1, _mm256_cvtps_pd(_mm256_extractf128_ps(xa, 1)), s[r][1]);  \
-                s[r][2] = _mm256_fmadd_pd(w2, _mm256_cvtps_pd(_mm256_castps256_ps128(xb)), s[r][2]);    \
-                s[r][3] = _mm256_fmadd_pd(w3, _mm256_cvtps_pd(_mm256_extractf128_ps(xb, 1)), s[r][3]);  \
+                const uint8_t *ar = a + (size_t)r * st + i * (ES);                                     \
+                s[r][0] = _mm256_add_ps(s[r][0], _mm256_mul_ps(w0, LD8(ar)));                          \
+                s[r][1] = _mm256_add_ps(s[r][1], _mm256_mul_ps(w1, LD8(ar + 8 * (ES))));               \
+                s[r][2] = _mm256_add_ps(s[r][2], _mm256_mul_ps(w2, LD8(ar + 16 * (ES))));              \
+                s[r][3] = _mm256_add_ps(s[r][3], _mm256_mul_ps(w3, LD8(ar + 24 * (ES))));              \
             }                                                                                          \
         }                                                                                              \
-        for (; i < n; i++) {                                                                           \
-            const double wd = (double)LD1(w + i * (ES));                                               \
-            for (int r = 0; r < R; r++) t[r] += wd * (double)LD1(a + (size_t)r * st + i * (ES));       \
-        }                                                                                              \
-        for (int r = 0; r < R; r++)                                                                    \
-            out[r] = (float)(((hsum4d(s[r][0]) + hsum4d(s[r][1])) + (hsum4d(s[r][2]) + hsum4d(s[r][3]))) + t[r]); \
-    }
-/* f16: the product of two f16 values is exact in f32 (11 + 11 significant bits,
- * magnitudes between 2^-48 and 2^32), so it is formed in f32 and only the sum is
- * kept in double (the same exact products and double additions as FLOAT_ROWS).
- * Not for bf16, whose products can overflow or underflow f32. */
-#define HALF_ROWS(fname, LD8, LD1)                                                                     \
-    AI void fname(const uint8_t *w, size_t n, const uint8_t *a, size_t st, float *out, const int R) {  \
-        __m256d s[FLOAT_R][4];                                                                         \
-        double t[FLOAT_R];                                                                             \
         for (int r = 0; r < R; r++) {                                                                  \
-            for (int k = 0; k < 4; k++) s[r][k] = _mm256_setzero_pd();                                 \
-            t[r] = 0.0;                                                                                \
+            float t[MIO_FDOT_LANES];                                                                   \
+            for (int k = 0; k < 4; k++) _mm256_storeu_ps(t + 8 * k, s[r][k]);                          \
+            for (size_t j = i; j < n; j++) t[j - i] += LD1(w + j * (ES)) * LD1(a + (size_t)r * st + j * (ES)); \
+            out[r] = mio_fdot_fold(t);                                                                 \
         }                                                                                              \
-        size_t i = 0;                                                                                  \
-        for (; i + 16 <= n; i += 16) {                                                                 \
-            const __m256 wa = LD8(w + i * 2), wb = LD8(w + (i + 8) * 2);                               \
-            for (int r = 0; r < R; r++) {                                                              \
-                const __m256 pa = _mm256_mul_ps(wa, LD8(a + (size_t)r * st + i * 2));                  \
-                const __m256 pb = _mm256_mul_ps(wb, LD8(a + (size_t)r * st + (i + 8) * 2));            \
-                s[r][0] = _mm256_add_pd(s[r][0], _mm256_cvtps_pd(_mm256_castps256_ps128(pa)));         \
-                s[r][1] = _mm256_add_pd(s[r][1], _mm256_cvtps_pd(_mm256_extractf128_ps(pa, 1)));       \
-                s[r][2] = _mm256_add_pd(s[r][2], _mm256_cvtps_pd(_mm256_castps256_ps128(pb)));         \
-                s[r][3] = _mm256_add_pd(s[r][3], _mm256_cvtps_pd(_mm256_extractf128_ps(pb, 1)));       \
-            }                                                                                          \
-        }                                                                                              \
-        for (; i < n; i++) {                                                                           \
-            const double wd = (double)LD1(w + i * 2);                                                  \
-            for (int r = 0; r < R; r++) t[r] += wd * (double)LD1(a + (size_t)r * st + i * 2);          \
-        }                                                                                              \
-        for (int r = 0; r < R; r++)                                                                    \
-            out[r] = (float)(((hsum4d(s[r][0]) + hsum4d(s[r][1])) + (hsum4d(s[r][2]) + hsum4d(s[r][3]))) + t[r]); \
     }
 
 #define FLOAT_ENTRY(name, ROWS)                                                                        \
@@ -100,7 +61,7 @@ AI double hsum4d(__m256d v) {
     }
 
 FLOAT_ROWS(rows_f32, 4, f8_f32, f1_f32)
-HALF_ROWS(rows_f16, f8_f16, f1_f16)
+FLOAT_ROWS(rows_f16, 2, f8_f16, f1_f16)
 FLOAT_ROWS(rows_bf16, 2, f8_bf16, f1_bf16)
 
 FLOAT_ENTRY(k_f32, rows_f32)

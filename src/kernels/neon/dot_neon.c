@@ -12,10 +12,9 @@
  *    vmlaq_n_s32; the q8_K bsums . mins with widening int16 products) are exact,
  *    reduced with vaddvq_s32, and each block adds its one rescale to the row's
  *    f32 accumulator in block order with the portable C's expression;
- *  - f32/f16/bf16: products of two floats are exact in double; they go to the
- *    portable C's four partial sums (element i to sum i % 4: lanes of two
- *    float64x2 accumulators, fused multiply-add = the exact product plus one
- *    rounding, as the separate operations give) and (s0 + s1) + (s2 + s3).
+ *  - f32/f16/bf16: the portable C's f32 summation (dot/dot_float.c): f32
+ *    products into 32 partial sums (element i to sum i % 32: 8 float32x4
+ *    accumulators, multiply then add, no FMA) and its pairwise fold.
  * Rows never interact: row i's result does not depend on m. */
 #include "kernels/neon/neon.h"
 
@@ -387,21 +386,24 @@ static inline float ld1_f32(const uint8_t *p) { return dot_ldf(p); }
 static inline float ld1_f16(const uint8_t *p) { return f16h(p); }
 static inline float ld1_bf16(const uint8_t *p) { return dot_bf16(dot_ld16(p)); }
 
+/* dot/dot_float.c's scheme: 32 partial sums (8 registers, lane = element %
+ * 32), f32 products (vmulq then vaddq: no FMA, as the portable C), the tail
+ * added to the stored sums element by element, the same pairwise fold: the
+ * portable C's floats bit for bit. */
 #define F_DOT(name, ES, LD4, LD1)                                                                            \
     static void name(const uint8_t *w, size_t n, const uint8_t *a, size_t a_stride, size_t m, float *out) {  \
         for (size_t r = 0; r < m; r++) {                                                                     \
             const uint8_t *ar = a + r * a_stride;                                                            \
-            float64x2_t s01 = vdupq_n_f64(0), s23 = vdupq_n_f64(0);                                          \
+            float32x4_t s[8];                                                                                \
+            for (int k = 0; k < 8; k++) s[k] = vdupq_n_f32(0);                                               \
             size_t i = 0;                                                                                    \
-            for (; i + 4 <= n; i += 4) {                                                                     \
-                const float32x4_t x = LD4(w + i * (ES)), y = LD4(ar + i * (ES));                             \
-                s01 = vfmaq_f64(s01, vcvt_f64_f32(vget_low_f32(x)), vcvt_f64_f32(vget_low_f32(y)));          \
-                s23 = vfmaq_f64(s23, vcvt_high_f64_f32(x), vcvt_high_f64_f32(y));                            \
-            }                                                                                                \
-            double s[4] = {vgetq_lane_f64(s01, 0), vgetq_lane_f64(s01, 1), vgetq_lane_f64(s23, 0),          \
-                           vgetq_lane_f64(s23, 1)};                                                          \
-            for (int k = 0; i < n; i++, k++) s[k] += (double)LD1(w + i * (ES)) * (double)LD1(ar + i * (ES)); \
-            out[r] = (float)((s[0] + s[1]) + (s[2] + s[3]));                                                 \
+            for (; i + 32 <= n; i += 32)                                                                     \
+                for (int k = 0; k < 8; k++)                                                                  \
+                    s[k] = vaddq_f32(s[k], vmulq_f32(LD4(w + (i + 4 * k) * (ES)), LD4(ar + (i + 4 * k) * (ES)))); \
+            float t[MIO_FDOT_LANES];                                                                         \
+            for (int k = 0; k < 8; k++) vst1q_f32(t + 4 * k, s[k]);                                          \
+            for (size_t j = i; j < n; j++) t[j - i] += LD1(w + j * (ES)) * LD1(ar + j * (ES));               \
+            out[r] = mio_fdot_fold(t);                                                                       \
         }                                                                                                    \
     }
 
