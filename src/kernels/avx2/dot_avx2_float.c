@@ -25,19 +25,23 @@ AI float f1_bf16(const uint8_t *p) {
 }
 
 #define FLOAT_R 2 /* rows per pass: 4 accumulators each, sharing the weight loads */
+#ifndef FDOT_AHEAD
+#define FDOT_AHEAD 2048 /* bytes of weights prefetched ahead (the streamer stops at 4 KiB pages) */
+#endif
 /* dot/dot_float.c's scheme: 32 partial sums (4 registers, lane = element % 32),
  * f32 products (mul, then add: no FMA, as the portable C), the tail added to
  * the stored sums element by element, the same pairwise fold. */
 #define FLOAT_ROWS(fname, ES, LD8, LD1)                                                                \
     AI void fname(const uint8_t *w, size_t n, const uint8_t *a, size_t st, float *out, const int R) {  \
         __m256 s[FLOAT_R][4];                                                                          \
-        for (int r = 0; r < R; r++)                                                                    \
-            for (int k = 0; k < 4; k++) s[r][k] = _mm256_setzero_ps();                                 \
+        _Pragma("GCC unroll 2") for (int r = 0; r < R; r++)                                            \
+            _Pragma("GCC unroll 4") for (int k = 0; k < 4; k++) s[r][k] = _mm256_setzero_ps();         \
         size_t i = 0;                                                                                  \
         for (; i + 32 <= n; i += 32) {                                                                 \
+            _mm_prefetch((const char *)(w + i * (ES)) + FDOT_AHEAD, _MM_HINT_T0);                       \
             const __m256 w0 = LD8(w + i * (ES)), w1 = LD8(w + (i + 8) * (ES));                         \
             const __m256 w2 = LD8(w + (i + 16) * (ES)), w3 = LD8(w + (i + 24) * (ES));                 \
-            for (int r = 0; r < R; r++) {                                                              \
+            _Pragma("GCC unroll 2") for (int r = 0; r < R; r++) {                                      \
                 const uint8_t *ar = a + (size_t)r * st + i * (ES);                                     \
                 s[r][0] = _mm256_add_ps(s[r][0], _mm256_mul_ps(w0, LD8(ar)));                          \
                 s[r][1] = _mm256_add_ps(s[r][1], _mm256_mul_ps(w1, LD8(ar + 8 * (ES))));               \
@@ -45,9 +49,9 @@ AI float f1_bf16(const uint8_t *p) {
                 s[r][3] = _mm256_add_ps(s[r][3], _mm256_mul_ps(w3, LD8(ar + 24 * (ES))));              \
             }                                                                                          \
         }                                                                                              \
-        for (int r = 0; r < R; r++) {                                                                  \
+        _Pragma("GCC unroll 2") for (int r = 0; r < R; r++) {                                          \
             float t[MIO_FDOT_LANES];                                                                   \
-            for (int k = 0; k < 4; k++) _mm256_storeu_ps(t + 8 * k, s[r][k]);                          \
+            _Pragma("GCC unroll 4") for (int k = 0; k < 4; k++) _mm256_storeu_ps(t + 8 * k, s[r][k]);  \
             for (size_t j = i; j < n; j++) t[j - i] += LD1(w + j * (ES)) * LD1(a + (size_t)r * st + j * (ES)); \
             out[r] = mio_fdot_fold(t);                                                                 \
         }                                                                                              \
