@@ -1001,19 +1001,20 @@ static void sumsq_supers(const float *x, int64_t nsb, float *out) {
     }
 }
 
-/* Runs blk(x of super-block i, its output, qw of it, its sum of squares) over
- * n / SUPER super-blocks, the sums computed 64 super-blocks at a time. */
-#define FOR_SUPERS_WITH_SUMSQ(x, n, BODY)                                                   \
-    for (int64_t c0 = 0; c0 < (n) / SUPER; c0 += 64) {                                      \
-        const int64_t cn = (n) / SUPER - c0 < 64 ? (n) / SUPER - c0 : 64;                   \
-        float ssq[64];                                                                     \
-        sumsq_supers((x) + SUPER * c0, cn, ssq);                                           \
-        for (int64_t ci = 0; ci < cn; ci++) {                                              \
-            const int64_t i = c0 + ci;                                                     \
-            const float sumx2 = ssq[ci];                                                   \
-            BODY;                                                                          \
-        }                                                                                  \
+/* An iq1 super-block encoder: x, its output, its importance weights, its sum
+ * of squares. */
+typedef void (*iq1_block_fn)(const float *xbl, uint8_t *out, const float *qw, float sumx2);
+
+/* blk over the n / SUPER super-blocks of x (out_bytes each), their sums of
+ * squares computed 64 super-blocks at a time. */
+static void iq1_supers(iq1_block_fn blk, const float *x, uint8_t *out, size_t out_bytes, int64_t n, const float *qw) {
+    for (int64_t c0 = 0; c0 < n / SUPER; c0 += 64) {
+        const int64_t cn = n / SUPER - c0 < 64 ? n / SUPER - c0 : 64;
+        float ssq[64];
+        sumsq_supers(x + SUPER * c0, cn, ssq);
+        for (int64_t i = c0; i < c0 + cn; i++) blk(x + SUPER * i, out + out_bytes * (size_t)i, qw + SUPER * i, ssq[i - c0]);
     }
+}
 
 /* ------------------------------------------------------------------------- */
 /* iq1_m / iq1_s: three levels {-1, 0, 1} shifted by ±delta, exhaustive split  */
@@ -1253,7 +1254,7 @@ static void enc_iq1_m(const float *x, void *vy, int64_t nb) {
     for (int64_t i = 0; i < nb; i++) iq1m_block(x + SUPER * i, (uint8_t *)vy + 56 * i, NULL, 0); /* no sigma2 without qw */
 }
 static void encw_iq1_m(const float *x, void *vy, int64_t n, const float *qw) {
-    FOR_SUPERS_WITH_SUMSQ(x, n, iq1m_block(x + SUPER * i, (uint8_t *)vy + 56 * i, qw + SUPER * i, sumx2))
+    iq1_supers(iq1m_block, x, vy, 56, n, qw);
 }
 
 /* iq1_s's exhaustive split search: for every pair of cut points i1 <= i2 over
@@ -1361,7 +1362,7 @@ static void iq1s_block(const float *xbl, uint8_t *out, const float *qw, float su
 }
 
 static void encw_iq1_s(const float *x, void *vy, int64_t n, const float *qw) {
-    FOR_SUPERS_WITH_SUMSQ(x, n, iq1s_block(x + SUPER * i, (uint8_t *)vy + 50 * i, qw + SUPER * i, sumx2))
+    iq1_supers(iq1s_block, x, vy, 50, n, qw);
 }
 
 /* ------------------------------------------------------------------------- */

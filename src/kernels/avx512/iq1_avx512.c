@@ -258,28 +258,7 @@ static void iq_avx512_iq1s_scan(const float *sumx, const float *sumw, const floa
            _mm512_or_ps(_mm512_or_ps(bad[0], bad[1]), _mm512_or_ps(bad[2], bad[3])), pk);
 }
 
-/* kernels.h iq_sort_idx: each value's rank is the count of smaller values
- * (one compare of all n against it); equal or NaN values are refused. */
-static int iq_avx512_sort_idx(const float *v, int n, int8_t *idx) {
-    const __m512 a = _mm512_loadu_ps(v), b = n > 16 ? _mm512_loadu_ps(v + 16) : a;
-    if (_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q)) return 1;
-    for (int j = 0; j < n; j++) {
-        const __m512 e = _mm512_set1_ps(v[j]);
-        int r = __builtin_popcount(_mm512_cmp_ps_mask(a, e, _CMP_LT_OQ));
-        int q = __builtin_popcount(_mm512_cmp_ps_mask(a, e, _CMP_EQ_OQ));
-        if (n > 16) {
-            r += __builtin_popcount(_mm512_cmp_ps_mask(b, e, _CMP_LT_OQ));
-            q += __builtin_popcount(_mm512_cmp_ps_mask(b, e, _CMP_EQ_OQ));
-        }
-        if (q != 1) { _mm256_zeroupper(); return 1; }
-        idx[r] = (int8_t)j;
-    }
-    _mm256_zeroupper();
-    return 0;
-}
-
 void mio_avx512_fill_iq1(mio_kernels *k) {
-    k->iq_sort_idx = iq_avx512_sort_idx;
     k->iq_iq1m_scan = iq_avx512_iq1m_scan;
     k->iq_iq1s_scan = iq_avx512_iq1s_scan;
 }
