@@ -1051,6 +1051,38 @@ MIO_API mio_status mio_matvec(int wtype, const void *w, size_t rows, size_t cols
 MIO_API mio_status mio_matmul(int wtype, const void *w, size_t rows, size_t cols, const float *x, size_t m, float *y,
                               int n_threads);
 
+/** Packed weights: a weight matrix copied once into the layout this CPU's
+ * kernel level multiplies fastest (docs/KERNELS.md §8: tiles of 8 rows whose
+ * blocks are interleaved for the int8 dot instructions), then multiplied many
+ * times. An opaque in-memory object, specific to the process's ISA level: not a
+ * file format. */
+typedef struct mio_packed mio_packed;
+/** Packs `rows` x `cols` weights of type wtype in GGUF layout (as mio_matmul
+ * takes them) into *out (free with mio_packed_free). The weights are copied: w
+ * may be freed afterwards. Packed layouts exist for q4_0 and q8_0 at the avx2
+ * and avx512 levels; any other type with a dot kernel (mio_vec_dot_type >= 0),
+ * and every type at the scalar and neon levels, is packed as a plain copy
+ * multiplied by mio_matmul's kernel, so callers need no special case
+ * (mio_packed_layout says which). rows may be 0. Errors as mio_matmul
+ * (MIO_ERR_UNSUPPORTED_TYPE, MIO_ERR_INVALID_ARG for NULL or cols not a whole
+ * number of blocks, MIO_ERR_OVERFLOW, MIO_ERR_NOMEM); *out is NULL on error. */
+MIO_API mio_status mio_pack_weights(int wtype, const void *w, size_t rows, size_t cols, mio_packed **out);
+/** Y = X W^T with packed weights, arguments as mio_matmul (x: m x cols f32,
+ * y: m x rows). x is quantized once per call with mio_matmul's byte-exact
+ * encoder (same activation type and rounding). Each output element sums its
+ * blocks in block order with the portable C kernel's f32 operations, so y
+ * equals mio_matmul at the scalar level (MIO_ISA=scalar) bit for bit, for any m
+ * and any thread count; against mio_matmul at a SIMD level it differs only by
+ * the order of the per-block f32 additions (docs/KERNELS.md §8 gives the
+ * bound). A plain-copy layout gives mio_matmul's result exactly. Threads split
+ * the rows by tiles of 8 (n_threads <= 0: one per core). */
+MIO_API mio_status mio_packed_matmul(const mio_packed *p, const float *x, size_t m, float *y, int n_threads);
+/** The layout of p: "q4_0x8/avx2", "q8_0x8/avx512-vnni", ... or "copy" (a
+ * plain copy multiplied by mio_matmul's kernel); NULL for NULL. */
+MIO_API const char *mio_packed_layout(const mio_packed *p);
+/** Frees p (NULL is a no-op). */
+MIO_API void mio_packed_free(mio_packed *p);
+
 /* ------------------------------------------------------------------------- */
 /** Quantizing a model (the llama-quantize replacement)                        */
 /* ------------------------------------------------------------------------- */

@@ -32,6 +32,16 @@ typedef struct dot_kernel {
 /* The kernel row for a weight type, or NULL when there is none. */
 const dot_kernel *mio_dot_kernel_get(int wtype);
 
+/* The kernel for wtype and the sizes of a row of n elements: nb blocks,
+ * w_bytes of weights, a_bytes of activations (errors prefixed with fn). */
+mio_status mio_dot_resolve(const char *fn, int wtype, uint64_t n, const dot_kernel **k, uint64_t *nb, uint64_t *w_bytes,
+                           uint64_t *a_bytes);
+/* mio_matmul under the name fn (argument checks, activation encoding, threads). */
+mio_status mio_dot_matmul(const char *fn, int wtype, const void *w, size_t rows, size_t cols, const float *x, size_t m,
+                          float *y, int n_threads);
+/* The thread count for n_threads (<= 0: one per core) and at most parts parts. */
+int mio_dot_threads(int n_threads, size_t parts);
+
 /* Family tables (dot_float.c, dot_legacy.c, dot_kquants.c) fill their rows. */
 void mio_dot_register_float(dot_kernel *tab);
 void mio_dot_register_legacy(dot_kernel *tab);

@@ -42,8 +42,7 @@ int mio_vec_dot_type(int wtype) {
     return k ? k->atype : -1;
 }
 
-/* The kernel for wtype and the sizes of a row of n elements (weights, activations). */
-static mio_status resolve(const char *fn, int wtype, uint64_t n, const dot_kernel **k, uint64_t *nb, uint64_t *w_bytes,
+mio_status mio_dot_resolve(const char *fn, int wtype, uint64_t n, const dot_kernel **k, uint64_t *nb, uint64_t *w_bytes,
                           uint64_t *a_bytes) {
     const char *name = wtype >= 0 && wtype < N_TYPES ? mio_type_name(wtype) : NULL;
     if (!name || mio_type_block_size(wtype) <= 0) return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s: unknown weight type code %d", fn, wtype);
@@ -72,7 +71,7 @@ mio_status mio_vec_dot(int wtype, size_t n, const void *w_row, const void *act_r
     if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "mio_vec_dot: out is NULL");
     const dot_kernel *k = NULL;
     uint64_t nb = 0, wb = 0, ab = 0;
-    mio_status st = resolve("mio_vec_dot", wtype, n, &k, &nb, &wb, &ab);
+    mio_status st = mio_dot_resolve("mio_vec_dot", wtype, n, &k, &nb, &wb, &ab);
     if (st) return st;
     float r;
     k->fn((const uint8_t *)w_row, (size_t)nb, (const uint8_t *)act_row, (size_t)ab, 1, &r);
@@ -99,19 +98,24 @@ static void mm_part(void *arg, int part) {
     }
 }
 
-static int cores(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+int mio_dot_threads(int n_threads, size_t parts) {
+    if (n_threads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        n_threads = n > 0 ? (int)n : 1;
+    }
+    if (n_threads > MAX_THREADS) n_threads = MAX_THREADS;
+    if ((size_t)n_threads > parts) n_threads = (int)(parts ? parts : 1);
+    return n_threads;
 }
 
-static mio_status matmul(const char *fn, int wtype, const void *w, size_t rows, size_t cols, const float *x, size_t m,
+mio_status mio_dot_matmul(const char *fn, int wtype, const void *w, size_t rows, size_t cols, const float *x, size_t m,
                          float *y, int n_threads) {
     if (!w) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: w is NULL", fn);
     if (!x) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: x is NULL", fn);
     if (!y) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: y is NULL", fn);
     const dot_kernel *k = NULL;
     uint64_t nb = 0, wb = 0, ab = 0, t = 0;
-    mio_status st = resolve(fn, wtype, cols, &k, &nb, &wb, &ab);
+    mio_status st = mio_dot_resolve(fn, wtype, cols, &k, &nb, &wb, &ab);
     if (st) return st;
     if (!ck_mul(wb, rows, &t) || t > SIZE_MAX || !ck_mul(ab, m, &t) || t > SIZE_MAX || !ck_mul(cols, m, &t) ||
         !ck_mul(t, sizeof(float), &t) || t > SIZE_MAX || !ck_mul(rows, m, &t) || !ck_mul(t, sizeof(float), &t) ||
@@ -134,9 +138,7 @@ static mio_status matmul(const char *fn, int wtype, const void *w, size_t rows, 
         act = abuf;
     }
 
-    if (n_threads <= 0) n_threads = cores();
-    if (n_threads > MAX_THREADS) n_threads = MAX_THREADS;
-    if ((size_t)n_threads > rows) n_threads = (int)rows;
+    n_threads = mio_dot_threads(n_threads, rows);
     float *scratch = malloc(sizeof(float) * m * (size_t)n_threads);
     if (!scratch) {
         free(abuf);
@@ -151,10 +153,10 @@ static mio_status matmul(const char *fn, int wtype, const void *w, size_t rows, 
 }
 
 mio_status mio_matvec(int wtype, const void *w, size_t rows, size_t cols, const float *x, float *y, int n_threads) {
-    return matmul("mio_matvec", wtype, w, rows, cols, x, 1, y, n_threads);
+    return mio_dot_matmul("mio_matvec", wtype, w, rows, cols, x, 1, y, n_threads);
 }
 
 mio_status mio_matmul(int wtype, const void *w, size_t rows, size_t cols, const float *x, size_t m, float *y,
                       int n_threads) {
-    return matmul("mio_matmul", wtype, w, rows, cols, x, m, y, n_threads);
+    return mio_dot_matmul("mio_matmul", wtype, w, rows, cols, x, m, y, n_threads);
 }

@@ -15,6 +15,7 @@
 #include "core/cpu.h"
 #include "kernels/iq_kernels.h"
 #include "kernels/kquants_kernels.h"
+#include "kernels/packed_kernels.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -131,6 +132,9 @@ typedef struct mio_kernels {
      * byte-exact with the portable encoders (ggml's reference quantizers) for
      * finite input (the codec screens non-finite input first). */
     kern_act_fn act_q8_0, act_q8_1, act_q8_K;
+    /* packed[wtype]: the packed-weight kernel of the layout in
+     * kernels/packed_kernels.h (mio_pack_weights / mio_packed_matmul) */
+    pk_kernel packed[MIO_TYPE_GGML_COUNT];
 
     /* --- PTQTP (src/ptqtp/) --- */
     /* The 3^K topology search: for each of n elements (n a multiple of 8) the

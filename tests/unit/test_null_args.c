@@ -92,6 +92,7 @@ static float g_src[256];                           /* codec input */
 static float g_imat[256];
 static float g_fout[256];
 static uint8_t g_q8[34], g_q4k[144];
+static mio_packed *g_packed, *g_packed_out; /* g_q8 packed: 1 x 32 */
 
 static const uint64_t g_shape[2] = {2, 3};
 static float g_sdata[6] = {1, 2, 3, 4, 5, 6};
@@ -230,6 +231,7 @@ static void make_fixtures(void) {
     /* codecs */
     for (int i = 0; i < 256; i++) { g_src[i] = (float)(i % 17) - 8.0f; g_imat[i] = 1.0f + (float)(i % 3); }
     T_OK(mio_encode_f32(MIO_TYPE_Q8_0, g_src, 32, g_q8, sizeof g_q8));
+    T_OK(mio_pack_weights(MIO_TYPE_Q8_0, g_q8, 1, 32, &g_packed));
     T_OK(mio_encode_f32(MIO_TYPE_Q4_K, g_src, 256, g_q4k, sizeof g_q4k));
 
     /* safetensors: saved to memory and to a file, parsed from memory */
@@ -485,6 +487,13 @@ static void make_fixtures(void) {
     X(ST, mio_matmul, w, _, 0, NULL, mio_matmul(MIO_TYPE_Q8_0, NULL, 1, 32, g_src, 2, g_fout, 1))                    \
     X(ST, mio_matmul, x, _, 0, NULL, mio_matmul(MIO_TYPE_Q8_0, g_q8, 1, 32, NULL, 2, g_fout, 1))                     \
     X(ST, mio_matmul, y, _, 0, NULL, mio_matmul(MIO_TYPE_Q8_0, g_q8, 1, 32, g_src, 2, NULL, 1))                      \
+    X(ST, mio_pack_weights, w, _, 0, NULL, mio_pack_weights(MIO_TYPE_Q8_0, NULL, 1, 32, &g_packed_out))              \
+    X(ST, mio_pack_weights, out, _, 0, NULL, mio_pack_weights(MIO_TYPE_Q8_0, g_q8, 1, 32, NULL))                     \
+    X(ST, mio_packed_matmul, p, _, 0, NULL, mio_packed_matmul(NULL, g_src, 1, g_fout, 1))                             \
+    X(ST, mio_packed_matmul, x, _, 0, NULL, mio_packed_matmul(g_packed, NULL, 1, g_fout, 1))                          \
+    X(ST, mio_packed_matmul, y, _, 0, NULL, mio_packed_matmul(g_packed, g_src, 1, NULL, 1))                           \
+    X(SV, mio_packed_layout, p, _, 0, NULL, mio_packed_layout(NULL))                                                  \
+    X(VOID, mio_packed_free, p, _, 0, NULL, mio_packed_free(NULL))                                                    \
     /* PTQTP */                                                                                                  \
     X(VOID, mio_ptqtp_default_options, o, _, 0, NULL, mio_ptqtp_default_options(NULL))                            \
     X(ST, mio_ptqtp_default_options_sized, o, _, 0, NULL, mio_ptqtp_default_options_sized(NULL, sizeof(mio_ptqtp_options))) \
@@ -908,6 +917,7 @@ int main(void) {
     mio_st_close(g_sffile);
     mio_free(g_st_buf);
     free(g_gguf.p);
+    mio_packed_free(g_packed);
     mio_writer_free(g_w);
     mio_writer_free(g_wdecl);
     mio_writer_free(g_wadd);

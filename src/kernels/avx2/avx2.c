@@ -12,5 +12,6 @@ void mio_kernels_fill_avx2(mio_kernels *k) {
     mio_avx2_fill_fp4(k);
     mio_avx2_fill_dec(k);
     mio_avx2_fill_dot(k);
+    mio_avx2_fill_packed(k);
     mio_avx2_fill_ptqtp(k);
 }

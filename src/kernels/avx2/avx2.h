@@ -15,6 +15,7 @@ void mio_avx2_fill_iq4(mio_kernels *k);
 void mio_avx2_fill_fp4(mio_kernels *k);
 void mio_avx2_fill_dec(mio_kernels *k);
 void mio_avx2_fill_dot(mio_kernels *k);
+void mio_avx2_fill_packed(mio_kernels *k);
 void mio_avx2_fill_ptqtp(mio_kernels *k);
 
 #endif

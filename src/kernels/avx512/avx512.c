@@ -12,6 +12,7 @@ void mio_kernels_fill_avx512(mio_kernels *k) {
     mio_avx512_fill_convert(k);
     mio_avx512_fill_kquants(k);
     mio_avx512_fill_dot(k);
+    mio_avx512_fill_packed(k);
     mio_avx512_fill_ptqtp(k);
     mio_avx512_fill_iq(k);
     mio_avx512_fill_iq1(k);

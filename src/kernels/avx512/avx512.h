@@ -10,6 +10,7 @@
 #include "kernels/kernels.h"
 
 void mio_avx512_fill_dot(mio_kernels *k);
+void mio_avx512_fill_packed(mio_kernels *k);
 void mio_avx512_fill_dec(mio_kernels *k);
 void mio_avx512_fill_legacy(mio_kernels *k);
 void mio_avx512_fill_iq4(mio_kernels *k);

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* packed.c — packed weights (docs/KERNELS.md §8): mio_pack_weights copies a
+ * GGUF-layout matrix into the tile layout of kernels/packed_kernels.h when the
+ * level's kernel table has a packed kernel for the type, else into a plain copy;
+ * mio_packed_matmul quantizes the activations once (mio_matmul's byte-exact
+ * q8_0 encoder), splits them per block for the kernels, and runs the tiles on
+ * the pool, each part a contiguous range of tiles. Every output element is
+ * computed by one kernel pass whose arithmetic depends neither on m nor on the
+ * split, so results are identical for every thread count. */
+#include "core/core.h"
+#include "core/pool.h"
+#include "dot/dot_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct mio_packed {
+    int wtype;
+    size_t rows, cols, nb;
+    const pk_kernel *k; /* NULL: a plain copy of the GGUF rows */
+    size_t tile_bytes;  /* packed: bytes of one tile of PK_TILE rows */
+    uint8_t *data;
+};
+
+/* --- the layouts (kernels/packed_kernels.h) --- */
+typedef struct pk_layout {
+    size_t wb, tb;                                   /* GGUF block bytes, tile-block bytes */
+    void (*block)(const uint8_t *src, int j, uint8_t *dst); /* row j's block into a tile-block */
+} pk_layout;
+
+static void blk_q4_0(const uint8_t *src, int j, uint8_t *dst) {
+    memcpy(dst + 2 * j, src, 2);
+    for (int g = 0; g < 4; g++) memcpy(dst + 16 + 32 * g + 4 * j, src + 2 + 4 * g, 4);
+}
+static void blk_q8_0(const uint8_t *src, int j, uint8_t *dst) {
+    memcpy(dst + 2 * j, src, 2);
+    for (int g = 0; g < 8; g++)
+        for (int i = 0; i < 4; i++) dst[16 + 32 * g + 4 * j + i] = (uint8_t)(src[2 + 4 * g + i] ^ 0x80u);
+}
+
+static const pk_layout *layout_of(int wtype) {
+    static const pk_layout q4_0 = {18, 144, blk_q4_0}, q8_0 = {34, 272, blk_q8_0};
+    switch (wtype) {
+    case MIO_TYPE_Q4_0: return &q4_0;
+    case MIO_TYPE_Q8_0: return &q8_0;
+    default: return NULL;
+    }
+}
+
+static size_t ntiles_of(size_t rows) { return rows / PK_TILE + (rows % PK_TILE != 0); }
+
+mio_status mio_pack_weights(int wtype, const void *w, size_t rows, size_t cols, mio_packed **out) {
+    static const char fn[] = "mio_pack_weights";
+    if (out) *out = NULL;
+    if (!w) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: w is NULL", fn);
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: out is NULL", fn);
+    const dot_kernel *dk = NULL;
+    uint64_t nb = 0, wb = 0, ab = 0, total = 0;
+    mio_status st = mio_dot_resolve(fn, wtype, cols, &dk, &nb, &wb, &ab);
+    if (st) return st;
+    const mio_kernels *kt = mio_kernels_table();
+    const pk_kernel *pk = kt->packed[wtype].fn ? &kt->packed[wtype] : NULL;
+    const pk_layout *lay = pk ? layout_of(wtype) : NULL;
+    uint64_t tile_bytes = 0;
+    if (lay) {
+        if (!ck_mul(nb, lay->tb, &tile_bytes) || !ck_mul(tile_bytes, ntiles_of(rows), &total))
+            total = UINT64_MAX;
+    } else if (!ck_mul(wb, rows, &total)) {
+        total = UINT64_MAX;
+    }
+    if (total > SIZE_MAX - 64)
+        return mio_err_set(MIO_ERR_OVERFLOW, "%s: %zu x %zu %s weights overflow the address space", fn, rows, cols,
+                           mio_type_name(wtype));
+    mio_packed *p = calloc(1, sizeof *p);
+    size_t alloc = ((size_t)total + 63) / 64 * 64;
+    uint8_t *data = aligned_alloc(64, alloc ? alloc : 64);
+    if (!p || !data) {
+        free(p);
+        free(data);
+        return mio_err_set(MIO_ERR_NOMEM, "%s: no memory for %zu bytes of packed %s weights", fn, (size_t)total,
+                           mio_type_name(wtype));
+    }
+    *p = (mio_packed){wtype, rows, cols, (size_t)nb, lay ? pk : NULL, (size_t)tile_bytes, data};
+    const uint8_t *src = w;
+    if (!lay) {
+        if (total) memcpy(data, src, (size_t)total);
+    } else {
+        memset(data, 0, alloc); /* padding rows of the last tile: zero scales */
+        for (size_t r = 0; r < rows; r++) {
+            uint8_t *tile = data + (r / PK_TILE) * (size_t)tile_bytes;
+            const uint8_t *row = src + r * (size_t)wb;
+            for (size_t b = 0; b < nb; b++) lay->block(row + b * lay->wb, (int)(r % PK_TILE), tile + b * lay->tb);
+        }
+    }
+    *out = p;
+    return MIO_OK;
+}
+
+const char *mio_packed_layout(const mio_packed *p) {
+    if (!p) return NULL;
+    return p->k ? p->k->name : "copy";
+}
+
+void mio_packed_free(mio_packed *p) {
+    if (!p) return;
+    free(p->data);
+    free(p);
+}
+
+/* --- the multiplication --- */
+typedef struct pk_job {
+    const mio_packed *p;
+    const pk_act *a;
+    size_t m, ntiles, nparts;
+    float *y;
+} pk_job;
+
+static void pk_part(void *arg, int part) {
+    const pk_job *j = arg;
+    size_t q = (size_t)part, per = j->ntiles / j->nparts, extra = j->ntiles % j->nparts;
+    size_t t0 = q * per + (q < extra ? q : extra), t1 = t0 + per + (q < extra);
+    const mio_packed *p = j->p;
+    p->k->fn(p->data, p->tile_bytes, t0, t1, p->nb, j->a, j->m, j->y, p->rows, p->rows);
+}
+
+mio_status mio_packed_matmul(const mio_packed *p, const float *x, size_t m, float *y, int n_threads) {
+    static const char fn[] = "mio_packed_matmul";
+    if (!p) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: p is NULL", fn);
+    if (!p->k) return mio_dot_matmul(fn, p->wtype, p->data, p->rows, p->cols, x, m, y, n_threads);
+    if (!x) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: x is NULL", fn);
+    if (!y) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: y is NULL", fn);
+    uint64_t t = 0, wire = 0;
+    if (!ck_mul(p->cols, m, &t) || !ck_mul(t, sizeof(float), &t) || t > SIZE_MAX || !ck_mul(p->rows, m, &t) ||
+        !ck_mul(t, sizeof(float), &t) || t > SIZE_MAX || !ck_mul(p->nb, m, &t) || !ck_mul(t, 34 + 40, &wire) ||
+        wire > SIZE_MAX)
+        return mio_err_set(MIO_ERR_OVERFLOW, "%s: %zu activation rows of %zu overflow the address space", fn, m,
+                           p->cols);
+    if (p->rows == 0 || m == 0) return MIO_OK;
+
+    /* x in q8_0 (mio_matmul's encoder), then split per block: codes, da, s */
+    size_t nbm = p->nb * m;
+    uint8_t *buf = malloc((size_t)wire);
+    if (!buf) return mio_err_set(MIO_ERR_NOMEM, "%s: no memory for %zu quantized activation rows", fn, m);
+    uint8_t *wq = buf + nbm * 40;
+    int8_t *q = (int8_t *)buf;
+    float *d = (float *)(buf + nbm * 32);
+    int32_t *s = (int32_t *)(buf + nbm * 36);
+    mio_status st = mio_encode_f32(MIO_TYPE_Q8_0, x, p->cols * m, wq, nbm * 34);
+    if (st) {
+        free(buf);
+        return mio_err_prefix(st, "%s: quantizing x to q8_0", fn);
+    }
+    for (size_t b = 0; b < nbm; b++) {
+        const uint8_t *blk = wq + b * 34;
+        memcpy(q + b * 32, blk + 2, 32);
+        int32_t sum = 0;
+        for (int i = 0; i < 32; i++) sum += (int8_t)blk[2 + i];
+        d[b] = dot_f16p(blk);
+        s[b] = -p->k->act_sum_mul * sum;
+    }
+    pk_act act = {q, d, s, p->nb * 32, p->nb};
+    size_t ntiles = ntiles_of(p->rows);
+    int nt = mio_dot_threads(n_threads, ntiles);
+    pk_job job = {p, &act, m, ntiles, (size_t)nt, y};
+    mio_pool_run(pk_part, &job, nt);
+    free(buf);
+    return MIO_OK;
+}

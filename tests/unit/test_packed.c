@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+/* test_packed.c — mio_pack_weights / mio_packed_matmul / mio_packed_layout /
+ * mio_packed_free (docs/KERNELS.md §8), run once per ISA level (MIO_ISA):
+ *  - hand-computed products for q4_0 and q8_0 (whole numbers a reader can
+ *    check), including the code -128 of q8_0 and the nibbles 0 and 15;
+ *  - q4_0 / q8_0 on random data against this file's own reference — the
+ *    portable kernel's arithmetic written out (per block (dw * da) * isum
+ *    added in block order, in f32) on the activation q8_0 blocks
+ *    mio_encode_f32 makes — bit for bit, for row counts around the tile of 8
+ *    and m around the kernels' activation passes;
+ *  - other types (a plain copy at every level) equal mio_matmul bit for bit;
+ *  - the same result for 1, 2, 3 threads and "one per core", and row i of an
+ *    m-row call equals a 1-row call;
+ *  - refusals (NULL, unknown type, no kernel, partial blocks, overflow, NaN
+ *    in x) with *out NULL; arbitrary weight bytes never crash. */
+#include "modelio.h"
+#include "test.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static uint64_t g_rng = 0x2545F4914F6CDD1Dull;
+static uint64_t rnd(void) {
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 7;
+    g_rng ^= g_rng << 17;
+    return g_rng;
+}
+static float frand(void) { return (float)((double)(rnd() >> 11) * 0x1.0p-53 * 2.0 - 1.0); }
+static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+
+static float f16(const uint8_t *p) {
+    float v = 0;
+    if (mio_decode_f32(MIO_TYPE_F16, p, 2, &v, 1)) abort();
+    return v;
+}
+
+static size_t row_bytes(int type, size_t n) { return n / (size_t)mio_type_block_size(type) * mio_type_block_bytes(type); }
+
+/* ------------------------------------------------------------------ hand-checked */
+/* 3 rows x 64 columns (2 blocks) against x = 127 everywhere: the q8_0
+ * activation blocks have d = 1 (0x3C00) and every code 127.
+ *  q8_0, d = 1: row 0 codes 1 -> 64 * 127 = 8128; row 1 codes 2 -> 16256;
+ *               row 2 codes -128 -> -128 * 127 * 64 = -1040384.
+ *  q4_0, d = 0.5 (0x3800): row 0 bytes 0xFF (codes 15 - 8 = 7 twice) ->
+ *               0.5 * 7 * 127 * 64 = 28448; row 1 bytes 0x80 (low nibble 0 -> -8,
+ *               high 8 -> 0) -> 0.5 * -8 * 127 * 32 = -16256; row 2 bytes 0x88
+ *               (0 twice) -> 0. */
+static void test_hand(void) {
+    float x[2 * 64];
+    for (int i = 0; i < 128; i++) x[i] = 127.0f;
+    uint8_t w8[3 * 68], w4[3 * 36];
+    const int c8[3] = {1, 2, -128};
+    const uint8_t c4[3] = {0xFF, 0x80, 0x88};
+    for (int r = 0; r < 3; r++)
+        for (int b = 0; b < 2; b++) {
+            uint8_t *q8 = w8 + r * 68 + b * 34, *q4 = w4 + r * 36 + b * 18;
+            put16(q8, 0x3C00);
+            memset(q8 + 2, (uint8_t)(int8_t)c8[r], 32);
+            put16(q4, 0x3800);
+            memset(q4 + 2, c4[r], 16);
+        }
+    const float e8[3] = {8128.0f, 16256.0f, -1040384.0f}, e4[3] = {28448.0f, -16256.0f, 0.0f};
+    for (int t = 0; t < 2; t++) {
+        mio_packed *p = NULL;
+        T_OK(mio_pack_weights(t ? MIO_TYPE_Q4_0 : MIO_TYPE_Q8_0, t ? (void *)w4 : (void *)w8, 3, 64, &p));
+        float y[6] = {0};
+        T_OK(mio_packed_matmul(p, x, 2, y, 1));
+        for (int i = 0; i < 2; i++)
+            for (int r = 0; r < 3; r++) T_CHECK(y[i * 3 + r] == (t ? e4 : e8)[r]);
+        mio_packed_free(p);
+    }
+}
+
+/* ------------------------------------------------------------------ the reference */
+/* The portable kernel's arithmetic for one weight row (q4_0 / q8_0 GGUF bytes)
+ * against one q8_0 activation row: per block isum exactly, then
+ * acc += (dw * da) * isum in f32 (this file is built without contraction). */
+static float ref_row(int type, const uint8_t *w, const uint8_t *a, size_t nb) {
+    float acc = 0.0f;
+    for (size_t b = 0; b < nb; b++) {
+        const uint8_t *wb = w + b * (type == MIO_TYPE_Q4_0 ? 18 : 34), *ab = a + b * 34;
+        int32_t isum = 0;
+        for (int k = 0; k < 32; k++) {
+            int v;
+            if (type == MIO_TYPE_Q4_0) v = (k < 16 ? (wb[2 + k] & 15) : (wb[2 + k - 16] >> 4)) - 8;
+            else v = (int8_t)wb[2 + k];
+            isum += v * (int8_t)ab[2 + k];
+        }
+        float s = f16(wb) * f16(ab);
+        float t = s * (float)isum;
+        acc = acc + t;
+    }
+    return acc;
+}
+
+static int same_bits(const float *a, const float *b, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u, v;
+        memcpy(&u, &a[i], 4);
+        memcpy(&v, &b[i], 4);
+        if (u != v) {
+            fprintf(stderr, "  element %zu: %.9g != %.9g\n", i, (double)a[i], (double)b[i]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* One case: rows x cols of type, m activation rows. */
+static void check_case(int type, size_t rows, size_t cols, size_t m) {
+    size_t rb = row_bytes(type, cols), nb = cols / (size_t)mio_type_block_size(type);
+    float *wf = malloc(sizeof(float) * rows * cols), *x = malloc(sizeof(float) * m * cols);
+    uint8_t *w = malloc(rb * rows + 1);
+    float *y = malloc(sizeof(float) * m * rows), *e = malloc(sizeof(float) * m * rows),
+          *y1 = malloc(sizeof(float) * rows);
+    if (!wf || !x || !w || !y || !e || !y1) abort();
+    for (size_t i = 0; i < rows * cols; i++) wf[i] = frand() * (1.0f + (float)(i % 7));
+    for (size_t i = 0; i < m * cols; i++) x[i] = frand() * 3.0f;
+    T_OK(mio_encode_f32(type, wf, rows * cols, w, rb * rows));
+    mio_packed *p = NULL;
+    T_OK(mio_pack_weights(type, w, rows, cols, &p));
+    if (!p) goto out;
+    T_OK(mio_packed_matmul(p, x, m, y, 1));
+    const char *lay = mio_packed_layout(p);
+    if (strcmp(lay, "copy") != 0) {
+        /* a tiled layout: the portable arithmetic, bit for bit */
+        T_CHECK(type == MIO_TYPE_Q4_0 || type == MIO_TYPE_Q8_0);
+        uint8_t *a = malloc(nb * 34 * m);
+        if (!a) abort();
+        T_OK(mio_encode_f32(MIO_TYPE_Q8_0, x, m * cols, a, nb * 34 * m));
+        for (size_t i = 0; i < m; i++)
+            for (size_t r = 0; r < rows; r++) e[i * rows + r] = ref_row(type, w + r * rb, a + i * nb * 34, nb);
+        free(a);
+    } else {
+        T_OK(mio_matmul(type, w, rows, cols, x, m, e, 1));
+    }
+    if (!same_bits(y, e, m * rows)) {
+        t_fail++;
+        fprintf(stderr, "%s x %zu x %zu, m %zu (%s): differs from the reference\n", mio_type_name(type), rows, cols,
+                m, lay);
+    } else {
+        t_pass++;
+    }
+    /* thread counts, and each activation row alone */
+    const int threads[] = {2, 3, 0};
+    for (int k = 0; k < 3; k++) {
+        memset(e, 0xff, sizeof(float) * m * rows);
+        T_OK(mio_packed_matmul(p, x, m, e, threads[k]));
+        T_CHECK(same_bits(y, e, m * rows));
+    }
+    for (size_t i = 0; i < m; i += (m > 4 ? 3 : 1)) {
+        T_OK(mio_packed_matmul(p, x + i * cols, 1, y1, 1));
+        T_CHECK(same_bits(y1, y + i * rows, rows));
+    }
+out:
+    mio_packed_free(p);
+    free(wf), free(x), free(w), free(y), free(e), free(y1);
+}
+
+static void test_random(void) {
+    const size_t rows[] = {1, 7, 8, 9, 16, 23, 61};
+    const size_t cols[] = {32, 96, 256, 1024};
+    const size_t ms[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 17, 32};
+    const int types[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q8_0};
+    for (int t = 0; t < 2; t++)
+        for (size_t a = 0; a < sizeof rows / sizeof rows[0]; a++)
+            for (size_t b = 0; b < sizeof cols / sizeof cols[0]; b++)
+                for (size_t c = 0; c < sizeof ms / sizeof ms[0]; c += 1 + (a + b) % 3) check_case(types[t], rows[a], cols[b], ms[c]);
+    /* plain copies: other block types and the float types */
+    const int copies[] = {MIO_TYPE_F32, MIO_TYPE_F16, MIO_TYPE_BF16, MIO_TYPE_Q4_1, MIO_TYPE_Q5_0,
+                          MIO_TYPE_Q4_K, MIO_TYPE_Q6_K, MIO_TYPE_IQ4_XS, MIO_TYPE_IQ4_NL};
+    for (size_t t = 0; t < sizeof copies / sizeof copies[0]; t++) {
+        check_case(copies[t], 9, 512, 5);
+        check_case(copies[t], 1, 256, 1);
+    }
+}
+
+/* The layout names: tiled for q4_0 / q8_0 at the SIMD x86 levels, else a copy. */
+static void test_layout(void) {
+    uint8_t w[34] = {0};
+    mio_packed *p = NULL;
+    const char *isa = mio_cpu_isa();
+    T_CHECK(isa != NULL);
+    T_OK(mio_pack_weights(MIO_TYPE_Q8_0, w, 1, 32, &p));
+    const char *lay = mio_packed_layout(p);
+    if (isa && strcmp(isa, "avx2") == 0) T_EQ_STR(lay, "q8_0x8/avx2");
+    else if (isa && strcmp(isa, "avx512") == 0) T_EQ_STR(lay, "q8_0x8/avx512-vnni");
+    else T_EQ_STR(lay, "copy");
+    mio_packed_free(p);
+    T_OK(mio_pack_weights(MIO_TYPE_Q4_K, (uint8_t[144]){0}, 1, 256, &p));
+    T_EQ_STR(mio_packed_layout(p), "copy");
+    mio_packed_free(p);
+    T_CHECK(mio_packed_layout(NULL) == NULL);
+    mio_packed_free(NULL);
+    /* no rows: packs, multiplies nothing */
+    T_OK(mio_pack_weights(MIO_TYPE_Q4_0, w, 0, 32, &p));
+    float x[32] = {0}, y = 42.0f;
+    T_OK(mio_packed_matmul(p, x, 1, &y, 1));
+    T_CHECK(y == 42.0f);
+    mio_packed_free(p);
+}
+
+static void test_errors(void) {
+    uint8_t w[64] = {0};
+    float x[64] = {0}, y[8];
+    mio_packed *p = (mio_packed *)w; /* must be reset to NULL on error */
+    T_STATUS(mio_pack_weights(MIO_TYPE_Q4_0, NULL, 1, 32, &p), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("mio_pack_weights: w is NULL");
+    T_CHECK(p == NULL);
+    T_STATUS(mio_pack_weights(MIO_TYPE_Q4_0, w, 1, 32, NULL), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("out is NULL");
+    p = (mio_packed *)w;
+    T_STATUS(mio_pack_weights(999, w, 1, 32, &p), MIO_ERR_UNSUPPORTED_TYPE);
+    T_CHECK(p == NULL);
+    T_STATUS(mio_pack_weights(MIO_TYPE_IQ2_XXS, w, 1, 256, &p), MIO_ERR_UNSUPPORTED_TYPE);
+    T_MSG_HAS("no dot-product kernel");
+    T_STATUS(mio_pack_weights(MIO_TYPE_Q4_0, w, 1, 48, &p), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("not a multiple of the block size");
+    T_STATUS(mio_pack_weights(MIO_TYPE_Q8_0, w, SIZE_MAX / 8, 32, &p), MIO_ERR_OVERFLOW);
+    T_MSG_HAS("mio_pack_weights");
+    T_CHECK(p == NULL);
+
+    T_OK(mio_pack_weights(MIO_TYPE_Q8_0, w, 1, 32, &p));
+    T_STATUS(mio_packed_matmul(NULL, x, 1, y, 1), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("mio_packed_matmul: p is NULL");
+    T_STATUS(mio_packed_matmul(p, NULL, 1, y, 1), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("x is NULL");
+    T_STATUS(mio_packed_matmul(p, x, 1, NULL, 1), MIO_ERR_INVALID_ARG);
+    T_MSG_HAS("y is NULL");
+    T_STATUS(mio_packed_matmul(p, x, SIZE_MAX / 16, y, 1), MIO_ERR_OVERFLOW);
+    x[5] = NAN;
+    T_STATUS(mio_packed_matmul(p, x, 1, y, 1), MIO_ERR_NON_FINITE);
+    T_MSG_HAS("mio_packed_matmul");
+    mio_packed_free(p);
+}
+
+/* Arbitrary weight bytes (NaN / inf scales, every code) never crash. */
+static void test_random_bytes(void) {
+    const int types[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q8_0, MIO_TYPE_Q4_K};
+    uint8_t w[17 * 2 * 144];
+    float x[512], y[17 * 3];
+    for (size_t i = 0; i < sizeof w; i++) w[i] = (uint8_t)rnd();
+    for (int i = 0; i < 512; i++) x[i] = frand();
+    for (int t = 0; t < 3; t++) {
+        mio_packed *p = NULL;
+        size_t cols = types[t] == MIO_TYPE_Q4_K ? 256 : 64;
+        T_OK(mio_pack_weights(types[t], w, 17, cols, &p));
+        T_OK(mio_packed_matmul(p, x, 2, y, 2));
+        mio_packed_free(p);
+    }
+}
+
+int main(void) {
+    if (!mio_cpu_isa()) T_SKIP("MIO_ISA names a level this CPU cannot run");
+    test_hand();
+    test_random();
+    test_layout();
+    test_errors();
+    test_random_bytes();
+    printf("test_packed (%s): %d passed, %d failed\n", mio_cpu_isa(), t_pass, t_fail);
+    return t_fail ? 1 : 0;
+}
