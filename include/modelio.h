@@ -1052,8 +1052,8 @@ MIO_API mio_status mio_matmul(int wtype, const void *w, size_t rows, size_t cols
                               int n_threads);
 
 /** Packed weights: a weight matrix copied once into the layout this CPU's
- * kernel level multiplies fastest (docs/KERNELS.md §8: tiles of 8 rows whose
- * blocks are interleaved for the int8 dot instructions), then multiplied many
+ * kernel level multiplies fastest (docs/KERNELS.md §8: tiles of 8 or 16 rows
+ * whose blocks are interleaved for the int8 dot instructions), then multiplied many
  * times. An opaque in-memory object, specific to the process's ISA level: not a
  * file format. */
 typedef struct mio_packed mio_packed;
@@ -1075,9 +1075,9 @@ MIO_API mio_status mio_pack_weights(int wtype, const void *w, size_t rows, size_
  * and any thread count; against mio_matmul at a SIMD level it differs only by
  * the order of the per-block f32 additions (docs/KERNELS.md §8 gives the
  * bound). A plain-copy layout gives mio_matmul's result exactly. Threads split
- * the rows by tiles of 8 (n_threads <= 0: one per core). */
+ * the rows by tiles (n_threads <= 0: one per core). */
 MIO_API mio_status mio_packed_matmul(const mio_packed *p, const float *x, size_t m, float *y, int n_threads);
-/** The layout of p: "q4_0x8/avx2", "q8_0x8/avx512-vnni", ... or "copy" (a
+/** The layout of p: "q4_0x8/avx2", "q8_0x16/avx512-vnni", ... or "copy" (a
  * plain copy multiplied by mio_matmul's kernel); NULL for NULL. */
 MIO_API const char *mio_packed_layout(const mio_packed *p);
 /** Frees p (NULL is a no-op). */

@@ -3,8 +3,9 @@
  * GGUF-layout matrix into the tile layout of kernels/packed_kernels.h when the
  * level's kernel table has a packed kernel for the type, else into a plain copy;
  * mio_packed_matmul quantizes the activations once (mio_matmul's byte-exact
- * q8_0 encoder), splits them per block for the kernels, and runs the tiles on
- * the pool, each part a contiguous range of tiles. Every output element is
+ * q8_0 encoder; activation rows split over the pool), splits them per block
+ * for the kernels, and runs the tiles on the pool, each part a contiguous
+ * range of tiles. Every output element is
  * computed by one kernel pass whose arithmetic depends neither on m nor on the
  * split, so results are identical for every thread count. */
 #include "core/core.h"
@@ -18,28 +19,30 @@ struct mio_packed {
     int wtype;
     size_t rows, cols, nb;
     const pk_kernel *k; /* NULL: a plain copy of the GGUF rows */
-    size_t tile_bytes;  /* packed: bytes of one tile of PK_TILE rows */
+    size_t tile;        /* packed: rows per tile */
+    size_t tile_bytes;  /* packed: bytes of one tile */
     uint8_t *data;
 };
 
 /* --- the layouts (kernels/packed_kernels.h) --- */
 typedef struct pk_layout {
-    size_t wb, tb;                                   /* GGUF block bytes, tile-block bytes */
-    void (*block)(const uint8_t *src, int j, uint8_t *dst); /* row j's block into a tile-block */
+    size_t wb; /* GGUF block bytes (a tile-block is T times as many) */
+    /* row j of a tile of T rows: its block at src into the tile-block at dst */
+    void (*block)(const uint8_t *src, int j, int T, uint8_t *dst);
 } pk_layout;
 
-static void blk_q4_0(const uint8_t *src, int j, uint8_t *dst) {
+static void blk_q4_0(const uint8_t *src, int j, int T, uint8_t *dst) {
     memcpy(dst + 2 * j, src, 2);
-    for (int g = 0; g < 4; g++) memcpy(dst + 16 + 32 * g + 4 * j, src + 2 + 4 * g, 4);
+    for (int g = 0; g < 4; g++) memcpy(dst + 2 * T + 4 * T * g + 4 * j, src + 2 + 4 * g, 4);
 }
-static void blk_q8_0(const uint8_t *src, int j, uint8_t *dst) {
+static void blk_q8_0(const uint8_t *src, int j, int T, uint8_t *dst) {
     memcpy(dst + 2 * j, src, 2);
     for (int g = 0; g < 8; g++)
-        for (int i = 0; i < 4; i++) dst[16 + 32 * g + 4 * j + i] = (uint8_t)(src[2 + 4 * g + i] ^ 0x80u);
+        for (int i = 0; i < 4; i++) dst[2 * T + 4 * T * g + 4 * j + i] = (uint8_t)(src[2 + 4 * g + i] ^ 0x80u);
 }
 
 static const pk_layout *layout_of(int wtype) {
-    static const pk_layout q4_0 = {18, 144, blk_q4_0}, q8_0 = {34, 272, blk_q8_0};
+    static const pk_layout q4_0 = {18, blk_q4_0}, q8_0 = {34, blk_q8_0};
     switch (wtype) {
     case MIO_TYPE_Q4_0: return &q4_0;
     case MIO_TYPE_Q8_0: return &q8_0;
@@ -47,7 +50,7 @@ static const pk_layout *layout_of(int wtype) {
     }
 }
 
-static size_t ntiles_of(size_t rows) { return rows / PK_TILE + (rows % PK_TILE != 0); }
+static size_t ntiles_of(size_t rows, size_t T) { return rows / T + (rows % T != 0); }
 
 mio_status mio_pack_weights(int wtype, const void *w, size_t rows, size_t cols, mio_packed **out) {
     static const char fn[] = "mio_pack_weights";
@@ -60,10 +63,11 @@ mio_status mio_pack_weights(int wtype, const void *w, size_t rows, size_t cols, 
     if (st) return st;
     const mio_kernels *kt = mio_kernels_table();
     const pk_kernel *pk = kt->packed[wtype].fn ? &kt->packed[wtype] : NULL;
-    const pk_layout *lay = pk ? layout_of(wtype) : NULL;
+    const pk_layout *lay = pk && pk->tile > 0 && pk->tile <= PK_TILE_MAX ? layout_of(wtype) : NULL;
+    size_t T = lay ? (size_t)pk->tile : 0;
     uint64_t tile_bytes = 0;
     if (lay) {
-        if (!ck_mul(nb, lay->tb, &tile_bytes) || !ck_mul(tile_bytes, ntiles_of(rows), &total))
+        if (!ck_mul(nb, lay->wb * T, &tile_bytes) || !ck_mul(tile_bytes, ntiles_of(rows, T), &total))
             total = UINT64_MAX;
     } else if (!ck_mul(wb, rows, &total)) {
         total = UINT64_MAX;
@@ -80,16 +84,16 @@ mio_status mio_pack_weights(int wtype, const void *w, size_t rows, size_t cols, 
         return mio_err_set(MIO_ERR_NOMEM, "%s: no memory for %zu bytes of packed %s weights", fn, (size_t)total,
                            mio_type_name(wtype));
     }
-    *p = (mio_packed){wtype, rows, cols, (size_t)nb, lay ? pk : NULL, (size_t)tile_bytes, data};
+    *p = (mio_packed){wtype, rows, cols, (size_t)nb, lay ? pk : NULL, T, (size_t)tile_bytes, data};
     const uint8_t *src = w;
     if (!lay) {
         if (total) memcpy(data, src, (size_t)total);
     } else {
         memset(data, 0, alloc); /* padding rows of the last tile: zero scales */
         for (size_t r = 0; r < rows; r++) {
-            uint8_t *tile = data + (r / PK_TILE) * (size_t)tile_bytes;
+            uint8_t *tile = data + (r / T) * (size_t)tile_bytes;
             const uint8_t *row = src + r * (size_t)wb;
-            for (size_t b = 0; b < nb; b++) lay->block(row + b * lay->wb, (int)(r % PK_TILE), tile + b * lay->tb);
+            for (size_t b = 0; b < nb; b++) lay->block(row + b * lay->wb, (int)(r % T), (int)T, tile + b * lay->wb * T);
         }
     }
     *out = p;
@@ -108,6 +112,42 @@ void mio_packed_free(mio_packed *p) {
 }
 
 /* --- the multiplication --- */
+/* The activations: rows of x in q8_0 wire blocks (wq), then split per block
+ * into codes q, scales d and offset terms s (kernels/packed_kernels.h). The
+ * rows are independent: the pool does them in parts too. */
+typedef struct pk_prep {
+    const mio_packed *p;
+    const float *x;
+    size_t m, nparts;
+    uint8_t *wq;
+    int8_t *q;
+    float *d;
+    int32_t *s;
+    int failed; /* a part's encoder refused its rows (non-finite x) */
+} pk_prep;
+
+static void prep_part(void *arg, int part) {
+    pk_prep *j = arg;
+    const mio_packed *p = j->p;
+    size_t q = (size_t)part, per = j->m / j->nparts, extra = j->m % j->nparts;
+    size_t i0 = q * per + (q < extra ? q : extra), i1 = i0 + per + (q < extra);
+    size_t b0 = i0 * p->nb, b1 = i1 * p->nb;
+    if (mio_encode_f32(MIO_TYPE_Q8_0, j->x + i0 * p->cols, (i1 - i0) * p->cols, j->wq + b0 * 34, (b1 - b0) * 34)) {
+        __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    const int32_t mul = -p->k->act_sum_mul;
+    for (size_t b = b0; b < b1; b++) {
+        const uint8_t *blk = j->wq + b * 34;
+        int8_t *qb = j->q + b * 32;
+        memcpy(qb, blk + 2, 32);
+        int32_t sum = 0;
+        for (int i = 0; i < 32; i++) sum += qb[i];
+        j->d[b] = dot_f16p(blk);
+        j->s[b] = mul * sum;
+    }
+}
+
 typedef struct pk_job {
     const mio_packed *p;
     const pk_act *a;
@@ -137,29 +177,19 @@ mio_status mio_packed_matmul(const mio_packed *p, const float *x, size_t m, floa
                            p->cols);
     if (p->rows == 0 || m == 0) return MIO_OK;
 
-    /* x in q8_0 (mio_matmul's encoder), then split per block: codes, da, s */
     size_t nbm = p->nb * m;
     uint8_t *buf = malloc((size_t)wire);
     if (!buf) return mio_err_set(MIO_ERR_NOMEM, "%s: no memory for %zu quantized activation rows", fn, m);
-    uint8_t *wq = buf + nbm * 40;
-    int8_t *q = (int8_t *)buf;
-    float *d = (float *)(buf + nbm * 32);
-    int32_t *s = (int32_t *)(buf + nbm * 36);
-    mio_status st = mio_encode_f32(MIO_TYPE_Q8_0, x, p->cols * m, wq, nbm * 34);
-    if (st) {
+    pk_prep prep = {p, x, m, 0, buf + nbm * 40, (int8_t *)buf, (float *)(buf + nbm * 32), (int32_t *)(buf + nbm * 36), 0};
+    prep.nparts = (size_t)mio_dot_threads(n_threads, m);
+    mio_pool_run(prep_part, &prep, (int)prep.nparts);
+    if (prep.failed) { /* again in this thread, for the encoder's message */
+        mio_status st = mio_encode_f32(MIO_TYPE_Q8_0, x, p->cols * m, prep.wq, nbm * 34);
         free(buf);
-        return mio_err_prefix(st, "%s: quantizing x to q8_0", fn);
+        return mio_err_prefix(st ? st : MIO_ERR_INVALID_ARG, "%s: quantizing x to q8_0", fn);
     }
-    for (size_t b = 0; b < nbm; b++) {
-        const uint8_t *blk = wq + b * 34;
-        memcpy(q + b * 32, blk + 2, 32);
-        int32_t sum = 0;
-        for (int i = 0; i < 32; i++) sum += (int8_t)blk[2 + i];
-        d[b] = dot_f16p(blk);
-        s[b] = -p->k->act_sum_mul * sum;
-    }
-    pk_act act = {q, d, s, p->nb * 32, p->nb};
-    size_t ntiles = ntiles_of(p->rows);
+    pk_act act = {prep.q, prep.d, prep.s, p->nb * 32, p->nb};
+    size_t ntiles = ntiles_of(p->rows, p->tile);
     int nt = mio_dot_threads(n_threads, ntiles);
     pk_job job = {p, &act, m, ntiles, (size_t)nt, y};
     mio_pool_run(pk_part, &job, nt);

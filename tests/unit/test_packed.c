@@ -160,7 +160,7 @@ out:
 }
 
 static void test_random(void) {
-    const size_t rows[] = {1, 7, 8, 9, 16, 23, 61};
+    const size_t rows[] = {1, 7, 8, 9, 15, 16, 17, 23, 33, 61};
     const size_t cols[] = {32, 96, 256, 1024};
     const size_t ms[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 17, 32};
     const int types[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q8_0};
@@ -186,7 +186,7 @@ static void test_layout(void) {
     T_OK(mio_pack_weights(MIO_TYPE_Q8_0, w, 1, 32, &p));
     const char *lay = mio_packed_layout(p);
     if (isa && strcmp(isa, "avx2") == 0) T_EQ_STR(lay, "q8_0x8/avx2");
-    else if (isa && strcmp(isa, "avx512") == 0) T_EQ_STR(lay, "q8_0x8/avx512-vnni");
+    else if (isa && strcmp(isa, "avx512") == 0) T_EQ_STR(lay, "q8_0x16/avx512-vnni");
     else T_EQ_STR(lay, "copy");
     mio_packed_free(p);
     T_OK(mio_pack_weights(MIO_TYPE_Q4_K, (uint8_t[144]){0}, 1, 256, &p));

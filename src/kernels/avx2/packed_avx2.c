@@ -32,11 +32,11 @@ AI __m256i bcast32(const int8_t *p) {
 
 /* lanes of v into y[0..n-1] (n <= 8: the last tile of a matrix) */
 AI void store_rows(float *y, __m256 v, size_t n) {
-    if (n >= PK_TILE) {
+    if (n >= 8) {
         _mm256_storeu_ps(y, v);
         return;
     }
-    float t[PK_TILE];
+    float t[8];
     _mm256_storeu_ps(t, v);
     memcpy(y, t, n * sizeof(float));
 }
@@ -104,8 +104,8 @@ AI void q8_0_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
                      size_t m, float *y, size_t ldy, size_t rows) {                                                  \
         for (size_t t = t0; t < t1; t++) {                                                                          \
             const uint8_t *tp = p + t * tile_bytes;                                                                 \
-            size_t n = rows - t * PK_TILE < PK_TILE ? rows - t * PK_TILE : PK_TILE;                                 \
-            float *yt = y + t * PK_TILE;                                                                            \
+            size_t n = rows - t * 8 < 8 ? rows - t * 8 : 8;                                 \
+            float *yt = y + t * 8;                                                                            \
             size_t i = 0;                                                                                           \
             for (; i + RMAX <= m; i += RMAX) ROWS(tp, nb, a, i, RMAX, yt, ldy, n);                                  \
             switch (m - i) {                                                                                        \
@@ -121,6 +121,6 @@ PK_ENTRY(pk_q4_0, q4_0_rows)
 PK_ENTRY(pk_q8_0, q8_0_rows)
 
 void mio_avx2_fill_packed(mio_kernels *k) {
-    k->packed[MIO_TYPE_Q4_0] = (pk_kernel){pk_q4_0, 8, "q4_0x8/avx2"};
-    k->packed[MIO_TYPE_Q8_0] = (pk_kernel){pk_q8_0, 0, "q8_0x8/avx2"};
+    k->packed[MIO_TYPE_Q4_0] = (pk_kernel){pk_q4_0, 8, 8, "q4_0x8/avx2"};
+    k->packed[MIO_TYPE_Q8_0] = (pk_kernel){pk_q8_0, 8, 0, "q8_0x8/avx2"};
 }
