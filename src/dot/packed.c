@@ -84,7 +84,8 @@ mio_status mio_pack_weights(int wtype, const void *w, size_t rows, size_t cols, 
         return mio_err_set(MIO_ERR_NOMEM, "%s: no memory for %zu bytes of packed %s weights", fn, (size_t)total,
                            mio_type_name(wtype));
     }
-    *p = (mio_packed){wtype, rows, cols, (size_t)nb, lay ? pk : NULL, T, (size_t)tile_bytes, data};
+    *p = (mio_packed){wtype, rows, cols, (size_t)nb, lay ? pk : NULL, T, (size_t)tile_bytes, NULL};
+    p->data = data;
     const uint8_t *src = w;
     if (!lay) {
         if (total) memcpy(data, src, (size_t)total);
@@ -169,23 +170,28 @@ mio_status mio_packed_matmul(const mio_packed *p, const float *x, size_t m, floa
     if (!p->k) return mio_dot_matmul(fn, p->wtype, p->data, p->rows, p->cols, x, m, y, n_threads);
     if (!x) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: x is NULL", fn);
     if (!y) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: y is NULL", fn);
-    uint64_t t = 0, wire = 0;
+    uint64_t t = 0, wire = 0; /* wire: the activation buffers' bytes, 34 + 32 + 4 + 4 per block */
     if (!ck_mul(p->cols, m, &t) || !ck_mul(t, sizeof(float), &t) || t > SIZE_MAX || !ck_mul(p->rows, m, &t) ||
-        !ck_mul(t, sizeof(float), &t) || t > SIZE_MAX || !ck_mul(p->nb, m, &t) || !ck_mul(t, 34 + 40, &wire) ||
+        !ck_mul(t, sizeof(float), &t) || t > SIZE_MAX || !ck_mul(p->nb, m, &t) || !ck_mul(t, 34 + 32 + 4 + 4, &wire) ||
         wire > SIZE_MAX)
         return mio_err_set(MIO_ERR_OVERFLOW, "%s: %zu activation rows of %zu overflow the address space", fn, m,
                            p->cols);
     if (p->rows == 0 || m == 0) return MIO_OK;
 
     size_t nbm = p->nb * m;
-    uint8_t *buf = malloc((size_t)wire);
-    if (!buf) return mio_err_set(MIO_ERR_NOMEM, "%s: no memory for %zu quantized activation rows", fn, m);
-    pk_prep prep = {p, x, m, 0, buf + nbm * 40, (int8_t *)buf, (float *)(buf + nbm * 32), (int32_t *)(buf + nbm * 36), 0};
+    uint8_t *buf = malloc(nbm * (34 + 32)); /* the wire blocks, then the codes */
+    float *d = malloc(nbm * sizeof(float));
+    int32_t *s = malloc(nbm * sizeof(int32_t));
+    if (!buf || !d || !s) {
+        free(buf), free(d), free(s);
+        return mio_err_set(MIO_ERR_NOMEM, "%s: no memory for %zu quantized activation rows", fn, m);
+    }
+    pk_prep prep = {p, x, m, 0, buf, (int8_t *)(buf + nbm * 34), d, s, 0};
     prep.nparts = (size_t)mio_dot_threads(n_threads, m);
     mio_pool_run(prep_part, &prep, (int)prep.nparts);
     if (prep.failed) { /* again in this thread, for the encoder's message */
         mio_status st = mio_encode_f32(MIO_TYPE_Q8_0, x, p->cols * m, prep.wq, nbm * 34);
-        free(buf);
+        free(buf), free(d), free(s);
         return mio_err_prefix(st ? st : MIO_ERR_INVALID_ARG, "%s: quantizing x to q8_0", fn);
     }
     pk_act act = {prep.q, prep.d, prep.s, p->nb * 32, p->nb};
@@ -193,6 +199,6 @@ mio_status mio_packed_matmul(const mio_packed *p, const float *x, size_t m, floa
     int nt = mio_dot_threads(n_threads, ntiles);
     pk_job job = {p, &act, m, ntiles, (size_t)nt, y};
     mio_pool_run(pk_part, &job, nt);
-    free(buf);
+    free(buf), free(d), free(s);
     return MIO_OK;
 }
