@@ -26,7 +26,8 @@ struct mio_packed {
 
 /* --- the layouts (kernels/packed_kernels.h) --- */
 typedef struct pk_layout {
-    size_t wb; /* GGUF block bytes (a tile-block is T times as many) */
+    size_t wb; /* GGUF block bytes */
+    size_t tb; /* bytes of one row's share of a tile-block (a tile-block is T times as many) */
     /* row j of a tile of T rows: its block at src into the tile-block at dst */
     void (*block)(const uint8_t *src, int j, int T, uint8_t *dst);
 } pk_layout;
@@ -40,12 +41,40 @@ static void blk_q8_0(const uint8_t *src, int j, int T, uint8_t *dst) {
     for (int g = 0; g < 8; g++)
         for (int i = 0; i < 4; i++) dst[2 * T + 4 * T * g + 4 * j + i] = (uint8_t)(src[2 + 4 * g + i] ^ 0x80u);
 }
+/* q4_K: d, dmin, scales[12] (8 6-bit scale/min pairs), qs[128] */
+static void blk_q4_K(const uint8_t *src, int j, int T, uint8_t *dst) {
+    memcpy(dst + 2 * j, src, 2);
+    memcpy(dst + 2 * T + 2 * j, src + 2, 2);
+    const uint8_t *q = src + 4;
+    for (int s = 0; s < 8; s++) {
+        int sc = s < 4 ? q[s] & 63 : (q[s + 4] & 15) | ((q[s - 4] >> 6) << 4);
+        int mn = s < 4 ? q[s + 4] & 63 : (q[s + 4] >> 4) | ((q[s] >> 6) << 4);
+        dst[4 * T + T * s + j] = (uint8_t)sc;
+        dst[12 * T + T * s + j] = (uint8_t)mn;
+    }
+    for (int v = 0; v < 32; v++) memcpy(dst + 20 * T + 4 * T * v + 4 * j, src + 16 + 4 * v, 4);
+}
+/* q6_K: ql[128], qh[64], int8 scales[16], f16 d */
+static void blk_q6_K(const uint8_t *src, int j, int T, uint8_t *dst) {
+    memcpy(dst + 2 * j, src + 208, 2);
+    for (int k = 0; k < 16; k++) dst[2 * T + T * k + j] = src[192 + k];
+    for (int h = 0; h < 2; h++)
+        for (int g = 0; g < 8; g++) {
+            uint8_t *v = dst + 18 * T + 12 * T * (8 * h + g) + 4 * j;
+            memcpy(v, src + 64 * h + 4 * g, 4);
+            memcpy(v + 4 * T, src + 64 * h + 32 + 4 * g, 4);
+            memcpy(v + 8 * T, src + 128 + 32 * h + 4 * g, 4);
+        }
+}
 
 static const pk_layout *layout_of(int wtype) {
-    static const pk_layout q4_0 = {18, blk_q4_0}, q8_0 = {34, blk_q8_0};
+    static const pk_layout q4_0 = {18, 18, blk_q4_0}, q8_0 = {34, 34, blk_q8_0}, q4_K = {144, 148, blk_q4_K},
+                           q6_K = {210, 210, blk_q6_K};
     switch (wtype) {
     case MIO_TYPE_Q4_0: return &q4_0;
     case MIO_TYPE_Q8_0: return &q8_0;
+    case MIO_TYPE_Q4_K: return &q4_K;
+    case MIO_TYPE_Q6_K: return &q6_K;
     default: return NULL;
     }
 }
@@ -67,7 +96,7 @@ mio_status mio_pack_weights(int wtype, const void *w, size_t rows, size_t cols, 
     size_t T = lay ? (size_t)pk->tile : 0;
     uint64_t tile_bytes = 0;
     if (lay) {
-        if (!ck_mul(nb, lay->wb * T, &tile_bytes) || !ck_mul(tile_bytes, ntiles_of(rows, T), &total))
+        if (!ck_mul(nb, lay->tb * T, &tile_bytes) || !ck_mul(tile_bytes, ntiles_of(rows, T), &total))
             total = UINT64_MAX;
     } else if (!ck_mul(wb, rows, &total)) {
         total = UINT64_MAX;
@@ -94,7 +123,7 @@ mio_status mio_pack_weights(int wtype, const void *w, size_t rows, size_t cols, 
         for (size_t r = 0; r < rows; r++) {
             uint8_t *tile = data + (r / T) * (size_t)tile_bytes;
             const uint8_t *row = src + r * (size_t)wb;
-            for (size_t b = 0; b < nb; b++) lay->block(row + b * lay->wb, (int)(r % T), (int)T, tile + b * lay->wb * T);
+            for (size_t b = 0; b < nb; b++) lay->block(row + b * lay->wb, (int)(r % T), (int)T, tile + b * lay->tb * T);
         }
     }
     *out = p;
@@ -113,13 +142,16 @@ void mio_packed_free(mio_packed *p) {
 }
 
 /* --- the multiplication --- */
-/* The activations: rows of x in q8_0 wire blocks (wq), then split per block
- * into codes q, scales d and offset terms s (kernels/packed_kernels.h). The
- * rows are independent: the pool does them in parts too. */
+/* The activations: rows of x in q8_0 or q8_K wire blocks (wq), then split per
+ * block into codes q, scales d and offset words s (kernels/packed_kernels.h).
+ * The rows are independent: the pool does them in parts too. */
 typedef struct pk_prep {
     const mio_packed *p;
     const float *x;
     size_t m, nparts;
+    int atype;
+    size_t qk, ab, ns; /* elements, wire bytes and offset words of an activation block */
+    size_t nb;         /* activation blocks per row */
     uint8_t *wq;
     int8_t *q;
     float *d;
@@ -132,20 +164,26 @@ static void prep_part(void *arg, int part) {
     const mio_packed *p = j->p;
     size_t q = (size_t)part, per = j->m / j->nparts, extra = j->m % j->nparts;
     size_t i0 = q * per + (q < extra ? q : extra), i1 = i0 + per + (q < extra);
-    size_t b0 = i0 * p->nb, b1 = i1 * p->nb;
-    if (mio_encode_f32(MIO_TYPE_Q8_0, j->x + i0 * p->cols, (i1 - i0) * p->cols, j->wq + b0 * 34, (b1 - b0) * 34)) {
+    size_t b0 = i0 * j->nb, b1 = i1 * j->nb;
+    if (mio_encode_f32(j->atype, j->x + i0 * p->cols, (i1 - i0) * p->cols, j->wq + b0 * j->ab, (b1 - b0) * j->ab)) {
         __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
         return;
     }
     const int32_t mul = -p->k->act_sum_mul;
     for (size_t b = b0; b < b1; b++) {
-        const uint8_t *blk = j->wq + b * 34;
-        int8_t *qb = j->q + b * 32;
-        memcpy(qb, blk + 2, 32);
-        int32_t sum = 0;
-        for (int i = 0; i < 32; i++) sum += qb[i];
-        j->d[b] = dot_f16p(blk);
-        j->s[b] = mul * sum;
+        const uint8_t *blk = j->wq + b * j->ab;
+        int8_t *qb = j->q + b * j->qk;
+        if (j->atype == MIO_TYPE_Q8_K) { /* f32 d, 256 codes, 16 int16 sums = 8 words */
+            memcpy(qb, blk + 4, 256);
+            j->d[b] = dot_ldf(blk);
+            memcpy(j->s + b * 8, blk + 260, 32);
+        } else { /* f16 d, 32 codes */
+            memcpy(qb, blk + 2, 32);
+            int32_t sum = 0;
+            for (int i = 0; i < 32; i++) sum += qb[i];
+            j->d[b] = dot_f16p(blk);
+            j->s[b] = mul * sum;
+        }
     }
 }
 
@@ -170,31 +208,36 @@ mio_status mio_packed_matmul(const mio_packed *p, const float *x, size_t m, floa
     if (!p->k) return mio_dot_matmul(fn, p->wtype, p->data, p->rows, p->cols, x, m, y, n_threads);
     if (!x) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: x is NULL", fn);
     if (!y) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: y is NULL", fn);
-    uint64_t t = 0, wire = 0; /* wire: the activation buffers' bytes, 34 + 32 + 4 + 4 per block */
+    const int k8 = p->k->atype == MIO_TYPE_Q8_K;
+    pk_prep prep = {p, x, m, 0, k8 ? MIO_TYPE_Q8_K : MIO_TYPE_Q8_0, k8 ? 256 : 32, k8 ? 292 : 34, k8 ? 8 : 1,
+                    p->cols / (k8 ? 256 : 32), NULL, NULL, NULL, NULL, 0};
+    /* the activation buffers: per block the wire bytes, the codes, d and the offset words */
+    const size_t per_blk = prep.ab + prep.qk + sizeof(float) + sizeof(int32_t) * prep.ns;
+    uint64_t t = 0, wire = 0;
     if (!ck_mul(p->cols, m, &t) || !ck_mul(t, sizeof(float), &t) || t > SIZE_MAX || !ck_mul(p->rows, m, &t) ||
-        !ck_mul(t, sizeof(float), &t) || t > SIZE_MAX || !ck_mul(p->nb, m, &t) || !ck_mul(t, 34 + 32 + 4 + 4, &wire) ||
+        !ck_mul(t, sizeof(float), &t) || t > SIZE_MAX || !ck_mul(prep.nb, m, &t) || !ck_mul(t, per_blk, &wire) ||
         wire > SIZE_MAX)
         return mio_err_set(MIO_ERR_OVERFLOW, "%s: %zu activation rows of %zu overflow the address space", fn, m,
                            p->cols);
     if (p->rows == 0 || m == 0) return MIO_OK;
 
-    size_t nbm = p->nb * m;
-    uint8_t *buf = malloc(nbm * (34 + 32)); /* the wire blocks, then the codes */
+    size_t nbm = prep.nb * m;
+    uint8_t *buf = malloc(nbm * (prep.ab + prep.qk)); /* the wire blocks, then the codes */
     float *d = malloc(nbm * sizeof(float));
-    int32_t *s = malloc(nbm * sizeof(int32_t));
+    int32_t *s = malloc(nbm * prep.ns * sizeof(int32_t));
     if (!buf || !d || !s) {
         free(buf), free(d), free(s);
         return mio_err_set(MIO_ERR_NOMEM, "%s: no memory for %zu quantized activation rows", fn, m);
     }
-    pk_prep prep = {p, x, m, 0, buf, (int8_t *)(buf + nbm * 34), d, s, 0};
+    prep.wq = buf, prep.q = (int8_t *)(buf + nbm * prep.ab), prep.d = d, prep.s = s;
     prep.nparts = (size_t)mio_dot_threads(n_threads, m);
     mio_pool_run(prep_part, &prep, (int)prep.nparts);
     if (prep.failed) { /* again in this thread, for the encoder's message */
-        mio_status st = mio_encode_f32(MIO_TYPE_Q8_0, x, p->cols * m, prep.wq, nbm * 34);
+        mio_status st = mio_encode_f32(prep.atype, x, p->cols * m, prep.wq, nbm * prep.ab);
         free(buf), free(d), free(s);
-        return mio_err_prefix(st ? st : MIO_ERR_INVALID_ARG, "%s: quantizing x to q8_0", fn);
+        return mio_err_prefix(st ? st : MIO_ERR_INVALID_ARG, "%s: quantizing x to %s", fn, mio_type_name(prep.atype));
     }
-    pk_act act = {prep.q, prep.d, prep.s, p->nb * 32, p->nb};
+    pk_act act = {prep.q, prep.d, prep.s, prep.nb * prep.qk, prep.nb, prep.nb * prep.ns};
     size_t ntiles = ntiles_of(p->rows, p->tile);
     int nt = mio_dot_threads(n_threads, ntiles);
     pk_job job = {p, &act, m, ntiles, (size_t)nt, y};

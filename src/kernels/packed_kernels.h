@@ -11,21 +11,40 @@
  *         nibble: element 4g + i, high nibble: element 16 + 4g + i);
  *   q8_0 (34 T bytes): the T f16 scales, then 8 vectors of 4T bytes: vector g,
  *         byte 4j + i = row j's code of element 4g + i XOR 0x80 (the code + 128,
- *         unsigned: the operand an unsigned-by-signed byte dot wants).
+ *         unsigned: the operand an unsigned-by-signed byte dot wants);
+ *   q4_K (148 T bytes, super-blocks of 256): the T f16 d, the T f16 dmin, then
+ *         the 6-bit sub-block scales as bytes (sub-block s of row j at
+ *         4T + T s + j) and the mins likewise (at 12T + T s + j), then 32
+ *         vectors of 4T bytes at 20T: vector 8c + g, byte 4j + i = row j's
+ *         qs[32c + 4g + i] (low nibble: element 64c + 4g + i of sub-block 2c,
+ *         high nibble: element 64c + 32 + 4g + i of sub-block 2c + 1);
+ *   q6_K (210 T bytes): the T f16 d, the int8 scales (sub-block k of row j at
+ *         2T + T k + j), then for h = 0, 1 and g = 0..7 three vectors of 4T
+ *         bytes at 18T + 12T (8h + g): row j's ql[64h + 4g + i],
+ *         ql[64h + 32 + 4g + i] and qh[32h + 4g + i] at byte 4j + i. Element
+ *         128h + 32s + 4g + i (sub-block 8h + 2s + g / 4) is the low (s = 0, 1)
+ *         or high (s = 2, 3) nibble of the first (s even) or second (s odd)
+ *         vector, with bits 2s..2s+1 of the third on top: the code + 32.
  * So one vector holds 4 consecutive elements of each of the T rows and one dot
  * instruction (vpdpbusd, or vpmaddubsw + vpmaddwd) against the 4 activation
  * codes broadcast to every lane sums them into lane j = row j.
  *
  * The activations (dot/packed.c quantizes x once per call, with the same
- * byte-exact q8_0 encoder as mio_matmul) reach the kernels split per block:
- * the 32 codes, the scale da as f32 and the code sum times the kernel's
- * act_sum_mul, negated (the exact integer that removes the weight offset).
+ * byte-exact q8_0 / q8_K encoder as mio_matmul) reach the kernels split per
+ * block: the codes, the scale da as f32 and the offset words s: for q8_0 one,
+ * the code sum times the kernel's act_sum_mul, negated (the exact integer that
+ * removes the weight offset); for q8_K eight, the q8_K block's 16 sums of 16
+ * codes as int16 pairs (word k: sums 2k and 2k + 1), which vpmaddwd multiplies
+ * by a row's pair of mins (q4_K: the min of sub-block k twice) or scales (q6_K).
  *
  * Arithmetic (every kernel): per weight row j and activation row i the blocks
  * are summed in block order,
  *   acc += (dw * da) * (float)isum,   isum = sum_k w[k] * q[k]  (exact, int32)
- * with dw the f16 scale as f32 — the portable C dot kernel's operations
- * (dot/dot_legacy.c) in its order, so a packed result equals the portable
+ * with dw the f16 scale as f32 (q4_K: acc += (dw * da) * isum - (dmin * da) *
+ * summs, summs = sum_k min[k / 2] * bsum[k], exact; q6_K: isum = sum_k sc[k] *
+ * (sum of the sub-block's (code + 32) * q) - 32 * sum_k sc[k] * bsum[k], exact)
+ * — the portable C dot kernel's operations (dot/dot_legacy.c,
+ * dot/dot_kquants.c) in its order, so a packed result equals the portable
  * mio_matmul bit for bit, for any m, any thread count and any tile split. */
 #ifndef MIO_PACKED_KERNELS_H
 #define MIO_PACKED_KERNELS_H
@@ -35,13 +54,14 @@
 
 #define PK_TILE_MAX 16 /* weight rows per tile, at most */
 
-/* The activation rows of one call, per block: codes q (32 bytes per block,
- * rows q_stride bytes apart), scales d and offset terms s (nb per row). */
+/* The activation rows of one call, per block: codes q (32 or 256 bytes per
+ * block, rows q_stride bytes apart), scales d (d_stride apart) and offset
+ * words s (1 or 8 per block, s_stride apart). */
 typedef struct pk_act {
     const int8_t *q;
     const float *d;
-    const int32_t *s; /* -(act_sum_mul * sum of the block's 32 codes) */
-    size_t q_stride, ds_stride; /* bytes between rows; elements between rows of d and s */
+    const int32_t *s; /* q8_0: -(act_sum_mul * sum of the block's 32 codes); q8_K: the 16 bsums as int16 pairs */
+    size_t q_stride, d_stride, s_stride; /* bytes between rows; elements between rows of d; of s */
 } pk_act;
 
 /* Tiles [t0, t1) of a packed matrix of nb block columns (tiles at p, tile_bytes
@@ -53,7 +73,8 @@ typedef void (*kern_pk_fn)(const uint8_t *p, size_t tile_bytes, size_t t0, size_
 typedef struct pk_kernel {
     kern_pk_fn fn;   /* NULL: no packed layout at this level (a plain copy is multiplied) */
     int tile;        /* T, rows per tile */
-    int act_sum_mul; /* the factor of pk_act.s */
+    int act_sum_mul; /* q8_0 activations: the factor of pk_act.s */
+    int atype;       /* the activation type: MIO_TYPE_Q8_0 or MIO_TYPE_Q8_K */
     const char *name; /* "q4_0x8/avx2", "q4_0x16/avx512-vnni" ... (mio_packed_layout) */
 } pk_kernel;
 

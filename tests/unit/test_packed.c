@@ -95,6 +95,60 @@ static float ref_row(int type, const uint8_t *w, const uint8_t *a, size_t nb) {
     return acc;
 }
 
+/* The same for q4_K / q6_K against one q8_K activation row (f32 d, 256 codes,
+ * 16 int16 sums of 16 codes at byte 260): per super-block the exact integer
+ * sums, then acc += (dw * da) * isum - (dmin * da) * summs (q4_K) or
+ * acc += (dw * da) * isum (q6_K). */
+static float ref_row_k(int type, const uint8_t *w, const uint8_t *a, size_t nb) {
+    float acc = 0.0f;
+    for (size_t b = 0; b < nb; b++) {
+        const uint8_t *x = w + b * (type == MIO_TYPE_Q4_K ? 144 : 210), *ab = a + b * 292;
+        float da;
+        memcpy(&da, ab, 4);
+        const int8_t *q = (const int8_t *)(ab + 4);
+        int32_t isum = 0, summs = 0;
+        if (type == MIO_TYPE_Q4_K) {
+            const uint8_t *sc = x + 4;
+            for (int sb = 0; sb < 8; sb++) { /* 6-bit scale and min of sub-block sb */
+                int scale, mn;
+                if (sb < 4) {
+                    scale = sc[sb] & 0x3F;
+                    mn = sc[sb + 4] & 0x3F;
+                } else {
+                    scale = (sc[sb + 4] & 0x0F) | ((sc[sb - 4] & 0xC0) >> 2);
+                    mn = (sc[sb + 4] >> 4) | ((sc[sb] & 0xC0) >> 2);
+                }
+                int32_t d = 0;
+                for (int l = 0; l < 32; l++) {
+                    uint8_t byte = x[16 + 32 * (sb / 2) + l];
+                    d += (sb % 2 ? byte >> 4 : byte & 15) * q[32 * sb + l];
+                }
+                isum += scale * d;
+                int16_t b0, b1;
+                memcpy(&b0, ab + 260 + 4 * sb, 2);
+                memcpy(&b1, ab + 262 + 4 * sb, 2);
+                summs += mn * (b0 + b1);
+            }
+            float t1 = (f16(x) * da) * (float)isum, t2 = (f16(x + 2) * da) * (float)summs;
+            acc = acc + (t1 - t2);
+        } else {
+            for (int e = 0; e < 256; e += 16) { /* sub-block e / 16 */
+                int32_t d = 0;
+                for (int l = e; l < e + 16; l++) {
+                    int h = l / 128, s = (l % 128) / 32, k = l % 32;
+                    int lo = (x[64 * h + 32 * (s & 1) + k] >> (s < 2 ? 0 : 4)) & 15;
+                    int hi = (x[128 + 32 * h + k] >> (2 * s)) & 3;
+                    d += ((hi << 4 | lo) - 32) * q[l];
+                }
+                isum += (int8_t)x[192 + e / 16] * d;
+            }
+            float t = (f16(x + 208) * da) * (float)isum;
+            acc = acc + t;
+        }
+    }
+    return acc;
+}
+
 static int same_bits(const float *a, const float *b, size_t n) {
     for (size_t i = 0; i < n; i++) {
         uint32_t u, v;
@@ -126,12 +180,16 @@ static void check_case(int type, size_t rows, size_t cols, size_t m) {
     const char *lay = mio_packed_layout(p);
     if (strcmp(lay, "copy") != 0) {
         /* a tiled layout: the portable arithmetic, bit for bit */
-        T_CHECK(type == MIO_TYPE_Q4_0 || type == MIO_TYPE_Q8_0);
-        uint8_t *a = malloc(nb * 34 * m);
+        const int kq = type == MIO_TYPE_Q4_K || type == MIO_TYPE_Q6_K;
+        T_CHECK(kq || type == MIO_TYPE_Q4_0 || type == MIO_TYPE_Q8_0);
+        const size_t ab = kq ? 292 : 34;
+        uint8_t *a = malloc(nb * ab * m);
         if (!a) abort();
-        T_OK(mio_encode_f32(MIO_TYPE_Q8_0, x, m * cols, a, nb * 34 * m));
+        T_OK(mio_encode_f32(kq ? MIO_TYPE_Q8_K : MIO_TYPE_Q8_0, x, m * cols, a, nb * ab * m));
         for (size_t i = 0; i < m; i++)
-            for (size_t r = 0; r < rows; r++) e[i * rows + r] = ref_row(type, w + r * rb, a + i * nb * 34, nb);
+            for (size_t r = 0; r < rows; r++)
+                e[i * rows + r] = kq ? ref_row_k(type, w + r * rb, a + i * nb * ab, nb)
+                                     : ref_row(type, w + r * rb, a + i * nb * ab, nb);
         free(a);
     } else {
         T_OK(mio_matmul(type, w, rows, cols, x, m, e, 1));
@@ -161,23 +219,27 @@ out:
 
 static void test_random(void) {
     const size_t rows[] = {1, 7, 8, 9, 15, 16, 17, 23, 33, 61};
-    const size_t cols[] = {32, 96, 256, 1024};
+    const size_t cols[] = {32, 96, 256, 768, 1024};
     const size_t ms[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 17, 32};
-    const int types[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q8_0};
-    for (int t = 0; t < 2; t++)
+    const int types[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q8_0, MIO_TYPE_Q4_K, MIO_TYPE_Q6_K};
+    for (int t = 0; t < 4; t++)
         for (size_t a = 0; a < sizeof rows / sizeof rows[0]; a++)
-            for (size_t b = 0; b < sizeof cols / sizeof cols[0]; b++)
-                for (size_t c = 0; c < sizeof ms / sizeof ms[0]; c += 1 + (a + b) % 3) check_case(types[t], rows[a], cols[b], ms[c]);
+            for (size_t b = 0; b < sizeof cols / sizeof cols[0]; b++) {
+                if (cols[b] % (size_t)mio_type_block_size(types[t])) continue;
+                for (size_t c = 0; c < sizeof ms / sizeof ms[0]; c += 1 + (a + b) % 3)
+                    check_case(types[t], rows[a], cols[b], ms[c]);
+            }
     /* plain copies: other block types and the float types */
     const int copies[] = {MIO_TYPE_F32, MIO_TYPE_F16, MIO_TYPE_BF16, MIO_TYPE_Q4_1, MIO_TYPE_Q5_0,
-                          MIO_TYPE_Q4_K, MIO_TYPE_Q6_K, MIO_TYPE_IQ4_XS, MIO_TYPE_IQ4_NL};
+                          MIO_TYPE_Q5_K, MIO_TYPE_Q2_K, MIO_TYPE_IQ4_XS, MIO_TYPE_IQ4_NL};
     for (size_t t = 0; t < sizeof copies / sizeof copies[0]; t++) {
         check_case(copies[t], 9, 512, 5);
         check_case(copies[t], 1, 256, 1);
     }
 }
 
-/* The layout names: tiled for q4_0 / q8_0 at the SIMD x86 levels, else a copy. */
+/* The layout names: tiled for q4_0 / q8_0 / q4_K / q6_K at the SIMD x86
+ * levels, else a copy. */
 static void test_layout(void) {
     uint8_t w[34] = {0};
     mio_packed *p = NULL;
@@ -190,6 +252,12 @@ static void test_layout(void) {
     else T_EQ_STR(lay, "copy");
     mio_packed_free(p);
     T_OK(mio_pack_weights(MIO_TYPE_Q4_K, (uint8_t[144]){0}, 1, 256, &p));
+    lay = mio_packed_layout(p);
+    if (isa && strcmp(isa, "avx2") == 0) T_EQ_STR(lay, "q4_Kx8/avx2");
+    else if (isa && strcmp(isa, "avx512") == 0) T_EQ_STR(lay, "q4_Kx16/avx512-vnni");
+    else T_EQ_STR(lay, "copy");
+    mio_packed_free(p);
+    T_OK(mio_pack_weights(MIO_TYPE_Q2_K, (uint8_t[84]){0}, 1, 256, &p));
     T_EQ_STR(mio_packed_layout(p), "copy");
     mio_packed_free(p);
     T_CHECK(mio_packed_layout(NULL) == NULL);
@@ -238,14 +306,14 @@ static void test_errors(void) {
 
 /* Arbitrary weight bytes (NaN / inf scales, every code) never crash. */
 static void test_random_bytes(void) {
-    const int types[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q8_0, MIO_TYPE_Q4_K};
-    uint8_t w[17 * 2 * 144];
+    const int types[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q8_0, MIO_TYPE_Q4_K, MIO_TYPE_Q6_K};
+    uint8_t w[17 * 210];
     float x[512], y[17 * 3];
     for (size_t i = 0; i < sizeof w; i++) w[i] = (uint8_t)rnd();
     for (int i = 0; i < 512; i++) x[i] = frand();
-    for (int t = 0; t < 3; t++) {
+    for (int t = 0; t < 4; t++) {
         mio_packed *p = NULL;
-        size_t cols = types[t] == MIO_TYPE_Q4_K ? 256 : 64;
+        size_t cols = types[t] == MIO_TYPE_Q4_K || types[t] == MIO_TYPE_Q6_K ? 256 : 64;
         T_OK(mio_pack_weights(types[t], w, 17, cols, &p));
         T_OK(mio_packed_matmul(p, x, 2, y, 2));
         mio_packed_free(p);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* packed_avx2.c — AVX2 kernels of the packed layouts (kernels/packed_kernels.h):
- * q4_0x8 and q8_0x8. A tile-block's vectors are loaded (and unpacked) once and
+ * q4_0x8, q8_0x8, q4_Kx8 and q6_Kx8. A tile-block's vectors are loaded (and unpacked) once and
  * used for up to RMAX activation rows; each vector holds 4 consecutive elements
  * of the 8 rows, multiplied against the 4 activation codes broadcast to every
  * 32-bit lane, so lane j sums row j's products and no horizontal reduction is
@@ -22,6 +22,7 @@
 #include <string.h>
 
 #define AI static inline __attribute__((always_inline))
+#define UNROLL _Pragma("GCC unroll 16") /* the register arrays need constant indices */
 #define RMAX 4 /* activation rows per pass (16 YMM registers) */
 
 AI __m256i bcast32(const int8_t *p) {
@@ -67,9 +68,9 @@ AI void q4_0_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
         }
         __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
         for (int r = 0; r < R; r++) {
-            size_t o = (i0 + (size_t)r) * a->ds_stride + b;
-            __m256i is = _mm256_add_epi32(_mm256_madd_epi16(s16[r], ones), _mm256_set1_epi32(a->s[o]));
-            finish(&acc[r], dw, is, a, o);
+            __m256i is = _mm256_add_epi32(_mm256_madd_epi16(s16[r], ones),
+                                          _mm256_set1_epi32(a->s[(i0 + (size_t)r) * a->s_stride + b]));
+            finish(&acc[r], dw, is, a, (i0 + (size_t)r) * a->d_stride + b);
         }
     }
     for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
@@ -93,9 +94,125 @@ AI void q8_0_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
             }
         }
         __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
-        for (int r = 0; r < R; r++) finish(&acc[r], dw, s32[r], a, (i0 + (size_t)r) * a->ds_stride + b);
+        for (int r = 0; r < R; r++) finish(&acc[r], dw, s32[r], a, (i0 + (size_t)r) * a->d_stride + b);
     }
     for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
+}
+
+/* row i0 + r's offset words of super-block b (q8_K: 8 int16 pairs of bsums) */
+AI __m256i sword(const pk_act *a, size_t i0, int r, size_t b, int k) {
+    return _mm256_set1_epi32(a->s[(i0 + (size_t)r) * a->s_stride + 8 * b + (size_t)k]);
+}
+/* 8 bytes (one per row) as int32 lanes holding the value in both int16 halves */
+AI __m256i pair_u8(const uint8_t *p) {
+    __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p));
+    return _mm256_or_si256(v, _mm256_slli_epi32(v, 16));
+}
+/* acc += (dw * da) * isum - (dmin * da) * summs, the portable q4_K operations */
+AI void finish_min(__m256 *acc, __m256 dw, __m256 dm, __m256i is, __m256i sm, const pk_act *a, size_t o) {
+    const __m256 da = _mm256_set1_ps(a->d[o]);
+    __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(dw, da), _mm256_cvtepi32_ps(is));
+    __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(dm, da), _mm256_cvtepi32_ps(sm));
+    *acc = _mm256_add_ps(*acc, _mm256_sub_ps(t1, t2));
+}
+
+/* q4_K x8 (1184-byte tile-blocks: d at 0, dmin at 16, scales at 32 + 8s, mins
+ * at 96 + 8s, vector v at 160 + 32v). Sub-block s: the low (s even) or high
+ * nibbles of vectors 8(s / 2) .. 8(s / 2) + 7; its 8 vpmaddubsw results add in
+ * int16 (at most 8 * 2 * 15 * 128 = 30720) and one vpmaddwd by the scale pair
+ * makes the int32 sc * sum. */
+AI void q4_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
+    __m256 acc[RMAX];
+    const int8_t *aq[RMAX];
+    UNROLL for (int r = 0; r < R; r++) acc[r] = _mm256_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    for (size_t b = 0; b < nb; b++) {
+        const uint8_t *blk = tp + b * 1184;
+        __m256i is[RMAX], sm[RMAX];
+        UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_setzero_si256(), sm[r] = _mm256_setzero_si256();
+        UNROLL for (int s = 0; s < 8; s++) {
+            const uint8_t *v = blk + 160 + 256 * (s / 2);
+            __m256i s16[RMAX];
+            UNROLL for (int r = 0; r < R; r++) s16[r] = _mm256_setzero_si256();
+            UNROLL for (int g = 0; g < 8; g++) {
+                __m256i q = _mm256_loadu_si256((const __m256i *)(const void *)(v + 32 * g));
+                __m256i u = _mm256_and_si256(s & 1 ? _mm256_srli_epi16(q, 4) : q, m4);
+                UNROLL for (int r = 0; r < R; r++)
+                    s16[r] = _mm256_add_epi16(s16[r], _mm256_maddubs_epi16(u, bcast32(aq[r] + 256 * b + 32 * s + 4 * g)));
+            }
+            const __m256i sc = pair_u8(blk + 32 + 8 * s);
+            UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_add_epi32(is[r], _mm256_madd_epi16(s16[r], sc));
+        }
+        UNROLL for (int s = 0; s < 8; s++) {
+            const __m256i mn = pair_u8(blk + 96 + 8 * s);
+            UNROLL for (int r = 0; r < R; r++) sm[r] = _mm256_add_epi32(sm[r], _mm256_madd_epi16(mn, sword(a, i0, r, b, s)));
+        }
+        const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)blk));
+        const __m256 dm = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(blk + 16)));
+        UNROLL for (int r = 0; r < R; r++) finish_min(&acc[r], dw, dm, is[r], sm[r], a, (i0 + (size_t)r) * a->d_stride + b);
+    }
+    UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
+}
+
+/* 8 int8 scales (one per row) as sign-extended int32 lanes */
+AI __m256i sc_i8(const uint8_t *p) {
+    return _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p));
+}
+
+/* q6_K x8 (1680-byte tile-blocks: d at 0, scales at 16 + 8k, then for
+ * h = 0, 1 and g = 0..7 the vectors ql, ql', qh at 144 + 96 (8h + g) + 0, 32,
+ * 64). The unsigned code (code + 32, 0..63) is rebuilt from a nibble and two
+ * high bits; vpmaddubsw pairs are at most 2 * 63 * 128 = 16128, so two vectors
+ * add in int16 before each vpmaddwd by the scale pair. The +32 comes back as
+ * -32 * sum_k sc[k] * bsum[k] (vpmaddwd of the scale pairs by the bsum pairs). */
+AI void q6_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
+    __m256 acc[RMAX];
+    const int8_t *aq[RMAX];
+    UNROLL for (int r = 0; r < R; r++) acc[r] = _mm256_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
+    const __m256i m4 = _mm256_set1_epi8(0x0f), m30 = _mm256_set1_epi8(0x30);
+    for (size_t b = 0; b < nb; b++) {
+        const uint8_t *blk = tp + b * 1680;
+        __m256i is[RMAX];
+        UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_setzero_si256();
+        UNROLL for (int h = 0; h < 2; h++)
+            UNROLL for (int s = 0; s < 4; s++)
+                UNROLL for (int half = 0; half < 2; half++) {
+                    const int k = 8 * h + 2 * s + half;
+                    __m256i sc = sc_i8(blk + 16 + 8 * k);
+                    sc = _mm256_blend_epi16(sc, _mm256_slli_epi32(sc, 16), 0xAA);
+                    UNROLL for (int gg = 0; gg < 4; gg += 2) {
+                        __m256i s16[RMAX];
+                        UNROLL for (int r = 0; r < R; r++) s16[r] = _mm256_setzero_si256();
+                        UNROLL for (int g = 4 * half + gg; g < 4 * half + gg + 2; g++) {
+                            const uint8_t *v = blk + 144 + 96 * (8 * h + g);
+                            __m256i l = _mm256_loadu_si256((const __m256i *)(const void *)(v + 32 * (s & 1)));
+                            __m256i hb = _mm256_loadu_si256((const __m256i *)(const void *)(v + 64));
+                            l = _mm256_and_si256(s < 2 ? l : _mm256_srli_epi16(l, 4), m4);
+                            hb = s == 0 ? _mm256_slli_epi16(hb, 4)
+                                 : s == 1 ? _mm256_slli_epi16(hb, 2)
+                                 : s == 2 ? hb
+                                          : _mm256_srli_epi16(hb, 2);
+                            const __m256i u = _mm256_or_si256(l, _mm256_and_si256(hb, m30));
+                            UNROLL for (int r = 0; r < R; r++)
+                                s16[r] = _mm256_add_epi16(
+                                    s16[r], _mm256_maddubs_epi16(u, bcast32(aq[r] + 256 * b + 128 * h + 32 * s + 4 * g)));
+                        }
+                        UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_add_epi32(is[r], _mm256_madd_epi16(s16[r], sc));
+                    }
+                }
+        __m256i off[RMAX];
+        UNROLL for (int r = 0; r < R; r++) off[r] = _mm256_setzero_si256();
+        UNROLL for (int k = 0; k < 8; k++) {
+            const __m256i sp =
+                _mm256_blend_epi16(sc_i8(blk + 16 + 16 * k), _mm256_slli_epi32(sc_i8(blk + 24 + 16 * k), 16), 0xAA);
+            UNROLL for (int r = 0; r < R; r++) off[r] = _mm256_add_epi32(off[r], _mm256_madd_epi16(sp, sword(a, i0, r, b, k)));
+        }
+        const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)blk));
+        UNROLL for (int r = 0; r < R; r++)
+            finish(&acc[r], dw, _mm256_sub_epi32(is[r], _mm256_slli_epi32(off[r], 5)), a,
+                   (i0 + (size_t)r) * a->d_stride + b);
+    }
+    UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
 }
 
 /* The tile loop: activation rows RMAX at a time, then the remainder. */
@@ -119,8 +236,12 @@ AI void q8_0_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
 
 PK_ENTRY(pk_q4_0, q4_0_rows)
 PK_ENTRY(pk_q8_0, q8_0_rows)
+PK_ENTRY(pk_q4_K, q4_K_rows)
+PK_ENTRY(pk_q6_K, q6_K_rows)
 
 void mio_avx2_fill_packed(mio_kernels *k) {
-    k->packed[MIO_TYPE_Q4_0] = (pk_kernel){pk_q4_0, 8, 8, "q4_0x8/avx2"};
-    k->packed[MIO_TYPE_Q8_0] = (pk_kernel){pk_q8_0, 8, 0, "q8_0x8/avx2"};
+    k->packed[MIO_TYPE_Q4_0] = (pk_kernel){pk_q4_0, 8, 8, MIO_TYPE_Q8_0, "q4_0x8/avx2"};
+    k->packed[MIO_TYPE_Q8_0] = (pk_kernel){pk_q8_0, 8, 0, MIO_TYPE_Q8_0, "q8_0x8/avx2"};
+    k->packed[MIO_TYPE_Q4_K] = (pk_kernel){pk_q4_K, 8, 0, MIO_TYPE_Q8_K, "q4_Kx8/avx2"};
+    k->packed[MIO_TYPE_Q6_K] = (pk_kernel){pk_q6_K, 8, 0, MIO_TYPE_Q8_K, "q6_Kx8/avx2"};
 }

@@ -17,7 +17,9 @@
 #include <string.h>
 
 #define AI static inline __attribute__((always_inline))
+#define UNROLL _Pragma("GCC unroll 16") /* the register arrays need constant indices */
 #define RMAX 8
+#define RMAX_K 4 /* activation rows per pass of the K kernels (the remainder: 3, 2, 1) */
 #define T 16
 
 AI __m512i bcast32(const int8_t *p) {
@@ -46,7 +48,7 @@ AI void rows_vnni(const uint8_t *tp, size_t nb, int q4, const pk_act *a, size_t 
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * tb;
         __m512i s32[RMAX];
-        for (int r = 0; r < R; r++) s32[r] = _mm512_set1_epi32(a->s[(i0 + (size_t)r) * a->ds_stride + b]);
+        for (int r = 0; r < R; r++) s32[r] = _mm512_set1_epi32(a->s[(i0 + (size_t)r) * a->s_stride + b]);
         if (q4) {
             for (int g = 0; g < 4; g++) {
                 __m512i q = _mm512_loadu_si512((const void *)(blk + 2 * T + 4 * T * g));
@@ -64,9 +66,138 @@ AI void rows_vnni(const uint8_t *tp, size_t nb, int q4, const pk_act *a, size_t 
             }
         }
         __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)blk));
-        for (int r = 0; r < R; r++) finish(&acc[r], dw, s32[r], a, (i0 + (size_t)r) * a->ds_stride + b);
+        for (int r = 0; r < R; r++) finish(&acc[r], dw, s32[r], a, (i0 + (size_t)r) * a->d_stride + b);
     }
     for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
+}
+
+/* row i0 + r's offset word k of super-block b (q8_K: the bsum pairs) */
+AI __m512i sword(const pk_act *a, size_t i0, int r, size_t b, int k) {
+    return _mm512_set1_epi32(a->s[(i0 + (size_t)r) * a->s_stride + 8 * b + (size_t)k]);
+}
+AI __m512i u8_32(const uint8_t *p) { return _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)(const void *)p)); }
+AI __m512i i8_32(const uint8_t *p) { return _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)p)); }
+
+/* acc += (dw * da) * isum - (dmin * da) * summs for row i0 + r, summs by
+ * vpdpwssd of the rows' (min, min) pairs (mins at mn, one byte per row per
+ * sub-block) by the activation's bsum pairs */
+AI void finish_min(__m512 *acc, __m512 dw, __m512 dm, __m512i is, const uint8_t *mn, const pk_act *a, size_t i0,
+                   int r, size_t b) {
+    __m512i sm = _mm512_setzero_si512();
+    UNROLL for (int s = 0; s < 8; s++) {
+        const __m512i v = u8_32(mn + T * s);
+        sm = _mm512_dpwssd_epi32(sm, _mm512_or_si512(v, _mm512_slli_epi32(v, 16)), sword(a, i0, r, b, s));
+    }
+    const __m512 da = _mm512_set1_ps(a->d[(i0 + (size_t)r) * a->d_stride + b]);
+    __m512 t1 = _mm512_mul_ps(_mm512_mul_ps(dw, da), _mm512_cvtepi32_ps(is));
+    __m512 t2 = _mm512_mul_ps(_mm512_mul_ps(dm, da), _mm512_cvtepi32_ps(sm));
+    *acc = _mm512_add_ps(*acc, _mm512_sub_ps(t1, t2));
+}
+
+/* q4_K x16 (2368-byte tile-blocks: d at 0, dmin at 32, scales at 64 + 16s,
+ * mins at 192 + 16s, vector v at 320 + 64v). Sub-block s: vpdpbusd of the low
+ * (s even) or high nibbles of vectors 8(s / 2) .. + 7 from zero (at most
+ * 32 * 15 * 128), times the scale (vpmulld), added to isum. SB sub-blocks are
+ * summed at once (8 for one activation row, 4 for two, 2 for more: 8
+ * independent vpdpbusd chains), each vector loaded once for its two
+ * sub-blocks. Then acc += (dw * da) * isum - (dmin * da) * summs. */
+AI void q4_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
+    const int SB = R == 1 ? 8 : R == 2 ? 4 : 2;
+    __m512 acc[RMAX_K];
+    const int8_t *aq[RMAX_K];
+    UNROLL for (int r = 0; r < R; r++) acc[r] = _mm512_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
+    const __m512i m4 = _mm512_set1_epi8(0x0f);
+    for (size_t b = 0; b < nb; b++) {
+        const uint8_t *blk = tp + b * 148 * T;
+        __m512i is[RMAX_K];
+        UNROLL for (int r = 0; r < R; r++) is[r] = _mm512_setzero_si512();
+        UNROLL for (int s0 = 0; s0 < 8; s0 += SB) {
+            __m512i t[8][RMAX_K];
+            UNROLL for (int k = 0; k < SB; k++)
+                UNROLL for (int r = 0; r < R; r++) t[k][r] = _mm512_setzero_si512();
+            UNROLL for (int g = 0; g < 8; g++)
+                UNROLL for (int c = s0 / 2; c < (s0 + SB) / 2; c++) {
+                    __m512i q = _mm512_loadu_si512((const void *)(blk + 20 * T + 32 * T * c + 4 * T * g));
+                    __m512i lo = _mm512_and_si512(q, m4), hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
+                    UNROLL for (int r = 0; r < R; r++) {
+                        const int8_t *x = aq[r] + 256 * b + 64 * c + 4 * g;
+                        t[2 * c - s0][r] = _mm512_dpbusd_epi32(t[2 * c - s0][r], lo, bcast32(x));
+                        t[2 * c + 1 - s0][r] = _mm512_dpbusd_epi32(t[2 * c + 1 - s0][r], hi, bcast32(x + 32));
+                    }
+                }
+            UNROLL for (int k = 0; k < SB; k++) {
+                const __m512i sc = u8_32(blk + 4 * T + T * (s0 + k));
+                UNROLL for (int r = 0; r < R; r++) is[r] = _mm512_add_epi32(is[r], _mm512_mullo_epi32(t[k][r], sc));
+            }
+        }
+        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)blk));
+        const __m512 dm = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(blk + 2 * T)));
+        UNROLL for (int r = 0; r < R; r++) finish_min(&acc[r], dw, dm, is[r], blk + 12 * T, a, i0, r, b);
+    }
+    UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
+}
+
+/* q6_K x16 (3360-byte tile-blocks: d at 0, scales at 32 + 16k, then for
+ * h = 0, 1 and g = 0..7 the vectors ql, ql', qh at 288 + 192 (8h + g) + 0, 64,
+ * 128). The three vectors of (h, g) are loaded once and give the unsigned
+ * codes (code + 32) of 4 consecutive elements in each of the sub-blocks
+ * 8h + 2s + g / 4, s = 0..3; vpdpbusd sums each sub-block from zero (4 or 8
+ * of them at once: HB halves g / 4), times the scale (vpmulld). The +32 comes
+ * back as -32 * sum_k sc[k] * bsum[k] (vpdpwssd of scale pairs by bsum
+ * pairs). */
+AI void q6_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
+    const int HB = R <= 2 ? 2 : 1;
+    __m512 acc[RMAX_K];
+    const int8_t *aq[RMAX_K];
+    UNROLL for (int r = 0; r < R; r++) acc[r] = _mm512_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
+    const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30);
+    for (size_t b = 0; b < nb; b++) {
+        const uint8_t *blk = tp + b * 210 * T;
+        __m512i is[RMAX_K];
+        UNROLL for (int r = 0; r < R; r++) is[r] = _mm512_setzero_si512();
+        UNROLL for (int h = 0; h < 2; h++)
+            UNROLL for (int h0 = 0; h0 < 2; h0 += HB) {
+                __m512i t[8][RMAX_K]; /* [4 (half - h0) + s][r] */
+                UNROLL for (int k = 0; k < 4 * HB; k++)
+                    UNROLL for (int r = 0; r < R; r++) t[k][r] = _mm512_setzero_si512();
+                UNROLL for (int g = 4 * h0; g < 4 * (h0 + HB); g++) {
+                    const uint8_t *v = blk + 18 * T + 12 * T * (8 * h + g);
+                    const __m512i l0 = _mm512_loadu_si512((const void *)v);
+                    const __m512i l1 = _mm512_loadu_si512((const void *)(v + 4 * T));
+                    const __m512i hb = _mm512_loadu_si512((const void *)(v + 8 * T));
+                    __m512i u[4];
+                    /* l | (hb & 0x30): ternary-logic 0xF8 */
+                    u[0] = _mm512_ternarylogic_epi32(_mm512_and_si512(l0, m4), _mm512_slli_epi16(hb, 4), m30, 0xF8);
+                    u[1] = _mm512_ternarylogic_epi32(_mm512_and_si512(l1, m4), _mm512_slli_epi16(hb, 2), m30, 0xF8);
+                    u[2] = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(l0, 4), m4), hb, m30, 0xF8);
+                    u[3] = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(l1, 4), m4),
+                                                     _mm512_srli_epi16(hb, 2), m30, 0xF8);
+                    const int k0 = 4 * (g / 4 - h0);
+                    UNROLL for (int s = 0; s < 4; s++)
+                        UNROLL for (int r = 0; r < R; r++)
+                            t[k0 + s][r] = _mm512_dpbusd_epi32(t[k0 + s][r], u[s],
+                                                               bcast32(aq[r] + 256 * b + 128 * h + 32 * s + 4 * g));
+                }
+                UNROLL for (int hf = 0; hf < HB; hf++)
+                    UNROLL for (int s = 0; s < 4; s++) {
+                        const __m512i sc = i8_32(blk + 2 * T + T * (8 * h + 2 * s + h0 + hf));
+                        UNROLL for (int r = 0; r < R; r++)
+                            is[r] = _mm512_add_epi32(is[r], _mm512_mullo_epi32(t[4 * hf + s][r], sc));
+                    }
+            }
+        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)blk));
+        UNROLL for (int r = 0; r < R; r++) {
+            __m512i off = _mm512_setzero_si512();
+            UNROLL for (int k = 0; k < 8; k++) {
+                const __m512i sp = _mm512_mask_blend_epi16(0xAAAAAAAAu, i8_32(blk + 2 * T + T * 2 * k),
+                                                           _mm512_slli_epi32(i8_32(blk + 2 * T + T * (2 * k + 1)), 16));
+                off = _mm512_dpwssd_epi32(off, sp, sword(a, i0, r, b, k));
+            }
+            finish(&acc[r], dw, _mm512_sub_epi32(is[r], _mm512_slli_epi32(off, 5)), a,
+                   (i0 + (size_t)r) * a->d_stride + b);
+        }
+    }
+    UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
 }
 
 #define PK_ENTRY(name, Q4)                                                                                           \
@@ -92,7 +223,31 @@ AI void rows_vnni(const uint8_t *tp, size_t nb, int q4, const pk_act *a, size_t 
 PK_ENTRY(pk_q4_0, 1)
 PK_ENTRY(pk_q8_0, 0)
 
+#define PK_ENTRY_K(name, ROWS)                                                                                       \
+    static void name(const uint8_t *p, size_t tile_bytes, size_t t0, size_t t1, size_t nb, const pk_act *a,          \
+                     size_t m, float *y, size_t ldy, size_t rows) {                                                  \
+        for (size_t t = t0; t < t1; t++) {                                                                          \
+            const uint8_t *tp = p + t * tile_bytes;                                                                 \
+            size_t n = rows - t * T < T ? rows - t * T : T;                                                         \
+            float *yt = y + t * T;                                                                                  \
+            size_t i = 0;                                                                                           \
+            for (; i + RMAX_K <= m; i += RMAX_K) ROWS(tp, nb, a, i, RMAX_K, yt, ldy, n);                            \
+            switch (m - i) {                                                                                        \
+            case 3: ROWS(tp, nb, a, i, 3, yt, ldy, n); break;                                                       \
+            case 2: ROWS(tp, nb, a, i, 2, yt, ldy, n); break;                                                       \
+            case 1: ROWS(tp, nb, a, i, 1, yt, ldy, n); break;                                                       \
+            default: break;                                                                                         \
+            }                                                                                                       \
+        }                                                                                                           \
+        _mm256_zeroupper();                                                                                         \
+    }
+
+PK_ENTRY_K(pk_q4_K, q4_K_rows)
+PK_ENTRY_K(pk_q6_K, q6_K_rows)
+
 void mio_avx512_fill_packed(mio_kernels *k) {
-    k->packed[MIO_TYPE_Q4_0] = (pk_kernel){pk_q4_0, T, 8, "q4_0x16/avx512-vnni"};
-    k->packed[MIO_TYPE_Q8_0] = (pk_kernel){pk_q8_0, T, 128, "q8_0x16/avx512-vnni"};
+    k->packed[MIO_TYPE_Q4_0] = (pk_kernel){pk_q4_0, T, 8, MIO_TYPE_Q8_0, "q4_0x16/avx512-vnni"};
+    k->packed[MIO_TYPE_Q8_0] = (pk_kernel){pk_q8_0, T, 128, MIO_TYPE_Q8_0, "q8_0x16/avx512-vnni"};
+    k->packed[MIO_TYPE_Q4_K] = (pk_kernel){pk_q4_K, T, 0, MIO_TYPE_Q8_K, "q4_Kx16/avx512-vnni"};
+    k->packed[MIO_TYPE_Q6_K] = (pk_kernel){pk_q6_K, T, 0, MIO_TYPE_Q8_K, "q6_Kx16/avx512-vnni"};
 }
