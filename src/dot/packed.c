@@ -54,16 +54,25 @@ static void blk_q4_K(const uint8_t *src, int j, int T, uint8_t *dst) {
     }
     for (int v = 0; v < 32; v++) memcpy(dst + 20 * T + 4 * T * v + 4 * j, src + 16 + 4 * v, 4);
 }
-/* q6_K: ql[128], qh[64], int8 scales[16], f16 d */
+/* q6_K: ql[128], qh[64], int8 scales[16], f16 d. Element 128h + 32s + l has
+ * the 6-bit code (nibble s / 2 of ql[64h + 32(s % 2) + l]) | (bits 2s..2s+1 of
+ * qh[32h + l]) << 4; the tile keeps codes 0 and 2 whole, with the top bits of
+ * codes 1 and 3 above them, and the low nibbles of 1 and 3 in a third byte. */
 static void blk_q6_K(const uint8_t *src, int j, int T, uint8_t *dst) {
     memcpy(dst + 2 * j, src + 208, 2);
     for (int k = 0; k < 16; k++) dst[2 * T + T * k + j] = src[192 + k];
     for (int h = 0; h < 2; h++)
         for (int g = 0; g < 8; g++) {
             uint8_t *v = dst + 18 * T + 12 * T * (8 * h + g) + 4 * j;
-            memcpy(v, src + 64 * h + 4 * g, 4);
-            memcpy(v + 4 * T, src + 64 * h + 32 + 4 * g, 4);
-            memcpy(v + 8 * T, src + 128 + 32 * h + 4 * g, 4);
+            for (int i = 0; i < 4; i++) {
+                int l = 4 * g + i, c[4];
+                for (int s4 = 0; s4 < 4; s4++)
+                    c[s4] = ((src[64 * h + 32 * (s4 % 2) + l] >> (4 * (s4 / 2))) & 15) |
+                            (((src[128 + 32 * h + l] >> (2 * s4)) & 3) << 4);
+                v[i] = (uint8_t)(c[0] | (c[1] >> 4) << 6);
+                v[4 * T + i] = (uint8_t)(c[2] | (c[3] >> 4) << 6);
+                v[8 * T + i] = (uint8_t)((c[1] & 15) | (c[3] & 15) << 4);
+            }
         }
 }
 

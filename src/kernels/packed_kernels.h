@@ -19,12 +19,12 @@
  *         qs[32c + 4g + i] (low nibble: element 64c + 4g + i of sub-block 2c,
  *         high nibble: element 64c + 32 + 4g + i of sub-block 2c + 1);
  *   q6_K (210 T bytes): the T f16 d, the int8 scales (sub-block k of row j at
- *         2T + T k + j), then for h = 0, 1 and g = 0..7 three vectors of 4T
- *         bytes at 18T + 12T (8h + g): row j's ql[64h + 4g + i],
- *         ql[64h + 32 + 4g + i] and qh[32h + 4g + i] at byte 4j + i. Element
- *         128h + 32s + 4g + i (sub-block 8h + 2s + g / 4) is the low (s = 0, 1)
- *         or high (s = 2, 3) nibble of the first (s even) or second (s odd)
- *         vector, with bits 2s..2s+1 of the third on top: the code + 32.
+ *         2T + T k + j), then for h = 0, 1 and g = 0..7 three vectors A, B, C
+ *         of 4T bytes at 18T + 12T (8h + g). With c_s the 6-bit code (the
+ *         signed value + 32) of row j's element 128h + 32s + 4g + i (sub-block
+ *         8h + 2s + g / 4), byte 4j + i is c_0 | (c_1 >> 4) << 6 in A,
+ *         c_2 | (c_3 >> 4) << 6 in B and (c_1 & 15) | (c_3 & 15) << 4 in C:
+ *         codes 0 and 2 are one AND away, 1 and 3 a shift, two ANDs and an OR.
  * So one vector holds 4 consecutive elements of each of the T rows and one dot
  * instruction (vpdpbusd, or vpmaddubsw + vpmaddwd) against the 4 activation
  * codes broadcast to every lane sums them into lane j = row j.

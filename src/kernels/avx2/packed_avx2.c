@@ -50,16 +50,16 @@ AI void finish(__m256 *acc, __m256 dw, __m256i is, const pk_act *a, size_t o) {
 AI void q4_0_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
     __m256 acc[RMAX];
     const int8_t *aq[RMAX];
-    for (int r = 0; r < R; r++) acc[r] = _mm256_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
+    UNROLL for (int r = 0; r < R; r++) acc[r] = _mm256_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
     const __m256i m4 = _mm256_set1_epi8(0x0f), ones = _mm256_set1_epi16(1);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 144;
         __m256i s16[RMAX];
-        for (int r = 0; r < R; r++) s16[r] = _mm256_setzero_si256();
-        for (int g = 0; g < 4; g++) {
+        UNROLL for (int r = 0; r < R; r++) s16[r] = _mm256_setzero_si256();
+        UNROLL for (int g = 0; g < 4; g++) {
             __m256i q = _mm256_loadu_si256((const __m256i *)(blk + 16 + 32 * g));
             __m256i lo = _mm256_and_si256(q, m4), hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
-            for (int r = 0; r < R; r++) {
+            UNROLL for (int r = 0; r < R; r++) {
                 const int8_t *x = aq[r] + b * 32;
                 __m256i p = _mm256_add_epi16(_mm256_maddubs_epi16(lo, bcast32(x + 4 * g)),
                                              _mm256_maddubs_epi16(hi, bcast32(x + 16 + 4 * g)));
@@ -67,36 +67,36 @@ AI void q4_0_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
             }
         }
         __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
-        for (int r = 0; r < R; r++) {
+        UNROLL for (int r = 0; r < R; r++) {
             __m256i is = _mm256_add_epi32(_mm256_madd_epi16(s16[r], ones),
                                           _mm256_set1_epi32(a->s[(i0 + (size_t)r) * a->s_stride + b]));
             finish(&acc[r], dw, is, a, (i0 + (size_t)r) * a->d_stride + b);
         }
     }
-    for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
+    UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
 }
 
 AI void q8_0_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
     __m256 acc[RMAX];
     const int8_t *aq[RMAX];
-    for (int r = 0; r < R; r++) acc[r] = _mm256_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
+    UNROLL for (int r = 0; r < R; r++) acc[r] = _mm256_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
     const __m256i flip = _mm256_set1_epi8((char)0x80), ones = _mm256_set1_epi16(1);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 272;
         __m256i s32[RMAX];
-        for (int r = 0; r < R; r++) s32[r] = _mm256_setzero_si256();
-        for (int g = 0; g < 8; g++) {
+        UNROLL for (int r = 0; r < R; r++) s32[r] = _mm256_setzero_si256();
+        UNROLL for (int g = 0; g < 8; g++) {
             __m256i w = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(blk + 16 + 32 * g)), flip);
             __m256i aw = _mm256_abs_epi8(w);
-            for (int r = 0; r < R; r++) {
+            UNROLL for (int r = 0; r < R; r++) {
                 __m256i p = _mm256_maddubs_epi16(aw, _mm256_sign_epi8(bcast32(aq[r] + b * 32 + 4 * g), w));
                 s32[r] = _mm256_add_epi32(s32[r], _mm256_madd_epi16(p, ones));
             }
         }
         __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk));
-        for (int r = 0; r < R; r++) finish(&acc[r], dw, s32[r], a, (i0 + (size_t)r) * a->d_stride + b);
+        UNROLL for (int r = 0; r < R; r++) finish(&acc[r], dw, s32[r], a, (i0 + (size_t)r) * a->d_stride + b);
     }
-    for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
+    UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
 }
 
 /* row i0 + r's offset words of super-block b (q8_K: 8 int16 pairs of bsums) */
@@ -108,9 +108,14 @@ AI __m256i pair_u8(const uint8_t *p) {
     __m256i v = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p));
     return _mm256_or_si256(v, _mm256_slli_epi32(v, 16));
 }
-/* acc += (dw * da) * isum - (dmin * da) * summs, the portable q4_K operations */
-AI void finish_min(__m256 *acc, __m256 dw, __m256 dm, __m256i is, __m256i sm, const pk_act *a, size_t o) {
-    const __m256 da = _mm256_set1_ps(a->d[o]);
+/* acc += (dw * da) * isum - (dmin * da) * summs for row i0 + r (the portable
+ * q4_K operations), summs by vpmaddwd of the rows' (min, min) pairs (mins at
+ * mn, one byte per row per sub-block) by the activation's bsum pairs */
+AI void finish_min(__m256 *acc, __m256 dw, __m256 dm, __m256i is, const uint8_t *mn, const pk_act *a, size_t i0,
+                   int r, size_t b) {
+    __m256i sm = _mm256_setzero_si256();
+    UNROLL for (int s = 0; s < 8; s++) sm = _mm256_add_epi32(sm, _mm256_madd_epi16(pair_u8(mn + 8 * s), sword(a, i0, r, b, s)));
+    const __m256 da = _mm256_set1_ps(a->d[(i0 + (size_t)r) * a->d_stride + b]);
     __m256 t1 = _mm256_mul_ps(_mm256_mul_ps(dw, da), _mm256_cvtepi32_ps(is));
     __m256 t2 = _mm256_mul_ps(_mm256_mul_ps(dm, da), _mm256_cvtepi32_ps(sm));
     *acc = _mm256_add_ps(*acc, _mm256_sub_ps(t1, t2));
@@ -128,8 +133,8 @@ AI void q4_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 1184;
-        __m256i is[RMAX], sm[RMAX];
-        UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_setzero_si256(), sm[r] = _mm256_setzero_si256();
+        __m256i is[RMAX];
+        UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_setzero_si256();
         UNROLL for (int s = 0; s < 8; s++) {
             const uint8_t *v = blk + 160 + 256 * (s / 2);
             __m256i s16[RMAX];
@@ -143,13 +148,9 @@ AI void q4_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
             const __m256i sc = pair_u8(blk + 32 + 8 * s);
             UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_add_epi32(is[r], _mm256_madd_epi16(s16[r], sc));
         }
-        UNROLL for (int s = 0; s < 8; s++) {
-            const __m256i mn = pair_u8(blk + 96 + 8 * s);
-            UNROLL for (int r = 0; r < R; r++) sm[r] = _mm256_add_epi32(sm[r], _mm256_madd_epi16(mn, sword(a, i0, r, b, s)));
-        }
         const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)blk));
         const __m256 dm = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(blk + 16)));
-        UNROLL for (int r = 0; r < R; r++) finish_min(&acc[r], dw, dm, is[r], sm[r], a, (i0 + (size_t)r) * a->d_stride + b);
+        UNROLL for (int r = 0; r < R; r++) finish_min(&acc[r], dw, dm, is[r], blk + 96, a, i0, r, b);
     }
     UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
 }
@@ -160,57 +161,61 @@ AI __m256i sc_i8(const uint8_t *p) {
 }
 
 /* q6_K x8 (1680-byte tile-blocks: d at 0, scales at 16 + 8k, then for
- * h = 0, 1 and g = 0..7 the vectors ql, ql', qh at 144 + 96 (8h + g) + 0, 32,
- * 64). The unsigned code (code + 32, 0..63) is rebuilt from a nibble and two
- * high bits; vpmaddubsw pairs are at most 2 * 63 * 128 = 16128, so two vectors
- * add in int16 before each vpmaddwd by the scale pair. The +32 comes back as
+ * h = 0, 1 and g = 0..7 the vectors A, B, C at 144 + 96 (8h + g) + 0, 32, 64).
+ * The three vectors of (h, g) are loaded once and give the unsigned codes
+ * (code + 32, 0..63) of 4 elements in each of the sub-blocks 8h + 2s + g / 4,
+ * s = 0..3; two vpmaddubsw (pairs at most 2 * 63 * 128 = 16128) add in int16
+ * and go through one vpmaddwd by their sub-block's scale pair into isum. The +32 comes back as
  * -32 * sum_k sc[k] * bsum[k] (vpmaddwd of the scale pairs by the bsum pairs). */
 AI void q6_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
     __m256 acc[RMAX];
     const int8_t *aq[RMAX];
     UNROLL for (int r = 0; r < R; r++) acc[r] = _mm256_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
-    const __m256i m4 = _mm256_set1_epi8(0x0f), m30 = _mm256_set1_epi8(0x30);
+    const __m256i m4 = _mm256_set1_epi8(0x0f), m30 = _mm256_set1_epi8(0x30), m3f = _mm256_set1_epi8(0x3f);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 1680;
         __m256i is[RMAX];
         UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_setzero_si256();
         UNROLL for (int h = 0; h < 2; h++)
-            UNROLL for (int s = 0; s < 4; s++)
-                UNROLL for (int half = 0; half < 2; half++) {
-                    const int k = 8 * h + 2 * s + half;
-                    __m256i sc = sc_i8(blk + 16 + 8 * k);
-                    sc = _mm256_blend_epi16(sc, _mm256_slli_epi32(sc, 16), 0xAA);
-                    UNROLL for (int gg = 0; gg < 4; gg += 2) {
-                        __m256i s16[RMAX];
-                        UNROLL for (int r = 0; r < R; r++) s16[r] = _mm256_setzero_si256();
-                        UNROLL for (int g = 4 * half + gg; g < 4 * half + gg + 2; g++) {
-                            const uint8_t *v = blk + 144 + 96 * (8 * h + g);
-                            __m256i l = _mm256_loadu_si256((const __m256i *)(const void *)(v + 32 * (s & 1)));
-                            __m256i hb = _mm256_loadu_si256((const __m256i *)(const void *)(v + 64));
-                            l = _mm256_and_si256(s < 2 ? l : _mm256_srli_epi16(l, 4), m4);
-                            hb = s == 0 ? _mm256_slli_epi16(hb, 4)
-                                 : s == 1 ? _mm256_slli_epi16(hb, 2)
-                                 : s == 2 ? hb
-                                          : _mm256_srli_epi16(hb, 2);
-                            const __m256i u = _mm256_or_si256(l, _mm256_and_si256(hb, m30));
-                            UNROLL for (int r = 0; r < R; r++)
-                                s16[r] = _mm256_add_epi16(
-                                    s16[r], _mm256_maddubs_epi16(u, bcast32(aq[r] + 256 * b + 128 * h + 32 * s + 4 * g)));
-                        }
-                        UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_add_epi32(is[r], _mm256_madd_epi16(s16[r], sc));
-                    }
+            UNROLL for (int half = 0; half < 2; half++) {
+                __m256i sc[4];
+                UNROLL for (int s = 0; s < 4; s++) {
+                    const __m256i v = sc_i8(blk + 16 + 8 * (8 * h + 2 * s + half));
+                    sc[s] = _mm256_blend_epi16(v, _mm256_slli_epi32(v, 16), 0xAA);
                 }
-        __m256i off[RMAX];
-        UNROLL for (int r = 0; r < R; r++) off[r] = _mm256_setzero_si256();
-        UNROLL for (int k = 0; k < 8; k++) {
-            const __m256i sp =
-                _mm256_blend_epi16(sc_i8(blk + 16 + 16 * k), _mm256_slli_epi32(sc_i8(blk + 24 + 16 * k), 16), 0xAA);
-            UNROLL for (int r = 0; r < R; r++) off[r] = _mm256_add_epi32(off[r], _mm256_madd_epi16(sp, sword(a, i0, r, b, k)));
-        }
+                UNROLL for (int g0 = 4 * half; g0 < 4 * half + 4; g0 += 2) {
+                    __m256i u[2][4];
+                    UNROLL for (int e = 0; e < 2; e++) {
+                        const uint8_t *v = blk + 144 + 96 * (8 * h + g0 + e);
+                        const __m256i A = _mm256_loadu_si256((const __m256i *)(const void *)v);
+                        const __m256i B = _mm256_loadu_si256((const __m256i *)(const void *)(v + 32));
+                        const __m256i C = _mm256_loadu_si256((const __m256i *)(const void *)(v + 64));
+                        u[e][0] = _mm256_and_si256(A, m3f);
+                        u[e][2] = _mm256_and_si256(B, m3f);
+                        u[e][1] = _mm256_or_si256(_mm256_and_si256(C, m4), _mm256_and_si256(_mm256_srli_epi16(A, 2), m30));
+                        u[e][3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(C, 4), m4),
+                                                  _mm256_and_si256(_mm256_srli_epi16(B, 2), m30));
+                    }
+                    UNROLL for (int s = 0; s < 4; s++)
+                        UNROLL for (int r = 0; r < R; r++) {
+                            const int8_t *x = aq[r] + 256 * b + 128 * h + 32 * s + 4 * g0;
+                            const __m256i p = _mm256_add_epi16(_mm256_maddubs_epi16(u[0][s], bcast32(x)),
+                                                               _mm256_maddubs_epi16(u[1][s], bcast32(x + 4)));
+                            is[r] = _mm256_add_epi32(is[r], _mm256_madd_epi16(p, sc[s]));
+                        }
+                }
+            }
         const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)blk));
-        UNROLL for (int r = 0; r < R; r++)
-            finish(&acc[r], dw, _mm256_sub_epi32(is[r], _mm256_slli_epi32(off[r], 5)), a,
+        UNROLL for (int r = 0; r < R; r++) {
+            __m256i off = _mm256_setzero_si256();
+            UNROLL for (int k = 0; k < 8; k++) {
+                const __m256i sp =
+                    _mm256_blend_epi16(sc_i8(blk + 16 + 16 * k), _mm256_slli_epi32(sc_i8(blk + 24 + 16 * k), 16), 0xAA);
+                off = _mm256_add_epi32(off, _mm256_madd_epi16(sp, sword(a, i0, r, b, k)));
+            }
+            finish(&acc[r], dw, _mm256_sub_epi32(is[r], _mm256_slli_epi32(off, 5)), a,
                    (i0 + (size_t)r) * a->d_stride + b);
+        }
     }
     UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
 }

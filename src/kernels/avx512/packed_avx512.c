@@ -43,32 +43,32 @@ AI void rows_vnni(const uint8_t *tp, size_t nb, int q4, const pk_act *a, size_t 
     const size_t tb = q4 ? 18 * T : 34 * T;
     __m512 acc[RMAX];
     const int8_t *aq[RMAX];
-    for (int r = 0; r < R; r++) acc[r] = _mm512_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
+    UNROLL for (int r = 0; r < R; r++) acc[r] = _mm512_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
     const __m512i m4 = _mm512_set1_epi8(0x0f);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * tb;
         __m512i s32[RMAX];
-        for (int r = 0; r < R; r++) s32[r] = _mm512_set1_epi32(a->s[(i0 + (size_t)r) * a->s_stride + b]);
+        UNROLL for (int r = 0; r < R; r++) s32[r] = _mm512_set1_epi32(a->s[(i0 + (size_t)r) * a->s_stride + b]);
         if (q4) {
-            for (int g = 0; g < 4; g++) {
+            UNROLL for (int g = 0; g < 4; g++) {
                 __m512i q = _mm512_loadu_si512((const void *)(blk + 2 * T + 4 * T * g));
                 __m512i lo = _mm512_and_si512(q, m4), hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
-                for (int r = 0; r < R; r++) {
+                UNROLL for (int r = 0; r < R; r++) {
                     const int8_t *x = aq[r] + b * 32;
                     s32[r] = _mm512_dpbusd_epi32(s32[r], lo, bcast32(x + 4 * g));
                     s32[r] = _mm512_dpbusd_epi32(s32[r], hi, bcast32(x + 16 + 4 * g));
                 }
             }
         } else {
-            for (int g = 0; g < 8; g++) {
+            UNROLL for (int g = 0; g < 8; g++) {
                 __m512i u = _mm512_loadu_si512((const void *)(blk + 2 * T + 4 * T * g));
-                for (int r = 0; r < R; r++) s32[r] = _mm512_dpbusd_epi32(s32[r], u, bcast32(aq[r] + b * 32 + 4 * g));
+                UNROLL for (int r = 0; r < R; r++) s32[r] = _mm512_dpbusd_epi32(s32[r], u, bcast32(aq[r] + b * 32 + 4 * g));
             }
         }
         __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)blk));
-        for (int r = 0; r < R; r++) finish(&acc[r], dw, s32[r], a, (i0 + (size_t)r) * a->d_stride + b);
+        UNROLL for (int r = 0; r < R; r++) finish(&acc[r], dw, s32[r], a, (i0 + (size_t)r) * a->d_stride + b);
     }
-    for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
+    UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
 }
 
 /* row i0 + r's offset word k of super-block b (q8_K: the bsum pairs) */
@@ -138,7 +138,7 @@ AI void q4_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
 }
 
 /* q6_K x16 (3360-byte tile-blocks: d at 0, scales at 32 + 16k, then for
- * h = 0, 1 and g = 0..7 the vectors ql, ql', qh at 288 + 192 (8h + g) + 0, 64,
+ * h = 0, 1 and g = 0..7 the vectors A, B, C at 288 + 192 (8h + g) + 0, 64,
  * 128). The three vectors of (h, g) are loaded once and give the unsigned
  * codes (code + 32) of 4 consecutive elements in each of the sub-blocks
  * 8h + 2s + g / 4, s = 0..3; vpdpbusd sums each sub-block from zero (4 or 8
@@ -150,7 +150,7 @@ AI void q6_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
     __m512 acc[RMAX_K];
     const int8_t *aq[RMAX_K];
     UNROLL for (int r = 0; r < R; r++) acc[r] = _mm512_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
-    const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30);
+    const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30), m3f = _mm512_set1_epi8(0x3f);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 210 * T;
         __m512i is[RMAX_K];
@@ -162,16 +162,16 @@ AI void q6_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
                     UNROLL for (int r = 0; r < R; r++) t[k][r] = _mm512_setzero_si512();
                 UNROLL for (int g = 4 * h0; g < 4 * (h0 + HB); g++) {
                     const uint8_t *v = blk + 18 * T + 12 * T * (8 * h + g);
-                    const __m512i l0 = _mm512_loadu_si512((const void *)v);
-                    const __m512i l1 = _mm512_loadu_si512((const void *)(v + 4 * T));
-                    const __m512i hb = _mm512_loadu_si512((const void *)(v + 8 * T));
+                    const __m512i A = _mm512_loadu_si512((const void *)v);
+                    const __m512i B = _mm512_loadu_si512((const void *)(v + 4 * T));
+                    const __m512i C = _mm512_loadu_si512((const void *)(v + 8 * T));
                     __m512i u[4];
-                    /* l | (hb & 0x30): ternary-logic 0xF8 */
-                    u[0] = _mm512_ternarylogic_epi32(_mm512_and_si512(l0, m4), _mm512_slli_epi16(hb, 4), m30, 0xF8);
-                    u[1] = _mm512_ternarylogic_epi32(_mm512_and_si512(l1, m4), _mm512_slli_epi16(hb, 2), m30, 0xF8);
-                    u[2] = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(l0, 4), m4), hb, m30, 0xF8);
-                    u[3] = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(l1, 4), m4),
-                                                     _mm512_srli_epi16(hb, 2), m30, 0xF8);
+                    /* a | (b & c): ternary-logic 0xF8 */
+                    u[0] = _mm512_and_si512(A, m3f);
+                    u[2] = _mm512_and_si512(B, m3f);
+                    u[1] = _mm512_ternarylogic_epi32(_mm512_and_si512(C, m4), _mm512_srli_epi16(A, 2), m30, 0xF8);
+                    u[3] = _mm512_ternarylogic_epi32(_mm512_and_si512(_mm512_srli_epi16(C, 4), m4),
+                                                     _mm512_srli_epi16(B, 2), m30, 0xF8);
                     const int k0 = 4 * (g / 4 - h0);
                     UNROLL for (int s = 0; s < 4; s++)
                         UNROLL for (int r = 0; r < R; r++)
