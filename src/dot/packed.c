@@ -41,8 +41,9 @@ static void blk_q8_0(const uint8_t *src, int j, int T, uint8_t *dst) {
     for (int g = 0; g < 8; g++)
         for (int i = 0; i < 4; i++) dst[2 * T + 4 * T * g + 4 * j + i] = (uint8_t)(src[2 + 4 * g + i] ^ 0x80u);
 }
-/* q4_K: d, dmin, scales[12] (8 6-bit scale/min pairs), qs[128] */
-static void blk_q4_K(const uint8_t *src, int j, int T, uint8_t *dst) {
+/* q4_K: d, dmin, scales[12] (8 6-bit scale/min pairs), qs[128]; q5_K: qh[32]
+ * before qs, kept as 8 vectors ahead of the qs ones */
+static void blk_q45_K(const uint8_t *src, int j, int T, uint8_t *dst, int five) {
     memcpy(dst + 2 * j, src, 2);
     memcpy(dst + 2 * T + 2 * j, src + 2, 2);
     const uint8_t *q = src + 4;
@@ -52,8 +53,13 @@ static void blk_q4_K(const uint8_t *src, int j, int T, uint8_t *dst) {
         dst[4 * T + T * s + j] = (uint8_t)sc;
         dst[12 * T + T * s + j] = (uint8_t)mn;
     }
-    for (int v = 0; v < 32; v++) memcpy(dst + 20 * T + 4 * T * v + 4 * j, src + 16 + 4 * v, 4);
+    if (five)
+        for (int g = 0; g < 8; g++) memcpy(dst + 20 * T + 4 * T * g + 4 * j, src + 16 + 4 * g, 4);
+    const int qs = five ? 48 : 16, to = five ? 52 : 20;
+    for (int v = 0; v < 32; v++) memcpy(dst + to * T + 4 * T * v + 4 * j, src + qs + 4 * v, 4);
 }
+static void blk_q4_K(const uint8_t *src, int j, int T, uint8_t *dst) { blk_q45_K(src, j, T, dst, 0); }
+static void blk_q5_K(const uint8_t *src, int j, int T, uint8_t *dst) { blk_q45_K(src, j, T, dst, 1); }
 /* q6_K: ql[128], qh[64], int8 scales[16], f16 d. Element 128h + 32s + l has
  * the 6-bit code (nibble s / 2 of ql[64h + 32(s % 2) + l]) | (bits 2s..2s+1 of
  * qh[32h + l]) << 4; the tile keeps codes 0 and 2 whole, with the top bits of
@@ -78,11 +84,13 @@ static void blk_q6_K(const uint8_t *src, int j, int T, uint8_t *dst) {
 
 static const pk_layout *layout_of(int wtype) {
     static const pk_layout q4_0 = {18, 18, blk_q4_0}, q8_0 = {34, 34, blk_q8_0}, q4_K = {144, 148, blk_q4_K},
+                           q5_K = {176, 180, blk_q5_K},
                            q6_K = {210, 210, blk_q6_K};
     switch (wtype) {
     case MIO_TYPE_Q4_0: return &q4_0;
     case MIO_TYPE_Q8_0: return &q8_0;
     case MIO_TYPE_Q4_K: return &q4_K;
+    case MIO_TYPE_Q5_K: return &q5_K;
     case MIO_TYPE_Q6_K: return &q6_K;
     default: return NULL;
     }

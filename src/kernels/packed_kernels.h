@@ -18,6 +18,9 @@
  *         vectors of 4T bytes at 20T: vector 8c + g, byte 4j + i = row j's
  *         qs[32c + 4g + i] (low nibble: element 64c + 4g + i of sub-block 2c,
  *         high nibble: element 64c + 32 + 4g + i of sub-block 2c + 1);
+ *   q5_K (180 T bytes): as q4_K, with 8 vectors of 4T bytes at 20T before the
+ *         qs ones (now at 52T): vector g, byte 4j + i = row j's qh[4g + i]
+ *         (bit s: bit 4 of the code of element 32s + 4g + i);
  *   q6_K (210 T bytes): the T f16 d, the int8 scales (sub-block k of row j at
  *         2T + T k + j), then for h = 0, 1 and g = 0..7 three vectors A, B, C
  *         of 4T bytes at 18T + 12T (8h + g). With c_s the 6-bit code (the

@@ -95,20 +95,22 @@ static float ref_row(int type, const uint8_t *w, const uint8_t *a, size_t nb) {
     return acc;
 }
 
-/* The same for q4_K / q6_K against one q8_K activation row (f32 d, 256 codes,
+/* The same for q4_K / q5_K / q6_K against one q8_K activation row (f32 d, 256 codes,
  * 16 int16 sums of 16 codes at byte 260): per super-block the exact integer
- * sums, then acc += (dw * da) * isum - (dmin * da) * summs (q4_K) or
+ * sums, then acc += (dw * da) * isum - (dmin * da) * summs (q4_K, q5_K) or
  * acc += (dw * da) * isum (q6_K). */
 static float ref_row_k(int type, const uint8_t *w, const uint8_t *a, size_t nb) {
     float acc = 0.0f;
     for (size_t b = 0; b < nb; b++) {
-        const uint8_t *x = w + b * (type == MIO_TYPE_Q4_K ? 144 : 210), *ab = a + b * 292;
+        const size_t wb = type == MIO_TYPE_Q4_K ? 144 : type == MIO_TYPE_Q5_K ? 176 : 210;
+        const uint8_t *x = w + b * wb, *ab = a + b * 292;
         float da;
         memcpy(&da, ab, 4);
         const int8_t *q = (const int8_t *)(ab + 4);
         int32_t isum = 0, summs = 0;
-        if (type == MIO_TYPE_Q4_K) {
-            const uint8_t *sc = x + 4;
+        if (type == MIO_TYPE_Q4_K || type == MIO_TYPE_Q5_K) {
+            const int five = type == MIO_TYPE_Q5_K;
+            const uint8_t *sc = x + 4, *qh = x + 16, *qs = x + (five ? 48 : 16);
             for (int sb = 0; sb < 8; sb++) { /* 6-bit scale and min of sub-block sb */
                 int scale, mn;
                 if (sb < 4) {
@@ -120,8 +122,9 @@ static float ref_row_k(int type, const uint8_t *w, const uint8_t *a, size_t nb) 
                 }
                 int32_t d = 0;
                 for (int l = 0; l < 32; l++) {
-                    uint8_t byte = x[16 + 32 * (sb / 2) + l];
-                    d += (sb % 2 ? byte >> 4 : byte & 15) * q[32 * sb + l];
+                    uint8_t byte = qs[32 * (sb / 2) + l];
+                    int v = (sb % 2 ? byte >> 4 : byte & 15) + (five && (qh[l] >> sb) & 1 ? 16 : 0);
+                    d += v * q[32 * sb + l];
                 }
                 isum += scale * d;
                 int16_t b0, b1;
@@ -180,7 +183,7 @@ static void check_case(int type, size_t rows, size_t cols, size_t m) {
     const char *lay = mio_packed_layout(p);
     if (strcmp(lay, "copy") != 0) {
         /* a tiled layout: the portable arithmetic, bit for bit */
-        const int kq = type == MIO_TYPE_Q4_K || type == MIO_TYPE_Q6_K;
+        const int kq = type == MIO_TYPE_Q4_K || type == MIO_TYPE_Q5_K || type == MIO_TYPE_Q6_K;
         T_CHECK(kq || type == MIO_TYPE_Q4_0 || type == MIO_TYPE_Q8_0);
         const size_t ab = kq ? 292 : 34;
         uint8_t *a = malloc(nb * ab * m);
@@ -221,8 +224,8 @@ static void test_random(void) {
     const size_t rows[] = {1, 7, 8, 9, 15, 16, 17, 23, 33, 61};
     const size_t cols[] = {32, 96, 256, 768, 1024};
     const size_t ms[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 17, 32};
-    const int types[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q8_0, MIO_TYPE_Q4_K, MIO_TYPE_Q6_K};
-    for (int t = 0; t < 4; t++)
+    const int types[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q8_0, MIO_TYPE_Q4_K, MIO_TYPE_Q5_K, MIO_TYPE_Q6_K};
+    for (int t = 0; t < 5; t++)
         for (size_t a = 0; a < sizeof rows / sizeof rows[0]; a++)
             for (size_t b = 0; b < sizeof cols / sizeof cols[0]; b++) {
                 if (cols[b] % (size_t)mio_type_block_size(types[t])) continue;
@@ -231,7 +234,7 @@ static void test_random(void) {
             }
     /* plain copies: other block types and the float types */
     const int copies[] = {MIO_TYPE_F32, MIO_TYPE_F16, MIO_TYPE_BF16, MIO_TYPE_Q4_1, MIO_TYPE_Q5_0,
-                          MIO_TYPE_Q5_K, MIO_TYPE_Q2_K, MIO_TYPE_IQ4_XS, MIO_TYPE_IQ4_NL};
+                          MIO_TYPE_Q3_K, MIO_TYPE_Q2_K, MIO_TYPE_IQ4_XS, MIO_TYPE_IQ4_NL};
     for (size_t t = 0; t < sizeof copies / sizeof copies[0]; t++) {
         check_case(copies[t], 9, 512, 5);
         check_case(copies[t], 1, 256, 1);
@@ -306,14 +309,14 @@ static void test_errors(void) {
 
 /* Arbitrary weight bytes (NaN / inf scales, every code) never crash. */
 static void test_random_bytes(void) {
-    const int types[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q8_0, MIO_TYPE_Q4_K, MIO_TYPE_Q6_K};
+    const int types[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q8_0, MIO_TYPE_Q4_K, MIO_TYPE_Q5_K, MIO_TYPE_Q6_K};
     uint8_t w[17 * 210];
     float x[512], y[17 * 3];
     for (size_t i = 0; i < sizeof w; i++) w[i] = (uint8_t)rnd();
     for (int i = 0; i < 512; i++) x[i] = frand();
-    for (int t = 0; t < 4; t++) {
+    for (int t = 0; t < 5; t++) {
         mio_packed *p = NULL;
-        size_t cols = types[t] == MIO_TYPE_Q4_K || types[t] == MIO_TYPE_Q6_K ? 256 : 64;
+        size_t cols = mio_type_block_size(types[t]) == 256 ? 256 : 64;
         T_OK(mio_pack_weights(types[t], w, 17, cols, &p));
         T_OK(mio_packed_matmul(p, x, 2, y, 2));
         mio_packed_free(p);

@@ -122,37 +122,57 @@ AI void finish_min(__m256 *acc, __m256 dw, __m256 dm, __m256i is, const uint8_t 
 }
 
 /* q4_K x8 (1184-byte tile-blocks: d at 0, dmin at 16, scales at 32 + 8s, mins
- * at 96 + 8s, vector v at 160 + 32v). Sub-block s: the low (s even) or high
- * nibbles of vectors 8(s / 2) .. 8(s / 2) + 7; its 8 vpmaddubsw results add in
- * int16 (at most 8 * 2 * 15 * 128 = 30720) and one vpmaddwd by the scale pair
- * makes the int32 sc * sum. */
-AI void q4_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
+ * at 96 + 8s, vector v at 160 + 32v) and q5_K x8 (1440 bytes: the same with
+ * the 8 qh vectors at 160 + 32g and the qs vectors after them, at 416 + 32v).
+ * Sub-block s: the low (s even) or high nibbles of vectors 8(s / 2) .. + 7
+ * (q5_K: with bit s of qh vector g as bit 4); vpmaddubsw results add in int16
+ * (q4_K: all 8, at most 8 * 2 * 15 * 128 = 30720; q5_K: 4 at a time, at most
+ * 4 * 2 * 31 * 128 = 31744) and vpmaddwd by the scale pair makes the int32
+ * sc * sum. */
+AI void q45_K_rows(const uint8_t *tp, size_t nb, const int five, const pk_act *a, size_t i0, int R, float *y,
+                   size_t ldy, size_t n) {
+    const size_t tb = five ? 1440 : 1184, qs = five ? 416 : 160;
+    const int G16 = five ? 4 : 8; /* vectors summed in int16 */
     __m256 acc[RMAX];
     const int8_t *aq[RMAX];
     UNROLL for (int r = 0; r < R; r++) acc[r] = _mm256_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
-    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    const __m256i m4 = _mm256_set1_epi8(0x0f), m10 = _mm256_set1_epi8(0x10);
     for (size_t b = 0; b < nb; b++) {
-        const uint8_t *blk = tp + b * 1184;
+        const uint8_t *blk = tp + b * tb;
         __m256i is[RMAX];
         UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_setzero_si256();
         UNROLL for (int s = 0; s < 8; s++) {
-            const uint8_t *v = blk + 160 + 256 * (s / 2);
-            __m256i s16[RMAX];
-            UNROLL for (int r = 0; r < R; r++) s16[r] = _mm256_setzero_si256();
-            UNROLL for (int g = 0; g < 8; g++) {
-                __m256i q = _mm256_loadu_si256((const __m256i *)(const void *)(v + 32 * g));
-                __m256i u = _mm256_and_si256(s & 1 ? _mm256_srli_epi16(q, 4) : q, m4);
-                UNROLL for (int r = 0; r < R; r++)
-                    s16[r] = _mm256_add_epi16(s16[r], _mm256_maddubs_epi16(u, bcast32(aq[r] + 256 * b + 32 * s + 4 * g)));
-            }
+            const uint8_t *v = blk + qs + 256 * (s / 2);
             const __m256i sc = pair_u8(blk + 32 + 8 * s);
-            UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_add_epi32(is[r], _mm256_madd_epi16(s16[r], sc));
+            UNROLL for (int g0 = 0; g0 < 8; g0 += G16) {
+                __m256i s16[RMAX];
+                UNROLL for (int r = 0; r < R; r++) s16[r] = _mm256_setzero_si256();
+                UNROLL for (int g = g0; g < g0 + G16; g++) {
+                    __m256i q = _mm256_loadu_si256((const __m256i *)(const void *)(v + 32 * g));
+                    __m256i u = _mm256_and_si256(s & 1 ? _mm256_srli_epi16(q, 4) : q, m4);
+                    if (five) { /* bit s of qh to bit 4 */
+                        __m256i h = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 160 + 32 * g));
+                        h = s < 4 ? _mm256_slli_epi16(h, 4 - s) : s > 4 ? _mm256_srli_epi16(h, s - 4) : h;
+                        u = _mm256_or_si256(u, _mm256_and_si256(h, m10));
+                    }
+                    UNROLL for (int r = 0; r < R; r++)
+                        s16[r] = _mm256_add_epi16(s16[r],
+                                                  _mm256_maddubs_epi16(u, bcast32(aq[r] + 256 * b + 32 * s + 4 * g)));
+                }
+                UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_add_epi32(is[r], _mm256_madd_epi16(s16[r], sc));
+            }
         }
         const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)blk));
         const __m256 dm = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(blk + 16)));
         UNROLL for (int r = 0; r < R; r++) finish_min(&acc[r], dw, dm, is[r], blk + 96, a, i0, r, b);
     }
     UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
+}
+AI void q4_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
+    q45_K_rows(tp, nb, 0, a, i0, R, y, ldy, n);
+}
+AI void q5_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
+    q45_K_rows(tp, nb, 1, a, i0, R, y, ldy, n);
 }
 
 /* 8 int8 scales (one per row) as sign-extended int32 lanes */
@@ -242,11 +262,13 @@ AI void q6_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
 PK_ENTRY(pk_q4_0, q4_0_rows)
 PK_ENTRY(pk_q8_0, q8_0_rows)
 PK_ENTRY(pk_q4_K, q4_K_rows)
+PK_ENTRY(pk_q5_K, q5_K_rows)
 PK_ENTRY(pk_q6_K, q6_K_rows)
 
 void mio_avx2_fill_packed(mio_kernels *k) {
     k->packed[MIO_TYPE_Q4_0] = (pk_kernel){pk_q4_0, 8, 8, MIO_TYPE_Q8_0, "q4_0x8/avx2"};
     k->packed[MIO_TYPE_Q8_0] = (pk_kernel){pk_q8_0, 8, 0, MIO_TYPE_Q8_0, "q8_0x8/avx2"};
     k->packed[MIO_TYPE_Q4_K] = (pk_kernel){pk_q4_K, 8, 0, MIO_TYPE_Q8_K, "q4_Kx8/avx2"};
+    k->packed[MIO_TYPE_Q5_K] = (pk_kernel){pk_q5_K, 8, 0, MIO_TYPE_Q8_K, "q5_Kx8/avx2"};
     k->packed[MIO_TYPE_Q6_K] = (pk_kernel){pk_q6_K, 8, 0, MIO_TYPE_Q8_K, "q6_Kx8/avx2"};
 }

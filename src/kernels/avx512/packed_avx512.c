@@ -95,36 +95,50 @@ AI void finish_min(__m512 *acc, __m512 dw, __m512 dm, __m512i is, const uint8_t 
 }
 
 /* q4_K x16 (2368-byte tile-blocks: d at 0, dmin at 32, scales at 64 + 16s,
- * mins at 192 + 16s, vector v at 320 + 64v). Sub-block s: vpdpbusd of the low
- * (s even) or high nibbles of vectors 8(s / 2) .. + 7 from zero (at most
- * 32 * 15 * 128), times the scale (vpmulld), added to isum. SB sub-blocks are
- * summed at once (8 for one activation row, 4 for two, 2 for more: 8
- * independent vpdpbusd chains), each vector loaded once for its two
+ * mins at 192 + 16s, vector v at 320 + 64v) and q5_K x16 (2880 bytes: the
+ * same with the 8 qh vectors at 320 + 64g and the qs vectors after them, at
+ * 832 + 64v). Sub-block s: vpdpbusd of the low (s even) or high nibbles of
+ * vectors 8(s / 2) .. + 7 (q5_K: with bit s of qh vector g as bit 4) from zero
+ * (at most 32 * 31 * 128), times the scale (vpmulld), added to isum. SB
+ * sub-blocks are summed at once (8 for one activation row, 4 for two, 2 for
+ * more: 8 independent vpdpbusd chains), each vector loaded once for its two
  * sub-blocks. Then acc += (dw * da) * isum - (dmin * da) * summs. */
-AI void q4_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
+AI void q45_K_rows(const uint8_t *tp, size_t nb, const int five, const pk_act *a, size_t i0, int R, float *y,
+                   size_t ldy, size_t n) {
     const int SB = R == 1 ? 8 : R == 2 ? 4 : 2;
+    const size_t tb = five ? 180 * T : 148 * T, qs = five ? 52 * T : 20 * T;
     __m512 acc[RMAX_K];
     const int8_t *aq[RMAX_K];
     UNROLL for (int r = 0; r < R; r++) acc[r] = _mm512_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
-    const __m512i m4 = _mm512_set1_epi8(0x0f);
+    const __m512i m4 = _mm512_set1_epi8(0x0f), m10 = _mm512_set1_epi8(0x10);
     for (size_t b = 0; b < nb; b++) {
-        const uint8_t *blk = tp + b * 148 * T;
+        const uint8_t *blk = tp + b * tb;
         __m512i is[RMAX_K];
         UNROLL for (int r = 0; r < R; r++) is[r] = _mm512_setzero_si512();
         UNROLL for (int s0 = 0; s0 < 8; s0 += SB) {
             __m512i t[8][RMAX_K];
             UNROLL for (int k = 0; k < SB; k++)
                 UNROLL for (int r = 0; r < R; r++) t[k][r] = _mm512_setzero_si512();
-            UNROLL for (int g = 0; g < 8; g++)
+            UNROLL for (int g = 0; g < 8; g++) {
+                const __m512i qh = five ? _mm512_loadu_si512((const void *)(blk + 20 * T + 4 * T * g)) : m4;
                 UNROLL for (int c = s0 / 2; c < (s0 + SB) / 2; c++) {
-                    __m512i q = _mm512_loadu_si512((const void *)(blk + 20 * T + 32 * T * c + 4 * T * g));
+                    __m512i q = _mm512_loadu_si512((const void *)(blk + qs + 32 * T * c + 4 * T * g));
                     __m512i lo = _mm512_and_si512(q, m4), hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
+                    if (five) { /* bit 2c (2c + 1) of qh to bit 4: a | (b & c) is ternary-logic 0xF8 */
+                        __m512i bl = c == 0 ? _mm512_slli_epi16(qh, 4) : c == 1 ? _mm512_slli_epi16(qh, 2)
+                                     : c == 2 ? qh : _mm512_srli_epi16(qh, 2);
+                        __m512i bh = c == 0 ? _mm512_slli_epi16(qh, 3) : c == 1 ? _mm512_slli_epi16(qh, 1)
+                                     : c == 2 ? _mm512_srli_epi16(qh, 1) : _mm512_srli_epi16(qh, 3);
+                        lo = _mm512_ternarylogic_epi32(lo, bl, m10, 0xF8);
+                        hi = _mm512_ternarylogic_epi32(hi, bh, m10, 0xF8);
+                    }
                     UNROLL for (int r = 0; r < R; r++) {
                         const int8_t *x = aq[r] + 256 * b + 64 * c + 4 * g;
                         t[2 * c - s0][r] = _mm512_dpbusd_epi32(t[2 * c - s0][r], lo, bcast32(x));
                         t[2 * c + 1 - s0][r] = _mm512_dpbusd_epi32(t[2 * c + 1 - s0][r], hi, bcast32(x + 32));
                     }
                 }
+            }
             UNROLL for (int k = 0; k < SB; k++) {
                 const __m512i sc = u8_32(blk + 4 * T + T * (s0 + k));
                 UNROLL for (int r = 0; r < R; r++) is[r] = _mm512_add_epi32(is[r], _mm512_mullo_epi32(t[k][r], sc));
@@ -135,6 +149,12 @@ AI void q4_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
         UNROLL for (int r = 0; r < R; r++) finish_min(&acc[r], dw, dm, is[r], blk + 12 * T, a, i0, r, b);
     }
     UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
+}
+AI void q4_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
+    q45_K_rows(tp, nb, 0, a, i0, R, y, ldy, n);
+}
+AI void q5_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
+    q45_K_rows(tp, nb, 1, a, i0, R, y, ldy, n);
 }
 
 /* q6_K x16 (3360-byte tile-blocks: d at 0, scales at 32 + 16k, then for
@@ -243,11 +263,13 @@ PK_ENTRY(pk_q8_0, 0)
     }
 
 PK_ENTRY_K(pk_q4_K, q4_K_rows)
+PK_ENTRY_K(pk_q5_K, q5_K_rows)
 PK_ENTRY_K(pk_q6_K, q6_K_rows)
 
 void mio_avx512_fill_packed(mio_kernels *k) {
     k->packed[MIO_TYPE_Q4_0] = (pk_kernel){pk_q4_0, T, 8, MIO_TYPE_Q8_0, "q4_0x16/avx512-vnni"};
     k->packed[MIO_TYPE_Q8_0] = (pk_kernel){pk_q8_0, T, 128, MIO_TYPE_Q8_0, "q8_0x16/avx512-vnni"};
     k->packed[MIO_TYPE_Q4_K] = (pk_kernel){pk_q4_K, T, 0, MIO_TYPE_Q8_K, "q4_Kx16/avx512-vnni"};
+    k->packed[MIO_TYPE_Q5_K] = (pk_kernel){pk_q5_K, T, 0, MIO_TYPE_Q8_K, "q5_Kx16/avx512-vnni"};
     k->packed[MIO_TYPE_Q6_K] = (pk_kernel){pk_q6_K, T, 0, MIO_TYPE_Q8_K, "q6_Kx16/avx512-vnni"};
 }
