@@ -82,16 +82,30 @@ static void blk_q6_K(const uint8_t *src, int j, int T, uint8_t *dst) {
         }
 }
 
+/* iq4_xs: f16 d, u16 scales_h, scales_l[4], qs[128]; the scales as int8 (the
+ * 6-bit value - 32), the qs bytes of sub-block g as 4 vectors */
+static void blk_iq4_xs(const uint8_t *src, int j, int T, uint8_t *dst) {
+    memcpy(dst + 2 * j, src, 2);
+    const unsigned sh = (unsigned)src[2] | (unsigned)src[3] << 8;
+    for (int g = 0; g < 8; g++) {
+        int v = ((src[4 + g / 2] >> (4 * (g % 2))) & 15) | (int)((sh >> (2 * g)) & 3) << 4;
+        dst[2 * T + T * g + j] = (uint8_t)(int8_t)(v - 32);
+    }
+    for (int v = 0; v < 32; v++) memcpy(dst + 10 * T + 4 * T * v + 4 * j, src + 8 + 4 * v, 4);
+}
+
 static const pk_layout *layout_of(int wtype) {
     static const pk_layout q4_0 = {18, 18, blk_q4_0}, q8_0 = {34, 34, blk_q8_0}, q4_K = {144, 148, blk_q4_K},
                            q5_K = {176, 180, blk_q5_K},
-                           q6_K = {210, 210, blk_q6_K};
+                           q6_K = {210, 210, blk_q6_K}, iq4_xs = {136, 138, blk_iq4_xs};
     switch (wtype) {
     case MIO_TYPE_Q4_0: return &q4_0;
     case MIO_TYPE_Q8_0: return &q8_0;
+    case MIO_TYPE_IQ4_NL: return &q4_0; /* the same bytes: the kernels look the nibbles up */
     case MIO_TYPE_Q4_K: return &q4_K;
     case MIO_TYPE_Q5_K: return &q5_K;
     case MIO_TYPE_Q6_K: return &q6_K;
+    case MIO_TYPE_IQ4_XS: return &iq4_xs;
     default: return NULL;
     }
 }

@@ -9,6 +9,7 @@
  *   q4_0 (18 T bytes): the T f16 scales (row j at byte 2j), then 4 vectors of
  *         4T bytes: vector g, byte 4j + i = byte 4g + i of row j's qs (low
  *         nibble: element 4g + i, high nibble: element 16 + 4g + i);
+ *   iq4_nl (18 T bytes): q4_0's tile (the nibbles index the iq4_nl values);
  *   q8_0 (34 T bytes): the T f16 scales, then 8 vectors of 4T bytes: vector g,
  *         byte 4j + i = row j's code of element 4g + i XOR 0x80 (the code + 128,
  *         unsigned: the operand an unsigned-by-signed byte dot wants);
@@ -28,6 +29,11 @@
  *         8h + 2s + g / 4), byte 4j + i is c_0 | (c_1 >> 4) << 6 in A,
  *         c_2 | (c_3 >> 4) << 6 in B and (c_1 & 15) | (c_3 & 15) << 4 in C:
  *         codes 0 and 2 are one AND away, 1 and 3 a shift, two ANDs and an OR.
+ *   iq4_xs (138 T bytes): the T f16 d, the 8 sub-block scales as int8 (the
+ *         6-bit value - 32; sub-block g of row j at 2T + T g + j), then 32
+ *         vectors of 4T bytes at 10T: vector 4g + k, byte 4j + i = row j's
+ *         qs[16g + 4k + i] (low nibble: element 32g + 4k + i, high nibble:
+ *         element 32g + 16 + 4k + i).
  * So one vector holds 4 consecutive elements of each of the T rows and one dot
  * instruction (vpdpbusd, or vpmaddubsw + vpmaddwd) against the 4 activation
  * codes broadcast to every lane sums them into lane j = row j.

@@ -3,11 +3,13 @@
  * mio_packed_free (docs/KERNELS.md §8), run once per ISA level (MIO_ISA):
  *  - hand-computed products for q4_0 and q8_0 (whole numbers a reader can
  *    check), including the code -128 of q8_0 and the nibbles 0 and 15;
- *  - q4_0 / q8_0 on random data against this file's own reference — the
- *    portable kernel's arithmetic written out (per block (dw * da) * isum
- *    added in block order, in f32) on the activation q8_0 blocks
- *    mio_encode_f32 makes — bit for bit, for row counts around the tile of 8
- *    and m around the kernels' activation passes;
+ *  - every type with a tiled layout (q4_0 q8_0 iq4_nl against q8_0
+ *    activations, q4_K q5_K q6_K iq4_xs against q8_K) on random data against
+ *    this file's own reference — the portable kernel's arithmetic written out
+ *    (per block (dw * da) * isum, minus (dmin * da) * summs for q4_K / q5_K,
+ *    added in block order, in f32) on the activation blocks mio_encode_f32
+ *    makes — bit for bit, for row counts around the tiles of 8 and 16 and m
+ *    around the kernels' activation passes;
  *  - other types (a plain copy at every level) equal mio_matmul bit for bit;
  *  - the same result for 1, 2, 3 threads and "one per core", and row i of an
  *    m-row call equals a 1-row call;
@@ -74,17 +76,22 @@ static void test_hand(void) {
 }
 
 /* ------------------------------------------------------------------ the reference */
-/* The portable kernel's arithmetic for one weight row (q4_0 / q8_0 GGUF bytes)
+/* iq4_nl's (and iq4_xs's) 16 values, from ggml's kvalues_iq4nl */
+static const int8_t k_iq4[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
+/* The portable kernel's arithmetic for one weight row (q4_0 / q8_0 / iq4_nl GGUF bytes)
  * against one q8_0 activation row: per block isum exactly, then
  * acc += (dw * da) * isum in f32 (this file is built without contraction). */
 static float ref_row(int type, const uint8_t *w, const uint8_t *a, size_t nb) {
     float acc = 0.0f;
     for (size_t b = 0; b < nb; b++) {
-        const uint8_t *wb = w + b * (type == MIO_TYPE_Q4_0 ? 18 : 34), *ab = a + b * 34;
+        const uint8_t *wb = w + b * (type == MIO_TYPE_Q8_0 ? 34 : 18), *ab = a + b * 34;
         int32_t isum = 0;
         for (int k = 0; k < 32; k++) {
             int v;
-            if (type == MIO_TYPE_Q4_0) v = (k < 16 ? (wb[2 + k] & 15) : (wb[2 + k - 16] >> 4)) - 8;
+            int nib = k < 16 ? (wb[2 + k] & 15) : (wb[2 + k - 16] >> 4);
+            if (type == MIO_TYPE_Q4_0) v = nib - 8;
+            else if (type == MIO_TYPE_IQ4_NL) v = k_iq4[nib];
             else v = (int8_t)wb[2 + k];
             isum += v * (int8_t)ab[2 + k];
         }
@@ -95,14 +102,14 @@ static float ref_row(int type, const uint8_t *w, const uint8_t *a, size_t nb) {
     return acc;
 }
 
-/* The same for q4_K / q5_K / q6_K against one q8_K activation row (f32 d, 256 codes,
+/* The same for q4_K / q5_K / q6_K / iq4_xs against one q8_K activation row (f32 d, 256 codes,
  * 16 int16 sums of 16 codes at byte 260): per super-block the exact integer
  * sums, then acc += (dw * da) * isum - (dmin * da) * summs (q4_K, q5_K) or
- * acc += (dw * da) * isum (q6_K). */
+ * acc += (dw * da) * isum (q6_K, iq4_xs). */
 static float ref_row_k(int type, const uint8_t *w, const uint8_t *a, size_t nb) {
     float acc = 0.0f;
     for (size_t b = 0; b < nb; b++) {
-        const size_t wb = type == MIO_TYPE_Q4_K ? 144 : type == MIO_TYPE_Q5_K ? 176 : 210;
+        const size_t wb = type == MIO_TYPE_Q4_K ? 144 : type == MIO_TYPE_Q5_K ? 176 : type == MIO_TYPE_IQ4_XS ? 136 : 210;
         const uint8_t *x = w + b * wb, *ab = a + b * 292;
         float da;
         memcpy(&da, ab, 4);
@@ -134,6 +141,18 @@ static float ref_row_k(int type, const uint8_t *w, const uint8_t *a, size_t nb) 
             }
             float t1 = (f16(x) * da) * (float)isum, t2 = (f16(x + 2) * da) * (float)summs;
             acc = acc + (t1 - t2);
+        } else if (type == MIO_TYPE_IQ4_XS) {
+            uint16_t sh;
+            memcpy(&sh, x + 2, 2);
+            for (int g = 0; g < 8; g++) { /* sub-block g: scale = 6 bits - 32 */
+                int scale = (((x[4 + g / 2] >> (g % 2 ? 4 : 0)) & 15) | ((sh >> (2 * g)) & 3) << 4) - 32;
+                int32_t d = 0;
+                for (int l = 0; l < 16; l++)
+                    d += k_iq4[x[8 + 16 * g + l] & 15] * q[32 * g + l] + k_iq4[x[8 + 16 * g + l] >> 4] * q[32 * g + 16 + l];
+                isum += scale * d;
+            }
+            float t = (f16(x) * da) * (float)isum;
+            acc = acc + t;
         } else {
             for (int e = 0; e < 256; e += 16) { /* sub-block e / 16 */
                 int32_t d = 0;
@@ -183,8 +202,8 @@ static void check_case(int type, size_t rows, size_t cols, size_t m) {
     const char *lay = mio_packed_layout(p);
     if (strcmp(lay, "copy") != 0) {
         /* a tiled layout: the portable arithmetic, bit for bit */
-        const int kq = type == MIO_TYPE_Q4_K || type == MIO_TYPE_Q5_K || type == MIO_TYPE_Q6_K;
-        T_CHECK(kq || type == MIO_TYPE_Q4_0 || type == MIO_TYPE_Q8_0);
+        const int kq = mio_type_block_size(type) == 256;
+        T_CHECK(kq || type == MIO_TYPE_Q4_0 || type == MIO_TYPE_Q8_0 || type == MIO_TYPE_IQ4_NL);
         const size_t ab = kq ? 292 : 34;
         uint8_t *a = malloc(nb * ab * m);
         if (!a) abort();
@@ -224,8 +243,9 @@ static void test_random(void) {
     const size_t rows[] = {1, 7, 8, 9, 15, 16, 17, 23, 33, 61};
     const size_t cols[] = {32, 96, 256, 768, 1024};
     const size_t ms[] = {1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 17, 32};
-    const int types[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q8_0, MIO_TYPE_Q4_K, MIO_TYPE_Q5_K, MIO_TYPE_Q6_K};
-    for (int t = 0; t < 5; t++)
+    const int types[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q8_0, MIO_TYPE_IQ4_NL, MIO_TYPE_Q4_K,
+                         MIO_TYPE_Q5_K, MIO_TYPE_Q6_K, MIO_TYPE_IQ4_XS};
+    for (int t = 0; t < 7; t++)
         for (size_t a = 0; a < sizeof rows / sizeof rows[0]; a++)
             for (size_t b = 0; b < sizeof cols / sizeof cols[0]; b++) {
                 if (cols[b] % (size_t)mio_type_block_size(types[t])) continue;
@@ -234,15 +254,15 @@ static void test_random(void) {
             }
     /* plain copies: other block types and the float types */
     const int copies[] = {MIO_TYPE_F32, MIO_TYPE_F16, MIO_TYPE_BF16, MIO_TYPE_Q4_1, MIO_TYPE_Q5_0,
-                          MIO_TYPE_Q3_K, MIO_TYPE_Q2_K, MIO_TYPE_IQ4_XS, MIO_TYPE_IQ4_NL};
+                          MIO_TYPE_Q3_K, MIO_TYPE_Q2_K, MIO_TYPE_TQ2_0, MIO_TYPE_MXFP4};
     for (size_t t = 0; t < sizeof copies / sizeof copies[0]; t++) {
         check_case(copies[t], 9, 512, 5);
         check_case(copies[t], 1, 256, 1);
     }
 }
 
-/* The layout names: tiled for q4_0 / q8_0 / q4_K / q6_K at the SIMD x86
- * levels, else a copy. */
+/* The layout names: tiled for q4_0 q8_0 iq4_nl q4_K q5_K q6_K iq4_xs at the
+ * SIMD x86 levels, else a copy. */
 static void test_layout(void) {
     uint8_t w[34] = {0};
     mio_packed *p = NULL;
@@ -309,12 +329,13 @@ static void test_errors(void) {
 
 /* Arbitrary weight bytes (NaN / inf scales, every code) never crash. */
 static void test_random_bytes(void) {
-    const int types[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q8_0, MIO_TYPE_Q4_K, MIO_TYPE_Q5_K, MIO_TYPE_Q6_K};
+    const int types[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q8_0, MIO_TYPE_IQ4_NL, MIO_TYPE_Q4_K,
+                         MIO_TYPE_Q5_K, MIO_TYPE_Q6_K, MIO_TYPE_IQ4_XS};
     uint8_t w[17 * 210];
     float x[512], y[17 * 3];
     for (size_t i = 0; i < sizeof w; i++) w[i] = (uint8_t)rnd();
     for (int i = 0; i < 512; i++) x[i] = frand();
-    for (int t = 0; t < 5; t++) {
+    for (int t = 0; t < 7; t++) {
         mio_packed *p = NULL;
         size_t cols = mio_type_block_size(types[t]) == 256 ? 256 : 64;
         T_OK(mio_pack_weights(types[t], w, 17, cols, &p));

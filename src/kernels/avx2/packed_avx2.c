@@ -99,6 +99,41 @@ AI void q8_0_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
     UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
 }
 
+/* iq4_nl's 16 values (int8) in both 128-bit lanes */
+AI __m256i iq4nl_tab(void) {
+    return _mm256_broadcastsi128_si256(_mm_setr_epi8(-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113));
+}
+
+/* iq4_nl x8: q4_0's tile (144-byte tile-blocks); the nibbles looked up as
+ * signed values w, and vpmaddubsw(|w|, sign(q, w)) (pairs at most
+ * 2 * 127 * 128) widened by vpmaddwd per vector, as q8_0. */
+AI void iq4_nl_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
+    __m256 acc[RMAX];
+    const int8_t *aq[RMAX];
+    UNROLL for (int r = 0; r < R; r++) acc[r] = _mm256_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
+    const __m256i m4 = _mm256_set1_epi8(0x0f), ones = _mm256_set1_epi16(1), tab = iq4nl_tab();
+    for (size_t b = 0; b < nb; b++) {
+        const uint8_t *blk = tp + b * 144;
+        __m256i s32[RMAX];
+        UNROLL for (int r = 0; r < R; r++) s32[r] = _mm256_setzero_si256();
+        UNROLL for (int g = 0; g < 4; g++) {
+            __m256i q = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 16 + 32 * g));
+            __m256i wl = _mm256_shuffle_epi8(tab, _mm256_and_si256(q, m4));
+            __m256i wh = _mm256_shuffle_epi8(tab, _mm256_and_si256(_mm256_srli_epi16(q, 4), m4));
+            __m256i al = _mm256_abs_epi8(wl), ah = _mm256_abs_epi8(wh);
+            UNROLL for (int r = 0; r < R; r++) {
+                const int8_t *x = aq[r] + b * 32;
+                __m256i pl = _mm256_maddubs_epi16(al, _mm256_sign_epi8(bcast32(x + 4 * g), wl));
+                __m256i ph = _mm256_maddubs_epi16(ah, _mm256_sign_epi8(bcast32(x + 16 + 4 * g), wh));
+                s32[r] = _mm256_add_epi32(s32[r], _mm256_add_epi32(_mm256_madd_epi16(pl, ones), _mm256_madd_epi16(ph, ones)));
+            }
+        }
+        __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)blk));
+        UNROLL for (int r = 0; r < R; r++) finish(&acc[r], dw, s32[r], a, (i0 + (size_t)r) * a->d_stride + b);
+    }
+    UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
+}
+
 /* row i0 + r's offset words of super-block b (q8_K: 8 int16 pairs of bsums) */
 AI __m256i sword(const pk_act *a, size_t i0, int r, size_t b, int k) {
     return _mm256_set1_epi32(a->s[(i0 + (size_t)r) * a->s_stride + 8 * b + (size_t)k]);
@@ -240,6 +275,42 @@ AI void q6_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
     UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
 }
 
+/* iq4_xs x8 (1104-byte tile-blocks: d at 0, int8 scales (the 6-bit value
+ * - 32) at 16 + 8g, vector 4g + k at 80 + 32 (4g + k): sub-block g's qs bytes
+ * 4k .. 4k + 3, low nibbles elements 32g + 4k + i, high 32g + 16 + 4k + i).
+ * Signed values as iq4_nl, each vpmaddubsw widened by vpmaddwd with the
+ * sub-block's (sc, sc) pair into isum. */
+AI void iq4_xs_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
+    __m256 acc[RMAX];
+    const int8_t *aq[RMAX];
+    UNROLL for (int r = 0; r < R; r++) acc[r] = _mm256_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
+    const __m256i m4 = _mm256_set1_epi8(0x0f), tab = iq4nl_tab();
+    for (size_t b = 0; b < nb; b++) {
+        const uint8_t *blk = tp + b * 1104;
+        __m256i is[RMAX];
+        UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_setzero_si256();
+        UNROLL for (int g = 0; g < 8; g++) {
+            const __m256i v = sc_i8(blk + 16 + 8 * g);
+            const __m256i sc = _mm256_blend_epi16(v, _mm256_slli_epi32(v, 16), 0xAA);
+            UNROLL for (int k = 0; k < 4; k++) {
+                __m256i q = _mm256_loadu_si256((const __m256i *)(const void *)(blk + 80 + 32 * (4 * g + k)));
+                __m256i wl = _mm256_shuffle_epi8(tab, _mm256_and_si256(q, m4));
+                __m256i wh = _mm256_shuffle_epi8(tab, _mm256_and_si256(_mm256_srli_epi16(q, 4), m4));
+                __m256i al = _mm256_abs_epi8(wl), ah = _mm256_abs_epi8(wh);
+                UNROLL for (int r = 0; r < R; r++) {
+                    const int8_t *x = aq[r] + 256 * b + 32 * g + 4 * k;
+                    __m256i pl = _mm256_maddubs_epi16(al, _mm256_sign_epi8(bcast32(x), wl));
+                    __m256i ph = _mm256_maddubs_epi16(ah, _mm256_sign_epi8(bcast32(x + 16), wh));
+                    is[r] = _mm256_add_epi32(is[r], _mm256_add_epi32(_mm256_madd_epi16(pl, sc), _mm256_madd_epi16(ph, sc)));
+                }
+            }
+        }
+        const __m256 dw = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)blk));
+        UNROLL for (int r = 0; r < R; r++) finish(&acc[r], dw, is[r], a, (i0 + (size_t)r) * a->d_stride + b);
+    }
+    UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
+}
+
 /* The tile loop: activation rows RMAX at a time, then the remainder. */
 #define PK_ENTRY(name, ROWS)                                                                                         \
     static void name(const uint8_t *p, size_t tile_bytes, size_t t0, size_t t1, size_t nb, const pk_act *a,          \
@@ -264,6 +335,8 @@ PK_ENTRY(pk_q8_0, q8_0_rows)
 PK_ENTRY(pk_q4_K, q4_K_rows)
 PK_ENTRY(pk_q5_K, q5_K_rows)
 PK_ENTRY(pk_q6_K, q6_K_rows)
+PK_ENTRY(pk_iq4_nl, iq4_nl_rows)
+PK_ENTRY(pk_iq4_xs, iq4_xs_rows)
 
 void mio_avx2_fill_packed(mio_kernels *k) {
     k->packed[MIO_TYPE_Q4_0] = (pk_kernel){pk_q4_0, 8, 8, MIO_TYPE_Q8_0, "q4_0x8/avx2"};
@@ -271,4 +344,6 @@ void mio_avx2_fill_packed(mio_kernels *k) {
     k->packed[MIO_TYPE_Q4_K] = (pk_kernel){pk_q4_K, 8, 0, MIO_TYPE_Q8_K, "q4_Kx8/avx2"};
     k->packed[MIO_TYPE_Q5_K] = (pk_kernel){pk_q5_K, 8, 0, MIO_TYPE_Q8_K, "q5_Kx8/avx2"};
     k->packed[MIO_TYPE_Q6_K] = (pk_kernel){pk_q6_K, 8, 0, MIO_TYPE_Q8_K, "q6_Kx8/avx2"};
+    k->packed[MIO_TYPE_IQ4_NL] = (pk_kernel){pk_iq4_nl, 8, 0, MIO_TYPE_Q8_0, "iq4_nlx8/avx2"};
+    k->packed[MIO_TYPE_IQ4_XS] = (pk_kernel){pk_iq4_xs, 8, 0, MIO_TYPE_Q8_K, "iq4_xsx8/avx2"};
 }

@@ -38,9 +38,18 @@ AI void finish(__m512 *acc, __m512 dw, __m512i is, const pk_act *a, size_t o) {
     *acc = _mm512_add_ps(*acc, t);
 }
 
+/* iq4_nl's 16 values + 128: the unsigned operand of vpdpbusd (offset -128 * sum q) */
+#define IQ4NL_U8 1, 24, 45, 63, 79, 93, 106, 118, (char)129, (char)141, (char)153, (char)166, (char)181, (char)197, \
+                 (char)217, (char)241
+AI __m512i iq4nl_tab(void) {
+    return _mm512_broadcast_i32x4(_mm_setr_epi8(IQ4NL_U8));
+}
+
+/* q4 = 0: q8_0; 1: q4_0; 2: iq4_nl (q4_0's layout, the nibbles looked up in iq4nl_tab) */
 AI void rows_vnni(const uint8_t *tp, size_t nb, int q4, const pk_act *a, size_t i0, int R, float *y, size_t ldy,
                   size_t n) {
     const size_t tb = q4 ? 18 * T : 34 * T;
+    const __m512i tab = iq4nl_tab();
     __m512 acc[RMAX];
     const int8_t *aq[RMAX];
     UNROLL for (int r = 0; r < R; r++) acc[r] = _mm512_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
@@ -53,6 +62,7 @@ AI void rows_vnni(const uint8_t *tp, size_t nb, int q4, const pk_act *a, size_t 
             UNROLL for (int g = 0; g < 4; g++) {
                 __m512i q = _mm512_loadu_si512((const void *)(blk + 2 * T + 4 * T * g));
                 __m512i lo = _mm512_and_si512(q, m4), hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
+                if (q4 == 2) lo = _mm512_shuffle_epi8(tab, lo), hi = _mm512_shuffle_epi8(tab, hi);
                 UNROLL for (int r = 0; r < R; r++) {
                     const int8_t *x = aq[r] + b * 32;
                     s32[r] = _mm512_dpbusd_epi32(s32[r], lo, bcast32(x + 4 * g));
@@ -220,6 +230,58 @@ AI void q6_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
     UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
 }
 
+/* iq4_xs x16 (2208-byte tile-blocks: d at 0, int8 scales (the 6-bit value
+ * - 32) at 32 + 16g, vector 4g + k at 160 + 64 (4g + k): sub-block g's qs
+ * bytes 4k .. 4k + 3, low nibbles elements 32g + 4k + i, high 32g + 16 + 4k + i).
+ * vpdpbusd of the looked-up values + 128 from zero per sub-block (SB at once,
+ * as q4_K), times the scale (vpmulld); the +128 comes back as
+ * -128 * sum_g sc[g] * (bsum[2g] + bsum[2g + 1]) (vpdpwssd of (sc, sc) pairs by
+ * the bsum pairs). Then acc += (dw * da) * isum. */
+AI void iq4_xs_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
+    const int SB = R == 1 ? 8 : R == 2 ? 4 : 2;
+    __m512 acc[RMAX_K];
+    const int8_t *aq[RMAX_K];
+    UNROLL for (int r = 0; r < R; r++) acc[r] = _mm512_setzero_ps(), aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
+    const __m512i m4 = _mm512_set1_epi8(0x0f), tab = iq4nl_tab();
+    for (size_t b = 0; b < nb; b++) {
+        const uint8_t *blk = tp + b * 138 * T;
+        __m512i is[RMAX_K];
+        UNROLL for (int r = 0; r < R; r++) is[r] = _mm512_setzero_si512();
+        UNROLL for (int g0 = 0; g0 < 8; g0 += SB) {
+            __m512i t[8][RMAX_K];
+            UNROLL for (int k = 0; k < SB; k++)
+                UNROLL for (int r = 0; r < R; r++) t[k][r] = _mm512_setzero_si512();
+            UNROLL for (int k = 0; k < 4; k++)
+                UNROLL for (int g = g0; g < g0 + SB; g++) {
+                    __m512i q = _mm512_loadu_si512((const void *)(blk + 10 * T + 4 * T * (4 * g + k)));
+                    __m512i lo = _mm512_shuffle_epi8(tab, _mm512_and_si512(q, m4));
+                    __m512i hi = _mm512_shuffle_epi8(tab, _mm512_and_si512(_mm512_srli_epi16(q, 4), m4));
+                    UNROLL for (int r = 0; r < R; r++) {
+                        const int8_t *x = aq[r] + 256 * b + 32 * g + 4 * k;
+                        t[g - g0][r] = _mm512_dpbusd_epi32(t[g - g0][r], lo, bcast32(x));
+                        t[g - g0][r] = _mm512_dpbusd_epi32(t[g - g0][r], hi, bcast32(x + 16));
+                    }
+                }
+            UNROLL for (int k = 0; k < SB; k++) {
+                const __m512i sc = i8_32(blk + 2 * T + T * (g0 + k));
+                UNROLL for (int r = 0; r < R; r++) is[r] = _mm512_add_epi32(is[r], _mm512_mullo_epi32(t[k][r], sc));
+            }
+        }
+        const __m512 dw = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)blk));
+        UNROLL for (int r = 0; r < R; r++) {
+            __m512i off = _mm512_setzero_si512();
+            UNROLL for (int g = 0; g < 8; g++) {
+                const __m512i v = i8_32(blk + 2 * T + T * g);
+                off = _mm512_dpwssd_epi32(off, _mm512_mask_blend_epi16(0xAAAAAAAAu, v, _mm512_slli_epi32(v, 16)),
+                                          sword(a, i0, r, b, g));
+            }
+            finish(&acc[r], dw, _mm512_sub_epi32(is[r], _mm512_slli_epi32(off, 7)), a,
+                   (i0 + (size_t)r) * a->d_stride + b);
+        }
+    }
+    UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
+}
+
 #define PK_ENTRY(name, Q4)                                                                                           \
     static void name(const uint8_t *p, size_t tile_bytes, size_t t0, size_t t1, size_t nb, const pk_act *a,          \
                      size_t m, float *y, size_t ldy, size_t rows) {                                                  \
@@ -242,6 +304,7 @@ AI void q6_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
 
 PK_ENTRY(pk_q4_0, 1)
 PK_ENTRY(pk_q8_0, 0)
+PK_ENTRY(pk_iq4_nl, 2)
 
 #define PK_ENTRY_K(name, ROWS)                                                                                       \
     static void name(const uint8_t *p, size_t tile_bytes, size_t t0, size_t t1, size_t nb, const pk_act *a,          \
@@ -265,6 +328,7 @@ PK_ENTRY(pk_q8_0, 0)
 PK_ENTRY_K(pk_q4_K, q4_K_rows)
 PK_ENTRY_K(pk_q5_K, q5_K_rows)
 PK_ENTRY_K(pk_q6_K, q6_K_rows)
+PK_ENTRY_K(pk_iq4_xs, iq4_xs_rows)
 
 void mio_avx512_fill_packed(mio_kernels *k) {
     k->packed[MIO_TYPE_Q4_0] = (pk_kernel){pk_q4_0, T, 8, MIO_TYPE_Q8_0, "q4_0x16/avx512-vnni"};
@@ -272,4 +336,6 @@ void mio_avx512_fill_packed(mio_kernels *k) {
     k->packed[MIO_TYPE_Q4_K] = (pk_kernel){pk_q4_K, T, 0, MIO_TYPE_Q8_K, "q4_Kx16/avx512-vnni"};
     k->packed[MIO_TYPE_Q5_K] = (pk_kernel){pk_q5_K, T, 0, MIO_TYPE_Q8_K, "q5_Kx16/avx512-vnni"};
     k->packed[MIO_TYPE_Q6_K] = (pk_kernel){pk_q6_K, T, 0, MIO_TYPE_Q8_K, "q6_Kx16/avx512-vnni"};
+    k->packed[MIO_TYPE_IQ4_NL] = (pk_kernel){pk_iq4_nl, T, 128, MIO_TYPE_Q8_0, "iq4_nlx16/avx512-vnni"};
+    k->packed[MIO_TYPE_IQ4_XS] = (pk_kernel){pk_iq4_xs, T, 0, MIO_TYPE_Q8_K, "iq4_xsx16/avx512-vnni"};
 }
