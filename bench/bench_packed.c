@@ -9,7 +9,8 @@
  * says yes/no) — and ggml_backend_graph_compute with 1 thread. The prototypes
  * are declared here by hand (ggml.h / ggml-backend.h), no ggml header is used.
  *
- * For q4_0 q8_0 q4_K q6_K, W of 4096 x 4096 and 11008 x 4096, m = 1, 4, 8, 32:
+ * For q4_0 q8_0 q4_K q6_K q5_K iq4_nl iq4_xs (or the types named), W of
+ * 4096 x 4096 and 11008 x 4096, m = 1, 4, 8, 32:
  * our ms, ggml's ms, speed-up (ggml / ours), and per-row cost of one
  * mio_matvec over per-row cost of the packed call (m * matvec / packed: the
  * gain of processing m rows together). Every time is the median of RUNS after a
@@ -175,7 +176,7 @@ static double max_rel(const float *a, const float *b, size_t n) {
 int main(int argc, char **argv) {
     int runs = argc > 1 ? atoi(argv[1]) : 7;
     if (runs < 1 || runs > 1000) runs = 7;
-    static const char *def[] = {"q4_0", "q8_0", "q4_K", "q6_K"};
+    static const char *def[] = {"q4_0", "q8_0", "q4_K", "q6_K", "q5_K", "iq4_nl", "iq4_xs"};
     const char **names = argc > 2 ? (const char **)(argv + 2) : def;
     int n_names = argc > 2 ? argc - 2 : (int)(sizeof def / sizeof def[0]);
 

@@ -1059,8 +1059,8 @@ MIO_API mio_status mio_matmul(int wtype, const void *w, size_t rows, size_t cols
 typedef struct mio_packed mio_packed;
 /** Packs `rows` x `cols` weights of type wtype in GGUF layout (as mio_matmul
  * takes them) into *out (free with mio_packed_free). The weights are copied: w
- * may be freed afterwards. Packed layouts exist for q4_0 and q8_0 at the avx2
- * and avx512 levels; any other type with a dot kernel (mio_vec_dot_type >= 0),
+ * may be freed afterwards. Packed layouts exist for q4_0, q8_0, iq4_nl, q4_K,
+ * q5_K, q6_K and iq4_xs at the avx2 and avx512 levels; any other type with a dot kernel (mio_vec_dot_type >= 0),
  * and every type at the scalar and neon levels, is packed as a plain copy
  * multiplied by mio_matmul's kernel, so callers need no special case
  * (mio_packed_layout says which). rows may be 0. Errors as mio_matmul
@@ -1077,7 +1077,7 @@ MIO_API mio_status mio_pack_weights(int wtype, const void *w, size_t rows, size_
  * bound). A plain-copy layout gives mio_matmul's result exactly. Threads split
  * the rows by tiles (n_threads <= 0: one per core). */
 MIO_API mio_status mio_packed_matmul(const mio_packed *p, const float *x, size_t m, float *y, int n_threads);
-/** The layout of p: "q4_0x8/avx2", "q8_0x16/avx512-vnni", ... or "copy" (a
+/** The layout of p: "q4_0x8/avx2", "q4_Kx16/avx512-vnni", ... or "copy" (a
  * plain copy multiplied by mio_matmul's kernel); NULL for NULL. */
 MIO_API const char *mio_packed_layout(const mio_packed *p);
 /** Frees p (NULL is a no-op). */

@@ -25,6 +25,18 @@
 #define UNROLL _Pragma("GCC unroll 16") /* the register arrays need constant indices */
 #define RMAX 4 /* activation rows per pass (16 YMM registers) */
 
+#ifndef PK_AHEAD
+#define PK_AHEAD 8192 /* bytes prefetched ahead by the first activation pass */
+#endif
+/* The first pass over a tile streams it from memory: the tile-block's lines
+ * PK_AHEAD bytes ahead are prefetched (a tile-block's loads are not in address
+ * order, which the hardware streamer follows poorly). */
+AI void ahead(const uint8_t *blk, size_t tb, size_t i0) {
+    if (i0) return;
+    const char *p = (const char *)blk + PK_AHEAD;
+    for (size_t o = 0; o < tb; o += 64) _mm_prefetch(p + o, _MM_HINT_T0);
+}
+
 AI __m256i bcast32(const int8_t *p) {
     int32_t v;
     memcpy(&v, p, 4);
@@ -54,6 +66,7 @@ AI void q4_0_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
     const __m256i m4 = _mm256_set1_epi8(0x0f), ones = _mm256_set1_epi16(1);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 144;
+        ahead(blk, 144, i0);
         __m256i s16[RMAX];
         UNROLL for (int r = 0; r < R; r++) s16[r] = _mm256_setzero_si256();
         UNROLL for (int g = 0; g < 4; g++) {
@@ -83,6 +96,7 @@ AI void q8_0_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
     const __m256i flip = _mm256_set1_epi8((char)0x80), ones = _mm256_set1_epi16(1);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 272;
+        ahead(blk, 272, i0);
         __m256i s32[RMAX];
         UNROLL for (int r = 0; r < R; r++) s32[r] = _mm256_setzero_si256();
         UNROLL for (int g = 0; g < 8; g++) {
@@ -114,6 +128,7 @@ AI void iq4_nl_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, in
     const __m256i m4 = _mm256_set1_epi8(0x0f), ones = _mm256_set1_epi16(1), tab = iq4nl_tab();
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 144;
+        ahead(blk, 144, i0);
         __m256i s32[RMAX];
         UNROLL for (int r = 0; r < R; r++) s32[r] = _mm256_setzero_si256();
         UNROLL for (int g = 0; g < 4; g++) {
@@ -174,6 +189,7 @@ AI void q45_K_rows(const uint8_t *tp, size_t nb, const int five, const pk_act *a
     const __m256i m4 = _mm256_set1_epi8(0x0f), m10 = _mm256_set1_epi8(0x10);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * tb;
+        ahead(blk, tb, i0);
         __m256i is[RMAX];
         UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_setzero_si256();
         UNROLL for (int s = 0; s < 8; s++) {
@@ -229,6 +245,7 @@ AI void q6_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
     const __m256i m4 = _mm256_set1_epi8(0x0f), m30 = _mm256_set1_epi8(0x30), m3f = _mm256_set1_epi8(0x3f);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 1680;
+        ahead(blk, 1680, i0);
         __m256i is[RMAX];
         UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_setzero_si256();
         UNROLL for (int h = 0; h < 2; h++)
@@ -287,6 +304,7 @@ AI void iq4_xs_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, in
     const __m256i m4 = _mm256_set1_epi8(0x0f), tab = iq4nl_tab();
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 1104;
+        ahead(blk, 1104, i0);
         __m256i is[RMAX];
         UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_setzero_si256();
         UNROLL for (int g = 0; g < 8; g++) {

@@ -38,6 +38,18 @@ AI void finish(__m512 *acc, __m512 dw, __m512i is, const pk_act *a, size_t o) {
     *acc = _mm512_add_ps(*acc, t);
 }
 
+#ifndef PK_AHEAD
+#define PK_AHEAD 8192 /* bytes prefetched ahead by the first activation pass */
+#endif
+/* The first pass over a tile streams it from memory: the tile-block's lines
+ * PK_AHEAD bytes ahead are prefetched (a tile-block's loads are not in address
+ * order, which the hardware streamer follows poorly). */
+AI void ahead(const uint8_t *blk, size_t tb, size_t i0) {
+    if (i0) return;
+    const char *p = (const char *)blk + PK_AHEAD;
+    for (size_t o = 0; o < tb; o += 64) _mm_prefetch(p + o, _MM_HINT_T0);
+}
+
 /* iq4_nl's 16 values + 128: the unsigned operand of vpdpbusd (offset -128 * sum q) */
 #define IQ4NL_U8 1, 24, 45, 63, 79, 93, 106, 118, (char)129, (char)141, (char)153, (char)166, (char)181, (char)197, \
                  (char)217, (char)241
@@ -56,6 +68,7 @@ AI void rows_vnni(const uint8_t *tp, size_t nb, int q4, const pk_act *a, size_t 
     const __m512i m4 = _mm512_set1_epi8(0x0f);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * tb;
+        ahead(blk, tb, i0);
         __m512i s32[RMAX];
         UNROLL for (int r = 0; r < R; r++) s32[r] = _mm512_set1_epi32(a->s[(i0 + (size_t)r) * a->s_stride + b]);
         if (q4) {
@@ -123,6 +136,7 @@ AI void q45_K_rows(const uint8_t *tp, size_t nb, const int five, const pk_act *a
     const __m512i m4 = _mm512_set1_epi8(0x0f), m10 = _mm512_set1_epi8(0x10);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * tb;
+        ahead(blk, tb, i0);
         __m512i is[RMAX_K];
         UNROLL for (int r = 0; r < R; r++) is[r] = _mm512_setzero_si512();
         UNROLL for (int s0 = 0; s0 < 8; s0 += SB) {
@@ -183,6 +197,7 @@ AI void q6_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
     const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30), m3f = _mm512_set1_epi8(0x3f);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 210 * T;
+        ahead(blk, 210 * T, i0);
         __m512i is[RMAX_K];
         UNROLL for (int r = 0; r < R; r++) is[r] = _mm512_setzero_si512();
         UNROLL for (int h = 0; h < 2; h++)
@@ -245,6 +260,7 @@ AI void iq4_xs_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, in
     const __m512i m4 = _mm512_set1_epi8(0x0f), tab = iq4nl_tab();
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 138 * T;
+        ahead(blk, 138 * T, i0);
         __m512i is[RMAX_K];
         UNROLL for (int r = 0; r < R; r++) is[r] = _mm512_setzero_si512();
         UNROLL for (int g0 = 0; g0 < 8; g0 += SB) {
