@@ -1060,9 +1060,10 @@ typedef struct mio_packed mio_packed;
 /** Packs `rows` x `cols` weights of type wtype in GGUF layout (as mio_matmul
  * takes them) into *out (free with mio_packed_free). The weights are copied: w
  * may be freed afterwards. Packed layouts exist for q4_0, q8_0, iq4_nl, q4_K,
- * q5_K, q6_K and iq4_xs at the avx2 and avx512 levels; any other type with a dot kernel (mio_vec_dot_type >= 0),
- * and every type at the scalar and neon levels, is packed as a plain copy
- * multiplied by mio_matmul's kernel, so callers need no special case
+ * q5_K, q6_K and iq4_xs at the avx2, avx512 and neon levels; any other type
+ * with a dot kernel (mio_vec_dot_type >= 0), and every type at the scalar
+ * level, is packed as a plain copy multiplied by mio_matmul's kernel, so
+ * callers need no special case
  * (mio_packed_layout says which). rows may be 0. Errors as mio_matmul
  * (MIO_ERR_UNSUPPORTED_TYPE, MIO_ERR_INVALID_ARG for NULL or cols not a whole
  * number of blocks, MIO_ERR_OVERFLOW, MIO_ERR_NOMEM); *out is NULL on error. */

@@ -7,7 +7,8 @@
  * and its vec_dot gives each row's dot product. mio_matvec's rows (at the level
  * the library picked, or MIO_ISA) must agree within a relative L2 error
  * (||ours - ggml|| / ||ggml||) of 1e-3 over all rows of a matrix, against each
- * ggml build. SKIP (77) without the peer or on a CPU without AVX2; without the
+ * ggml build; so must mio_packed_matmul's (the packed tiles of the level, or a
+ * copy), for the same weights packed with mio_pack_weights. SKIP (77) without the peer or on a CPU without AVX2; without the
  * AVX-512 features only the haswell build is checked (said on stdout). Built for
  * aarch64 (tests/neon/, under qemu) it checks ggml's arm64 dotprod build instead. */
 #include "modelio.h"
@@ -46,30 +47,42 @@ static int check_variant(const peer_api *api, const char *variant, uint64_t seed
             size_t n = lens[k];
             size_t wrb = n / (size_t)mio_type_block_size(type) * mio_type_block_bytes(type);
             size_t arb = n / (size_t)mio_type_block_size(tr->vec_dot_type) * mio_type_block_bytes(tr->vec_dot_type);
-            float *wf = malloc(sizeof(float) * n * rows), *x = malloc(sizeof(float) * n), y[7];
+            float *wf = malloc(sizeof(float) * n * rows), *x = malloc(sizeof(float) * n), y[7], yp[7];
             uint8_t *w = malloc(wrb * rows), *a = malloc(arb);
             for (size_t i = 0; i < n * rows; i++)
                 wf[i] = (float)((double)(peer_next(&rng) >> 11) * 0x1.0p-53 * 2 - 1) * (float)(1 + i % 5);
             for (size_t i = 0; i < n; i++) x[i] = (float)((double)(peer_next(&rng) >> 11) * 0x1.0p-53 * 6 - 3);
             T_OK(mio_encode_f32(type, wf, n * rows, w, wrb * rows));
             T_OK(mio_matvec(type, w, rows, n, x, y, 1));
+            mio_packed *p = NULL;
+            T_OK(mio_pack_weights(type, w, rows, n, &p));
+            T_OK(mio_packed_matmul(p, x, 1, yp, 1));
             cpu.traits(tr->vec_dot_type)->from_float(x, a, (int64_t)n);
-            double num = 0, den = 0;
+            double num = 0, den = 0, nump = 0;
             for (size_t r = 0; r < rows; r++) {
                 float g = 0;
                 tr->vec_dot((int)n, &g, 0, w + r * wrb, 0, a, 0, 1);
                 num += ((double)y[r] - g) * ((double)y[r] - g);
+                nump += ((double)yp[r] - g) * ((double)yp[r] - g);
                 den += (double)g * g;
             }
-            double rel = den > 0 ? sqrt(num / den) : sqrt(num);
+            double rel = den > 0 ? sqrt(num / den) : sqrt(num), relp = den > 0 ? sqrt(nump / den) : sqrt(nump);
             if (rel <= 1e-3) t_pass++;
             else {
                 t_fail++;
                 fprintf(stderr, "%s n=%zu: relative L2 error %.3g against ggml %s's vec_dot (limit 1e-3)\n",
                         mio_type_name(type), n, rel, variant);
             }
+            if (relp <= 1e-3) t_pass++;
+            else {
+                t_fail++;
+                fprintf(stderr, "%s n=%zu, packed %s: relative L2 error %.3g against ggml %s's vec_dot (limit 1e-3)\n",
+                        mio_type_name(type), n, mio_packed_layout(p), relp, variant);
+            }
             if (n == 4096)
-                printf("%-7s n=%zu relative L2 error vs ggml %s: %.2e\n", mio_type_name(type), n, variant, rel);
+                printf("%-7s n=%zu relative L2 error vs ggml %s: %.2e, packed (%s) %.2e\n", mio_type_name(type), n,
+                       variant, rel, mio_packed_layout(p), relp);
+            mio_packed_free(p);
             free(wf), free(x), free(w), free(a);
         }
     }
@@ -77,6 +90,7 @@ static int check_variant(const peer_api *api, const char *variant, uint64_t seed
 }
 
 int main(void) {
+    if (!mio_cpu_isa()) T_SKIP("MIO_ISA names a level this CPU cannot run");
     peer_api api;
     char why[4400];
     int rc = peer_load(&api, why, sizeof why);

@@ -8,7 +8,8 @@
 # SANITIZE=ON: the cross build gets ASan+UBSan (as MIO_SANITIZE does), run with
 #   detect_leaks=0 (LeakSanitizer cannot run under qemu-user).
 # kernels: test_dot at the neon and scalar levels (public API vs a double
-#   reference, m and thread invariance), test_kernels (the neon table's entries
+#   reference, m and thread invariance), test_packed at both (the neon packed
+#   tiles bit for bit against the portable arithmetic), test_kernels (the neon table's entries
 #   vs the portable C), the codec tests (tests/codec, without the peer) and test_cpu_isa (the aarch64 dispatch: -cpu max picks neon; a CPU without
 #   dotprod (-cpu cortex-a57) stays scalar and refuses MIO_ISA=neon), and the
 #   cross archive's global names (tests/abi/test_archive_symbols.sh: all mio_*).
@@ -91,6 +92,7 @@ case $what in
     [ -z "$san" ] || levels=neon
     for isa in $levels; do
       run "test_dot (MIO_ISA=$isa)" MIO_TEST_UNDER_QEMU=1 MIO_ISA=$isa $q "$bdir/test_dot"
+      run "test_packed (MIO_ISA=$isa)" MIO_ISA=$isa $q "$bdir/test_packed"
     done
     run test_kernels $q "$bdir/test_kernels"
     # the aarch64 objects (the neon back end's included) define no global

@@ -262,7 +262,7 @@ static void test_random(void) {
 }
 
 /* The layout names: tiled for q4_0 q8_0 iq4_nl q4_K q5_K q6_K iq4_xs at the
- * SIMD x86 levels, else a copy. */
+ * avx2, avx512 and neon levels, else a copy. */
 static void test_layout(void) {
     uint8_t w[34] = {0};
     mio_packed *p = NULL;
@@ -272,12 +272,14 @@ static void test_layout(void) {
     const char *lay = mio_packed_layout(p);
     if (isa && strcmp(isa, "avx2") == 0) T_EQ_STR(lay, "q8_0x8/avx2");
     else if (isa && strcmp(isa, "avx512") == 0) T_EQ_STR(lay, "q8_0x16/avx512-vnni");
+    else if (isa && strcmp(isa, "neon") == 0) T_EQ_STR(lay, "q8_0x8/neon-dotprod");
     else T_EQ_STR(lay, "copy");
     mio_packed_free(p);
     T_OK(mio_pack_weights(MIO_TYPE_Q4_K, (uint8_t[144]){0}, 1, 256, &p));
     lay = mio_packed_layout(p);
     if (isa && strcmp(isa, "avx2") == 0) T_EQ_STR(lay, "q4_Kx8/avx2");
     else if (isa && strcmp(isa, "avx512") == 0) T_EQ_STR(lay, "q4_Kx16/avx512-vnni");
+    else if (isa && strcmp(isa, "neon") == 0) T_EQ_STR(lay, "q4_Kx8/neon-dotprod");
     else T_EQ_STR(lay, "copy");
     mio_packed_free(p);
     T_OK(mio_pack_weights(MIO_TYPE_Q2_K, (uint8_t[84]){0}, 1, 256, &p));

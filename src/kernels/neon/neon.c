@@ -6,4 +6,5 @@
 void mio_kernels_fill_neon(mio_kernels *k) {
     mio_neon_fill_dot(k);
     mio_neon_fill_act(k);
+    mio_neon_fill_packed(k);
 }

@@ -8,5 +8,6 @@
 
 void mio_neon_fill_dot(mio_kernels *k);
 void mio_neon_fill_act(mio_kernels *k);
+void mio_neon_fill_packed(mio_kernels *k);
 
 #endif
