@@ -84,14 +84,18 @@ typedef struct mm_job {
     const dot_kernel *k;
     const uint8_t *w, *act;
     size_t nb, w_row_bytes, a_row_bytes, rows, m, nparts;
-    float *y, *scratch; /* scratch: m floats per part */
+    float *y, *scratch; /* scratch: m floats per part, parts sstride floats apart */
+    size_t sstride;     /* m rounded up to a cache line: the kernels write their
+                           accumulators there, and parts sharing a line would
+                           make the cores fight over it (2 threads ran a 4096²
+                           matvec 1.0-1.1x faster than one) */
 } mm_job;
 
 static void mm_part(void *arg, int part) {
     const mm_job *j = arg;
     size_t p = (size_t)part, per = j->rows / j->nparts, extra = j->rows % j->nparts;
     size_t r0 = p * per + (p < extra ? p : extra), r1 = r0 + per + (p < extra);
-    float *scratch = j->scratch + p * j->m;
+    float *scratch = j->scratch + p * j->sstride;
     for (size_t r = r0; r < r1; r++) {
         j->k->fn(j->w + r * j->w_row_bytes, j->nb, j->act, j->a_row_bytes, j->m, scratch);
         for (size_t i = 0; i < j->m; i++) j->y[i * j->rows + r] = scratch[i];
@@ -139,13 +143,14 @@ mio_status mio_dot_matmul(const char *fn, int wtype, const void *w, size_t rows,
     }
 
     n_threads = mio_dot_threads(n_threads, rows);
-    float *scratch = malloc(sizeof(float) * m * (size_t)n_threads);
+    const size_t sstride = (m + 15) / 16 * 16; /* 64 bytes */
+    float *scratch = aligned_alloc(64, sizeof(float) * sstride * (size_t)n_threads);
     if (!scratch) {
         free(abuf);
         return mio_err_set(MIO_ERR_NOMEM, "%s: no memory for %d x %zu accumulators", fn, n_threads, m);
     }
     mm_job job = {k, (const uint8_t *)w, act, (size_t)nb, (size_t)wb, (size_t)ab, rows, m, (size_t)n_threads, y,
-                  scratch};
+                  scratch, sstride};
     mio_pool_run(mm_part, &job, n_threads);
     free(scratch);
     free(abuf);
