@@ -10,7 +10,9 @@
  *  1. 4096 x 4096 matvec, 1 thread: ours, ggml, speed-up;
  *  2. out of cache: W of at least 256 MB (rows x 4096), 1 thread, against a
  *     vectorized streaming read of the same bytes in the same run: our GB/s and
- *     the fraction of the read bandwidth, and ggml's;
+ *     the fraction of the read bandwidth, and ggml's; then with 2 threads
+ *     against a 2-thread streaming read (each thread reads half): mio_matvec's
+ *     GB/s and fraction, and mio_packed_matmul's with m = 1 (the same W packed);
  *  3. prefill: mio_matmul with m = 8 against 8 mio_matvec calls (throughput ratio);
  *  4. threads: mio_matvec with 2 threads against 1 (4096 x 4096).
  * Without the peer the ggml columns are empty.
@@ -23,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <pthread.h>
 
 #include "../tests/interop/ggml_cpu_peer.h"
 #include "bench_util.h"
@@ -49,6 +53,22 @@ __attribute__((target("avx2"))) static uint64_t stream_read_avx2(const uint8_t *
     return (uint64_t)(a[0] ^ a[1] ^ a[2] ^ a[3]);
 }
 #endif
+static uint64_t stream_read(const uint8_t *p, size_t n);
+typedef struct { const uint8_t *p; size_t n; uint64_t r; } stream_job;
+static void *stream_thread(void *arg) {
+    stream_job *j = arg;
+    j->r = stream_read(j->p, j->n);
+    return NULL;
+}
+/* the same read split in two halves on two threads (n a multiple of 256) */
+static uint64_t stream_read2(const uint8_t *p, size_t n) {
+    stream_job j[2] = {{p, n / 2, 0}, {p + n / 2, n / 2, 0}};
+    pthread_t th;
+    if (pthread_create(&th, NULL, stream_thread, &j[1])) return stream_read(p, n);
+    stream_thread(&j[0]);
+    pthread_join(th, NULL);
+    return j[0].r ^ j[1].r;
+}
 static uint64_t stream_read(const uint8_t *p, size_t n) {
 #if defined(__x86_64__)
     if (__builtin_cpu_supports("avx2")) return stream_read_avx2(p, n);
@@ -123,6 +143,9 @@ int main(int argc, char **argv) {
     printf("%-7s | %8s %8s %7s | %9s %9s %6s %9s %6s | %8s %8s %6s | %8s %6s\n", "type", "ours ms", "ggml ms",
            "speedup", "read GB/s", "ours GB/s", "of rd", "ggml GB/s", "of rd", "8 mv ms", "mm8 ms", "ratio",
            "2 thr ms", "scale");
+    if (do_big)
+        printf("%-7s | %9s %9s %6s %9s %6s   (out of cache, 2 threads)\n", "", "read2GB/s", "ours GB/s", "of rd",
+               "pk1 GB/s", "of rd");
     for (int k = 0; k < n_names; k++) {
         int type = mio_type_from_name(names[k]);
         if (type < 0 || mio_vec_dot_type(type) < 0) { printf("%-7s (no kernel)\n", names[k]); continue; }
@@ -165,7 +188,7 @@ int main(int argc, char **argv) {
         double two = bench_median(t, runs);
 
         /* 2. out of cache: >= 256 MB of W */
-        double rd_gbs = NAN, our_gbs = NAN, gg_gbs = NAN;
+        double rd_gbs = NAN, our_gbs = NAN, gg_gbs = NAN, rd2_gbs = NAN, our2_gbs = NAN, pk2_gbs = NAN;
         if (do_big) {
             size_t rows = (BIG_BYTES + wrb - 1) / wrb, bytes = rows * wrb;
             uint8_t *wb = malloc(bytes + 128);
@@ -190,12 +213,36 @@ int main(int argc, char **argv) {
                 }
                 our_gbs = (double)bytes / bench_median(t, br) / 1e6;
                 if (pp.ok) gg_gbs = (double)bytes / bench_median(t2, br) / 1e6;
+                /* 2 threads: the read, mio_matvec, mio_packed_matmul (m = 1) */
+                mio_packed *pk = NULL;
+                if (mio_pack_weights(type, wb, rows, N, &pk) == MIO_OK) {
+                    double *t3 = malloc(sizeof(double) * (size_t)br);
+                    for (int r = -1; t3 && r < br; r++) {
+                        double t0 = bench_now_ms();
+                        g_sink = stream_read2(wb, (bytes + 255) / 256 * 256);
+                        double t1 = bench_now_ms();
+                        mio_matvec(type, wb, rows, N, x, ybig, 2);
+                        double t2_ = bench_now_ms();
+                        mio_packed_matmul(pk, x, 1, ybig, 2);
+                        if (r >= 0) t[r] = t1 - t0, t2[r] = t2_ - t1, t3[r] = bench_now_ms() - t2_;
+                    }
+                    if (t3) {
+                        rd2_gbs = (double)bytes / bench_median(t, br) / 1e6;
+                        our2_gbs = (double)bytes / bench_median(t2, br) / 1e6;
+                        pk2_gbs = (double)bytes / bench_median(t3, br) / 1e6;
+                    }
+                    free(t3);
+                    mio_packed_free(pk);
+                }
             }
             free(wb);
         }
         printf("%-7s | %8.3f %8.3f %7.2f | %9.1f %9.1f %5.0f%% %9.1f %5.0f%% | %8.2f %8.2f %6.2f | %8.3f %6.2f\n",
                names[k], ours, theirs, theirs / ours, rd_gbs, our_gbs, 100 * our_gbs / rd_gbs, gg_gbs,
                100 * gg_gbs / rd_gbs, mv8, mm8, mv8 / mm8, two, ours / two);
+        if (do_big)
+            printf("%-7s | %9.1f %9.1f %5.0f%% %9.1f %5.0f%%\n", "", rd2_gbs, our2_gbs, 100 * our2_gbs / rd2_gbs,
+                   pk2_gbs, 100 * pk2_gbs / rd2_gbs);
         fflush(stdout);
     }
     free(wf), free(x), free(y), free(ybig), free(w), free(a), free(t), free(t2);
