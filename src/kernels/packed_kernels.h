@@ -87,4 +87,37 @@ typedef struct pk_kernel {
     const char *name; /* "q4_0x8/avx2", "q4_0x16/avx512-vnni" ... (mio_packed_layout) */
 } pk_kernel;
 
+/* The first activation pass over a tile streams it from memory: the lines of
+ * its tile-block at blk (tb bytes) PK_AHEAD bytes ahead are prefetched (a
+ * tile-block's loads are not in address order, which the hardware streamer
+ * follows poorly out of cache; prefetches past the end are harmless). */
+#ifndef PK_AHEAD
+#define PK_AHEAD 8192
+#endif
+static inline void pk_ahead(const uint8_t *blk, size_t tb, size_t i0) {
+    if (i0) return;
+    for (size_t o = 0; o < tb; o += 64) __builtin_prefetch(blk + PK_AHEAD + o, 0, 3);
+}
+
+/* A back end's kern_pk_fn from its rows function ROWS(tp, nb, a, i0, R, y, ldy,
+ * n) (tiles of TT rows; R activation rows, always a constant): the activation
+ * rows RM at a time, then a pass of 4 when RM > 4, then 3, 2 or 1; FINISH after
+ * the tiles (e.g. _mm256_zeroupper()). */
+#define PK_TILE_LOOP(name, ROWS, TT, RM, FINISH)                                                                    \
+    static void name(const uint8_t *p, size_t tile_bytes, size_t t0, size_t t1, size_t nb, const pk_act *a,          \
+                     size_t m, float *y, size_t ldy, size_t rows) {                                                  \
+        for (size_t t = t0; t < t1; t++) {                                                                          \
+            const uint8_t *tp = p + t * tile_bytes;                                                                 \
+            const size_t n = rows - t * (TT) < (TT) ? rows - t * (TT) : (TT);                                       \
+            float *yt = y + t * (TT);                                                                               \
+            size_t i = 0;                                                                                           \
+            for (; i + (RM) <= m; i += (RM)) ROWS(tp, nb, a, i, (RM), yt, ldy, n);                                  \
+            if ((RM) > 4 && m - i >= 4) ROWS(tp, nb, a, i, 4, yt, ldy, n), i += 4;                                  \
+            if ((RM) > 3 && m - i == 3) ROWS(tp, nb, a, i, 3, yt, ldy, n);                                          \
+            else if ((RM) > 2 && m - i == 2) ROWS(tp, nb, a, i, 2, yt, ldy, n);                                     \
+            else if (m - i == 1) ROWS(tp, nb, a, i, 1, yt, ldy, n);                                                 \
+        }                                                                                                           \
+        FINISH;                                                                                                     \
+    }
+
 #endif

@@ -25,18 +25,6 @@
 #define UNROLL _Pragma("GCC unroll 16") /* the register arrays need constant indices */
 #define RMAX 4 /* activation rows per pass (16 YMM registers) */
 
-#ifndef PK_AHEAD
-#define PK_AHEAD 8192 /* bytes prefetched ahead by the first activation pass */
-#endif
-/* The first pass over a tile streams it from memory: the tile-block's lines
- * PK_AHEAD bytes ahead are prefetched (a tile-block's loads are not in address
- * order, which the hardware streamer follows poorly). */
-AI void ahead(const uint8_t *blk, size_t tb, size_t i0) {
-    if (i0) return;
-    const char *p = (const char *)blk + PK_AHEAD;
-    for (size_t o = 0; o < tb; o += 64) _mm_prefetch(p + o, _MM_HINT_T0);
-}
-
 AI __m256i bcast32(const int8_t *p) {
     int32_t v;
     memcpy(&v, p, 4);
@@ -66,7 +54,7 @@ AI void q4_0_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
     const __m256i m4 = _mm256_set1_epi8(0x0f), ones = _mm256_set1_epi16(1);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 144;
-        ahead(blk, 144, i0);
+        pk_ahead(blk, 144, i0);
         __m256i s16[RMAX];
         UNROLL for (int r = 0; r < R; r++) s16[r] = _mm256_setzero_si256();
         UNROLL for (int g = 0; g < 4; g++) {
@@ -96,7 +84,7 @@ AI void q8_0_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
     const __m256i flip = _mm256_set1_epi8((char)0x80), ones = _mm256_set1_epi16(1);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 272;
-        ahead(blk, 272, i0);
+        pk_ahead(blk, 272, i0);
         __m256i s32[RMAX];
         UNROLL for (int r = 0; r < R; r++) s32[r] = _mm256_setzero_si256();
         UNROLL for (int g = 0; g < 8; g++) {
@@ -128,7 +116,7 @@ AI void iq4_nl_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, in
     const __m256i m4 = _mm256_set1_epi8(0x0f), ones = _mm256_set1_epi16(1), tab = iq4nl_tab();
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 144;
-        ahead(blk, 144, i0);
+        pk_ahead(blk, 144, i0);
         __m256i s32[RMAX];
         UNROLL for (int r = 0; r < R; r++) s32[r] = _mm256_setzero_si256();
         UNROLL for (int g = 0; g < 4; g++) {
@@ -189,7 +177,7 @@ AI void q45_K_rows(const uint8_t *tp, size_t nb, const int five, const pk_act *a
     const __m256i m4 = _mm256_set1_epi8(0x0f), m10 = _mm256_set1_epi8(0x10);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * tb;
-        ahead(blk, tb, i0);
+        pk_ahead(blk, tb, i0);
         __m256i is[RMAX];
         UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_setzero_si256();
         UNROLL for (int s = 0; s < 8; s++) {
@@ -245,7 +233,7 @@ AI void q6_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
     const __m256i m4 = _mm256_set1_epi8(0x0f), m30 = _mm256_set1_epi8(0x30), m3f = _mm256_set1_epi8(0x3f);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 1680;
-        ahead(blk, 1680, i0);
+        pk_ahead(blk, 1680, i0);
         __m256i is[RMAX];
         UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_setzero_si256();
         UNROLL for (int h = 0; h < 2; h++)
@@ -304,7 +292,7 @@ AI void iq4_xs_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, in
     const __m256i m4 = _mm256_set1_epi8(0x0f), tab = iq4nl_tab();
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 1104;
-        ahead(blk, 1104, i0);
+        pk_ahead(blk, 1104, i0);
         __m256i is[RMAX];
         UNROLL for (int r = 0; r < R; r++) is[r] = _mm256_setzero_si256();
         UNROLL for (int g = 0; g < 8; g++) {
@@ -329,32 +317,13 @@ AI void iq4_xs_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, in
     UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
 }
 
-/* The tile loop: activation rows RMAX at a time, then the remainder. */
-#define PK_ENTRY(name, ROWS)                                                                                         \
-    static void name(const uint8_t *p, size_t tile_bytes, size_t t0, size_t t1, size_t nb, const pk_act *a,          \
-                     size_t m, float *y, size_t ldy, size_t rows) {                                                  \
-        for (size_t t = t0; t < t1; t++) {                                                                          \
-            const uint8_t *tp = p + t * tile_bytes;                                                                 \
-            size_t n = rows - t * 8 < 8 ? rows - t * 8 : 8;                                 \
-            float *yt = y + t * 8;                                                                            \
-            size_t i = 0;                                                                                           \
-            for (; i + RMAX <= m; i += RMAX) ROWS(tp, nb, a, i, RMAX, yt, ldy, n);                                  \
-            switch (m - i) {                                                                                        \
-            case 3: ROWS(tp, nb, a, i, 3, yt, ldy, n); break;                                                       \
-            case 2: ROWS(tp, nb, a, i, 2, yt, ldy, n); break;                                                       \
-            case 1: ROWS(tp, nb, a, i, 1, yt, ldy, n); break;                                                       \
-            default: break;                                                                                         \
-            }                                                                                                       \
-        }                                                                                                           \
-    }
-
-PK_ENTRY(pk_q4_0, q4_0_rows)
-PK_ENTRY(pk_q8_0, q8_0_rows)
-PK_ENTRY(pk_q4_K, q4_K_rows)
-PK_ENTRY(pk_q5_K, q5_K_rows)
-PK_ENTRY(pk_q6_K, q6_K_rows)
-PK_ENTRY(pk_iq4_nl, iq4_nl_rows)
-PK_ENTRY(pk_iq4_xs, iq4_xs_rows)
+PK_TILE_LOOP(pk_q4_0, q4_0_rows, 8, RMAX, (void)0)
+PK_TILE_LOOP(pk_q8_0, q8_0_rows, 8, RMAX, (void)0)
+PK_TILE_LOOP(pk_q4_K, q4_K_rows, 8, RMAX, (void)0)
+PK_TILE_LOOP(pk_q5_K, q5_K_rows, 8, RMAX, (void)0)
+PK_TILE_LOOP(pk_q6_K, q6_K_rows, 8, RMAX, (void)0)
+PK_TILE_LOOP(pk_iq4_nl, iq4_nl_rows, 8, RMAX, (void)0)
+PK_TILE_LOOP(pk_iq4_xs, iq4_xs_rows, 8, RMAX, (void)0)
 
 void mio_avx2_fill_packed(mio_kernels *k) {
     k->packed[MIO_TYPE_Q4_0] = (pk_kernel){pk_q4_0, 8, 8, MIO_TYPE_Q8_0, "q4_0x8/avx2"};

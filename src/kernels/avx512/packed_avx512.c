@@ -38,18 +38,6 @@ AI void finish(__m512 *acc, __m512 dw, __m512i is, const pk_act *a, size_t o) {
     *acc = _mm512_add_ps(*acc, t);
 }
 
-#ifndef PK_AHEAD
-#define PK_AHEAD 8192 /* bytes prefetched ahead by the first activation pass */
-#endif
-/* The first pass over a tile streams it from memory: the tile-block's lines
- * PK_AHEAD bytes ahead are prefetched (a tile-block's loads are not in address
- * order, which the hardware streamer follows poorly). */
-AI void ahead(const uint8_t *blk, size_t tb, size_t i0) {
-    if (i0) return;
-    const char *p = (const char *)blk + PK_AHEAD;
-    for (size_t o = 0; o < tb; o += 64) _mm_prefetch(p + o, _MM_HINT_T0);
-}
-
 /* iq4_nl's 16 values + 128: the unsigned operand of vpdpbusd (offset -128 * sum q) */
 #define IQ4NL_U8 1, 24, 45, 63, 79, 93, 106, 118, (char)129, (char)141, (char)153, (char)166, (char)181, (char)197, \
                  (char)217, (char)241
@@ -68,7 +56,7 @@ AI void rows_vnni(const uint8_t *tp, size_t nb, int q4, const pk_act *a, size_t 
     const __m512i m4 = _mm512_set1_epi8(0x0f);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * tb;
-        ahead(blk, tb, i0);
+        pk_ahead(blk, tb, i0);
         __m512i s32[RMAX];
         UNROLL for (int r = 0; r < R; r++) s32[r] = _mm512_set1_epi32(a->s[(i0 + (size_t)r) * a->s_stride + b]);
         if (q4) {
@@ -136,7 +124,7 @@ AI void q45_K_rows(const uint8_t *tp, size_t nb, const int five, const pk_act *a
     const __m512i m4 = _mm512_set1_epi8(0x0f), m10 = _mm512_set1_epi8(0x10);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * tb;
-        ahead(blk, tb, i0);
+        pk_ahead(blk, tb, i0);
         __m512i is[RMAX_K];
         UNROLL for (int r = 0; r < R; r++) is[r] = _mm512_setzero_si512();
         UNROLL for (int s0 = 0; s0 < 8; s0 += SB) {
@@ -197,7 +185,7 @@ AI void q6_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
     const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30), m3f = _mm512_set1_epi8(0x3f);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 210 * T;
-        ahead(blk, 210 * T, i0);
+        pk_ahead(blk, 210 * T, i0);
         __m512i is[RMAX_K];
         UNROLL for (int r = 0; r < R; r++) is[r] = _mm512_setzero_si512();
         UNROLL for (int h = 0; h < 2; h++)
@@ -260,7 +248,7 @@ AI void iq4_xs_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, in
     const __m512i m4 = _mm512_set1_epi8(0x0f), tab = iq4nl_tab();
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 138 * T;
-        ahead(blk, 138 * T, i0);
+        pk_ahead(blk, 138 * T, i0);
         __m512i is[RMAX_K];
         UNROLL for (int r = 0; r < R; r++) is[r] = _mm512_setzero_si512();
         UNROLL for (int g0 = 0; g0 < 8; g0 += SB) {
@@ -298,53 +286,23 @@ AI void iq4_xs_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, in
     UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r], n);
 }
 
-#define PK_ENTRY(name, Q4)                                                                                           \
-    static void name(const uint8_t *p, size_t tile_bytes, size_t t0, size_t t1, size_t nb, const pk_act *a,          \
-                     size_t m, float *y, size_t ldy, size_t rows) {                                                  \
-        for (size_t t = t0; t < t1; t++) {                                                                          \
-            const uint8_t *tp = p + t * tile_bytes;                                                                 \
-            size_t n = rows - t * T < T ? rows - t * T : T;                                                         \
-            float *yt = y + t * T;                                                                                  \
-            size_t i = 0;                                                                                           \
-            for (; i + RMAX <= m; i += RMAX) rows_vnni(tp, nb, Q4, a, i, RMAX, yt, ldy, n);                         \
-            if (m - i >= 4) rows_vnni(tp, nb, Q4, a, i, 4, yt, ldy, n), i += 4;                                     \
-            switch (m - i) {                                                                                        \
-            case 3: rows_vnni(tp, nb, Q4, a, i, 3, yt, ldy, n); break;                                              \
-            case 2: rows_vnni(tp, nb, Q4, a, i, 2, yt, ldy, n); break;                                              \
-            case 1: rows_vnni(tp, nb, Q4, a, i, 1, yt, ldy, n); break;                                              \
-            default: break;                                                                                         \
-            }                                                                                                       \
-        }                                                                                                           \
-        _mm256_zeroupper();                                                                                         \
-    }
+AI void q8_0_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
+    rows_vnni(tp, nb, 0, a, i0, R, y, ldy, n);
+}
+AI void q4_0_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
+    rows_vnni(tp, nb, 1, a, i0, R, y, ldy, n);
+}
+AI void iq4_nl_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
+    rows_vnni(tp, nb, 2, a, i0, R, y, ldy, n);
+}
 
-PK_ENTRY(pk_q4_0, 1)
-PK_ENTRY(pk_q8_0, 0)
-PK_ENTRY(pk_iq4_nl, 2)
-
-#define PK_ENTRY_K(name, ROWS)                                                                                       \
-    static void name(const uint8_t *p, size_t tile_bytes, size_t t0, size_t t1, size_t nb, const pk_act *a,          \
-                     size_t m, float *y, size_t ldy, size_t rows) {                                                  \
-        for (size_t t = t0; t < t1; t++) {                                                                          \
-            const uint8_t *tp = p + t * tile_bytes;                                                                 \
-            size_t n = rows - t * T < T ? rows - t * T : T;                                                         \
-            float *yt = y + t * T;                                                                                  \
-            size_t i = 0;                                                                                           \
-            for (; i + RMAX_K <= m; i += RMAX_K) ROWS(tp, nb, a, i, RMAX_K, yt, ldy, n);                            \
-            switch (m - i) {                                                                                        \
-            case 3: ROWS(tp, nb, a, i, 3, yt, ldy, n); break;                                                       \
-            case 2: ROWS(tp, nb, a, i, 2, yt, ldy, n); break;                                                       \
-            case 1: ROWS(tp, nb, a, i, 1, yt, ldy, n); break;                                                       \
-            default: break;                                                                                         \
-            }                                                                                                       \
-        }                                                                                                           \
-        _mm256_zeroupper();                                                                                         \
-    }
-
-PK_ENTRY_K(pk_q4_K, q4_K_rows)
-PK_ENTRY_K(pk_q5_K, q5_K_rows)
-PK_ENTRY_K(pk_q6_K, q6_K_rows)
-PK_ENTRY_K(pk_iq4_xs, iq4_xs_rows)
+PK_TILE_LOOP(pk_q4_0, q4_0_rows, T, RMAX, _mm256_zeroupper())
+PK_TILE_LOOP(pk_q8_0, q8_0_rows, T, RMAX, _mm256_zeroupper())
+PK_TILE_LOOP(pk_iq4_nl, iq4_nl_rows, T, RMAX, _mm256_zeroupper())
+PK_TILE_LOOP(pk_q4_K, q4_K_rows, T, RMAX_K, _mm256_zeroupper())
+PK_TILE_LOOP(pk_q5_K, q5_K_rows, T, RMAX_K, _mm256_zeroupper())
+PK_TILE_LOOP(pk_q6_K, q6_K_rows, T, RMAX_K, _mm256_zeroupper())
+PK_TILE_LOOP(pk_iq4_xs, iq4_xs_rows, T, RMAX_K, _mm256_zeroupper())
 
 void mio_avx512_fill_packed(mio_kernels *k) {
     k->packed[MIO_TYPE_Q4_0] = (pk_kernel){pk_q4_0, T, 8, MIO_TYPE_Q8_0, "q4_0x16/avx512-vnni"};

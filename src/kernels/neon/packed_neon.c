@@ -323,29 +323,13 @@ AI void iq4_xs_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, in
     UNROLL for (int r = 0; r < R; r++) store_rows(y + (i0 + (size_t)r) * ldy, acc[r][0], acc[r][1], n);
 }
 
-/* The tile loop: activation rows RM at a time, then the remainder (fewer than RM). */
-#define PK_ENTRY(name, ROWS, RM)                                                                                     \
-    static void name(const uint8_t *p, size_t tile_bytes, size_t t0, size_t t1, size_t nb, const pk_act *a,          \
-                     size_t m, float *y, size_t ldy, size_t rows) {                                                  \
-        for (size_t t = t0; t < t1; t++) {                                                                          \
-            const uint8_t *tp = p + t * tile_bytes;                                                                 \
-            size_t n = rows - t * T < T ? rows - t * T : T;                                                         \
-            float *yt = y + t * T;                                                                                  \
-            size_t i = 0;                                                                                           \
-            for (; i + RM <= m; i += RM) ROWS(tp, nb, a, i, RM, yt, ldy, n);                                        \
-            if (RM > 3 && m - i == 3) ROWS(tp, nb, a, i, 3, yt, ldy, n);                                            \
-            else if (RM > 2 && m - i == 2) ROWS(tp, nb, a, i, 2, yt, ldy, n);                                       \
-            else if (m - i == 1) ROWS(tp, nb, a, i, 1, yt, ldy, n);                                                 \
-        }                                                                                                           \
-    }
-
-PK_ENTRY(pk_q4_0, q4_0_rows, RMAX)
-PK_ENTRY(pk_q8_0, q8_0_rows, RMAX)
-PK_ENTRY(pk_iq4_nl, iq4_nl_rows, RMAX)
-PK_ENTRY(pk_q4_K, q4_K_rows, RMAX_K)
-PK_ENTRY(pk_q5_K, q5_K_rows, RMAX_K)
-PK_ENTRY(pk_q6_K, q6_K_rows, RMAX_K)
-PK_ENTRY(pk_iq4_xs, iq4_xs_rows, RMAX_K)
+PK_TILE_LOOP(pk_q4_0, q4_0_rows, T, RMAX, (void)0)
+PK_TILE_LOOP(pk_q8_0, q8_0_rows, T, RMAX, (void)0)
+PK_TILE_LOOP(pk_iq4_nl, iq4_nl_rows, T, RMAX, (void)0)
+PK_TILE_LOOP(pk_q4_K, q4_K_rows, T, RMAX_K, (void)0)
+PK_TILE_LOOP(pk_q5_K, q5_K_rows, T, RMAX_K, (void)0)
+PK_TILE_LOOP(pk_q6_K, q6_K_rows, T, RMAX_K, (void)0)
+PK_TILE_LOOP(pk_iq4_xs, iq4_xs_rows, T, RMAX_K, (void)0)
 
 void mio_neon_fill_packed(mio_kernels *k) {
     k->packed[MIO_TYPE_Q4_0] = (pk_kernel){pk_q4_0, T, 8, MIO_TYPE_Q8_0, "q4_0x8/neon-dotprod"};
