@@ -82,6 +82,9 @@ mio_status mio_vec_dot(int wtype, size_t n, const void *w_row, const void *act_r
 /* --- threads: part p computes rows [r0, r1) of W for all m activation rows --- */
 typedef struct mm_job {
     const dot_kernel *k;
+    kern_dotx_fn fx;   /* non-NULL: the kernel taking the activation scales as floats, ad */
+    const float *ad;
+    size_t ads;
     const uint8_t *w, *act;
     size_t nb, w_row_bytes, a_row_bytes, rows, m, nparts;
     float *y, *scratch; /* scratch: m floats per part, parts sstride floats apart */
@@ -97,7 +100,8 @@ static void mm_part(void *arg, int part) {
     size_t r0 = p * per + (p < extra ? p : extra), r1 = r0 + per + (p < extra);
     float *scratch = j->scratch + p * j->sstride;
     for (size_t r = r0; r < r1; r++) {
-        j->k->fn(j->w + r * j->w_row_bytes, j->nb, j->act, j->a_row_bytes, j->m, scratch);
+        if (j->fx) j->fx(j->w + r * j->w_row_bytes, j->nb, j->act, j->a_row_bytes, j->ad, j->ads, j->m, scratch);
+        else j->k->fn(j->w + r * j->w_row_bytes, j->nb, j->act, j->a_row_bytes, j->m, scratch);
         for (size_t i = 0; i < j->m; i++) j->y[i * j->rows + r] = scratch[i];
     }
 }
@@ -142,18 +146,40 @@ mio_status mio_dot_matmul(const char *fn, int wtype, const void *w, size_t rows,
         act = abuf;
     }
 
+    /* q8_0 / q8_1 activations: their block scales (and q8_1's s) as floats,
+     * once per call, for a back end with a kern_dotx_fn (kernels/kernels.h) */
+    kern_dotx_fn fx = NULL;
+    float *ad = NULL;
+    size_t ads = 0;
+    if ((k->atype == MIO_TYPE_Q8_0 || k->atype == MIO_TYPE_Q8_1) && (fx = mio_kernels_table()->dotx[wtype]) != NULL) {
+        const int q81 = k->atype == MIO_TYPE_Q8_1;
+        const size_t abk = q81 ? 36 : 34;
+        ads = (size_t)nb * (q81 ? 2 : 1);
+        ad = malloc(sizeof(float) * ads * m);
+        if (!ad) {
+            free(abuf);
+            return mio_err_set(MIO_ERR_NOMEM, "%s: no memory for %zu activation rows' scales", fn, m);
+        }
+        for (size_t i = 0; i < m; i++)
+            for (size_t b = 0; b < (size_t)nb; b++) {
+                const uint8_t *blk = act + i * (size_t)ab + b * abk;
+                ad[i * ads + b] = dot_f16p(blk);
+                if (q81) ad[i * ads + (size_t)nb + b] = dot_f16p(blk + 2);
+            }
+    }
+
     n_threads = mio_dot_threads(n_threads, rows);
     const size_t sstride = (m + 15) / 16 * 16; /* 64 bytes */
     float *scratch = aligned_alloc(64, sizeof(float) * sstride * (size_t)n_threads);
     if (!scratch) {
-        free(abuf);
+        free(abuf), free(ad);
         return mio_err_set(MIO_ERR_NOMEM, "%s: no memory for %d x %zu accumulators", fn, n_threads, m);
     }
-    mm_job job = {k, (const uint8_t *)w, act, (size_t)nb, (size_t)wb, (size_t)ab, rows, m, (size_t)n_threads, y,
-                  scratch, sstride};
+    mm_job job = {k, fx, ad, ads, (const uint8_t *)w, act, (size_t)nb, (size_t)wb, (size_t)ab, rows, m,
+                  (size_t)n_threads, y, scratch, sstride};
     mio_pool_run(mm_part, &job, n_threads);
     free(scratch);
-    free(abuf);
+    free(abuf), free(ad);
     return MIO_OK;
 }
 

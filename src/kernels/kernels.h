@@ -26,6 +26,14 @@ typedef void (*kern_dec_fn)(const void *x, float *y, int64_t nb);
  * row of nb blocks (GGUF wire bytes) against m activation rows already in the
  * weight type's dot type, a_stride bytes apart; the m results into out. */
 typedef void (*kern_dot_fn)(const uint8_t *w, size_t nb, const uint8_t *a, size_t a_stride, size_t m, float *out);
+/* The same with the activation rows' block scales already as f32 (ad: row i's
+ * at ad + i * ad_stride, nb of them; for q8_1 activations the nb s values
+ * follow) — mio_matvec/mio_matmul convert them once per call instead of once
+ * per weight row — and activation codes that come from libmodelio's own
+ * encoders (never -128). Same result as the kern_dot_fn of the type, bit for
+ * bit. */
+typedef void (*kern_dotx_fn)(const uint8_t *w, size_t nb, const uint8_t *a, size_t a_stride, const float *ad,
+                             size_t ad_stride, size_t m, float *out);
 /* An activation quantizer: nb blocks of floats at x into wire blocks at y. */
 typedef void (*kern_act_fn)(const float *x, uint8_t *y, int64_t nb);
 
@@ -127,6 +135,9 @@ typedef struct mio_kernels {
      * then a fixed reduction), never by m or by the thread split: per activation
      * row the arithmetic must not depend on m. */
     kern_dot_fn dot[MIO_TYPE_GGML_COUNT];
+    /* dotx[wtype]: optional, dot[wtype] taking the activation scales as f32
+     * (kern_dotx_fn); NULL: mio_matvec/mio_matmul use dot[wtype]. */
+    kern_dotx_fn dotx[MIO_TYPE_GGML_COUNT];
     /* Activation quantizers behind mio_encode_f32 for q8_0 (34-byte blocks of
      * 32), q8_1 (36-byte blocks of 32) and q8_K (292-byte blocks of 256):
      * byte-exact with the portable encoders (ggml's reference quantizers) for

@@ -14,6 +14,9 @@
  *    (see there), for m in {1, 2, 3, 8, 17,
  *    64, 65} activation rows at an odd stride, and row i of an m-row call equal
  *    to the 1-row call on row i bit for bit (mio_matmul == m x mio_matvec);
+ *  - dotx[t] (the variant taking the activation scales as floats, where a
+ *    level has one) equal to dot[t] bit for bit on those rows and on raw random
+ *    weight bytes (q8_0 codes -128 included);
  *  - act_q8_0 / act_q8_1 / act_q8_K byte-exact with the portable encoders on
  *    random blocks, rounding ties, zeros, huge and subnormal values;
  *  - ptqtp_search (the PTQTP 3^K topology search) label for label equal to the
@@ -185,6 +188,41 @@ static double abs_contrib(dot_kernel_fn fn, int wt, int at, const uint8_t *w, co
     return s;
 }
 
+/* kern_dotx_fn's activation scales: row r's nb block scales of activation rows
+ * a (a_stride bytes apart) as floats, then for q8_1 their s values; ads floats
+ * per row. */
+static size_t make_ad(int at, const uint8_t *a, size_t a_stride, size_t nb, size_t m, float *ad) {
+    const int q81 = at == MIO_TYPE_Q8_1;
+    const size_t abb = (size_t)mio_type_block_bytes(at), ads = nb * (q81 ? 2 : 1);
+    for (size_t r = 0; r < m; r++)
+        for (size_t b = 0; b < nb; b++) {
+            const uint8_t *blk = a + r * a_stride + b * abb;
+            if (mio_decode_f32(MIO_TYPE_F16, blk, 2, &ad[r * ads + b], 1)) abort();
+            if (q81 && mio_decode_f32(MIO_TYPE_F16, blk + 2, 2, &ad[r * ads + nb + b], 1)) abort();
+        }
+    return ads;
+}
+
+/* dotx[wt] (when the level has one) against dot[wt] on the same rows: the same
+ * floats, bit for bit */
+static void check_dotx(const char *lvl, const mio_kernels *bk, int wt, int at, const uint8_t *w, size_t nbw,
+                       const uint8_t *a, size_t a_stride, size_t m, const float *out_s, const char *what) {
+    kern_dotx_fn fx = bk->dotx[wt];
+    if (!fx) return;
+    float *ad = malloc(sizeof(float) * nbw * 2 * m + 1), out_x[65];
+    if (!ad || m > 65) abort();
+    size_t ads = make_ad(at, a, a_stride, nbw, m, ad);
+    fx(w, nbw, a, a_stride, ad, ads, m, out_x);
+    for (size_t r = 0; r < m; r++) {
+        if (memcmp(&out_x[r], &out_s[r], 4) != 0) {
+            fprintf(stderr, "%s: %s %s (%s) nb=%zu m=%zu row %zu: dotx %.9g, dot %.9g\n", __FILE__, lvl,
+                    mio_type_name(wt), what, nbw, m, r, (double)out_x[r], (double)out_s[r]);
+            T_CHECK(0);
+        } else t_pass++;
+    }
+    free(ad);
+}
+
 static int g_checked_types;
 static double g_worst; /* largest |simd - portable| / tol() seen on real data, per level */
 
@@ -254,6 +292,7 @@ static void test_dot_level(const char *lvl, const mio_kernels *bk) {
                 size_t m = ms[mi];
                 simd(w, nbw, a, a_stride, m, out_s);
                 pk->fn(w, nbw, a, a_stride, m, out_p);
+                check_dotx(lvl, bk, wt, at, w, nbw, a, a_stride, m, out_s, "encoded weights");
                 for (size_t r = 0; r < m; r++) {
                     size_t nbe = is_float(wt) ? n : nbw;
                     double S = abs_contrib(pk->fn, wt, at, w, a + r * a_stride, nbe);
@@ -280,6 +319,7 @@ static void test_dot_level(const char *lvl, const mio_kernels *bk) {
                 make_w_exact(ti, n, w);
                 simd(w, nbw, a, a_stride, 2, out_s);
                 pk->fn(w, nbw, a, a_stride, 2, out_p);
+                check_dotx(lvl, bk, wt, at, w, nbw, a, a_stride, 2, out_s, "raw weight bytes"); /* -128 codes too */
                 for (size_t r = 0; r < 2; r++) {
                     double S = abs_contrib(pk->fn, wt, at, w, a + r * a_stride, nbw);
                     double d = fabs((double)out_s[r] - (double)out_p[r]);

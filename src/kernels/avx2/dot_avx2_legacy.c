@@ -28,6 +28,14 @@ AI __m256 f16x8(const uint8_t *p, size_t stride, int n) {
     return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)h));
 }
 
+/* the first n of 8 floats at p (the others 0) */
+AI __m256 ld_f32(const float *p, int n) {
+    if (n == 8) return _mm256_loadu_ps(p);
+    float f[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    memcpy(f, p, (size_t)n * sizeof(float));
+    return _mm256_loadu_ps(f);
+}
+
 /* The row loop shared by the legacy types, 8 blocks (NB in a short last batch)
  * at a time. UNPACK(x, &c) gives the block's codes as one __m256i; SUM(c, y)
  * the row's per-block partial sums against activation block y: 16 int16 lanes
@@ -46,18 +54,35 @@ AI __m256 f16x8(const uint8_t *p, size_t stride, int n) {
                         : _mm256_madd_epi16(_mm256_hadd_epi16(s0, s1), _mm256_set1_epi16(1));          \
         }                                                                                              \
         const __m256 isum = _mm256_cvtepi32_ps(red4(m));                                               \
-        __m256 t = _mm256_mul_ps(_mm256_mul_ps(dw8, f16x8(y, AB, NB)), isum);                          \
-        if (OFS) t = _mm256_add_ps(t, _mm256_mul_ps(mw8, f16x8(y + 2, AB, NB)));                       \
+        const __m256 da = ad ? ld_f32(ad + (size_t)r * ads, NB) : f16x8(y, AB, NB);                    \
+        __m256 t = _mm256_mul_ps(_mm256_mul_ps(dw8, da), isum);                                        \
+        if (OFS)                                                                                       \
+            t = _mm256_add_ps(t, _mm256_mul_ps(mw8, ad ? ld_f32(ad + (size_t)r * ads + nbs, NB)         \
+                                                       : f16x8(y + 2, AB, NB)));                       \
         acc[r] = _mm256_add_ps(acc[r], t);                                                             \
     }
-#define LEG_ROWS(fname, WB, AB, UNPACK, SUM, SUM_128, DW, OFS, WIDE, CHECK128)                        \
-    AI void fname##_batch(const uint8_t *w, const uint8_t *a, size_t st, __m256 *acc, const int R,     \
-                          const int NB) {                                                              \
+/* ROWS for one weight row: fname(w, nb, a, st, ad, ads, out, R) — ad NULL: the
+ * scales come from the activation blocks (kern_dot_fn), else from ad
+ * (kern_dotx_fn: its floats, s values nb after d for q8_1, and activation codes
+ * never -128, so SUMT may take |w| and skip the -128 test). UNPACK(x) gives a
+ * block's codes as one __m256i; SUM(c, y) the row's per-block partial sums
+ * against activation block y: 16 int16 lanes (WIDE 0; every 4 adjacent lanes
+ * sum within int16) or 8 int32 lanes (WIDE 1: int8 codes; with CHECK128 a batch
+ * holding a code -128 takes SUM_128 instead); DW(x) the weight scale; OFS: q8_1
+ * activations, the term mw * s is added. */
+#define LEG_ROWS(fname, WB, AB, UNPACK, SUM, SUM_128, SUMT, DW, OFS, WIDE, CHECK128)                  \
+    AI void fname##_batch(const uint8_t *w, const uint8_t *a, size_t st, const float *ad, size_t ads,  \
+                          size_t nbs, __m256 *acc, const int R, const int NB) {                        \
         __m256i c[8];                                                                                  \
         for (int i = NB; i < 8; i++) c[i] = _mm256_setzero_si256();                                    \
         _Pragma("GCC unroll 8") for (int i = 0; i < NB; i++) c[i] = UNPACK(w + (size_t)i * (WB));      \
         const __m256 dw8 = DW(w, WB, NB);                                                              \
         const __m256 mw8 = (OFS) ? f16x8(w + 2, WB, NB) : _mm256_setzero_ps();                         \
+        (void)nbs;                                                                                     \
+        if (ad) {                                                                                      \
+            LEG_ROW_LOOP(SUMT, AB, WIDE, OFS)                                                          \
+            return;                                                                                    \
+        }                                                                                              \
         int has128 = 0;                                                                                \
         if (WIDE && CHECK128) {                                                                        \
             __m256i e = c[0];                                                                          \
@@ -66,17 +91,20 @@ AI __m256 f16x8(const uint8_t *p, size_t stride, int n) {
             has128 = !_mm256_testz_si256(e, e);                                                        \
         }                                                                                              \
         if (has128) {                                                                                  \
-            LEG_ROW_LOOP(SUM_128, AB, WIDE, OFS)                                                                    \
+            LEG_ROW_LOOP(SUM_128, AB, WIDE, OFS)                                                       \
         } else {                                                                                       \
-            LEG_ROW_LOOP(SUM, AB, WIDE, OFS)                                                                        \
+            LEG_ROW_LOOP(SUM, AB, WIDE, OFS)                                                           \
         }                                                                                              \
     }                                                                                                  \
-    AI void fname(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, float *out, const int R) { \
+    AI void fname(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, const float *ad, size_t ads, float *out, \
+                  const int R) {                                                                       \
         __m256 acc[DOT_R];                                                                             \
         for (int r = 0; r < R; r++) acc[r] = _mm256_setzero_ps();                                      \
         size_t b = 0;                                                                                  \
-        for (; b + 8 <= nb; b += 8) fname##_batch(w + b * (WB), a + b * (AB), st, acc, R, 8);          \
-        if (b < nb) fname##_batch(w + b * (WB), a + b * (AB), st, acc, R, (int)(nb - b));              \
+        for (; b + 8 <= nb; b += 8)                                                                    \
+            fname##_batch(w + b * (WB), a + b * (AB), st, ad ? ad + b : NULL, ads, nb, acc, R, 8);     \
+        if (b < nb)                                                                                    \
+            fname##_batch(w + b * (WB), a + b * (AB), st, ad ? ad + b : NULL, ads, nb, acc, R, (int)(nb - b)); \
         for (int r = 0; r < R; r++) out[r] = hsum8(acc[r]);                                            \
     }
 
@@ -101,6 +129,13 @@ AI __m256i sum_u0(__m256i u, const uint8_t *q) { return _mm256_maddubs_epi16(u, 
 AI __m256i sum_sgn(__m256i v, const uint8_t *q) {
     const __m256i y = ld256(q);
     return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(y), _mm256_sign_epi8(v, y)), _mm256_set1_epi16(1));
+}
+/* the same with the roles swapped, for activation codes that are never -128
+ * (kern_dotx_fn): maddubs(|v|, sign(q, v)) is exact for every weight code v
+ * (|v| <= 128 unsigned, |q| <= 127) */
+AI __m256i sum_sgnw(__m256i v, const uint8_t *q) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(v), _mm256_sign_epi8(ld256(q), v)),
+                             _mm256_set1_epi16(1));
 }
 /* any int8 codes (a -128 among them): widened to int16 */
 AI __m256i sum_w16(__m256i v, const uint8_t *q) {
@@ -147,6 +182,7 @@ AI __m256i un_iq4_nl(const uint8_t *x) {
 #define S_Q8_1(c, y) sum_u0(c, (y) + 4)
 #define S_SGN(c, y) sum_sgn(c, (y) + 2)
 #define S_W16(c, y) sum_w16(c, (y) + 2)
+#define S_SGNW(c, y) sum_sgnw(c, (y) + 2)
 #define DW_F16(w, WB, NB) f16x8(w, WB, NB)
 AI __m256 dw_e8m0(const uint8_t *w, size_t wb, int n) {
     float f[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -156,21 +192,39 @@ AI __m256 dw_e8m0(const uint8_t *w, size_t wb, int n) {
 
 /* CHECK128: the unpacked codes may hold -128 (q8_0's stored bytes can; the
  * iq4_nl values cannot, so its batches skip the test) */
-LEG_ROWS(rows_q4_0, 18, 34, un_q4_0, S_Q4_0, S_Q4_0, DW_F16, 0, 0, 0)
-LEG_ROWS(rows_q5_0, 22, 34, un_q5_0, S_Q5_0, S_Q5_0, DW_F16, 0, 0, 0)
-LEG_ROWS(rows_mxfp4, 17, 34, un_mxfp4, S_MXFP4, S_MXFP4, dw_e8m0, 0, 0, 0)
-LEG_ROWS(rows_q4_1, 20, 36, un_q4_1, S_Q8_1, S_Q8_1, DW_F16, 1, 0, 0)
-LEG_ROWS(rows_q5_1, 24, 36, un_q5_1, S_Q8_1, S_Q8_1, DW_F16, 1, 0, 0)
-LEG_ROWS(rows_q8_0, 34, 34, un_q8_0, S_SGN, S_W16, DW_F16, 0, 1, 1)
-LEG_ROWS(rows_iq4_nl, 18, 34, un_iq4_nl, S_SGN, S_W16, DW_F16, 0, 1, 0)
+LEG_ROWS(rows_q4_0, 18, 34, un_q4_0, S_Q4_0, S_Q4_0, S_Q4_0, DW_F16, 0, 0, 0)
+LEG_ROWS(rows_q5_0, 22, 34, un_q5_0, S_Q5_0, S_Q5_0, S_Q5_0, DW_F16, 0, 0, 0)
+LEG_ROWS(rows_mxfp4, 17, 34, un_mxfp4, S_MXFP4, S_MXFP4, S_MXFP4, dw_e8m0, 0, 0, 0)
+LEG_ROWS(rows_q4_1, 20, 36, un_q4_1, S_Q8_1, S_Q8_1, S_Q8_1, DW_F16, 1, 0, 0)
+LEG_ROWS(rows_q5_1, 24, 36, un_q5_1, S_Q8_1, S_Q8_1, S_Q8_1, DW_F16, 1, 0, 0)
+LEG_ROWS(rows_q8_0, 34, 34, un_q8_0, S_SGN, S_W16, S_SGNW, DW_F16, 0, 1, 1)
+LEG_ROWS(rows_iq4_nl, 18, 34, un_iq4_nl, S_SGN, S_W16, S_SGNW, DW_F16, 0, 1, 0)
 
-AVX2_DOT_ENTRY(k_q4_0, rows_q4_0)
-AVX2_DOT_ENTRY(k_q5_0, rows_q5_0)
-AVX2_DOT_ENTRY(k_q8_0, rows_q8_0)
-AVX2_DOT_ENTRY(k_iq4_nl, rows_iq4_nl)
-AVX2_DOT_ENTRY(k_mxfp4, rows_mxfp4)
-AVX2_DOT_ENTRY(k_q4_1, rows_q4_1)
-AVX2_DOT_ENTRY(k_q5_1, rows_q5_1)
+/* The kernel entries: kern_dotx_fn (scales given as floats) and kern_dot_fn
+ * (scales from the activation blocks), DOT_R rows per pass, then 4, then 1. */
+#define LEG_ENTRY(name, ROWS)                                                                          \
+    static void name##_x(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, const float *ad, size_t ads, \
+                         size_t m, float *out) {                                                       \
+        size_t r = 0;                                                                                  \
+        for (; r + DOT_R <= m; r += DOT_R)                                                             \
+            ROWS(w, nb, a + r * st, st, ad ? ad + r * ads : NULL, ads, out + r, DOT_R);                \
+        if (r + 4 <= m) {                                                                              \
+            ROWS(w, nb, a + r * st, st, ad ? ad + r * ads : NULL, ads, out + r, 4);                    \
+            r += 4;                                                                                    \
+        }                                                                                              \
+        for (; r < m; r++) ROWS(w, nb, a + r * st, st, ad ? ad + r * ads : NULL, ads, out + r, 1);     \
+    }                                                                                                  \
+    static void name(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, size_t m, float *out) { \
+        name##_x(w, nb, a, st, NULL, 0, m, out);                                                       \
+    }
+
+LEG_ENTRY(k_q4_0, rows_q4_0)
+LEG_ENTRY(k_q5_0, rows_q5_0)
+LEG_ENTRY(k_q8_0, rows_q8_0)
+LEG_ENTRY(k_iq4_nl, rows_iq4_nl)
+LEG_ENTRY(k_mxfp4, rows_mxfp4)
+LEG_ENTRY(k_q4_1, rows_q4_1)
+LEG_ENTRY(k_q5_1, rows_q5_1)
 
 void mio_avx2_dot_legacy(mio_kernels *k) {
     k->dot[MIO_TYPE_Q4_0] = k_q4_0;
@@ -180,4 +234,11 @@ void mio_avx2_dot_legacy(mio_kernels *k) {
     k->dot[MIO_TYPE_MXFP4] = k_mxfp4;
     k->dot[MIO_TYPE_Q4_1] = k_q4_1;
     k->dot[MIO_TYPE_Q5_1] = k_q5_1;
+    k->dotx[MIO_TYPE_Q4_0] = k_q4_0_x;
+    k->dotx[MIO_TYPE_Q5_0] = k_q5_0_x;
+    k->dotx[MIO_TYPE_Q8_0] = k_q8_0_x;
+    k->dotx[MIO_TYPE_IQ4_NL] = k_iq4_nl_x;
+    k->dotx[MIO_TYPE_MXFP4] = k_mxfp4_x;
+    k->dotx[MIO_TYPE_Q4_1] = k_q4_1_x;
+    k->dotx[MIO_TYPE_Q5_1] = k_q5_1_x;
 }
