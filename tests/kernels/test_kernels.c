@@ -223,6 +223,35 @@ static void check_dotx(const char *lvl, const mio_kernels *bk, int wt, int at, c
     free(ad);
 }
 
+/* mxfp4's e8m0 scales over their whole range (0 and 1 are the subnormal
+ * halves, 254 and 255 overflow the products to inf), 8 per batch of 8 blocks:
+ * dot[mxfp4] and dotx[mxfp4] equal to the portable kernel bit for bit (small
+ * integer activations: every partial sum is exact or the same inf). */
+static void test_mxfp4_scales(const char *lvl, const mio_kernels *bk) {
+    kern_dot_fn simd = bk->dot[MIO_TYPE_MXFP4];
+    const dot_kernel *pk = mio_dot_kernel_get(MIO_TYPE_MXFP4);
+    if (!simd || !pk) return;
+    /* the first batch only tiny scales (their sums stay visible), then large ones */
+    static const uint8_t ex[16] = {0, 1, 2, 1, 0, 3, 1, 2, 126, 127, 128, 129, 200, 253, 254, 255};
+    uint8_t w[16 * 17], a[16 * 34];
+    for (int b = 0; b < 16; b++) {
+        w[b * 17] = ex[b];
+        for (int k = 1; k < 17; k++) w[b * 17 + k] = (uint8_t)rnd();
+    }
+    make_act_range(MIO_TYPE_Q8_0, 16 * 32, a, -3, 3);
+    float os, op;
+    for (size_t nb = 8; nb <= 16; nb += 8) {
+        simd(w, nb, a, 0, 1, &os);
+        pk->fn(w, nb, a, 0, 1, &op);
+        if (memcmp(&os, &op, 4) != 0) {
+            fprintf(stderr, "%s: %s mxfp4 e8m0 range, nb=%zu: %.9g vs portable %.9g\n", __FILE__, lvl, nb, (double)os,
+                    (double)op);
+            T_CHECK(0);
+        } else t_pass++;
+        check_dotx(lvl, bk, MIO_TYPE_MXFP4, MIO_TYPE_Q8_0, w, nb, a, 0, 1, &os, "e8m0 range");
+    }
+}
+
 static int g_checked_types;
 static double g_worst; /* largest |simd - portable| / tol() seen on real data, per level */
 
@@ -627,6 +656,7 @@ int main(void) {
         g_worst = 0;
         test_dot_level(name, &k);
         test_dot_full_range(name, &k);
+        test_mxfp4_scales(name, &k);
         test_act_level(name, &k);
         test_ptqtp_level(name, &k);
         test_iq4_level(name, &k);

@@ -184,10 +184,18 @@ AI __m256i un_iq4_nl(const uint8_t *x) {
 #define S_W16(c, y) sum_w16(c, (y) + 2)
 #define S_SGNW(c, y) sum_sgnw(c, (y) + 2)
 #define DW_F16(w, WB, NB) f16x8(w, WB, NB)
+/* the 8 blocks' e8m0 scales (the first n; the others 0) as e8m0_half gives
+ * them: (e - 1) << 23 as float bits, 0x00200000 << e for e = 0, 1 */
 AI __m256 dw_e8m0(const uint8_t *w, size_t wb, int n) {
-    float f[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (int i = 0; i < n; i++) f[i] = e8m0_half(w[(size_t)i * wb]);
-    return _mm256_loadu_ps(f);
+    if (n < 8) {
+        float f[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (int i = 0; i < n; i++) f[i] = e8m0_half(w[(size_t)i * wb]);
+        return _mm256_loadu_ps(f);
+    }
+    const __m256i e = _mm256_setr_epi32(w[0], w[wb], w[2 * wb], w[3 * wb], w[4 * wb], w[5 * wb], w[6 * wb], w[7 * wb]);
+    const __m256i norm = _mm256_slli_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(1)), 23);
+    const __m256i sub = _mm256_sllv_epi32(_mm256_set1_epi32(0x00200000), e);
+    return _mm256_castsi256_ps(_mm256_blendv_epi8(norm, sub, _mm256_cmpgt_epi32(_mm256_set1_epi32(2), e)));
 }
 
 /* CHECK128: the unpacked codes may hold -128 (q8_0's stored bytes can; the
