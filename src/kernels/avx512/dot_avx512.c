@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* dot_avx512.c — AVX-512 VNNI dot-product kernels (dot/dot_internal.h) for
- * q4_0 q5_0 q8_0 iq4_nl q4_1 q5_1 (legacy 32-element blocks) and q4_K q5_K
- * tq2_0 (256-element super-blocks). Other types keep the lower level's kernel
- * (q6_K too: an AVX-512 q6_K kernel was written and measured 10-25 % slower
- * than the AVX2 one on the zen4-class machine here, so it was removed).
+ * q4_0 q5_0 iq4_nl q4_1 q5_1 (legacy 32-element blocks) and q4_K q5_K tq2_0
+ * (256-element super-blocks). Other types keep the lower level's kernel: q6_K
+ * too (an AVX-512 q6_K kernel was written and measured 10-25 % slower than the
+ * AVX2 one on the zen4-class machine here, so it was removed), and q8_0 (the
+ * AVX-512 one took 0.53 ms for a 4096^2 matvec where the AVX2 one with its
+ * kern_dotx_fn takes 0.38 ms, and moved 14 against 29 GB/s out of cache, on
+ * the Zen 5-class VM of 2026-12-05, so it was removed too).
  *
  * Integers. vpdpbusd multiplies UNSIGNED bytes by SIGNED bytes (4 products
  * summed into each int32 lane), so every weight code is made unsigned and the
  * offset is taken out exactly in integers:
- *  - q4_0 q5_0 q8_0 iq4_nl: u = v + off (off = 8, 16, 128, 128; iq4_nl through
+ *  - q4_0 q5_0 iq4_nl: u = v + off (off = 8, 16, 128; iq4_nl through
  *    a 16-entry table of kvalues + 128) against the activation codes q, minus
  *    a vpdpbusd of the constant off against q: per lane sum (u - off) * q;
  *  - q4_1 q5_1 q4_K q5_K: the codes are unsigned already (their offsets are
@@ -64,13 +67,12 @@ AI float hsum8(__m256 v) {
  * Each quad's int32 lanes are summed to one exact integer per block, so each
  * block contributes exactly the portable C's f32 term (dw * da) * isum
  * (+ mw * sa); the terms are added in 8 f32 lanes (lane = block index mod 8). */
-enum { L_Q4_0, L_Q5_0, L_Q8_0, L_IQ4NL, L_Q4_1, L_Q5_1, L_N };
-static const int k_wb[] = {18, 22, 34, 18, 20, 24}; /* weight block bytes */
+enum { L_Q4_0, L_Q5_0, L_IQ4NL, L_Q4_1, L_Q5_1, L_N };
+static const int k_wb[] = {18, 22, 18, 20, 24}; /* weight block bytes */
 
 /* vpermt2w index vectors (word lanes; entries >= 32 pick from the second table) */
 typedef struct lidx {
-    __m512i qs[2];  /* the two quads' codes (q8_0 weights: first halves) */
-    __m512i qs2[2]; /* q8_0 weights: second halves */
+    __m512i qs[2];  /* the two quads' codes */
     __m512i qh[2];  /* q5_0 q5_1: the 4 low then 4 high qh words of a quad */
     __m512i d[2];   /* the scales (and q4_1 q5_1 offsets): one or two picks */
 } lidx;
@@ -156,7 +158,7 @@ static void leg_init(void) {
             if ((i % 8) / 4 != j) w[i] = j ? 48 : 0; /* masked-off lanes: any word in range */
         l->d[j] = set_idx(w, 16, j ? 96 : 0, j ? 128 : 64);
     }
-    /* q8_0 (weights and activations): 34 bytes = 17 words: d, qs at word 1 */
+    /* q8_0 activations: 34 bytes = 17 words: d, qs at word 1 */
     static const int a0_tab[2][2][2] = {{{0, 64}, {16, 80}}, {{136, 200}, {144, 208}}};
     static const int a1_tab[2][2][2] = {{{0, 64}, {16, 80}}, {{144, 208}, {160, 224}}};
     for (int j = 0; j < 2; j++)
@@ -170,10 +172,6 @@ static void leg_init(void) {
         for (int i = 0; i < 16; i++) w[i] = ((i % 8) / 4 == j) ? 18 * (i % 8) + i / 8 : 18 * 4 * j;
         g_a1d[j] = set_idx(w, 16, a1_tab[j][0][0], a1_tab[j][0][1]);
     }
-    l = &g_l[L_Q8_0];
-    l->qs[0] = g_a0[0][0], l->qs[1] = g_a0[1][0];
-    l->qs2[0] = g_a0[0][1], l->qs2[1] = g_a0[1][1];
-    l->d[0] = g_a0d[0], l->d[1] = g_a0d[1];
     g_fold = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
     for (int c = 0; c < 4; c++) {
         g_k4_shuf[c] = _mm512_inserti64x4(_mm512_set1_epi32((int)(0xffffff00u | (2u * c))),
@@ -203,17 +201,6 @@ typedef struct wchunk {
 AI void leg_prep(int T, const uint8_t *x, wchunk *c) {
     const lidx *l = &g_l[T];
     const __m512i m4 = _mm512_set1_epi8(15);
-    if (T == L_Q8_0) {
-        const __m512i t0 = LD(x), t1 = LD(x + 64), t2 = LD(x + 16), t3 = LD(x + 80);
-        const __m512i t4 = LD(x + 136), t5 = LD(x + 200), t6 = LD(x + 144), t7 = LD(x + 208);
-        const __m512i sg = _mm512_set1_epi8((char)0x80); /* w + 128: unsigned */
-        c->lo[0] = _mm512_xor_si512(PERM(t0, l->qs[0], t1), sg);
-        c->hi[0] = _mm512_xor_si512(PERM(t2, l->qs2[0], t3), sg);
-        c->lo[1] = _mm512_xor_si512(PERM(t4, l->qs[1], t5), sg);
-        c->hi[1] = _mm512_xor_si512(PERM(t6, l->qs2[1], t7), sg);
-        c->d = h8(_mm512_or_si512(PERMZ(0x0F, t0, l->d[0], t1), PERMZ(0xF0, t4, l->d[1], t5)));
-        return;
-    }
     /* table offsets (bytes) of quads 0 and 1 */
     const int b1a = T == L_Q5_0 ? 64 : T == L_Q5_1 ? 96 : 64;
     const int b1b = T == L_Q5_0 ? 112 : T == L_Q4_1 ? 96 : T == L_Q5_1 ? 128 : 80;
@@ -278,7 +265,7 @@ AI void leg_row(int T, const wchunk *c, const uint8_t *y, __m256 *acc) {
     for (int j = 0; j < 2; j++) {
         __m512i s = _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(z, c->lo[j], qa[j]), c->hi[j], qb[j]);
         if (!ofs) { /* minus off * sum(q) */
-            const __m512i off = _mm512_set1_epi8((char)(T == L_Q4_0 ? 8 : T == L_Q5_0 ? 16 : 128));
+            const __m512i off = _mm512_set1_epi8((char)(T == L_Q4_0 ? 8 : T == L_Q5_0 ? 16 : 128)); /* iq4_nl: 128 */
             s = _mm512_sub_epi32(s, _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(z, off, qa[j]), off, qb[j]));
         }
         is[j] = s;
@@ -320,7 +307,6 @@ AI void leg_kernel(int T, const uint8_t *w, size_t nb, const uint8_t *a, size_t 
     }
 LEG(d_q4_0, L_Q4_0)
 LEG(d_q5_0, L_Q5_0)
-LEG(d_q8_0, L_Q8_0)
 LEG(d_iq4_nl, L_IQ4NL)
 LEG(d_q4_1, L_Q4_1)
 LEG(d_q5_1, L_Q5_1)
@@ -511,7 +497,6 @@ void mio_avx512_fill_dot(mio_kernels *k) {
     if (g_idx_bad) return; /* a layout table error: keep the lower level's kernels */
     k->dot[MIO_TYPE_Q4_0] = d_q4_0;
     k->dot[MIO_TYPE_Q5_0] = d_q5_0;
-    k->dot[MIO_TYPE_Q8_0] = d_q8_0;
     k->dot[MIO_TYPE_IQ4_NL] = d_iq4_nl;
     k->dot[MIO_TYPE_Q4_1] = d_q4_1;
     k->dot[MIO_TYPE_Q5_1] = d_q5_1;
@@ -519,7 +504,7 @@ void mio_avx512_fill_dot(mio_kernels *k) {
     k->dot[MIO_TYPE_Q5_K] = d_q5_K;
     k->dot[MIO_TYPE_TQ2_0] = d_tq2_0;
     /* the lower level's scale-taking variants belong to its kernels, not these */
-    static const int mine[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q5_0, MIO_TYPE_Q8_0, MIO_TYPE_IQ4_NL, MIO_TYPE_Q4_1,
+    static const int mine[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q5_0, MIO_TYPE_IQ4_NL, MIO_TYPE_Q4_1,
                                MIO_TYPE_Q5_1, MIO_TYPE_Q4_K, MIO_TYPE_Q5_K, MIO_TYPE_TQ2_0};
     for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) k->dotx[mine[i]] = NULL;
 }
