@@ -374,25 +374,77 @@ AI __m256i q45_fused(const uint8_t *x, const uint8_t *y, __m256i *mm, int five) 
 }
 AI __m256i rows_q4_K_fused(const uint8_t *x, const uint8_t *y, __m256i *mm) { return q45_fused(x, y, mm, 0); }
 AI __m256i rows_q5_K_fused(const uint8_t *x, const uint8_t *y, __m256i *mm) { return q45_fused(x, y, mm, 1); }
+/* q2_K: un_q2_K's chunks, scales and mins, used as they are unpacked */
+AI __m256i rows_q2_K_fused(const uint8_t *x, const uint8_t *y, __m256i *mm) {
+    const __m256i m3 = _mm256_set1_epi8(3);
+    const __m128i s = ld128(x);
+    const __m256i scb = _mm256_broadcastsi128_si256(_mm_and_si128(s, _mm_set1_epi8(15)));
+    *mm = _mm256_madd_epi16(ld256(y + 260), _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(s, 4), _mm_set1_epi8(15))));
+    const uint8_t *q = y + 4;
+    __m256i acc = _mm256_setzero_si256();
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+        const __m256i v = ld256(x + 16 + 32 * h);
+#pragma GCC unroll 4
+        for (int l = 0; l < 4; l++) {
+            const __m256i c = _mm256_and_si256(l ? _mm256_srli_epi16(v, 2 * l) : v, m3);
+            acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(c, ld256(q + 128 * h + 32 * l)),
+                                                          sc16_of(scb, 4 * h + l, 0)));
+        }
+    }
+    return acc;
+}
+/* tq2_0: is_t on un_tq2_0's chunks as they are unpacked */
+AI __m256i rows_tq2_0_fused(const uint8_t *x, const uint8_t *y, __m256i *mm) {
+    const __m256i m3 = _mm256_set1_epi8(3);
+    const uint8_t *q = y + 4;
+    __m256i p = _mm256_setzero_si256();
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; h++) {
+        const __m256i v = ld256(x + 32 * h);
+#pragma GCC unroll 4
+        for (int l = 0; l < 4; l++) {
+            const __m256i c = _mm256_and_si256(l ? _mm256_srli_epi16(v, 2 * l) : v, m3);
+            p = _mm256_add_epi16(p, _mm256_maddubs_epi16(c, ld256(q + 128 * h + 32 * l)));
+        }
+    }
+    (void)mm;
+    return _mm256_madd_epi16(_mm256_sub_epi16(p, ld256(y + 260)), _mm256_set1_epi16(1));
+}
+/* iq4_xs: is_s on un_iq4_xs's chunks as they are unpacked */
+AI __m256i rows_iq4_xs_fused(const uint8_t *x, const uint8_t *y, __m256i *mm) {
+    static const int8_t tabv[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+    const __m256i tab = _mm256_broadcastsi128_si256(ld128((const uint8_t *)tabv));
+    const uint32_t hsc = (uint32_t)x[2] | ((uint32_t)x[3] << 8);
+    const uint8_t *q = y + 4;
+    __m256i s = _mm256_setzero_si256();
+#pragma GCC unroll 8
+    for (int g = 0; g < 8; g++) {
+        const int sc = (((x[4 + g / 2] >> (4 * (g % 2))) & 15) | (((hsc >> (2 * g)) & 3) << 4)) - 32;
+        const __m256i c = _mm256_shuffle_epi8(tab, nib32(ld128(x + 8 + 16 * g)));
+        const __m256i yv = ld256(q + 32 * g);
+        s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(yv), _mm256_sign_epi8(c, yv)),
+                                                  _mm256_set1_epi16((short)sc)));
+    }
+    (void)mm;
+    return s;
+}
 #define NO_FUSED(name)                                                                                 \
     AI __m256i name##_fused(const uint8_t *x, const uint8_t *y, __m256i *mm) {                         \
         (void)x, (void)y, (void)mm;                                                                    \
         return _mm256_setzero_si256();                                                                 \
     }
-NO_FUSED(rows_q2_K)
 NO_FUSED(rows_q3_K)
 NO_FUSED(rows_tq1_0)
-NO_FUSED(rows_tq2_0)
-NO_FUSED(rows_iq4_xs)
 
-KQ_ROWS(rows_q2_K, 84, 80, 82, un_q2_K, is_u, 1, 0)
+KQ_ROWS(rows_q2_K, 84, 80, 82, un_q2_K, is_u, 1, 1)
 KQ_ROWS(rows_q3_K, 110, 108, 0, un_q3_K, is_u, 2, 0)
 KQ_ROWS(rows_q4_K, 144, 0, 2, UN_Q4_K, is_u, 1, 1)
 KQ_ROWS(rows_q5_K, 176, 0, 2, UN_Q5_K, is_u, 1, 1)
 KQ_ROWS(rows_q6_K, 210, 208, 0, un_q6_K, is_u, 2, 1)
 KQ_ROWS(rows_tq1_0, 54, 52, 0, un_tq1_0, is_t, 0, 0)
-KQ_ROWS(rows_tq2_0, 66, 64, 0, un_tq2_0, is_t, 0, 0)
-KQ_ROWS(rows_iq4_xs, 136, 0, 0, un_iq4_xs, is_s, 0, 0)
+KQ_ROWS(rows_tq2_0, 66, 64, 0, un_tq2_0, is_t, 0, 1)
+KQ_ROWS(rows_iq4_xs, 136, 0, 0, un_iq4_xs, is_s, 0, 1)
 
 AVX2_DOT_ENTRY(k_q2_K, rows_q2_K)
 AVX2_DOT_ENTRY(k_q3_K, rows_q3_K)
