@@ -28,6 +28,9 @@
 #define RMAX 4   /* activation rows per pass, 32-element types */
 #define RMAX_K 2 /* super-block types (their arrays are RMAX long, as the remainder passes read) */
 
+/* iq4_nl's (and iq4_xs's) 16 values */
+static const int8_t k_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
 AI int8x16_t bcast32(const int8_t *p) {
     int32_t v;
     memcpy(&v, p, 4);
@@ -77,7 +80,6 @@ AI void finish(float32x4_t *acc, float32x4_t dw, int32x4_t is, float da) {
  * (144 bytes: the T f16 scales, 4 vectors of 32 bytes). */
 AI void rows_legacy(const uint8_t *tp, size_t nb, int mode, const pk_act *a, size_t i0, int R, float *y, size_t ldy,
                     size_t n) {
-    static const int8_t k_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
     const size_t tb = mode ? 144 : 272;
     const uint8x16_t m4 = vdupq_n_u8(0x0f), flip = vdupq_n_u8(0x80);
     const int8x16_t tab = vld1q_s8(k_iq4nl);
@@ -277,7 +279,6 @@ AI void q6_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
  * vectors' low (elements 32g + 4k + i) and high (32g + 16 + 4k + i) nibbles,
  * vdotq_s32 from zero, times the scales. */
 AI void iq4_xs_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int R, float *y, size_t ldy, size_t n) {
-    static const int8_t k_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
     const int8x16_t tab = vld1q_s8(k_iq4nl);
     const uint8x16_t m4 = vdupq_n_u8(0x0f);
     float32x4_t acc[RMAX][2];
