@@ -91,7 +91,7 @@ typedef struct mm_job {
     size_t sstride;     /* m rounded up to a cache line: the kernels write their
                            accumulators there, and parts sharing a line would
                            make the cores fight over it (2 threads ran a 4096²
-                           matvec 1.0-1.1x faster than one) */
+                           matvec 0.8-1.1x as fast as one) */
 } mm_job;
 
 static void mm_part(void *arg, int part) {
