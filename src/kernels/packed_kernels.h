@@ -117,7 +117,7 @@ static inline void pk_ahead(const uint8_t *blk, size_t tb, size_t i0) {
             else if ((RM) > 2 && m - i == 2) ROWS(tp, nb, a, i, 2, yt, ldy, n);                                     \
             else if (m - i == 1) ROWS(tp, nb, a, i, 1, yt, ldy, n);                                                 \
         }                                                                                                           \
-        FINISH;                                                                                                     \
+        (FINISH);                                                                                                   \
     }
 
 #endif

@@ -84,7 +84,7 @@ AI __m256 ld_f32(const float *p, int n) {
             return;                                                                                    \
         }                                                                                              \
         int has128 = 0;                                                                                \
-        if (WIDE && CHECK128) {                                                                        \
+        if ((WIDE) && (CHECK128)) {                                                                    \
             __m256i e = c[0];                                                                          \
             _Pragma("GCC unroll 8") for (int i = 1; i < NB; i++) e = _mm256_min_epi8(e, c[i]);         \
             e = _mm256_cmpeq_epi8(e, _mm256_set1_epi8(-128));                                          \
