@@ -146,12 +146,23 @@ mio_status mio_dot_matmul(const char *fn, int wtype, const void *w, size_t rows,
         act = abuf;
     }
 
-    /* q8_0 / q8_1 activations: their block scales (and q8_1's s) as floats,
-     * once per call, for a back end with a kern_dotx_fn (kernels/kernels.h) */
+    /* q8_0 / q8_1 activations: their block scales (and q8_1's s) as floats;
+     * f16 / bf16 ones: their values as floats; once per call, for a back end
+     * with a kern_dotx_fn (kernels/kernels.h) */
     kern_dotx_fn fx = NULL;
     float *ad = NULL;
     size_t ads = 0;
-    if ((k->atype == MIO_TYPE_Q8_0 || k->atype == MIO_TYPE_Q8_1) && (fx = mio_kernels_table()->dotx[wtype]) != NULL) {
+    const mio_kernels *kt = mio_kernels_table();
+    if ((k->atype == MIO_TYPE_F16 || k->atype == MIO_TYPE_BF16) && (fx = kt->dotx[wtype]) != NULL) {
+        ads = (size_t)nb; /* elements */
+        ad = malloc(sizeof(float) * ads * m);
+        if (!ad) {
+            free(abuf);
+            return mio_err_set(MIO_ERR_NOMEM, "%s: no memory for %zu activation rows as floats", fn, m);
+        }
+        if (k->atype == MIO_TYPE_F16) kt->f16_to_f32(act, ad, (int64_t)(ads * m));
+        else kt->bf16_to_f32(act, ad, (int64_t)(ads * m));
+    } else if ((k->atype == MIO_TYPE_Q8_0 || k->atype == MIO_TYPE_Q8_1) && (fx = kt->dotx[wtype]) != NULL) {
         const int q81 = k->atype == MIO_TYPE_Q8_1;
         const size_t abk = q81 ? 36 : 34;
         ads = (size_t)nb * (q81 ? 2 : 1);

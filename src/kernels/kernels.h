@@ -28,10 +28,10 @@ typedef void (*kern_dec_fn)(const void *x, float *y, int64_t nb);
 typedef void (*kern_dot_fn)(const uint8_t *w, size_t nb, const uint8_t *a, size_t a_stride, size_t m, float *out);
 /* The same with the activation rows' block scales already as f32 (ad: row i's
  * at ad + i * ad_stride, nb of them; for q8_1 activations the nb s values
- * follow) — mio_matvec/mio_matmul convert them once per call instead of once
- * per weight row — and activation codes that come from libmodelio's own
- * encoders (never -128). Same result as the kern_dot_fn of the type, bit for
- * bit. */
+ * follow; for f16 / bf16 activations the n values themselves) —
+ * mio_matvec/mio_matmul convert them once per call instead of once per weight
+ * row — and activation codes that come from libmodelio's own encoders (never
+ * -128). Same result as the kern_dot_fn of the type, bit for bit. */
 typedef void (*kern_dotx_fn)(const uint8_t *w, size_t nb, const uint8_t *a, size_t a_stride, const float *ad,
                              size_t ad_stride, size_t m, float *out);
 /* An activation quantizer: nb blocks of floats at x into wire blocks at y. */

@@ -189,9 +189,14 @@ static double abs_contrib(dot_kernel_fn fn, int wt, int at, const uint8_t *w, co
 }
 
 /* kern_dotx_fn's activation scales: row r's nb block scales of activation rows
- * a (a_stride bytes apart) as floats, then for q8_1 their s values; ads floats
- * per row. */
+ * a (a_stride bytes apart) as floats, then for q8_1 their s values (f16 / bf16
+ * activations: the nb values); ads floats per row. */
 static size_t make_ad(int at, const uint8_t *a, size_t a_stride, size_t nb, size_t m, float *ad) {
+    if (at == MIO_TYPE_F16 || at == MIO_TYPE_BF16) { /* the nb values themselves */
+        for (size_t r = 0; r < m; r++)
+            if (mio_decode_f32(at, a + r * a_stride, nb * 2, ad + r * nb, nb)) abort();
+        return nb;
+    }
     const int q81 = at == MIO_TYPE_Q8_1;
     const size_t abb = (size_t)mio_type_block_bytes(at), ads = nb * (q81 ? 2 : 1);
     for (size_t r = 0; r < m; r++)

@@ -133,7 +133,10 @@ AI void q45_K_rows(const uint8_t *tp, size_t nb, const int five, const pk_act *a
                 UNROLL for (int r = 0; r < R; r++) t[k][r] = _mm512_setzero_si512();
             UNROLL for (int g = 0; g < 8; g++) {
                 const __m512i qh = five ? _mm512_loadu_si512((const void *)(blk + 20 * T + 4 * T * g)) : m4;
-                UNROLL for (int c = s0 / 2; c < (s0 + SB) / 2; c++) {
+                UNROLL for (int cc = 0; cc < 4; cc++) { /* constant bounds: a one-trip loop
+                                                           would drop the annotation */
+                    if (2 * cc >= SB) break;
+                    const int c = s0 / 2 + cc;
                     __m512i q = _mm512_loadu_si512((const void *)(blk + qs + 32 * T * c + 4 * T * g));
                     __m512i lo = _mm512_and_si512(q, m4), hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
                     if (five) { /* bit 2c (2c + 1) of qh to bit 4: a | (b & c) is ternary-logic 0xF8 */
