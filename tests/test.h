@@ -14,6 +14,18 @@
 
 static int t_pass, t_fail;
 
+/* The tests' xorshift64 generator, seeded per file: g_rng (the state), rnd()
+ * and frand() (uniform in [-1, 1)). */
+#define T_XORSHIFT(seed)                                                                                  \
+    static uint64_t g_rng = (seed);                                                                       \
+    static inline uint64_t rnd(void) {                                                                    \
+        g_rng ^= g_rng << 13;                                                                             \
+        g_rng ^= g_rng >> 7;                                                                              \
+        g_rng ^= g_rng << 17;                                                                             \
+        return g_rng;                                                                                     \
+    }                                                                                                     \
+    static inline float frand(void) { return (float)((double)(rnd() >> 11) * 0x1.0p-53 * 2.0 - 1.0); }
+
 #define T_CHECK(cond) do { if (cond) t_pass++; else { t_fail++; \
     fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
 #define T_EQ_INT(a, b) do { long long _a = (long long)(a), _b = (long long)(b); if (_a == _b) t_pass++; else { t_fail++; \

@@ -5,6 +5,7 @@
 #include "kernels/kernels.h"
 
 #include <pthread.h>
+#include <string.h>
 
 static const struct backend {
     mio_isa isa;
@@ -26,11 +27,21 @@ static const struct backend {
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static mio_kernels g_tab; /* all NULL until built: the portable table */
 
+void mio_kernels_apply(mio_kernels *k, void (*fill)(mio_kernels *k)) {
+    kern_dot_fn dot[MIO_TYPE_GGML_COUNT];
+    kern_dotx_fn dotx[MIO_TYPE_GGML_COUNT];
+    memcpy(dot, k->dot, sizeof dot);
+    memcpy(dotx, k->dotx, sizeof dotx);
+    fill(k);
+    for (int t = 0; t < MIO_TYPE_GGML_COUNT; t++)
+        if (k->dot[t] != dot[t] && k->dotx[t] == dotx[t]) k->dotx[t] = NULL;
+}
+
 static void build(void) {
     mio_isa isa;
     if (!mio_cpu_isa_peek(&isa)) return; /* refused: stay portable */
     for (size_t i = 0; i < sizeof g_backends / sizeof g_backends[0]; i++)
-        if (g_backends[i].fill && mio_cpu_isa_includes(isa, g_backends[i].isa)) g_backends[i].fill(&g_tab);
+        if (g_backends[i].fill && mio_cpu_isa_includes(isa, g_backends[i].isa)) mio_kernels_apply(&g_tab, g_backends[i].fill);
 }
 
 const mio_kernels *mio_kernels_table(void) {

@@ -136,7 +136,9 @@ typedef struct mio_kernels {
      * row the arithmetic must not depend on m. */
     kern_dot_fn dot[MIO_TYPE_GGML_COUNT];
     /* dotx[wtype]: optional, dot[wtype] taking the activation scales as f32
-     * (kern_dotx_fn); NULL: mio_matvec/mio_matmul use dot[wtype]. */
+     * (kern_dotx_fn); NULL: mio_matvec/mio_matmul use dot[wtype]. A level
+     * that replaces dot[wtype] without its own dotx drops the lower one's
+     * (mio_kernels_apply). */
     kern_dotx_fn dotx[MIO_TYPE_GGML_COUNT];
     /* Activation quantizers behind mio_encode_f32 for q8_0 (34-byte blocks of
      * 32), q8_1 (36-byte blocks of 32) and q8_K (292-byte blocks of 256):
@@ -170,5 +172,10 @@ const mio_kernels *mio_kernels_table(void);
 void mio_kernels_fill_avx2(mio_kernels *k);
 void mio_kernels_fill_avx512(mio_kernels *k);
 void mio_kernels_fill_neon(mio_kernels *k);
+/* Runs one back end's fill over k (the lower levels' entries already in it)
+ * and drops each dotx[t] the fill left from a lower level while replacing
+ * dot[t]: a dotx belongs to its level's dot. kernels/dispatch.c builds the
+ * table with it, tests/kernels/test_kernels.c each level's table. */
+void mio_kernels_apply(mio_kernels *k, void (*fill)(mio_kernels *k));
 
 #endif

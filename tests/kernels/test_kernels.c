@@ -45,14 +45,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static uint64_t g_rng = 0x2545F4914F6CDD1Dull;
-static uint64_t rnd(void) {
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
-}
-static float frand(void) { return (float)((double)(rnd() >> 11) * 0x1.0p-53 * 2.0 - 1.0); }
+T_XORSHIFT(0x2545F4914F6CDD1Dull)
 static int irand(int lo, int hi) { return lo + (int)(rnd() % (uint64_t)(hi - lo + 1)); }
 
 /* ------------------------------------------------------------------ back ends */
@@ -654,7 +647,7 @@ int main(void) {
         memset(&k, 0, sizeof k);
         int any = 0;
         for (size_t b = 0; g_back[b].name; b++)
-            if (mio_cpu_isa_includes(lv[l], g_back[b].isa)) { g_back[b].fill(&k); any = 1; }
+            if (mio_cpu_isa_includes(lv[l], g_back[b].isa)) { mio_kernels_apply(&k, g_back[b].fill); any = 1; }
         if (!any) continue;
         const char *name = mio_cpu_isa_name(lv[l]);
         int before = g_checked_types;

@@ -22,14 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd(void) {
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
-}
-static float frand(void) { return (float)((double)(rnd() >> 11) * 0x1.0p-53 * 2.0 - 1.0); }
+T_XORSHIFT(0x9E3779B97F4A7C15ull)
 
 static const int k_types[] = {MIO_TYPE_F32,  MIO_TYPE_F16,   MIO_TYPE_BF16,  MIO_TYPE_Q4_0,  MIO_TYPE_Q4_1,
                               MIO_TYPE_Q5_0, MIO_TYPE_Q5_1,  MIO_TYPE_Q8_0,  MIO_TYPE_Q2_K,  MIO_TYPE_Q3_K,

@@ -22,14 +22,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-static uint64_t g_rng = 0x2545F4914F6CDD1Dull;
-static uint64_t rnd(void) {
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
-}
-static float frand(void) { return (float)((double)(rnd() >> 11) * 0x1.0p-53 * 2.0 - 1.0); }
+T_XORSHIFT(0x2545F4914F6CDD1Dull)
 static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 
 static float f16(const uint8_t *p) {

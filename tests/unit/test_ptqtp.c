@@ -15,13 +15,7 @@
 
 #define TQ2 66 /* bytes of a TQ2_0 block */
 
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd(void) {
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
-}
+T_XORSHIFT(0x9E3779B97F4A7C15ull)
 static double unif(void) { return (double)((rnd() >> 11) + 1) * 0x1.0p-53; } /* (0, 1] */
 static float gauss(void) { return (float)(sqrt(-2.0 * log(unif())) * cos(6.283185307179586 * unif())); }
 static int trit(void) { return (int)(rnd() % 3) - 1; }

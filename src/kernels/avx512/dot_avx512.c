@@ -503,8 +503,4 @@ void mio_avx512_fill_dot(mio_kernels *k) {
     k->dot[MIO_TYPE_Q4_K] = d_q4_K;
     k->dot[MIO_TYPE_Q5_K] = d_q5_K;
     k->dot[MIO_TYPE_TQ2_0] = d_tq2_0;
-    /* the lower level's scale-taking variants belong to its kernels, not these */
-    static const int mine[] = {MIO_TYPE_Q4_0, MIO_TYPE_Q5_0, MIO_TYPE_IQ4_NL, MIO_TYPE_Q4_1,
-                               MIO_TYPE_Q5_1, MIO_TYPE_Q4_K, MIO_TYPE_Q5_K, MIO_TYPE_TQ2_0};
-    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++) k->dotx[mine[i]] = NULL;
 }
