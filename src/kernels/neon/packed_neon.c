@@ -71,6 +71,14 @@ AI void store_rows(float *y, float32x4_t v0, float32x4_t v1, size_t n) {
     memcpy(y, t, n * sizeof(float));
 }
 
+/* zero accumulators and the code rows of activation rows i0 .. i0 + R - 1 */
+AI void rows_begin(float32x4_t (*acc)[2], const int8_t **aq, const pk_act *a, size_t i0, int R) {
+    UNROLL for (int r = 0; r < R; r++) {
+        acc[r][0] = acc[r][1] = vdupq_n_f32(0.0f);
+        aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
+    }
+}
+
 /* acc += (dw * da) * isum, per half */
 AI void finish(float32x4_t *acc, float32x4_t dw, int32x4_t is, float da) {
     *acc = vaddq_f32(*acc, vmulq_f32(vmulq_n_f32(dw, da), vcvtq_f32_s32(is)));
@@ -85,10 +93,7 @@ AI void rows_legacy(const uint8_t *tp, size_t nb, int mode, const pk_act *a, siz
     const int8x16_t tab = vld1q_s8(k_iq4nl);
     float32x4_t acc[RMAX][2];
     const int8_t *aq[RMAX];
-    UNROLL for (int r = 0; r < R; r++) {
-        acc[r][0] = acc[r][1] = vdupq_n_f32(0.0f);
-        aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
-    }
+    rows_begin(acc, aq, a, i0, R);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * tb;
         int32x4_t s[RMAX][2];
@@ -147,10 +152,7 @@ AI void q45_K_rows(const uint8_t *tp, size_t nb, const int five, const pk_act *a
     const uint8x16_t m4 = vdupq_n_u8(0x0f), m10 = vdupq_n_u8(0x10);
     float32x4_t acc[RMAX][2];
     const int8_t *aq[RMAX];
-    UNROLL for (int r = 0; r < R; r++) {
-        acc[r][0] = acc[r][1] = vdupq_n_f32(0.0f);
-        aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
-    }
+    rows_begin(acc, aq, a, i0, R);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * tb;
         int32x4_t is[RMAX][2];
@@ -218,10 +220,7 @@ AI void q6_K_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, int 
     const uint8x16_t m0f = vdupq_n_u8(0x0f), m3f = vdupq_n_u8(0x3f);
     float32x4_t acc[RMAX][2];
     const int8_t *aq[RMAX];
-    UNROLL for (int r = 0; r < R; r++) {
-        acc[r][0] = acc[r][1] = vdupq_n_f32(0.0f);
-        aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
-    }
+    rows_begin(acc, aq, a, i0, R);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 1680;
         int32x4_t is[RMAX][2];
@@ -283,10 +282,7 @@ AI void iq4_xs_rows(const uint8_t *tp, size_t nb, const pk_act *a, size_t i0, in
     const uint8x16_t m4 = vdupq_n_u8(0x0f);
     float32x4_t acc[RMAX][2];
     const int8_t *aq[RMAX];
-    UNROLL for (int r = 0; r < R; r++) {
-        acc[r][0] = acc[r][1] = vdupq_n_f32(0.0f);
-        aq[r] = a->q + (i0 + (size_t)r) * a->q_stride;
-    }
+    rows_begin(acc, aq, a, i0, R);
     for (size_t b = 0; b < nb; b++) {
         const uint8_t *blk = tp + b * 1104;
         int32x4_t is[RMAX][2];
