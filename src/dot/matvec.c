@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define N_TYPES MIO_TYPE_GGML_COUNT
@@ -146,7 +147,7 @@ mio_status mio_dot_matmul(const char *fn, int wtype, const void *w, size_t rows,
         act = abuf;
     }
 
-    /* q8_0 / q8_1 activations: their block scales (and q8_1's s) as floats;
+    /* q8_0 / q8_1 / q8_K activations: their block scales (and q8_1's s) as floats;
      * f16 / bf16 ones: their values as floats; once per call, for a back end
      * with a kern_dotx_fn (kernels/kernels.h) */
     kern_dotx_fn fx = NULL;
@@ -162,9 +163,10 @@ mio_status mio_dot_matmul(const char *fn, int wtype, const void *w, size_t rows,
         }
         if (k->atype == MIO_TYPE_F16) kt->f16_to_f32(act, ad, (int64_t)(ads * m));
         else kt->bf16_to_f32(act, ad, (int64_t)(ads * m));
-    } else if ((k->atype == MIO_TYPE_Q8_0 || k->atype == MIO_TYPE_Q8_1) && (fx = kt->dotx[wtype]) != NULL) {
-        const int q81 = k->atype == MIO_TYPE_Q8_1;
-        const size_t abk = q81 ? 36 : 34;
+    } else if ((k->atype == MIO_TYPE_Q8_0 || k->atype == MIO_TYPE_Q8_1 || k->atype == MIO_TYPE_Q8_K) &&
+               (fx = kt->dotx[wtype]) != NULL) {
+        const int q81 = k->atype == MIO_TYPE_Q8_1, q8k = k->atype == MIO_TYPE_Q8_K;
+        const size_t abk = q8k ? 292 : q81 ? 36 : 34;
         ads = (size_t)nb * (q81 ? 2 : 1);
         ad = malloc(sizeof(float) * ads * m);
         if (!ad) {
@@ -174,7 +176,8 @@ mio_status mio_dot_matmul(const char *fn, int wtype, const void *w, size_t rows,
         for (size_t i = 0; i < m; i++)
             for (size_t b = 0; b < (size_t)nb; b++) {
                 const uint8_t *blk = act + i * (size_t)ab + b * abk;
-                ad[i * ads + b] = dot_f16p(blk);
+                if (q8k) memcpy(&ad[i * ads + b], blk, 4); /* q8_K's d is an f32 */
+                else ad[i * ads + b] = dot_f16p(blk);
                 if (q81) ad[i * ads + (size_t)nb + b] = dot_f16p(blk + 2);
             }
     }

@@ -27,8 +27,9 @@ typedef void (*kern_dec_fn)(const void *x, float *y, int64_t nb);
  * weight type's dot type, a_stride bytes apart; the m results into out. */
 typedef void (*kern_dot_fn)(const uint8_t *w, size_t nb, const uint8_t *a, size_t a_stride, size_t m, float *out);
 /* The same with the activation rows' block scales already as f32 (ad: row i's
- * at ad + i * ad_stride, nb of them; for q8_1 activations the nb s values
- * follow; for f16 / bf16 activations the n values themselves) —
+ * at ad + i * ad_stride, nb of them — q8_K's f32 d as it is; for q8_1
+ * activations the nb s values follow; for f16 / bf16 activations the n values
+ * themselves) —
  * mio_matvec/mio_matmul convert them once per call instead of once per weight
  * row — and activation codes that come from libmodelio's own encoders (never
  * -128). Same result as the kern_dot_fn of the type, bit for bit. */

@@ -42,6 +42,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -195,7 +196,8 @@ static size_t make_ad(int at, const uint8_t *a, size_t a_stride, size_t nb, size
     for (size_t r = 0; r < m; r++)
         for (size_t b = 0; b < nb; b++) {
             const uint8_t *blk = a + r * a_stride + b * abb;
-            if (mio_decode_f32(MIO_TYPE_F16, blk, 2, &ad[r * ads + b], 1)) abort();
+            if (at == MIO_TYPE_Q8_K) memcpy(&ad[r * ads + b], blk, 4); /* an f32 d */
+            else if (mio_decode_f32(MIO_TYPE_F16, blk, 2, &ad[r * ads + b], 1)) abort();
             if (q81 && mio_decode_f32(MIO_TYPE_F16, blk + 2, 2, &ad[r * ads + nb + b], 1)) abort();
         }
     return ads;

@@ -80,17 +80,43 @@ AI __m256i nib32(__m128i q) {
     return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(q, 4), q), _mm256_set1_epi8(15));
 }
 
-/* The kernel entry: DOT_R rows per pass, then 4, then single rows; ROWS is an
- * always-inline function (w, nb, a, a_stride, out, R) with R constant. */
+/* the f16 at p, p + stride, ... (n of them; the others 0) as 8 floats */
+AI __m256 f16x8(const uint8_t *p, size_t stride, int n) {
+    if (n == 8)
+        return _mm256_cvtph_ps(_mm_setr_epi16((short)ld16u(p), (short)ld16u(p + stride), (short)ld16u(p + 2 * stride),
+                                              (short)ld16u(p + 3 * stride), (short)ld16u(p + 4 * stride),
+                                              (short)ld16u(p + 5 * stride), (short)ld16u(p + 6 * stride),
+                                              (short)ld16u(p + 7 * stride)));
+#define F16K(i) (short)((i) < n ? ld16u(p + (size_t)(i) * stride) : 0)
+    return _mm256_cvtph_ps(_mm_setr_epi16(F16K(0), F16K(1), F16K(2), F16K(3), F16K(4), F16K(5), F16K(6), F16K(7)));
+#undef F16K
+}
+
+/* the first n of 8 floats at p (the others 0) */
+AI __m256 ld_f32(const float *p, int n) {
+    if (n == 8) return _mm256_loadu_ps(p);
+    return _mm256_maskload_ps(p, _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
+}
+
+/* The kernel entries: name##_x, a kern_dotx_fn (activation scales given as
+ * floats, ad), and name, a kern_dot_fn (scales from the activation blocks:
+ * ad NULL); DOT_R rows per pass, then 4, then single rows. ROWS is an
+ * always-inline function (w, nb, a, a_stride, ad, ad_stride, out, R) with R
+ * constant. */
 #define AVX2_DOT_ENTRY(name, ROWS)                                                                     \
-    static void name(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, size_t m, float *out) { \
+    static void name##_x(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, const float *ad, size_t ads, \
+                         size_t m, float *out) {                                                       \
         size_t r = 0;                                                                                  \
-        for (; r + DOT_R <= m; r += DOT_R) ROWS(w, nb, a + r * st, st, out + r, DOT_R);               \
+        for (; r + DOT_R <= m; r += DOT_R)                                                             \
+            ROWS(w, nb, a + r * st, st, ad ? ad + r * ads : NULL, ads, out + r, DOT_R);                \
         if (r + 4 <= m) {                                                                              \
-            ROWS(w, nb, a + r * st, st, out + r, 4);                                                   \
+            ROWS(w, nb, a + r * st, st, ad ? ad + r * ads : NULL, ads, out + r, 4);                    \
             r += 4;                                                                                    \
         }                                                                                              \
-        for (; r < m; r++) ROWS(w, nb, a + r * st, st, out + r, 1);                                   \
+        for (; r < m; r++) ROWS(w, nb, a + r * st, st, ad ? ad + r * ads : NULL, ads, out + r, 1);     \
+    }                                                                                                  \
+    static void name(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, size_t m, float *out) { \
+        name##_x(w, nb, a, st, NULL, 0, m, out);                                                       \
     }
 
 void mio_avx2_dot_legacy(mio_kernels *k);

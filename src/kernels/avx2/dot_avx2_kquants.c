@@ -258,29 +258,27 @@ AI __m256i is_s(const kw *k, const uint8_t *q) {
  * mod 8), reduced once at the end. MODE 0: no offset, or taken inside ISUM
  * (iq4_xs, tq1_0, tq2_0); 1: mins (q2_K q4_K q5_K); 2: offset codes (q3_K q6_K). DOFF / MOFF: where the
  * block keeps its f16 d / dmin. */
-AI __m256 f16x8k(const uint8_t *p, size_t stride, int n) {
-    uint16_t h[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (int i = 0; i < n; i++) h[i] = ld16u(p + (size_t)i * stride);
-    return _mm256_cvtph_ps(_mm_setr_epi16((short)h[0], (short)h[1], (short)h[2], (short)h[3], (short)h[4], (short)h[5],
-                                          (short)h[6], (short)h[7]));
-}
+/* the f32 at p, p + stride, ... (n of them; the others 0) */
 AI __m256 f32x8k(const uint8_t *p, size_t stride, int n) {
-    float f[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (int i = 0; i < n; i++) f[i] = ldf(p + (size_t)i * stride);
-    return _mm256_setr_ps(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7]);
+#define F32K(i) ((i) < n ? ldf(p + (size_t)(i) * stride) : 0.0f)
+    return _mm256_setr_ps(F32K(0), F32K(1), F32K(2), F32K(3), F32K(4), F32K(5), F32K(6), F32K(7));
+#undef F32K
 }
 
 #define KQ_ROWS(fname, WB, DOFF, MOFF, UNPACK, ISUM, MODE, FUSED)                                      \
-    AI void fname##_batch(const uint8_t *w, const uint8_t *a, size_t st, __m256 *acc, const int R,     \
-                          const int NB) {                                                              \
+    AI void fname##_batch(const uint8_t *w, const uint8_t *a, size_t st, const float *ad, size_t ads,  \
+                          __m256 *acc, const int R, const int NB) {                                    \
         __m256i S[DOT_R][8], M[DOT_R][8];                                                              \
-        for (int r = 0; r < R; r++)                                                                    \
-            for (int i = NB; i < 8; i++) S[r][i] = M[r][i] = _mm256_setzero_si256();                   \
-        for (int i = 0; i < NB; i++) {                                                                 \
-            if (R == 1 && (FUSED) != 0) { /* one row: the same exact sums, unpacked as they are used */ \
-                S[0][i] = fname##_fused(w + (size_t)i * (WB), a + (size_t)i * A_BYTES, &M[0][i]);      \
-                continue;                                                                              \
+        if (R == 1 && (FUSED) != 0) { /* one row: the same exact sums, unpacked as they are used */    \
+            for (int i = 0; i < 8; i++) { /* the zeros here: no memset call */                         \
+                if (i < NB) S[0][i] = fname##_fused(w + (size_t)i * (WB), a + (size_t)i * A_BYTES, &M[0][i]); \
+                else S[0][i] = M[0][i] = _mm256_setzero_si256();                                       \
             }                                                                                          \
+        } else {                                                                                       \
+            for (int r = 0; r < R; r++)                                                                \
+                for (int i = NB; i < 8; i++) S[r][i] = M[r][i] = _mm256_setzero_si256();               \
+        }                                                                                              \
+        for (int i = 0; i < NB && !(R == 1 && (FUSED) != 0); i++) {                                    \
             kw k;                                                                                      \
             UNPACK(w + (size_t)i * (WB), &k);                                                          \
             for (int r = 0; r < R; r++) {                                                              \
@@ -296,23 +294,26 @@ AI __m256 f32x8k(const uint8_t *p, size_t stride, int n) {
                 }                                                                                      \
             }                                                                                          \
         }                                                                                              \
-        const __m256 dw8 = f16x8k(w + (DOFF), WB, NB);                                                 \
+        const __m256 dw8 = f16x8(w + (DOFF), WB, NB);                                                  \
         for (int r = 0; r < R; r++) {                                                                  \
-            const __m256 da8 = f32x8k(a + (size_t)r * st, A_BYTES, NB);                                \
+            const __m256 da8 = ad ? ld_f32(ad + (size_t)r * ads, NB) : f32x8k(a + (size_t)r * st, A_BYTES, NB); \
             __m256 t = _mm256_mul_ps(_mm256_mul_ps(dw8, da8), _mm256_cvtepi32_ps(hsum8x8(S[r])));      \
             if ((MODE) == 1) {                                                                         \
-                const __m256 dm8 = f16x8k(w + (MOFF), WB, NB);                                         \
+                const __m256 dm8 = f16x8(w + (MOFF), WB, NB);                                         \
                 t = _mm256_sub_ps(t, _mm256_mul_ps(_mm256_mul_ps(dm8, da8), _mm256_cvtepi32_ps(hsum8x8(M[r])))); \
             }                                                                                          \
             acc[r] = _mm256_add_ps(acc[r], t);                                                         \
         }                                                                                              \
     }                                                                                                  \
-    AI void fname(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, float *out, const int R) { \
+    AI void fname(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, const float *ad, size_t ads, \
+                  float *out, const int R) {                                                           \
         __m256 acc[DOT_R];                                                                             \
         for (int r = 0; r < R; r++) acc[r] = _mm256_setzero_ps();                                      \
         size_t b = 0;                                                                                  \
-        for (; b + 8 <= nb; b += 8) fname##_batch(w + b * (WB), a + b * A_BYTES, st, acc, R, 8);       \
-        if (b < nb) fname##_batch(w + b * (WB), a + b * A_BYTES, st, acc, R, (int)(nb - b));           \
+        for (; b + 8 <= nb; b += 8)                                                                    \
+            fname##_batch(w + b * (WB), a + b * A_BYTES, st, ad ? ad + b : NULL, ads, acc, R, 8);      \
+        if (b < nb)                                                                                    \
+            fname##_batch(w + b * (WB), a + b * A_BYTES, st, ad ? ad + b : NULL, ads, acc, R, (int)(nb - b)); \
         for (int r = 0; r < R; r++) out[r] = hsum8(acc[r]);                                            \
     }
 
@@ -457,11 +458,19 @@ AVX2_DOT_ENTRY(k_iq4_xs, rows_iq4_xs)
 
 void mio_avx2_dot_kquants(mio_kernels *k) {
     k->dot[MIO_TYPE_Q2_K] = k_q2_K;
+    k->dotx[MIO_TYPE_Q2_K] = k_q2_K_x;
     k->dot[MIO_TYPE_Q3_K] = k_q3_K;
+    k->dotx[MIO_TYPE_Q3_K] = k_q3_K_x;
     k->dot[MIO_TYPE_Q4_K] = k_q4_K;
+    k->dotx[MIO_TYPE_Q4_K] = k_q4_K_x;
     k->dot[MIO_TYPE_Q5_K] = k_q5_K;
+    k->dotx[MIO_TYPE_Q5_K] = k_q5_K_x;
     k->dot[MIO_TYPE_Q6_K] = k_q6_K;
+    k->dotx[MIO_TYPE_Q6_K] = k_q6_K_x;
     k->dot[MIO_TYPE_TQ1_0] = k_tq1_0;
+    k->dotx[MIO_TYPE_TQ1_0] = k_tq1_0_x;
     k->dot[MIO_TYPE_TQ2_0] = k_tq2_0;
+    k->dotx[MIO_TYPE_TQ2_0] = k_tq2_0_x;
     k->dot[MIO_TYPE_IQ4_XS] = k_iq4_xs;
+    k->dotx[MIO_TYPE_IQ4_XS] = k_iq4_xs_x;
 }

@@ -16,26 +16,6 @@
 
 #include "modelio.h"
 
-/* 8 f16 values at p, p + stride, ... (the first n; the others 0) as floats */
-AI __m256 f16x8(const uint8_t *p, size_t stride, int n) {
-    if (n == 8)
-        return _mm256_cvtph_ps(_mm_setr_epi16((short)ld16u(p), (short)ld16u(p + stride), (short)ld16u(p + 2 * stride),
-                                              (short)ld16u(p + 3 * stride), (short)ld16u(p + 4 * stride),
-                                              (short)ld16u(p + 5 * stride), (short)ld16u(p + 6 * stride),
-                                              (short)ld16u(p + 7 * stride)));
-    uint16_t h[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (int i = 0; i < n; i++) h[i] = ld16u(p + (size_t)i * stride);
-    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)h));
-}
-
-/* the first n of 8 floats at p (the others 0) */
-AI __m256 ld_f32(const float *p, int n) {
-    if (n == 8) return _mm256_loadu_ps(p);
-    float f[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    memcpy(f, p, (size_t)n * sizeof(float));
-    return _mm256_loadu_ps(f);
-}
-
 /* The row loop shared by the legacy types, 8 blocks (NB in a short last batch)
  * at a time. UNPACK(x, &c) gives the block's codes as one __m256i; SUM(c, y)
  * the row's per-block partial sums against activation block y: 16 int16 lanes
@@ -208,31 +188,13 @@ LEG_ROWS(rows_q5_1, 24, 36, un_q5_1, S_Q8_1, S_Q8_1, S_Q8_1, DW_F16, 1, 0, 0)
 LEG_ROWS(rows_q8_0, 34, 34, un_q8_0, S_SGN, S_W16, S_SGNW, DW_F16, 0, 1, 1)
 LEG_ROWS(rows_iq4_nl, 18, 34, un_iq4_nl, S_SGN, S_W16, S_SGNW, DW_F16, 0, 1, 0)
 
-/* The kernel entries: kern_dotx_fn (scales given as floats) and kern_dot_fn
- * (scales from the activation blocks), DOT_R rows per pass, then 4, then 1. */
-#define LEG_ENTRY(name, ROWS)                                                                          \
-    static void name##_x(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, const float *ad, size_t ads, \
-                         size_t m, float *out) {                                                       \
-        size_t r = 0;                                                                                  \
-        for (; r + DOT_R <= m; r += DOT_R)                                                             \
-            ROWS(w, nb, a + r * st, st, ad ? ad + r * ads : NULL, ads, out + r, DOT_R);                \
-        if (r + 4 <= m) {                                                                              \
-            ROWS(w, nb, a + r * st, st, ad ? ad + r * ads : NULL, ads, out + r, 4);                    \
-            r += 4;                                                                                    \
-        }                                                                                              \
-        for (; r < m; r++) ROWS(w, nb, a + r * st, st, ad ? ad + r * ads : NULL, ads, out + r, 1);     \
-    }                                                                                                  \
-    static void name(const uint8_t *w, size_t nb, const uint8_t *a, size_t st, size_t m, float *out) { \
-        name##_x(w, nb, a, st, NULL, 0, m, out);                                                       \
-    }
-
-LEG_ENTRY(k_q4_0, rows_q4_0)
-LEG_ENTRY(k_q5_0, rows_q5_0)
-LEG_ENTRY(k_q8_0, rows_q8_0)
-LEG_ENTRY(k_iq4_nl, rows_iq4_nl)
-LEG_ENTRY(k_mxfp4, rows_mxfp4)
-LEG_ENTRY(k_q4_1, rows_q4_1)
-LEG_ENTRY(k_q5_1, rows_q5_1)
+AVX2_DOT_ENTRY(k_q4_0, rows_q4_0)
+AVX2_DOT_ENTRY(k_q5_0, rows_q5_0)
+AVX2_DOT_ENTRY(k_q8_0, rows_q8_0)
+AVX2_DOT_ENTRY(k_iq4_nl, rows_iq4_nl)
+AVX2_DOT_ENTRY(k_mxfp4, rows_mxfp4)
+AVX2_DOT_ENTRY(k_q4_1, rows_q4_1)
+AVX2_DOT_ENTRY(k_q5_1, rows_q5_1)
 
 void mio_avx2_dot_legacy(mio_kernels *k) {
     k->dot[MIO_TYPE_Q4_0] = k_q4_0;

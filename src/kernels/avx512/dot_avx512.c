@@ -37,8 +37,9 @@
  * m activation rows: a chunk / group of weights is unpacked once and used for
  * every row with the same per-row instruction sequence, so row i of an m-row
  * call equals the 1-row call bit for bit. A tail (nb % 8 legacy blocks, nb % 4
- * super-blocks) runs through the same code on zero-padded copies: zero scales
- * and zero codes add exact zeros. */
+ * super-blocks) runs through the same code with the missing blocks as zeros —
+ * masked loads, whose bytes past the row are zero and not read — so zero
+ * scales and codes add exact zeros. */
 #include "kernels/avx512/avx512.h"
 
 #include "kernels/dot_kernels.h"
@@ -187,6 +188,13 @@ static void leg_init(void) {
 #define LD(p) _mm512_loadu_si512((const void *)(p))
 #define PERM(a, i, b) _mm512_permutex2var_epi16(a, i, b)
 #define PERMZ(k, a, i, b) _mm512_maskz_permutex2var_epi16(k, a, i, b)
+/* The 64 bytes at p + off of a span whose first `valid` bytes may be read:
+ * the bytes past it are zero and not read (a masked load does not fault). */
+AI __m512i ldv(const uint8_t *p, size_t off, size_t valid) {
+    if (valid >= off + 64) return LD(p + off);
+    const __mmask64 k = valid <= off ? 0 : (1ull << (valid - off)) - 1; /* valid - off < 64 */
+    return _mm512_maskz_loadu_epi8(k, p + off);
+}
 AI __m256 h8(__m512i v) { return _mm256_cvtph_ps(_mm512_castsi512_si128(v)); }
 AI __m512 h16(__m512i v) { return _mm512_cvtph_ps(_mm512_castsi512_si256(v)); }
 
@@ -198,13 +206,14 @@ typedef struct wchunk {
     __m256 d, mw;
 } wchunk;
 
-AI void leg_prep(int T, const uint8_t *x, wchunk *c) {
+AI void leg_prep(int T, const uint8_t *x, size_t valid, wchunk *c) {
     const lidx *l = &g_l[T];
     const __m512i m4 = _mm512_set1_epi8(15);
     /* table offsets (bytes) of quads 0 and 1 */
     const int b1a = T == L_Q5_0 ? 64 : T == L_Q5_1 ? 96 : 64;
     const int b1b = T == L_Q5_0 ? 112 : T == L_Q4_1 ? 96 : T == L_Q5_1 ? 128 : 80;
-    const __m512i t0 = LD(x), t1 = LD(x + 64), t2 = b1a == 64 ? t1 : LD(x + b1a), t3 = LD(x + b1b);
+    const __m512i t0 = ldv(x, 0, valid), t1 = ldv(x, 64, valid), t2 = b1a == 64 ? t1 : ldv(x, (size_t)b1a, valid);
+    const __m512i t3 = ldv(x, (size_t)b1b, valid);
     for (int j = 0; j < 2; j++) {
         __m512i z = j ? PERM(t2, l->qs[1], t3) : PERM(t0, l->qs[0], t1);
         __m512i lo = _mm512_and_si512(z, m4), hi = _mm512_and_si512(_mm512_srli_epi16(z, 4), m4);
@@ -224,7 +233,7 @@ AI void leg_prep(int T, const uint8_t *x, wchunk *c) {
     }
     if (T == L_Q5_0) c->d = h8(_mm512_or_si512(PERMZ(0x3F, t0, l->d[0], t1), PERMZ(0xC0, t2, l->d[1], t3)));
     else if (T == L_Q4_1) {
-        __m512 dm = h16(PERM(t0, l->d[0], LD(x + 80)));
+        __m512 dm = h16(PERM(t0, l->d[0], ldv(x, 80, valid)));
         c->d = _mm512_castps512_ps256(dm), c->mw = _mm512_extractf32x8_ps(dm, 1);
     } else if (T == L_Q5_1) {
         __m512 dm = h16(_mm512_or_si512(PERMZ(0x0F0F, t0, l->d[0], t1), PERMZ(0xF0F0, t2, l->d[1], t3)));
@@ -241,19 +250,21 @@ AI __m256i quad_fold(__m512i i0, __m512i i1) {
 }
 
 /* One activation row's 8 blocks at y against the chunk; the f32 terms into acc. */
-AI void leg_row(int T, const wchunk *c, const uint8_t *y, __m256 *acc) {
+AI void leg_row(int T, const wchunk *c, const uint8_t *y, size_t valid, __m256 *acc) {
     const int ofs = T == L_Q4_1 || T == L_Q5_1; /* q8_1 activations */
     __m512i qa[2], qb[2];
     __m256 da, sa = _mm256_setzero_ps();
     if (!ofs) {
-        const __m512i t0 = LD(y), t1 = LD(y + 64), t2 = LD(y + 16), t3 = LD(y + 80);
-        const __m512i t4 = LD(y + 136), t5 = LD(y + 200), t6 = LD(y + 144), t7 = LD(y + 208);
+        const __m512i t0 = ldv(y, 0, valid), t1 = ldv(y, 64, valid), t2 = ldv(y, 16, valid), t3 = ldv(y, 80, valid);
+        const __m512i t4 = ldv(y, 136, valid), t5 = ldv(y, 200, valid), t6 = ldv(y, 144, valid);
+        const __m512i t7 = ldv(y, 208, valid);
         qa[0] = PERM(t0, g_a0[0][0], t1), qb[0] = PERM(t2, g_a0[0][1], t3);
         qa[1] = PERM(t4, g_a0[1][0], t5), qb[1] = PERM(t6, g_a0[1][1], t7);
         da = h8(_mm512_or_si512(PERMZ(0x0F, t0, g_a0d[0], t1), PERMZ(0xF0, t4, g_a0d[1], t5)));
     } else {
-        const __m512i t0 = LD(y), t1 = LD(y + 64), t2 = LD(y + 16), t3 = LD(y + 80);
-        const __m512i t4 = LD(y + 144), t5 = LD(y + 208), t6 = LD(y + 160), t7 = LD(y + 224);
+        const __m512i t0 = ldv(y, 0, valid), t1 = ldv(y, 64, valid), t2 = ldv(y, 16, valid), t3 = ldv(y, 80, valid);
+        const __m512i t4 = ldv(y, 144, valid), t5 = ldv(y, 208, valid), t6 = ldv(y, 160, valid);
+        const __m512i t7 = ldv(y, 224, valid);
         qa[0] = PERM(t0, g_a1[0][0], t1), qb[0] = PERM(t2, g_a1[0][1], t3);
         qa[1] = PERM(t4, g_a1[1][0], t5), qb[1] = PERM(t6, g_a1[1][1], t7);
         __m512 ds = h16(_mm512_or_si512(PERMZ(0x0F0F, t0, g_a1d[0], t1), PERMZ(0xF0F0, t4, g_a1d[1], t5)));
@@ -284,17 +295,12 @@ AI void leg_kernel(int T, const uint8_t *w, size_t nb, const uint8_t *a, size_t 
         for (size_t r = 0; r < rn; r++) acc[r] = _mm256_setzero_ps();
         wchunk c;
         for (size_t ci = 0; ci < nc; ci++) {
-            leg_prep(T, w + ci * 8 * wb, &c);
-            for (size_t r = 0; r < rn; r++) leg_row(T, &c, a + (r0 + r) * a_stride + ci * 8 * ab, &acc[r]);
+            leg_prep(T, w + ci * 8 * wb, SIZE_MAX, &c);
+            for (size_t r = 0; r < rn; r++) leg_row(T, &c, a + (r0 + r) * a_stride + ci * 8 * ab, SIZE_MAX, &acc[r]);
         }
-        if (tail) { /* zero-padded copies: zero scales and codes add exact zeros */
-            uint8_t wpad[8 * 34] = {0}, apad[8 * 36] = {0};
-            memcpy(wpad, w + nc * 8 * wb, tail * wb);
-            leg_prep(T, wpad, &c);
-            for (size_t r = 0; r < rn; r++) {
-                memcpy(apad, a + (r0 + r) * a_stride + nc * 8 * ab, tail * ab);
-                leg_row(T, &c, apad, &acc[r]);
-            }
+        if (tail) { /* the bytes past the row read as zeros: zero scales and codes add exact zeros */
+            leg_prep(T, w + nc * 8 * wb, tail * wb, &c);
+            for (size_t r = 0; r < rn; r++) leg_row(T, &c, a + (r0 + r) * a_stride + nc * 8 * ab, tail * ab, &acc[r]);
         }
         for (size_t r = 0; r < rn; r++) out[r0 + r] = hsum8(acc[r]);
     }
@@ -404,55 +410,65 @@ AI __m128i red4y(__m256i a, __m256i b, __m256i c, __m256i d) {
     return _mm_add_epi32(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
 }
 
-/* The f16 scales of super-blocks x, x + wb, x + 2wb, x + 3wb: d (and dmin) as 4 floats. */
-AI void k_scales(int T, const uint8_t *x, size_t wb, __m128 *dw, __m128 *dm) {
+/* The f16 scales of super-blocks x, x + wb, x + 2wb, x + 3wb: d (and dmin) as
+ * 4 floats; those of blocks n.. (a tail) zero. */
+AI void k_scales(int T, const uint8_t *x, size_t wb, int n, __m128 *dw, __m128 *dm) {
+#define KS32(j) (n > (j) ? (uint64_t)dot_ld32(x + (j) * wb) : 0)
+#define KS16(j) (n > (j) ? (uint64_t)dot_ld16(x + (j) * wb + 64) : 0)
     if (T == K_Q4 || T == K_Q5) { /* d, dmin at offset 0 */
-        __m128i h = _mm_set_epi64x((long long)(dot_ld32(x + 2 * wb) | (uint64_t)dot_ld32(x + 3 * wb) << 32),
-                                   (long long)(dot_ld32(x) | (uint64_t)dot_ld32(x + wb) << 32));
+        __m128i h = _mm_set_epi64x((long long)(KS32(2) | KS32(3) << 32), (long long)(KS32(0) | KS32(1) << 32));
         __m256 f = _mm256_permutevar8x32_ps(_mm256_cvtph_ps(h), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
         *dw = _mm256_castps256_ps128(f), *dm = _mm256_extractf128_ps(f, 1);
     } else {
-        const size_t o = 64; /* tq2_0: d after the codes */
-        uint64_t h = dot_ld16(x + o) | (uint64_t)dot_ld16(x + wb + o) << 16 | (uint64_t)dot_ld16(x + 2 * wb + o) << 32 |
-                     (uint64_t)dot_ld16(x + 3 * wb + o) << 48;
+        const uint64_t h = KS16(0) | KS16(1) << 16 | KS16(2) << 32 | KS16(3) << 48; /* tq2_0: d after the codes */
         *dw = _mm_cvtph_ps(_mm_cvtsi64_si128((long long)h)), *dm = _mm_setzero_ps();
     }
+#undef KS32
+#undef KS16
 }
 
 /* The f32 terms of 4 super-blocks, each exactly the portable C's
- * (dw * da) * isum - (dmin * da) * summs, added to the 4 lanes of acc. */
-AI void k_float(int T, const __m512i *is, const __m256i *ms, __m128 dw, __m128 dm, const uint8_t *y0, __m128 *acc) {
-    const __m128 vda = _mm_setr_ps(dot_ldf(y0), dot_ldf(y0 + QK_A), dot_ldf(y0 + 2 * QK_A), dot_ldf(y0 + 3 * QK_A));
+ * (dw * da) * isum - (dmin * da) * summs, added to the 4 lanes of acc (the
+ * first n; the others add exact zeros). */
+AI void k_float(int T, const __m512i *is, const __m256i *ms, __m128 dw, __m128 dm, const uint8_t *y0, int n,
+                __m128 *acc) {
+#define KDA(j) (n > (j) ? dot_ldf(y0 + (j) * QK_A) : 0.0f)
+    const __m128 vda = _mm_setr_ps(KDA(0), KDA(1), KDA(2), KDA(3));
+#undef KDA
     __m128 t = _mm_mul_ps(_mm_mul_ps(dw, vda), _mm_cvtepi32_ps(red4(is[0], is[1], is[2], is[3])));
     if (T == K_Q4 || T == K_Q5)
         t = _mm_sub_ps(t, _mm_mul_ps(_mm_mul_ps(dm, vda), _mm_cvtepi32_ps(red4y(ms[0], ms[1], ms[2], ms[3]))));
     *acc = _mm_add_ps(*acc, t);
 }
 
-/* Super-blocks b..b+3 for rn rows. */
-AI void k_group(int T, const uint8_t *w, size_t b, const uint8_t *a, size_t a_stride, size_t rn, __m128 *acc) {
+/* Super-blocks b..b+n-1 (n = 4, or 1..3 in a tail: the missing ones give
+ * zero lanes, nothing past the row is read) for rn rows. */
+AI void k_group(int T, const uint8_t *w, size_t b, const uint8_t *a, size_t a_stride, size_t rn, int n, __m128 *acc) {
     const size_t wb = (size_t)k_kb[T];
     __m128 dw, dm;
-    k_scales(T, w + b * wb, wb, &dw, &dm);
-    __m512i is[4];
+    k_scales(T, w + b * wb, wb, n, &dw, &dm);
+    __m512i is[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
     __m256i ms[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
     if (rn == 1) { /* unpack and use each super-block at once */
         kchunk k;
         #pragma GCC unroll 4
-        for (size_t j = 0; j < 4; j++) {
-            k_prep(T, w + (b + j) * wb, &k);
-            k_int(T, &k, a + (b + j) * QK_A, &is[j], &ms[j]);
+        for (int j = 0; j < 4; j++) {
+            if (j >= n) break;
+            k_prep(T, w + (b + (size_t)j) * wb, &k);
+            k_int(T, &k, a + (b + (size_t)j) * QK_A, &is[j], &ms[j]);
         }
-        k_float(T, is, ms, dw, dm, a + b * QK_A, &acc[0]);
+        k_float(T, is, ms, dw, dm, a + b * QK_A, n, &acc[0]);
     } else {
         kchunk k[4];
         #pragma GCC unroll 4
-        for (size_t j = 0; j < 4; j++) k_prep(T, w + (b + j) * wb, &k[j]);
+        for (int j = 0; j < 4; j++) /* a missing block: block b again, unused */
+            k_prep(T, w + (b + (size_t)(j < n ? j : 0)) * wb, &k[j]);
         for (size_t r = 0; r < rn; r++) {
             const uint8_t *y = a + r * a_stride + b * QK_A;
             #pragma GCC unroll 4
-            for (size_t j = 0; j < 4; j++) k_int(T, &k[j], y + j * QK_A, &is[j], &ms[j]);
-            k_float(T, is, ms, dw, dm, y, &acc[r]);
+            for (int j = 0; j < 4; j++)
+                if (j < n) k_int(T, &k[j], y + (size_t)j * QK_A, &is[j], &ms[j]);
+            k_float(T, is, ms, dw, dm, y, n, &acc[r]);
         }
     }
 }
@@ -464,15 +480,8 @@ AI void k_kernel(int T, const uint8_t *w, size_t nb, const uint8_t *a, size_t a_
         __m128 acc[RG];
         for (size_t r = 0; r < rn; r++) acc[r] = _mm_setzero_ps();
         size_t b = 0;
-        for (; b + 4 <= nb; b += 4) k_group(T, w, b, ar, a_stride, rn, acc);
-        if (b < nb) { /* zero-padded copies: zero scales and codes add exact zeros */
-            uint8_t wpad[4 * 210] = {0}, apad[4 * QK_A] = {0};
-            memcpy(wpad, w + b * (size_t)k_kb[T], (nb - b) * (size_t)k_kb[T]);
-            for (size_t r = 0; r < rn; r++) {
-                memcpy(apad, ar + r * a_stride + b * QK_A, (nb - b) * QK_A);
-                k_group(T, wpad, 0, apad, 0, 1, &acc[r]);
-            }
-        }
+        for (; b + 4 <= nb; b += 4) k_group(T, w, b, ar, a_stride, rn, 4, acc);
+        if (b < nb) k_group(T, w, b, ar, a_stride, rn, (int)(nb - b), acc); /* zero terms for the missing blocks */
         for (size_t r = 0; r < rn; r++) {
             __m128 v = acc[r];
             v = _mm_add_ps(v, _mm_movehl_ps(v, v));
