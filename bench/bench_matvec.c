@@ -14,7 +14,10 @@
  *     against a 2-thread streaming read (each thread reads half): mio_matvec's
  *     GB/s and fraction, and mio_packed_matmul's with m = 1 (the same W packed);
  *  3. prefill: mio_matmul with m = 8 against 8 mio_matvec calls (throughput ratio);
- *  4. threads: mio_matvec with 2 threads against 1 (4096 x 4096).
+ *  4. threads: mio_matvec with 2 threads against 1 (4096 x 4096);
+ *  5. short rows: 4096 x 896 (32-element blocks) or 4096 x 1536 (256-element
+ *     ones), 1 thread, against ggml (the tails and per-row costs of small
+ *     models' hidden sizes).
  * Without the peer the ggml columns are empty.
  * Usage: MIO_PEER_DIR=... [MIO_ISA=avx2] bench_matvec [runs] [type ...]
  *        (MIO_BENCH_BIG=0 skips table 2, which needs about 1.3 GB of memory) */
@@ -88,13 +91,41 @@ typedef struct peer {
 } peer;
 
 /* ggml's matvec: from_float of x, vec_dot per row. */
-static void ggml_matvec(const peer *pp, int type, const uint8_t *w, size_t rows, size_t wrb, const float *x, uint8_t *a,
-                        float *y) {
+static void ggml_matvec_n(const peer *pp, int type, const uint8_t *w, size_t rows, size_t cols, size_t wrb,
+                          const float *x, uint8_t *a, float *y) {
     const peer_type_traits_cpu *tr = pp->cpu.traits(type);
     peer_from_float_fn ff = pp->cpu.traits(tr->vec_dot_type)->from_float;
-    if (ff) ff(x, a, N);
-    else memcpy(a, x, sizeof(float) * N);
-    for (size_t row = 0; row < rows; row++) tr->vec_dot(N, &y[row], 0, w + row * wrb, 0, a, 0, 1);
+    if (ff) ff(x, a, (int64_t)cols);
+    else memcpy(a, x, sizeof(float) * cols);
+    for (size_t row = 0; row < rows; row++) tr->vec_dot((int)cols, &y[row], 0, w + row * wrb, 0, a, 0, 1);
+}
+static void ggml_matvec(const peer *pp, int type, const uint8_t *w, size_t rows, size_t wrb, const float *x, uint8_t *a,
+                        float *y) {
+    ggml_matvec_n(pp, type, w, rows, N, wrb, x, a, y);
+}
+
+/* 5. short rows: 4096 x cols, 1 thread, ours against ggml interleaved; cols =
+ * 896 for 32-element blocks (28 blocks: a tail of 4 past 3 batches of 8), 1536
+ * for 256-element ones (6 super-blocks) — the hidden sizes of small models.
+ * Returns the speed-up (NAN without the peer or on failure). */
+static double short_rows(const peer *pp, int type, const float *wf, const float *x, uint8_t *w, uint8_t *a, float *y,
+                         double *t, double *t2, int runs, size_t *cols_out) {
+    const size_t bs = (size_t)mio_type_block_size(type), cols = bs == 256 ? 1536 : 896, rows = N;
+    *cols_out = cols;
+    if (cols % bs || !pp->ok) return NAN;
+    const size_t wrb = cols / bs * mio_type_block_bytes(type);
+    if (mio_encode_f32(type, wf, rows * cols, w, rows * wrb)) return NAN;
+    for (int r = -1; r < runs; r++)
+        for (int side = 0; side < 2; side++) {
+            int mine = (side ^ (r & 1)) == 0;
+            double t0 = bench_now_ms();
+            for (int rep = 0; rep < 16; rep++) { /* 16 calls per timing: a call is short */
+                if (mine && mio_matvec(type, w, rows, cols, x, y, 1)) return NAN;
+                if (!mine) ggml_matvec_n(pp, type, w, rows, cols, wrb, x, a, y);
+            }
+            if (r >= 0) (mine ? t : t2)[r] = bench_now_ms() - t0;
+        }
+    return bench_median(t2, runs) / bench_median(t, runs);
 }
 
 static int encode_rows(int type, const float *wf, size_t rows_f, uint8_t *w, size_t rows, size_t wrb) {
@@ -244,6 +275,14 @@ int main(int argc, char **argv) {
             printf("%-7s | %9.1f %9.1f %5.0f%% %9.1f %5.0f%%\n", "", rd2_gbs, our2_gbs, 100 * our2_gbs / rd2_gbs,
                    pk2_gbs, 100 * pk2_gbs / rd2_gbs);
         fflush(stdout);
+    }
+    printf("\nshort rows (4096 x cols, 1 thread): speed-up = ggml time / our time\n");
+    for (int k = 0; k < n_names; k++) {
+        int type = mio_type_from_name(names[k]);
+        if (type < 0 || mio_vec_dot_type(type) < 0) continue;
+        size_t cols = 0;
+        double sp = short_rows(&pp, type, wf, x, w, a, y, t, t2, runs, &cols);
+        printf("%-7s | %5zu cols %7.2f\n", names[k], cols, sp);
     }
     free(wf), free(x), free(y), free(ybig), free(w), free(a), free(t), free(t2);
     return 0;

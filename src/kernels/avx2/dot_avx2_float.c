@@ -24,6 +24,16 @@ AI float f1_bf16(const uint8_t *p) {
     return f;
 }
 
+/* mio_fdot_fold of the 32 lanes s[0..3] (lane 8k + j of s[k]: partial sum 8k + j),
+ * the same additions in vectors: s[j] += s[j + 16] (j < 16), then + s[j + 8],
+ * + s[j + 4], + s[j + 2], + s[j + 1] */
+AI float fold32(const __m256 *s) {
+    const __m256 b = _mm256_add_ps(_mm256_add_ps(s[0], s[2]), _mm256_add_ps(s[1], s[3]));
+    __m128 c = _mm_add_ps(_mm256_castps256_ps128(b), _mm256_extractf128_ps(b, 1));
+    c = _mm_add_ps(c, _mm_movehl_ps(c, c));
+    return _mm_cvtss_f32(_mm_add_ss(c, _mm_movehdup_ps(c)));
+}
+
 #define FLOAT_R 2 /* rows per pass: 4 accumulators each, sharing the weight loads */
 #ifndef FDOT_AHEAD
 /* bytes of weights prefetched ahead (the streamer stops at 4 KiB pages): 8 KiB
@@ -52,6 +62,10 @@ AI float f1_bf16(const uint8_t *p) {
                 s[r][2] = _mm256_add_ps(s[r][2], _mm256_mul_ps(w2, ALD8(ar + 16 * (AES))));            \
                 s[r][3] = _mm256_add_ps(s[r][3], _mm256_mul_ps(w3, ALD8(ar + 24 * (AES))));            \
             }                                                                                          \
+        }                                                                                              \
+        if (i == n) { /* no tail: the fold in registers */                                            \
+            _Pragma("GCC unroll 2") for (int r = 0; r < R; r++) out[r] = fold32(s[r]);                 \
+            return;                                                                                    \
         }                                                                                              \
         _Pragma("GCC unroll 2") for (int r = 0; r < R; r++) {                                          \
             float t[MIO_FDOT_LANES];                                                                   \
