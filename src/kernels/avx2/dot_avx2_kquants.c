@@ -174,31 +174,39 @@ AI void un_tq2_0(const uint8_t *x, kw *k) {
 }
 
 /* tq1_0 (54 bytes): qs[48], qh[4], f16 d. Digit l of a byte b is
- * ((uint8_t)(b * 3^l) * 3) >> 8, i.e. 0, 1 or 2 as (uint8_t)(b * 3^l) is below
- * 86, below 171, or not (u = v + 1). qs[m] (m < 32) digit l is element 32l + m;
- * qs[32 + m] (m < 16) digit l element 160 + 16l + m; qh[j] digit l element
- * 240 + 4l + j. */
-AI __m256i tq1_digits(__m256i v, __m256i p16) {
-    const __m256i lo8 = _mm256_set1_epi16(0x00ff), hi8 = _mm256_set1_epi16((short)0xff00);
-    /* the bytes of v times their lane's multiplier, mod 256 */
-    const __m256i q = _mm256_or_si256(_mm256_and_si256(_mm256_mullo_epi16(v, p16), lo8),
-                                      _mm256_mullo_epi16(_mm256_and_si256(v, hi8), p16));
-    const __m256i ge1 = _mm256_cmpeq_epi8(_mm256_max_epu8(q, _mm256_set1_epi8(86)), q);
-    const __m256i ge2 = _mm256_cmpeq_epi8(_mm256_max_epu8(q, _mm256_set1_epi8((char)171)), q);
-    return _mm256_sub_epi8(_mm256_setzero_si256(), _mm256_add_epi8(ge1, ge2));
+ * ((uint8_t)(b * 3^l) * 3) >> 8, 0..2 (u = v + 1). qs[m] (m < 32) digit l is
+ * element 32l + m; qs[32 + m] (m < 16) digit l element 160 + 16l + m; qh[j]
+ * digit l element 240 + 4l + j. The products mod 256 by 8-bit shifts and adds
+ * (x * 9 = (x << 3) + x with the bits shifted in from the next byte masked
+ * off); (p * 3) >> 8 as avg(p', avg(p', 0)) >> 6 with p' = p - 1 saturated,
+ * which equals it for every byte p (checked over all 256). */
+AI __m256i tq1_x3(__m256i x) { return _mm256_add_epi8(x, _mm256_add_epi8(x, x)); }
+AI __m256i tq1_x9(__m256i x) {
+    return _mm256_add_epi8(_mm256_and_si256(_mm256_slli_epi16(x, 3), _mm256_set1_epi8((char)0xf8)), x);
+}
+AI __m256i tq1_digit(__m256i p) {
+    const __m256i q = _mm256_subs_epu8(p, _mm256_set1_epi8(1));
+    const __m256i t = _mm256_avg_epu8(q, _mm256_avg_epu8(q, _mm256_setzero_si256()));
+    return _mm256_and_si256(_mm256_srli_epi16(t, 6), _mm256_set1_epi8(3));
 }
 AI void un_tq1_0(const uint8_t *x, kw *k) {
     const __m256i v1 = ld256(x);
-    const __m256i v2 = _mm256_broadcastsi128_si256(ld128(x + 32)); /* 16 bytes: qs[32..47] */
-    const __m256i v3 = _mm256_set_m128i(_mm_set1_epi32((int)ldu32(x + 48)), ld128(x + 32));
-    k->c[0] = tq1_digits(v1, _mm256_set1_epi16(1));
-    k->c[1] = tq1_digits(v1, _mm256_set1_epi16(3));
-    k->c[2] = tq1_digits(v1, _mm256_set1_epi16(9));
-    k->c[3] = tq1_digits(v1, _mm256_set1_epi16(27));
-    k->c[4] = tq1_digits(v1, _mm256_set1_epi16(81));
-    k->c[5] = tq1_digits(v2, _mm256_setr_epi16(1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 3));
-    k->c[6] = tq1_digits(v2, _mm256_setr_epi16(9, 9, 9, 9, 9, 9, 9, 9, 27, 27, 27, 27, 27, 27, 27, 27));
-    k->c[7] = tq1_digits(v3, _mm256_setr_epi16(81, 81, 81, 81, 81, 81, 81, 81, 1, 1, 3, 3, 9, 9, 27, 27));
+    const __m256i v3 = tq1_x3(v1), v9 = tq1_x9(v1);
+    k->c[0] = tq1_digit(v1);
+    k->c[1] = tq1_digit(v3);
+    k->c[2] = tq1_digit(v9);
+    k->c[3] = tq1_digit(tq1_x9(v3));
+    k->c[4] = tq1_digit(tq1_x9(v9));
+    /* qs[32..47] in both halves: the low half times 1 / 9, the high one times 3 / 27 */
+    const __m256i w1 = _mm256_broadcastsi128_si256(ld128(x + 32));
+    const __m256i w3 = tq1_x3(w1), w9 = tq1_x9(w1);
+    k->c[5] = tq1_digit(_mm256_blend_epi32(w1, w3, 0xf0));
+    k->c[6] = tq1_digit(_mm256_blend_epi32(w9, tq1_x9(w3), 0xf0));
+    /* low half: qs[32..47] times 81; high half: qh[0..3] times 1, 3, 9, 27 (4 bytes each) */
+    const __m256i h1 = _mm256_set1_epi32((int)ldu32(x + 48)), h3 = tq1_x3(h1);
+    const __m256i hq = _mm256_blend_epi32(_mm256_blend_epi32(h1, h3, 0x20), tq1_x9(h1), 0x40);
+    const __m256i hh = _mm256_blend_epi32(hq, tq1_x9(h3), 0x80);
+    k->c[7] = tq1_digit(_mm256_blend_epi32(tq1_x9(w9), hh, 0xf0));
     k->dw = ldh(x + 52);
 }
 
