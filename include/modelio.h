@@ -848,6 +848,89 @@ MIO_API mio_status mio_st_save_sharded_sized(const char *dir, const mio_st_entry
                                              uint32_t *n_shards);
 
 /* ------------------------------------------------------------------------- */
+/** State dicts and FZT1 (docs/CHECKPOINTS.md)                                 */
+/* ------------------------------------------------------------------------- */
+/** A state dict is exactly one safetensors frame with no __metadata__ (any
+ * safetensors reader reads it): tensor names non-empty, NUL-free, unique UTF-8,
+ * not "__metadata__"; dtypes MIO_ST_F32, MIO_ST_F16, MIO_ST_BF16 or MIO_ST_I64;
+ * raw little-endian bytes, no conversion either way. The saves check every
+ * entry before the first byte is written (a bad one is an error naming it and
+ * nothing is written) and take the entries entry_size bytes apart (pass
+ * sizeof(mio_st_entry), as the mio_st_save_*_sized calls). _file writes
+ * atomically (temp file, fsync, rename); _fd writes one frame at the
+ * descriptor's position (a stream may hold several); _buffer mallocs the
+ * image into *out (free with mio_free). */
+MIO_API mio_status mio_state_dict_save_file(const char *path, const mio_st_entry *t, size_t n, size_t entry_size);
+MIO_API mio_status mio_state_dict_save_fd(int fd, const mio_st_entry *t, size_t n, size_t entry_size);
+MIO_API mio_status mio_state_dict_save_buffer(const mio_st_entry *t, size_t n, size_t entry_size, void **out,
+                                              size_t *out_len);
+
+/** A destination of a state-dict load: a tensor the caller owns, filled in place. */
+typedef struct mio_state_dict_dest {
+    const char *name;        /**< NUL-terminated, unique among the destinations */
+    int dtype;               /**< MIO_ST_F32, MIO_ST_F16, MIO_ST_BF16 or MIO_ST_I64; must equal the file's */
+    uint32_t n_dims;
+    const uint64_t *shape;   /**< must equal the file's */
+    void *data;              /**< nbytes writable bytes (may be NULL when nbytes is 0) */
+    size_t nbytes;           /**< must equal dtype x shape */
+} mio_state_dict_dest;
+/** Renaming on load: the file's tensor `from` fills the destination named `to`. */
+typedef struct mio_state_dict_alias {
+    const char *from;
+    const char *to;
+} mio_state_dict_alias;
+/** Load flag: file tensors without a destination are skipped and destinations
+ * missing from the file are left as they are (without it, both are errors). */
+#define MIO_STATE_DICT_LENIENT (1u << 0)
+
+/** Fill the destinations from the safetensors frame f (mio_st_open,
+ * mio_st_open_buffer or the next frame of a stream: mio_st_read_frame(_fd)).
+ * Each file tensor's name goes through the alias table, then must match one
+ * destination: strict one-to-one unless MIO_STATE_DICT_LENIENT (a missing, an
+ * unexpected or a doubly-mapped name is an error naming it), same dtype, same
+ * shape. Two passes: everything is validated first, then copied, so a load
+ * that fails leaves every destination byte untouched. (f opened with
+ * MIO_OPEN_MMAP is copied with pread: a file truncated by another process
+ * between the passes fails the copy part-way; mio_state_dict_load_file reads
+ * the file into memory first and cannot fail after validation.) __metadata__
+ * entries of f are ignored. d's elements are dest_size bytes apart (pass
+ * sizeof(mio_state_dict_dest)); n_loaded (may be NULL) receives the number of
+ * destinations filled. */
+MIO_API mio_status mio_state_dict_load(const mio_st_file *f, const mio_state_dict_dest *d, size_t n, size_t dest_size,
+                                       const mio_state_dict_alias *aliases, size_t n_aliases, uint32_t flags,
+                                       size_t *n_loaded);
+/** The same from the file at path (read into memory, then loaded). */
+MIO_API mio_status mio_state_dict_load_file(const char *path, const mio_state_dict_dest *d, size_t n,
+                                            size_t dest_size, const mio_state_dict_alias *aliases, size_t n_aliases,
+                                            uint32_t flags, size_t *n_loaded);
+
+/** FZT1, the seed's positional format for parameter values: "FZT1", a u32
+ * tensor count, then per tensor a u32 rank, rank u64 dims and the raw f32
+ * little-endian data; no names, no dtypes, nothing after the last tensor. */
+typedef struct mio_fzt1_tensor {
+    uint32_t n_dims;         /**< 0: a scalar (one element) */
+    const uint64_t *dims;
+    const void *data;        /**< n_elements f32 (in a read file: not aligned) */
+    uint64_t n_elements;     /**< the product of dims (1 for a scalar) */
+} mio_fzt1_tensor;
+/** Write tensors (entry_size bytes apart: pass sizeof(mio_fzt1_tensor)); every
+ * entry is checked first. _file is atomic; _buffer mallocs the image (free
+ * with mio_free). */
+MIO_API mio_status mio_fzt1_save_file(const char *path, const mio_fzt1_tensor *t, size_t n, size_t entry_size);
+MIO_API mio_status mio_fzt1_save_buffer(const mio_fzt1_tensor *t, size_t n, size_t entry_size, void **out,
+                                        size_t *out_len);
+typedef struct mio_fzt1_file mio_fzt1_file;
+/** Read and validate a whole FZT1 file (counts and dims checked against the
+ * bytes that remain, products for overflow, no trailing bytes). _buffer
+ * borrows data: it must outlive the handle. Free with mio_fzt1_close. */
+MIO_API mio_status mio_fzt1_open(const char *path, mio_fzt1_file **out);
+MIO_API mio_status mio_fzt1_open_buffer(const void *data, size_t len, mio_fzt1_file **out);
+MIO_API void mio_fzt1_close(mio_fzt1_file *f);
+MIO_API int64_t mio_fzt1_count(const mio_fzt1_file *f);  /**< -1 if f is NULL */
+/** Tensor i (dims and data point into the handle). */
+MIO_API mio_status mio_fzt1_tensor_info(const mio_fzt1_file *f, int64_t i, mio_fzt1_tensor *out);
+
+/* ------------------------------------------------------------------------- */
 /** Conversion: GGUF <-> safetensors (docs/CONVERT.md)                         */
 /* ------------------------------------------------------------------------- */
 typedef struct mio_convert_params {

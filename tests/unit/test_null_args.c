@@ -50,6 +50,7 @@ static int64_t cur_read(void *user, void *buf, size_t len) {
 #define EST_PATH "null_args_est.gguf" /* a llama-shaped model for mio_estimate */
 #define ST_PATH "null_args.safetensors"
 #define ST_DIR "null_args_sharded"
+#define FZT1_PATH "null_args.fzt1"
 #define HF_DIR "null_args_hf"
 
 static float g_tdata[8] = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -96,6 +97,15 @@ static mio_packed *g_packed, *g_packed_out; /* g_q8 packed: 1 x 32 */
 
 static const uint64_t g_shape[2] = {2, 3};
 static float g_sdata[6] = {1, 2, 3, 4, 5, 6};
+static float g_sdd_buf[6];
+static mio_state_dict_dest g_sdd[1];
+static const mio_state_dict_alias g_sda[1] = {{"w", "w"}};
+static const uint64_t g_fzdims[1] = {6};
+static mio_fzt1_tensor g_fzt[1];
+static void *g_fz_buf;
+static size_t g_fz_len;
+static mio_fzt1_file *g_fzf, *g_fzo;
+static mio_fzt1_tensor g_fzo_t;
 static mio_st_entry g_ent[1];
 static const mio_st_meta g_meta[1] = {{"format", "pt"}};
 static void *g_st_buf;
@@ -243,6 +253,12 @@ static void make_fixtures(void) {
     T_OK(mio_st_open(ST_PATH, 0, &g_sffile));
     T_EQ_INT(mio_st_uses_file(g_sffile, ST_PATH), 1);
     g_st_fd = open(ST_PATH, O_RDONLY);
+    /* state dicts and FZT1 */
+    g_sdd[0] = (mio_state_dict_dest){"w", MIO_ST_F32, 2, g_shape, g_sdd_buf, sizeof g_sdd_buf};
+    g_fzt[0] = (mio_fzt1_tensor){1, g_fzdims, g_sdata, 6};
+    T_OK(mio_fzt1_save_buffer(g_fzt, 1, sizeof g_fzt[0], &g_fz_buf, &g_fz_len));
+    T_OK(mio_fzt1_save_file(FZT1_PATH, g_fzt, 1, sizeof g_fzt[0]));
+    T_OK(mio_fzt1_open_buffer(g_fz_buf, g_fz_len, &g_fzf));
     T_CHECK(g_st_fd >= 0);
     mkdir(ST_DIR, 0755);
 
@@ -541,6 +557,33 @@ static void make_fixtures(void) {
     X(ST, mio_st_save_file, path, _, 0, NULL, mio_st_save_file(NULL, g_ent, 1, g_meta, 1))                            \
     X(ST, mio_st_save_file, t, _, 0, NULL, mio_st_save_file("null_args_out.safetensors", NULL, 1, g_meta, 1))         \
     X(ST, mio_st_save_file, meta, _, 0, NULL, mio_st_save_file("null_args_out.safetensors", g_ent, 1, NULL, 1))       \
+    X(ST, mio_state_dict_save_file, path, _, 0, NULL, mio_state_dict_save_file(NULL, g_ent, 1, sizeof g_ent[0]))     \
+    X(ST, mio_state_dict_save_file, t, _, 0, NULL, mio_state_dict_save_file("null_args_sd.safetensors", NULL, 1, sizeof g_ent[0])) \
+    X(ST, mio_state_dict_save_fd, t, _, 0, NULL, mio_state_dict_save_fd(g_devnull, NULL, 1, sizeof g_ent[0]))         \
+    X(ST, mio_state_dict_save_buffer, t, _, 0, NULL, mio_state_dict_save_buffer(NULL, 1, sizeof g_ent[0], &g_buf_out, &g_len)) \
+    X(ST, mio_state_dict_save_buffer, out, _, 0, NULL, mio_state_dict_save_buffer(g_ent, 1, sizeof g_ent[0], NULL, &g_len)) \
+    X(ST, mio_state_dict_save_buffer, out_len, _, 0, NULL, mio_state_dict_save_buffer(g_ent, 1, sizeof g_ent[0], &g_buf_out, NULL)) \
+    X(ST, mio_state_dict_load, f, _, 0, NULL, mio_state_dict_load(NULL, g_sdd, 1, sizeof g_sdd[0], g_sda, 1, 0, &g_len)) \
+    X(ST, mio_state_dict_load, d, _, 0, NULL, mio_state_dict_load(g_sf, NULL, 1, sizeof g_sdd[0], g_sda, 1, 0, &g_len)) \
+    X(ST, mio_state_dict_load, aliases, _, 0, NULL, mio_state_dict_load(g_sf, g_sdd, 1, sizeof g_sdd[0], NULL, 1, 0, &g_len)) \
+    X(OK, mio_state_dict_load, n_loaded, _, 0, NULL, mio_state_dict_load(g_sf, g_sdd, 1, sizeof g_sdd[0], g_sda, 1, 0, NULL)) \
+    X(ST, mio_state_dict_load_file, path, _, 0, NULL, mio_state_dict_load_file(NULL, g_sdd, 1, sizeof g_sdd[0], g_sda, 1, 0, &g_len)) \
+    X(ST, mio_state_dict_load_file, d, _, 0, NULL, mio_state_dict_load_file(ST_PATH, NULL, 1, sizeof g_sdd[0], g_sda, 1, 0, &g_len)) \
+    X(ST, mio_state_dict_load_file, aliases, _, 0, NULL, mio_state_dict_load_file(ST_PATH, g_sdd, 1, sizeof g_sdd[0], NULL, 1, 0, &g_len)) \
+    X(OK, mio_state_dict_load_file, n_loaded, _, 0, NULL, mio_state_dict_load_file(ST_PATH, g_sdd, 1, sizeof g_sdd[0], g_sda, 1, 0, NULL)) \
+    X(ST, mio_fzt1_save_file, path, _, 0, NULL, mio_fzt1_save_file(NULL, g_fzt, 1, sizeof g_fzt[0]))                 \
+    X(ST, mio_fzt1_save_file, t, _, 0, NULL, mio_fzt1_save_file("null_args_out.fzt1", NULL, 1, sizeof g_fzt[0]))     \
+    X(ST, mio_fzt1_save_buffer, t, _, 0, NULL, mio_fzt1_save_buffer(NULL, 1, sizeof g_fzt[0], &g_buf_out, &g_len))   \
+    X(ST, mio_fzt1_save_buffer, out, _, 0, NULL, mio_fzt1_save_buffer(g_fzt, 1, sizeof g_fzt[0], NULL, &g_len))      \
+    X(ST, mio_fzt1_save_buffer, out_len, _, 0, NULL, mio_fzt1_save_buffer(g_fzt, 1, sizeof g_fzt[0], &g_buf_out, NULL)) \
+    X(ST, mio_fzt1_open, path, _, 0, NULL, mio_fzt1_open(NULL, &g_fzo))                                                \
+    X(ST, mio_fzt1_open, out, _, 0, NULL, mio_fzt1_open(FZT1_PATH, NULL))                                              \
+    X(ST, mio_fzt1_open_buffer, data, _, 0, NULL, mio_fzt1_open_buffer(NULL, g_fz_len, &g_fzo))                        \
+    X(ST, mio_fzt1_open_buffer, out, _, 0, NULL, mio_fzt1_open_buffer(g_fz_buf, g_fz_len, NULL))                       \
+    X(VOID, mio_fzt1_close, f, _, 0, NULL, mio_fzt1_close(NULL))                                                      \
+    X(SV, mio_fzt1_count, f, _, -1, NULL, mio_fzt1_count(NULL))                                                       \
+    X(ST, mio_fzt1_tensor_info, f, _, 0, NULL, mio_fzt1_tensor_info(NULL, 0, &g_fzo_t))                               \
+    X(ST, mio_fzt1_tensor_info, out, _, 0, NULL, mio_fzt1_tensor_info(g_fzf, 0, NULL))                                \
     X(ST, mio_st_save_fd, t, _, 0, NULL, mio_st_save_fd(g_devnull, NULL, 1, g_meta, 1))                              \
     X(ST, mio_st_save_fd, meta, _, 0, NULL, mio_st_save_fd(g_devnull, g_ent, 1, NULL, 1))                            \
     X(ST, mio_st_save_fd_sized, t, _, 0, NULL, mio_st_save_fd_sized(g_devnull, NULL, 1, sizeof(mio_st_entry), g_meta, 1)) \
@@ -916,6 +959,8 @@ int main(void) {
     mio_st_close(g_sf);
     mio_st_close(g_sffile);
     mio_free(g_st_buf);
+    mio_fzt1_close(g_fzf);
+    mio_free(g_fz_buf);
     free(g_gguf.p);
     mio_packed_free(g_packed);
     mio_writer_free(g_w);
