@@ -20,7 +20,7 @@ from ._lib import lib
 from .errors import (Error, FileError, OutOfMemoryError, InvalidArgumentError, FormatError, UnsupportedError,
                      NotFoundError, TypeMismatchError, StateError, ClosedError, CancelledError,
                      LibraryNotFoundError)
-from . import safetensors, gguf, inspect
+from . import safetensors, gguf, inspect, checkpoint
 from .gguf import GGMLQuantizationType, GGUFValueType, GGML_QUANT_SIZES, type_code
 
 __version__ = "0.1.0"
@@ -29,7 +29,7 @@ library_path = _lib.path            # where it was loaded from
 
 __all__ = ["Error", "FileError", "OutOfMemoryError", "InvalidArgumentError", "FormatError", "UnsupportedError",
            "NotFoundError", "TypeMismatchError", "StateError", "ClosedError", "CancelledError",
-           "LibraryNotFoundError", "safetensors", "gguf", "inspect", "GGMLQuantizationType", "GGUFValueType",
+           "LibraryNotFoundError", "safetensors", "gguf", "inspect", "checkpoint", "GGMLQuantizationType", "GGUFValueType",
            "GGML_QUANT_SIZES", "type_code", "quantize", "dequantize", "quantize_model", "convert", "convert_hf",
            "library_version", "library_path"]
 

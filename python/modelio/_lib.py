@@ -93,6 +93,15 @@ class StMeta(C.Structure):
     _fields_ = [("key", C.c_char_p), ("value", C.c_char_p)]
 
 
+class StateDictDest(C.Structure):
+    _fields_ = [("name", C.c_char_p), ("dtype", C.c_int), ("n_dims", C.c_uint32),
+                ("shape", C.POINTER(C.c_uint64)), ("data", C.c_void_p), ("nbytes", C.c_size_t)]
+
+
+class StateDictAlias(C.Structure):
+    _fields_ = [("from_", C.c_char_p), ("to", C.c_char_p)]
+
+
 class TensorTypeOverride(C.Structure):
     _fields_ = [("pattern", C.c_char_p), ("type", C.c_int)]
 
@@ -237,6 +246,9 @@ _proto("mio_st_meta_count", _i64, _vp)
 _proto("mio_st_meta_at", _i, _vp, _i64, P(MioStr), P(MioStr))
 _proto("mio_st_save_file", _i, _cp, P(StEntry), _sz, P(StMeta), _sz)
 _proto("mio_st_save_buffer", _i, P(StEntry), _sz, P(StMeta), _sz, P(_vp), P(_sz))
+# state dicts (modelio.checkpoint)
+_proto("mio_state_dict_save_file", _i, _cp, P(StEntry), _sz, _sz)
+_proto("mio_state_dict_load_file", _i, _cp, P(StateDictDest), _sz, _sz, P(StateDictAlias), _sz, _u32, P(_sz))
 # model-level
 _proto("mio_quantize_default_params", None, _vp)
 _proto("mio_quantize", _i, _cp, _cp, _vp)
