@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
-all="gguf st st_frame st_index roundtrip decode kv_edit imatrix lora hf"
+all="gguf st st_frame st_index roundtrip decode kv_edit imatrix lora hf ckpt"
 targets=${*:-$all}
 
 if ! command -v clang >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
@@ -30,7 +30,7 @@ cmake --build "$out" -j2 --target $(for t in $targets; do printf 'fuzz_%s ' "$t"
 dict_for() {
   case $1 in
     gguf|roundtrip|imatrix) echo tests/fuzz/gguf.dict ;;
-    st|st_frame|st_index|lora|kv_edit|hf) echo tests/fuzz/json.dict ;;
+    st|st_frame|st_index|lora|kv_edit|hf|ckpt) echo tests/fuzz/json.dict ;;
     *) echo "" ;;
   esac
 }

@@ -8,7 +8,8 @@ from anywhere; the output is committed. Seeds are deterministic.
   st_index  a valid index over the two shards fuzz_st_index.c writes
   imatrix   a legacy .dat imatrix and a GGUF imatrix (format of llama.cpp)
   lora      tests/data/lora/peft-real as "config NUL safetensors"
-  st_frame  two golden safetensors files back to back (two frames)"""
+  st_frame  two golden safetensors files back to back (two frames)
+  ckpt      an FZT1 file and a state dict, each behind its selector byte"""
 import json
 import os
 import random
@@ -97,6 +98,17 @@ def main():
         with open(os.path.join(golden, name), "rb") as f:
             two += f.read()
     put("st_frame", "two-frames", two)
+
+    # ckpt: byte 0 picks the parser. FZT1: a scalar 1.5 and a [2, 1] tensor;
+    # a state dict: "a" I64 [1] = 7 and "b" F32 [2, 1]
+    fz = b"FZT1" + struct.pack("<I", 2) + struct.pack("<If", 0, 1.5)
+    fz += struct.pack("<IQQ", 2, 2, 1) + struct.pack("<2f", -2.0, 0.25)
+    put("ckpt", "fzt1", b"\0" + fz)
+    hdr = (b'{"a":{"dtype":"I64","shape":[1],"data_offsets":[0,8]},'
+           b'"b":{"dtype":"F32","shape":[2,1],"data_offsets":[8,16]}}')
+    hdr += b" " * ((-len(hdr)) % 8)
+    sd = struct.pack("<Q", len(hdr)) + hdr + struct.pack("<q2f", 7, 1.5, -2.0)
+    put("ckpt", "state-dict", b"\1" + sd)
 
 
 if __name__ == "__main__":
