@@ -930,6 +930,70 @@ MIO_API int64_t mio_fzt1_count(const mio_fzt1_file *f);  /**< -1 if f is NULL */
 /** Tensor i (dims and data point into the handle). */
 MIO_API mio_status mio_fzt1_tensor_info(const mio_fzt1_file *f, int64_t i, mio_fzt1_tensor *out);
 
+/** Training-checkpoint directories (the seed's §12.7; docs/CHECKPOINTS.md).
+ * A checkpoint is a directory of files — state dicts, an optimizer state, any
+ * other file — plus trainer_state.json (the seed's format: "format":
+ * "fucina.training_checkpoint", "version": 1, u64 step and seed, optional
+ * fields omitted when null) and the sentinel checkpoint.json, written last,
+ * which lists every file with its size and XXH3-64. Saving: mio_ckpt_begin
+ * makes a temporary directory next to dir, each add writes one file there
+ * atomically, mio_ckpt_commit writes trainer_state.json and the sentinel and
+ * then puts the directory at dir in one step (an earlier checkpoint at dir
+ * stays complete and readable until then; after a crash at any point dir holds
+ * the old complete checkpoint or the new one, never a mix). Any failure leaves
+ * dir as it was; mio_ckpt_abort drops a save. Conventional names below; any
+ * plain file name (no '/', no leading '.') may be added. One saver per dir. */
+#define MIO_CKPT_MODEL "model.safetensors"
+#define MIO_CKPT_ADAPTERS "adapters.safetensors"
+#define MIO_CKPT_OPTIMIZER "optimizer.fucina"
+#define MIO_CKPT_TRAINER_STATE "trainer_state.json"
+#define MIO_CKPT_SENTINEL "checkpoint.json"
+
+typedef struct mio_ckpt_save mio_ckpt_save;
+/** Start a save of the checkpoint directory dir (its parent must exist; dir
+ * itself may exist, as a directory: it is replaced at the commit). */
+MIO_API mio_status mio_ckpt_begin(const char *dir, mio_ckpt_save **out);
+/** Add a state dict file (mio_state_dict_save_file's rules). */
+MIO_API mio_status mio_ckpt_add_state_dict(mio_ckpt_save *s, const char *name, const mio_st_entry *t, size_t n,
+                                           size_t entry_size);
+/** Add a file of len bytes: an optimizer state (MIO_CKPT_OPTIMIZER: carried
+ * as an opaque blob, verified by size and hash, never interpreted) or any other. */
+MIO_API mio_status mio_ckpt_add_file(mio_ckpt_save *s, const char *name, const void *data, size_t len);
+/** Write trainer_state.json (step, seed, and the members of extra_json, a JSON
+ * object of the optional fields or NULL; null members are omitted) and the
+ * sentinel, then put the checkpoint at dir. Frees s, whatever the result. */
+MIO_API mio_status mio_ckpt_commit(mio_ckpt_save *s, uint64_t step, uint64_t seed, const char *extra_json);
+/** Drop a save: its temporary directory is removed, dir untouched. NULL is a no-op. */
+MIO_API void mio_ckpt_abort(mio_ckpt_save *s);
+
+typedef struct mio_ckpt mio_ckpt;
+/** Open the checkpoint at dir: the sentinel must be there and valid, every file
+ * it lists present with its size and hash, trainer_state.json valid (a wrong
+ * marker is MIO_ERR_BAD_MAGIC, another version MIO_ERR_UNSUPPORTED_VERSION);
+ * a directory without a sentinel (an interrupted save) is MIO_ERR_INCOMPLETE.
+ * Files the sentinel does not list are ignored. Free with mio_ckpt_close. */
+MIO_API mio_status mio_ckpt_open(const char *dir, mio_ckpt **out);
+MIO_API void mio_ckpt_close(mio_ckpt *c);
+MIO_API uint64_t mio_ckpt_step(const mio_ckpt *c);          /**< 0 if c is NULL */
+MIO_API uint64_t mio_ckpt_seed(const mio_ckpt *c);          /**< 0 if c is NULL */
+/** The optional fields of trainer_state.json as one JSON object ("{}" when
+ * none); valid until mio_ckpt_close; NULL if c is NULL. */
+MIO_API const char *mio_ckpt_extra_json(const mio_ckpt *c);
+MIO_API int64_t mio_ckpt_file_count(const mio_ckpt *c);     /**< -1 if c is NULL; trainer_state.json included */
+MIO_API const char *mio_ckpt_file_name(const mio_ckpt *c, int64_t i); /**< NULL when out of range */
+MIO_API uint64_t mio_ckpt_file_size(const mio_ckpt *c, int64_t i);    /**< 0 when out of range */
+/** "dir/name" of a listed file (to open a state dict with
+ * mio_state_dict_load_file, for instance); free with mio_free. */
+MIO_API mio_status mio_ckpt_file_path(const mio_ckpt *c, const char *name, char **out);
+/** A listed file's bytes, checked again against the sentinel's size and hash;
+ * free *out with mio_free. */
+MIO_API mio_status mio_ckpt_read_file(const mio_ckpt *c, const char *name, void **out, size_t *len);
+/** Keep the newest keep complete checkpoints among parent's directories
+ * named prefix + a decimal number ("step-100"); the older complete ones are
+ * removed (each first renamed aside in one step). Incomplete or foreign
+ * directories are left alone. n_removed may be NULL. */
+MIO_API mio_status mio_ckpt_rotate(const char *parent, const char *prefix, uint32_t keep, uint32_t *n_removed);
+
 /* ------------------------------------------------------------------------- */
 /** Conversion: GGUF <-> safetensors (docs/CONVERT.md)                         */
 /* ------------------------------------------------------------------------- */

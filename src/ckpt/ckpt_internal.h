@@ -12,4 +12,15 @@
 /* F32, F16, BF16 or I64: the dtypes a state dict holds (the seed's §12.6). */
 bool mio_sd_dtype_ok(int dtype);
 
+/* One file of a checkpoint's sentinel. */
+typedef struct ck_file {
+    char *name;
+    uint64_t size, hash; /* bytes, XXH3-64 */
+} ck_file;
+/* The parsers of dir.c, for the fuzz target: the sentinel (its files, owned
+ * by the caller: free each name and the array) and trainer_state.json (step,
+ * seed, the other members as one JSON object to cJSON_free). text[len] is NUL. */
+mio_status mio_ckpt_parse_sentinel(const char *text, size_t len, ck_file **files, size_t *n_files);
+mio_status mio_ckpt_parse_trainer_state(const char *text, size_t len, uint64_t *step, uint64_t *seed, char **extra);
+
 #endif

@@ -51,6 +51,7 @@ static int64_t cur_read(void *user, void *buf, size_t len) {
 #define ST_PATH "null_args.safetensors"
 #define ST_DIR "null_args_sharded"
 #define FZT1_PATH "null_args.fzt1"
+#define CKPT_DIR "null_args_ckpt"
 #define HF_DIR "null_args_hf"
 
 static float g_tdata[8] = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -106,6 +107,11 @@ static void *g_fz_buf;
 static size_t g_fz_len;
 static mio_fzt1_file *g_fzf, *g_fzo;
 static mio_fzt1_tensor g_fzo_t;
+static mio_ckpt_save *g_cks, *g_ckso;
+static mio_ckpt *g_ckc, *g_ckco;
+static char *g_ckp;
+static void *g_ckb;
+static uint32_t g_ckn;
 static mio_st_entry g_ent[1];
 static const mio_st_meta g_meta[1] = {{"format", "pt"}};
 static void *g_st_buf;
@@ -259,6 +265,12 @@ static void make_fixtures(void) {
     T_OK(mio_fzt1_save_buffer(g_fzt, 1, sizeof g_fzt[0], &g_fz_buf, &g_fz_len));
     T_OK(mio_fzt1_save_file(FZT1_PATH, g_fzt, 1, sizeof g_fzt[0]));
     T_OK(mio_fzt1_open_buffer(g_fz_buf, g_fz_len, &g_fzf));
+    /* checkpoints: one committed and open, one save begun */
+    T_OK(mio_ckpt_begin(CKPT_DIR, &g_cks));
+    T_OK(mio_ckpt_add_file(g_cks, "blob", "x", 1));
+    T_OK(mio_ckpt_commit(g_cks, 1, 2, NULL));
+    T_OK(mio_ckpt_open(CKPT_DIR, &g_ckc));
+    T_OK(mio_ckpt_begin(CKPT_DIR "_2", &g_cks));
     T_CHECK(g_st_fd >= 0);
     mkdir(ST_DIR, 0755);
 
@@ -584,6 +596,36 @@ static void make_fixtures(void) {
     X(SV, mio_fzt1_count, f, _, -1, NULL, mio_fzt1_count(NULL))                                                       \
     X(ST, mio_fzt1_tensor_info, f, _, 0, NULL, mio_fzt1_tensor_info(NULL, 0, &g_fzo_t))                               \
     X(ST, mio_fzt1_tensor_info, out, _, 0, NULL, mio_fzt1_tensor_info(g_fzf, 0, NULL))                                \
+    X(ST, mio_ckpt_begin, dir, _, 0, NULL, mio_ckpt_begin(NULL, &g_ckso))                                              \
+    X(ST, mio_ckpt_begin, out, _, 0, NULL, mio_ckpt_begin(CKPT_DIR "_3", NULL))                                        \
+    X(ST, mio_ckpt_add_state_dict, s, _, 0, NULL, mio_ckpt_add_state_dict(NULL, "m.safetensors", g_ent, 1, sizeof g_ent[0])) \
+    X(ST, mio_ckpt_add_state_dict, name, _, 0, "NULL file name", mio_ckpt_add_state_dict(g_cks, NULL, g_ent, 1, sizeof g_ent[0])) \
+    X(ST, mio_ckpt_add_state_dict, t, _, 0, NULL, mio_ckpt_add_state_dict(g_cks, "m.safetensors", NULL, 1, sizeof g_ent[0])) \
+    X(ST, mio_ckpt_add_file, s, _, 0, NULL, mio_ckpt_add_file(NULL, "b", "x", 1))                                     \
+    X(ST, mio_ckpt_add_file, name, _, 0, "NULL file name", mio_ckpt_add_file(g_cks, NULL, "x", 1))                    \
+    X(ST, mio_ckpt_add_file, data, _, 0, NULL, mio_ckpt_add_file(g_cks, "b", NULL, 1))                                 \
+    X(ST, mio_ckpt_commit, s, _, 0, NULL, mio_ckpt_commit(NULL, 1, 2, "{}"))                                           \
+    X(OK, mio_ckpt_commit, extra_json, _, 0, NULL, mio_ckpt_commit(g_cks, 1, 2, NULL))                                 \
+    X(VOID, mio_ckpt_abort, s, _, 0, NULL, mio_ckpt_abort(NULL))                                                      \
+    X(ST, mio_ckpt_open, dir, _, 0, NULL, mio_ckpt_open(NULL, &g_ckco))                                                \
+    X(ST, mio_ckpt_open, out, _, 0, NULL, mio_ckpt_open(CKPT_DIR, NULL))                                               \
+    X(VOID, mio_ckpt_close, c, _, 0, NULL, mio_ckpt_close(NULL))                                                      \
+    X(SV, mio_ckpt_step, c, _, 0, NULL, mio_ckpt_step(NULL))                                                          \
+    X(SV, mio_ckpt_seed, c, _, 0, NULL, mio_ckpt_seed(NULL))                                                          \
+    X(SV, mio_ckpt_extra_json, c, _, 0, NULL, mio_ckpt_extra_json(NULL) != NULL)                                      \
+    X(SV, mio_ckpt_file_count, c, _, -1, NULL, mio_ckpt_file_count(NULL))                                             \
+    X(SV, mio_ckpt_file_name, c, _, 0, NULL, mio_ckpt_file_name(NULL, 0) != NULL)                                      \
+    X(SV, mio_ckpt_file_size, c, _, 0, NULL, mio_ckpt_file_size(NULL, 0))                                              \
+    X(ST, mio_ckpt_file_path, c, _, 0, NULL, mio_ckpt_file_path(NULL, "blob", &g_ckp))                                 \
+    X(ST, mio_ckpt_file_path, name, _, 0, NULL, mio_ckpt_file_path(g_ckc, NULL, &g_ckp))                               \
+    X(ST, mio_ckpt_file_path, out, _, 0, NULL, mio_ckpt_file_path(g_ckc, "blob", NULL))                                \
+    X(ST, mio_ckpt_read_file, c, _, 0, NULL, mio_ckpt_read_file(NULL, "blob", &g_ckb, &g_len))                         \
+    X(ST, mio_ckpt_read_file, name, _, 0, NULL, mio_ckpt_read_file(g_ckc, NULL, &g_ckb, &g_len))                       \
+    X(ST, mio_ckpt_read_file, out, _, 0, NULL, mio_ckpt_read_file(g_ckc, "blob", NULL, &g_len))                        \
+    X(ST, mio_ckpt_read_file, len, _, 0, NULL, mio_ckpt_read_file(g_ckc, "blob", &g_ckb, NULL))                        \
+    X(ST, mio_ckpt_rotate, parent, _, 0, NULL, mio_ckpt_rotate(NULL, "step-", 1, &g_ckn))                              \
+    X(ST, mio_ckpt_rotate, prefix, _, 0, NULL, mio_ckpt_rotate(".", NULL, 1, &g_ckn))                                  \
+    X(OK, mio_ckpt_rotate, n_removed, _, 0, NULL, mio_ckpt_rotate(".", "step-", 1, NULL))                              \
     X(ST, mio_st_save_fd, t, _, 0, NULL, mio_st_save_fd(g_devnull, NULL, 1, g_meta, 1))                              \
     X(ST, mio_st_save_fd, meta, _, 0, NULL, mio_st_save_fd(g_devnull, g_ent, 1, NULL, 1))                            \
     X(ST, mio_st_save_fd_sized, t, _, 0, NULL, mio_st_save_fd_sized(g_devnull, NULL, 1, sizeof(mio_st_entry), g_meta, 1)) \
@@ -961,6 +1003,8 @@ int main(void) {
     mio_free(g_st_buf);
     mio_fzt1_close(g_fzf);
     mio_free(g_fz_buf);
+    mio_ckpt_close(g_ckc);
+    mio_ckpt_abort(g_cks);
     free(g_gguf.p);
     mio_packed_free(g_packed);
     mio_writer_free(g_w);
