@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_ckpt.c — libFuzzer target: the checkpoint module's parsers
  * (docs/CHECKPOINTS.md). The first byte picks the parser, the rest is its
- * input: 0, FZT1 (mio_fzt1_open_buffer, every tensor walked, its last data
- * byte read); 1, a state dict (a safetensors frame) loaded into destinations
- * built from its own tensors — strictly, leniently, and with one alias that
- * renames the first tensor onto the second (doubly mapped) — whose buffers
- * are checked to be filled exactly or left untouched. */
+ * input (its value mod 4): 0, FZT1 (mio_fzt1_open_buffer, every tensor
+ * walked, its last data byte read); 1, a state dict (a safetensors frame)
+ * loaded into destinations built from its own tensors — strictly, leniently,
+ * and with one alias that renames the first tensor onto the second (doubly
+ * mapped) — whose buffers are checked to be filled exactly or left untouched;
+ * 2, trainer_state.json (its optional fields must print as a JSON object that
+ * parses again); 3, a checkpoint sentinel (every listed name a plain file
+ * name). The JSON parsers are internal (ckpt_internal.h). */
 #include <modelio.h>
+
+#include "ckpt/ckpt_internal.h"
+
+#include <cjson/cJSON.h>
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -65,10 +72,49 @@ static void state_dict(const uint8_t *p, size_t n) {
     mio_st_close(f);
 }
 
+/* the input as a NUL-terminated string (the parsers take text[len] == 0) */
+static char *text_of(const uint8_t *p, size_t n) {
+    char *t = malloc(n + 1);
+    if (!t) abort();
+    memcpy(t, p, n);
+    t[n] = 0;
+    return t;
+}
+
+static void trainer_state(const uint8_t *p, size_t n) {
+    char *t = text_of(p, n), *extra = NULL;
+    uint64_t step = 0, seed = 0;
+    if (mio_ckpt_parse_trainer_state(t, n, &step, &seed, &extra) == MIO_OK) {
+        cJSON *j = cJSON_Parse(extra);
+        if (!j || !cJSON_IsObject(j)) abort();
+        cJSON_Delete(j);
+        cJSON_free(extra);
+    } else if (extra) abort(); /* no output on failure */
+    free(t);
+}
+
+static void sentinel(const uint8_t *p, size_t n) {
+    char *t = text_of(p, n);
+    ck_file *f = NULL;
+    size_t nf = 0;
+    if (mio_ckpt_parse_sentinel(t, n, &f, &nf) == MIO_OK) {
+        for (size_t i = 0; i < nf; i++) {
+            if (!f[i].name[0] || strchr(f[i].name, '/') || f[i].name[0] == '.') abort();
+            free(f[i].name);
+        }
+        free(f);
+    } else if (f || nf) abort();
+    free(t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!size) return 0;
-    if (data[0] % 2 == 0) fzt1(data + 1, size - 1);
-    else state_dict(data + 1, size - 1);
+    switch (data[0] % 4) {
+    case 0: fzt1(data + 1, size - 1); break;
+    case 1: state_dict(data + 1, size - 1); break;
+    case 2: trainer_state(data + 1, size - 1); break;
+    default: sentinel(data + 1, size - 1); break;
+    }
     return 0;
 }

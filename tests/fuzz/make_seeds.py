@@ -9,7 +9,8 @@ from anywhere; the output is committed. Seeds are deterministic.
   imatrix   a legacy .dat imatrix and a GGUF imatrix (format of llama.cpp)
   lora      tests/data/lora/peft-real as "config NUL safetensors"
   st_frame  two golden safetensors files back to back (two frames)
-  ckpt      an FZT1 file and a state dict, each behind its selector byte"""
+  ckpt      an FZT1 file, a state dict, a trainer_state.json and a sentinel,
+            each behind its selector byte"""
 import json
 import os
 import random
@@ -109,6 +110,13 @@ def main():
     hdr += b" " * ((-len(hdr)) % 8)
     sd = struct.pack("<Q", len(hdr)) + hdr + struct.pack("<q2f", 7, 1.5, -2.0)
     put("ckpt", "state-dict", b"\1" + sd)
+    ts = (b'{\n  "format": "fucina.training_checkpoint",\n  "version": 1,\n  "step": 100,\n'
+          b'  "seed": 9223372036854775813,\n  "lr": 0.001,\n  "es_noise": 2\n}\n')
+    put("ckpt", "trainer-state", b"\2" + ts)
+    sent = (b'{\n  "format": "libmodelio.checkpoint",\n  "version": 1,\n  "files": [\n'
+            b'    {"name": "model.safetensors", "size": 88, "xxh3_64": "0123456789abcdef"},\n'
+            b'    {"name": "trainer_state.json", "size": 139, "xxh3_64": "fedcba9876543210"}\n  ]\n}\n')
+    put("ckpt", "sentinel", b"\3" + sent)
 
 
 if __name__ == "__main__":
