@@ -4,7 +4,10 @@ venv python (MIO_PY_PEERS): a state dict written here is the file
 safetensors.numpy.save_file writes for the same dict (byte for byte) and reads
 back as identical arrays; one written by upstream loads here; aliases, strict
 and lenient matching; every refusal raises modelio.Error, writes nothing
-(saves) and changes no destination byte (loads)."""
+(saves) and changes no destination byte (loads). Checkpoint directories:
+save_checkpoint / load_checkpoint round trip (u64 step and seed exact, None
+fields omitted), upstream reads the state dict inside, a second save replaces
+the first, refusals leave the directory as it was, damage is refused."""
 import os
 import sys
 import tempfile
@@ -13,7 +16,7 @@ import numpy as np
 from safetensors.numpy import save_file as up_save, load_file as up_load
 
 import modelio
-from modelio.checkpoint import save_state_dict, load_state_dict
+from modelio.checkpoint import save_state_dict, load_state_dict, save_checkpoint, load_checkpoint
 
 fails = 0
 
@@ -91,8 +94,49 @@ def main():
             raises(lambda: save_state_dict(j("bad.safetensors"), bad), "save %r" % list(bad), sub)
             check(not os.path.exists(j("bad.safetensors")), "a refused save left a file")
         check(sorted(os.listdir(d)) == ["ours.safetensors", "up.safetensors"], "stray files: %r" % os.listdir(d))
+    checkpoints(sd)
     print("checkpoint: %s" % ("ok" if not fails else "%d failures" % fails))
     return 1 if fails else 0
+
+
+def checkpoints(sd):
+    with tempfile.TemporaryDirectory() as d:
+        ck = os.path.join(d, "step-100")
+        blob = bytes(range(256)) * 3
+        ts = {"step": 100, "seed": 2 ** 64 - 1, "lr": 0.001, "es_noise": 2, "note": None}
+        save_checkpoint(ck, {"model.safetensors": sd, "adapters.safetensors": {"a": sd["step"]}}, ts, optimizer=blob)
+        check(sorted(os.listdir(d)) == ["step-100"], "stray entries: %r" % os.listdir(d))
+        check(sorted(os.listdir(ck)) == ["adapters.safetensors", "checkpoint.json", "model.safetensors",
+                                         "optimizer.fucina", "trainer_state.json"], "files: %r" % os.listdir(ck))
+        state, sds, opt = load_checkpoint(ck)
+        check(state == {"step": 100, "seed": 2 ** 64 - 1, "lr": 0.001, "es_noise": 2}, "trainer state %r" % state)
+        check(opt == blob, "optimizer blob differs")
+        check(sorted(sds) == ["adapters.safetensors", "model.safetensors"], "state dicts %r" % sorted(sds))
+        for k, v in sd.items():
+            check(np.array_equal(sds["model.safetensors"][k], v), "checkpoint tensor %s differs" % k)
+        up = up_load(os.path.join(ck, "model.safetensors"))
+        check(np.array_equal(up["layer.0.w"], sd["layer.0.w"]), "upstream reads the checkpoint's model differently")
+
+        # a second save replaces the first; refused saves change nothing
+        save_checkpoint(ck, {"model.safetensors": {"w": np.ones(3, np.float32)}}, {"step": 200, "seed": 1})
+        state, sds, opt = load_checkpoint(ck)
+        check(state == {"step": 200, "seed": 1} and opt is None and list(sds) == ["model.safetensors"],
+              "second save: %r %r" % (state, list(sds)))
+        raises(lambda: save_checkpoint(ck, {"model.safetensors": {"w": np.ones(3, np.int32)}}, {"step": 300, "seed": 1}),
+               "bad dtype", "I32")
+        raises(lambda: save_checkpoint(ck, {}, {"step": 300}), "no seed", "'seed'")
+        raises(lambda: save_checkpoint(ck, {}, {"step": -1, "seed": 1}), "negative step", "2**64")
+        raises(lambda: save_checkpoint(ck, {"../x": {}}, {"step": 300, "seed": 1}), "bad name", "plain file name")
+        check(load_checkpoint(ck)[0]["step"] == 200, "a refused save changed the checkpoint")
+        check(sorted(os.listdir(d)) == ["step-100"], "a refused save left entries: %r" % os.listdir(d))
+
+        # damage is refused
+        with open(os.path.join(ck, "model.safetensors"), "r+b") as f:
+            f.seek(-1, 2)
+            f.write(b"\x55")
+        raises(lambda: load_checkpoint(ck), "changed file", "does not match the sentinel")
+        os.unlink(os.path.join(ck, "checkpoint.json"))
+        raises(lambda: load_checkpoint(ck), "no sentinel", "has no sentinel")
 
 
 if __name__ == "__main__":
