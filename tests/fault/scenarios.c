@@ -453,6 +453,57 @@ static mio_status run_st_save_sharded(void) {
     if (!st) out_printf("shards %u\n", ns);
     return st;
 }
+/* Checkpoints (docs/CHECKPOINTS.md): "run/ck" holds a complete checkpoint of
+ * step 1; a failed save must leave it (and nothing else) as it was. */
+static mio_status save_ckpt(const char *dir, uint64_t step, const char *extra) {
+    mio_st_entry e[5];
+    st_entries(e);
+    mio_ckpt_save *s = NULL;
+    mio_status st = mio_ckpt_begin(dir, &s);
+    if (st) return st;
+    st = mio_ckpt_add_state_dict(s, MIO_CKPT_MODEL, e, 5, sizeof e[0]);
+    if (!st) st = mio_ckpt_add_file(s, MIO_CKPT_OPTIMIZER, g_h, sizeof g_h);
+    if (st) {
+        mio_ckpt_abort(s);
+        return st;
+    }
+    return mio_ckpt_commit(s, step, 42, extra);
+}
+static void setup_ckpt(void) {
+    setup_common();
+    mkdir("run", 0777);
+    must(save_ckpt("run/ck", 1, NULL), "run/ck");
+}
+static mio_status run_ckpt_replace(void) { return save_ckpt("run/ck", 2, NULL); }
+static mio_status run_ckpt_new(void) { return save_ckpt("run/new", 2, "{\"lr\": 0.5}"); }
+static mio_status run_ckpt_open(void) {
+    mio_ckpt *c = NULL;
+    mio_status st = mio_ckpt_open("run/ck", &c);
+    if (st) return st;
+    void *b = NULL;
+    size_t n = 0;
+    st = mio_ckpt_read_file(c, MIO_CKPT_OPTIMIZER, &b, &n);
+    if (!st) out_printf("step %llu, %lld files, extra %s, optimizer %zu bytes\n", (unsigned long long)mio_ckpt_step(c),
+                        (long long)mio_ckpt_file_count(c), mio_ckpt_extra_json(c), n);
+    mio_free(b);
+    mio_ckpt_close(c);
+    return st;
+}
+static mio_status run_state_dict_load(void) {
+    static float w[5][NE0 * NE1];
+    static uint16_t h[NE0 * NE1];
+    mio_st_entry e[5];
+    st_entries(e);
+    mio_state_dict_dest d[5];
+    for (int t = 0; t < 5; t++)
+        d[t] = (mio_state_dict_dest){e[t].name, e[t].dtype, e[t].n_dims, e[t].shape, t == 2 ? (void *)h : (void *)w[t],
+                                     e[t].nbytes};
+    size_t n = 0;
+    mio_status st = mio_state_dict_load_file("in.safetensors", d, 5, sizeof d[0], NULL, 0, 0, &n);
+    if (!st) out_printf("loaded %zu\n", n);
+    return st;
+}
+
 /* Into a directory that does not exist yet: a failure must remove it again. */
 static mio_status run_st_save_sharded_new(void) {
     mio_st_entry e[5];
@@ -763,5 +814,9 @@ const scenario g_scenarios[] = {
     SC(merge_split, setup_split, NULL),
     SC(edit_in_place, setup_in_place, NULL),
     SC(split, setup_split, NULL),
+    SC(ckpt_replace, setup_ckpt, NULL),
+    SCJ(ckpt_new, setup_ckpt, NULL, MIO_ERR_INVALID_JSON),
+    SCJ(ckpt_open, setup_ckpt, NULL, MIO_ERR_INVALID_JSON),
+    SC(state_dict_load, setup_st, NULL),
 };
 const size_t g_n_scenarios = sizeof g_scenarios / sizeof g_scenarios[0];
