@@ -17,6 +17,16 @@ What is timed:
                              every byte of every array (a sum), so the page faults are paid too.
                              save_file of the same dictionaries (ours: temp file + fsync +
                              rename; upstream: neither).
+  state dicts, checkpoints   modelio.checkpoint on the same MB-megabyte dictionary:
+                             save_state_dict vs safetensors.numpy.save_file (the same bytes);
+                             load_state_dict into preallocated arrays (every name, dtype and
+                             shape checked, then every byte copied) vs load_file (new arrays);
+                             save_checkpoint (state dict + a 16 MB optimizer blob + trainer
+                             state; each file fsynced, sentinel, directory swap) vs upstream
+                             save_file + the blob and the JSON written with open() (no fsync,
+                             no atomicity: what crash safety costs); load_checkpoint (every
+                             file hashed against the sentinel, then loaded) vs load_file +
+                             reading the blob.
   GGUFReader                 modelio.gguf.GGUFReader vs gguf.GGUFReader: open (parse every
                              field and tensor info), and open + the whole token list as
                              Python strings (field.contents()), on tests/data/vocab-*.gguf
@@ -24,7 +34,9 @@ What is timed:
                              gguf-py needs seconds to open it).
 The page cache holds every input (each is read once before the rounds).
 """
+import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -37,6 +49,7 @@ import safetensors.numpy as up_st
 import modelio
 import modelio.safetensors as me_st
 import modelio.gguf as me_gguf
+import modelio.checkpoint as me_ck
 
 DATA = sys.argv[1] if len(sys.argv) > 1 else "tests/data"
 MB = int(sys.argv[2]) if len(sys.argv) > 2 else 500
@@ -119,7 +132,35 @@ def main():
               lambda: up_st.save_file(d, out), rounds=3)
         d = up_st.load_file(large)
         bench("save_file large_20000", lambda: me_st.save_file(d, out), lambda: up_st.save_file(d, out))
-        del d
+
+        print("\n| state dicts, checkpoints | modelio | upstream | ratio |\n|---|---|---|---|")
+        d = up_st.load_file(big)
+        bench("save_state_dict %d MB (ours: fsync + rename)" % (size // 1000000),
+              lambda: me_ck.save_state_dict(out, d), lambda: up_st.save_file(d, out), rounds=3)
+        dst = {k: np.empty_like(v) for k, v in d.items()}
+        bench("load_state_dict %d MB into arrays (checked, then copied)" % (size // 1000000),
+              lambda: me_ck.load_state_dict(out, dst), lambda: up_st.load_file(out))
+        blob = os.urandom(16 << 20)
+        ck, plain = os.path.join(tmp, "ck"), os.path.join(tmp, "plain")
+        os.makedirs(plain, exist_ok=True)
+
+        def up_save():
+            up_st.save_file(d, os.path.join(plain, "model.safetensors"))
+            with open(os.path.join(plain, "optimizer.fucina"), "wb") as f:
+                f.write(blob)
+            with open(os.path.join(plain, "trainer_state.json"), "w") as f:
+                json.dump({"format": "fucina.training_checkpoint", "version": 1, "step": 1, "seed": 2}, f)
+
+        def up_load():
+            m = up_st.load_file(os.path.join(plain, "model.safetensors"))
+            with open(os.path.join(plain, "optimizer.fucina"), "rb") as f:
+                return m, f.read()
+
+        bench("save_checkpoint %d MB + 16 MB blob (atomic, fsynced)" % (size // 1000000),
+              lambda: me_ck.save_checkpoint(ck, {"model.safetensors": d}, {"step": 1, "seed": 2}, optimizer=blob),
+              up_save, rounds=3)
+        bench("load_checkpoint (every file hashed first)", lambda: me_ck.load_checkpoint(ck), up_load)
+        del d, dst
         os.unlink(out)
         os.unlink(big)
 
@@ -137,9 +178,7 @@ def main():
                   lambda: me_gguf.GGUFReader(p).fields["tokenizer.ggml.tokens"].contents(),
                   lambda: gguf.GGUFReader(p).fields["tokenizer.ggml.tokens"].contents(), **kw)
     finally:
-        for f in os.listdir(tmp):
-            os.unlink(os.path.join(tmp, f))
-        os.rmdir(tmp)
+        shutil.rmtree(tmp)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,11 @@
 
 /* F32, F16, BF16 or I64: the dtypes a state dict holds (the seed's §12.6). */
 bool mio_sd_dtype_ok(int dtype);
+/* The state-dict rules for n entries entry_size bytes apart (the dtype; the
+ * writer checks the names): *use is the library-layout array to save from,
+ * *copy what to free afterwards (NULL when t is used as it is). */
+mio_status mio_sd_check_entries(const char *fn, const mio_st_entry *t, size_t n, size_t entry_size,
+                                const mio_st_entry **use, mio_st_entry **copy);
 
 /* One file of a checkpoint's sentinel. */
 typedef struct ck_file {

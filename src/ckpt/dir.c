@@ -220,6 +220,25 @@ static mio_status check_add(const char *fn, mio_ckpt_save *s, const char *name) 
     return st;
 }
 
+/* A mio_write_fn that writes to fd and hashes what it writes. */
+typedef struct hash_sink {
+    int fd;
+    XXH3_state_t *h;
+    uint64_t size;
+    const char *what;
+    char err[512]; /* the write's own message (errno text), which the writer would replace */
+} hash_sink;
+static int hash_write(void *user, const void *data, size_t len) {
+    hash_sink *k = user;
+    if (mio_fd_write_all(k->fd, data, len, k->what)) {
+        snprintf(k->err, sizeof k->err, "%s", mio_last_error());
+        return 1;
+    }
+    XXH3_64bits_update(k->h, data, len);
+    k->size += len;
+    return 0;
+}
+
 /* write len bytes to the save's directory as name, atomically; record it */
 static mio_status put_bytes(mio_ckpt_save *s, const char *name, const void *data, size_t len) {
     char *path = xasprintf("%s/%s", s->tmp, name);
@@ -253,13 +272,26 @@ mio_status mio_ckpt_add_state_dict(mio_ckpt_save *s, const char *name, const mio
     if (!st && strcmp(name, MIO_CKPT_TRAINER_STATE) == 0)
         st = mio_err_set(MIO_ERR_INVALID_ARG, "%s: '%s' is the trainer state's name", fn, name);
     if (st) return st;
+    const mio_st_entry *use;
+    mio_st_entry *copy;
+    st = mio_sd_check_entries(fn, t, n, entry_size, &use, &copy);
+    if (st) return st;
+    /* the canonical writer into the atomic file, hashed as it goes out (no second read) */
     char *path = xasprintf("%s/%s", s->tmp, name);
-    if (!path) return mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", fn);
-    st = mio_state_dict_save_file(path, t, n, entry_size);
-    uint64_t size = 0, hash = 0;
-    if (!st) st = hash_path(path, &size, &hash);
-    if (!st) st = add_record(s, name, size, hash);
-    free(path);
+    hash_sink hs = {-1, XXH3_createState(), 0, path, ""};
+    mio_atomic_file af;
+    st = path && hs.h ? mio_atomic_open(path, &af) : mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", fn);
+    if (!st) {
+        hs.fd = af.fd;
+        XXH3_64bits_reset(hs.h);
+        st = mio_st_save_cb(use, n, NULL, 0, hash_write, &hs);
+        if (st && hs.err[0]) st = mio_err_set(st, "%s", hs.err);
+        if (st) mio_atomic_abort(&af);
+        else st = mio_atomic_commit(&af);
+    }
+    if (!st) st = add_record(s, name, hs.size, XXH3_64bits_digest(hs.h));
+    XXH3_freeState(hs.h);
+    free(path), free(copy);
     return st;
 }
 
@@ -632,7 +664,7 @@ static mio_status open_dir(const char *dir, mio_ckpt *c) {
         else if ((uint64_t)sb.st_size != c->files[i].size)
             st = mio_err_set(MIO_ERR_TRUNCATED, "'%s' is %lld bytes, the sentinel says %" PRIu64, p, (long long)sb.st_size,
                              c->files[i].size);
-        uint64_t size, hash;
+        uint64_t size = 0, hash = 0;
         if (!st) st = hash_path(p, &size, &hash);
         if (!st && (size != c->files[i].size || hash != c->files[i].hash))
             st = mio_err_set(MIO_ERR_INVALID_ARG, "'%s' does not match the sentinel: xxh3_64 %016" PRIx64 ", expected %016" PRIx64,

@@ -22,8 +22,8 @@ bool mio_sd_dtype_ok(int dtype) {
 /* ------------------------------------------------------------------ saving */
 /* The state-dict rules on top of the writer's (empty, reserved, non-UTF-8 and
  * duplicate names are the writer's errors): the dtype. */
-static mio_status check_save(const char *fn, const mio_st_entry *t, size_t n, size_t entry_size,
-                             const mio_st_entry **use, mio_st_entry **copy) {
+mio_status mio_sd_check_entries(const char *fn, const mio_st_entry *t, size_t n, size_t entry_size,
+                                const mio_st_entry **use, mio_st_entry **copy) {
     *use = NULL, *copy = NULL;
     if (n && !t) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: t is NULL with n = %zu", fn, n);
     const void *u;
@@ -48,7 +48,7 @@ mio_status mio_state_dict_save_file(const char *path, const mio_st_entry *t, siz
     if (!path) return mio_err_set(MIO_ERR_INVALID_ARG, "mio_state_dict_save_file: path is NULL");
     const mio_st_entry *use;
     mio_st_entry *copy;
-    mio_status st = check_save("mio_state_dict_save_file", t, n, entry_size, &use, &copy);
+    mio_status st = mio_sd_check_entries("mio_state_dict_save_file", t, n, entry_size, &use, &copy);
     if (!st) st = mio_st_save_file(path, use, n, NULL, 0);
     free(copy);
     return st;
@@ -57,7 +57,7 @@ mio_status mio_state_dict_save_file(const char *path, const mio_st_entry *t, siz
 mio_status mio_state_dict_save_fd(int fd, const mio_st_entry *t, size_t n, size_t entry_size) {
     const mio_st_entry *use;
     mio_st_entry *copy;
-    mio_status st = check_save("mio_state_dict_save_fd", t, n, entry_size, &use, &copy);
+    mio_status st = mio_sd_check_entries("mio_state_dict_save_fd", t, n, entry_size, &use, &copy);
     if (!st) st = mio_st_save_fd(fd, use, n, NULL, 0);
     free(copy);
     return st;
@@ -68,7 +68,7 @@ mio_status mio_state_dict_save_buffer(const mio_st_entry *t, size_t n, size_t en
     if (out_len) *out_len = 0;
     const mio_st_entry *use;
     mio_st_entry *copy;
-    mio_status st = check_save("mio_state_dict_save_buffer", t, n, entry_size, &use, &copy);
+    mio_status st = mio_sd_check_entries("mio_state_dict_save_buffer", t, n, entry_size, &use, &copy);
     if (!st) st = mio_st_save_buffer(use, n, NULL, 0, out, out_len);
     free(copy);
     return st;
