@@ -971,7 +971,10 @@ typedef struct mio_ckpt mio_ckpt;
  * it lists present with its size and hash, trainer_state.json valid (a wrong
  * marker is MIO_ERR_BAD_MAGIC, another version MIO_ERR_UNSUPPORTED_VERSION);
  * a directory without a sentinel (an interrupted save) is MIO_ERR_INCOMPLETE.
- * Files the sentinel does not list are ignored. Free with mio_ckpt_close. */
+ * Files the sentinel does not list are ignored. If dir is missing and the
+ * complete checkpoint an interrupted two-rename commit moved aside is next to
+ * it (".NAME.old-*", file systems without RENAME_EXCHANGE), it is moved back
+ * first. Free with mio_ckpt_close. */
 MIO_API mio_status mio_ckpt_open(const char *dir, mio_ckpt **out);
 MIO_API void mio_ckpt_close(mio_ckpt *c);
 MIO_API uint64_t mio_ckpt_step(const mio_ckpt *c);          /**< 0 if c is NULL */

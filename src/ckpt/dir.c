@@ -170,9 +170,10 @@ mio_status mio_ckpt_begin(const char *dir, mio_ckpt_save **out) {
     if (!s) return mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", fn);
     mio_status st = split_path(fn, dir, &s->parent, &s->base);
     struct stat sb;
-    if (!st && (stat(s->parent, &sb) != 0 || !S_ISDIR(sb.st_mode)))
+    const int pe = st ? 0 : stat(s->parent, &sb) != 0 ? errno : S_ISDIR(sb.st_mode) ? 0 : ENOTDIR;
+    if (pe)
         st = mio_err_set(MIO_ERR_IO, "%s: the parent directory '%s' of '%s' %s", fn, s->parent, dir,
-                         errno == ENOENT ? "does not exist" : "is not a usable directory");
+                         pe == ENOENT ? "does not exist" : strerror(pe));
     if (!st && lstat(dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
         st = mio_err_set(MIO_ERR_INVALID_ARG, "%s: '%s' exists and is not a directory", fn, dir);
     if (!st) {
@@ -250,8 +251,9 @@ static mio_status put_bytes(mio_ckpt_save *s, const char *name, const void *data
         if (st) mio_atomic_abort(&af);
         else st = mio_atomic_commit(&af);
     }
-    free(path);
     if (!st) st = add_record(s, name, len, XXH3_64bits(data, len));
+    if (st) unlink(path); /* no file the sentinel would not list (a no-op when the write failed) */
+    free(path);
     return st;
 }
 
@@ -261,7 +263,8 @@ mio_status mio_ckpt_add_file(mio_ckpt_save *s, const char *name, const void *dat
     if (!st && !data && len) st = mio_err_set(MIO_ERR_INVALID_ARG, "%s: data is NULL with len = %zu", fn, len);
     if (!st && strcmp(name, MIO_CKPT_TRAINER_STATE) == 0)
         st = mio_err_set(MIO_ERR_INVALID_ARG, "%s: '%s' is written by mio_ckpt_commit from its step, seed and fields", fn, name);
-    if (!st) st = put_bytes(s, name, data ? data : "", len);
+    if (st) return st;
+    st = put_bytes(s, name, data ? data : "", len);
     return st ? mio_err_prefix(st, "%s: ", fn) : MIO_OK;
 }
 
@@ -280,7 +283,7 @@ mio_status mio_ckpt_add_state_dict(mio_ckpt_save *s, const char *name, const mio
     char *path = xasprintf("%s/%s", s->tmp, name);
     hash_sink hs = {-1, XXH3_createState(), 0, path, ""};
     mio_atomic_file af;
-    st = path && hs.h ? mio_atomic_open(path, &af) : mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", fn);
+    st = path && hs.h ? mio_atomic_open(path, &af) : mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (!st) {
         hs.fd = af.fd;
         XXH3_64bits_reset(hs.h);
@@ -289,27 +292,30 @@ mio_status mio_ckpt_add_state_dict(mio_ckpt_save *s, const char *name, const mio
         if (st) mio_atomic_abort(&af);
         else st = mio_atomic_commit(&af);
     }
-    if (!st) st = add_record(s, name, hs.size, XXH3_64bits_digest(hs.h));
+    if (!st) {
+        st = add_record(s, name, hs.size, XXH3_64bits_digest(hs.h));
+        if (st) unlink(path);
+    }
     XXH3_freeState(hs.h);
     free(path), free(copy);
-    return st;
+    return st ? mio_err_prefix(st, "%s: ", fn) : MIO_OK;
 }
 
 /* trainer_state.json: the marker, the version, step and seed, then each
  * member of extra (a JSON object) whose value is not null */
-static mio_status trainer_json(const char *fn, uint64_t step, uint64_t seed, const char *extra, char **out) {
+static mio_status trainer_json(uint64_t step, uint64_t seed, const char *extra, char **out) {
     *out = NULL;
     cJSON *ex = NULL;
     if (extra) {
         ex = cJSON_Parse(extra);
         if (!ex || !cJSON_IsObject(ex)) {
             cJSON_Delete(ex);
-            return mio_err_set(MIO_ERR_INVALID_JSON, "%s: extra_json is not a JSON object", fn);
+            return mio_err_set(MIO_ERR_INVALID_JSON, "extra_json is not a JSON object");
         }
     }
     size_t cap = 256, len = 0;
     char *b = malloc(cap);
-    mio_status st = b ? MIO_OK : mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", fn);
+    mio_status st = b ? MIO_OK : mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (!st)
         len = (size_t)snprintf(b, cap, "{\n  \"format\": \"" TRAINER_FORMAT "\",\n  \"version\": 1,\n  \"step\": %" PRIu64
                                          ",\n  \"seed\": %" PRIu64,
@@ -317,8 +323,7 @@ static mio_status trainer_json(const char *fn, uint64_t step, uint64_t seed, con
     for (cJSON *m = ex ? ex->child : NULL; m && !st; m = m->next) {
         if (!strcmp(m->string, "format") || !strcmp(m->string, "version") || !strcmp(m->string, "step") ||
             !strcmp(m->string, "seed")) {
-            st = mio_err_set(MIO_ERR_INVALID_ARG, "%s: extra_json sets \"%s\", which the checkpoint writes itself", fn,
-                             m->string);
+            st = mio_err_set(MIO_ERR_INVALID_ARG, "extra_json sets \"%s\", which the checkpoint writes itself", m->string);
             break;
         }
         if (cJSON_IsNull(m)) continue; /* optional fields are omitted when null */
@@ -327,11 +332,11 @@ static mio_status trainer_json(const char *fn, uint64_t step, uint64_t seed, con
         char *v = cJSON_PrintUnformatted(m);
         cJSON_Delete(ks);
         size_t need = len + (k ? strlen(k) : 0) + (v ? strlen(v) : 0) + 16;
-        if (!k || !v) st = mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", fn);
+        if (!k || !v) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
         if (!st && need > cap) {
             while (cap < need) cap *= 2;
             char *nb = realloc(b, cap);
-            if (!nb) st = mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", fn);
+            if (!nb) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
             else b = nb;
         }
         if (!st) len += (size_t)snprintf(b + len, cap - len, ",\n  %s: %s", k, v);
@@ -339,7 +344,7 @@ static mio_status trainer_json(const char *fn, uint64_t step, uint64_t seed, con
     }
     if (!st && len + 4 > cap) {
         char *nb = realloc(b, len + 4);
-        if (!nb) st = mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", fn);
+        if (!nb) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
         else b = nb;
     }
     if (!st) memcpy(b + len, "\n}\n", 4);
@@ -430,9 +435,9 @@ static mio_status swap_in(mio_ckpt_save *s) {
 mio_status mio_ckpt_commit(mio_ckpt_save *s, uint64_t step, uint64_t seed, const char *extra_json) {
     static const char fn[] = "mio_ckpt_commit";
     if (!s) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: s is NULL", fn);
-    mio_status st = s->tmp ? MIO_OK : mio_err_set(MIO_ERR_STATE, "%s: the save was aborted by an earlier error", fn);
+    mio_status st = s->tmp ? MIO_OK : mio_err_set(MIO_ERR_STATE, "the save was aborted by an earlier error");
     char *ts = NULL, *sent = NULL;
-    if (!st) st = trainer_json(fn, step, seed, extra_json, &ts);
+    if (!st) st = trainer_json(step, seed, extra_json, &ts);
     if (!st) st = put_bytes(s, MIO_CKPT_TRAINER_STATE, ts, strlen(ts));
     if (!st) st = sentinel_json(s, &sent);
     if (!st) { /* the sentinel last, then the directory entries made durable */
