@@ -5,6 +5,7 @@
  * the last tensor. Every count and dim is checked against the bytes that
  * remain before anything is allocated for it, every product for overflow. */
 #include "ckpt/ckpt_internal.h"
+#include "core/unaligned.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,16 +25,6 @@ struct mio_fzt1_file {
 
 static const uint8_t k_magic[4] = {'F', 'Z', 'T', '1'};
 
-static uint32_t rd32(const uint8_t *p) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-static uint64_t rd64(const uint8_t *p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
 
 /* The element count of dims (1 for rank 0), or false on overflow. */
 static bool elems(uint32_t rank, const uint64_t *dims, uint64_t *ne) {
@@ -51,7 +42,7 @@ static mio_status parse(mio_fzt1_file *f) {
                            f->r.size < 4 ? " (shorter than 4 bytes)" : "");
     p += 4;
     if ((size_t)(end - p) < 4) return mio_err_set(MIO_ERR_TRUNCATED, "FZT1: the file ends before the tensor count (offset 4)");
-    const uint64_t n = rd32(p);
+    const uint64_t n = ld32(p);
     p += 4;
     /* each tensor takes at least its 4-byte rank: a count the bytes cannot hold is refused before any allocation */
     if (n > (uint64_t)(end - p) / 4)
@@ -65,14 +56,14 @@ static mio_status parse(mio_fzt1_file *f) {
         if ((size_t)(end - q) < 4)
             return mio_err_set(MIO_ERR_TRUNCATED, "FZT1: tensor %llu: the file ends before its rank (offset %zu)",
                                (unsigned long long)i, off);
-        const uint32_t rank = rd32(q);
+        const uint32_t rank = ld32(q);
         q += 4;
         if ((uint64_t)rank > (uint64_t)(end - q) / 8)
             return mio_err_set(MIO_ERR_TRUNCATED, "FZT1: tensor %llu (offset %zu): rank %u needs %llu bytes of dims, %zu remain",
                                (unsigned long long)i, off, rank, (unsigned long long)rank * 8, (size_t)(end - q));
         uint64_t ne = 1, bytes;
         for (uint32_t k = 0; k < rank; k++)
-            if (!ck_mul(ne, rd64(q + 8 * (size_t)k), &ne))
+            if (!ck_mul(ne, ld64(q + 8 * (size_t)k), &ne))
                 return mio_err_set(MIO_ERR_OVERFLOW, "FZT1: tensor %llu (offset %zu): the element count overflows at dim %u",
                                    (unsigned long long)i, off, k);
         q += 8 * (size_t)rank;
@@ -94,9 +85,9 @@ static mio_status parse(mio_fzt1_file *f) {
     /* second pass: fill (everything was checked) */
     uint64_t *dp = f->dims;
     for (uint64_t i = 0; i < n; i++) {
-        const uint32_t rank = rd32(p);
+        const uint32_t rank = ld32(p);
         p += 4;
-        for (uint32_t k = 0; k < rank; k++) dp[k] = rd64(p + 8 * (size_t)k);
+        for (uint32_t k = 0; k < rank; k++) dp[k] = ld64(p + 8 * (size_t)k);
         p += 8 * (size_t)rank;
         mio_fzt1_tensor *t = &f->t[i];
         t->n_dims = rank;
