@@ -993,8 +993,10 @@ MIO_API mio_status mio_ckpt_file_path(const mio_ckpt *c, const char *name, char 
 MIO_API mio_status mio_ckpt_read_file(const mio_ckpt *c, const char *name, void **out, size_t *len);
 /** Keep the newest keep complete checkpoints among parent's directories
  * named prefix + a decimal number ("step-100"); the older complete ones are
- * removed (each first renamed aside in one step). Incomplete or foreign
- * directories are left alone. n_removed may be NULL. */
+ * removed (each first renamed aside in one step). Complete: a valid sentinel
+ * whose files are all there at their sizes (not hashed: rotating does not read
+ * the checkpoints). Incomplete or foreign directories are left alone.
+ * n_removed may be NULL. */
 MIO_API mio_status mio_ckpt_rotate(const char *parent, const char *prefix, uint32_t keep, uint32_t *n_removed);
 
 /* ------------------------------------------------------------------------- */

@@ -646,8 +646,10 @@ mio_status mio_ckpt_parse_sentinel(const char *text, size_t len, ck_file **files
     return MIO_OK;
 }
 
-/* Verify and load the checkpoint at dir into c. */
-static mio_status open_dir(const char *dir, mio_ckpt *c) {
+/* Verify and load the checkpoint at dir into c: every listed file present at
+ * its size, and with hash set also read and hashed (rotation only needs to
+ * know a checkpoint is complete, not to read every byte of every one). */
+static mio_status open_dir(const char *dir, mio_ckpt *c, bool hash_files) {
     char *sp = xasprintf("%s/%s", dir, MIO_CKPT_SENTINEL), *text = NULL;
     if (!sp) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     size_t len = 0;
@@ -669,8 +671,8 @@ static mio_status open_dir(const char *dir, mio_ckpt *c) {
         else if ((uint64_t)sb.st_size != c->files[i].size)
             st = mio_err_set(MIO_ERR_TRUNCATED, "'%s' is %lld bytes, the sentinel says %" PRIu64, p, (long long)sb.st_size,
                              c->files[i].size);
-        uint64_t size = 0, hash = 0;
-        if (!st) st = hash_path(p, &size, &hash);
+        uint64_t size = c->files[i].size, hash = c->files[i].hash;
+        if (!st && hash_files) st = hash_path(p, &size, &hash);
         if (!st && (size != c->files[i].size || hash != c->files[i].hash))
             st = mio_err_set(MIO_ERR_INVALID_ARG, "'%s' does not match the sentinel: xxh3_64 %016" PRIx64 ", expected %016" PRIx64,
                              p, hash, c->files[i].hash);
@@ -701,7 +703,7 @@ static void recover(const char *dir) {
         if (strncmp(e->d_name, pre, strlen(pre)) != 0) continue;
         char *cand = xasprintf("%s/%s", parent, e->d_name);
         mio_ckpt c = {0};
-        if (cand && open_dir(cand, &c) == MIO_OK && rename(cand, dir) == 0) fsync_dir(parent);
+        if (cand && open_dir(cand, &c, true) == MIO_OK && rename(cand, dir) == 0) fsync_dir(parent);
         for (size_t i = 0; i < c.n; i++) free(c.files[i].name);
         free(c.files), cJSON_free(c.extra), free(cand);
         if (access(dir, F_OK) == 0) break;
@@ -724,7 +726,7 @@ mio_status mio_ckpt_open(const char *dir, mio_ckpt **out) {
     mio_ckpt *c = calloc(1, sizeof *c);
     if (!c) return mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", fn);
     c->dir = strdup(dir);
-    mio_status st = c->dir ? open_dir(dir, c) : mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", fn);
+    mio_status st = c->dir ? open_dir(dir, c, true) : mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", fn);
     if (st) {
         mio_ckpt_close(c);
         return mio_err_prefix(st, "%s: ", fn);
@@ -822,7 +824,8 @@ mio_status mio_ckpt_rotate(const char *parent, const char *prefix, uint32_t keep
         if (!ok) continue;
         char *full = xasprintf("%s/%s", parent, e->d_name);
         mio_ckpt c = {0};
-        bool complete = full && open_dir(full, &c) == MIO_OK; /* only complete checkpoints count and go */
+        /* only complete checkpoints count and go; their files are not hashed here */
+        bool complete = full && open_dir(full, &c, false) == MIO_OK;
         for (size_t i = 0; i < c.n; i++) free(c.files[i].name);
         free(c.files), cJSON_free(c.extra);
         if (!complete) {
