@@ -77,14 +77,6 @@ static mio_status split_path(const char *fn, const char *dir, char **parent, cha
     return MIO_OK;
 }
 
-static void fsync_dir(const char *d) {
-    int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-}
-
 static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
     (void)sb, (void)ftw;
     return flag == FTW_DP ? rmdir(p) : unlink(p);
@@ -393,13 +385,13 @@ static mio_status sentinel_json(const mio_ckpt_save *s, char **out) {
 static mio_status swap_in(mio_ckpt_save *s) {
     if (rename(s->tmp, s->dir) == 0) { /* nothing there (or an empty directory) */
         free(s->tmp), s->tmp = NULL;
-        fsync_dir(s->parent);
+        mio_fsync_dir(s->parent);
         return MIO_OK;
     }
     if (errno != EEXIST && errno != ENOTEMPTY)
         return mio_err_set(MIO_ERR_IO, "putting the checkpoint at '%s': %s", s->dir, strerror(errno));
     if (renameat2(AT_FDCWD, s->tmp, AT_FDCWD, s->dir, RENAME_EXCHANGE) == 0) {
-        fsync_dir(s->parent);
+        mio_fsync_dir(s->parent);
         rm_tree(s->tmp); /* the old checkpoint, now at the temporary name */
         free(s->tmp), s->tmp = NULL;
         return MIO_OK;
@@ -426,7 +418,7 @@ static mio_status swap_in(mio_ckpt_save *s) {
         free(old);
         return st;
     }
-    fsync_dir(s->parent);
+    mio_fsync_dir(s->parent);
     rm_tree(old);
     free(old), free(s->tmp), s->tmp = NULL;
     return MIO_OK;
@@ -451,7 +443,7 @@ mio_status mio_ckpt_commit(mio_ckpt_save *s, uint64_t step, uint64_t seed, const
         }
         free(path);
     }
-    if (!st) fsync_dir(s->tmp);
+    if (!st) mio_fsync_dir(s->tmp);
     if (!st) st = swap_in(s);
     free(ts), free(sent);
     mio_ckpt_abort(s); /* frees s; removes the temporary directory if it is still there */
@@ -703,7 +695,7 @@ static void recover(const char *dir) {
         if (strncmp(e->d_name, pre, strlen(pre)) != 0) continue;
         char *cand = xasprintf("%s/%s", parent, e->d_name);
         mio_ckpt c = {0};
-        if (cand && open_dir(cand, &c, true) == MIO_OK && rename(cand, dir) == 0) fsync_dir(parent);
+        if (cand && open_dir(cand, &c, true) == MIO_OK && rename(cand, dir) == 0) mio_fsync_dir(parent);
         for (size_t i = 0; i < c.n; i++) free(c.files[i].name);
         free(c.files), cJSON_free(c.extra), free(cand);
         if (access(dir, F_OK) == 0) break;
@@ -858,7 +850,7 @@ mio_status mio_ckpt_rotate(const char *parent, const char *prefix, uint32_t keep
             rmdir(aside);
         }
         if (!st) {
-            fsync_dir(parent_c);
+            mio_fsync_dir(parent_c);
             rm_tree(aside);
             removed++;
         }

@@ -129,6 +129,11 @@ void mio_region_free(mio_region *r);
  * messages ("tensor 'x' of part 1"). pos + len must lie inside the region. */
 mio_status mio_region_pread(const mio_region *r, uint64_t pos, void *buf, size_t len, const char *what);
 
+/* fsync a directory, or the directory holding path (best effort: makes a
+ * rename or a removal in it durable). */
+void mio_fsync_dir(const char *dir);
+void mio_fsync_parent(const char *path);
+
 /* Write everything or fail with MIO_ERR_IO naming what. */
 mio_status mio_fd_write_all(int fd, const void *p, size_t n, const char *what);
 

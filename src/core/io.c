@@ -339,17 +339,26 @@ mio_status mio_atomic_close_tmp(mio_atomic_file *af) {
     return st;
 }
 
-/* fsync the directory holding path (best effort: makes a rename durable). */
-static void fsync_parent(char *path) {
-    char *slash = strrchr(path, '/');
-    const char *dir = ".";
-    if (slash) {
-        if (slash == path) dir = "/";
-        else { *slash = 0; dir = path; }
-    }
+void mio_fsync_dir(const char *dir) {
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) { fsync(dfd); close(dfd); }
-    if (slash && slash != path) *slash = '/';
+    if (dfd >= 0) { (void)fsync(dfd); close(dfd); }
+}
+
+void mio_fsync_parent(const char *path) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) { mio_fsync_dir("."); return; }
+    if (slash == path) { mio_fsync_dir("/"); return; }
+    const size_t n = (size_t)(slash - path);
+    char buf[4096];
+    if (n < sizeof buf) { /* the usual case: no allocation */
+        memcpy(buf, path, n);
+        buf[n] = 0;
+        mio_fsync_dir(buf);
+        return;
+    }
+    char *dir = strndup(path, n);
+    if (dir) mio_fsync_dir(dir);
+    free(dir);
 }
 
 mio_status mio_atomic_rename(mio_atomic_file *af) {
@@ -374,7 +383,7 @@ mio_status mio_atomic_rename(mio_atomic_file *af) {
         return st;
     }
     mio_core_restore_signals(&old_mask);
-    fsync_parent(af->path); /* make the rename durable too (best effort) */
+    mio_fsync_parent(af->path); /* make the rename durable too (best effort) */
     free(af->path);
     free(af->tmp_path);
     af->path = af->tmp_path = NULL;
@@ -409,7 +418,7 @@ mio_status mio_atomic_rename_all(mio_atomic_file *af, size_t n) {
     }
     mio_core_restore_signals(&old);
     for (size_t k = 0; k < done; k++) /* each directory once: the files of one output share it */
-        if (k + 1 == done || !same_dir(af[k].path, af[k + 1].path)) fsync_parent(af[k].path);
+        if (k + 1 == done || !same_dir(af[k].path, af[k + 1].path)) mio_fsync_parent(af[k].path);
     for (size_t k = 0; k < n; k++) {
         if (k < done) {
             free(af[k].path);

@@ -393,20 +393,6 @@ static int write_at(int fd, const uint8_t *p, size_t n) {
     return fsync(fd) != 0 ? errno : 0;
 }
 
-static void fsync_dir_of(const char *path) {
-    const char *slash = strrchr(path, '/');
-    char *dir = NULL;
-    if (slash) {
-        size_t dl = slash == path ? 1 : (size_t)(slash - path);
-        if (!(dir = malloc(dl + 1))) return;
-        memcpy(dir, path, dl);
-        dir[dl] = 0;
-    }
-    int dfd = open(dir ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) { (void)fsync(dfd); close(dfd); }
-    free(dir);
-}
-
 /* Backup of the old header bytes, durable before the header is touched. */
 static mio_status write_backup(const char *bpath, const uint8_t *p, size_t n, const char *path) {
     int fd = open(bpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -421,7 +407,7 @@ static mio_status write_backup(const char *bpath, const uint8_t *p, size_t n, co
     if (!st && fsync(fd) != 0) st = mio_err_set(MIO_ERR_IO, "fsync of %s failed: %s", bpath, strerror(errno));
     close(fd);
     if (st) { unlink(bpath); return st; }
-    fsync_dir_of(bpath);
+    mio_fsync_parent(bpath);
     return MIO_OK;
 }
 
@@ -529,7 +515,7 @@ mio_status mio_gguf_edit_in_place(const char *path, const mio_kv_edit *e, size_t
         goto done;
     }
     unlink(bpath);
-    fsync_dir_of(bpath);
+    mio_fsync_parent(bpath);
 done:
     if (fd >= 0) close(fd);
     free(bpath);
