@@ -22,6 +22,8 @@ typedef struct ck_file {
     char *name;
     uint64_t size, hash; /* bytes, XXH3-64 */
 } ck_file;
+/* Free n files (their names) and the array; f may be NULL. */
+void mio_ckpt_files_free(ck_file *f, size_t n);
 /* The parsers of dir.c, for the fuzz target: the sentinel (its files, owned
  * by the caller: free each name and the array) and trainer_state.json (step,
  * seed, the other members as one JSON object to cJSON_free). text[len] is NUL. */

@@ -51,6 +51,11 @@ struct mio_ckpt {
 };
 
 /* ------------------------------------------------------------------ small helpers */
+void mio_ckpt_files_free(ck_file *f, size_t n) {
+    for (size_t i = 0; f && i < n; i++) free(f[i].name);
+    free(f);
+}
+
 static char *xasprintf(const char *fmt, ...) MIO_PRINTF(1, 2);
 static char *xasprintf(const char *fmt, ...) {
     va_list ap;
@@ -453,8 +458,8 @@ mio_status mio_ckpt_commit(mio_ckpt_save *s, uint64_t step, uint64_t seed, const
 void mio_ckpt_abort(mio_ckpt_save *s) {
     if (!s) return;
     if (s->tmp) rm_tree(s->tmp);
-    for (size_t i = 0; i < s->n; i++) free(s->files[i].name);
-    free(s->files), free(s->dir), free(s->parent), free(s->base), free(s->tmp), free(s);
+    mio_ckpt_files_free(s->files, s->n);
+    free(s->dir), free(s->parent), free(s->base), free(s->tmp), free(s);
 }
 
 /* ------------------------------------------------------------------ loading */
@@ -630,8 +635,7 @@ mio_status mio_ckpt_parse_sentinel(const char *text, size_t len, ck_file **files
     if (!st && !find_file(f, k, MIO_CKPT_TRAINER_STATE))
         st = mio_err_set(MIO_ERR_INVALID_JSON, "the sentinel does not list " MIO_CKPT_TRAINER_STATE);
     if (st) {
-        for (size_t i = 0; i < k; i++) free(f ? f[i].name : NULL);
-        free(f);
+        mio_ckpt_files_free(f, k);
         return st;
     }
     *files = f, *n_files = k;
@@ -680,6 +684,13 @@ static mio_status open_dir(const char *dir, mio_ckpt *c, bool hash_files) {
     return st;
 }
 
+/* what open_dir filled in c (the files and the optional fields) */
+static void ckpt_clear(mio_ckpt *c) {
+    mio_ckpt_files_free(c->files, c->n);
+    cJSON_free(c->extra);
+    c->files = NULL, c->n = 0, c->extra = NULL;
+}
+
 /* The recovery of swap_in's two-rename fallback: dir missing, a hidden
  * ".NAME.old-*" next to it holding a complete checkpoint goes back. */
 static void recover(const char *dir) {
@@ -696,8 +707,8 @@ static void recover(const char *dir) {
         char *cand = xasprintf("%s/%s", parent, e->d_name);
         mio_ckpt c = {0};
         if (cand && open_dir(cand, &c, true) == MIO_OK && rename(cand, dir) == 0) mio_fsync_dir(parent);
-        for (size_t i = 0; i < c.n; i++) free(c.files[i].name);
-        free(c.files), cJSON_free(c.extra), free(cand);
+        ckpt_clear(&c);
+        free(cand);
         if (access(dir, F_OK) == 0) break;
     }
     if (d) closedir(d);
@@ -729,8 +740,8 @@ mio_status mio_ckpt_open(const char *dir, mio_ckpt **out) {
 
 void mio_ckpt_close(mio_ckpt *c) {
     if (!c) return;
-    for (size_t i = 0; i < c->n; i++) free(c->files[i].name);
-    free(c->files), free(c->dir), cJSON_free(c->extra), free(c);
+    ckpt_clear(c);
+    free(c->dir), free(c);
 }
 
 uint64_t mio_ckpt_step(const mio_ckpt *c) { return c ? c->step : 0; }
@@ -818,8 +829,7 @@ mio_status mio_ckpt_rotate(const char *parent, const char *prefix, uint32_t keep
         mio_ckpt c = {0};
         /* only complete checkpoints count and go; their files are not hashed here */
         bool complete = full && open_dir(full, &c, false) == MIO_OK;
-        for (size_t i = 0; i < c.n; i++) free(c.files[i].name);
-        free(c.files), cJSON_free(c.extra);
+        ckpt_clear(&c);
         if (!complete) {
             free(full);
             continue;

@@ -98,11 +98,9 @@ static void sentinel(const uint8_t *p, size_t n) {
     ck_file *f = NULL;
     size_t nf = 0;
     if (mio_ckpt_parse_sentinel(t, n, &f, &nf) == MIO_OK) {
-        for (size_t i = 0; i < nf; i++) {
+        for (size_t i = 0; i < nf; i++)
             if (!f[i].name[0] || strchr(f[i].name, '/') || f[i].name[0] == '.') abort();
-            free(f[i].name);
-        }
-        free(f);
+        mio_ckpt_files_free(f, nf);
     } else if (f || nf) abort();
     free(t);
 }
