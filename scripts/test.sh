@@ -63,6 +63,14 @@ if [ -f scripts/fetch-tokenizers.sh ]; then
   fi
 fi
 
+# Tests never write into the source tree: what git sees there (untracked and
+# ignored files included, the build trees excepted) must be the same after every
+# run as before the first; anything new is named and fails the run.
+tree_state() {
+  git status --porcelain=v1 --ignored --untracked-files=all 2>/dev/null | grep -v -E '^(\?\?|!!) build[^/]*/' | LC_ALL=C sort || true
+}
+tree_before=$(tree_state)
+
 ctest --test-dir build --output-on-failure -j"$jobs"
 
 # Static analysis (docs/SECURITY.md): clang-tidy (.clang-tidy) and cppcheck
@@ -106,4 +114,11 @@ if [ "${MIO_TEST_SANITIZE:-1}" != "0" ]; then
   # ggml's own libraries are not instrumented; leaks inside them are not ours to judge.
   ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp" \
     ctest --test-dir build-asan --output-on-failure -j"$jobs"
+fi
+
+tree_after=$(tree_state)
+if [ "$tree_after" != "$tree_before" ]; then
+  echo "error: the test runs changed the source tree (tests must work in a temporary directory):" >&2
+  diff <(echo "$tree_before") <(echo "$tree_after") | sed -n 's/^> /  /p' >&2
+  exit 1
 fi
