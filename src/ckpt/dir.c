@@ -17,6 +17,7 @@
  * regular file of that size and hash) and parses trainer_state.json; a
  * directory without a valid sentinel is refused, naming what is missing. */
 #include "ckpt/ckpt_internal.h"
+#include "core/xxhash.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -30,7 +31,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #define SENTINEL_FORMAT "libmodelio.checkpoint"
 #define TRAINER_FORMAT "fucina.training_checkpoint"
@@ -110,22 +110,21 @@ static const ck_file *find_file(const ck_file *f, size_t n, const char *name) {
 
 /* size and XXH3-64 of the file at fd, read to its end */
 static mio_status hash_fd(int fd, const char *what, uint64_t *size, uint64_t *hash) {
-    XXH3_state_t *h = XXH3_createState();
+    mio_xxh3_state h;
     uint8_t *buf = malloc(1u << 20);
     mio_status st = MIO_OK;
-    if (!h || !buf) st = mio_err_set(MIO_ERR_NOMEM, "out of memory hashing %s", what);
+    if (!buf) st = mio_err_set(MIO_ERR_NOMEM, "out of memory hashing %s", what);
     uint64_t total = 0;
-    if (!st) XXH3_64bits_reset(h);
+    mio_xxh3_init(&h);
     while (!st) {
         ssize_t r = read(fd, buf, 1u << 20);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) st = mio_err_set(MIO_ERR_IO, "reading %s: %s", what, strerror(errno));
         if (r <= 0) break;
-        XXH3_64bits_update(h, buf, (size_t)r);
+        mio_xxh3_update(&h, buf, (size_t)r);
         total += (uint64_t)r;
     }
-    if (!st) *size = total, *hash = XXH3_64bits_digest(h);
-    XXH3_freeState(h);
+    if (!st) *size = total, *hash = mio_xxh3_digest(&h);
     free(buf);
     return st;
 }
@@ -221,7 +220,7 @@ static mio_status check_add(const char *fn, mio_ckpt_save *s, const char *name) 
 /* A mio_write_fn that writes to fd and hashes what it writes. */
 typedef struct hash_sink {
     int fd;
-    XXH3_state_t *h;
+    mio_xxh3_state h;
     uint64_t size;
     const char *what;
     char err[512]; /* the write's own message (errno text), which the writer would replace */
@@ -232,7 +231,7 @@ static int hash_write(void *user, const void *data, size_t len) {
         snprintf(k->err, sizeof k->err, "%s", mio_last_error());
         return 1;
     }
-    XXH3_64bits_update(k->h, data, len);
+    mio_xxh3_update(&k->h, data, len);
     k->size += len;
     return 0;
 }
@@ -248,7 +247,7 @@ static mio_status put_bytes(mio_ckpt_save *s, const char *name, const void *data
         if (st) mio_atomic_abort(&af);
         else st = mio_atomic_commit(&af);
     }
-    if (!st) st = add_record(s, name, len, XXH3_64bits(data, len));
+    if (!st) st = add_record(s, name, len, mio_xxh3_64(data, len));
     if (st) unlink(path); /* no file the sentinel would not list (a no-op when the write failed) */
     free(path);
     return st;
@@ -278,22 +277,21 @@ mio_status mio_ckpt_add_state_dict(mio_ckpt_save *s, const char *name, const mio
     if (st) return st;
     /* the canonical writer into the atomic file, hashed as it goes out (no second read) */
     char *path = xasprintf("%s/%s", s->tmp, name);
-    hash_sink hs = {-1, XXH3_createState(), 0, path, ""};
+    hash_sink hs = {.fd = -1, .what = path};
+    mio_xxh3_init(&hs.h);
     mio_atomic_file af;
-    st = path && hs.h ? mio_atomic_open(path, &af) : mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    st = path ? mio_atomic_open(path, &af) : mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (!st) {
         hs.fd = af.fd;
-        XXH3_64bits_reset(hs.h);
         st = mio_st_save_cb(use, n, NULL, 0, hash_write, &hs);
         if (st && hs.err[0]) st = mio_err_set(st, "%s", hs.err);
         if (st) mio_atomic_abort(&af);
         else st = mio_atomic_commit(&af);
     }
     if (!st) {
-        st = add_record(s, name, hs.size, XXH3_64bits_digest(hs.h));
+        st = add_record(s, name, hs.size, mio_xxh3_digest(&hs.h));
         if (st) unlink(path);
     }
-    XXH3_freeState(hs.h);
     free(path), free(copy);
     return st ? mio_err_prefix(st, "%s: ", fn) : MIO_OK;
 }
@@ -776,7 +774,7 @@ mio_status mio_ckpt_read_file(const mio_ckpt *c, const char *name, void **out, s
     const ck_file *f = find_file(c->files, c->n, name);
     mio_region r;
     st = f->size > SIZE_MAX ? mio_err_set(MIO_ERR_LIMIT, "%s: '%s' does not fit in memory", fn, p) : mio_region_read(p, &r);
-    if (!st && (r.size != f->size || XXH3_64bits(r.data, r.size) != f->hash)) {
+    if (!st && (r.size != f->size || mio_xxh3_64(r.data, r.size) != f->hash)) {
         st = mio_err_set(MIO_ERR_INVALID_ARG, "%s: '%s' changed since the checkpoint was opened (size or xxh3_64)", fn, p);
         mio_region_free(&r);
     }

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* namehash.c — open-addressing hash of names (xxHash3) to indices, used for
+/* namehash.c — open-addressing hash of names (XXH3-64, xxhash.c) to indices, used for
  * duplicate detection while parsing and for O(1) lookups afterwards. The table
  * stores only indices; names are fetched back through a callback, so no name
  * bytes are copied. Capacity is fixed at init (load factor <= 1/2). */
 #include "core.h"
+#include "core/xxhash.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
 mio_status mio_namehash_init(mio_namehash *h, uint64_t n) {
     uint64_t cap = 16;
@@ -28,7 +28,7 @@ void mio_namehash_free(mio_namehash *h) {
 
 bool mio_namehash_insert(mio_namehash *h, const char *name, size_t len, uint64_t index,
                          namehash_key_fn key, const void *ctx, uint64_t *dup) {
-    uint64_t hv = XXH3_64bits(name, len);
+    uint64_t hv = mio_xxh3_64(name, len);
     for (uint64_t i = hv & h->mask;; i = (i + 1) & h->mask) {
         uint64_t s = h->slots[i];
         if (!s) { h->slots[i] = HI(hv) | (index + 1); return true; }
@@ -43,7 +43,7 @@ bool mio_namehash_insert(mio_namehash *h, const char *name, size_t len, uint64_t
 int64_t mio_namehash_find(const mio_namehash *h, const char *name, size_t len, namehash_key_fn key,
                           const void *ctx) {
     if (!h->slots) return -1;
-    uint64_t hv = XXH3_64bits(name, len);
+    uint64_t hv = mio_xxh3_64(name, len);
     for (uint64_t i = hv & h->mask;; i = (i + 1) & h->mask) {
         uint64_t s = h->slots[i];
         if (!s) return -1;

@@ -6,13 +6,14 @@
  * first such tensor in file order is the one reported. See docs/INSPECT.md. */
 #include "inspect_internal.h"
 
+#include "core/xxhash.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 /* caller-allocated outputs: a new field needs a _sized call (docs/ABI.md) */
 ABI_FROZEN(mio_check_result, ok);
@@ -32,47 +33,39 @@ MIO_API int mio_hash_alg_from_name(const char *s) {
 MIO_API const char *mio_hash_alg_name(int alg) { return alg >= 0 && alg < 3 ? ALG_NAMES[alg] : NULL; }
 MIO_API size_t mio_hash_digest_size(int alg) { return alg == MIO_HASH_SHA256 ? 32 : alg >= 0 && alg < 3 ? 8 : 0; }
 
+/* one algorithm's streaming state (no allocation): hasher_reset starts a digest */
 typedef struct hasher {
     int alg;
-    XXH64_state_t *x64;
-    XXH3_state_t *x3;
-    mio_sha256_ctx sha;
+    union {
+        mio_xxh64_state x64;
+        mio_xxh3_state x3;
+        mio_sha256_ctx sha;
+    } u;
 } hasher;
 
-static int hasher_new(hasher *h, int alg) {
-    memset(h, 0, sizeof *h);
-    h->alg = alg;
-    if (alg == MIO_HASH_XXH64 && !(h->x64 = XXH64_createState())) return -1;
-    if (alg == MIO_HASH_XXH3 && !(h->x3 = XXH3_createState())) return -1;
-    return 0;
-}
-static void hasher_free(hasher *h) {
-    if (h->x64) XXH64_freeState(h->x64);
-    if (h->x3) XXH3_freeState(h->x3);
-}
 static void hasher_reset(hasher *h) {
     if (h->alg == MIO_HASH_XXH64)
-        XXH64_reset(h->x64, 0);
+        mio_xxh64_init(&h->u.x64, 0);
     else if (h->alg == MIO_HASH_XXH3)
-        XXH3_64bits_reset(h->x3);
+        mio_xxh3_init(&h->u.x3);
     else
-        mio_sha256_init(&h->sha);
+        mio_sha256_init(&h->u.sha);
 }
 static void hasher_update(hasher *h, const void *p, size_t n) {
     if (h->alg == MIO_HASH_XXH64)
-        XXH64_update(h->x64, p, n);
+        mio_xxh64_update(&h->u.x64, p, n);
     else if (h->alg == MIO_HASH_XXH3)
-        XXH3_64bits_update(h->x3, p, n);
+        mio_xxh3_update(&h->u.x3, p, n);
     else
-        mio_sha256_update(&h->sha, p, n);
+        mio_sha256_update(&h->u.sha, p, n);
 }
 /* xxh values in their canonical (big-endian) form: the hex xxhsum prints */
 static void hasher_final(hasher *h, unsigned char *out) {
     if (h->alg == MIO_HASH_SHA256) {
-        mio_sha256_final(&h->sha, out);
+        mio_sha256_final(&h->u.sha, out);
         return;
     }
-    XXH64_hash_t v = h->alg == MIO_HASH_XXH64 ? XXH64_digest(h->x64) : XXH3_64bits_digest(h->x3);
+    uint64_t v = h->alg == MIO_HASH_XXH64 ? mio_xxh64_digest(&h->u.x64) : mio_xxh3_digest(&h->u.x3);
     for (int i = 0; i < 8; i++) out[i] = (unsigned char)(v >> (56 - 8 * i));
 }
 
@@ -84,15 +77,10 @@ MIO_API mio_status mio_hash_bytes(int alg, const void *p, size_t n, unsigned cha
     if (alg < 0 || alg > 2) return bad_alg(alg);
     if (!p && n) return mio_err_set(MIO_ERR_INVALID_ARG, "p is NULL");
     if (!digest) return mio_err_set(MIO_ERR_INVALID_ARG, "digest is NULL");
-    hasher h;
-    if (hasher_new(&h, alg) != 0) {
-        hasher_free(&h);
-        return mio_err_set(MIO_ERR_NOMEM, "out of memory");
-    }
+    hasher h = {.alg = alg};
     hasher_reset(&h);
     if (n) hasher_update(&h, p, n);
     hasher_final(&h, digest);
-    hasher_free(&h);
     return MIO_OK;
 }
 
@@ -126,11 +114,10 @@ typedef struct hash_job {
 static void *hash_worker(void *arg) {
     hash_job *j = arg;
     const mio_model *m = j->m;
-    hasher h;
+    hasher h = {.alg = j->alg};
     int have_h = j->alg >= 0;
     unsigned char *buf = malloc(INSPECT_READ_CHUNK);
-    if (!buf || (have_h && hasher_new(&h, j->alg) != 0)) {
-        if (buf && have_h) hasher_free(&h);
+    if (!buf) {
         pthread_mutex_lock(&j->mu);
         j->oom = 1;
         j->failed = -1;
@@ -176,7 +163,6 @@ static void *hash_worker(void *arg) {
     pthread_mutex_lock(&j->mu);
     j->bytes += done;
     pthread_mutex_unlock(&j->mu);
-    if (have_h) hasher_free(&h);
     free(buf);
     return NULL;
 }
@@ -322,23 +308,15 @@ static char *manifest_line(const unsigned char *d, size_t dlen, mio_str name) {
 /* The sorted tensor lines (n entries) and the whole-model digest. */
 static mio_status manifest_lines(const mio_model *m, int alg, const unsigned char *dig, const int64_t *idx,
                                  char **lines, unsigned char *model_digest) {
-    hasher h;
-    if (hasher_new(&h, alg) != 0) {
-        hasher_free(&h);
-        return mio_err_set(MIO_ERR_NOMEM, "out of memory");
-    }
+    hasher h = {.alg = alg};
     hasher_reset(&h);
     size_t dlen = mio_hash_digest_size(alg);
     for (int64_t k = 0; k < m->n; k++) {
         lines[k] = manifest_line(dig + (size_t)idx[k] * dlen, dlen, m->t[idx[k]].name);
-        if (!lines[k]) {
-            hasher_free(&h);
-            return mio_err_set(MIO_ERR_NOMEM, "out of memory");
-        }
+        if (!lines[k]) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         hasher_update(&h, lines[k], strlen(lines[k]));
     }
     hasher_final(&h, model_digest);
-    hasher_free(&h);
     return MIO_OK;
 }
 
