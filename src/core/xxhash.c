@@ -205,17 +205,37 @@ static uint64_t xxh3_small(const unsigned char *p, size_t len) {
     return avalanche64(ld64(SECRET + 56) ^ ld64(SECRET + 64));
 }
 
-/* medium inputs, 17..240 bytes */
-static uint64_t xxh3_medium(const unsigned char *p, size_t len) {
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
+/* medium inputs, 17..128 bytes: round i (i < ceil(len / 32)) mixes 16 bytes
+ * from each end (unrolled) */
+static uint64_t xxh3_17to128(const unsigned char *p, size_t len) {
     uint64_t acc = (uint64_t)len * P64_1;
-    if (len <= 128) {
-        size_t rounds = ((len - 1) >> 5) + 1;
-        for (size_t i = 0; i < rounds; i++) {
-            acc += mix16(p + 16 * i, SECRET + 32 * i);
-            acc += mix16(p + len - 16 * i - 16, SECRET + 32 * i + 16);
+    if (len > 32) {
+        if (len > 64) {
+            if (len > 96) {
+                acc += mix16(p + 48, SECRET + 96);
+                acc += mix16(p + len - 64, SECRET + 112);
+            }
+            acc += mix16(p + 32, SECRET + 64);
+            acc += mix16(p + len - 48, SECRET + 80);
         }
-        return avalanche(acc);
+        acc += mix16(p + 16, SECRET + 32);
+        acc += mix16(p + len - 32, SECRET + 48);
     }
+    acc += mix16(p, SECRET);
+    acc += mix16(p + len - 16, SECRET + 16);
+    return avalanche(acc);
+}
+
+/* medium inputs, 129..240 bytes (out of line, as xxh3_long: the short paths of
+ * mio_xxh3_64, the name hash's, then need no stack frame) */
+static NOINLINE uint64_t xxh3_129to240(const unsigned char *p, size_t len) {
+    uint64_t acc = (uint64_t)len * P64_1;
     for (size_t i = 0; i < 8; i++) acc += mix16(p + 16 * i, SECRET + 16 * i);
     acc = avalanche(acc);
     size_t chunks = len >> 4;
@@ -236,23 +256,31 @@ static uint64_t xxh3_medium(const unsigned char *p, size_t len) {
 static const uint64_t ACC_INIT[8] = {P32_3, P64_1, P64_2, P64_3, P64_4, P32_2, P64_5, P32_1};
 
 #if defined(__SSE2__)
+static inline __m128i load128(const void *p) { return _mm_loadu_si128((const __m128i *)p); }
+static inline void store128(void *p, __m128i v) { _mm_storeu_si128((__m128i *)p, v); }
+
+/* accumulate() on two lanes: 16 bytes of data d at p, of secret k at s:
+ * a[i] += lo32(d[i] ^ k[i]) * hi32(d[i] ^ k[i]), a[i ^ 1] += d[i] */
+static inline __m128i acc_lanes(__m128i a, const unsigned char *p, const unsigned char *s) {
+    __m128i d = load128(p);
+    __m128i dk = _mm_xor_si128(d, load128(s));
+    __m128i prod = _mm_mul_epu32(dk, _mm_srli_epi64(dk, 32));
+    __m128i swap = _mm_shuffle_epi32(d, _MM_SHUFFLE(1, 0, 3, 2));
+    return _mm_add_epi64(a, _mm_add_epi64(prod, swap));
+}
+
 /* accumulate(): n stripes at p, the first with the secret at s, each next one
- * 8 bytes further. Each 128-bit lane pair: acc[i] += lo32(d^k) * hi32(d^k),
- * acc[i^1] += d[i] (the two 64-bit halves swapped). */
+ * 8 bytes further (the four lane pairs written out: at -O2 a loop over them
+ * would keep the accumulators in memory) */
 static void accumulate(uint64_t acc[8], const unsigned char *p, const unsigned char *s, size_t n) {
-    __m128i a[4];
-    for (int j = 0; j < 4; j++) a[j] = _mm_loadu_si128((const __m128i *)(const void *)(acc + 2 * j));
+    __m128i a0 = load128(acc), a1 = load128(acc + 2), a2 = load128(acc + 4), a3 = load128(acc + 6);
     for (size_t i = 0; i < n; i++, p += STRIPE, s += 8) {
-        for (int j = 0; j < 4; j++) {
-            __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * j));
-            __m128i k = _mm_loadu_si128((const __m128i *)(const void *)(s + 16 * j));
-            __m128i dk = _mm_xor_si128(d, k);
-            __m128i prod = _mm_mul_epu32(dk, _mm_srli_epi64(dk, 32));
-            __m128i swap = _mm_shuffle_epi32(d, _MM_SHUFFLE(1, 0, 3, 2));
-            a[j] = _mm_add_epi64(a[j], _mm_add_epi64(prod, swap));
-        }
+        a0 = acc_lanes(a0, p, s);
+        a1 = acc_lanes(a1, p + 16, s + 16);
+        a2 = acc_lanes(a2, p + 32, s + 32);
+        a3 = acc_lanes(a3, p + 48, s + 48);
     }
-    for (int j = 0; j < 4; j++) _mm_storeu_si128((__m128i *)(void *)(acc + 2 * j), a[j]);
+    store128(acc, a0), store128(acc + 2, a1), store128(acc + 4, a2), store128(acc + 6, a3);
 }
 
 /* round_scramble(): acc = (acc ^ acc >> 47 ^ key) * P32_1, the 64 x 32-bit
@@ -260,27 +288,35 @@ static void accumulate(uint64_t acc[8], const unsigned char *p, const unsigned c
 static void scramble(uint64_t acc[8]) {
     const __m128i prime = _mm_set1_epi32((int)P32_1);
     for (int j = 0; j < 4; j++) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(acc + 2 * j));
-        __m128i k = _mm_loadu_si128((const __m128i *)(const void *)(SECRET + SECRET_SIZE - STRIPE + 16 * j));
-        a = _mm_xor_si128(_mm_xor_si128(a, _mm_srli_epi64(a, 47)), k);
+        __m128i a = load128(acc + 2 * j);
+        a = _mm_xor_si128(_mm_xor_si128(a, _mm_srli_epi64(a, 47)), load128(SECRET + SECRET_SIZE - STRIPE + 16 * j));
         __m128i lo = _mm_mul_epu32(a, prime);
         __m128i hi = _mm_slli_epi64(_mm_mul_epu32(_mm_srli_epi64(a, 32), prime), 32);
-        _mm_storeu_si128((__m128i *)(void *)(acc + 2 * j), _mm_add_epi64(lo, hi));
+        store128(acc + 2 * j, _mm_add_epi64(lo, hi));
     }
 }
 #else
+/* accumulate() on lanes 2j and 2j + 1 */
+#define ACC_PAIR(x, y, j)                                                                                              \
+    do {                                                                                                               \
+        uint64_t d0 = ld64(p + 16 * (j)), d1 = ld64(p + 16 * (j) + 8);                                                 \
+        uint64_t v0 = d0 ^ ld64(s + 16 * (j)), v1 = d1 ^ ld64(s + 16 * (j) + 8);                                       \
+        x += d1 + (v0 & 0xffffffffu) * (v0 >> 32);                                                                     \
+        y += d0 + (v1 & 0xffffffffu) * (v1 >> 32);                                                                     \
+    } while (0)
+
+/* accumulate(): n stripes at p, the first with the secret at s, each next one 8 bytes further */
 static void accumulate(uint64_t acc[8], const unsigned char *p, const unsigned char *s, size_t n) {
-    uint64_t a[8];
-    memcpy(a, acc, sizeof a);
+    uint64_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], a4 = acc[4], a5 = acc[5], a6 = acc[6], a7 = acc[7];
     for (size_t i = 0; i < n; i++, p += STRIPE, s += 8) {
-        for (int j = 0; j < 8; j++) {
-            uint64_t d = ld64(p + 8 * j), v = d ^ ld64(s + 8 * j);
-            a[j ^ 1] += d;
-            a[j] += (v & 0xffffffffu) * (v >> 32);
-        }
+        ACC_PAIR(a0, a1, 0);
+        ACC_PAIR(a2, a3, 1);
+        ACC_PAIR(a4, a5, 2);
+        ACC_PAIR(a6, a7, 3);
     }
-    memcpy(acc, a, sizeof a);
+    acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = a4, acc[5] = a5, acc[6] = a6, acc[7] = a7;
 }
+#undef ACC_PAIR
 
 static void scramble(uint64_t acc[8]) {
     for (int j = 0; j < 8; j++) {
@@ -316,7 +352,7 @@ static uint64_t finish_long(const uint64_t acc_in[8], const unsigned char *last,
     return avalanche(r);
 }
 
-static uint64_t xxh3_long(const unsigned char *p, size_t len) {
+static NOINLINE uint64_t xxh3_long(const unsigned char *p, size_t len) {
     uint64_t acc[8];
     unsigned nst = 0;
     memcpy(acc, ACC_INIT, sizeof acc);
@@ -327,7 +363,8 @@ static uint64_t xxh3_long(const unsigned char *p, size_t len) {
 uint64_t mio_xxh3_64(const void *data, size_t len) {
     const unsigned char *p = data;
     if (len <= 16) return xxh3_small(p, len);
-    if (len <= MID_MAX) return xxh3_medium(p, len);
+    if (len <= 128) return xxh3_17to128(p, len);
+    if (len <= MID_MAX) return xxh3_129to240(p, len);
     return xxh3_long(p, len);
 }
 
