@@ -4,8 +4,11 @@
 Search order (the first that loads wins):
   1. the MODELIO_LIBRARY environment variable: a path to the shared library
      (a build tree: MODELIO_LIBRARY=build/src/libmodelio.so);
-  2. a copy bundled into the package directory (libmodelio.so.0, libmodelio.so,
-     libmodelio.dylib, modelio.dll) — see python/README.md, "Bundling";
+  2. the library installed inside the package by `pip install ./python`
+     (modelio/libmodelio.so.0; also libmodelio.so, libmodelio.dylib,
+     modelio.dll), looked for in every folder of the package's __path__ (one
+     folder when installed; the source folder and the build's install tree in an
+     editable install);
   3. the system loader: ctypes.util.find_library("modelio"), then
      "libmodelio.so.0" (an installed library on the loader's path).
 If none loads, importing modelio raises modelio.LibraryNotFoundError naming
@@ -22,8 +25,27 @@ import sys
 
 from . import errors
 
-_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 _BUNDLED = ("libmodelio.so.0", "libmodelio.so", "libmodelio.dylib", "modelio.dll")
+
+
+def _editable_rebuild():
+    # An editable install (`pip install -e ./python`, scikit-build-core's redirect
+    # mode) rebuilds on import only for Python extension modules; the library is
+    # not one, so ask its loader here, before the library is loaded. Errors of the
+    # build propagate: an import must not silently run a stale library.
+    pkg = sys.modules.get(__package__)
+    spec = getattr(pkg, "__spec__", None)
+    loader = getattr(spec, "loader", None)
+    finder = getattr(loader, "_skbuild_finder", None)
+    if callable(getattr(loader, "rebuild", None)) and getattr(finder, "rebuild_flag", False):
+        loader.rebuild()
+
+
+def _package_dirs():
+    pkg = sys.modules.get(__package__)
+    dirs = list(getattr(pkg, "__path__", []) or [])
+    here = os.path.dirname(os.path.abspath(__file__))
+    return dirs if here in dirs else dirs + [here]
 
 
 def _load():
@@ -35,15 +57,19 @@ def _load():
         except OSError as e:
             # an explicit choice that fails is an error, not a reason to fall back
             raise errors.LibraryNotFoundError("MODELIO_LIBRARY=%s cannot be loaded: %s" % (env, e)) from None
-    for n in _BUNDLED:
-        p = os.path.join(_PKG_DIR, n)
-        if os.path.exists(p):
-            try:
-                return C.CDLL(p), p
-            except OSError as e:
-                tried.append("%s (%s)" % (p, e))
-    else:
-        tried.append("no bundled library in %s" % _PKG_DIR)
+    _editable_rebuild()
+    for d in _package_dirs():
+        found_here = False
+        for n in _BUNDLED:
+            p = os.path.join(d, n)
+            if os.path.exists(p):
+                found_here = True
+                try:
+                    return C.CDLL(p), p
+                except OSError as e:
+                    tried.append("%s (%s)" % (p, e))
+        if not found_here:
+            tried.append("no library in the package folder %s" % d)
     names = []
     found = ctypes.util.find_library("modelio")
     if found:
@@ -55,8 +81,9 @@ def _load():
         except OSError as e:
             tried.append("%s (%s)" % (n, e))
     raise errors.LibraryNotFoundError(
-        "libmodelio not found. Set MODELIO_LIBRARY to the path of libmodelio.so, install the "
-        "library (then run ldconfig), or bundle it into the package. Tried: MODELIO_LIBRARY "
+        "libmodelio not found. Install the package with `pip install ./python` (it builds and "
+        "installs the library inside the package), set MODELIO_LIBRARY to the path of libmodelio.so, "
+        "or install the library system-wide (then run ldconfig). Tried: MODELIO_LIBRARY "
         "(unset); " + "; ".join(tried))
 
 

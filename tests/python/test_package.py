@@ -810,44 +810,42 @@ class Packaging(Tmp):
         env["PYTHONPATH"] = path
         return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=self.dir)
 
-    def pip(self, *args, env=None):
-        return subprocess.run([sys.executable, "-m", "pip", *args], env=env, capture_output=True, text=True)
+    # pip install / pip wheel / editable installs themselves: tests/python/test_pip_install.py
+    # (ctest python_pip_install). Here, the loader's search order over the layout
+    # the wheel installs (modelio/libmodelio.so.0 beside the modules), made by hand.
+    def installed_layout(self):
+        site = self.p("site")
+        shutil.copytree(os.path.join(REPO, "python", "modelio"), os.path.join(site, "modelio"),
+                        ignore=shutil.ignore_patterns("__pycache__", "*.so*"))
+        packaged = os.path.join(site, "modelio", "libmodelio.so.0")
+        shutil.copyfile(os.path.realpath(os.environ["MODELIO_LIBRARY"]), packaged)
+        return site, packaged
 
-    def test_pip_wheel_pure(self):
-        # offline (--no-index): the in-tree backend needs nothing from the index
-        env = {k: v for k, v in os.environ.items() if k != "MODELIO_BUNDLE_LIBRARY"}
-        env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
-        p = self.pip("wheel", "-q", "--no-index", "--no-deps", "-w", self.p("wh"), os.path.join(REPO, "python"),
-                     env=env)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(os.listdir(self.p("wh")), ["modelio-0.1.0-py3-none-any.whl"])
-        import zipfile
-        names = zipfile.ZipFile(os.path.join(self.p("wh"), "modelio-0.1.0-py3-none-any.whl")).namelist()
-        for n in ("modelio/__init__.py", "modelio/_lib.py", "modelio/safetensors.py", "modelio/gguf.py",
-                  "modelio/errors.py", "modelio-0.1.0.dist-info/METADATA", "modelio-0.1.0.dist-info/RECORD"):
-            self.assertIn(n, names)
-        self.assertFalse([n for n in names if ".so" in n])
-
-    def test_pip_install_and_bundle(self):
+    def test_packaged_library_first(self):
         lib = os.environ["MODELIO_LIBRARY"]
-        env = dict(os.environ, MODELIO_BUNDLE_LIBRARY=lib, PIP_DISABLE_PIP_VERSION_CHECK="1")
-        p = self.pip("install", "-q", "--no-index", "--no-deps", "--target", self.p("site"),
-                     os.path.join(REPO, "python"), env=env)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        bundled = os.path.join(self.p("site"), "modelio", "libmodelio.so.0")
-        self.assertTrue(os.path.isfile(bundled))
-        # no MODELIO_LIBRARY: the bundled copy is found first
+        site, packaged = self.installed_layout()
+        # no MODELIO_LIBRARY: the package's own copy is found first
         r = self.run_py("import modelio; print(modelio.library_path); print(modelio.library_version)",
-                        {}, self.p("site"))
+                        {}, site)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(r.stdout.split(), [bundled, "0.1.0"])
-        # MODELIO_LIBRARY wins over the bundled copy
-        r = self.run_py("import modelio; print(modelio.library_path)", {"MODELIO_LIBRARY": lib}, self.p("site"))
+        self.assertEqual(r.stdout.split(), [packaged, "0.1.0"])
+        # MODELIO_LIBRARY wins over the package's copy
+        r = self.run_py("import modelio; print(modelio.library_path)", {"MODELIO_LIBRARY": lib}, site)
         self.assertEqual(r.stdout.strip(), lib, r.stderr)
         # a MODELIO_LIBRARY that does not load is an error naming it (no silent fallback)
-        r = self.run_py("import modelio", {"MODELIO_LIBRARY": self.p("nope.so")}, self.p("site"))
+        r = self.run_py("import modelio", {"MODELIO_LIBRARY": self.p("nope.so")}, site)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("LibraryNotFoundError: MODELIO_LIBRARY=%s cannot be loaded" % self.p("nope.so"), r.stderr)
+
+    def test_tool_scripts_without_tools(self):
+        # a package without its bin/ (built with MIO_BUILD_TOOLS=OFF): the console
+        # script says so and exits 127, as a shell does for a missing command
+        site, _ = self.installed_layout()
+        r = self.run_py("import sys; from modelio import _tools; sys.argv = ['mio-inspect', '--version']; "
+                        "sys.exit(_tools.mio_inspect())", {}, site)
+        self.assertEqual(r.returncode, 127, r.stderr)
+        self.assertIn("mio-inspect: this modelio installation has no command-line tools (looked for "
+                      "bin/mio-inspect in %s)" % os.path.join(site, "modelio"), r.stderr)
 
     def test_not_found_message(self):
         # the source tree, nothing bundled, no MODELIO_LIBRARY, no system library
@@ -857,7 +855,9 @@ class Packaging(Tmp):
         r = self.run_py("import modelio", {"LD_LIBRARY_PATH": ""}, site)
         if r.returncode == 0:
             self.skipTest("a libmodelio is installed system-wide")
-        self.assertIn("LibraryNotFoundError: libmodelio not found. Set MODELIO_LIBRARY", r.stderr)
+        self.assertIn("LibraryNotFoundError: libmodelio not found. Install the package with `pip install ./python`",
+                      r.stderr)
+        self.assertIn("no library in the package folder %s" % os.path.join(site, "modelio"), r.stderr)
         self.assertIn("libmodelio.so.0", r.stderr)
 
 
