@@ -708,6 +708,7 @@ char *mio_json_print(const mio_json *j, bool formatted) {
         free(o.p);
         return NULL;
     }
-    char *shrunk = realloc(o.p, o.len);
-    return shrunk ? shrunk : o.p;
+    char *shrunk = realloc(o.p, o.len); /* the exact size; on failure the larger block is as good */
+    if (shrunk) o.p = shrunk;
+    return o.p;
 }
