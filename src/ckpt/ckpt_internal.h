@@ -26,7 +26,7 @@ typedef struct ck_file {
 void mio_ckpt_files_free(ck_file *f, size_t n);
 /* The parsers of dir.c, for the fuzz target: the sentinel (its files, owned
  * by the caller: free each name and the array) and trainer_state.json (step,
- * seed, the other members as one JSON object to cJSON_free). text[len] is NUL. */
+ * seed, the other members as one JSON object to free()). text[len] is NUL. */
 mio_status mio_ckpt_parse_sentinel(const char *text, size_t len, ck_file **files, size_t *n_files);
 mio_status mio_ckpt_parse_trainer_state(const char *text, size_t len, uint64_t *step, uint64_t *seed, char **extra);
 

@@ -19,7 +19,7 @@
 #include "ckpt/ckpt_internal.h"
 #include "core/xxhash.h"
 
-#include <cjson/cJSON.h>
+#include "core/json.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -300,11 +300,11 @@ mio_status mio_ckpt_add_state_dict(mio_ckpt_save *s, const char *name, const mio
  * member of extra (a JSON object) whose value is not null */
 static mio_status trainer_json(uint64_t step, uint64_t seed, const char *extra, char **out) {
     *out = NULL;
-    cJSON *ex = NULL;
+    mio_json *ex = NULL;
     if (extra) {
-        ex = cJSON_Parse(extra);
-        if (!ex || !cJSON_IsObject(ex)) {
-            cJSON_Delete(ex);
+        ex = mio_json_parse_str(extra, NULL);
+        if (!ex || !mio_json_is_object(ex)) {
+            mio_json_free(ex);
             return mio_err_set(MIO_ERR_INVALID_JSON, "extra_json is not a JSON object");
         }
     }
@@ -315,17 +315,17 @@ static mio_status trainer_json(uint64_t step, uint64_t seed, const char *extra, 
         len = (size_t)snprintf(b, cap, "{\n  \"format\": \"" TRAINER_FORMAT "\",\n  \"version\": 1,\n  \"step\": %" PRIu64
                                          ",\n  \"seed\": %" PRIu64,
                                step, seed);
-    for (cJSON *m = ex ? ex->child : NULL; m && !st; m = m->next) {
+    for (mio_json *m = ex ? ex->child : NULL; m && !st; m = m->next) {
         if (!strcmp(m->string, "format") || !strcmp(m->string, "version") || !strcmp(m->string, "step") ||
             !strcmp(m->string, "seed")) {
             st = mio_err_set(MIO_ERR_INVALID_ARG, "extra_json sets \"%s\", which the checkpoint writes itself", m->string);
             break;
         }
-        if (cJSON_IsNull(m)) continue; /* optional fields are omitted when null */
-        cJSON *ks = cJSON_CreateString(m->string); /* the key, escaped as JSON */
-        char *k = ks ? cJSON_PrintUnformatted(ks) : NULL;
-        char *v = cJSON_PrintUnformatted(m);
-        cJSON_Delete(ks);
+        if (mio_json_is_null(m)) continue; /* optional fields are omitted when null */
+        mio_json *ks = mio_json_new_string(m->string); /* the key, escaped as JSON */
+        char *k = ks ? mio_json_print(ks, false) : NULL;
+        char *v = mio_json_print(m, false);
+        mio_json_free(ks);
         size_t need = len + (k ? strlen(k) : 0) + (v ? strlen(v) : 0) + 16;
         if (!k || !v) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
         if (!st && need > cap) {
@@ -335,7 +335,7 @@ static mio_status trainer_json(uint64_t step, uint64_t seed, const char *extra, 
             else b = nb;
         }
         if (!st) len += (size_t)snprintf(b + len, cap - len, ",\n  %s: %s", k, v);
-        cJSON_free(k), cJSON_free(v);
+        free(k), free(v);
     }
     if (!st && len + 4 > cap) {
         char *nb = realloc(b, len + 4);
@@ -343,7 +343,7 @@ static mio_status trainer_json(uint64_t step, uint64_t seed, const char *extra, 
         else b = nb;
     }
     if (!st) memcpy(b + len, "\n}\n", 4);
-    cJSON_Delete(ex);
+    mio_json_free(ex);
     if (st) free(b);
     else *out = b;
     return st;
@@ -355,21 +355,21 @@ static mio_status sentinel_json(const mio_ckpt_save *s, char **out) {
     if (!b) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     len += (size_t)snprintf(b, cap, "{\n  \"format\": \"" SENTINEL_FORMAT "\",\n  \"version\": 1,\n  \"files\": [");
     for (size_t i = 0; i < s->n; i++) {
-        cJSON *ks = cJSON_CreateString(s->files[i].name);
-        char *k = ks ? cJSON_PrintUnformatted(ks) : NULL;
-        cJSON_Delete(ks);
+        mio_json *ks = mio_json_new_string(s->files[i].name);
+        char *k = ks ? mio_json_print(ks, false) : NULL;
+        mio_json_free(ks);
         if (!k || len + strlen(k) + 96 > cap) { /* names are at most 255 bytes, escaped at most 6x */
             size_t nc = cap * 2 + (k ? strlen(k) : 0) + 96;
             char *nb = k ? realloc(b, nc) : NULL;
             if (!nb) {
-                cJSON_free(k), free(b);
+                free(k), free(b);
                 return mio_err_set(MIO_ERR_NOMEM, "out of memory");
             }
             b = nb, cap = nc;
         }
         len += (size_t)snprintf(b + len, cap - len, "%s\n    {\"name\": %s, \"size\": %" PRIu64 ", \"xxh3_64\": \"%016" PRIx64 "\"}",
                                 i ? "," : "", k, s->files[i].size, s->files[i].hash);
-        cJSON_free(k);
+        free(k);
     }
     if (len + 8 > cap) {
         char *nb = realloc(b, len + 8);
@@ -493,50 +493,19 @@ static mio_status read_small(const char *path, const char *what, char **out, siz
     return MIO_OK;
 }
 
-/* The exact u64 of a top-level member's number token: cJSON keeps numbers as
- * doubles, so "step" and "seed" (u64, 2^53 and up included) are read again
- * from the text. Top level of a flat object only; the key must appear as is. */
-static bool raw_u64(const char *text, const char *key, uint64_t *v) {
-    size_t kl = strlen(key);
-    int depth = 0;
-    for (const char *p = text; *p; p++) {
-        if (*p == '"') {
-            const char *s = ++p;
-            while (*p && *p != '"') p += (*p == '\\' && p[1]) ? 2 : 1;
-            if (!*p) return false;
-            if (depth == 1 && (size_t)(p - s) == kl && memcmp(s, key, kl) == 0) {
-                const char *q = p + 1;
-                while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') q++;
-                if (*q != ':') continue;
-                q++;
-                while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') q++;
-                if (*q < '0' || *q > '9' || (q[0] == '0' && q[1] >= '0' && q[1] <= '9')) return false;
-                uint64_t x = 0;
-                for (; *q >= '0' && *q <= '9'; q++)
-                    if (!ck_mul(x, 10, &x) || !ck_add(x, (uint64_t)(*q - '0'), &x)) return false;
-                if (*q == '.' || *q == 'e' || *q == 'E') return false;
-                *v = x;
-                return true;
-            }
-        } else if (*p == '{' || *p == '[') depth++;
-        else if (*p == '}' || *p == ']') depth--;
-    }
-    return false;
-}
-
 mio_status mio_ckpt_parse_trainer_state(const char *text, size_t len, uint64_t *step, uint64_t *seed, char **extra) {
     *extra = NULL;
     if (strlen(text) != len) return mio_err_set(MIO_ERR_INVALID_JSON, "trainer_state.json holds a NUL byte");
-    cJSON *j = cJSON_ParseWithLength(text, len);
-    if (!j || !cJSON_IsObject(j)) {
-        cJSON_Delete(j);
+    mio_json *j = mio_json_parse(text, len, NULL);
+    if (!j || !mio_json_is_object(j)) {
+        mio_json_free(j);
         return mio_err_set(MIO_ERR_INVALID_JSON, "trainer_state.json is not a JSON object");
     }
     mio_status st = MIO_OK;
-    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(j, "format"), *ver = cJSON_GetObjectItemCaseSensitive(j, "version");
-    if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, TRAINER_FORMAT) != 0)
+    const mio_json *fmt = mio_json_get(j, "format"), *ver = mio_json_get(j, "version");
+    if (!mio_json_is_string(fmt) || strcmp(fmt->valuestring, TRAINER_FORMAT) != 0)
         st = mio_err_set(MIO_ERR_BAD_MAGIC, "trainer_state.json: \"format\" is not \"" TRAINER_FORMAT "\"");
-    else if (!cJSON_IsNumber(ver))
+    else if (!mio_json_is_number(ver))
         st = mio_err_set(MIO_ERR_INVALID_JSON, "trainer_state.json: \"version\" is missing or not a number");
     else if (ver->valuedouble != 1.0)
         st = mio_err_set(MIO_ERR_UNSUPPORTED_VERSION, "trainer_state.json: version %g (this library reads version 1)",
@@ -544,33 +513,35 @@ mio_status mio_ckpt_parse_trainer_state(const char *text, size_t len, uint64_t *
     const char *req[2] = {"step", "seed"};
     uint64_t *dst[2] = {step, seed};
     for (int k = 0; k < 2 && !st; k++) {
-        const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, req[k]);
-        if (!cJSON_IsNumber(m) || !raw_u64(text, req[k], dst[k]))
+        const mio_json *m = mio_json_get(j, req[k]);
+        if (!mio_json_is_number(m) || !m->has_u64) /* the token's exact value, 2^53 and up included */
             st = mio_err_set(MIO_ERR_INVALID_JSON, "trainer_state.json: \"%s\" is missing or not a u64", req[k]);
+        else
+            *dst[k] = m->valueu64;
     }
     /* every other member: the optional fields, passed through */
-    cJSON *ex = st ? NULL : cJSON_CreateObject();
+    mio_json *ex = st ? NULL : mio_json_new_object();
     if (!st && !ex) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
-    for (cJSON *m = j->child; m && !st; m = m->next) {
+    for (mio_json *m = j->child; m && !st; m = m->next) {
         if (!strcmp(m->string, "format") || !strcmp(m->string, "version") || !strcmp(m->string, "step") ||
             !strcmp(m->string, "seed"))
             continue;
-        if (cJSON_GetObjectItemCaseSensitive(ex, m->string)) {
+        if (mio_json_get(ex, m->string)) {
             st = mio_err_set(MIO_ERR_DUPLICATE_KEY, "trainer_state.json: \"%.60s\" appears twice", m->string);
             break;
         }
-        cJSON *c = cJSON_Duplicate(m, 1);
-        if (!c || !cJSON_AddItemToObject(ex, m->string, c)) {
-            cJSON_Delete(c);
+        mio_json *c = mio_json_dup(m);
+        if (!c || !mio_json_add(ex, m->string, c)) {
+            mio_json_free(c);
             st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
         }
     }
     if (!st) {
-        *extra = cJSON_PrintUnformatted(ex);
+        *extra = mio_json_print(ex, false);
         if (!*extra) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
-    cJSON_Delete(ex);
-    cJSON_Delete(j);
+    mio_json_free(ex);
+    mio_json_free(j);
     return st;
 }
 
@@ -590,28 +561,28 @@ static bool hex64(const char *s, uint64_t *v) {
 mio_status mio_ckpt_parse_sentinel(const char *text, size_t len, ck_file **files, size_t *n_files) {
     *files = NULL, *n_files = 0;
     if (strlen(text) != len) return mio_err_set(MIO_ERR_INVALID_JSON, "the sentinel holds a NUL byte");
-    cJSON *j = cJSON_ParseWithLength(text, len);
-    if (!j || !cJSON_IsObject(j)) {
-        cJSON_Delete(j);
+    mio_json *j = mio_json_parse(text, len, NULL);
+    if (!j || !mio_json_is_object(j)) {
+        mio_json_free(j);
         return mio_err_set(MIO_ERR_INVALID_JSON, "the sentinel is not a JSON object (an interrupted or damaged save)");
     }
     mio_status st = MIO_OK;
-    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(j, "format"), *ver = cJSON_GetObjectItemCaseSensitive(j, "version");
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(j, "files");
-    if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, SENTINEL_FORMAT) != 0)
+    const mio_json *fmt = mio_json_get(j, "format"), *ver = mio_json_get(j, "version");
+    const mio_json *arr = mio_json_get(j, "files");
+    if (!mio_json_is_string(fmt) || strcmp(fmt->valuestring, SENTINEL_FORMAT) != 0)
         st = mio_err_set(MIO_ERR_BAD_MAGIC, "the sentinel's \"format\" is not \"" SENTINEL_FORMAT "\"");
-    else if (!cJSON_IsNumber(ver) || ver->valuedouble != 1.0)
+    else if (!mio_json_is_number(ver) || ver->valuedouble != 1.0)
         st = mio_err_set(MIO_ERR_UNSUPPORTED_VERSION, "the sentinel's version is not 1");
-    else if (!cJSON_IsArray(arr))
+    else if (!mio_json_is_array(arr))
         st = mio_err_set(MIO_ERR_INVALID_JSON, "the sentinel has no \"files\" array");
-    size_t n = st ? 0 : (size_t)cJSON_GetArraySize(arr);
+    size_t n = st ? 0 : (size_t)mio_json_size(arr);
     ck_file *f = st ? NULL : calloc(n ? n : 1, sizeof *f);
     if (!st && !f) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
     size_t k = 0;
-    for (const cJSON *e = st ? NULL : arr->child; e && !st; e = e->next, k++) {
-        const cJSON *nm = cJSON_GetObjectItemCaseSensitive(e, "name"), *sz = cJSON_GetObjectItemCaseSensitive(e, "size");
-        const cJSON *hs = cJSON_GetObjectItemCaseSensitive(e, "xxh3_64");
-        if (!cJSON_IsString(nm) || !cJSON_IsNumber(sz) || !cJSON_IsString(hs))
+    for (const mio_json *e = st ? NULL : arr->child; e && !st; e = e->next, k++) {
+        const mio_json *nm = mio_json_get(e, "name"), *sz = mio_json_get(e, "size");
+        const mio_json *hs = mio_json_get(e, "xxh3_64");
+        if (!mio_json_is_string(nm) || !mio_json_is_number(sz) || !mio_json_is_string(hs))
             st = mio_err_set(MIO_ERR_INVALID_JSON, "sentinel entry %zu lacks a name, a size or an xxh3_64", k);
         else if (check_name("the sentinel", nm->valuestring) != MIO_OK)
             st = mio_err_set(MIO_ERR_INVALID_JSON, "sentinel entry %zu names '%.80s', not a plain file name", k,
@@ -629,7 +600,7 @@ mio_status mio_ckpt_parse_sentinel(const char *text, size_t len, ck_file **files
             if (!f[k].name) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
         }
     }
-    cJSON_Delete(j);
+    mio_json_free(j);
     if (!st && !find_file(f, k, MIO_CKPT_TRAINER_STATE))
         st = mio_err_set(MIO_ERR_INVALID_JSON, "the sentinel does not list " MIO_CKPT_TRAINER_STATE);
     if (st) {
@@ -685,7 +656,7 @@ static mio_status open_dir(const char *dir, mio_ckpt *c, bool hash_files) {
 /* what open_dir filled in c (the files and the optional fields) */
 static void ckpt_clear(mio_ckpt *c) {
     mio_ckpt_files_free(c->files, c->n);
-    cJSON_free(c->extra);
+    free(c->extra);
     c->files = NULL, c->n = 0, c->extra = NULL;
 }
 

@@ -9,7 +9,7 @@
 #include "convert/convert_internal.h"
 #include "safetensors/st_internal.h"
 
-#include <cjson/cJSON.h>
+#include "core/json.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -550,37 +550,37 @@ mio_status mio_gguf_to_safetensors_fd(const char *in_path, int fd, const mio_con
 
 /* The layout document, parsed. */
 typedef struct layout {
-    cJSON *doc;
+    mio_json *doc;
     uint32_t version;
     bool empty_pad;
-    cJSON *kv;       /* array of [key, type] */
-    cJSON *tensors;  /* array of [name, type] */
+    mio_json *kv;       /* array of [key, type] */
+    mio_json *tensors;  /* array of [name, type] */
 } layout;
 
 static mio_status parse_layout(const char *text, layout *l) {
     memset(l, 0, sizeof *l);
     l->version = 3;
     l->empty_pad = true;
-    l->doc = cJSON_Parse(text);
-    if (!l->doc || !cJSON_IsObject(l->doc))
+    l->doc = mio_json_parse_str(text, NULL);
+    if (!l->doc || !mio_json_is_object(l->doc))
         return mio_err_set(MIO_ERR_INVALID_METADATA, "__metadata__ '%s' is not a JSON object", MC_LAYOUT_KEY);
-    cJSON *v = cJSON_GetObjectItemCaseSensitive(l->doc, "version");
-    cJSON *e = cJSON_GetObjectItemCaseSensitive(l->doc, "empty_pad");
-    l->kv = cJSON_GetObjectItemCaseSensitive(l->doc, "kv");
-    l->tensors = cJSON_GetObjectItemCaseSensitive(l->doc, "tensors");
-    if (!cJSON_IsNumber(v) || (v->valuedouble != 2 && v->valuedouble != 3))
+    mio_json *v = mio_json_get(l->doc, "version");
+    mio_json *e = mio_json_get(l->doc, "empty_pad");
+    l->kv = mio_json_get(l->doc, "kv");
+    l->tensors = mio_json_get(l->doc, "tensors");
+    if (!mio_json_is_number(v) || (v->valuedouble != 2 && v->valuedouble != 3))
         return mio_err_set(MIO_ERR_INVALID_METADATA, "%s: \"version\" must be 2 or 3", MC_LAYOUT_KEY);
     l->version = (uint32_t)v->valuedouble;
-    if (e && !cJSON_IsBool(e)) return mio_err_set(MIO_ERR_INVALID_METADATA, "%s: \"empty_pad\" must be a bool", MC_LAYOUT_KEY);
-    if (e) l->empty_pad = cJSON_IsTrue(e);
-    cJSON *lists[2] = {l->kv, l->tensors};
+    if (e && !mio_json_is_bool(e)) return mio_err_set(MIO_ERR_INVALID_METADATA, "%s: \"empty_pad\" must be a bool", MC_LAYOUT_KEY);
+    if (e) l->empty_pad = mio_json_is_true(e);
+    mio_json *lists[2] = {l->kv, l->tensors};
     for (int k = 0; k < 2; k++) {
-        if (!cJSON_IsArray(lists[k]))
+        if (!mio_json_is_array(lists[k]))
             return mio_err_set(MIO_ERR_INVALID_METADATA, "%s: \"%s\" must be an array", MC_LAYOUT_KEY, k ? "tensors" : "kv");
-        cJSON *it;
-        cJSON_ArrayForEach(it, lists[k]) {
-            if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2 || !cJSON_IsString(cJSON_GetArrayItem(it, 0)) ||
-                !cJSON_IsString(cJSON_GetArrayItem(it, 1)))
+        mio_json *it;
+        MIO_JSON_FOR_EACH(it, lists[k]) {
+            if (!mio_json_is_array(it) || mio_json_size(it) != 2 || !mio_json_is_string(mio_json_at(it, 0)) ||
+                !mio_json_is_string(mio_json_at(it, 1)))
                 return mio_err_set(MIO_ERR_INVALID_METADATA, "%s: every \"%s\" entry must be [name, type]", MC_LAYOUT_KEY,
                                    k ? "tensors" : "kv");
         }
@@ -638,9 +638,9 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
     if (has_layout && (st = mio_gguf_writer_set_version(w, l.version))) goto done;
     /* metadata: the layout's keys in order, exactly; then everything else as strings */
     if (has_layout) {
-        cJSON *it;
-        cJSON_ArrayForEach(it, l.kv) {
-            const char *key = cJSON_GetArrayItem(it, 0)->valuestring, *tn = cJSON_GetArrayItem(it, 1)->valuestring;
+        mio_json *it;
+        MIO_JSON_FOR_EACH(it, l.kv) {
+            const char *key = mio_json_at(it, 0)->valuestring, *tn = mio_json_at(it, 1)->valuestring;
             mio_str text;
             uint8_t *raw = NULL;
             size_t raw_len = 0;
@@ -663,8 +663,8 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
         }
         if (has_layout) {
             bool listed = false;
-            cJSON *it;
-            cJSON_ArrayForEach(it, l.kv) if (key_is(&k, cJSON_GetArrayItem(it, 0)->valuestring)) listed = true;
+            mio_json *it;
+            MIO_JSON_FOR_EACH(it, l.kv) if (key_is(&k, mio_json_at(it, 0)->valuestring)) listed = true;
             if (listed) continue;
         }
         size_t pl = strlen(MC_ST_PREFIX);
@@ -681,9 +681,9 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
     /* tensor order: the layout's, then the rest in file order */
     int64_t no = 0;
     if (has_layout) {
-        cJSON *it;
-        cJSON_ArrayForEach(it, l.tensors) {
-            int64_t i = mio_st_find_tensor(f, cJSON_GetArrayItem(it, 0)->valuestring);
+        mio_json *it;
+        MIO_JSON_FOR_EACH(it, l.tensors) {
+            int64_t i = mio_st_find_tensor(f, mio_json_at(it, 0)->valuestring);
             if (i >= 0 && !placed[i]) {
                 placed[i] = true;
                 order[no++].st_index = i;
@@ -773,7 +773,7 @@ static mio_status st_to_gguf(const char *in_path, const char *out, int fd, const
     if (!st) st = mio_writer_finish(w);
 done:
     mio_writer_free(w); /* aborts an unfinished write: its temp file is removed */
-    cJSON_Delete(l.doc);
+    mio_json_free(l.doc);
     xctx_free(&c);
     free(order);
     free(placed);

@@ -57,8 +57,8 @@ static char *path_join(const char *dir, const char *name) {
 
 /* Read and parse the JSON file dir/name (at most 256 MiB). optional: a missing
  * file gives MIO_OK with *out NULL. Errors name the path (MIO_ERR_INVALID_JSON
- * with the byte offset for bad syntax). Free with cJSON_Delete. */
-static mio_status hf_read_json(const char *dir, const char *name, bool optional, cJSON **out) {
+ * with the byte offset for bad syntax). Free with mio_json_free. */
+static mio_status hf_read_json(const char *dir, const char *name, bool optional, mio_json **out) {
     *out = NULL;
     char *path = path_join(dir, name);
     if (!path) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
@@ -94,11 +94,12 @@ static mio_status hf_read_json(const char *dir, const char *name, bool optional,
         goto done;
     }
     buf[n] = 0;
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithLengthOpts(buf, n, &end, 0);
+    mio_json_error je;
+    mio_json *j = mio_json_parse_prefix(buf, n, NULL, &je);
     if (!j) {
-        size_t at = end && end >= buf ? (size_t)(end - buf) : 0;
-        st = mio_err_set(MIO_ERR_INVALID_JSON, "%s: not valid JSON (error near byte %zu)", path, at);
+        st = je.nomem ? mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", path)
+                      : mio_err_set(MIO_ERR_INVALID_JSON, "%s: not valid JSON (error near byte %zu: %s)", path, je.offset,
+                                    je.reason);
         goto done;
     }
     *out = j;
@@ -110,30 +111,30 @@ done:
 }
 
 /* Python's `key in hparams` and the value: NULL when absent; a JSON null is present. */
-static const cJSON *jget(const cJSON *o, const char *key) { return cJSON_GetObjectItemCaseSensitive(o, key); }
+static const mio_json *jget(const mio_json *o, const char *key) { return mio_json_get(o, key); }
 
 /* find_hparam(keys, optional=True): the first key present, its value (NULL for a JSON null). */
-static const cJSON *find_hparam(const cJSON *o, const char *const *keys, const char **which) {
+static const mio_json *find_hparam(const mio_json *o, const char *const *keys, const char **which) {
     for (size_t i = 0; keys[i]; i++) {
-        const cJSON *v = jget(o, keys[i]);
+        const mio_json *v = jget(o, keys[i]);
         if (v) {
             if (which) *which = keys[i];
-            return cJSON_IsNull(v) ? NULL : v;
+            return mio_json_is_null(v) ? NULL : v;
         }
     }
     return NULL;
 }
 
-static mio_status json_u32(const cJSON *v, const char *file, const char *key, uint32_t *out) {
-    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble > 4294967295.0 ||
+static mio_status json_u32(const mio_json *v, const char *file, const char *key, uint32_t *out) {
+    if (!mio_json_is_number(v) || !(v->valuedouble >= 0) || v->valuedouble > 4294967295.0 ||
         v->valuedouble != floor(v->valuedouble))
         return mio_err_set(MIO_ERR_INVALID_JSON, "%s: \"%s\" must be an integer in 0..4294967295", file, key);
     *out = (uint32_t)v->valuedouble;
     return MIO_OK;
 }
 
-static mio_status json_num(const cJSON *v, const char *file, const char *key, double *out) {
-    if (!cJSON_IsNumber(v)) return mio_err_set(MIO_ERR_INVALID_JSON, "%s: \"%s\" must be a number", file, key);
+static mio_status json_num(const mio_json *v, const char *file, const char *key, double *out) {
+    if (!mio_json_is_number(v)) return mio_err_set(MIO_ERR_INVALID_JSON, "%s: \"%s\" must be a number", file, key);
     *out = v->valuedouble;
     return MIO_OK;
 }
@@ -168,8 +169,8 @@ typedef struct hf_item {
 typedef struct hf_ctx {
     const char *dir;
     const mio_hf_params *p;
-    cJSON *config_raw;   /* config.json as read */
-    cJSON *config;       /* text_config merged into the root */
+    mio_json *config_raw;   /* config.json as read */
+    mio_json *config;       /* text_config merged into the root */
     const hf_arch *arch;
     hf_dims d;
     char **part_names;
@@ -185,8 +186,8 @@ typedef struct hf_ctx {
 } hf_ctx;
 
 static void ctx_free(hf_ctx *c) {
-    cJSON_Delete(c->config_raw);
-    cJSON_Delete(c->config);
+    mio_json_free(c->config_raw);
+    mio_json_free(c->config);
     for (uint32_t i = 0; i < c->n_parts; i++) {
         free(c->part_names[i]);
         if (c->parts) mio_st_close(c->parts[i]);
@@ -204,24 +205,24 @@ static void ctx_free(hf_ctx *c) {
 static mio_status load_config(hf_ctx *c) {
     mio_status st = hf_read_json(c->dir, "config.json", false, &c->config_raw);
     if (st) return mio_err_prefix(st, "checkpoint %s: ", c->dir);
-    if (!cJSON_IsObject(c->config_raw)) return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: not a JSON object", c->dir);
+    if (!mio_json_is_object(c->config_raw)) return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: not a JSON object", c->dir);
     char file[4096];
     snprintf(file, sizeof file, "%s/config.json", c->dir);
     if ((st = mio_hf_hparams(c->config_raw, file, &c->config))) return st;
     /* TextModel: {**hparams, **hparams["text_config"]} */
-    const cJSON *tc = jget(c->config_raw, "text_config");
-    if (cJSON_IsObject(tc))
-        for (const cJSON *it = tc->child; it; it = it->next) {
-            cJSON *dup = cJSON_Duplicate(it, 1);
+    const mio_json *tc = jget(c->config_raw, "text_config");
+    if (mio_json_is_object(tc))
+        for (const mio_json *it = tc->child; it; it = it->next) {
+            mio_json *dup = mio_json_dup(it);
             if (!dup) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
             if (jget(c->config, it->string))
-                cJSON_ReplaceItemInObjectCaseSensitive(c->config, it->string, dup);
+                mio_json_replace(c->config, it->string, dup);
             else
-                cJSON_AddItemToObject(c->config, it->string, dup);
+                mio_json_add(c->config, it->string, dup);
         }
-    const cJSON *archs = jget(c->config_raw, "architectures");
-    const cJSON *a0 = cJSON_IsArray(archs) ? cJSON_GetArrayItem(archs, 0) : NULL;
-    if (!a0 || !cJSON_IsString(a0))
+    const mio_json *archs = jget(c->config_raw, "architectures");
+    const mio_json *a0 = mio_json_is_array(archs) ? mio_json_at(archs, 0) : NULL;
+    if (!a0 || !mio_json_is_string(a0))
         return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: no \"architectures\" list naming the model class", c->dir);
     c->arch = mio_hf_arch_find(a0->valuestring);
     if (!c->arch)
@@ -232,7 +233,7 @@ static mio_status load_config(hf_ctx *c) {
 
 static mio_status cfg_dim(const hf_ctx *c, const char *const *keys, bool required, int64_t dflt, int64_t *out) {
     const char *which = keys[0];
-    const cJSON *v = find_hparam(c->config, keys, &which);
+    const mio_json *v = find_hparam(c->config, keys, &which);
     if (!v) {
         if (required) return mio_err_set(MIO_ERR_NOT_FOUND, "%s/config.json: \"%s\" is missing", c->dir, keys[0]);
         *out = dflt;
@@ -347,7 +348,7 @@ static int cmp_src(const void *a, const void *b) {
 static mio_status index_tensors(hf_ctx *c) {
     mio_status st;
     bool any_st = false, any_bin = false;
-    cJSON *index = NULL;
+    mio_json *index = NULL;
     index_entry *ie = NULL;
     size_t n_ie = 0;
     if ((st = list_parts(c, "model", ".safetensors", true, &any_st))) return st;
@@ -356,16 +357,16 @@ static mio_status index_tensors(hf_ctx *c) {
         /* the index decides the parts: sorted unique file names of weight_map */
         for (uint32_t i = 0; i < c->n_parts; i++) free(c->part_names[i]);
         c->n_parts = 0;
-        const cJSON *wm = jget(index, "weight_map");
-        if (!cJSON_IsObject(wm)) {
+        const mio_json *wm = jget(index, "weight_map");
+        if (!mio_json_is_object(wm)) {
             st = mio_err_set(MIO_ERR_INVALID_METADATA, "%s/model.safetensors.index.json: no \"weight_map\" object", c->dir);
             goto done;
         }
-        size_t n = (size_t)cJSON_GetArraySize(wm);
+        size_t n = (size_t)mio_json_size(wm);
         ie = calloc(n ? n : 1, sizeof *ie);
         if (!ie) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
-        for (const cJSON *it = wm->child; it; it = it->next) {
-            if (!cJSON_IsString(it) || strchr(it->valuestring, '/')) {
+        for (const mio_json *it = wm->child; it; it = it->next) {
+            if (!mio_json_is_string(it) || strchr(it->valuestring, '/')) {
                 st = mio_err_set(MIO_ERR_INVALID_METADATA,
                                  "%s/model.safetensors.index.json: weight_map[\"%s\"] must be a file name in the directory",
                                  c->dir, it->string);
@@ -468,7 +469,7 @@ static mio_status index_tensors(hf_ctx *c) {
     }
 done:
     free(ie);
-    cJSON_Delete(index);
+    mio_json_free(index);
     return st;
 }
 
@@ -476,13 +477,13 @@ done:
 
 /* rope_parameters as TextModel.__init__ builds it (a copy): config.json's
  * rope_parameters (or rope_scaling), with the global values mirrored in. */
-static mio_status rope_params(const hf_ctx *c, cJSON **out) {
-    const cJSON *h = c->config, *src = jget(h, "rope_parameters");
+static mio_status rope_params(const hf_ctx *c, mio_json **out) {
+    const mio_json *h = c->config, *src = jget(h, "rope_parameters");
     if (!src) src = jget(h, "rope_scaling");
-    cJSON *rp = (src && cJSON_IsObject(src) && src->child) ? cJSON_Duplicate(src, 1) : cJSON_CreateObject();
+    mio_json *rp = (src && mio_json_is_object(src) && src->child) ? mio_json_dup(src) : mio_json_new_object();
     if (!rp) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
-    if (src && !cJSON_IsNull(src) && !cJSON_IsObject(src)) {
-        cJSON_Delete(rp);
+    if (src && !mio_json_is_null(src) && !mio_json_is_object(src)) {
+        mio_json_free(rp);
         return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: \"rope_scaling\" must be an object or null", c->dir);
     }
     static const char *const k_theta[] = {"global_rope_theta", "rope_global_theta", "rope_theta_global", "rope_theta",
@@ -492,24 +493,24 @@ static mio_status rope_params(const hf_ctx *c, cJSON **out) {
     static const char *const k_partial[] = {"partial_rotary_factor", "rope_pct", "rope_percent", NULL};
     static const char *const k_orig[] = {"original_max_position_embeddings", NULL};
     if (!jget(rp, "full_attention") && !jget(rp, "sliding_attention")) {
-        const cJSON *v;
+        const mio_json *v;
         bool ok = true;
         if ((v = find_hparam(h, k_local, NULL))) {
-            cJSON *o = cJSON_CreateObject();
-            ok = o && cJSON_AddItemToObject(o, "rope_theta", cJSON_Duplicate(v, 1)) &&
-                 cJSON_AddItemToObject(rp, "sliding_attention", o);
+            mio_json *o = mio_json_new_object();
+            ok = o && mio_json_add(o, "rope_theta", mio_json_dup(v)) &&
+                 mio_json_add(rp, "sliding_attention", o);
         }
         if (ok && !jget(rp, "rope_theta") && (v = find_hparam(h, k_theta, NULL)))
-            ok = cJSON_AddItemToObject(rp, "rope_theta", cJSON_Duplicate(v, 1));
-        const cJSON *t = jget(rp, "type");
-        if (ok && !jget(rp, "rope_type") && t && !cJSON_IsNull(t))
-            ok = cJSON_AddItemToObject(rp, "rope_type", cJSON_Duplicate(t, 1));
+            ok = mio_json_add(rp, "rope_theta", mio_json_dup(v));
+        const mio_json *t = jget(rp, "type");
+        if (ok && !jget(rp, "rope_type") && t && !mio_json_is_null(t))
+            ok = mio_json_add(rp, "rope_type", mio_json_dup(t));
         if (ok && !jget(rp, "partial_rotary_factor") && (v = find_hparam(h, k_partial, NULL)))
-            ok = cJSON_AddItemToObject(rp, "partial_rotary_factor", cJSON_Duplicate(v, 1));
+            ok = mio_json_add(rp, "partial_rotary_factor", mio_json_dup(v));
         if (ok && !jget(rp, "original_max_position_embeddings") && (v = find_hparam(h, k_orig, NULL)))
-            ok = cJSON_AddItemToObject(rp, "original_max_position_embeddings", cJSON_Duplicate(v, 1));
+            ok = mio_json_add(rp, "original_max_position_embeddings", mio_json_dup(v));
         if (!ok) {
-            cJSON_Delete(rp);
+            mio_json_free(rp);
             return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         }
     }
@@ -518,29 +519,29 @@ static mio_status rope_params(const hf_ctx *c, cJSON **out) {
 }
 
 /* rope_params.get(key): NULL for absent and for null */
-static const cJSON *rget(const cJSON *o, const char *key) {
-    const cJSON *v = jget(o, key);
-    return v && !cJSON_IsNull(v) ? v : NULL;
+static const mio_json *rget(const mio_json *o, const char *key) {
+    const mio_json *v = jget(o, key);
+    return v && !mio_json_is_null(v) ? v : NULL;
 }
 
-static const cJSON *rope_full(const cJSON *rp) {
-    const cJSON *f = jget(rp, "full_attention");
+static const mio_json *rope_full(const mio_json *rp) {
+    const mio_json *f = jget(rp, "full_attention");
     return f ? f : rp;
 }
 
-static bool rope_is_llama3(const cJSON *rpf) {
-    const cJSON *t = rget(rpf, "rope_type");
-    if (!cJSON_IsString(t)) return false;
+static bool rope_is_llama3(const mio_json *rpf) {
+    const mio_json *t = rget(rpf, "rope_type");
+    if (!mio_json_is_string(t)) return false;
     const char *s = t->valuestring;
     return strlen(s) == 6 && strncasecmp(s, "llama3", 6) == 0;
 }
 
-static mio_status gen_rope_freqs(hf_ctx *c, const cJSON *rpf) {
+static mio_status gen_rope_freqs(hf_ctx *c, const mio_json *rpf) {
     double base = 10000.0, factor = 8.0, lo = 1.0, hi = 4.0, old_ctx = 8192;
     const struct { const char *key; double *v; } k[] = {{"rope_theta", &base}, {"factor", &factor},
         {"low_freq_factor", &lo}, {"high_freq_factor", &hi}, {"original_max_position_embeddings", &old_ctx}};
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
-        const cJSON *v = jget(rpf, k[i].key);
+        const mio_json *v = jget(rpf, k[i].key);
         if (v && json_num(v, "config.json", k[i].key, k[i].v)) return mio_err_prefix(MIO_ERR_INVALID_JSON, "%s/", c->dir);
     }
     int64_t dim = c->d.head_dim;
@@ -585,16 +586,16 @@ static void choose_ftype(hf_ctx *c) {
     }
 }
 
-static bool cfg_true(const cJSON *o, const char *key) { return cJSON_IsTrue(jget(o, key)); }
+static bool cfg_true(const mio_json *o, const char *key) { return mio_json_is_true(jget(o, key)); }
 
 static mio_status plan_items(hf_ctx *c) {
     mio_status st;
-    cJSON *rp = NULL;
+    mio_json *rp = NULL;
     if ((st = rope_params(c, &rp))) return st;
-    const cJSON *rpf = rope_full(rp);
+    const mio_json *rpf = rope_full(rp);
     bool llama3 = c->arch->llama3_rope_freqs && rpf->child && rope_is_llama3(rpf);
     if (llama3 && (st = gen_rope_freqs(c, rpf))) goto done;
-    cJSON_Delete(rp);
+    mio_json_free(rp);
     rp = NULL;
 
     size_t n_rules;
@@ -689,7 +690,7 @@ static mio_status plan_items(hf_ctx *c) {
         st = mio_type_nbytes(it->type, it->n_dims, it->ne, &it->nbytes);
     }
 done:
-    cJSON_Delete(rp);
+    mio_json_free(rp);
     return st;
 }
 
@@ -725,7 +726,7 @@ static mio_status kv_name(char *buf, size_t n, const char *arch, const char *suf
     return k > 0 && (size_t)k < n ? MIO_OK : mio_err_set(MIO_ERR_LIMIT, "key %s.%s too long", arch, suffix);
 }
 
-static mio_status put_u32(mio_writer *w, const hf_ctx *c, const char *suffix, const cJSON *v, const char *what) {
+static mio_status put_u32(mio_writer *w, const hf_ctx *c, const char *suffix, const mio_json *v, const char *what) {
     char key[128];
     uint32_t u = 0;
     mio_status st = kv_name(key, sizeof key, c->arch->arch, suffix);
@@ -734,7 +735,7 @@ static mio_status put_u32(mio_writer *w, const hf_ctx *c, const char *suffix, co
     return mio_writer_set_u32(w, key, u);
 }
 
-static mio_status put_f32(mio_writer *w, const hf_ctx *c, const char *suffix, const cJSON *v, const char *what) {
+static mio_status put_f32(mio_writer *w, const hf_ctx *c, const char *suffix, const mio_json *v, const char *what) {
     char key[128];
     double d = 0;
     mio_status st = kv_name(key, sizeof key, c->arch->arch, suffix);
@@ -745,10 +746,10 @@ static mio_status put_f32(mio_writer *w, const hf_ctx *c, const char *suffix, co
 
 /* TextModel.set_gguf_parameters (+ LlamaModel's two keys), in its order. */
 static mio_status write_params(mio_writer *w, const hf_ctx *c) {
-    const cJSON *h = c->config, *v;
+    const mio_json *h = c->config, *v;
     const char *which;
     mio_status st = MIO_OK;
-    cJSON *rp = NULL;
+    mio_json *rp = NULL;
 #define TRY(x) do { if ((st = (x))) goto done; } while (0)
 #define HP(...) (which = NULL, find_hparam(h, (const char *const[]){__VA_ARGS__, NULL}, &which))
     TRY(put_u32(w, c, "block_count", HP("n_layers", "num_hidden_layers", "n_layer", "num_layers"), "num_hidden_layers"));
@@ -761,20 +762,20 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
         TRY(put_u32(w, c, "feed_forward_length", v, which));
     if ((v = HP("num_attention_heads", "n_head", "n_heads"))) TRY(put_u32(w, c, "attention.head_count", v, which));
     if ((v = HP("num_key_value_heads", "n_kv_heads"))) TRY(put_u32(w, c, "attention.head_count_kv", v, which));
-    if (cJSON_IsFalse(jget(h, "is_causal"))) {
+    if (mio_json_is_false(jget(h, "is_causal"))) {
         char key[128];
         TRY(kv_name(key, sizeof key, c->arch->arch, "attention.causal"));
         TRY(mio_writer_set_bool(w, key, 0));
     }
     TRY(rope_params(c, &rp));
-    const cJSON *rpf = rope_full(rp), *rt = rget(rpf, "rope_type");
+    const mio_json *rpf = rope_full(rp), *rt = rget(rpf, "rope_type");
     if (rt) {
-        if (!cJSON_IsString(rt)) {
+        if (!mio_json_is_string(rt)) {
             st = mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: rope_type must be a string", c->dir);
             goto done;
         }
         const char *t = rt->valuestring;
-        const cJSON *factor = rget(rpf, "factor");
+        const mio_json *factor = rget(rpf, "factor");
         char key[128];
         if (strcmp(t, "linear") == 0 && factor) {
             TRY(kv_name(key, sizeof key, c->arch->arch, "rope.scaling.type"));
@@ -784,7 +785,7 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
             TRY(kv_name(key, sizeof key, c->arch->arch, "rope.scaling.type"));
             TRY(mio_writer_set_str(w, key, "yarn", 4));
             TRY(put_f32(w, c, "rope.scaling.factor", factor, "rope_scaling.factor"));
-            const cJSON *o = jget(rpf, "original_max_position_embeddings");
+            const mio_json *o = jget(rpf, "original_max_position_embeddings");
             if (!o) {
                 st = mio_err_set(MIO_ERR_NOT_FOUND, "%s/config.json: yarn rope scaling without "
                                  "original_max_position_embeddings", c->dir);
@@ -792,8 +793,8 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
             }
             TRY(put_u32(w, c, "rope.scaling.original_context_length", o, "original_max_position_embeddings"));
             if ((v = rget(rpf, "extrapolation_factor"))) TRY(put_f32(w, c, "rope.scaling.yarn_ext_factor", v, "extrapolation_factor"));
-            const cJSON *af = jget(rpf, "attention_factor");
-            v = af ? (cJSON_IsNull(af) ? NULL : af) : rget(rpf, "attn_factor");
+            const mio_json *af = jget(rpf, "attention_factor");
+            v = af ? (mio_json_is_null(af) ? NULL : af) : rget(rpf, "attn_factor");
             if (v) TRY(put_f32(w, c, "rope.scaling.yarn_attn_factor", v, "attention_factor"));
             if ((v = rget(rpf, "beta_fast"))) TRY(put_f32(w, c, "rope.scaling.yarn_beta_fast", v, "beta_fast"));
             if ((v = rget(rpf, "beta_slow"))) TRY(put_f32(w, c, "rope.scaling.yarn_beta_slow", v, "beta_slow"));
@@ -812,7 +813,7 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
         goto done;
     }
     if ((v = rget(rpf, "rope_theta"))) TRY(put_f32(w, c, "rope.freq_base", v, "rope_theta"));
-    const cJSON *swa = jget(rp, "sliding_attention");
+    const mio_json *swa = jget(rp, "sliding_attention");
     if (swa && (v = rget(swa, "rope_theta"))) TRY(put_f32(w, c, "rope.freq_base_swa", v, "rope_theta"));
     if ((v = HP("rms_norm_eps", "norm_eps"))) TRY(put_f32(w, c, "attention.layer_norm_rms_epsilon", v, which));
     if ((v = HP("layer_norm_eps", "layer_norm_epsilon", "norm_epsilon")))
@@ -840,7 +841,7 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
 #undef HP
 #undef TRY
 done:
-    cJSON_Delete(rp);
+    mio_json_free(rp);
     return st;
 }
 
@@ -859,8 +860,8 @@ static mio_status check_variants(const hf_ctx *c) {
     if (c->arch->reranker_check) {
         const char *base = strrchr(c->dir, '/');
         base = base && base[1] ? base + 1 : c->dir;
-        const cJSON *np = jget(c->config_raw, "_name_or_path"), *mt = jget(c->config_raw, "model_type");
-        const char *hints[] = {base, cJSON_IsString(np) ? np->valuestring : "", cJSON_IsString(mt) ? mt->valuestring : ""};
+        const mio_json *np = jget(c->config_raw, "_name_or_path"), *mt = jget(c->config_raw, "model_type");
+        const char *hints[] = {base, mio_json_is_string(np) ? np->valuestring : "", mio_json_is_string(mt) ? mt->valuestring : ""};
         for (size_t i = 0; i < 3; i++) {
             char low[512];
             size_t k = 0;

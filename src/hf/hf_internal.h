@@ -13,7 +13,7 @@
 
 #include "modelio.h"
 
-#include <cjson/cJSON.h>
+#include "core/json.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,8 +23,8 @@
  * class defaults and the rope_parameters dict of transformers 5.24.0); the file
  * as it is when it has no model_type (AutoConfig fails, the reference falls
  * back to the file); another model_type is MIO_ERR_UNSUPPORTED naming file.
- * *out is a new object (cJSON_Delete it). */
-mio_status mio_hf_hparams(const cJSON *raw, const char *file, cJSON **out);
+ * *out is a new object (mio_json_free it). */
+mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out);
 
 /* ------------------------------------------------------------------ vocab */
 
@@ -40,7 +40,7 @@ typedef enum hf_vocab_flavour {
 
 typedef struct hf_vocab_opts {
     const char *dir;          /* checkpoint directory */
-    const cJSON *config;      /* config.json (after text_config was merged into the root) */
+    const mio_json *config;      /* config.json (after text_config was merged into the root) */
     int flavour;              /* hf_vocab_flavour */
     const char *pre_override; /* --pre NAME or NULL: tokenizer.ggml.pre written as given (must be a name llama.cpp knows) */
 } hf_vocab_opts;
@@ -73,7 +73,7 @@ typedef struct hf_meta_tensor {
 
 typedef struct hf_meta_in {
     const char *dir;              /* checkpoint directory (its last path component is the fallback name) */
-    const cJSON *config;          /* config.json (as read, before text_config merging) */
+    const mio_json *config;          /* config.json (as read, before text_config merging) */
     const char *model_name;       /* --model-name or NULL */
     const hf_meta_tensor *tensors; /* every tensor the output holds, in output order */
     size_t n_tensors;

@@ -67,63 +67,63 @@ static const hp_type k_types[] = {
     {.model_type = "qwen3", .d = k_qwen3, .n = N_OF(k_qwen3)},
 };
 
-static bool set_item(cJSON *o, const char *key, cJSON *v) {
+static bool set_item(mio_json *o, const char *key, mio_json *v) {
     if (!v) return false;
-    if (cJSON_GetObjectItemCaseSensitive(o, key)) return cJSON_ReplaceItemInObjectCaseSensitive(o, key, v);
-    return cJSON_AddItemToObject(o, key, v);
+    if (mio_json_get(o, key)) return mio_json_replace(o, key, v);
+    return mio_json_add(o, key, v);
 }
 
-static double num_or(const cJSON *o, const char *key, double dflt) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+static double num_or(const mio_json *o, const char *key, double dflt) {
+    const mio_json *v = mio_json_get(o, key);
+    return mio_json_is_number(v) ? v->valuedouble : dflt;
 }
 
 /* hidden_size // num_attention_heads, Python's integer division */
-static long long head_dim_of(const cJSON *h, double heads) {
+static long long head_dim_of(const mio_json *h, double heads) {
     long long hid = (long long)num_or(h, "hidden_size", 4096), nh = (long long)heads;
     return nh > 0 ? hid / nh : 0;
 }
 
-mio_status mio_hf_hparams(const cJSON *raw, const char *file, cJSON **out) {
+mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out) {
     *out = NULL;
-    const cJSON *mt = cJSON_GetObjectItemCaseSensitive(raw, "model_type");
-    cJSON *h = cJSON_Duplicate(raw, 1);
+    const mio_json *mt = mio_json_get(raw, "model_type");
+    mio_json *h = mio_json_dup(raw);
     if (!h) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (!mt) { /* AutoConfig fails; the reference reads config.json itself */
         *out = h;
         return MIO_OK;
     }
     const hp_type *t = NULL;
-    for (size_t i = 0; cJSON_IsString(mt) && i < N_OF(k_types); i++)
+    for (size_t i = 0; mio_json_is_string(mt) && i < N_OF(k_types); i++)
         if (strcmp(k_types[i].model_type, mt->valuestring) == 0) t = &k_types[i];
     if (!t) {
-        cJSON_Delete(h);
+        mio_json_free(h);
         return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: model_type %s%s%s is not one this converter knows the transformers "
-                           "defaults of (llama, mistral, qwen2, qwen3)", file, cJSON_IsString(mt) ? "\"" : "",
-                           cJSON_IsString(mt) ? mt->valuestring : "(not a string)", cJSON_IsString(mt) ? "\"" : "");
+                           "defaults of (llama, mistral, qwen2, qwen3)", file, mio_json_is_string(mt) ? "\"" : "",
+                           mio_json_is_string(mt) ? mt->valuestring : "(not a string)", mio_json_is_string(mt) ? "\"" : "");
     }
     bool ok = true;
     for (size_t i = 0; ok && i < t->n; i++) {
         const hp_default *d = &t->d[i];
-        const cJSON *cur = cJSON_GetObjectItemCaseSensitive(h, d->key);
-        bool absent = !cur, null = cur && cJSON_IsNull(cur);
+        const mio_json *cur = mio_json_get(h, d->key);
+        bool absent = !cur, null = cur && mio_json_is_null(cur);
         double heads = num_or(h, "num_attention_heads", 32);
         switch (d->kind) {
         case K_NUM:
-            if (absent) ok = set_item(h, d->key, cJSON_CreateNumber(d->value));
-            else if (null && strcmp(d->key, "num_key_value_heads") == 0) ok = set_item(h, d->key, cJSON_CreateNumber(heads));
+            if (absent) ok = set_item(h, d->key, mio_json_new_number(d->value));
+            else if (null && strcmp(d->key, "num_key_value_heads") == 0) ok = set_item(h, d->key, mio_json_new_number(heads));
             else if (null && strcmp(d->key, "head_dim") == 0 && heads > 0)
-                ok = set_item(h, d->key, cJSON_CreateNumber((double)head_dim_of(h, heads)));
+                ok = set_item(h, d->key, mio_json_new_number((double)head_dim_of(h, heads)));
             break;
         case K_BOOL:
-            if (absent) ok = set_item(h, d->key, cJSON_CreateBool(d->value != 0));
+            if (absent) ok = set_item(h, d->key, mio_json_new_bool(d->value != 0));
             break;
         case K_HEADS:
-            if (absent || null) ok = set_item(h, d->key, cJSON_CreateNumber(heads));
+            if (absent || null) ok = set_item(h, d->key, mio_json_new_number(heads));
             break;
         case K_HEAD_DIM:
             if ((absent || null) && heads > 0)
-                ok = set_item(h, d->key, cJSON_CreateNumber((double)head_dim_of(h, heads)));
+                ok = set_item(h, d->key, mio_json_new_number((double)head_dim_of(h, heads)));
             break;
         default: break;
         }
@@ -133,40 +133,40 @@ mio_status mio_hf_hparams(const cJSON *raw, const char *file, cJSON **out) {
      * or 10000), rope_type (its "type" or "default") and, for llama3 / yarn /
      * longrope, original_max_position_embeddings (default: the context length);
      * the root rope_theta / rope_scaling / partial_rotary_factor are consumed */
-    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(h, "rope_scaling");
-    const cJSON *rpar = cJSON_GetObjectItemCaseSensitive(h, "rope_parameters");
-    cJSON *rp = NULL;
-    if (cJSON_IsObject(rs) && rs->child) rp = cJSON_Duplicate(rs, 1);
-    else if (cJSON_IsObject(rpar)) rp = cJSON_Duplicate(rpar, 1);
-    else rp = cJSON_CreateObject();
+    const mio_json *rs = mio_json_get(h, "rope_scaling");
+    const mio_json *rpar = mio_json_get(h, "rope_parameters");
+    mio_json *rp = NULL;
+    if (mio_json_is_object(rs) && rs->child) rp = mio_json_dup(rs);
+    else if (mio_json_is_object(rpar)) rp = mio_json_dup(rpar);
+    else rp = mio_json_new_object();
     if (!rp) ok = false;
-    const cJSON *theta = cJSON_GetObjectItemCaseSensitive(h, "rope_theta");
-    const cJSON *prf = cJSON_GetObjectItemCaseSensitive(h, "partial_rotary_factor");
-    if (ok && !cJSON_GetObjectItemCaseSensitive(rp, "rope_theta"))
-        ok = cJSON_AddItemToObject(rp, "rope_theta", theta ? cJSON_Duplicate(theta, 1) : cJSON_CreateNumber(10000.0));
-    if (ok && prf && !cJSON_IsNull(prf) && !cJSON_GetObjectItemCaseSensitive(rp, "partial_rotary_factor"))
-        ok = cJSON_AddItemToObject(rp, "partial_rotary_factor", cJSON_Duplicate(prf, 1));
-    if (ok && !cJSON_GetObjectItemCaseSensitive(rp, "rope_type")) {
-        const cJSON *ty = cJSON_GetObjectItemCaseSensitive(rp, "type");
-        ok = cJSON_AddItemToObject(rp, "rope_type", ty ? cJSON_Duplicate(ty, 1) : cJSON_CreateString("default"));
+    const mio_json *theta = mio_json_get(h, "rope_theta");
+    const mio_json *prf = mio_json_get(h, "partial_rotary_factor");
+    if (ok && !mio_json_get(rp, "rope_theta"))
+        ok = mio_json_add(rp, "rope_theta", theta ? mio_json_dup(theta) : mio_json_new_number(10000.0));
+    if (ok && prf && !mio_json_is_null(prf) && !mio_json_get(rp, "partial_rotary_factor"))
+        ok = mio_json_add(rp, "partial_rotary_factor", mio_json_dup(prf));
+    if (ok && !mio_json_get(rp, "rope_type")) {
+        const mio_json *ty = mio_json_get(rp, "type");
+        ok = mio_json_add(rp, "rope_type", ty ? mio_json_dup(ty) : mio_json_new_string("default"));
     }
-    const cJSON *rt = ok ? cJSON_GetObjectItemCaseSensitive(rp, "rope_type") : NULL;
-    if (ok && cJSON_IsString(rt) &&
+    const mio_json *rt = ok ? mio_json_get(rp, "rope_type") : NULL;
+    if (ok && mio_json_is_string(rt) &&
         (!strcmp(rt->valuestring, "llama3") || !strcmp(rt->valuestring, "yarn") || !strcmp(rt->valuestring, "longrope")) &&
-        !cJSON_GetObjectItemCaseSensitive(rp, "original_max_position_embeddings")) {
-        const cJSON *mp = cJSON_GetObjectItemCaseSensitive(h, "max_position_embeddings");
-        ok = cJSON_AddItemToObject(rp, "original_max_position_embeddings", mp ? cJSON_Duplicate(mp, 1) : cJSON_CreateNull());
+        !mio_json_get(rp, "original_max_position_embeddings")) {
+        const mio_json *mp = mio_json_get(h, "max_position_embeddings");
+        ok = mio_json_add(rp, "original_max_position_embeddings", mp ? mio_json_dup(mp) : mio_json_new_null());
     }
     if (ok) {
-        cJSON_DeleteItemFromObjectCaseSensitive(h, "rope_scaling");
-        cJSON_DeleteItemFromObjectCaseSensitive(h, "rope_theta");
-        cJSON_DeleteItemFromObjectCaseSensitive(h, "partial_rotary_factor");
+        mio_json_remove(h, "rope_scaling");
+        mio_json_remove(h, "rope_theta");
+        mio_json_remove(h, "partial_rotary_factor");
         ok = set_item(h, "rope_parameters", rp);
         rp = NULL;
     }
-    cJSON_Delete(rp);
+    mio_json_free(rp);
     if (!ok) {
-        cJSON_Delete(h);
+        mio_json_free(h);
         return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
     *out = h;

@@ -612,10 +612,10 @@ static char *path_name(const char *dir) {
 }
 
 /* dict.get for JSON parsed by Python: the last of duplicate keys wins. */
-static const cJSON *obj_get(const cJSON *o, const char *key) {
-    const cJSON *r = NULL;
-    if (!o || !cJSON_IsObject(o)) return NULL;
-    for (const cJSON *c = o->child; c; c = c->next)
+static const mio_json *obj_get(const mio_json *o, const char *key) {
+    const mio_json *r = NULL;
+    if (!o || !mio_json_is_object(o)) return NULL;
+    for (const mio_json *c = o->child; c; c = c->next)
         if (c->string && strcmp(c->string, key) == 0) r = c;
     return r;
 }
@@ -635,7 +635,7 @@ static bool is_regular(const char *path) {
 
 /* generation_config.json as load_generation_config: absent, unreadable or not
  * JSON gives NULL (the reference's {}), never an error but for its size. */
-static mio_status read_genconfig(const char *dir, cJSON **out) {
+static mio_status read_genconfig(const char *dir, mio_json **out) {
     *out = NULL;
     char *path = join_path(dir, "generation_config.json");
     if (!path) return mio_err_set(MIO_ERR_NOMEM, "generation_config.json: out of memory");
@@ -649,13 +649,12 @@ static mio_status read_genconfig(const char *dir, cJSON **out) {
         return st;
     }
     free(path);
-    /* a NUL byte makes the file invalid JSON for Python; cJSON would stop there */
+    /* a NUL byte makes the file invalid JSON for Python (and for mio_json_parse_str, which would stop there) */
     if (memchr(r.data, 0, r.size)) { mio_region_free(&r); return MIO_OK; }
     char *txt = dup_n((const char *)r.data, r.size);
     mio_region_free(&r);
     if (!txt) return mio_err_set(MIO_ERR_NOMEM, "generation_config.json: out of memory");
-    const char *end = NULL;
-    *out = cJSON_ParseWithOpts(txt, &end, 1);
+    *out = mio_json_parse_str(txt, NULL);
     free(txt);
     return MIO_OK;
 }
@@ -689,13 +688,13 @@ typedef struct sval {
     float f;
 } sval;
 
-static mio_status sampling_value(const cJSON *v, size_t k, sval *out) {
+static mio_status sampling_value(const mio_json *v, size_t k, sval *out) {
     const char *j = SAMPLING[k].json;
     out->set = false;
-    if (!v || cJSON_IsNull(v)) return MIO_OK;
+    if (!v || mio_json_is_null(v)) return MIO_OK;
     switch (SAMPLING[k].kind) {
     case S_STR:
-        if (cJSON_IsString(v)) {
+        if (mio_json_is_string(v)) {
             if (strlen(v->valuestring) > META_MAX_STR)
                 return mio_err_set(MIO_ERR_LIMIT, "generation_config.json: \"%s\" longer than %zu bytes", j, META_MAX_STR);
             out->s = v->valuestring;
@@ -703,13 +702,13 @@ static mio_status sampling_value(const cJSON *v, size_t k, sval *out) {
             return MIO_OK;
         }
         /* falsy values are skipped by add_string, others make the reference fail */
-        if (cJSON_IsFalse(v) || (cJSON_IsNumber(v) && v->valuedouble == 0) ||
-            ((cJSON_IsArray(v) || cJSON_IsObject(v)) && !v->child))
+        if (mio_json_is_false(v) || (mio_json_is_number(v) && v->valuedouble == 0) ||
+            ((mio_json_is_array(v) || mio_json_is_object(v)) && !v->child))
             return MIO_OK;
         return mio_err_set(MIO_ERR_INVALID_JSON, "generation_config.json: \"%s\" is not a string", j);
     case S_I32:
-        if (cJSON_IsBool(v)) { out->i = cJSON_IsTrue(v); out->set = true; return MIO_OK; }
-        if (cJSON_IsNumber(v)) {
+        if (mio_json_is_bool(v)) { out->i = mio_json_is_true(v); out->set = true; return MIO_OK; }
+        if (mio_json_is_number(v)) {
             double d = v->valuedouble;
             if (d != floor(d)) return mio_err_set(MIO_ERR_INVALID_JSON, "generation_config.json: \"%s\" is %g, not an integer", j, d);
             if (!(d >= -2147483648.0 && d <= 2147483647.0))
@@ -720,8 +719,8 @@ static mio_status sampling_value(const cJSON *v, size_t k, sval *out) {
         }
         return mio_err_set(MIO_ERR_INVALID_JSON, "generation_config.json: \"%s\" is not an integer", j);
     case S_F32:
-        if (cJSON_IsBool(v)) { out->f = cJSON_IsTrue(v) ? 1.0f : 0.0f; out->set = true; return MIO_OK; }
-        if (cJSON_IsNumber(v)) {
+        if (mio_json_is_bool(v)) { out->f = mio_json_is_true(v) ? 1.0f : 0.0f; out->set = true; return MIO_OK; }
+        if (mio_json_is_number(v)) {
             double d = v->valuedouble;
             float f = (float)d;
             if (isfinite(d) && isinf(f))
@@ -802,15 +801,15 @@ mio_status mio_hf_meta_write(mio_writer *w, const hf_meta_in *in, hf_meta *m) {
     if (in->n_tensors && !in->tensors) return mio_err_set(MIO_ERR_INVALID_ARG, "mio_hf_meta_write: tensors is NULL");
     memset(m, 0, sizeof *m);
     char *org = NULL, *dirname = NULL;
-    cJSON *gen = NULL;
+    mio_json *gen = NULL;
     mio_status st = param_counts(in, m);
     if (st) goto fail;
     m->model_card_ignored = has_front_matter(in->dir);
     if (!(dirname = path_name(in->dir))) { st = mio_err_set(MIO_ERR_NOMEM, "general.name: out of memory"); goto fail; }
 
     /* Hugging Face parameter heuristics: _name_or_path when it is not a path */
-    const cJSON *nop = obj_get(in->config, "_name_or_path");
-    if (cJSON_IsString(nop)) {
+    const mio_json *nop = obj_get(in->config, "_name_or_path");
+    if (mio_json_is_string(nop)) {
         size_t slashes = 0;
         for (const char *c = nop->valuestring; *c; c++) slashes += *c == '/';
         if (slashes <= 1 && (st = apply_id(nop->valuestring, m->total_params, m, &org))) goto fail;
@@ -822,9 +821,9 @@ mio_status mio_hf_meta_write(mio_writer *w, const hf_meta_in *in, hf_meta *m) {
     if ((st = read_genconfig(in->dir, &gen))) goto fail;
     sval sv[N_SAMPLING];
     memset(sv, 0, sizeof sv);
-    if (cJSON_IsObject(gen)) {
+    if (mio_json_is_object(gen)) {
         for (size_t k = 0; k < N_SAMPLING; k++) {
-            const cJSON *v = obj_get(gen, SAMPLING[k].json);
+            const mio_json *v = obj_get(gen, SAMPLING[k].json);
             if (!v && strcmp(SAMPLING[k].json, "penalty_repeat") == 0) v = obj_get(gen, "repetition_penalty");
             if ((st = sampling_value(v, k, &sv[k]))) goto fail;
         }
@@ -856,12 +855,12 @@ mio_status mio_hf_meta_write(mio_writer *w, const hf_meta_in *in, hf_meta *m) {
     if (!st) st = put_str(w, "general.basename", m->basename);
     if (!st) st = put_str(w, "general.size_label", m->size_label);
     if (st) goto fail;
-    cJSON_Delete(gen);
+    mio_json_free(gen);
     free(org);
     free(dirname);
     return MIO_OK;
 fail:
-    cJSON_Delete(gen);
+    mio_json_free(gen);
     free(org);
     free(dirname);
     mio_hf_meta_free(m);

@@ -120,27 +120,27 @@ static int64_t smap_get(const smap *m, const char *s, size_t n) {
     return m->k[i] ? m->v[i] : -1;
 }
 
-static const cJSON *jget(const cJSON *o, const char *k) {
-    return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, k) : NULL;
+static const mio_json *jget(const mio_json *o, const char *k) {
+    return mio_json_is_object(o) ? mio_json_get(o, k) : NULL;
 }
-static const char *jstr(const cJSON *o, const char *k) {
-    const cJSON *v = jget(o, k);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+static const char *jstr(const mio_json *o, const char *k) {
+    const mio_json *v = jget(o, k);
+    return mio_json_is_string(v) ? v->valuestring : NULL;
 }
 /* A JSON number that is a whole number Python's json would read as int (within 2^53). */
-static bool jint(const cJSON *v, int64_t *out) {
-    if (!v || !cJSON_IsNumber(v)) return false;
+static bool jint(const mio_json *v, int64_t *out) {
+    if (!v || !mio_json_is_number(v)) return false;
     double d = v->valuedouble;
     if (!(d >= -9007199254740992.0 && d <= 9007199254740992.0) || d != floor(d)) return false;
     *out = (int64_t)d;
     return true;
 }
 /* Python's a == b for two JSON values (NULL = None). */
-static bool py_eq(const cJSON *a, const cJSON *b) {
-    if (a && cJSON_IsNull(a)) a = NULL;
-    if (b && cJSON_IsNull(b)) b = NULL;
+static bool py_eq(const mio_json *a, const mio_json *b) {
+    if (a && mio_json_is_null(a)) a = NULL;
+    if (b && mio_json_is_null(b)) b = NULL;
     if (!a || !b) return a == b;
-    return cJSON_Compare(a, b, true);
+    return mio_json_equal(a, b);
 }
 
 static bool file_exists(const char *dir, const char *name, char *path, size_t pathsz) {
@@ -172,7 +172,7 @@ static mio_status read_file(const char *path, char **out, size_t *len) {
 }
 
 /* Parse dir/name as JSON into *out (NULL and MIO_OK when the file is absent). */
-static mio_status read_json(const char *dir, const char *name, cJSON **out) {
+static mio_status read_json(const char *dir, const char *name, mio_json **out) {
     char path[4096];
     *out = NULL;
     if (!file_exists(dir, name, path, sizeof path)) return MIO_OK;
@@ -180,12 +180,12 @@ static mio_status read_json(const char *dir, const char *name, cJSON **out) {
     size_t len;
     mio_status st = read_file(path, &text, &len);
     if (st) return st;
-    const char *end = NULL;
-    cJSON *j = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    mio_json_error je;
+    mio_json *j = mio_json_parse_prefix(text, len, NULL, &je);
     if (!j) {
-        size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
         free(text);
-        return mio_err_set(HF_ERR_JSON, "%s: not valid JSON (error near byte %zu)", path, off);
+        if (je.nomem) return mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", path);
+        return mio_err_set(HF_ERR_JSON, "%s: not valid JSON (error near byte %zu: %s)", path, je.offset, je.reason);
     }
     free(text);
     *out = j;
@@ -286,8 +286,8 @@ typedef struct sv {
     bool load_merges;
     bool has_n_vocab;
     uint64_t n_vocab;
-    const cJSON *chat;  /* NULL: None */
-    cJSON *chat_owned;  /* what chat points into when it came from another file */
+    const mio_json *chat;  /* NULL: None */
+    mio_json *chat_owned;  /* what chat points into when it came from another file */
     int lowercase, strip_accents; /* -1: None */
     arena *ar;
     const char *dir;
@@ -305,7 +305,7 @@ static void sv_init(sv *s, const char *dir, arena *ar, bool load_merges, const c
 static void sv_free(sv *s) {
     free(s->merges);
     free(s->merge_len);
-    cJSON_Delete(s->chat_owned);
+    mio_json_free(s->chat_owned);
     s->merges = NULL;
     s->merge_len = NULL;
     s->chat_owned = NULL;
@@ -318,9 +318,9 @@ static bool sv_has_type(const sv *s, const char *t) {
 }
 
 /* SpecialVocab._set_special_token: ints only (Python's bool is an int), the first id of a type wins. */
-static mio_status sv_set_id(sv *s, const char *typ, const cJSON *tid, const char *from) {
+static mio_status sv_set_id(sv *s, const char *typ, const mio_json *tid, const char *from) {
     int64_t id;
-    if (cJSON_IsBool(tid)) id = cJSON_IsTrue(tid);
+    if (mio_json_is_bool(tid)) id = mio_json_is_true(tid);
     else if (!jint(tid, &id)) return MIO_OK;
     if (id < 0) return mio_err_set(HF_ERR_JSON, "%s: invalid value for special token type %s: %lld", from, typ, (long long)id);
     if (id > UINT32_MAX)
@@ -349,19 +349,19 @@ static void sv_add_flag(sv *s, const char *typ, bool v, bool only_if_absent) {
 }
 
 
-static mio_status parse_normalizer(sv *s, const cJSON *nz, unsigned depth, const char *path) {
+static mio_status parse_normalizer(sv *s, const mio_json *nz, unsigned depth, const char *path) {
     if (depth > 32) return mio_err_set(HF_ERR_JSON, "%s: normalizer Sequences nested deeper than 32", path);
     const char *t = jstr(nz, "type");
     if (!t) return MIO_OK;
     if (strcmp(t, "Lowercase") == 0) s->lowercase = 1;
     else if (strcmp(t, "StripAccents") == 0) s->strip_accents = 1;
     else if (strcmp(t, "BertNormalizer") == 0) {
-        const cJSON *v;
-        if ((v = jget(nz, "lowercase"))) s->lowercase = cJSON_IsNull(v) ? -1 : mio_hf_json_truthy(v);
-        if ((v = jget(nz, "strip_accents"))) s->strip_accents = cJSON_IsNull(v) ? -1 : mio_hf_json_truthy(v);
+        const mio_json *v;
+        if ((v = jget(nz, "lowercase"))) s->lowercase = mio_json_is_null(v) ? -1 : mio_hf_json_truthy(v);
+        if ((v = jget(nz, "strip_accents"))) s->strip_accents = mio_json_is_null(v) ? -1 : mio_hf_json_truthy(v);
     } else if (strcmp(t, "Sequence") == 0) {
-        const cJSON *arr = jget(nz, "normalizers"), *it;
-        if (cJSON_IsArray(arr)) cJSON_ArrayForEach(it, arr) {
+        const mio_json *arr = jget(nz, "normalizers"), *it;
+        if (mio_json_is_array(arr)) MIO_JSON_FOR_EACH(it, arr) {
                 mio_status st = parse_normalizer(s, it, depth + 1, path);
                 if (st) return st;
             }
@@ -380,35 +380,35 @@ static mio_status sv_merges_alloc(sv *s, uint64_t n, const char *path) {
 }
 
 /* model.merges: "a b" strings, or [a, b] pairs (spaces inside a part become U+0120) */
-static mio_status load_json_merges(sv *s, const cJSON *merges, const char *path) {
-    if (!cJSON_IsArray(merges) || !merges->child) return MIO_OK;
-    const cJSON *first = merges->child, *it;
-    bool strs = cJSON_IsString(first);
-    if (!strs && !(cJSON_IsArray(first) && cJSON_GetArraySize(first) == 2 && cJSON_IsString(first->child)))
+static mio_status load_json_merges(sv *s, const mio_json *merges, const char *path) {
+    if (!mio_json_is_array(merges) || !merges->child) return MIO_OK;
+    const mio_json *first = merges->child, *it;
+    bool strs = mio_json_is_string(first);
+    if (!strs && !(mio_json_is_array(first) && mio_json_size(first) == 2 && mio_json_is_string(first->child)))
         return mio_err_set(HF_ERR_JSON, "%s: model.merges: unknown tokenizer merges format (neither strings nor pairs)", path);
-    mio_status st = sv_merges_alloc(s, (uint64_t)cJSON_GetArraySize(merges), path);
+    mio_status st = sv_merges_alloc(s, (uint64_t)mio_json_size(merges), path);
     if (st) return st;
     uint64_t k = 0;
-    cJSON_ArrayForEach(it, merges) {
+    MIO_JSON_FOR_EACH(it, merges) {
         if (strs) {
-            if (!cJSON_IsString(it))
+            if (!mio_json_is_string(it))
                 return mio_err_set(HF_ERR_JSON, "%s: model.merges[%llu] is not a string like merges[0]", path,
                                    (unsigned long long)k);
             s->merges[k] = it->valuestring;
             s->merge_len[k] = strlen(it->valuestring);
         } else {
             size_t need = 0;
-            const cJSON *p;
-            if (!cJSON_IsArray(it)) goto bad;
-            cJSON_ArrayForEach(p, it) {
-                if (!cJSON_IsString(p)) goto bad;
+            const mio_json *p;
+            if (!mio_json_is_array(it)) goto bad;
+            MIO_JSON_FOR_EACH(p, it) {
+                if (!mio_json_is_string(p)) goto bad;
                 need += 2 * strlen(p->valuestring) + 1;
             }
             char *o = arena_alloc(s->ar, need ? need : 1);
             if (!o) return mio_err_set(MIO_ERR_NOMEM, "%s: out of memory for merges", path);
             size_t n = 0;
             bool firstp = true;
-            cJSON_ArrayForEach(p, it) {
+            MIO_JSON_FOR_EACH(p, it) {
                 if (!firstp) o[n++] = ' ';
                 firstp = false;
                 for (const char *c = p->valuestring; *c; c++) {
@@ -479,36 +479,36 @@ static mio_status load_merges_txt(sv *s) {
 }
 
 /* tokenizer_config[key] = v (a copy); returns the stored item. */
-static const cJSON *tc_set(cJSON *tc, const char *key, const cJSON *v) {
-    cJSON *d = v ? cJSON_Duplicate(v, true) : cJSON_CreateNull();
+static const mio_json *tc_set(mio_json *tc, const char *key, const mio_json *v) {
+    mio_json *d = v ? mio_json_dup(v) : mio_json_new_null();
     if (!d) return NULL;
-    if (cJSON_GetObjectItemCaseSensitive(tc, key)) cJSON_ReplaceItemInObjectCaseSensitive(tc, key, d);
-    else cJSON_AddItemToObject(tc, key, d);
-    return cJSON_IsNull(d) ? NULL : d;
+    if (mio_json_get(tc, key)) mio_json_replace(tc, key, d);
+    else mio_json_add(tc, key, d);
+    return mio_json_is_null(d) ? NULL : d;
 }
-static const cJSON *tc_get(const cJSON *tc, const char *key) {
-    const cJSON *v = jget(tc, key);
-    return v && !cJSON_IsNull(v) ? v : NULL;
+static const mio_json *tc_get(const mio_json *tc, const char *key) {
+    const mio_json *v = jget(tc, key);
+    return v && !mio_json_is_null(v) ? v : NULL;
 }
-static const cJSON *special_id_of(const cJSON *elem) {
-    const cJSON *v = jget(jget(elem, "SpecialToken"), "id");
-    return v && !cJSON_IsNull(v) ? v : NULL;
+static const mio_json *special_id_of(const mio_json *elem) {
+    const mio_json *v = jget(jget(elem, "SpecialToken"), "id");
+    return v && !mio_json_is_null(v) ? v : NULL;
 }
-static const cJSON *sequence_id_of(const cJSON *elem) {
-    const cJSON *v = jget(jget(elem, "Sequence"), "id");
-    return v && !cJSON_IsNull(v) ? v : NULL;
+static const mio_json *sequence_id_of(const mio_json *elem) {
+    const mio_json *v = jget(jget(elem, "Sequence"), "id");
+    return v && !mio_json_is_null(v) ? v : NULL;
 }
-static bool eq_str(const cJSON *v, const char *s) { return cJSON_IsString(v) && strcmp(v->valuestring, s) == 0; }
+static bool eq_str(const mio_json *v, const char *s) { return mio_json_is_string(v) && strcmp(v->valuestring, s) == 0; }
 
 /* SpecialVocab's crude TemplateProcessing reading (the reference's rules, warnings dropped). */
-static void template_processing(sv *s, const cJSON *proc, cJSON *tc, const cJSON **bos, const cJSON **cls,
-                                const cJSON **eos, const cJSON **sep) {
-    const cJSON *single = jget(proc, "single"), *pair = jget(proc, "pair");
-    int ns = cJSON_IsArray(single) ? cJSON_GetArraySize(single) : 0;
-    const cJSON *first = NULL, *last = NULL;
+static void template_processing(sv *s, const mio_json *proc, mio_json *tc, const mio_json **bos, const mio_json **cls,
+                                const mio_json **eos, const mio_json **sep) {
+    const mio_json *single = jget(proc, "single"), *pair = jget(proc, "pair");
+    int ns = mio_json_is_array(single) ? mio_json_size(single) : 0;
+    const mio_json *first = NULL, *last = NULL;
     bool tc_truthy = mio_hf_json_truthy(tc);
     if (ns > 1) {
-        if ((first = special_id_of(cJSON_GetArrayItem(single, 0))) && mio_hf_json_truthy(first)) {
+        if ((first = special_id_of(mio_json_at(single, 0))) && mio_hf_json_truthy(first)) {
             if (!tc_truthy) *bos = first;
             else if (!py_eq(first, *bos) && !py_eq(first, *cls)) {
                 if (!mio_hf_json_truthy(*bos)) *bos = tc_set(tc, "bos_token", first);
@@ -518,7 +518,7 @@ static void template_processing(sv *s, const cJSON *proc, cJSON *tc, const cJSON
         } else {
             first = NULL;
         }
-        if ((last = special_id_of(cJSON_GetArrayItem(single, ns - 1))) && mio_hf_json_truthy(last)) {
+        if ((last = special_id_of(mio_json_at(single, ns - 1))) && mio_hf_json_truthy(last)) {
             if (!tc_truthy) *eos = last;
             else if (!py_eq(last, *eos)) {
                 if (!sv_has_type(s, "eot")) {
@@ -535,21 +535,21 @@ static void template_processing(sv *s, const cJSON *proc, cJSON *tc, const cJSON
             last = NULL;
         }
     }
-    int np = cJSON_IsArray(pair) ? cJSON_GetArraySize(pair) : 0;
+    int np = mio_json_is_array(pair) ? mio_json_size(pair) : 0;
     if (np == 0) return;
-    int start = first && py_eq(special_id_of(cJSON_GetArrayItem(pair, 0)), first) ? 1 : 0;
-    int stop = last && py_eq(special_id_of(cJSON_GetArrayItem(pair, np - 1)), last) ? np - 1 : np;
+    int start = first && py_eq(special_id_of(mio_json_at(pair, 0)), first) ? 1 : 0;
+    int stop = last && py_eq(special_id_of(mio_json_at(pair, np - 1)), last) ? np - 1 : np;
     if (stop <= start) return;
-    const cJSON *a = sequence_id_of(cJSON_GetArrayItem(pair, start));
-    const cJSON *b = sequence_id_of(cJSON_GetArrayItem(pair, stop - 1));
+    const mio_json *a = sequence_id_of(mio_json_at(pair, start));
+    const mio_json *b = sequence_id_of(mio_json_at(pair, stop - 1));
     if (!eq_str(a, "A") || !eq_str(b, "B")) return;
     int mid0 = start + 1, mid_n = stop - 1 - mid0; /* the elements between A and B */
     if (mid_n <= 0) return;
     bool add_sep = false;
-    const cJSON *e = special_id_of(cJSON_GetArrayItem(pair, mid0));
+    const mio_json *e = special_id_of(mio_json_at(pair, mid0));
     if (mio_hf_json_truthy(e) && (py_eq(e, *sep) || py_eq(e, *eos)) && !last) add_sep = true;
     if (mid_n == 2) {
-        e = special_id_of(cJSON_GetArrayItem(pair, mid0 + 1));
+        e = special_id_of(mio_json_at(pair, mid0 + 1));
         if (mio_hf_json_truthy(e) && (py_eq(e, *sep) || py_eq(e, *eos))) add_sep = true;
     }
     sv_add_flag(s, "sep", add_sep, false);
@@ -559,7 +559,7 @@ static void template_processing(sv *s, const cJSON *proc, cJSON *tc, const cJSON
 static int cmp_cstr(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 /* chat_template.jinja (+ additional_chat_templates/NAME.jinja) or chat_template.json */
-static mio_status load_chat_alt(sv *s, cJSON **alt) {
+static mio_status load_chat_alt(sv *s, mio_json **alt) {
     char path[4096];
     *alt = NULL;
     char *text;
@@ -567,7 +567,7 @@ static mio_status load_chat_alt(sv *s, cJSON **alt) {
     mio_status st;
     if (file_exists(s->dir, "chat_template.jinja", path, sizeof path)) {
         if ((st = read_file(path, &text, &len))) return st;
-        cJSON *def = cJSON_CreateString(text);
+        mio_json *def = mio_json_new_string(text);
         free(text);
         if (!def) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         char adir[4096];
@@ -588,11 +588,11 @@ static mio_status load_chat_alt(sv *s, cJSON **alt) {
             return MIO_OK;
         }
         qsort(names, nn, sizeof names[0], cmp_cstr); /* Path.glob order is the directory's; ours is sorted */
-        cJSON *list = cJSON_CreateArray();
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "name", "default");
-        cJSON_AddItemToObject(o, "template", def);
-        cJSON_AddItemToArray(list, o);
+        mio_json *list = mio_json_new_array();
+        mio_json *o = mio_json_new_object();
+        mio_json_add_string(o, "name", "default");
+        mio_json_add(o, "template", def);
+        mio_json_append(list, o);
         st = MIO_OK;
         for (size_t i = 0; i < nn; i++) {
             if (!st && names[i]) {
@@ -600,54 +600,54 @@ static mio_status load_chat_alt(sv *s, cJSON **alt) {
                 snprintf(p2, sizeof p2, "%s/%s", adir, names[i]);
                 if (!(st = read_file(p2, &text, &len))) {
                     names[i][strlen(names[i]) - 6] = 0;
-                    cJSON *c = cJSON_CreateObject();
-                    cJSON_AddStringToObject(c, "name", names[i]);
-                    cJSON_AddStringToObject(c, "template", text);
-                    cJSON_AddItemToArray(list, c);
+                    mio_json *c = mio_json_new_object();
+                    mio_json_add_string(c, "name", names[i]);
+                    mio_json_add_string(c, "template", text);
+                    mio_json_append(list, c);
                     free(text);
                 }
             }
             free(names[i]);
         }
-        if (st) { cJSON_Delete(list); return st; }
+        if (st) { mio_json_free(list); return st; }
         *alt = list;
         return MIO_OK;
     }
-    cJSON *j;
+    mio_json *j;
     if ((st = read_json(s->dir, "chat_template.json", &j))) return st;
     if (j) {
-        cJSON *ct = cJSON_DetachItemFromObjectCaseSensitive(j, "chat_template");
-        cJSON_Delete(j);
-        if (ct && cJSON_IsNull(ct)) { cJSON_Delete(ct); ct = NULL; }
+        mio_json *ct = mio_json_detach(j, "chat_template");
+        mio_json_free(j);
+        if (ct && mio_json_is_null(ct)) { mio_json_free(ct); ct = NULL; }
         *alt = ct;
     }
     return MIO_OK;
 }
 
 /* SpecialVocab._load: tokenizer.json (tj, may be NULL) + tokenizer_config.json (tc0, may be NULL) + config.json */
-static mio_status sv_load(sv *s, const cJSON *tj, const cJSON *tc0, const cJSON *config, const char *tj_path) {
+static mio_status sv_load(sv *s, const mio_json *tj, const mio_json *tc0, const mio_json *config, const char *tj_path) {
     mio_status st = MIO_OK;
-    const cJSON *added = NULL;
+    const mio_json *added = NULL;
     if (tj) {
         if (s->load_merges && (st = load_json_merges(s, jget(jget(tj, "model"), "merges"), tj_path))) return st;
-        const cJSON *nz = jget(tj, "normalizer");
+        const mio_json *nz = jget(tj, "normalizer");
         if (mio_hf_json_truthy(nz) && (st = parse_normalizer(s, nz, 0, tj_path))) return st;
         added = jget(tj, "added_tokens");
     }
-    cJSON *tc = tc0 ? cJSON_Duplicate(tc0, true) : NULL;
+    mio_json *tc = tc0 ? mio_json_dup(tc0) : NULL;
     if (tc0 && !tc) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (tj) {
-        const cJSON *bos = tc_get(tc, "bos_token"), *cls = tc_get(tc, "cls_token");
-        const cJSON *eos = tc_get(tc, "eos_token"), *sep = tc_get(tc, "sep_token");
+        const mio_json *bos = tc_get(tc, "bos_token"), *cls = tc_get(tc, "cls_token");
+        const mio_json *eos = tc_get(tc, "eos_token"), *sep = tc_get(tc, "sep_token");
         bool tct = mio_hf_json_truthy(tc);
         if (!mio_hf_json_truthy(bos) && mio_hf_json_truthy(cls) && tct) bos = tc_set(tc, "bos_token", cls);
         if (!mio_hf_json_truthy(eos) && mio_hf_json_truthy(sep) && tct) eos = tc_set(tc, "eos_token", sep);
-        const cJSON *pp = jget(tj, "post_processor");
+        const mio_json *pp = jget(tj, "post_processor");
         if (mio_hf_json_truthy(pp)) {
-            const cJSON *procs = jget(pp, "processors");
-            const cJSON *one[1] = {pp};
-            int n = procs ? (cJSON_IsArray(procs) ? cJSON_GetArraySize(procs) : 0) : 1;
-            const cJSON *it = procs ? (cJSON_IsArray(procs) ? procs->child : NULL) : one[0];
+            const mio_json *procs = jget(pp, "processors");
+            const mio_json *one[1] = {pp};
+            int n = procs ? (mio_json_is_array(procs) ? mio_json_size(procs) : 0) : 1;
+            const mio_json *it = procs ? (mio_json_is_array(procs) ? procs->child : NULL) : one[0];
             for (int k = 0; k < n && it; k++, it = procs ? it->next : NULL) {
                 const char *t = jstr(it, "type");
                 if (!t) continue;
@@ -659,12 +659,12 @@ static mio_status sv_load(sv *s, const cJSON *tj, const cJSON *tc0, const cJSON 
                     sv_add_flag(s, "eos", true, false);
                     sv_add_flag(s, "sep", true, false);
                     if (!mio_hf_json_truthy(cls) && mio_hf_json_truthy(tc)) {
-                        const cJSON *c = jget(it, "cls");
-                        cls = tc_set(tc, "cls_token", c ? cJSON_GetArrayItem(c, 0) : bos);
+                        const mio_json *c = jget(it, "cls");
+                        cls = tc_set(tc, "cls_token", c ? mio_json_at(c, 0) : bos);
                     }
                     if (!mio_hf_json_truthy(sep) && mio_hf_json_truthy(tc)) {
-                        const cJSON *c = jget(it, "sep");
-                        sep = tc_set(tc, "sep_token", c ? cJSON_GetArrayItem(c, 0) : eos);
+                        const mio_json *c = jget(it, "sep");
+                        sep = tc_set(tc, "sep_token", c ? mio_json_at(c, 0) : eos);
                     }
                 } else if (strcmp(t, "TemplateProcessing") == 0) {
                     template_processing(s, it, tc, &bos, &cls, &eos, &sep);
@@ -673,54 +673,54 @@ static mio_status sv_load(sv *s, const cJSON *tj, const cJSON *tc0, const cJSON 
         }
     }
     if (!mio_hf_json_truthy(tc)) {
-        cJSON_Delete(tc);
+        mio_json_free(tc);
         goto config_json;
     }
     {
-        cJSON *alt = NULL;
-        if ((st = load_chat_alt(s, &alt))) { cJSON_Delete(tc); return st; }
-        const cJSON *ct = jget(tc, "chat_template");
+        mio_json *alt = NULL;
+        if ((st = load_chat_alt(s, &alt))) { mio_json_free(tc); return st; }
+        const mio_json *ct = jget(tc, "chat_template");
         if (ct) {
-            cJSON_Delete(alt);
-            alt = cJSON_IsNull(ct) ? NULL : cJSON_Duplicate(ct, true);
+            mio_json_free(alt);
+            alt = mio_json_is_null(ct) ? NULL : mio_json_dup(ct);
         }
-        if (alt && (cJSON_IsString(alt) || cJSON_IsArray(alt))) {
+        if (alt && (mio_json_is_string(alt) || mio_json_is_array(alt))) {
             s->chat_owned = alt;
             s->chat = alt;
         } else {
-            cJSON_Delete(alt); /* the reference warns "Bad type for chat_template" and ignores it */
+            mio_json_free(alt); /* the reference warns "Bad type for chat_template" and ignores it */
         }
     }
     for (size_t k = 0; k < s->n_types; k++) {
         const char *typ = s->types[k];
         char key[64];
         snprintf(key, sizeof key, "add_%s_token", typ);
-        const cJSON *ae = jget(tc, key);
-        if (cJSON_IsBool(ae)) sv_add_flag(s, typ, cJSON_IsTrue(ae), true);
+        const mio_json *ae = jget(tc, key);
+        if (mio_json_is_bool(ae)) sv_add_flag(s, typ, mio_json_is_true(ae), true);
         snprintf(key, sizeof key, "%s_token", typ);
-        const cJSON *e = jget(tc, key);
+        const mio_json *e = jget(tc, key);
         const char *content = NULL;
-        if (cJSON_IsString(e)) content = e->valuestring;
-        else if (cJSON_IsObject(e)) content = jstr(e, "content");
+        if (mio_json_is_string(e)) content = e->valuestring;
+        else if (mio_json_is_object(e)) content = jstr(e, "content");
         if (!content) continue;
-        const cJSON *a, *id = NULL;
-        if (cJSON_IsArray(added)) cJSON_ArrayForEach(a, added) {
+        const mio_json *a, *id = NULL;
+        if (mio_json_is_array(added)) MIO_JSON_FOR_EACH(a, added) {
                 const char *c = jstr(a, "content");
                 if (c && strcmp(c, content) == 0) {
                     id = jget(a, "id");
                     break;
                 }
             }
-        if ((st = sv_set_id(s, typ, id, "tokenizer.json added_tokens"))) { cJSON_Delete(tc); return st; }
+        if ((st = sv_set_id(s, typ, id, "tokenizer.json added_tokens"))) { mio_json_free(tc); return st; }
     }
-    cJSON_Delete(tc);
+    mio_json_free(tc);
 config_json:
     if (config) {
         for (size_t k = 0; k < s->n_types; k++) {
             char key[64];
             snprintf(key, sizeof key, "%s_token_id", s->types[k]);
-            const cJSON *v = jget(config, key);
-            if ((!v || cJSON_IsNull(v)) && jget(config, "text_config")) v = jget(jget(config, "text_config"), key);
+            const mio_json *v = jget(config, key);
+            if ((!v || mio_json_is_null(v)) && jget(config, "text_config")) v = jget(jget(config, "text_config"), key);
             if ((st = sv_set_id(s, s->types[k], v, "config.json"))) return st;
         }
     }
@@ -731,28 +731,28 @@ config_json:
 static bool name_char_ok(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
 /* GGUFWriter.add_chat_template */
-static mio_status write_chat(mio_writer *w, const cJSON *ct, arena *ar) {
+static mio_status write_chat(mio_writer *w, const mio_json *ct, arena *ar) {
     if (!ct) {
         mio_status st = mio_writer_remove_key(w, K_CHAT);
         return st == MIO_ERR_NOT_FOUND ? MIO_OK : st;
     }
-    if (cJSON_IsString(ct)) {
+    if (mio_json_is_string(ct)) {
         size_t n = strlen(ct->valuestring);
         return n ? mio_writer_set_str(w, K_CHAT, ct->valuestring, n) : MIO_OK;
     }
-    const cJSON *def = NULL, *c;
+    const mio_json *def = NULL, *c;
     const char *names[64];
     size_t nn = 0;
     mio_status st = MIO_OK;
-    cJSON_ArrayForEach(c, ct) {
-        if (!cJSON_IsObject(c))
+    MIO_JSON_FOR_EACH(c, ct) {
+        if (!mio_json_is_object(c))
             return mio_err_set(HF_ERR_JSON, "tokenizer_config.json: chat_template list entry is not an object");
-        const cJSON *nm = jget(c, "name"), *tp = jget(c, "template");
-        const char *name = nm ? (cJSON_IsString(nm) ? nm->valuestring : NULL) : "";
+        const mio_json *nm = jget(c, "name"), *tp = jget(c, "template");
+        const char *name = nm ? (mio_json_is_string(nm) ? nm->valuestring : NULL) : "";
         if (!name) return mio_err_set(HF_ERR_JSON, "tokenizer_config.json: chat_template entry name is not a string");
         size_t ln = strlen(name);
-        if (!ln || !tp || cJSON_IsNull(tp)) continue;
-        if (!cJSON_IsString(tp))
+        if (!ln || !tp || mio_json_is_null(tp)) continue;
+        if (!mio_json_is_string(tp))
             return mio_err_set(HF_ERR_JSON, "tokenizer_config.json: chat_template '%s' is not a string", name);
         char *san = arena_alloc(ar, ln + 1);
         if (!san) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
@@ -821,18 +821,18 @@ typedef struct ctx {
     mio_writer *w;
     hf_vocab_info info;
     arena ar;
-    cJSON *tc;        /* tokenizer_config.json or NULL */
-    cJSON *cfg;       /* config.json as in the directory (SpecialVocab reads it itself) */
-    cJSON *tj;        /* tokenizer.json or NULL */
+    mio_json *tc;        /* tokenizer_config.json or NULL */
+    mio_json *cfg;       /* config.json as in the directory (SpecialVocab reads it itself) */
+    mio_json *tj;        /* tokenizer.json or NULL */
     char tj_path[4096];
     char tc_path[4096];
 } ctx;
 
 /* hparams["vocab_size"]-like: *has false when absent/None */
 static mio_status hparam_u64(const ctx *c, const char *key, bool *has, uint64_t *v) {
-    const cJSON *x = jget(c->o->config, key);
+    const mio_json *x = jget(c->o->config, key);
     *has = false;
-    if (!x || cJSON_IsNull(x)) return MIO_OK;
+    if (!x || mio_json_is_null(x)) return MIO_OK;
     int64_t i;
     if (!jint(x, &i) || i < 0) return mio_err_set(HF_ERR_JSON, "config.json: %s is not a non-negative integer", key);
     *has = true;
@@ -903,12 +903,12 @@ static mio_status vocab_spm(ctx *c, const char *path) {
     mio_hf_spm_free(&m);
     free(bytes);
     /* added_tokens.json */
-    cJSON *at = NULL;
+    mio_json *at = NULL;
     if (!st) st = read_json(c->o->dir, "added_tokens.json", &at);
     if (!st && at) {
-        const cJSON *it;
-        if (!cJSON_IsObject(at)) st = mio_err_set(HF_ERR_JSON, "added_tokens.json: not an object");
-        cJSON_ArrayForEach(it, at) {
+        const mio_json *it;
+        if (!mio_json_is_object(at)) st = mio_err_set(HF_ERR_JSON, "added_tokens.json: not an object");
+        MIO_JSON_FOR_EACH(it, at) {
             if (st) break;
             int64_t id;
             if (!jint(it, &id) || id < 0) {
@@ -923,10 +923,10 @@ static mio_status vocab_spm(ctx *c, const char *path) {
         }
     }
     /* tokenizer_config.json added_tokens_decoder */
-    const cJSON *atd = jget(c->tc, "added_tokens_decoder"), *it;
-    if (!st && atd && !cJSON_IsObject(atd))
+    const mio_json *atd = jget(c->tc, "added_tokens_decoder"), *it;
+    if (!st && atd && !mio_json_is_object(atd))
         st = mio_err_set(HF_ERR_JSON, "%s: added_tokens_decoder is not an object", c->tc_path);
-    if (!st && atd) cJSON_ArrayForEach(it, atd) {
+    if (!st && atd) MIO_JSON_FOR_EACH(it, atd) {
             char *end;
             errno = 0;
             long long id = strtoll(it->string, &end, 10);
@@ -956,14 +956,14 @@ static mio_status vocab_spm(ctx *c, const char *path) {
     if (!st) st = write_llama_hf(c, &t);
     c->info.n_tokens = t.n;
     toks_free(&t);
-    cJSON_Delete(at);
+    mio_json_free(at);
     return st;
 }
 
 /* ------------------------------------------------------------ tokenizer.json vocabularies */
 /* a borrowed JSON node (a struct, so arrays of them are sized plainly) */
 typedef struct hf_jref {
-    const cJSON *j;
+    const mio_json *j;
 } hf_jref;
 
 typedef struct hfv {
@@ -991,18 +991,18 @@ static void hfv_free(hfv *v) {
 /* Read model.vocab and added_tokens; check ids; build the inverted get_vocab() of n entries. */
 static mio_status hfv_load(ctx *c, hfv *v) {
     memset(v, 0, sizeof *v);
-    const cJSON *model = jget(c->tj, "model");
-    const cJSON *vocab = jget(model, "vocab"), *it;
-    if (!cJSON_IsObject(vocab))
+    const mio_json *model = jget(c->tj, "model");
+    const mio_json *vocab = jget(model, "vocab"), *it;
+    if (!mio_json_is_object(vocab))
         return mio_err_set(HF_ERR_JSON, "%s: model.vocab is not an object of token -> id", c->tj_path);
-    uint64_t n = (uint64_t)cJSON_GetArraySize(vocab);
+    uint64_t n = (uint64_t)mio_json_size(vocab);
     if (n > HF_MAX_TOKENS)
         return mio_err_set(MIO_ERR_LIMIT, "%s: model.vocab has %llu tokens (more than %llu)", c->tj_path,
                            (unsigned long long)n, (unsigned long long)HF_MAX_TOKENS);
-    const cJSON *added = jget(c->tj, "added_tokens");
-    if (added && !cJSON_IsArray(added) && !cJSON_IsObject(added))
+    const mio_json *added = jget(c->tj, "added_tokens");
+    if (added && !mio_json_is_array(added) && !mio_json_is_object(added))
         return mio_err_set(HF_ERR_JSON, "%s: added_tokens is not an array", c->tj_path);
-    uint64_t na = cJSON_IsArray(added) ? (uint64_t)cJSON_GetArraySize(added) : 0;
+    uint64_t na = mio_json_is_array(added) ? (uint64_t)mio_json_size(added) : 0;
     if (na > HF_MAX_TOKENS) return mio_err_set(MIO_ERR_LIMIT, "%s: more than %llu added_tokens", c->tj_path, (unsigned long long)HF_MAX_TOKENS);
     mio_status st = smap_init(&v->vocab, n);
     if (!st) st = smap_init(&v->added, na);
@@ -1010,7 +1010,7 @@ static mio_status hfv_load(ctx *c, hfv *v) {
     v->added_v = calloc(na ? (size_t)na : 1, sizeof *v->added_v);
     v->added_id = calloc(na ? (size_t)na : 1, sizeof *v->added_id);
     if (!v->added_v || !v->added_id) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
-    cJSON_ArrayForEach(it, vocab) {
+    MIO_JSON_FOR_EACH(it, vocab) {
         int64_t id;
         if (!jint(it, &id) || id < 0 || (uint64_t)id >= HF_MAX_TOKENS)
             return mio_err_set(HF_ERR_JSON, "%s: model.vocab['%s'] is not a token id (an integer 0..%llu)", c->tj_path,
@@ -1019,10 +1019,10 @@ static mio_status hfv_load(ctx *c, hfv *v) {
         if ((uint64_t)id > v->max_id) v->max_id = (uint64_t)id;
     }
     uint64_t k = 0;
-    if (cJSON_IsArray(added)) cJSON_ArrayForEach(it, added) {
+    if (mio_json_is_array(added)) MIO_JSON_FOR_EACH(it, added) {
             const char *content = jstr(it, "content");
             int64_t id;
-            if (!cJSON_IsObject(it) || !content)
+            if (!mio_json_is_object(it) || !content)
                 return mio_err_set(HF_ERR_JSON, "%s: added_tokens[%llu].content is not a string", c->tj_path,
                                    (unsigned long long)k);
             if (!jint(jget(it, "id"), &id) || id < 0 || (uint64_t)id >= HF_MAX_TOKENS)
@@ -1048,8 +1048,8 @@ static mio_status hfv_reverse(ctx *c, hfv *v, uint64_t n) {
     v->rev = calloc((size_t)n, sizeof *v->rev);
     v->rev_n = n;
     if (!v->rev) return mio_err_set(MIO_ERR_NOMEM, "out of memory for %llu tokens", (unsigned long long)n);
-    const cJSON *it;
-    cJSON_ArrayForEach(it, jget(jget(c->tj, "model"), "vocab")) {
+    const mio_json *it;
+    MIO_JSON_FOR_EACH(it, jget(jget(c->tj, "model"), "vocab")) {
         size_t l = strlen(it->string);
         int64_t ai = smap_get(&v->added, it->string, l);
         int64_t id = smap_get(&v->vocab, it->string, l);
@@ -1069,18 +1069,18 @@ static mio_status hfv_reverse(ctx *c, hfv *v, uint64_t n) {
 }
 
 /* Whether the post-processor puts a special token first (the reference's fingerprint includes it). */
-static bool adds_bos(const cJSON *tj) {
-    const cJSON *pp = jget(tj, "post_processor");
+static bool adds_bos(const mio_json *tj) {
+    const mio_json *pp = jget(tj, "post_processor");
     if (!mio_hf_json_truthy(pp)) return false;
-    const cJSON *procs = jget(pp, "processors"), *it;
+    const mio_json *procs = jget(pp, "processors"), *it;
     bool many = procs != NULL;
-    if (many && !cJSON_IsArray(procs)) return false;
+    if (many && !mio_json_is_array(procs)) return false;
     for (it = many ? procs->child : pp; it; it = many ? it->next : NULL) {
         const char *t = jstr(it, "type");
         if (t && (strcmp(t, "RobertaProcessing") == 0 || strcmp(t, "BertProcessing") == 0)) return true;
         if (t && strcmp(t, "TemplateProcessing") == 0) {
-            const cJSON *single = jget(it, "single");
-            if (cJSON_IsArray(single) && special_id_of(single->child)) return true;
+            const mio_json *single = jget(it, "single");
+            if (mio_json_is_array(single) && special_id_of(single->child)) return true;
         }
         if (!many) break;
     }
@@ -1167,10 +1167,10 @@ static void special_ids(const ctx *c, const hfv *v, smap *ids) {
     static const char *const keys[] = {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token",
                                        "mask_token"};
     for (size_t k = 0; k < 7 + 1; k++) {
-        const cJSON *e = k < 7 ? jget(c->tc, keys[k]) : jget(c->tc, "additional_special_tokens");
-        const cJSON *list = k < 7 ? NULL : e, *it;
-        for (it = list ? (cJSON_IsArray(list) ? list->child : NULL) : e; it; it = list ? it->next : NULL) {
-            const char *content = cJSON_IsString(it) ? it->valuestring : jstr(it, "content");
+        const mio_json *e = k < 7 ? jget(c->tc, keys[k]) : jget(c->tc, "additional_special_tokens");
+        const mio_json *list = k < 7 ? NULL : e, *it;
+        for (it = list ? (mio_json_is_array(list) ? list->child : NULL) : e; it; it = list ? it->next : NULL) {
+            const char *content = mio_json_is_string(it) ? it->valuestring : jstr(it, "content");
             if (content) {
                 size_t l = strlen(content);
                 int64_t ai = smap_get(&v->added, content, l);
@@ -1198,8 +1198,8 @@ static mio_status vocab_llama_hf(ctx *c) {
     smap sp = {0};
     mio_status st = hfv_load(c, &v);
     if (!st) {
-        const cJSON *ast = jget(c->tc, "additional_special_tokens");
-        st = smap_init(&sp, 8 + (cJSON_IsArray(ast) ? (uint64_t)cJSON_GetArraySize(ast) : 0));
+        const mio_json *ast = jget(c->tc, "additional_special_tokens");
+        st = smap_init(&sp, 8 + (mio_json_is_array(ast) ? (uint64_t)mio_json_size(ast) : 0));
     }
     uint64_t base = v.n_model;
     /* added tokens at or past the model's size, by id (get_added_vocab sorted) */
@@ -1290,8 +1290,8 @@ static mio_status vocab_llama_hf(ctx *c) {
 
 static mio_status load_tj(ctx *c) {
     mio_status st = read_json(c->o->dir, "tokenizer.json", &c->tj);
-    if (!st && c->tj && !cJSON_IsObject(c->tj)) st = mio_err_set(HF_ERR_JSON, "%s: not a JSON object", c->tj_path);
-    if (!st && c->tj && !cJSON_IsObject(jget(c->tj, "model")))
+    if (!st && c->tj && !mio_json_is_object(c->tj)) st = mio_err_set(HF_ERR_JSON, "%s: not a JSON object", c->tj_path);
+    if (!st && c->tj && !mio_json_is_object(jget(c->tj, "model")))
         st = mio_err_set(HF_ERR_JSON, "%s: model is missing or not an object", c->tj_path);
     return st;
 }
@@ -1315,9 +1315,9 @@ mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_in
     snprintf(c.tj_path, sizeof c.tj_path, "%s/tokenizer.json", o->dir);
     snprintf(c.tc_path, sizeof c.tc_path, "%s/tokenizer_config.json", o->dir);
     mio_status st = read_json(o->dir, "tokenizer_config.json", &c.tc);
-    if (!st && c.tc && !cJSON_IsObject(c.tc)) st = mio_err_set(HF_ERR_JSON, "%s: not a JSON object", c.tc_path);
+    if (!st && c.tc && !mio_json_is_object(c.tc)) st = mio_err_set(HF_ERR_JSON, "%s: not a JSON object", c.tc_path);
     if (!st) st = read_json(o->dir, "config.json", &c.cfg);
-    if (!st && c.cfg && !cJSON_IsObject(c.cfg)) st = mio_err_set(HF_ERR_JSON, "%s/config.json: not a JSON object", o->dir);
+    if (!st && c.cfg && !mio_json_is_object(c.cfg)) st = mio_err_set(HF_ERR_JSON, "%s/config.json: not a JSON object", o->dir);
     bool has_model = file_exists(o->dir, "tokenizer.model", path, sizeof path);
     char tp[4096];
     bool has_tj = file_exists(o->dir, "tokenizer.json", tp, sizeof tp);
@@ -1327,12 +1327,12 @@ mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_in
         char tk[4096];
         if (file_exists(o->dir, "tekken.json", tk, sizeof tk) && !has_tj)
             st = mio_err_set(HF_ERR_UNSUPPORTED, "%s: a Mistral tekken.json tokenizer is not converted", tk);
-        const cJSON *aps = jget(c.tc, "add_prefix_space");
-        if (!st && aps && !cJSON_IsNull(aps)) {
-            if (!cJSON_IsBool(aps))
+        const mio_json *aps = jget(c.tc, "add_prefix_space");
+        if (!st && aps && !mio_json_is_null(aps)) {
+            if (!mio_json_is_bool(aps))
                 st = mio_err_set(HF_ERR_JSON, "%s: add_prefix_space is not a boolean", c.tc_path);
             else
-                st = mio_writer_set_bool(w, "tokenizer.ggml.add_space_prefix", cJSON_IsTrue(aps));
+                st = mio_writer_set_bool(w, "tokenizer.ggml.add_space_prefix", mio_json_is_true(aps));
         }
         const char *cls = jstr(c.tc, "tokenizer_class");
         if (!st && cls && strcmp(cls, "HybridDNATokenizer") == 0)
@@ -1341,12 +1341,12 @@ mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_in
             if (has_model) {
                 st = vocab_spm(&c, path);
             } else if (c.tj) {
-                const cJSON *model = jget(c.tj, "model");
+                const mio_json *model = jget(c.tj, "model");
                 const char *type = jstr(model, "type");
-                const cJSON *bf = jget(model, "byte_fallback"), *dec = jget(c.tj, "decoder");
+                const mio_json *bf = jget(model, "byte_fallback"), *dec = jget(c.tj, "decoder");
                 bool bpe = type && strcmp(type, "BPE") == 0;
                 bool is_llama3 = bpe && mio_hf_json_truthy(jget(model, "ignore_merges")) && !(bf ? mio_hf_json_truthy(bf) : true);
-                bool llama_hf = !is_llama3 && bpe && mio_hf_json_truthy(bf) && cJSON_IsObject(dec) &&
+                bool llama_hf = !is_llama3 && bpe && mio_hf_json_truthy(bf) && mio_json_is_object(dec) &&
                                 eq_str(jget(dec, "type"), "Sequence");
                 st = llama_hf ? vocab_llama_hf(&c) : vocab_gpt2(&c);
             } else {
@@ -1364,9 +1364,9 @@ mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_in
             sv_init(&s, o->dir, &c.ar, false, fim, 4);
             st = sv_load(&s, c.tj, c.tc, c.cfg, c.tj_path);
             for (int i = 0; !st && i < 4; i++) {
-                cJSON *n = cJSON_CreateNumber(32007 + i);
+                mio_json *n = mio_json_new_number(32007 + i);
                 st = sv_set_id(&s, names[i], n, "CodeLlama");
-                cJSON_Delete(n);
+                mio_json_free(n);
             }
             if (!st) st = sv_write(&s, w);
             sv_free(&s);
@@ -1378,9 +1378,9 @@ mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_in
         else st = no_tokenizer(&c);
     }
     if (!st && info) *info = c.info;
-    cJSON_Delete(c.tc);
-    cJSON_Delete(c.cfg);
-    cJSON_Delete(c.tj);
+    mio_json_free(c.tc);
+    mio_json_free(c.cfg);
+    mio_json_free(c.tj);
     arena_free(&c.ar);
     return st;
 }

@@ -9,7 +9,7 @@
 
 #include "hf/hf_internal.h"
 
-#include <cjson/cJSON.h>
+#include "core/json.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,12 +63,12 @@ typedef struct hf_pre_match {
  * pre_tokenizer, normalizer, model and post_processor. adds_bos: whether the
  * post-processor puts a token first (the reference's fingerprint sees it).
  * MIO_ERR_UNSUPPORTED naming the configuration and --pre when not in the table. */
-mio_status mio_hf_pre_identify(const cJSON *root, const char *path, bool adds_bos, hf_pre_match *out);
+mio_status mio_hf_pre_identify(const mio_json *root, const char *path, bool adds_bos, hf_pre_match *out);
 /* Whether llama.cpp (src/llama-vocab.cpp of the pinned reference) knows name. */
 bool mio_hf_pre_known(const char *name);
 
 /* --- small helpers shared by the files --- */
 /* Python truthiness of a JSON value (NULL, null, false, 0, "", [], {} are false). */
-bool mio_hf_json_truthy(const cJSON *v);
+bool mio_hf_json_truthy(const mio_json *v);
 
 #endif

@@ -10,13 +10,14 @@
 #include "core/core.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-bool mio_hf_json_truthy(const cJSON *v) {
-    if (!v || cJSON_IsNull(v) || cJSON_IsFalse(v)) return false;
-    if (cJSON_IsNumber(v)) return v->valuedouble != 0.0;
-    if (cJSON_IsString(v)) return v->valuestring && v->valuestring[0];
-    if (cJSON_IsArray(v) || cJSON_IsObject(v)) return v->child != NULL;
+bool mio_hf_json_truthy(const mio_json *v) {
+    if (!v || mio_json_is_null(v) || mio_json_is_false(v)) return false;
+    if (mio_json_is_number(v)) return v->valuedouble != 0.0;
+    if (mio_json_is_string(v)) return v->valuestring && v->valuestring[0];
+    if (mio_json_is_array(v) || mio_json_is_object(v)) return v->child != NULL;
     return true;
 }
 
@@ -82,16 +83,16 @@ bool mio_hf_pre_known(const char *name) {
     return false;
 }
 
-static const char *str_of(const cJSON *o, const char *k) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+static const char *str_of(const mio_json *o, const char *k) {
+    const mio_json *v = mio_json_get(o, k);
+    return mio_json_is_string(v) ? v->valuestring : NULL;
 }
 
 /* A boolean member with its HF default when absent; -1 when of another type. */
-static int flag_of(const cJSON *o, const char *k, int dflt) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+static int flag_of(const mio_json *o, const char *k, int dflt) {
+    const mio_json *v = mio_json_get(o, k);
     if (!v) return dflt;
-    return cJSON_IsBool(v) ? cJSON_IsTrue(v) : -1;
+    return mio_json_is_bool(v) ? mio_json_is_true(v) : -1;
 }
 
 /* The steps of a pre_tokenizer, flattened from one Sequence level. */
@@ -102,17 +103,17 @@ typedef struct pre_steps {
     bool ok;
 } pre_steps;
 
-static void read_steps(const cJSON *pt, pre_steps *s) {
+static void read_steps(const mio_json *pt, pre_steps *s) {
     memset(s, 0, sizeof *s);
     s->bl_prefix = s->bl_regex = -2; /* no ByteLevel step */
-    const cJSON *list[8];
+    const mio_json *list[8];
     size_t n = 0;
     const char *type = str_of(pt, "type");
     if (!type) return;
     if (strcmp(type, "Sequence") == 0) {
-        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(pt, "pretokenizers"), *it;
-        if (!cJSON_IsArray(arr)) return;
-        cJSON_ArrayForEach(it, arr) {
+        const mio_json *arr = mio_json_get(pt, "pretokenizers"), *it;
+        if (!mio_json_is_array(arr)) return;
+        MIO_JSON_FOR_EACH(it, arr) {
             if (n == sizeof list / sizeof list[0]) return;
             list[n++] = it;
         }
@@ -129,7 +130,7 @@ static void read_steps(const cJSON *pt, pre_steps *s) {
             s->digits = 1;
             stage = 1;
         } else if (strcmp(t, "Split") == 0 && stage <= 1) {
-            const cJSON *pat = cJSON_GetObjectItemCaseSensitive(list[i], "pattern");
+            const mio_json *pat = mio_json_get(list[i], "pattern");
             const char *re = str_of(pat, "Regex"), *beh = str_of(list[i], "behavior");
             if (!re || !beh || strcmp(beh, "Isolated") != 0 || flag_of(list[i], "invert", 0) != 0) return;
             s->split_regex = re;
@@ -145,23 +146,23 @@ static void read_steps(const cJSON *pt, pre_steps *s) {
     s->ok = stage == 3;
 }
 
-static const char *normalizer_name(const cJSON *root, bool *ok) {
-    const cJSON *nz = cJSON_GetObjectItemCaseSensitive(root, "normalizer");
+static const char *normalizer_name(const mio_json *root, bool *ok) {
+    const mio_json *nz = mio_json_get(root, "normalizer");
     *ok = true;
-    if (!nz || cJSON_IsNull(nz)) return NULL;
+    if (!nz || mio_json_is_null(nz)) return NULL;
     const char *t = str_of(nz, "type");
     if (!t) *ok = false;
     return t;
 }
 
-mio_status mio_hf_pre_identify(const cJSON *root, const char *path, bool adds_bos, hf_pre_match *out) {
-    const cJSON *pt = cJSON_GetObjectItemCaseSensitive(root, "pre_tokenizer");
-    const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
+mio_status mio_hf_pre_identify(const mio_json *root, const char *path, bool adds_bos, hf_pre_match *out) {
+    const mio_json *pt = mio_json_get(root, "pre_tokenizer");
+    const mio_json *model = mio_json_get(root, "model");
     pre_steps s;
     read_steps(pt, &s);
     bool nz_ok;
     const char *nz = normalizer_name(root, &nz_ok);
-    int ignore_merges = mio_hf_json_truthy(cJSON_GetObjectItemCaseSensitive(model, "ignore_merges"));
+    int ignore_merges = mio_hf_json_truthy(mio_json_get(model, "ignore_merges"));
     if (s.ok && nz_ok) {
         for (size_t i = 0; i < sizeof PRE_TABLE / sizeof PRE_TABLE[0]; i++) {
             const pre_entry *e = &PRE_TABLE[i];
@@ -176,10 +177,10 @@ mio_status mio_hf_pre_identify(const cJSON *root, const char *path, bool adds_bo
             return MIO_OK;
         }
     }
-    char *pj = pt ? cJSON_PrintUnformatted(pt) : NULL;
+    char *pj = pt ? mio_json_print(pt, false) : NULL;
     char buf[400];
     mio_esc_bytes(buf, sizeof buf, pj ? pj : "null", pj ? strlen(pj) : 4);
-    cJSON_free(pj);
+    free(pj);
     return mio_err_set(HF_ERR_UNSUPPORTED,
                        "%s: pre-tokenizer not recognized (pre_tokenizer %s, normalizer %s, ignore_merges %s): no llama.cpp "
                        "pre-tokenizer is known to tokenize it like the Hugging Face tokenizer; pass --pre NAME to choose "

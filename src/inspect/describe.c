@@ -7,7 +7,7 @@
  * always valid UTF-8. Schema and layout: docs/TOOLS.md. */
 #include "inspect_internal.h"
 
-#include <cjson/cJSON.h>
+#include "core/json.h"
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -310,51 +310,51 @@ static mio_status print_tensors(FILE *o, const mio_gguf_file *f)
 /* ------------------------------------------------------------------------- */
 
 /* A raw JSON item holding the quoted, escaped form of n file bytes. */
-static cJSON *json_bytes(const char *p, size_t n)
+static mio_json *json_bytes(const char *p, size_t n)
 {
     char *q = mio_json_quote(p, n);
     if (!q)
         return NULL;
-    cJSON *item = cJSON_CreateRaw(q);
+    mio_json *item = mio_json_new_raw(q);
     free(q);
     return item;
 }
 
-static cJSON *json_u64(uint64_t v)
+static mio_json *json_u64(uint64_t v)
 {
     char buf[32];
     snprintf(buf, sizeof buf, "%" PRIu64, v);
-    return cJSON_CreateRaw(buf);
+    return mio_json_new_raw(buf);
 }
 
-static cJSON *json_i64(int64_t v)
+static mio_json *json_i64(int64_t v)
 {
     char buf[32];
     snprintf(buf, sizeof buf, "%" PRId64, v);
-    return cJSON_CreateRaw(buf);
+    return mio_json_new_raw(buf);
 }
 
 /* Add item under name; frees nothing on failure (the caller frees the parent). */
-static int add(cJSON *obj, const char *name, cJSON *item)
+static int add(mio_json *obj, const char *name, mio_json *item)
 {
     if (!item)
         return 0;
-    return cJSON_AddItemToObject(obj, name, item) ? 1 : (cJSON_Delete(item), 0);
+    return mio_json_add(obj, name, item) ? 1 : (mio_json_free(item), 0);
 }
 
-static int push(cJSON *arr, cJSON *item)
+static int push(mio_json *arr, mio_json *item)
 {
     if (!item)
         return 0;
-    return cJSON_AddItemToArray(arr, item) ? 1 : (cJSON_Delete(item), 0);
+    return mio_json_append(arr, item) ? 1 : (mio_json_free(item), 0);
 }
 
-static mio_status json_fill_array(cJSON *obj, const mio_gguf_value *v, int full);
+static mio_status json_fill_array(mio_json *obj, const mio_gguf_value *v, int full);
 
 /* The JSON form of one value: numbers as exact raw text, strings escaped, and
  * nested arrays as {type:"array", array_type, count[, value]}. *st is set on
  * a library error; NULL with *st == MIO_OK means out of memory. */
-static cJSON *json_value(const mio_gguf_value *v, mio_status *st, int full)
+static mio_json *json_value(const mio_gguf_value *v, mio_status *st, int full)
 {
     char buf[64];
     *st = MIO_OK;
@@ -364,42 +364,42 @@ static cJSON *json_value(const mio_gguf_value *v, mio_status *st, int full)
         int64_t b;
         if ((*st = mio_gguf_value_i64(v, &b)) != MIO_OK)
             return NULL;
-        return cJSON_CreateBool(b != 0);
+        return mio_json_new_bool(b != 0);
     }
     if (v->type == MIO_GGUF_ARRAY) {
-        cJSON *o = cJSON_CreateObject();
+        mio_json *o = mio_json_new_object();
         if (!o)
             return NULL;
         if ((*st = json_fill_array(o, v, full)) != MIO_OK) {
-            cJSON_Delete(o);
+            mio_json_free(o);
             return NULL;
         }
         return o;
     }
     if ((*st = scalar_text(v, buf, sizeof buf)) != MIO_OK)
         return NULL;
-    return cJSON_CreateRaw(buf);
+    return mio_json_new_raw(buf);
 }
 
 /* type:"array", array_type, count, and value when count <= JSON_ARRAY_MAX or
  * --json-array was given; otherwise "truncated": true (the values are left out). */
-static mio_status json_fill_array(cJSON *obj, const mio_gguf_value *v, int full)
+static mio_status json_fill_array(mio_json *obj, const mio_gguf_value *v, int full)
 {
     mio_status st;
-    if (!add(obj, "type", cJSON_CreateString("array")) ||
-        !add(obj, "array_type", cJSON_CreateString(gtype_name(v->elem_type))) ||
+    if (!add(obj, "type", mio_json_new_string("array")) ||
+        !add(obj, "array_type", mio_json_new_string(gtype_name(v->elem_type))) ||
         !add(obj, "count", json_u64(v->count)))
         return MIO_ERR_NOMEM;
     if (v->count > JSON_ARRAY_MAX && !full)
-        return add(obj, "truncated", cJSON_CreateTrue()) ? MIO_OK : MIO_ERR_NOMEM;
-    cJSON *arr = cJSON_CreateArray();
+        return add(obj, "truncated", mio_json_new_bool(true)) ? MIO_OK : MIO_ERR_NOMEM;
+    mio_json *arr = mio_json_new_array();
     if (!add(obj, "value", arr))
         return MIO_ERR_NOMEM;
     for (uint64_t j = 0; j < v->count; j++) {
         mio_gguf_value e;
         if ((st = mio_gguf_value_elem(v, j, &e)) != MIO_OK)
             return st;
-        cJSON *item = json_value(&e, &st, full);
+        mio_json *item = json_value(&e, &st, full);
         if (st != MIO_OK)
             return st;
         if (!push(arr, item))
@@ -408,8 +408,8 @@ static mio_status json_fill_array(cJSON *obj, const mio_gguf_value *v, int full)
     return MIO_OK;
 }
 
-/* A key from the file as a C string for a cJSON member name: invalid UTF-8 and
- * NUL bytes become U+FFFD (cJSON escapes the control characters when printing).
+/* A key from the file as a C string for a mio_json member name: invalid UTF-8 and
+ * NUL bytes become U+FFFD (mio_json escapes the control characters when printing).
  * malloc'd; NULL when out of memory. */
 static char *json_name(const char *p, size_t n)
 {
@@ -438,10 +438,10 @@ static char *json_name(const char *p, size_t n)
 }
 
 /* obj[name] = item, name being n file bytes (see json_name). */
-static int add_named(cJSON *obj, const char *name, size_t n, cJSON *item)
+static int add_named(mio_json *obj, const char *name, size_t n, mio_json *item)
 {
     char *key = json_name(name, n);
-    int ok = key ? add(obj, key, item) : (cJSON_Delete(item), 0);
+    int ok = key ? add(obj, key, item) : (mio_json_free(item), 0);
     free(key);
     return ok;
 }
@@ -450,20 +450,20 @@ static int add_named(cJSON *obj, const char *name, size_t n, cJSON *item)
  * as a JSON array of plain values, or, for an array left out (over
  * JSON_ARRAY_MAX elements without --json-array), the same object the metadata
  * list holds: {type:"array", array_type, count, truncated:true}. */
-static cJSON *json_plain_value(const mio_gguf_value *v, mio_status *st, int full)
+static mio_json *json_plain_value(const mio_gguf_value *v, mio_status *st, int full)
 {
     *st = MIO_OK;
     if (v->type != MIO_GGUF_ARRAY || (v->count > JSON_ARRAY_MAX && !full))
         return json_value(v, st, full);
-    cJSON *arr = cJSON_CreateArray();
+    mio_json *arr = mio_json_new_array();
     if (!arr)
         return NULL;
     for (uint64_t j = 0; j < v->count; j++) {
         mio_gguf_value e;
-        cJSON *item;
+        mio_json *item;
         if ((*st = mio_gguf_value_elem(v, j, &e)) != MIO_OK || !(item = json_plain_value(&e, st, full)) ||
             !push(arr, item)) {
-            cJSON_Delete(arr);
+            mio_json_free(arr);
             return NULL; /* *st says which: a library error, or MIO_OK for out of memory */
         }
     }
@@ -471,9 +471,9 @@ static cJSON *json_plain_value(const mio_gguf_value *v, mio_status *st, int full
 }
 
 /* "kv": {key: plain value} for every metadata entry, in file order. */
-static mio_status json_kv(cJSON *root, const mio_gguf_file *f, int full)
+static mio_status json_kv(mio_json *root, const mio_gguf_file *f, int full)
 {
-    cJSON *obj = cJSON_CreateObject();
+    mio_json *obj = mio_json_new_object();
     int64_t n = mio_gguf_kv_count(f);
     mio_status st;
 
@@ -484,7 +484,7 @@ static mio_status json_kv(cJSON *root, const mio_gguf_file *f, int full)
         mio_gguf_value v;
         if ((st = mio_gguf_kv_value(f, i, &v)) != MIO_OK)
             return st;
-        cJSON *val = json_plain_value(&v, &st, full);
+        mio_json *val = json_plain_value(&v, &st, full);
         if (st != MIO_OK)
             return st;
         if (!add_named(obj, key.ptr, key.len, val))
@@ -493,9 +493,9 @@ static mio_status json_kv(cJSON *root, const mio_gguf_file *f, int full)
     return MIO_OK;
 }
 
-static mio_status json_metadata(cJSON *root, const mio_gguf_file *f, int full)
+static mio_status json_metadata(mio_json *root, const mio_gguf_file *f, int full)
 {
-    cJSON *meta = cJSON_CreateArray();
+    mio_json *meta = mio_json_new_array();
     int64_t n = mio_gguf_kv_count(f);
     mio_status st;
 
@@ -506,7 +506,7 @@ static mio_status json_metadata(cJSON *root, const mio_gguf_file *f, int full)
         mio_gguf_value v;
         if ((st = mio_gguf_kv_value(f, i, &v)) != MIO_OK)
             return st;
-        cJSON *kv = cJSON_CreateObject();
+        mio_json *kv = mio_json_new_object();
         if (!push(meta, kv) || !add(kv, "key", json_bytes(key.ptr, key.len)))
             return MIO_ERR_NOMEM;
         if (v.type == MIO_GGUF_ARRAY) {
@@ -514,9 +514,9 @@ static mio_status json_metadata(cJSON *root, const mio_gguf_file *f, int full)
                 return st;
             continue;
         }
-        if (!add(kv, "type", cJSON_CreateString(gtype_name(v.type))))
+        if (!add(kv, "type", mio_json_new_string(gtype_name(v.type))))
             return MIO_ERR_NOMEM;
-        cJSON *val = json_value(&v, &st, full);
+        mio_json *val = json_value(&v, &st, full);
         if (st != MIO_OK)
             return st;
         if (!add(kv, "value", val))
@@ -532,22 +532,22 @@ static double bits_per_weight(uint64_t bytes, uint64_t elements)
 
 /* One entry of a per-type totals list: {<what>: name, tensors, elements, bytes
  * [, bits_per_weight]}. 0 when out of memory. */
-static int json_total(cJSON *o, const char *what, const char *name, const type_total *t, int with_bpw)
+static int json_total(mio_json *o, const char *what, const char *name, const type_total *t, int with_bpw)
 {
     char buf[48];
-    if (!add(o, what, cJSON_CreateString(name)) || !add(o, "tensors", json_u64(t->tensors)) ||
+    if (!add(o, what, mio_json_new_string(name)) || !add(o, "tensors", json_u64(t->tensors)) ||
         !add(o, "elements", json_u64(t->elements)) || !add(o, "bytes", json_u64(t->bytes)))
         return 0;
     if (!with_bpw)
         return 1;
     if (!t->elements)
-        return add(o, "bits_per_weight", cJSON_CreateNull());
-    return add(o, "bits_per_weight", cJSON_CreateRaw(mio_format_f64(buf, sizeof buf, bits_per_weight(t->bytes, t->elements))));
+        return add(o, "bits_per_weight", mio_json_new_null());
+    return add(o, "bits_per_weight", mio_json_new_raw(mio_format_f64(buf, sizeof buf, bits_per_weight(t->bytes, t->elements))));
 }
 
-static mio_status json_tensors(cJSON *root, const mio_gguf_file *f)
+static mio_status json_tensors(mio_json *root, const mio_gguf_file *f)
 {
-    cJSON *arr = cJSON_CreateArray();
+    mio_json *arr = mio_json_new_array();
     int64_t n = mio_gguf_tensor_count(f);
     type_total totals[MIO_TYPE_GGML_COUNT + 1];
     mio_status st;
@@ -567,11 +567,11 @@ static mio_status json_tensors(cJSON *root, const mio_gguf_file *f)
 
         /* the shared vocabulary (dtype, shape outermost first, elements, file)
          * and the deprecated GGUF-only names (type, ne innermost first, part) */
-        cJSON *o = cJSON_CreateObject();
+        mio_json *o = mio_json_new_object();
         if (!push(arr, o) || !add(o, "name", json_bytes(t.name.ptr, t.name.len)) ||
-            !add(o, "dtype", cJSON_CreateString(ttype_name(t.type, nb, sizeof nb))))
+            !add(o, "dtype", mio_json_new_string(ttype_name(t.type, nb, sizeof nb))))
             return MIO_ERR_NOMEM;
-        cJSON *shape = cJSON_CreateArray();
+        mio_json *shape = mio_json_new_array();
         if (!add(o, "shape", shape))
             return MIO_ERR_NOMEM;
         for (uint32_t d = t.n_dims < 4 ? t.n_dims : 4; d-- > 0;)
@@ -580,8 +580,8 @@ static mio_status json_tensors(cJSON *root, const mio_gguf_file *f)
         if (!add(o, "elements", json_u64(tensor_elements(&t))) || !add(o, "offset", json_u64(t.offset)) ||
             !add(o, "nbytes", json_u64(t.nbytes)) || !add(o, "file", json_u64(t.part)))
             return MIO_ERR_NOMEM;
-        cJSON *ne = cJSON_CreateArray();
-        if (!add(o, "type", cJSON_CreateString(ttype_name(t.type, nb, sizeof nb))) || !add(o, "ne", ne))
+        mio_json *ne = mio_json_new_array();
+        if (!add(o, "type", mio_json_new_string(ttype_name(t.type, nb, sizeof nb))) || !add(o, "ne", ne))
             return MIO_ERR_NOMEM;
         for (uint32_t d = 0; d < t.n_dims && d < 4; d++)
             if (!push(ne, json_i64(t.ne[d])))
@@ -591,10 +591,10 @@ static mio_status json_tensors(cJSON *root, const mio_gguf_file *f)
     }
 
     /* "dtypes" (shared with safetensors) and the deprecated "types" */
-    cJSON *dtypes = cJSON_CreateArray();
+    mio_json *dtypes = mio_json_new_array();
     if (!add(root, "dtypes", dtypes))
         return MIO_ERR_NOMEM;
-    cJSON *types = cJSON_CreateArray();
+    mio_json *types = mio_json_new_array();
     if (!add(root, "types", types))
         return MIO_ERR_NOMEM;
     for (int s = 0; s <= MIO_TYPE_GGML_COUNT; s++) {
@@ -602,10 +602,10 @@ static mio_status json_tensors(cJSON *root, const mio_gguf_file *f)
         if (!totals[s].tensors)
             continue;
         const char *name = s < MIO_TYPE_GGML_COUNT ? ttype_name(s, nb, sizeof nb) : "other";
-        cJSON *o = cJSON_CreateObject();
+        mio_json *o = mio_json_new_object();
         if (!push(dtypes, o) || !json_total(o, "dtype", name, &totals[s], 1))
             return MIO_ERR_NOMEM;
-        o = cJSON_CreateObject();
+        o = mio_json_new_object();
         if (!push(types, o) || !json_total(o, "type", name, &totals[s], 0))
             return MIO_ERR_NOMEM;
     }
@@ -614,13 +614,13 @@ static mio_status json_tensors(cJSON *root, const mio_gguf_file *f)
 
 static mio_status print_json(FILE *o, const mio_gguf_file *f, int full)
 {
-    cJSON *root = cJSON_CreateObject();
+    mio_json *root = mio_json_new_object();
     mio_status st = MIO_ERR_NOMEM;
     if (!root)
         return MIO_ERR_NOMEM;
     uint32_t parts = mio_gguf_part_count(f);
-    cJSON *part_offsets = cJSON_CreateArray();
-    if (!add(root, "format", cJSON_CreateString("gguf")) ||
+    mio_json *part_offsets = mio_json_new_array();
+    if (!add(root, "format", mio_json_new_string("gguf")) ||
         !add(root, "version", json_u64(mio_gguf_version(f))) ||
         !add(root, "alignment", json_u64(mio_gguf_alignment(f))) ||
         !add(root, "kv_count", json_i64(mio_gguf_kv_count(f))) ||
@@ -637,17 +637,17 @@ static mio_status print_json(FILE *o, const mio_gguf_file *f, int full)
     if ((st = json_metadata(root, f, full)) != MIO_OK || (st = json_kv(root, f, full)) != MIO_OK ||
         (st = json_tensors(root, f)) != MIO_OK)
         goto out;
-    char *text = cJSON_Print(root);
+    char *text = mio_json_print(root, true);
     if (!text) {
         st = MIO_ERR_NOMEM;
         goto out;
     }
     fputs(text, o);
     fputc('\n', o);
-    cJSON_free(text);
+    free(text);
     st = MIO_OK;
 out:
-    cJSON_Delete(root);
+    mio_json_free(root);
     return st;
 }
 
@@ -802,7 +802,7 @@ static mio_status st_print_tensors(FILE *o, const mio_st_file *f, int index)
 
 static mio_status st_print_json(FILE *o, const mio_st_file *f, int index)
 {
-    cJSON *root = cJSON_CreateObject();
+    mio_json *root = mio_json_new_object();
     mio_status st = MIO_ERR_NOMEM;
     type_total totals[MIO_ST_DTYPE_COUNT], all;
     if (!root)
@@ -810,7 +810,7 @@ static mio_status st_print_json(FILE *o, const mio_st_file *f, int index)
     if ((st = st_totals(f, totals, &all)) != MIO_OK)
         goto out;
     st = MIO_ERR_NOMEM;
-    if (!add(root, "format", cJSON_CreateString("safetensors")) || !add(root, "index", cJSON_CreateBool(index)) ||
+    if (!add(root, "format", mio_json_new_string("safetensors")) || !add(root, "index", mio_json_new_bool(index)) ||
         !add(root, "header_size", json_u64(mio_st_header_size(f))) ||
         !add(root, "data_offset", json_u64(8 + mio_st_header_size(f))) ||
         !add(root, "file_size", json_u64(mio_st_file_size(f))) ||
@@ -820,10 +820,10 @@ static mio_status st_print_json(FILE *o, const mio_st_file *f, int index)
         !add(root, "tensor_count", json_i64(mio_st_tensor_count(f))))
         goto out;
 
-    cJSON *meta = cJSON_CreateArray();
+    mio_json *meta = mio_json_new_array();
     if (!add(root, "metadata", meta))
         goto out;
-    cJSON *kvobj = cJSON_CreateObject();
+    mio_json *kvobj = mio_json_new_object();
     if (!add(root, "kv", kvobj))
         goto out;
     int64_t nm = mio_st_meta_count(f);
@@ -832,14 +832,14 @@ static mio_status st_print_json(FILE *o, const mio_st_file *f, int index)
         if ((st = mio_st_meta_at(f, i, &key, &val)) != MIO_OK)
             goto out;
         st = MIO_ERR_NOMEM;
-        cJSON *kv = cJSON_CreateObject();
+        mio_json *kv = mio_json_new_object();
         if (!push(meta, kv) || !add(kv, "key", json_bytes(key.ptr, key.len)) ||
-            !add(kv, "type", cJSON_CreateString("string")) || !add(kv, "value", json_bytes(val.ptr, val.len)) ||
+            !add(kv, "type", mio_json_new_string("string")) || !add(kv, "value", json_bytes(val.ptr, val.len)) ||
             !add_named(kvobj, key.ptr, key.len, json_bytes(val.ptr, val.len)))
             goto out;
     }
 
-    cJSON *arr = cJSON_CreateArray();
+    mio_json *arr = mio_json_new_array();
     if (!add(root, "tensors", arr))
         goto out;
     int64_t nt = mio_st_tensor_count(f);
@@ -848,22 +848,22 @@ static mio_status st_print_json(FILE *o, const mio_st_file *f, int index)
         if ((st = mio_st_tensor_info(f, i, &t)) != MIO_OK)
             goto out;
         st = MIO_ERR_NOMEM;
-        cJSON *to = cJSON_CreateObject();
-        cJSON *shape = cJSON_CreateArray();
-        cJSON *offs = cJSON_CreateArray();
+        mio_json *to = mio_json_new_object();
+        mio_json *shape = mio_json_new_array();
+        mio_json *offs = mio_json_new_array();
         if (!push(arr, to)) {
-            cJSON_Delete(shape);
-            cJSON_Delete(offs);
+            mio_json_free(shape);
+            mio_json_free(offs);
             goto out;
         }
         if (!add(to, "name", json_bytes(t.name.ptr, t.name.len)) ||
-            !add(to, "dtype", cJSON_CreateString(st_dtype_text(t.dtype)))) {
-            cJSON_Delete(shape);
-            cJSON_Delete(offs);
+            !add(to, "dtype", mio_json_new_string(st_dtype_text(t.dtype)))) {
+            mio_json_free(shape);
+            mio_json_free(offs);
             goto out;
         }
         if (!add(to, "shape", shape)) {
-            cJSON_Delete(offs);
+            mio_json_free(offs);
             goto out;
         }
         for (uint32_t d = 0; d < t.n_dims; d++)
@@ -878,26 +878,26 @@ static mio_status st_print_json(FILE *o, const mio_st_file *f, int index)
             goto out;
     }
 
-    cJSON *types = cJSON_CreateArray();
+    mio_json *types = mio_json_new_array();
     if (!add(root, "dtypes", types))
         goto out;
     for (int d = MIO_ST_DTYPE_COUNT; d-- > 0;) {
         if (!totals[d].tensors)
             continue;
-        cJSON *to = cJSON_CreateObject();
+        mio_json *to = mio_json_new_object();
         if (!push(types, to) || !json_total(to, "dtype", st_dtype_text(d), &totals[d], 1))
             goto out;
     }
 
-    char *text = cJSON_Print(root);
+    char *text = mio_json_print(root, true);
     if (!text)
         goto out;
     fputs(text, o);
     fputc('\n', o);
-    cJSON_free(text);
+    free(text);
     st = MIO_OK;
 out:
-    cJSON_Delete(root);
+    mio_json_free(root);
     return st;
 }
 

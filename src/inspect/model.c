@@ -6,7 +6,7 @@
  * replaced after the open is a message naming the tensor, not a SIGBUS). */
 #include "inspect_internal.h"
 
-#include <cjson/cJSON.h>
+#include "core/json.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -160,22 +160,22 @@ static mio_status st_index_files(mio_model *m) {
     char *text = NULL;
     if (stat(m->path, &sb) == 0 && sb.st_size >= 0 && (uint64_t)sb.st_size <= MIO_ST_MAX_HEADER)
         text = slurp(m->path, 0, (size_t)sb.st_size);
-    cJSON *root = text ? cJSON_ParseWithLength(text, (size_t)sb.st_size) : NULL;
+    mio_json *root = text ? mio_json_parse(text, (size_t)sb.st_size, NULL) : NULL;
     free(text);
-    cJSON *wm = root ? cJSON_GetObjectItemCaseSensitive(root, "weight_map") : NULL;
-    if (!wm || !cJSON_IsObject(wm)) {
-        cJSON_Delete(root);
+    mio_json *wm = root ? mio_json_get(root, "weight_map") : NULL;
+    if (!wm || !mio_json_is_object(wm)) {
+        mio_json_free(root);
         return mio_err_set(MIO_ERR_IO, "%s: cannot read the index again (it changed after it was opened?)", m->path);
     }
     size_t n = 0;
-    for (cJSON *e = wm->child; e; e = e->next) n++;
+    for (mio_json *e = wm->child; e; e = e->next) n++;
     char **names = malloc((n ? n : 1) * sizeof *names);
     if (!names) {
-        cJSON_Delete(root);
+        mio_json_free(root);
         return oom();
     }
     size_t k = 0;
-    for (cJSON *e = wm->child; e; e = e->next) names[k++] = cJSON_IsString(e) ? e->valuestring : (char *)"";
+    for (mio_json *e = wm->child; e; e = e->next) names[k++] = mio_json_is_string(e) ? e->valuestring : (char *)"";
     qsort(names, n, sizeof *names, cmp_cstr);
     size_t u = 0;
     for (size_t i = 0; i < n; i++)
@@ -202,7 +202,7 @@ static mio_status st_index_files(mio_model *m) {
         free(p);
     }
     free(names);
-    cJSON_Delete(root);
+    mio_json_free(root);
     return st;
 }
 
@@ -222,15 +222,15 @@ static int st_cut_hint(const char *path) {
     for (int i = 7; i >= 0; i--) n = n << 8 | b8[i];
     if (n > MIO_ST_MAX_HEADER || 8 + n > size) return 0;
     char *h = slurp(path, 8, (size_t)n);
-    cJSON *root = h ? cJSON_ParseWithLength(h, (size_t)n) : NULL;
+    mio_json *root = h ? mio_json_parse_prefix(h, (size_t)n, NULL, NULL) : NULL;
     free(h);
     if (!root) return 0;
     uint64_t avail = size - 8 - n, best_s = UINT64_MAX, best_e = 0, cut = 0;
     const char *best = NULL;
-    for (cJSON *e = root->child; e; e = e->next) {
-        cJSON *o = cJSON_GetObjectItemCaseSensitive(e, "data_offsets");
-        if (!e->string || strcmp(e->string, "__metadata__") == 0 || cJSON_GetArraySize(o) != 2) continue;
-        double ds = cJSON_GetArrayItem(o, 0)->valuedouble, de = cJSON_GetArrayItem(o, 1)->valuedouble;
+    for (mio_json *e = root->child; e; e = e->next) {
+        mio_json *o = mio_json_get(e, "data_offsets");
+        if (!e->string || strcmp(e->string, "__metadata__") == 0 || mio_json_size(o) != 2) continue;
+        double ds = mio_json_at(o, 0)->valuedouble, de = mio_json_at(o, 1)->valuedouble;
         if (!(ds >= 0 && de >= ds && de < 18446744073709551616.0)) continue;
         uint64_t s0 = (uint64_t)ds, e0 = (uint64_t)de;
         if (e0 <= avail) continue;
@@ -251,7 +251,7 @@ static int st_cut_hint(const char *path) {
         free(en);
         if (cut > 1) mio_err_append("; %" PRIu64 " more %s run past the end", cut - 1, cut - 1 == 1 ? "tensor" : "tensors");
     }
-    cJSON_Delete(root);
+    mio_json_free(root);
     return best != NULL;
 }
 
@@ -260,17 +260,17 @@ static void st_index_cut_hint(const char *path) {
     struct stat sb;
     if (stat(path, &sb) != 0 || sb.st_size > (1 << 28)) return;
     char *text = slurp(path, 0, (size_t)sb.st_size);
-    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    mio_json *root = text ? mio_json_parse_str(text, NULL) : NULL;
     free(text);
-    cJSON *wm = root ? cJSON_GetObjectItemCaseSensitive(root, "weight_map") : NULL;
+    mio_json *wm = root ? mio_json_get(root, "weight_map") : NULL;
     const char *slash = strrchr(path, '/');
     size_t dl = slash ? (size_t)(slash - path + 1) : 0;
     /* each shard once (the map repeats them; a shard already named is skipped) */
-    for (cJSON *e = wm ? wm->child : NULL; e; e = e->next) {
-        if (!cJSON_IsString(e) || strchr(e->valuestring, '/')) continue;
+    for (mio_json *e = wm ? wm->child : NULL; e; e = e->next) {
+        if (!mio_json_is_string(e) || strchr(e->valuestring, '/')) continue;
         int seen = 0;
-        for (cJSON *p = wm->child; p != e; p = p->next)
-            if (cJSON_IsString(p) && strcmp(p->valuestring, e->valuestring) == 0) seen = 1;
+        for (mio_json *p = wm->child; p != e; p = p->next)
+            if (mio_json_is_string(p) && strcmp(p->valuestring, e->valuestring) == 0) seen = 1;
         if (seen) continue;
         size_t nl = strlen(e->valuestring);
         char *sp = malloc(dl + nl + 1);
@@ -280,7 +280,7 @@ static void st_index_cut_hint(const char *path) {
         st_cut_hint(sp);
         free(sp);
     }
-    cJSON_Delete(root);
+    mio_json_free(root);
 }
 
 static mio_status open_gguf_files(mio_model *m) {

@@ -10,7 +10,7 @@
 #include "gguf/gguf_internal.h"
 #include "core/half.h"
 
-#include <cjson/cJSON.h>
+#include "core/json.h"
 #include <math.h>
 #include <stdio.h>
 #include <regex.h>
@@ -112,7 +112,7 @@ static int is_file(const char *p) { struct stat s; return stat(p, &s) == 0 && S_
 typedef struct peft_cfg {
     double r, alpha;
     int rslora;
-    cJSON *root, *rank_pattern, *alpha_pattern;
+    mio_json *root, *rank_pattern, *alpha_pattern;
 } peft_cfg;
 
 static mio_status cfg_err(const char *path, const char *key, const char *want) {
@@ -130,54 +130,54 @@ static mio_status read_config(const char *path, peft_cfg *c) {
         mio_region_free(&rg);
         return mio_err_set(MIO_ERR_LIMIT, "%s: %zu bytes is too large for an adapter config", path, rg.size);
     }
-    const char *end = NULL;
-    c->root = cJSON_ParseWithLengthOpts((const char *)rg.data, rg.size, &end, 0);
+    mio_json_error je;
+    c->root = mio_json_parse_prefix((const char *)rg.data, rg.size, NULL, &je);
     if (!c->root) {
-        size_t at = end ? (size_t)(end - (const char *)rg.data) : 0;
         mio_region_free(&rg);
-        return mio_err_set(MIO_ERR_INVALID_JSON, "%s: malformed JSON near byte %zu", path, at);
+        if (je.nomem) return mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", path);
+        return mio_err_set(MIO_ERR_INVALID_JSON, "%s: malformed JSON near byte %zu (%s)", path, je.offset, je.reason);
     }
     mio_region_free(&rg);
-    if (!cJSON_IsObject(c->root)) return mio_err_set(MIO_ERR_INVALID_JSON, "%s: the config is not a JSON object", path);
-    const cJSON *v;
-    if ((v = cJSON_GetObjectItemCaseSensitive(c->root, "peft_type")) && !cJSON_IsNull(v)) {
-        if (!cJSON_IsString(v)) return cfg_err(path, "peft_type", "a string");
+    if (!mio_json_is_object(c->root)) return mio_err_set(MIO_ERR_INVALID_JSON, "%s: the config is not a JSON object", path);
+    const mio_json *v;
+    if ((v = mio_json_get(c->root, "peft_type")) && !mio_json_is_null(v)) {
+        if (!mio_json_is_string(v)) return cfg_err(path, "peft_type", "a string");
         if (strcmp(v->valuestring, "LORA") != 0) {
             char b[96];
             return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s: peft_type is \"%s\"; only LORA adapters can be merged or converted",
                                path, mio_esc_bytes(b, sizeof b, v->valuestring, strlen(v->valuestring)));
         }
     }
-    if ((v = cJSON_GetObjectItemCaseSensitive(c->root, "r")) && !cJSON_IsNull(v)) {
-        if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble != floor(v->valuedouble) || v->valuedouble > 1e9)
+    if ((v = mio_json_get(c->root, "r")) && !mio_json_is_null(v)) {
+        if (!mio_json_is_number(v) || v->valuedouble < 1 || v->valuedouble != floor(v->valuedouble) || v->valuedouble > 1e9)
             return cfg_err(path, "r", "a positive integer");
         c->r = v->valuedouble;
     }
-    if ((v = cJSON_GetObjectItemCaseSensitive(c->root, "lora_alpha")) && !cJSON_IsNull(v)) {
-        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return cfg_err(path, "lora_alpha", "a number");
+    if ((v = mio_json_get(c->root, "lora_alpha")) && !mio_json_is_null(v)) {
+        if (!mio_json_is_number(v) || !isfinite(v->valuedouble)) return cfg_err(path, "lora_alpha", "a number");
         c->alpha = v->valuedouble;
     }
-    if ((v = cJSON_GetObjectItemCaseSensitive(c->root, "use_rslora")) && !cJSON_IsNull(v)) {
-        if (!cJSON_IsBool(v)) return cfg_err(path, "use_rslora", "true or false");
-        c->rslora = cJSON_IsTrue(v);
+    if ((v = mio_json_get(c->root, "use_rslora")) && !mio_json_is_null(v)) {
+        if (!mio_json_is_bool(v)) return cfg_err(path, "use_rslora", "true or false");
+        c->rslora = mio_json_is_true(v);
     }
     /* fan_in_fan_out only says the BASE weight is stored [in, out] (GPT-2's
      * Conv1D); lora_A/lora_B are saved [r, in] / [out, r] either way, and a GGUF
      * base stores every matrix [out][in], so it changes nothing here. */
-    if ((v = cJSON_GetObjectItemCaseSensitive(c->root, "fan_in_fan_out")) && !cJSON_IsNull(v) && !cJSON_IsBool(v))
+    if ((v = mio_json_get(c->root, "fan_in_fan_out")) && !mio_json_is_null(v) && !mio_json_is_bool(v))
         return cfg_err(path, "fan_in_fan_out", "true or false");
-    if ((v = cJSON_GetObjectItemCaseSensitive(c->root, "use_dora")) && cJSON_IsTrue(v))
+    if ((v = mio_json_get(c->root, "use_dora")) && mio_json_is_true(v))
         return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s: use_dora is true: a DoRA adapter (magnitude vectors) is not a plain "
                            "LoRA and cannot be merged or converted here", path);
-    if ((v = cJSON_GetObjectItemCaseSensitive(c->root, "target_modules")) && !cJSON_IsNull(v) && !cJSON_IsString(v) &&
-        !cJSON_IsArray(v))
+    if ((v = mio_json_get(c->root, "target_modules")) && !mio_json_is_null(v) && !mio_json_is_string(v) &&
+        !mio_json_is_array(v))
         return cfg_err(path, "target_modules", "a string, a list or null");
-    if ((v = cJSON_GetObjectItemCaseSensitive(c->root, "modules_to_save")) && !cJSON_IsNull(v)) {
-        if (!cJSON_IsArray(v)) return cfg_err(path, "modules_to_save", "a list or null");
-        if (cJSON_GetArraySize(v) > 0) {
-            const cJSON *e = cJSON_GetArrayItem(v, 0);
+    if ((v = mio_json_get(c->root, "modules_to_save")) && !mio_json_is_null(v)) {
+        if (!mio_json_is_array(v)) return cfg_err(path, "modules_to_save", "a list or null");
+        if (mio_json_size(v) > 0) {
+            const mio_json *e = mio_json_at(v, 0);
             char b[96];
-            const char *nm = cJSON_IsString(e) ? e->valuestring : "?";
+            const char *nm = mio_json_is_string(e) ? e->valuestring : "?";
             return mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s: modules_to_save lists \"%s\": the adapter carries full replacement "
                                "weights for it, which is not a LoRA (B*A) and cannot be merged or converted", path,
                                mio_esc_bytes(b, sizeof b, nm, strlen(nm)));
@@ -185,12 +185,12 @@ static mio_status read_config(const char *path, peft_cfg *c) {
     }
     const char *pats[2] = {"rank_pattern", "alpha_pattern"};
     for (int k = 0; k < 2; k++) {
-        cJSON *o = cJSON_GetObjectItemCaseSensitive(c->root, pats[k]);
-        if (!o || cJSON_IsNull(o)) continue;
-        if (!cJSON_IsObject(o)) return cfg_err(path, pats[k], "an object");
-        for (const cJSON *e = o->child; e; e = e->next) {
+        mio_json *o = mio_json_get(c->root, pats[k]);
+        if (!o || mio_json_is_null(o)) continue;
+        if (!mio_json_is_object(o)) return cfg_err(path, pats[k], "an object");
+        for (const mio_json *e = o->child; e; e = e->next) {
             char b[96];
-            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) ||
+            if (!mio_json_is_number(e) || !isfinite(e->valuedouble) ||
                 (k == 0 && (e->valuedouble < 1 || e->valuedouble != floor(e->valuedouble) || e->valuedouble > 1e9)))
                 return mio_err_set(MIO_ERR_INVALID_JSON, "%s: %s[\"%s\"] must be %s", path, pats[k],
                                    mio_esc_bytes(b, sizeof b, e->string, strlen(e->string)),
@@ -206,10 +206,10 @@ static mio_status read_config(const char *path, peft_cfg *c) {
  * expression "(.*\.)?(KEY)$" matches the module name from its start. Read as
  * POSIX extended syntax (the Python patterns PEFT users write — plain names,
  * dots, alternations, character classes — mean the same there). */
-static mio_status pattern_lookup(const cJSON *o, const char *module, const char *what, const cJSON **hit) {
+static mio_status pattern_lookup(const mio_json *o, const char *module, const char *what, const mio_json **hit) {
     *hit = NULL;
     if (!o) return MIO_OK;
-    for (const cJSON *e = o->child; e; e = e->next) {
+    for (const mio_json *e = o->child; e; e = e->next) {
         size_t kl = strlen(e->string);
         char *re = malloc(kl + 16);
         if (!re) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
@@ -429,7 +429,7 @@ static mio_status check_module(const mio_gguf_file *base, const mio_st_file *st,
     /* rank and alpha */
     double alpha = 0;
     if (kind == LORA_PEFT) {
-        const cJSON *hit = NULL;
+        const mio_json *hit = NULL;
         double r_cfg = cfg->r;
         if ((r = pattern_lookup(cfg->rank_pattern, m->name, "rank_pattern", &hit)) != MIO_OK) return r;
         if (hit) r_cfg = hit->valuedouble;
@@ -570,7 +570,7 @@ mio_status mio_lora_load(const mio_gguf_file *base, const mio_lora_params *p, in
                 r = mio_err_set(MIO_ERR_DUPLICATE_TENSOR, "adapter %s: modules '%s' and '%s' both target '%s'", st_path,
                                 s.m[i - 1].name, s.m[i].name, s.m[i].tensor);
     }
-    cJSON_Delete(cfg.root);
+    mio_json_free(cfg.root);
     mio_st_close(st);
     free(st_path);
     free(cfg_path);

@@ -6,14 +6,14 @@
  * in its shard and nowhere else, and total_size. */
 #include "st_internal.h"
 
-#include <cjson/cJSON.h>
+#include "core/json.h"
 #include <stdlib.h>
 #include <string.h>
 
 static int cmp_cstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static mio_status index_fail(cJSON *root, char **files, mio_st_file *f, char *pathbuf, mio_status st) {
-    cJSON_Delete(root);
+static mio_status index_fail(mio_json *root, char **files, mio_st_file *f, char *pathbuf, mio_status st) {
+    mio_json_free(root);
     free(files);
     mio_st_free(f);
     free(pathbuf);
@@ -24,25 +24,25 @@ mio_status mio_st_open_index(const char *path, uint32_t flags, mio_st_file **out
     mio_region r;
     mio_status st = mio_region_read(path, &r);
     if (st) return st;
-    cJSON *root = cJSON_ParseWithLength((const char *)r.data, r.size);
+    mio_json *root = mio_json_parse((const char *)r.data, r.size, NULL);
     mio_region_free(&r);
-    if (!root || !cJSON_IsObject(root)) {
-        cJSON_Delete(root);
+    if (!root || !mio_json_is_object(root)) {
+        mio_json_free(root);
         return mio_err_set(MIO_ERR_INVALID_METADATA, "%s: not a JSON object (a model.safetensors.index.json is expected)", path);
     }
-    cJSON *wm = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
-    if (!cJSON_IsObject(wm)) {
-        cJSON_Delete(root);
+    mio_json *wm = mio_json_get(root, "weight_map");
+    if (!mio_json_is_object(wm)) {
+        mio_json_free(root);
         return mio_err_set(MIO_ERR_INVALID_METADATA, "%s: no \"weight_map\" object", path);
     }
     size_t n_map = 0;
-    for (cJSON *e = wm->child; e; e = e->next) {
-        if (!cJSON_IsString(e) || !e->valuestring[0] || strchr(e->valuestring, '/') || strcmp(e->valuestring, "..") == 0 ||
+    for (mio_json *e = wm->child; e; e = e->next) {
+        if (!mio_json_is_string(e) || !e->valuestring[0] || strchr(e->valuestring, '/') || strcmp(e->valuestring, "..") == 0 ||
             strcmp(e->valuestring, ".") == 0) {
             mio_status s2 = mio_err_set(MIO_ERR_INVALID_METADATA,
                                         "%s: weight_map entry '%.60s' must name a shard file in the index's directory", path,
                                         e->string ? e->string : "");
-            cJSON_Delete(root);
+            mio_json_free(root);
             return s2;
         }
         n_map++;
@@ -55,7 +55,7 @@ mio_status mio_st_open_index(const char *path, uint32_t flags, mio_st_file **out
     char *pathbuf = malloc(dirlen + 4096);
     if (!files || !f || !pathbuf) return index_fail(root, files, f, pathbuf, mio_err_set(MIO_ERR_NOMEM, "out of memory"));
     size_t k = 0;
-    for (cJSON *e = wm->child; e; e = e->next) files[k++] = e->valuestring;
+    for (mio_json *e = wm->child; e; e = e->next) files[k++] = e->valuestring;
     qsort(files, n_map, sizeof *files, cmp_cstr);
     size_t n_files = 0;
     for (size_t i = 0; i < n_map; i++)
@@ -73,7 +73,7 @@ mio_status mio_st_open_index(const char *path, uint32_t flags, mio_st_file **out
     st = mio_namehash_init(&seen, n_map);
     if (st) return index_fail(root, files, f, pathbuf, st);
     uint64_t total = 0;
-    for (cJSON *e = wm->child; e && !st; e = e->next) {
+    for (mio_json *e = wm->child; e && !st; e = e->next) {
         int64_t ti = mio_st_find_tensor(f, e->string);
         if (ti < 0) {
             st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: tensor '%.80s' is mapped to %s but that shard does not contain it", path,
@@ -113,11 +113,11 @@ mio_status mio_st_open_index(const char *path, uint32_t flags, mio_st_file **out
     }
     mio_namehash_free(&seen);
     if (!st) {
-        cJSON *md = cJSON_GetObjectItemCaseSensitive(root, "metadata");
-        cJSON *ts = md ? cJSON_GetObjectItemCaseSensitive(md, "total_size") : NULL;
+        mio_json *md = mio_json_get(root, "metadata");
+        mio_json *ts = md ? mio_json_get(md, "total_size") : NULL;
         if (ts) {
             /* range first: converting inf, NaN or >= 2^64 to an integer is undefined */
-            if (!cJSON_IsNumber(ts) || !(ts->valuedouble >= 0 && ts->valuedouble < 0x1p64) ||
+            if (!mio_json_is_number(ts) || !(ts->valuedouble >= 0 && ts->valuedouble < 0x1p64) ||
                 ts->valuedouble != (double)(uint64_t)ts->valuedouble)
                 st = mio_err_set(MIO_ERR_INVALID_METADATA, "%s: metadata.total_size is not a non-negative integer", path);
             else if ((uint64_t)ts->valuedouble != total)
@@ -126,7 +126,7 @@ mio_status mio_st_open_index(const char *path, uint32_t flags, mio_st_file **out
         }
     }
     if (st) return index_fail(root, files, f, pathbuf, st);
-    cJSON_Delete(root);
+    mio_json_free(root);
     free(files);
     free(pathbuf);
     *out = f;

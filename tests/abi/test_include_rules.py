@@ -280,7 +280,7 @@ def self_test():
         "src/safetensors/st_internal.h": '#include "core/core.h"\n',
         "src/quantize/quantize_internal.h": '#include "core/core.h"\n',
         "tools/cli.h": "#include <modelio.h>\n",
-        "tools/mio_tool.c": '#include <modelio.h>\n#include <modelio_inspect.h>\n#include "cli.h"\n#include <cjson/cJSON.h>\n',
+        "tools/mio_tool.c": '#include <modelio.h>\n#include <modelio_inspect.h>\n#include "cli.h"\n#include <stdio.h>\n',
         "bench/bench_x.c": '#include "modelio.h"\n#include "../tests/interop/peer.h"\n',
         "tests/interop/peer.h": "int peer(void);\n",
         "tests/unit/test_x.c": '#include "gguf/gguf_internal.h"\n#include "../../src/gguf/parse.c"\n',

@@ -9,7 +9,7 @@
 
 #include "core/core.h"
 
-#include <cjson/cJSON.h>
+#include "core/json.h"
 #include <dirent.h>
 #include <errno.h>
 #include <execinfo.h>
@@ -282,13 +282,6 @@ int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(voi
     return __real_pthread_create(t, a, fn, arg);
 }
 
-/* cJSON is a shared library: its allocations are routed here by its hooks. */
-static void *cjson_malloc(size_t n) { return __wrap_malloc(n); }
-static void cjson_free(void *p) { __wrap_free(p); }
-void fault_hook_cjson(void) {
-    cJSON_Hooks h = {cjson_malloc, cjson_free};
-    cJSON_InitHooks(&h);
-}
 
 /* ----------------------------------------------------------- I/O */
 /* True when this call of op must fail (errno is then set). */

@@ -7,7 +7,8 @@
  *
  * Allocation faults: every allocation point (malloc, calloc, realloc, strdup,
  * realpath, mio_mem_big_calloc/grow, anonymous mmap, open_memstream, opendir,
- * regcomp, pthread_create, and cJSON's allocations through cJSON_InitHooks) is
+ * regcomp, pthread_create; the JSON parser's too, core/json.c being one of the
+ * library's objects) is
  * counted while armed; the N-th one fails (FAULT_ALLOC_ONCE) or every one from
  * the N-th on fails (FAULT_ALLOC_FROM). Heap blocks made while armed are
  * tracked by address, so the test can see what a failed call left allocated.
@@ -53,8 +54,6 @@ void fault_track(void *p);
 /* Forget the tracked blocks (after a reported leak, so the next run starts clean). */
 void fault_live_reset(void);
 
-/* Route cJSON's allocations through the counted allocator. */
-void fault_hook_cjson(void);
 
 /* The real allocator, for the harness's own buffers while armed (a write
  * callback's buffer, for instance). */

@@ -656,7 +656,7 @@ static mio_status run_to_gguf(void) {
     p.n_rename = 1;
     return mio_st_to_gguf("in.safetensors", "out.gguf", &p);
 }
-/* back to the identical GGUF: the layout is parsed with cJSON */
+/* back to the identical GGUF: the layout is parsed as JSON (core/json.h) */
 static mio_status run_to_gguf_layout(void) {
     mio_convert_params p;
     mio_convert_default_params(&p);

@@ -419,7 +419,6 @@ static void mode_first_use(void) {
 int main(int argc, char **argv) {
     if (argc < 2) { fprintf(stderr, "usage: test_fault alloc|io|flaky|first-use [scenario]\n"); return 2; }
     const char *mode = argv[1], *only = argc > 2 ? argv[2] : NULL;
-    fault_hook_cjson();
     signal(SIGALRM, on_alarm);
     g_fd = memfd_create("fault-out", MFD_CLOEXEC);
     if (g_fd < 0) { perror("memfd_create"); return 1; }

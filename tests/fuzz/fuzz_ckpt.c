@@ -13,7 +13,7 @@
 
 #include "ckpt/ckpt_internal.h"
 
-#include <cjson/cJSON.h>
+#include "core/json.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -85,10 +85,10 @@ static void trainer_state(const uint8_t *p, size_t n) {
     char *t = text_of(p, n), *extra = NULL;
     uint64_t step = 0, seed = 0;
     if (mio_ckpt_parse_trainer_state(t, n, &step, &seed, &extra) == MIO_OK) {
-        cJSON *j = cJSON_Parse(extra);
-        if (!j || !cJSON_IsObject(j)) abort();
-        cJSON_Delete(j);
-        cJSON_free(extra);
+        mio_json *j = mio_json_parse_str(extra, NULL);
+        if (!j || !mio_json_is_object(j)) abort();
+        mio_json_free(j);
+        free(extra);
     } else if (extra) abort(); /* no output on failure */
     free(t);
 }

@@ -31,13 +31,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int k = 0; k < 4; k++) unlink(fz_path(names[k], path, sizeof path));
     fz_write(names[mode], data + 1, size - 1, path, sizeof path);
     if (mode == 2) fz_write("tokenizer.json", k_tok, sizeof k_tok - 1, path, sizeof path);
-    cJSON *raw = cJSON_Parse(k_cfg), *cfg = NULL;
+    mio_json *raw = mio_json_parse_str(k_cfg, NULL), *cfg = NULL;
     if (mode == 3) {
-        cJSON_Delete(raw);
-        raw = cJSON_ParseWithLength((const char *)data + 1, size - 1);
+        mio_json_free(raw);
+        raw = mio_json_parse((const char *)data + 1, size - 1, NULL);
         if (!raw) return 0;
         if (mio_hf_hparams(raw, "config.json", &cfg) != MIO_OK) {
-            cJSON_Delete(raw);
+            mio_json_free(raw);
             return 0;
         }
         fz_write("tokenizer.json", k_tok, sizeof k_tok - 1, path, sizeof path);
@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (mio_hf_vocab_write(w, &o, &info) == MIO_OK && mio_writer_write_cb(w, sink, NULL) != MIO_OK) abort();
         mio_writer_free(w);
     }
-    cJSON_Delete(cfg);
-    cJSON_Delete(raw);
+    mio_json_free(cfg);
+    mio_json_free(raw);
     return 0;
 }

@@ -75,12 +75,12 @@ static void keys_are(const mio_gguf_file *f, const char *const *want, int n) {
 
 static mio_status run(int flavour, const char *config, const char *pre, mio_gguf_file **f, membuf *mb,
                       hf_vocab_info *info) {
-    cJSON *cfg = config ? cJSON_Parse(config) : NULL;
+    mio_json *cfg = config ? mio_json_parse_str(config, NULL) : NULL;
     if (config) put_text(g_dir, "config.json", config);
     hf_vocab_opts o = {.dir = g_dir, .config = cfg, .flavour = flavour, .pre_override = pre};
     hf_vocab_info dummy;
     mio_status st = vocab_gguf(&o, info ? info : &dummy, mb, f);
-    cJSON_Delete(cfg);
+    mio_json_free(cfg);
     return st;
 }
 

@@ -46,13 +46,13 @@ int main(int argc, char **argv) {
     snprintf(p, sizeof p, "%s/vocab-reference.json", data);
     char *txt = slurp(p, NULL);
     T_CHECK(txt != NULL);
-    cJSON *ref = txt ? cJSON_Parse(txt) : NULL;
+    mio_json *ref = txt ? mio_json_parse_str(txt, NULL) : NULL;
     free(txt);
     T_CHECK(ref != NULL);
     if (!ref) T_DONE();
     int skipped = 0;
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItem(ref, "cases")) {
+    const mio_json *c;
+    MIO_JSON_FOR_EACH(c, mio_json_get(ref, "cases")) {
         const char *name = c->string;
         char casedir[3000], tmpl[] = "/tmp/mio-hfvocab-XXXXXX";
         snprintf(casedir, sizeof casedir, "%s/vocab/%s", data, name);
@@ -70,11 +70,11 @@ int main(int argc, char **argv) {
         }
         snprintf(p, sizeof p, "%s/config.json", tmp);
         char *ct = slurp(p, NULL);
-        cJSON *cfg = ct ? cJSON_Parse(ct) : NULL;
+        mio_json *cfg = ct ? mio_json_parse_str(ct, NULL) : NULL;
         free(ct);
-        const cJSON *arch = cJSON_GetArrayItem(cJSON_GetObjectItem(cfg, "architectures"), 0);
+        const mio_json *arch = mio_json_at(mio_json_get(cfg, "architectures"), 0);
         hf_vocab_opts o = {.dir = tmp, .config = cfg,
-                           .flavour = cJSON_IsString(arch) && strcmp(arch->valuestring, "Qwen2ForCausalLM") == 0
+                           .flavour = mio_json_is_string(arch) && strcmp(arch->valuestring, "Qwen2ForCausalLM") == 0
                                           ? HF_VOCAB_QWEN2 : HF_VOCAB_LLAMA};
         hf_vocab_info info;
         membuf mb;
@@ -86,10 +86,10 @@ int main(int argc, char **argv) {
         if (st) fprintf(stderr, "%s: %s: %s\n", name, mio_status_name(st), mio_last_error());
         T_OK(st);
         if (f) {
-            const cJSON *keys = cJSON_GetObjectItem(c, "keys"), *vals = cJSON_GetObjectItem(c, "tokenizer"), *k;
+            const mio_json *keys = mio_json_get(c, "keys"), *vals = mio_json_get(c, "tokenizer"), *k;
             int64_t at = 0, nkv = mio_gguf_kv_count(f);
             int same = 0, differ = 0;
-            cJSON_ArrayForEach(k, keys) {
+            MIO_JSON_FOR_EACH(k, keys) {
                 if (strncmp(k->valuestring, "tokenizer.", 10) != 0) continue;
                 /* the next tokenizer.* key of ours must be this one */
                 mio_str key = mio_gguf_kv_key(f, at);
@@ -100,15 +100,15 @@ int main(int argc, char **argv) {
                     t_fail++;
                     break;
                 }
-                const cJSON *rv = cJSON_GetObjectItem(vals, k->valuestring);
+                const mio_json *rv = mio_json_get(vals, k->valuestring);
                 mio_str raw;
                 T_OK(mio_gguf_kv_raw(f, at, &raw));
                 unsigned char dg[32];
                 char hex[65];
                 T_OK(mio_hash_bytes(MIO_HASH_SHA256, raw.ptr, raw.len, dg));
                 for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", dg[i]);
-                bool eq = mio_gguf_kv_type(f, at) == cJSON_GetObjectItem(rv, "type")->valueint &&
-                          strcmp(hex, cJSON_GetObjectItem(rv, "sha256")->valuestring) == 0;
+                bool eq = mio_gguf_kv_type(f, at) == mio_json_get(rv, "type")->valueint &&
+                          strcmp(hex, mio_json_get(rv, "sha256")->valuestring) == 0;
                 if (eq) {
                     same++;
                     T_CHECK(!expected_diff(name, k->valuestring) || !"a documented difference vanished");
@@ -120,7 +120,7 @@ int main(int argc, char **argv) {
                     if (!expected_diff(name, k->valuestring))
                         fprintf(stderr, "%s: %s differs from the reference (type %d, %zu bytes; reference %d, %d bytes)\n",
                                 name, k->valuestring, mio_gguf_kv_type(f, at), raw.len,
-                                cJSON_GetObjectItem(rv, "type")->valueint, cJSON_GetObjectItem(rv, "bytes")->valueint);
+                                mio_json_get(rv, "type")->valueint, mio_json_get(rv, "bytes")->valueint);
                     T_CHECK(expected_diff(name, k->valuestring));
                 }
                 at++;
@@ -134,12 +134,12 @@ int main(int argc, char **argv) {
             mio_gguf_close(f);
         }
         free(mb.p);
-        cJSON_Delete(cfg);
+        mio_json_free(cfg);
         char cmd[4200];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
         if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp);
     }
-    cJSON_Delete(ref);
+    mio_json_free(ref);
     if (skipped && t_fail == 0 && t_pass == 0) T_SKIP("no case could run");
     T_DONE();
 }

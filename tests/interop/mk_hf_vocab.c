@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static cJSON *read_config(const char *dir) {
+static mio_json *read_config(const char *dir) {
     char p[4096];
     snprintf(p, sizeof p, "%s/config.json", dir);
     FILE *f = fopen(p, "rb");
@@ -30,7 +30,7 @@ static cJSON *read_config(const char *dir) {
         n += r;
     }
     fclose(f);
-    cJSON *j = b ? cJSON_ParseWithLength(b, n) : NULL;
+    mio_json *j = b ? mio_json_parse(b, n, NULL) : NULL;
     free(b);
     return j;
 }
@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--pre") == 0 && i + 1 < argc) o.pre_override = argv[++i];
         else { fprintf(stderr, "mk_hf_vocab: unknown argument %s\n", argv[i]); return 2; }
     }
-    cJSON *cfg = read_config(argv[1]);
+    mio_json *cfg = read_config(argv[1]);
     o.config = cfg;
     mio_writer *w = NULL;
     mio_status st = mio_writer_new(MIO_WRITER_NO_EMPTY_PAD, &w);
@@ -69,13 +69,13 @@ int main(int argc, char **argv) {
     if (st) {
         fprintf(stderr, "mk_hf_vocab: %s: %s\n", mio_status_name(st), mio_last_error());
         mio_writer_free(w);
-        cJSON_Delete(cfg);
+        mio_json_free(cfg);
         return 1;
     }
     printf("{\"n_tokens\": %llu, \"model\": \"%s\", \"pre\": \"%s\", \"ref_pre\": \"%s\", \"differs\": %s}\n",
            (unsigned long long)info.n_tokens, info.model, info.pre, info.ref_pre,
            info.differs_from_reference ? "true" : "false");
     mio_writer_free(w);
-    cJSON_Delete(cfg);
+    mio_json_free(cfg);
     return 0;
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* test_inspect.c — runs the mio-inspect binary on a file written here with the
  * writer (u64 max, i64 min, invalid UTF-8, q8_0/q4_K tensors, alignment 64) and
- * checks its JSON (parsed with cJSON), its human output and its exit codes. */
+ * checks its JSON (parsed with mio_json), its human output and its exit codes. */
 #include <modelio.h>
 
-#include <cjson/cJSON.h>
+#include "core/json.h"
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -76,27 +76,27 @@ static int valid_utf8(const unsigned char *p, size_t n)
     return 1;
 }
 
-static const cJSON *find_kv(const cJSON *root, const char *key)
+static const mio_json *find_kv(const mio_json *root, const char *key)
 {
-    const cJSON *kv;
-    cJSON_ArrayForEach(kv, cJSON_GetObjectItemCaseSensitive(root, "metadata")) {
-        const cJSON *k = cJSON_GetObjectItemCaseSensitive(kv, "key");
-        if (cJSON_IsString(k) && strcmp(k->valuestring, key) == 0)
+    const mio_json *kv;
+    MIO_JSON_FOR_EACH(kv, mio_json_get(root, "metadata")) {
+        const mio_json *k = mio_json_get(kv, "key");
+        if (mio_json_is_string(k) && strcmp(k->valuestring, key) == 0)
             return kv;
     }
     return NULL;
 }
 
-static double num(const cJSON *obj, const char *name)
+static double num(const mio_json *obj, const char *name)
 {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
-    return cJSON_IsNumber(it) ? it->valuedouble : -12345.0;
+    const mio_json *it = mio_json_get(obj, name);
+    return mio_json_is_number(it) ? it->valuedouble : -12345.0;
 }
 
-static const char *str(const cJSON *obj, const char *name)
+static const char *str(const mio_json *obj, const char *name)
 {
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, name);
-    return cJSON_IsString(it) ? it->valuestring : NULL;
+    const mio_json *it = mio_json_get(obj, name);
+    return mio_json_is_string(it) ? it->valuestring : NULL;
 }
 
 static uint64_t write_fixture(uint64_t *header_size)
@@ -148,7 +148,7 @@ static void check_json(uint64_t data_offset)
     T_CHECK(strstr(text, "-9223372036854775808") != NULL);
     T_CHECK(strstr(text, "18446744073709552000") == NULL);
 
-    cJSON *root = cJSON_Parse(text);
+    mio_json *root = mio_json_parse_str(text, NULL);
     T_CHECK(root != NULL);
     if (!root) {
         fprintf(stderr, "JSON did not parse:\n%s\n", text);
@@ -163,7 +163,7 @@ static void check_json(uint64_t data_offset)
     T_CHECK(num(root, "kv_count") == 9.0);
     T_CHECK(num(root, "tensor_count") == 3.0);
 
-    const cJSON *kv = find_kv(root, "general.name");
+    const mio_json *kv = find_kv(root, "general.name");
     T_EQ_STR(str(kv, "type"), "string");
     T_EQ_STR(str(kv, "value"), "ab\xEF\xBF\xBD" "cd"); /* 0xFF became U+FFFD */
 
@@ -178,51 +178,51 @@ static void check_json(uint64_t data_offset)
     T_CHECK(num(kv, "value") == 0.1); /* shortest round-trip text "0.1" */
     kv = find_kv(root, "test.bool");
     T_EQ_STR(str(kv, "type"), "bool");
-    T_CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(kv, "value")));
+    T_CHECK(mio_json_is_true(mio_json_get(kv, "value")));
 
     kv = find_kv(root, "test.small");
     T_EQ_STR(str(kv, "type"), "array");
     T_EQ_STR(str(kv, "array_type"), "i16");
     T_CHECK(num(kv, "count") == 3.0);
-    const cJSON *vals = cJSON_GetObjectItemCaseSensitive(kv, "value");
-    T_EQ_INT(cJSON_GetArraySize(vals), 3);
-    T_CHECK(cJSON_GetArrayItem(vals, 0) && cJSON_GetArrayItem(vals, 0)->valuedouble == -1.0);
-    T_CHECK(cJSON_GetArrayItem(vals, 2) && cJSON_GetArrayItem(vals, 2)->valuedouble == 300.0);
+    const mio_json *vals = mio_json_get(kv, "value");
+    T_EQ_INT(mio_json_size(vals), 3);
+    T_CHECK(mio_json_at(vals, 0) && mio_json_at(vals, 0)->valuedouble == -1.0);
+    T_CHECK(mio_json_at(vals, 2) && mio_json_at(vals, 2)->valuedouble == 300.0);
 
     kv = find_kv(root, "test.big"); /* > 64 elements: count only, no values */
     T_EQ_STR(str(kv, "array_type"), "u32");
     T_CHECK(num(kv, "count") == 100.0);
-    T_CHECK(cJSON_GetObjectItemCaseSensitive(kv, "value") == NULL);
+    T_CHECK(mio_json_get(kv, "value") == NULL);
 
     kv = find_kv(root, "test.strs");
     T_EQ_STR(str(kv, "array_type"), "string");
-    vals = cJSON_GetObjectItemCaseSensitive(kv, "value");
-    T_EQ_INT(cJSON_GetArraySize(vals), 3);
-    T_EQ_STR(cJSON_GetStringValue(cJSON_GetArrayItem(vals, 0)), "x");
-    T_EQ_STR(cJSON_GetStringValue(cJSON_GetArrayItem(vals, 1)), "y\xEF\xBF\xBD"); /* truncated C3 */
-    T_EQ_STR(cJSON_GetStringValue(cJSON_GetArrayItem(vals, 2)), "\"q\"\n");
+    vals = mio_json_get(kv, "value");
+    T_EQ_INT(mio_json_size(vals), 3);
+    T_EQ_STR(mio_json_string(mio_json_at(vals, 0)), "x");
+    T_EQ_STR(mio_json_string(mio_json_at(vals, 1)), "y\xEF\xBF\xBD"); /* truncated C3 */
+    T_EQ_STR(mio_json_string(mio_json_at(vals, 2)), "\"q\"\n");
 
-    const cJSON *ts = cJSON_GetObjectItemCaseSensitive(root, "tensors");
-    T_EQ_INT(cJSON_GetArraySize(ts), 3);
+    const mio_json *ts = mio_json_get(root, "tensors");
+    T_EQ_INT(mio_json_size(ts), 3);
     static const struct { const char *name, *type; int nd; double ne0, ne1, offset, nbytes; } want[3] = {
         { "a", "f32", 2, 4, 2, 0, 32 },
         { "b", "q8_0", 1, 32, 0, 64, 34 },
         { "c", "q4_K", 2, 256, 2, 128, 288 },
     };
     for (int k = 0; k < 3; k++) {
-        const cJSON *t = cJSON_GetArrayItem(ts, k);
-        const cJSON *ne = cJSON_GetObjectItemCaseSensitive(t, "ne");
+        const mio_json *t = mio_json_at(ts, k);
+        const mio_json *ne = mio_json_get(t, "ne");
         T_EQ_STR(str(t, "name"), want[k].name);
         T_EQ_STR(str(t, "type"), want[k].type);
-        T_EQ_INT(cJSON_GetArraySize(ne), want[k].nd);
-        T_CHECK(cJSON_GetArrayItem(ne, 0) && cJSON_GetArrayItem(ne, 0)->valuedouble == want[k].ne0);
+        T_EQ_INT(mio_json_size(ne), want[k].nd);
+        T_CHECK(mio_json_at(ne, 0) && mio_json_at(ne, 0)->valuedouble == want[k].ne0);
         if (want[k].nd == 2)
-            T_CHECK(cJSON_GetArrayItem(ne, 1) && cJSON_GetArrayItem(ne, 1)->valuedouble == want[k].ne1);
+            T_CHECK(mio_json_at(ne, 1) && mio_json_at(ne, 1)->valuedouble == want[k].ne1);
         T_CHECK(num(t, "offset") == want[k].offset);
         T_CHECK(num(t, "nbytes") == want[k].nbytes);
         T_CHECK(num(t, "part") == 0.0);
     }
-    cJSON_Delete(root);
+    mio_json_free(root);
     free(text);
 }
 
@@ -318,17 +318,17 @@ static void check_splits(void)
     for (int with_flag = 0; with_flag < 2; with_flag++) {
         T_EQ_INT(run(with_flag ? "--json --splits insp-00001-of-00002.gguf" : "--json insp-00001-of-00002.gguf"), 0);
         char *text = slurp("inspect_out.txt", NULL);
-        cJSON *root = text ? cJSON_Parse(text) : NULL;
+        mio_json *root = text ? mio_json_parse_str(text, NULL) : NULL;
         T_CHECK(root != NULL);
         if (root) {
             T_CHECK(num(root, "parts") == 2.0);
             T_CHECK(num(root, "tensor_count") == 2.0);
-            const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "tensors"), 1);
+            const mio_json *t = mio_json_at(mio_json_get(root, "tensors"), 1);
             T_EQ_STR(str(t, "name"), "second");
             T_CHECK(num(t, "part") == 1.0);
             T_CHECK(num(t, "offset") == 0.0);
             T_CHECK(num(t, "nbytes") == 32.0);
-            cJSON_Delete(root);
+            mio_json_free(root);
         }
         free(text);
     }
@@ -340,9 +340,9 @@ static void check_splits(void)
     /* --part: only the file given, and the summary says what it is */
     T_EQ_INT(run("--json --part insp-00001-of-00002.gguf"), 0);
     text = slurp("inspect_out.txt", NULL);
-    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    mio_json *root = text ? mio_json_parse_str(text, NULL) : NULL;
     T_CHECK(root && num(root, "parts") == 1.0 && num(root, "tensor_count") == 1.0);
-    cJSON_Delete(root);
+    mio_json_free(root);
     free(text);
     T_EQ_INT(run("--part insp-00002-of-00002.gguf"), 0);
     text = slurp("inspect_out.txt", NULL);

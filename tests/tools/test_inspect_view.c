@@ -4,10 +4,10 @@
  * the "truncated" marker, the "kv" object, the shared JSON vocabulary of GGUF and
  * safetensors (and the deprecated names still there), and the "split: i of n"
  * summary line. The files are written here with libmodelio's writers; JSON is
- * parsed with cJSON. */
+ * parsed with mio_json. */
 #include <modelio.h>
 
-#include <cjson/cJSON.h>
+#include "core/json.h"
 #include <ctype.h>
 #include <sys/wait.h>
 
@@ -37,39 +37,39 @@ static char *out_text(void)
     return (char *)t_read_file("view_out.txt", &len);
 }
 
-static cJSON *run_json(const char *args)
+static mio_json *run_json(const char *args)
 {
     if (run(args) != 0)
         return NULL;
     char *text = out_text();
-    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    mio_json *root = text ? mio_json_parse_str(text, NULL) : NULL;
     if (text && !root)
         fprintf(stderr, "JSON did not parse:\n%s\n", text);
     free(text);
     return root;
 }
 
-static const cJSON *item(const cJSON *o, const char *name)
+static const mio_json *item(const mio_json *o, const char *name)
 {
-    return cJSON_GetObjectItemCaseSensitive(o, name);
+    return mio_json_get(o, name);
 }
 
-static double num(const cJSON *o, const char *name)
+static double num(const mio_json *o, const char *name)
 {
-    const cJSON *it = item(o, name);
-    return cJSON_IsNumber(it) ? it->valuedouble : -12345.0;
+    const mio_json *it = item(o, name);
+    return mio_json_is_number(it) ? it->valuedouble : -12345.0;
 }
 
-static const char *str(const cJSON *o, const char *name)
+static const char *str(const mio_json *o, const char *name)
 {
-    const cJSON *it = item(o, name);
-    return cJSON_IsString(it) ? it->valuestring : NULL;
+    const mio_json *it = item(o, name);
+    return mio_json_is_string(it) ? it->valuestring : NULL;
 }
 
-static const cJSON *find_named(const cJSON *arr, const char *field, const char *want)
+static const mio_json *find_named(const mio_json *arr, const char *field, const char *want)
 {
-    const cJSON *e;
-    cJSON_ArrayForEach(e, arr) {
+    const mio_json *e;
+    MIO_JSON_FOR_EACH(e, arr) {
         const char *s = str(e, field);
         if (s && strcmp(s, want) == 0)
             return e;
@@ -78,12 +78,12 @@ static const cJSON *find_named(const cJSON *arr, const char *field, const char *
 }
 
 /* "[a, b]" of a JSON number array. */
-static const char *nums(const cJSON *arr, char *buf, size_t cap)
+static const char *nums(const mio_json *arr, char *buf, size_t cap)
 {
     size_t l = 0;
-    const cJSON *e;
+    const mio_json *e;
     l += (size_t)snprintf(buf + l, cap - l, "[");
-    cJSON_ArrayForEach(e, arr) {
+    MIO_JSON_FOR_EACH(e, arr) {
         l += (size_t)snprintf(buf + l, cap - l, "%s%.0f", l > 1 ? ", " : "", e->valuedouble);
         if (l >= cap)
             return "(too long)";
@@ -258,54 +258,54 @@ static void check_markdown_st(void)
 static void check_json_arrays(void)
 {
     /* without --json-array: count, "truncated": true, no value — in the list and in kv */
-    cJSON *root = run_json("--json " GG);
+    mio_json *root = run_json("--json " GG);
     T_CHECK(root != NULL);
-    const cJSON *md = item(root, "metadata");
-    const cJSON *big = find_named(md, "key", "test.big");
+    const mio_json *md = item(root, "metadata");
+    const mio_json *big = find_named(md, "key", "test.big");
     T_CHECK(num(big, "count") == 100.0);
-    T_CHECK(cJSON_IsTrue(item(big, "truncated")));
+    T_CHECK(mio_json_is_true(item(big, "truncated")));
     T_CHECK(item(big, "value") == NULL);
-    const cJSON *small = find_named(md, "key", "test.small");
-    T_CHECK(item(small, "truncated") == NULL && cJSON_GetArraySize(item(small, "value")) == 3);
-    const cJSON *kv = item(root, "kv");
-    T_CHECK(cJSON_IsObject(kv));
+    const mio_json *small = find_named(md, "key", "test.small");
+    T_CHECK(item(small, "truncated") == NULL && mio_json_size(item(small, "value")) == 3);
+    const mio_json *kv = item(root, "kv");
+    T_CHECK(mio_json_is_object(kv));
     T_EQ_STR(str(kv, "general.architecture"), "llama");
     T_CHECK(num(kv, "test.answer") == 42.0);
     T_EQ_STR(str(kv, "test.hostile"), "a|b`c\x1b[31m\n"); /* JSON-escaped, read back exactly */
-    const cJSON *kbig = item(kv, "test.big");
-    T_CHECK(cJSON_IsObject(kbig) && cJSON_IsTrue(item(kbig, "truncated")) && num(kbig, "count") == 100.0);
-    const cJSON *ksmall = item(kv, "test.small");
-    T_CHECK(cJSON_IsArray(ksmall) && cJSON_GetArraySize(ksmall) == 3);
-    T_CHECK(cJSON_GetArrayItem(ksmall, 2) && cJSON_GetArrayItem(ksmall, 2)->valuedouble == 300.0);
+    const mio_json *kbig = item(kv, "test.big");
+    T_CHECK(mio_json_is_object(kbig) && mio_json_is_true(item(kbig, "truncated")) && num(kbig, "count") == 100.0);
+    const mio_json *ksmall = item(kv, "test.small");
+    T_CHECK(mio_json_is_array(ksmall) && mio_json_size(ksmall) == 3);
+    T_CHECK(mio_json_at(ksmall, 2) && mio_json_at(ksmall, 2)->valuedouble == 300.0);
     /* the kv object follows file order and has every key once */
-    T_EQ_INT(cJSON_GetArraySize(kv), 5);
+    T_EQ_INT(mio_json_size(kv), 5);
     T_EQ_STR(kv->child ? kv->child->string : NULL, "general.architecture");
-    cJSON_Delete(root);
+    mio_json_free(root);
 
     /* --json-array (implies --json): all 100 values, no marker */
     root = run_json("--json-array " GG);
     T_CHECK(root != NULL);
     big = find_named(item(root, "metadata"), "key", "test.big");
     T_CHECK(item(big, "truncated") == NULL);
-    T_EQ_INT(cJSON_GetArraySize(item(big, "value")), 100);
-    T_CHECK(cJSON_GetArrayItem(item(big, "value"), 99) &&
-            cJSON_GetArrayItem(item(big, "value"), 99)->valuedouble == 693.0);
+    T_EQ_INT(mio_json_size(item(big, "value")), 100);
+    T_CHECK(mio_json_at(item(big, "value"), 99) &&
+            mio_json_at(item(big, "value"), 99)->valuedouble == 693.0);
     kbig = item(item(root, "kv"), "test.big");
-    T_CHECK(cJSON_IsArray(kbig) && cJSON_GetArraySize(kbig) == 100);
-    T_CHECK(cJSON_GetArrayItem(kbig, 50) && cJSON_GetArrayItem(kbig, 50)->valuedouble == 350.0);
-    cJSON_Delete(root);
+    T_CHECK(mio_json_is_array(kbig) && mio_json_size(kbig) == 100);
+    T_CHECK(mio_json_at(kbig, 50) && mio_json_at(kbig, 50)->valuedouble == 350.0);
+    mio_json_free(root);
     root = run_json("--json --json-array " GG);
-    T_CHECK(root && cJSON_GetArraySize(item(find_named(item(root, "metadata"), "key", "test.big"), "value")) == 100);
-    cJSON_Delete(root);
+    T_CHECK(root && mio_json_size(item(find_named(item(root, "metadata"), "key", "test.big"), "value")) == 100);
+    mio_json_free(root);
 }
 
 /* The names of an object's members, sorted, comma-joined. */
-static const char *member_names(const cJSON *o, char *buf, size_t cap)
+static const char *member_names(const mio_json *o, char *buf, size_t cap)
 {
     const char *names[64];
     int n = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, o) {
+    const mio_json *e;
+    MIO_JSON_FOR_EACH(e, o) {
         if (n < 64)
             names[n++] = e->string;
     }
@@ -337,16 +337,16 @@ static int ieq(const char *a, const char *b)
 static void check_vocabulary(void)
 {
     char b1[256], b2[256];
-    cJSON *g = run_json("--json view_pair.gguf");
-    cJSON *s = run_json("--json " ST);
+    mio_json *g = run_json("--json view_pair.gguf");
+    mio_json *s = run_json("--json " ST);
     T_CHECK(g && s);
     if (!g || !s) {
-        cJSON_Delete(g);
-        cJSON_Delete(s);
+        mio_json_free(g);
+        mio_json_free(s);
         return;
     }
-    const cJSON *tg = find_named(item(g, "tensors"), "name", "model.layers.0.mlp.weight");
-    const cJSON *ts = find_named(item(s, "tensors"), "name", "model.layers.0.mlp.weight");
+    const mio_json *tg = find_named(item(g, "tensors"), "name", "model.layers.0.mlp.weight");
+    const mio_json *ts = find_named(item(s, "tensors"), "name", "model.layers.0.mlp.weight");
     static const char *const shared[] = { "name", "dtype", "shape", "elements", "offset", "nbytes", "file" };
     for (size_t k = 0; k < sizeof shared / sizeof shared[0]; k++) {
         T_CHECK(item(tg, shared[k]) != NULL);
@@ -374,11 +374,11 @@ static void check_vocabulary(void)
     T_CHECK(num(g, "kv_count") == 1.0 && num(s, "kv_count") == 1.0);
     T_EQ_STR(str(item(g, "kv"), "format"), "pt");
     T_EQ_STR(str(item(s, "kv"), "format"), "pt");
-    const cJSON *ms = cJSON_GetArrayItem(item(s, "metadata"), 0);
+    const mio_json *ms = mio_json_at(item(s, "metadata"), 0);
     T_EQ_STR(str(ms, "type"), "string");
     T_EQ_STR(str(ms, "value"), "pt");
-    const cJSON *dg = find_named(item(g, "dtypes"), "dtype", "f32");
-    const cJSON *ds = find_named(item(s, "dtypes"), "dtype", "BF16");
+    const mio_json *dg = find_named(item(g, "dtypes"), "dtype", "f32");
+    const mio_json *ds = find_named(item(s, "dtypes"), "dtype", "BF16");
     T_CHECK(num(dg, "tensors") == 1.0 && num(dg, "elements") == 8.0 && num(dg, "bytes") == 32.0);
     T_CHECK(num(dg, "bits_per_weight") == 32.0);
     T_CHECK(num(ds, "tensors") == 1.0 && num(ds, "elements") == 3.0 && num(ds, "bytes") == 6.0);
@@ -386,7 +386,7 @@ static void check_vocabulary(void)
     T_EQ_STR(member_names(dg, b1, sizeof b1), "bits_per_weight,bytes,dtype,elements,tensors");
     T_EQ_STR(member_names(ds, b2, sizeof b2), "bits_per_weight,bytes,dtype,elements,tensors");
     /* safetensors tensors in data order: the bias is second, at offset 32 */
-    const cJSON *bias = find_named(item(s, "tensors"), "name", "model.norm.bias");
+    const mio_json *bias = find_named(item(s, "tensors"), "name", "model.norm.bias");
     T_CHECK(num(bias, "offset") == 32.0);
     T_EQ_STR(nums(item(bias, "data_offsets"), b1, sizeof b1), "[32, 38]");
 
@@ -396,22 +396,22 @@ static void check_vocabulary(void)
     T_EQ_STR(nums(item(tg, "ne"), b1, sizeof b1), "[4, 2]");
     T_CHECK(num(tg, "part") == 0.0);
     T_CHECK(num(g, "parts") == 1.0);
-    const cJSON *old = find_named(item(g, "types"), "type", "f32");
+    const mio_json *old = find_named(item(g, "types"), "type", "f32");
     T_CHECK(num(old, "tensors") == 1.0 && num(old, "elements") == 8.0 && num(old, "bytes") == 32.0);
     T_EQ_STR(member_names(old, b1, sizeof b1), "bytes,elements,tensors,type");
     T_CHECK(num(s, "shards") == 1.0);
-    cJSON_Delete(g);
-    cJSON_Delete(s);
+    mio_json_free(g);
+    mio_json_free(s);
 
     /* bits_per_weight of a quantized type: q4_K is 144 bytes per 256 weights */
     g = run_json("--json " GG);
-    const cJSON *q = find_named(item(g, "dtypes"), "dtype", "q4_K");
+    const mio_json *q = find_named(item(g, "dtypes"), "dtype", "q4_K");
     T_CHECK(num(q, "bits_per_weight") == 4.5);
     T_CHECK(num(q, "elements") == 512.0 && num(q, "bytes") == 288.0);
-    const cJSON *t = find_named(item(g, "tensors"), "name", "blk.0.attn_q.weight");
+    const mio_json *t = find_named(item(g, "tensors"), "name", "blk.0.attn_q.weight");
     T_EQ_STR(nums(item(t, "shape"), b1, sizeof b1), "[2, 256]");
     T_EQ_STR(nums(item(t, "ne"), b2, sizeof b2), "[256, 2]");
-    cJSON_Delete(g);
+    mio_json_free(g);
 }
 
 static void write_part(const char *path, uint16_t no, const char *tname)
@@ -457,11 +457,11 @@ static void check_split(void)
     T_CHECK(strstr(text, "There are 3 tensors with 12 elements in all, in 3 groups.\n") != NULL);
     free(text);
     /* JSON: files is the part count; every tensor says which file holds it */
-    cJSON *root = run_json("--json vsplit-00001-of-00003.gguf");
+    mio_json *root = run_json("--json vsplit-00001-of-00003.gguf");
     T_CHECK(root && num(root, "files") == 3.0 && num(root, "parts") == 3.0);
-    const cJSON *t = find_named(item(root, "tensors"), "name", "blk.2.a.weight");
+    const mio_json *t = find_named(item(root, "tensors"), "name", "blk.2.a.weight");
     T_CHECK(num(t, "file") == 2.0 && num(t, "part") == 2.0);
-    cJSON_Delete(root);
+    mio_json_free(root);
 }
 
 static void put_str(FILE *fp, const char *p, uint64_t n)
@@ -495,12 +495,12 @@ static void check_hostile_key(void)
         fputc(0, fp);
     fclose(fp);
 
-    cJSON *root = run_json("--json view_hostile.gguf");
+    mio_json *root = run_json("--json view_hostile.gguf");
     T_CHECK(root != NULL);
-    const cJSON *kv = item(root, "kv");
-    T_EQ_INT(cJSON_GetArraySize(kv), 1);
+    const mio_json *kv = item(root, "kv");
+    T_EQ_INT(mio_json_size(kv), 1);
     T_EQ_STR(kv && kv->child ? kv->child->string : NULL, "bad\x01\xEF\xBF\xBD|`key\x1b");
-    cJSON_Delete(root);
+    mio_json_free(root);
     T_EQ_INT(run("--json view_hostile.gguf"), 0);
     char *text = out_text();
     T_CHECK(text && strstr(text, "\"bad\\u0001\xEF\xBF\xBD|`key\\u001b\":\t\"v\\u0000al|ue\\u001b[2J\"") != NULL);

@@ -5,7 +5,7 @@
  * hostile cases (exit 1, library message, nothing on stdout). */
 #include <modelio.h>
 
-#include <cjson/cJSON.h>
+#include "core/json.h"
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -51,43 +51,43 @@ static int run(const char *args)
     return WEXITSTATUS(rc);
 }
 
-static cJSON *run_json(const char *args)
+static mio_json *run_json(const char *args)
 {
     if (run(args) != 0)
         return NULL;
     char *text = slurp("st_out.txt", NULL);
-    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    mio_json *root = text ? mio_json_parse_str(text, NULL) : NULL;
     free(text);
     return root;
 }
 
-static const cJSON *item(const cJSON *obj, const char *name)
+static const mio_json *item(const mio_json *obj, const char *name)
 {
-    return cJSON_GetObjectItemCaseSensitive(obj, name);
+    return mio_json_get(obj, name);
 }
 
-static double num(const cJSON *obj, const char *name)
+static double num(const mio_json *obj, const char *name)
 {
-    const cJSON *it = item(obj, name);
-    return cJSON_IsNumber(it) ? it->valuedouble : -12345.0;
+    const mio_json *it = item(obj, name);
+    return mio_json_is_number(it) ? it->valuedouble : -12345.0;
 }
 
-static const char *str(const cJSON *obj, const char *name)
+static const char *str(const mio_json *obj, const char *name)
 {
-    const cJSON *it = item(obj, name);
-    return cJSON_IsString(it) ? it->valuestring : NULL;
+    const mio_json *it = item(obj, name);
+    return mio_json_is_string(it) ? it->valuestring : NULL;
 }
 
 /* "[a, b, ...]" of a JSON number array, for comparing shapes and offsets. */
-static const char *nums(const cJSON *arr, char *buf, size_t cap)
+static const char *nums(const mio_json *arr, char *buf, size_t cap)
 {
     size_t o = 0;
-    const cJSON *e;
-    if (!cJSON_IsArray(arr))
+    const mio_json *e;
+    if (!mio_json_is_array(arr))
         return "(not an array)";
     o += (size_t)snprintf(buf + o, cap - o, "[");
-    cJSON_ArrayForEach(e, arr) {
-        o += (size_t)snprintf(buf + o, cap - o, "%s%.0f", o > 1 ? "," : "", cJSON_IsNumber(e) ? e->valuedouble : -1.0);
+    MIO_JSON_FOR_EACH(e, arr) {
+        o += (size_t)snprintf(buf + o, cap - o, "%s%.0f", o > 1 ? "," : "", mio_json_is_number(e) ? e->valuedouble : -1.0);
         if (o >= cap)
             return buf;
     }
@@ -95,7 +95,7 @@ static const char *nums(const cJSON *arr, char *buf, size_t cap)
     return buf;
 }
 
-static void check_tensor(const cJSON *t, const char *name, const char *dtype, const char *shape, const char *offs,
+static void check_tensor(const mio_json *t, const char *name, const char *dtype, const char *shape, const char *offs,
                          double nbytes)
 {
     char b[128];
@@ -109,7 +109,7 @@ static void check_tensor(const cJSON *t, const char *name, const char *dtype, co
 /* three_dtypes.safetensors, written by upstream's serialize_to_file */
 static void check_golden_json(void)
 {
-    cJSON *root = run_json("--json " GOLDEN "three_dtypes.safetensors");
+    mio_json *root = run_json("--json " GOLDEN "three_dtypes.safetensors");
     T_CHECK(root != NULL);
     if (!root)
         return;
@@ -119,37 +119,37 @@ static void check_golden_json(void)
     T_CHECK(num(root, "file_size") == 254.0); /* 8 + 216 + 30 */
     T_CHECK(num(root, "shards") == 1.0);
     T_CHECK(num(root, "tensor_count") == 3.0);
-    T_CHECK(cJSON_IsFalse(item(root, "index")));
+    T_CHECK(mio_json_is_false(item(root, "index")));
 
-    const cJSON *meta = item(root, "metadata");
-    T_EQ_INT(cJSON_GetArraySize(meta), 1);
-    T_EQ_STR(str(cJSON_GetArrayItem(meta, 0), "key"), "format");
-    T_EQ_STR(str(cJSON_GetArrayItem(meta, 0), "value"), "pt");
+    const mio_json *meta = item(root, "metadata");
+    T_EQ_INT(mio_json_size(meta), 1);
+    T_EQ_STR(str(mio_json_at(meta, 0), "key"), "format");
+    T_EQ_STR(str(mio_json_at(meta, 0), "value"), "pt");
 
-    const cJSON *ts = item(root, "tensors");
-    T_EQ_INT(cJSON_GetArraySize(ts), 3);
+    const mio_json *ts = item(root, "tensors");
+    T_EQ_INT(mio_json_size(ts), 3);
     /* data order = upstream's dtype-descending order: I64, F32, BF16 */
-    check_tensor(cJSON_GetArrayItem(ts, 0), "c_i64", "I64", "[1]", "[0,8]", 8);
-    check_tensor(cJSON_GetArrayItem(ts, 1), "a_f32", "F32", "[2,2]", "[8,24]", 16);
-    check_tensor(cJSON_GetArrayItem(ts, 2), "b_bf16", "BF16", "[3]", "[24,30]", 6);
-    T_CHECK(item(cJSON_GetArrayItem(ts, 0), "shard") == NULL); /* only for index files */
+    check_tensor(mio_json_at(ts, 0), "c_i64", "I64", "[1]", "[0,8]", 8);
+    check_tensor(mio_json_at(ts, 1), "a_f32", "F32", "[2,2]", "[8,24]", 16);
+    check_tensor(mio_json_at(ts, 2), "b_bf16", "BF16", "[3]", "[24,30]", 6);
+    T_CHECK(item(mio_json_at(ts, 0), "shard") == NULL); /* only for index files */
 
-    const cJSON *dt = item(root, "dtypes");
-    T_EQ_INT(cJSON_GetArraySize(dt), 3);
-    T_EQ_STR(str(cJSON_GetArrayItem(dt, 1), "dtype"), "F32");
-    T_CHECK(num(cJSON_GetArrayItem(dt, 1), "elements") == 4.0);
-    T_CHECK(num(cJSON_GetArrayItem(dt, 1), "bytes") == 16.0);
-    cJSON_Delete(root);
+    const mio_json *dt = item(root, "dtypes");
+    T_EQ_INT(mio_json_size(dt), 3);
+    T_EQ_STR(str(mio_json_at(dt, 1), "dtype"), "F32");
+    T_CHECK(num(mio_json_at(dt, 1), "elements") == 4.0);
+    T_CHECK(num(mio_json_at(dt, 1), "bytes") == 16.0);
+    mio_json_free(root);
 
     /* a scalar (shape []) and 64-bit numbers printed as exact integers */
     root = run_json("--json " GOLDEN "scalar.safetensors");
     T_CHECK(root != NULL);
     if (root) {
-        const cJSON *t = cJSON_GetArrayItem(item(root, "tensors"), 0);
+        const mio_json *t = mio_json_at(item(root, "tensors"), 0);
         char b[64];
         T_EQ_STR(nums(item(t, "shape"), b, sizeof b), "[]");
         T_EQ_STR(nums(item(t, "data_offsets"), b, sizeof b), "[0,4]");
-        cJSON_Delete(root);
+        mio_json_free(root);
     }
     T_EQ_INT(run("--json " GOLDEN "large_20000.safetensors"), 0);
     char *text = slurp("st_out.txt", NULL);
@@ -204,26 +204,26 @@ static void check_index(void)
     T_OK(mio_st_save_sharded("st_sharded", e, 3, &m, 1, 20, &n_shards));
     T_EQ_INT(n_shards, 2);
 
-    cJSON *root = run_json("--json st_sharded/model.safetensors.index.json");
+    mio_json *root = run_json("--json st_sharded/model.safetensors.index.json");
     T_CHECK(root != NULL);
     if (root) {
         T_EQ_STR(str(root, "format"), "safetensors");
-        T_CHECK(cJSON_IsTrue(item(root, "index")));
+        T_CHECK(mio_json_is_true(item(root, "index")));
         T_CHECK(num(root, "shards") == 2.0);
         T_CHECK(num(root, "tensor_count") == 3.0);
         /* shard 1: {"__metadata__":{"format":"pt"},"a":{...[0,16]}} is 88 bytes, already aligned */
         T_CHECK(num(root, "header_size") == 88.0);
         T_CHECK(num(root, "file_size") == 8.0 + 88.0 + 16.0);
-        T_EQ_STR(str(cJSON_GetArrayItem(item(root, "metadata"), 0), "value"), "pt");
-        const cJSON *ts = item(root, "tensors");
-        T_EQ_INT(cJSON_GetArraySize(ts), 3);
-        check_tensor(cJSON_GetArrayItem(ts, 0), "a", "F32", "[2,2]", "[0,16]", 16);
-        check_tensor(cJSON_GetArrayItem(ts, 1), "b", "I64", "[2]", "[0,16]", 16);
-        check_tensor(cJSON_GetArrayItem(ts, 2), "c", "U8", "[4]", "[16,20]", 4);
-        T_CHECK(num(cJSON_GetArrayItem(ts, 0), "shard") == 0.0);
-        T_CHECK(num(cJSON_GetArrayItem(ts, 1), "shard") == 1.0);
-        T_CHECK(num(cJSON_GetArrayItem(ts, 2), "shard") == 1.0);
-        cJSON_Delete(root);
+        T_EQ_STR(str(mio_json_at(item(root, "metadata"), 0), "value"), "pt");
+        const mio_json *ts = item(root, "tensors");
+        T_EQ_INT(mio_json_size(ts), 3);
+        check_tensor(mio_json_at(ts, 0), "a", "F32", "[2,2]", "[0,16]", 16);
+        check_tensor(mio_json_at(ts, 1), "b", "I64", "[2]", "[0,16]", 16);
+        check_tensor(mio_json_at(ts, 2), "c", "U8", "[4]", "[16,20]", 4);
+        T_CHECK(num(mio_json_at(ts, 0), "shard") == 0.0);
+        T_CHECK(num(mio_json_at(ts, 1), "shard") == 1.0);
+        T_CHECK(num(mio_json_at(ts, 2), "shard") == 1.0);
+        mio_json_free(root);
     }
     /* the second shard on its own: 140 bytes of JSON padded to 144 */
     root = run_json("--json st_sharded/model-00002-of-00002.safetensors");
@@ -231,8 +231,8 @@ static void check_index(void)
     if (root) {
         T_CHECK(num(root, "header_size") == 144.0);
         T_CHECK(num(root, "file_size") == 8.0 + 144.0 + 20.0);
-        T_CHECK(cJSON_IsFalse(item(root, "index")));
-        cJSON_Delete(root);
+        T_CHECK(mio_json_is_false(item(root, "index")));
+        mio_json_free(root);
     }
 
     T_EQ_INT(run("--tensors st_sharded/model.safetensors.index.json"), 0);

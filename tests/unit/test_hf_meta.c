@@ -63,7 +63,7 @@ typedef struct run_out {
     hf_meta m;
 } run_out;
 
-static void run(const char *dir, const cJSON *config, const char *model_name, const hf_meta_tensor *t, size_t nt,
+static void run(const char *dir, const mio_json *config, const char *model_name, const hf_meta_tensor *t, size_t nt,
                 run_out *r) {
     memset(r, 0, sizeof *r);
     mio_writer *w = NULL;
@@ -214,16 +214,16 @@ static const char *type_name(int t) {
 
 /* The first difference between the written keys and the expected ones, into
  * msg; false when they are identical. */
-static bool kv_diff(const mio_gguf_file *f, const cJSON *kv, char *msg, size_t msz) {
+static bool kv_diff(const mio_gguf_file *f, const mio_json *kv, char *msg, size_t msz) {
     int64_t n = mio_gguf_kv_count(f);
-    int64_t want = cJSON_GetArraySize(kv);
+    int64_t want = mio_json_size(kv);
     for (int64_t i = 0; i < n || i < want; i++) {
-        const cJSON *e = i < want ? cJSON_GetArrayItem(kv, (int)i) : NULL;
-        if (i >= n) { snprintf(msg, msz, "entry %lld: missing %s", (long long)i, cJSON_GetArrayItem(e, 0)->valuestring); return true; }
+        const mio_json *e = i < want ? mio_json_at(kv, (int)i) : NULL;
+        if (i >= n) { snprintf(msg, msz, "entry %lld: missing %s", (long long)i, mio_json_at(e, 0)->valuestring); return true; }
         mio_str k = mio_gguf_kv_key(f, i);
         if (!e) { snprintf(msg, msz, "entry %lld: extra key %.*s", (long long)i, (int)k.len, k.ptr); return true; }
-        const char *wk = cJSON_GetArrayItem(e, 0)->valuestring, *wt = cJSON_GetArrayItem(e, 1)->valuestring;
-        const cJSON *wv = cJSON_GetArrayItem(e, 2);
+        const char *wk = mio_json_at(e, 0)->valuestring, *wt = mio_json_at(e, 1)->valuestring;
+        const mio_json *wv = mio_json_at(e, 2);
         if (k.len != strlen(wk) || memcmp(k.ptr, wk, k.len) != 0) {
             snprintf(msg, msz, "entry %lld: key %.*s, expected %s", (long long)i, (int)k.len, k.ptr, wk);
             return true;
@@ -242,12 +242,12 @@ static bool kv_diff(const mio_gguf_file *f, const cJSON *kv, char *msg, size_t m
         } else if (t == MIO_GGUF_F32) {
             uint32_t bits;
             memcpy(&bits, v.data, 4);
-            double wb = cJSON_GetObjectItemCaseSensitive(wv, "f32_bits")->valuedouble;
+            double wb = mio_json_get(wv, "f32_bits")->valuedouble;
             if ((double)bits != wb) { snprintf(msg, msz, "%s: f32 bits 0x%08x, expected 0x%08llx", wk, bits, (unsigned long long)wb); return true; }
         } else if (t == MIO_GGUF_I32) {
             int32_t x;
             memcpy(&x, v.data, 4);
-            double wx = cJSON_IsBool(wv) ? (double)cJSON_IsTrue(wv) : wv->valuedouble;
+            double wx = mio_json_is_bool(wv) ? (double)mio_json_is_true(wv) : wv->valuedouble;
             if ((double)x != wx) { snprintf(msg, msz, "%s: %d, expected %.17g", wk, x, wx); return true; }
         } else {
             snprintf(msg, msz, "%s: type %s not compared", wk, wt);
@@ -262,17 +262,17 @@ static void reference_cases(void) {
     char *text = (char *)t_read_file(MIO_TEST_DATA "/hf/meta-reference.json", &len);
     T_CHECK(text != NULL);
     if (!text) return;
-    cJSON *root = cJSON_Parse(text);
+    mio_json *root = mio_json_parse_str(text, NULL);
     free(text);
     T_CHECK(root != NULL);
     if (!root) return;
 
-    const cJSON *sl;
+    const mio_json *sl;
     int n_sl = 0, ok_sl = 0;
-    cJSON_ArrayForEach(sl, cJSON_GetObjectItemCaseSensitive(root, "size_labels")) {
+    MIO_JSON_FOR_EACH(sl, mio_json_get(root, "size_labels")) {
         int64_t a[4];
-        for (int k = 0; k < 4; k++) a[k] = (int64_t)cJSON_GetArrayItem(sl, k)->valuedouble;
-        const char *want = cJSON_GetArrayItem(sl, 4)->valuestring;
+        for (int k = 0; k < 4; k++) a[k] = (int64_t)mio_json_at(sl, k)->valuedouble;
+        const char *want = mio_json_at(sl, 4)->valuestring;
         char *got = mio_hf_size_label(a[0], a[1], a[2], a[3]);
         n_sl++;
         if (got && strcmp(got, want) == 0) ok_sl++;
@@ -284,17 +284,17 @@ static void reference_cases(void) {
     printf("size_label: %d of %d reference values identical\n", ok_sl, n_sl);
     T_EQ_INT(ok_sl, n_sl);
 
-    const cJSON *types = cJSON_GetObjectItemCaseSensitive(root, "output_types");
+    const mio_json *types = mio_json_get(root, "output_types");
     int n = 0, same = 0, idx = 0;
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(root, "cases")) {
+    const mio_json *c;
+    MIO_JSON_FOR_EACH(c, mio_json_get(root, "cases")) {
         idx++;
-        const char *dname = cJSON_GetObjectItemCaseSensitive(c, "dir")->valuestring;
-        const char *suffix = cJSON_GetObjectItemCaseSensitive(c, "dir_suffix")->valuestring;
-        const cJSON *config = cJSON_GetObjectItemCaseSensitive(c, "config");
-        const cJSON *gen = cJSON_GetObjectItemCaseSensitive(c, "generation_config_text");
-        const cJSON *mn = cJSON_GetObjectItemCaseSensitive(c, "model_name");
-        const cJSON *error = cJSON_GetObjectItemCaseSensitive(c, "error");
+        const char *dname = mio_json_get(c, "dir")->valuestring;
+        const char *suffix = mio_json_get(c, "dir_suffix")->valuestring;
+        const mio_json *config = mio_json_get(c, "config");
+        const mio_json *gen = mio_json_get(c, "generation_config_text");
+        const mio_json *mn = mio_json_get(c, "model_name");
+        const mio_json *error = mio_json_get(c, "error");
         char sub[32];
         snprintf(sub, sizeof sub, "case%d", idx); /* one parent per case: names repeat */
         char *parent = fmt_path(g_root, sub);
@@ -305,7 +305,7 @@ static void reference_cases(void) {
             free(dir);
             continue;
         }
-        if (cJSON_IsString(gen)) {
+        if (mio_json_is_string(gen)) {
             char *g = fmt_path(dir, "generation_config.json");
             T_CHECK(g && write_text(g, gen->valuestring));
             free(g);
@@ -314,17 +314,17 @@ static void reference_cases(void) {
         char *full = malloc(full_n);
         snprintf(full, full_n, "%s%s", dir, suffix);
 
-        const cJSON *tl = cJSON_GetObjectItemCaseSensitive(c, "tensors");
-        int nt = cJSON_GetArraySize(tl);
+        const mio_json *tl = mio_json_get(c, "tensors");
+        int nt = mio_json_size(tl);
         hf_meta_tensor *t = calloc((size_t)nt + 1, sizeof *t);
         for (int k = 0; k < nt; k++) {
-            const cJSON *e = cJSON_GetArrayItem(tl, k), *ne = cJSON_GetArrayItem(e, 1);
-            t[k].name = cJSON_GetArrayItem(e, 0)->valuestring;
-            t[k].n_dims = (uint32_t)cJSON_GetArraySize(ne);
-            for (uint32_t d = 0; d < t[k].n_dims && d < 4; d++) t[k].ne[d] = (int64_t)cJSON_GetArrayItem(ne, (int)d)->valuedouble;
+            const mio_json *e = mio_json_at(tl, k), *ne = mio_json_at(e, 1);
+            t[k].name = mio_json_at(e, 0)->valuestring;
+            t[k].n_dims = (uint32_t)mio_json_size(ne);
+            for (uint32_t d = 0; d < t[k].n_dims && d < 4; d++) t[k].ne[d] = (int64_t)mio_json_at(ne, (int)d)->valuedouble;
         }
         run_out r;
-        run(full, cJSON_IsNull(config) ? NULL : config, cJSON_IsString(mn) ? mn->valuestring : NULL, t, (size_t)nt, &r);
+        run(full, mio_json_is_null(config) ? NULL : config, mio_json_is_string(mn) ? mn->valuestring : NULL, t, (size_t)nt, &r);
 
         char msg[512] = "";
         bool bad = false;
@@ -334,20 +334,20 @@ static void reference_cases(void) {
             snprintf(msg, sizeof msg, "%s: %s", mio_status_name(r.st), mio_last_error());
             bad = true;
         } else {
-            const cJSON *pa = cJSON_GetObjectItemCaseSensitive(c, "params");
+            const mio_json *pa = mio_json_get(c, "params");
             int64_t got[4] = {r.m.total_params, r.m.shared_params, r.m.expert_params, r.m.expert_count};
             for (int k = 0; k < 4 && !bad; k++)
-                if ((double)got[k] != cJSON_GetArrayItem(pa, k)->valuedouble) {
+                if ((double)got[k] != mio_json_at(pa, k)->valuedouble) {
                     snprintf(msg, sizeof msg, "parameter count %d: %lld, expected %.17g", k, (long long)got[k],
-                             cJSON_GetArrayItem(pa, k)->valuedouble);
+                             mio_json_at(pa, k)->valuedouble);
                     bad = true;
                 }
-            if (!bad) bad = kv_diff(r.f, cJSON_GetObjectItemCaseSensitive(c, "kv"), msg, sizeof msg);
-            const cJSON *fns = cJSON_GetObjectItemCaseSensitive(c, "filenames"), *ty;
-            cJSON_ArrayForEach(ty, types) {
+            if (!bad) bad = kv_diff(r.f, mio_json_get(c, "kv"), msg, sizeof msg);
+            const mio_json *fns = mio_json_get(c, "filenames"), *ty;
+            MIO_JSON_FOR_EACH(ty, types) {
                 if (bad) break;
                 char *fn = mio_hf_default_filename(&r.m, ty->valuestring, false);
-                const char *want = cJSON_GetObjectItemCaseSensitive(fns, ty->valuestring)->valuestring;
+                const char *want = mio_json_get(fns, ty->valuestring)->valuestring;
                 if (!fn || strcmp(fn, want) != 0) {
                     snprintf(msg, sizeof msg, "file name (%s): \"%s\", expected \"%s\"", ty->valuestring, fn ? fn : "(null)", want);
                     bad = true;
@@ -356,7 +356,7 @@ static void reference_cases(void) {
             }
             if (!bad) {
                 char *fn = mio_hf_default_filename(&r.m, NULL, true);
-                const char *want = cJSON_GetObjectItemCaseSensitive(fns, "vocab")->valuestring;
+                const char *want = mio_json_get(fns, "vocab")->valuestring;
                 if (!fn || strcmp(fn, want) != 0) {
                     snprintf(msg, sizeof msg, "vocab file name: \"%s\", expected \"%s\"", fn ? fn : "(null)", want);
                     bad = true;
@@ -377,7 +377,7 @@ static void reference_cases(void) {
     printf("general.* metadata: %d of %d reference cases identical\n", same, n);
     T_EQ_INT(same, n);
     T_CHECK(n >= 100);
-    cJSON_Delete(root);
+    mio_json_free(root);
 }
 
 int main(void) {
