@@ -302,7 +302,9 @@ static mio_status trainer_json(uint64_t step, uint64_t seed, const char *extra, 
     *out = NULL;
     mio_json *ex = NULL;
     if (extra) {
-        ex = mio_json_parse_str(extra, NULL);
+        mio_json_error je;
+        ex = mio_json_parse_str(extra, &je);
+        if (!ex && je.nomem) return mio_err_set(MIO_ERR_NOMEM, "out of memory parsing extra_json");
         if (!ex || !mio_json_is_object(ex)) {
             mio_json_free(ex);
             return mio_err_set(MIO_ERR_INVALID_JSON, "extra_json is not a JSON object");
@@ -496,7 +498,9 @@ static mio_status read_small(const char *path, const char *what, char **out, siz
 mio_status mio_ckpt_parse_trainer_state(const char *text, size_t len, uint64_t *step, uint64_t *seed, char **extra) {
     *extra = NULL;
     if (strlen(text) != len) return mio_err_set(MIO_ERR_INVALID_JSON, "trainer_state.json holds a NUL byte");
-    mio_json *j = mio_json_parse(text, len, NULL);
+    mio_json_error je;
+    mio_json *j = mio_json_parse(text, len, &je);
+    if (!j && je.nomem) return mio_err_set(MIO_ERR_NOMEM, "out of memory parsing trainer_state.json");
     if (!j || !mio_json_is_object(j)) {
         mio_json_free(j);
         return mio_err_set(MIO_ERR_INVALID_JSON, "trainer_state.json is not a JSON object");
@@ -561,7 +565,9 @@ static bool hex64(const char *s, uint64_t *v) {
 mio_status mio_ckpt_parse_sentinel(const char *text, size_t len, ck_file **files, size_t *n_files) {
     *files = NULL, *n_files = 0;
     if (strlen(text) != len) return mio_err_set(MIO_ERR_INVALID_JSON, "the sentinel holds a NUL byte");
-    mio_json *j = mio_json_parse(text, len, NULL);
+    mio_json_error je;
+    mio_json *j = mio_json_parse(text, len, &je);
+    if (!j && je.nomem) return mio_err_set(MIO_ERR_NOMEM, "out of memory parsing the sentinel");
     if (!j || !mio_json_is_object(j)) {
         mio_json_free(j);
         return mio_err_set(MIO_ERR_INVALID_JSON, "the sentinel is not a JSON object (an interrupted or damaged save)");

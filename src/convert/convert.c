@@ -561,7 +561,9 @@ static mio_status parse_layout(const char *text, layout *l) {
     memset(l, 0, sizeof *l);
     l->version = 3;
     l->empty_pad = true;
-    l->doc = mio_json_parse_str(text, NULL);
+    mio_json_error je;
+    l->doc = mio_json_parse_str(text, &je);
+    if (!l->doc && je.nomem) return mio_err_set(MIO_ERR_NOMEM, "out of memory parsing __metadata__ '%s'", MC_LAYOUT_KEY);
     if (!l->doc || !mio_json_is_object(l->doc))
         return mio_err_set(MIO_ERR_INVALID_METADATA, "__metadata__ '%s' is not a JSON object", MC_LAYOUT_KEY);
     mio_json *v = mio_json_get(l->doc, "version");

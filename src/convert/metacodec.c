@@ -514,7 +514,7 @@ mio_status mio_mc_decode_value(const char *key, const char *type_name, const cha
             if (c.p < c.end && *c.p == ']') break;
             st = bad(&c, "expected ',' or ']' in an array");
         }
-        if (!st) {
+        if (!st && !out.oom) { /* (an allocation failure ends the loop early: out of memory, not bad text) */
             c.p++; /* the ']' */
             skip_ws(&c);
             if (c.p != c.end) st = bad(&c, "text after the array");

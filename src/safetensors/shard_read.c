@@ -24,9 +24,14 @@ mio_status mio_st_open_index(const char *path, uint32_t flags, mio_st_file **out
     mio_region r;
     mio_status st = mio_region_read(path, &r);
     if (st) return st;
-    mio_json *root = mio_json_parse((const char *)r.data, r.size, NULL);
+    mio_json_error je;
+    mio_json *root = mio_json_parse((const char *)r.data, r.size, &je);
     mio_region_free(&r);
-    if (!root || !mio_json_is_object(root)) {
+    if (!root && je.nomem) return mio_err_set(MIO_ERR_NOMEM, "%s: out of memory parsing the index", path);
+    if (!root)
+        return mio_err_set(MIO_ERR_INVALID_METADATA, "%s: not JSON near byte %zu (%s); a model.safetensors.index.json is expected",
+                           path, je.offset, je.reason);
+    if (!mio_json_is_object(root)) {
         mio_json_free(root);
         return mio_err_set(MIO_ERR_INVALID_METADATA, "%s: not a JSON object (a model.safetensors.index.json is expected)", path);
     }

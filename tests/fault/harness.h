@@ -20,11 +20,6 @@ typedef struct scenario {
     void (*setup)(void);   /* inputs (and pre-existing destinations) in the current directory */
     void (*prep)(void);    /* optional, before every run, disarmed (e.g. open an input descriptor) */
     mio_status (*run)(void);
-    /* Parses JSON where the caller reports any parse failure as this status
-     * (core/json.c tells allocation failures apart, mio_json_error.nomem, but
-     * not every caller looks): its allocation faults may be reported as this
-     * status instead of MIO_ERR_NOMEM (docs/FAULTS.md). 0: MIO_ERR_NOMEM only. */
-    mio_status json_status;
 } scenario;
 
 extern const scenario g_scenarios[];
