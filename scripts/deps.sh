@@ -18,8 +18,8 @@ mio_install_deps() {
   command -v cppcheck >/dev/null || need+=(cppcheck)       # static analysis (scripts/lint.sh)
   command -v clang-tidy >/dev/null || need+=(clang-tidy)   # static analysis (scripts/lint.sh)
   command -v clang-format >/dev/null || need+=(clang-format) # the tools' layout (tools/.clang-format, test tools_format)
-  [ -f /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
-  [ -f /usr/include/xxhash.h ] || need+=(libxxhash-dev)
+  # the reference xxHash, the peer of test_xxhash (dlopen; the library has its own)
+  ldconfig -p 2>/dev/null | grep -q "libxxhash.so.0 " || need+=(libxxhash0)
   # the NEON back end, cross-compiled and run under qemu (tests/neon/), and the
   # aarch64 C++ runtime that ggml's arm64 libraries need there
   command -v aarch64-linux-gnu-gcc >/dev/null || need+=(gcc-aarch64-linux-gnu)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # quickstart.sh — the README's first command: on a fresh Debian machine with git,
-# gcc, make, cmake and apt, install the missing build dependencies, build
+# gcc, make and cmake (no other dependency), build
 # libmodelio and its tools into build/, write a small sample model and run
 # mio-inspect and mio-export-gguf on it (the copy must be byte-identical).
 #
@@ -22,32 +22,9 @@ for tool in cc make cmake; do
   command -v "$tool" >/dev/null 2>&1 || die "'$tool' is not installed (apt-get install gcc make cmake)"
 done
 
-# --- 1. build dependencies (Debian packages) --------------------------------
-pkg_installed() {
-  dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null | grep -qx installed
-}
-missing=""
-if command -v dpkg-query >/dev/null 2>&1; then
-  for p in pkg-config libcjson-dev libxxhash-dev; do
-    pkg_installed "$p" || missing="$missing $p"
-  done
-else
-  command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libcjson libxxhash ||
-    die "pkg-config, cJSON and xxHash development files are needed (no dpkg here to install them)"
-fi
-if [ -n "$missing" ]; then
-  say "installing missing build dependencies:$missing"
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || die "not root and no sudo: install$missing by hand"
-    SUDO=sudo
-  fi
-  run $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update
-  # shellcheck disable=SC2086
-  run $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
-else
-  say "build dependencies present (pkg-config, libcjson-dev, libxxhash-dev)"
-fi
+# --- 1. build dependencies: none beyond a C compiler, make and cmake (checked
+# above); libmodelio's JSON parser and xxHash are its own.
+say "build dependencies present (cc, make, cmake)"
 
 # --- 2. configure and build --------------------------------------------------
 say "configuring and building libmodelio into $BUILD"
