@@ -32,12 +32,15 @@ def _editable_rebuild():
     # An editable install (`pip install -e ./python`, scikit-build-core's redirect
     # mode) rebuilds on import only for Python extension modules; the library is
     # not one, so ask its loader here, before the library is loaded. Errors of the
-    # build propagate: an import must not silently run a stale library.
+    # build propagate: an import must not silently run a stale library. The
+    # public hook is loader.rebuild(); whether the install asked for rebuilds
+    # (python/pyproject.toml does) is only in the finder's private state, read
+    # leniently: when it cannot be read, rebuild (the pyproject's setting).
     pkg = sys.modules.get(__package__)
     spec = getattr(pkg, "__spec__", None)
     loader = getattr(spec, "loader", None)
     finder = getattr(loader, "_skbuild_finder", None)
-    if callable(getattr(loader, "rebuild", None)) and getattr(finder, "rebuild_flag", False):
+    if callable(getattr(loader, "rebuild", None)) and getattr(finder, "rebuild_flag", True):
         loader.rebuild()
 
 
