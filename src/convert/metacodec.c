@@ -164,8 +164,8 @@ static void put_float(mc_buf *b, const uint8_t *p, bool is64, bool quoted) {
             snprintf(t, sizeof t, quoted ? "\"0x%016" PRIx64 "\"" : "0x%016" PRIx64, bits);
         } else {
             for (int prec = 1; prec <= 17; prec++) {
-                snprintf(t, sizeof t, "%.*g", prec, v);
-                double r = strtod(t, NULL);
+                mio_snprintf_c(t, sizeof t, "%.*g", prec, v);
+                double r = mio_strtod_c(t, NULL);
                 uint64_t rbits;
                 memcpy(&rbits, &r, 8);
                 if (rbits == bits) break; /* bit-exact: -0.0 differs from 0.0 */
@@ -180,8 +180,8 @@ static void put_float(mc_buf *b, const uint8_t *p, bool is64, bool quoted) {
             snprintf(t, sizeof t, quoted ? "\"0x%08" PRIx32 "\"" : "0x%08" PRIx32, bits);
         } else {
             for (int prec = 1; prec <= 9; prec++) {
-                snprintf(t, sizeof t, "%.*g", prec, (double)v);
-                float r = strtof(t, NULL);
+                mio_snprintf_c(t, sizeof t, "%.*g", prec, (double)v);
+                float r = mio_strtof_c(t, NULL);
                 uint32_t rbits;
                 memcpy(&rbits, &r, 4);
                 if (rbits == bits) break; /* bit-exact: -0.0f differs from 0.0f */
@@ -316,8 +316,8 @@ static mio_status parse_scalar(const cursor *c, int type, const char *t, uint8_t
         /* decimal only: no hex floats, no inf/nan words (those are written as bits) */
         for (const char *q = t; *q; q++)
             if (!strchr("0123456789+-.eE", *q)) return bad(c, "malformed number");
-        if (is64) { double v = strtod(t, &e); if (*e || e == t) return bad(c, "malformed number"); memcpy(out, &v, 8); }
-        else { float v = strtof(t, &e); if (*e || e == t) return bad(c, "malformed number"); memcpy(out, &v, 4); }
+        if (is64) { double v = mio_strtod_c(t, &e); if (*e || e == t) return bad(c, "malformed number"); memcpy(out, &v, 8); }
+        else { float v = mio_strtof_c(t, &e); if (*e || e == t) return bad(c, "malformed number"); memcpy(out, &v, 4); }
         return MIO_OK;
     }
     bool is_unsigned = type == MIO_GGUF_U8 || type == MIO_GGUF_U16 || type == MIO_GGUF_U32 || type == MIO_GGUF_U64;

@@ -197,6 +197,11 @@ void mio_core_parallel_ranges(mio_range_fn fn, void *ctx, int64_t n, int64_t gra
 void mio_core_parallel_ranges_side(mio_range_fn fn, void *ctx, int64_t n, int64_t grain, int n_threads,
                                    void (*side)(void *), void *side_ctx);
 
+/* --- numbers as text in the "C" notation, whatever locale the program set (cnum.c) --- */
+double mio_strtod_c(const char *s, char **end);
+float mio_strtof_c(const char *s, char **end);
+int mio_snprintf_c(char *buf, size_t cap, const char *fmt, ...) MIO_PRINTF(3, 4);
+
 /* --- name hash table (xxHash), indices into a caller-owned array --- */
 typedef struct mio_namehash {
     uint64_t *slots;   /* 0 = empty, else (hash & ~0xffffffff) | (index+1) */

@@ -4,8 +4,10 @@
  * (compact and tab-formatted), edits, deep copy and compare. Only libc. */
 #include "json.h"
 
+#include "core/core.h"
+
+#include <inttypes.h>
 #include <limits.h>
-#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,17 +223,74 @@ static const mio_json *member_n(const mio_json *obj, const char *key, size_t kl)
     return NULL;
 }
 
-/* each member of a equals b's first member of its key */
-static bool members_in(const mio_json *a, const mio_json *b) {
-    for (const mio_json *m = a->child; m; m = m->next) {
-        if (!m->string) return false;
-        if (!mio_json_equal(m, member_n(b, m->string, m->stringlen))) return false;
+/* An object's members sorted by key, then position: the first member of a key
+ * by binary search (large objects; a linear search per member would make the
+ * comparison quadratic in the member count). */
+typedef struct keyed {
+    const mio_json *m;
+    size_t pos;
+} keyed;
+
+static int keyed_cmp(const void *x, const void *y) {
+    const keyed *a = x, *b = y;
+    size_t n = a->m->stringlen < b->m->stringlen ? a->m->stringlen : b->m->stringlen;
+    int c = memcmp(a->m->string, b->m->string, n);
+    if (c) return c;
+    if (a->m->stringlen != b->m->stringlen) return a->m->stringlen < b->m->stringlen ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static const mio_json *keyed_first(const keyed *k, size_t n, const mio_json *key) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* first entry whose key is not below key's */
+        size_t mid = lo + (hi - lo) / 2;
+        keyed probe = {key, 0};
+        if (keyed_cmp(&k[mid], &probe) < 0) lo = mid + 1;
+        else hi = mid;
     }
-    return true;
+    return lo < n && k[lo].m->stringlen == key->stringlen && memcmp(k[lo].m->string, key->string, key->stringlen) == 0
+               ? k[lo].m
+               : NULL;
+}
+
+static keyed *keyed_index(const mio_json *obj, size_t n) {
+    keyed *k = malloc(n * sizeof *k);
+    if (!k) return NULL;
+    size_t i = 0;
+    for (const mio_json *m = obj->child; m; m = m->next, i++) k[i] = (keyed){m, i};
+    qsort(k, n, sizeof *k, keyed_cmp);
+    return k;
+}
+
+/* Objects of n members each (n > 0, every member keyed): each member of a
+ * equals b's first member of its key, and every key of b is one of a's. The
+ * second direction only looks keys up: with the sizes equal and the first
+ * direction holding, recursing again would add nothing for objects without
+ * repeated keys and would double the work at every nesting level. */
+static bool objects_equal(const mio_json *a, const mio_json *b, size_t n) {
+    for (const mio_json *m = a->child; m; m = m->next)
+        if (!m->string) return false;
+    for (const mio_json *m = b->child; m; m = m->next)
+        if (!m->string) return false;
+    if (n <= 16) {
+        for (const mio_json *m = a->child; m; m = m->next)
+            if (!mio_json_equal(m, member_n(b, m->string, m->stringlen))) return false;
+        for (const mio_json *m = b->child; m; m = m->next)
+            if (!member_n(a, m->string, m->stringlen)) return false;
+        return true;
+    }
+    keyed *ka = keyed_index(a, n), *kb = keyed_index(b, n);
+    bool eq = ka && kb; /* (out of memory: not provably equal) */
+    for (const mio_json *m = a->child; eq && m; m = m->next) eq = mio_json_equal(m, keyed_first(kb, n, m));
+    for (const mio_json *m = b->child; eq && m; m = m->next) eq = keyed_first(ka, n, m) != NULL;
+    free(ka);
+    free(kb);
+    return eq;
 }
 
 bool mio_json_equal(const mio_json *a, const mio_json *b) {
     if (!a || !b || a->type != b->type) return false;
+    if (a == b) return true;
     switch (a->type) {
     case MIO_JSON_NULL:
     case MIO_JSON_FALSE:
@@ -249,8 +308,10 @@ bool mio_json_equal(const mio_json *a, const mio_json *b) {
             if (!mio_json_equal(x, y)) return false;
         return !x && !y;
     }
-    case MIO_JSON_OBJECT:
-        return mio_json_size(a) == mio_json_size(b) && members_in(a, b) && members_in(b, a);
+    case MIO_JSON_OBJECT: {
+        int n = mio_json_size(a);
+        return n == mio_json_size(b) && (n == 0 || objects_equal(a, b, (size_t)n));
+    }
     default:
         return false;
     }
@@ -393,8 +454,10 @@ static bool parse_string(parser *p, char **out, size_t *out_len) {
     return true;
 }
 
-/* strtod of the token s[0..n) written in the "C" notation, whatever the locale */
-static double token_strtod(const char *s, size_t n, bool *ok) {
+/* strtod of the token s[0..n) in the "C" notation, whatever the locale
+ * (mio_strtod_c). Not inlined: its buffer would sit in every level of the
+ * recursive parse (up to 1000 levels deep). */
+static __attribute__((noinline)) double token_strtod(const char *s, size_t n, bool *ok) {
     char small[64], *b = n < sizeof small ? small : malloc(n + 1);
     if (!b) {
         *ok = false;
@@ -402,15 +465,9 @@ static double token_strtod(const char *s, size_t n, bool *ok) {
     }
     memcpy(b, s, n);
     b[n] = 0;
-    const char dp = *localeconv()->decimal_point;
-    if (dp && dp != '.') {
-        char *d = strchr(b, '.');
-        if (d) *d = dp;
-    }
     char *e = NULL;
-    double v = strtod(b, &e);
-    *ok = true;
-    if (e != b + n) v = 0; /* cannot happen: the grammar was checked */
+    double v = mio_strtod_c(b, &e);
+    *ok = e == b + n; /* always: the grammar was checked */
     if (b != small) free(b);
     return v;
 }
@@ -576,7 +633,7 @@ typedef struct outbuf {
 } outbuf;
 
 static void put(outbuf *o, const char *s, size_t n) {
-    if (o->bad) return;
+    if (o->bad || n == 0) return;
     if (n > o->cap - o->len) {
         size_t nc = o->cap ? o->cap : 256;
         while (nc - o->len < n) {
@@ -642,16 +699,11 @@ static void put_number(outbuf *o, double d) {
         return;
     }
     char b[64];
-    int n = snprintf(b, sizeof b, "%1.15g", d);
-    if (strtod(b, NULL) != d) n = snprintf(b, sizeof b, "%1.17g", d);
+    int n = mio_snprintf_c(b, sizeof b, "%1.15g", d);
+    if (mio_strtod_c(b, NULL) != d) n = mio_snprintf_c(b, sizeof b, "%1.17g", d);
     if (n < 0 || (size_t)n >= sizeof b) {
         o->bad = true;
         return;
-    }
-    const char dp = *localeconv()->decimal_point;
-    if (dp && dp != '.') {
-        char *q = strchr(b, dp);
-        if (q) *q = '.';
     }
     put(o, b, (size_t)n);
 }
@@ -661,7 +713,15 @@ static void print_value(outbuf *o, const mio_json *j, bool fmt, int depth) {
     case MIO_JSON_NULL: put(o, "null", 4); return;
     case MIO_JSON_FALSE: put(o, "false", 5); return;
     case MIO_JSON_TRUE: put(o, "true", 4); return;
-    case MIO_JSON_NUMBER: put_number(o, j->valuedouble); return;
+    case MIO_JSON_NUMBER:
+        if (j->has_u64 && (double)j->valueu64 == j->valuedouble) { /* a parsed integer: its exact digits */
+            char b[24];
+            int n = snprintf(b, sizeof b, "%" PRIu64, j->valueu64);
+            put(o, b, (size_t)n);
+        } else {
+            put_number(o, j->valuedouble);
+        }
+        return;
     case MIO_JSON_STRING:
         if (j->valuestring) put_string(o, j->valuestring, j->valuelen);
         else put(o, "\"\"", 2);

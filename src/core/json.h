@@ -143,8 +143,10 @@ mio_json *mio_json_at(const mio_json *arr, int i);
 mio_json *mio_json_dup(const mio_json *j);
 /* Deep equality: same types; numbers equal as doubles; strings and raw texts
  * byte for byte; arrays element by element; objects with the same number of
- * members, each member of one equal to the first member of that key in the
- * other, both ways. NULL equals nothing (not even NULL). */
+ * members, each member of a equal to b's first member of that key and every
+ * key of b present in a (for objects without repeated keys: the same members
+ * both ways). Linear in the nodes (large objects: n log n). NULL equals
+ * nothing (not even NULL). */
 bool mio_json_equal(const mio_json *a, const mio_json *b);
 
 /* --- type tests (j may be NULL: false) --- */

@@ -125,7 +125,7 @@ mio_status mio_gguf_kv_spec_parse(const char *spec, int grammar, gguf_kv_spec *o
     } else if (type == MIO_GGUF_F32 || type == MIO_GGUF_F64) {
         char *end = NULL;
         errno = 0;
-        double d = *v && !strchr(" \t\n\v\f\r", *v) ? strtod(v, &end) : 0;
+        double d = *v && !strchr(" \t\n\v\f\r", *v) ? mio_strtod_c(v, &end) : 0;
         if (!end || end == v || *end)
             return mio_err_set(MIO_ERR_INVALID_ARG, "key " KEYFMT ": '%.40s' is not a number (%s)", KEYARG(spec, kl), v,
                                mio_gguf_type_name(type));

@@ -181,7 +181,7 @@ static const char *human_size(char *buf, size_t n, uint64_t bytes) {
     buf[0] = 0;
     for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
         if ((double)bytes >= u[k].scale) {
-            snprintf(buf, n, " (%.2f %s)", (double)bytes / u[k].scale, u[k].unit);
+            mio_snprintf_c(buf, n, " (%.2f %s)", (double)bytes / u[k].scale, u[k].unit);
             break;
         }
     return buf;

@@ -332,7 +332,7 @@ static int cmp_double_int(double d, int64_t v) {
 
 /* float(s) for what a normalised size label can hold before its suffix:
  * digits with at most one '.', at least one digit. Parsed as an integer
- * mantissa and a decimal exponent (locale-independent; strtod rounds
+ * mantissa and a decimal exponent (no decimal point, so locale-independent; strtod rounds
  * correctly, as Python's float() does). false: Python raises ValueError. */
 static bool size_float(const char *s, size_t n, double *out) {
     size_t digits = 0, dots = 0, frac = 0;
@@ -524,7 +524,7 @@ static void rounded_notation(sbuf *b, int64_t n) {
     for (uint64_t v = (uint64_t)r; v; v /= 10) digits++;
     int fix = digits >= 2 ? 0 : 2 - digits;
     char tmp[400];
-    snprintf(tmp, sizeof tmp, "%.*f%c", fix, x, suffix);
+    mio_snprintf_c(tmp, sizeof tmp, "%.*f%c", fix, x, suffix);
     sb_str(b, tmp);
 }
 

@@ -43,7 +43,7 @@ MIO_API char *mio_format_size(char *buf, size_t cap, uint64_t bytes) {
         v /= 1024.0;
         u++;
     }
-    snprintf(buf, cap, "%.2f %s", v, units[u]);
+    mio_snprintf_c(buf, cap, "%.2f %s", v, units[u]);
     return buf;
 }
 
@@ -1090,7 +1090,7 @@ static const char *md_approx(uint64_t n, char *buf, size_t cap)
     } u[] = { { 1e15, "Q" }, { 1e12, "T" }, { 1e9, "B" }, { 1e6, "M" }, { 1e3, "K" } };
     for (size_t k = 0; k < sizeof u / sizeof u[0]; k++)
         if ((double)n > u[k].at) {
-            snprintf(buf, cap, "~%.0f%s", (double)n / u[k].at, u[k].sfx);
+            mio_snprintf_c(buf, cap, "~%.0f%s", (double)n / u[k].at, u[k].sfx);
             return buf;
         }
     snprintf(buf, cap, "%" PRIu64, n);
@@ -1453,7 +1453,7 @@ static mio_status md_tensor_sections(FILE *o, const md_src *m, const char *path,
             }
             char bpw[32];
             if (t.elements)
-                snprintf(bpw, sizeof bpw, "%.4f", bits_per_weight(t.nbytes, t.elements));
+                mio_snprintf_c(bpw, sizeof bpw, "%.4f", bits_per_weight(t.nbytes, t.elements));
             else
                 snprintf(bpw, sizeof bpw, "-");
             if (!md_add(&tab, md_fmt("%" PRId64, i)) || !md_add(&tab, md_code(t.name.ptr, t.name.len, SIZE_MAX)) ||

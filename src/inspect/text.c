@@ -162,8 +162,8 @@ static char *shortest(char *buf, size_t cap, double v, int lo, int hi, int as_fl
         return buf;
     }
     for (int prec = lo; prec <= hi; prec++) {
-        snprintf(buf, cap, "%.*g", prec, v);
-        if (as_float ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v) break;
+        mio_snprintf_c(buf, cap, "%.*g", prec, v);
+        if (as_float ? mio_strtof_c(buf, NULL) == (float)v : mio_strtod_c(buf, NULL) == v) break;
     }
     return buf;
 }

@@ -3,10 +3,13 @@
  * forms, every escape, the number formats, each parse refusal with its reason
  * and offset, the depth limit at the limit and one past it, every prefix of a
  * valid document refused, lookups with repeated keys, edits, copy and compare. */
+#include "core/core.h"
 #include "core/json.h"
 #include "test.h"
 
+#include <locale.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdbool.h>
 
 static char *pr(const char *text, bool fmt) {
@@ -46,11 +49,17 @@ static void test_print(void) {
     T_CHECK(j && j->valuelen == 5 && memcmp(j->valuestring, "\xf0\x9f\x98\x80\xff", 5) == 0);
     mio_json_free(j);
     /* numbers */
+    /* (a parsed non-negative integer prints its own digits, exact past 2^53;
+     * 1E2 is not an integer token) */
     T_PRINTS("[1,-0,0.1,1e300,9007199254740993,0.30000000000000004,2147483648,-2147483649,1.5e-7,1E2,123456789012345678]",
-             "[1,-0,0.1,1e+300,9007199254740992,0.30000000000000004,2147483648,-2147483649,1.5e-07,100,"
-             "1.2345678901234568e+17]",
-             "[1, -0, 0.1, 1e+300, 9007199254740992, 0.30000000000000004, 2147483648, -2147483649, 1.5e-07, 100, "
-             "1.2345678901234568e+17]");
+             "[1,-0,0.1,1e+300,9007199254740993,0.30000000000000004,2147483648,-2147483649,1.5e-07,100,"
+             "123456789012345678]",
+             "[1, -0, 0.1, 1e+300, 9007199254740993, 0.30000000000000004, 2147483648, -2147483649, 1.5e-07, 100, "
+             "123456789012345678]");
+    mio_json *u = mio_json_new_number(9007199254740993.0); /* made, not parsed: the double's digits */
+    s = mio_json_print(u, false);
+    T_EQ_STR(s, "9007199254740992");
+    free(s), mio_json_free(u);
     mio_json *a = mio_json_new_array();
     mio_json_append(a, mio_json_new_number(NAN));
     mio_json_append(a, mio_json_new_number(INFINITY));
@@ -258,6 +267,75 @@ static void test_dup_equal(void) {
     mio_json_free(e), mio_json_free(f), mio_json_free(g), mio_json_free(h);
 }
 
+/* Comparing is linear in the nodes: two 300-deep chains {"a":{"a":...}} (the
+ * old two-way recursion doubled the work per level: 2^300 steps) and two
+ * 20000-member objects in opposite orders (a linear lookup per member: 4e8). */
+static void test_equal_cost(void) {
+    enum { DEPTH = 300, WIDE = 20000 };
+    char *t = malloc(DEPTH * 6 + 16), *u = malloc(DEPTH * 6 + 16);
+    size_t n = 0;
+    for (int i = 0; i < DEPTH; i++) memcpy(t + n, "{\"a\":", 5), n += 5;
+    t[n++] = '1';
+    memset(t + n, '}', DEPTH), n += DEPTH;
+    t[n] = 0;
+    memcpy(u, t, n + 1);
+    u[DEPTH * 5] = '2'; /* the innermost value differs */
+    mio_json *a = mio_json_parse_str(t, NULL), *b = mio_json_parse_str(t, NULL), *c = mio_json_parse_str(u, NULL);
+    T_CHECK(a && b && c && mio_json_equal(a, b) && !mio_json_equal(a, c) && !mio_json_equal(c, a));
+    T_CHECK(mio_json_equal(a, a));
+    mio_json_free(a), mio_json_free(b), mio_json_free(c);
+    free(t), free(u);
+    mio_json *w = mio_json_new_object(), *x = mio_json_new_object();
+    char k[16];
+    for (int i = 0; i < WIDE; i++) {
+        snprintf(k, sizeof k, "k%d", i);
+        mio_json_add(w, k, mio_json_new_number(i));
+        snprintf(k, sizeof k, "k%d", WIDE - 1 - i);
+        mio_json_add(x, k, mio_json_new_number(WIDE - 1 - i));
+    }
+    T_CHECK(mio_json_size(w) == WIDE && mio_json_equal(w, x) && mio_json_equal(x, w));
+    mio_json_replace(x, "k777", mio_json_new_number(-1));
+    T_CHECK(!mio_json_equal(w, x) && !mio_json_equal(x, w));
+    mio_json_free(w), mio_json_free(x);
+}
+
+/* Numbers read and written in the "C" notation whatever locale the program
+ * set: de_DE (decimal ',') and ps_AF (a two-byte U+066B), compiled into the
+ * test's directory with localedef and found through LOCPATH. Without
+ * localedef or the locale sources (Debian: locales) the check says so. */
+static void test_locale(void) {
+    char dir[] = "/tmp/mio-json-locale-XXXXXX";
+    if (!mkdtemp(dir)) return;
+    const char *const names[] = {"de_DE", "ps_AF"};
+    int tried = 0;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char cmd[256], loc[64];
+        snprintf(cmd, sizeof cmd, "localedef -i %s -f UTF-8 %s/%s.UTF-8 >/dev/null 2>&1", names[i], dir, names[i]);
+        if (system(cmd) != 0) continue;
+        setenv("LOCPATH", dir, 1);
+        snprintf(loc, sizeof loc, "%s.UTF-8", names[i]);
+        if (!setlocale(LC_ALL, loc)) continue;
+        tried++;
+        T_CHECK(strcmp(localeconv()->decimal_point, ".") != 0); /* the locale is really in effect */
+        mio_json *j = mio_json_parse_str("[0.5,1.25e2,-3.75]", NULL);
+        T_CHECK(j && mio_json_at(j, 0)->valuedouble == 0.5 && mio_json_at(j, 1)->valuedouble == 125.0 &&
+                mio_json_at(j, 2)->valuedouble == -3.75);
+        mio_json_append(j, mio_json_new_number(0.1));
+        char *s = mio_json_print(j, false);
+        T_EQ_STR(s, "[0.5,125,-3.75,0.1]");
+        free(s), mio_json_free(j);
+        char b[32], *end = NULL;
+        T_CHECK(mio_strtod_c("2.5", &end) == 2.5 && *end == 0 && mio_strtof_c("0.25", NULL) == 0.25f);
+        mio_snprintf_c(b, sizeof b, "%.2f|%g", 1.5, 0.125);
+        T_EQ_STR(b, "1.50|0.125");
+        setlocale(LC_ALL, "C");
+    }
+    char b_cleanup[64];
+    if (!tried) printf("note: no de_DE/ps_AF locale could be made (localedef and Debian's locales are needed): the locale checks did not run\n");
+    snprintf(b_cleanup, sizeof b_cleanup, "rm -rf %s", dir);
+    if (system(b_cleanup) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
 int main(void) {
     test_print();
     test_numbers();
@@ -266,6 +344,8 @@ int main(void) {
     test_prefixes();
     test_lookup_edit();
     test_dup_equal();
+    test_equal_cost();
+    test_locale();
     printf("%d passed, %d failed\n", t_pass, t_fail);
     return t_fail ? 1 : 0;
 }
