@@ -215,10 +215,12 @@ static mio_status load_config(hf_ctx *c) {
         for (const mio_json *it = tc->child; it; it = it->next) {
             mio_json *dup = mio_json_dup(it);
             if (!dup) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
-            if (jget(c->config, it->string))
-                mio_json_replace(c->config, it->string, dup);
-            else
-                mio_json_add(c->config, it->string, dup);
+            bool ok = jget(c->config, it->string) ? mio_json_replace(c->config, it->string, dup)
+                                                  : mio_json_add(c->config, it->string, dup);
+            if (!ok) { /* (the item stays ours) */
+                mio_json_free(dup);
+                return mio_err_set(MIO_ERR_NOMEM, "out of memory");
+            }
         }
     const mio_json *archs = jget(c->config_raw, "architectures");
     const mio_json *a0 = mio_json_is_array(archs) ? mio_json_at(archs, 0) : NULL;

@@ -482,8 +482,10 @@ static mio_status load_merges_txt(sv *s) {
 static const mio_json *tc_set(mio_json *tc, const char *key, const mio_json *v) {
     mio_json *d = v ? mio_json_dup(v) : mio_json_new_null();
     if (!d) return NULL;
-    if (mio_json_get(tc, key)) mio_json_replace(tc, key, d);
-    else mio_json_add(tc, key, d);
+    if (!(mio_json_get(tc, key) ? mio_json_replace(tc, key, d) : mio_json_add(tc, key, d))) {
+        mio_json_free(d); /* (out of memory: the item stays ours) */
+        return NULL;
+    }
     return mio_json_is_null(d) ? NULL : d;
 }
 static const mio_json *tc_get(const mio_json *tc, const char *key) {
