@@ -588,7 +588,7 @@ mio_status mio_ckpt_parse_sentinel(const char *text, size_t len, ck_file **files
     for (const mio_json *e = st ? NULL : arr->child; e && !st; e = e->next, k++) {
         const mio_json *nm = mio_json_get(e, "name"), *sz = mio_json_get(e, "size");
         const mio_json *hs = mio_json_get(e, "xxh3_64");
-        if (!mio_json_is_string(nm) || !mio_json_is_number(sz) || !mio_json_is_string(hs))
+        if (!mio_json_is_cstring(nm) || !mio_json_is_number(sz) || !mio_json_is_string(hs))
             st = mio_err_set(MIO_ERR_INVALID_JSON, "sentinel entry %zu lacks a name, a size or an xxh3_64", k);
         else if (check_name("the sentinel", nm->valuestring) != MIO_OK)
             st = mio_err_set(MIO_ERR_INVALID_JSON, "sentinel entry %zu names '%.80s', not a plain file name", k,

@@ -38,6 +38,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define MIO_JSON_MAX_DEPTH 1000
 
@@ -163,5 +164,12 @@ static inline bool mio_json_is_object(const mio_json *j) { return j && j->type =
 static inline bool mio_json_is_raw(const mio_json *j) { return j && j->type == MIO_JSON_RAW; }
 /* j's string (NULL unless j is a string) */
 static inline const char *mio_json_string(const mio_json *j) { return mio_json_is_string(j) ? j->valuestring : NULL; }
+/* A string whose C string is all of it (no escaped NUL byte), and a member
+ * whose key is: what a file or tensor name read from JSON must be, or its C
+ * string would name something else ("a\u0000b" as "a"). */
+static inline bool mio_json_is_cstring(const mio_json *j) {
+    return mio_json_is_string(j) && strlen(j->valuestring) == j->valuelen;
+}
+static inline bool mio_json_key_is_cstring(const mio_json *m) { return m && m->string && strlen(m->string) == m->stringlen; }
 
 #endif

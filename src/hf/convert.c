@@ -368,7 +368,7 @@ static mio_status index_tensors(hf_ctx *c) {
         ie = calloc(n ? n : 1, sizeof *ie);
         if (!ie) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
         for (const mio_json *it = wm->child; it; it = it->next) {
-            if (!mio_json_is_string(it) || strchr(it->valuestring, '/')) {
+            if (!mio_json_is_cstring(it) || !mio_json_key_is_cstring(it) || strchr(it->valuestring, '/')) {
                 st = mio_err_set(MIO_ERR_INVALID_METADATA,
                                  "%s/model.safetensors.index.json: weight_map[\"%s\"] must be a file name in the directory",
                                  c->dir, it->string);

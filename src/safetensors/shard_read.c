@@ -42,7 +42,13 @@ mio_status mio_st_open_index(const char *path, uint32_t flags, mio_st_file **out
     }
     size_t n_map = 0;
     for (mio_json *e = wm->child; e; e = e->next) {
-        if (!mio_json_is_string(e) || !e->valuestring[0] || strchr(e->valuestring, '/') || strcmp(e->valuestring, "..") == 0 ||
+        if (!mio_json_key_is_cstring(e)) {
+            mio_status s2 = mio_err_set(MIO_ERR_INVALID_METADATA, "%s: weight_map tensor name '%.60s\\u0000...' holds a NUL byte",
+                                        path, e->string ? e->string : "");
+            mio_json_free(root);
+            return s2;
+        }
+        if (!mio_json_is_cstring(e) || !e->valuestring[0] || strchr(e->valuestring, '/') || strcmp(e->valuestring, "..") == 0 ||
             strcmp(e->valuestring, ".") == 0) {
             mio_status s2 = mio_err_set(MIO_ERR_INVALID_METADATA,
                                         "%s: weight_map entry '%.60s' must name a shard file in the index's directory", path,

@@ -203,6 +203,13 @@ static void test_sharded_roundtrip(void) {
     snprintf(buf, sizeof buf, "{\"weight_map\":{\"big\":1}}");
     write_text(dir, "num.index.json", buf);
     expect_index(dir, "num.index.json", MIO_ERR_INVALID_METADATA, "'big'");
+    /* an escaped NUL would cut the name short: "S1\u0000x" read as S1, "big\u0000x" as big */
+    snprintf(buf, sizeof buf, "{\"weight_map\":{\"big\":\"%s\\u0000x\"}}", S1);
+    write_text(dir, "nulfile.index.json", buf);
+    expect_index(dir, "nulfile.index.json", MIO_ERR_INVALID_METADATA, "weight_map entry 'big' must name a shard file");
+    snprintf(buf, sizeof buf, "{\"weight_map\":{\"big\\u0000x\":\"%s\"}}", S1);
+    write_text(dir, "nulname.index.json", buf);
+    expect_index(dir, "nulname.index.json", MIO_ERR_INVALID_METADATA, "weight_map tensor name 'big\\u0000...' holds a NUL byte");
     /* not JSON, no weight_map */
     write_text(dir, "notjson.index.json", "{\"weight_map\":");
     expect_index(dir, "notjson.index.json", MIO_ERR_INVALID_METADATA, "notjson.index.json");

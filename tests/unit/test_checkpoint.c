@@ -180,12 +180,32 @@ static void bad_sentinel(const char *d) {
     fclose(f);
 }
 
+/* the sentinel names "optimizer.fucina\u0000x": read as a C string it would
+ * be the real file, so the entry is refused */
+static void nul_name(const char *d) {
+    char p[256];
+    at(p, sizeof p, d, "checkpoint.json");
+    size_t n = 0;
+    char *t = (char *)t_read_file(p, &n), *q = t ? strstr(t, "\"optimizer.fucina\"") : NULL;
+    FILE *f = q ? fopen(p, "w") : NULL;
+    if (!f) {
+        free(t);
+        return;
+    }
+    fwrite(t, 1, (size_t)(q - t) + 17, f);
+    fputs("\\u0000x", f);
+    fputs(q + 17, f);
+    fclose(f);
+    free(t);
+}
+
 static void test_refusals(void) {
     damaged("no sentinel", no_sentinel, MIO_ERR_INCOMPLETE, "has no sentinel (checkpoint.json)");
     damaged("no model", no_model, MIO_ERR_INCOMPLETE, "model.safetensors' is missing: the sentinel lists it (88 bytes)");
     damaged("cut", cut_opt, MIO_ERR_TRUNCATED, "optimizer.fucina' is 3 bytes, the sentinel says 5");
     damaged("flip", flip_opt, MIO_ERR_INVALID_ARG, "optimizer.fucina' does not match the sentinel: xxh3_64");
     damaged("bad sentinel", bad_sentinel, MIO_ERR_INVALID_JSON, "the sentinel is not a JSON object");
+    damaged("NUL in a name", nul_name, MIO_ERR_INVALID_JSON, "sentinel entry 1 lacks a name, a size or an xxh3_64");
     mio_ckpt *c = NULL;
     T_STATUS(mio_ckpt_open("/nonexistent/ck", &c), MIO_ERR_NOT_FOUND);
 }
