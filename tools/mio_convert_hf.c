@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -85,12 +86,16 @@ typedef struct run {
     int quiet, dry_run, bar;
     double t0, last;
     uint64_t bytes_total;
+    uint64_t bytes_in;   /* the source tensors' bytes: what the conversion reads */
     int64_t n_tensors;
     int n_files;
+    char **paths;        /* each output file (the summary adds their sizes) */
 } run;
 
 static void on_file(void *user, const mio_hf_file *f) {
     run *r = user;
+    if (!r->paths && f->count) r->paths = calloc(f->count, sizeof *r->paths);
+    if (r->paths && f->index < f->count && !r->paths[f->index]) r->paths[f->index] = strdup(f->path);
     r->n_files = (int)f->count;
     if (r->dry_run) {
         /* as the reference: the file names on standard output */
@@ -105,6 +110,11 @@ static void on_file(void *user, const mio_hf_file *f) {
 static void on_tensor(void *user, const mio_hf_tensor *t) {
     run *r = user;
     r->bytes_total += t->nbytes;
+    if (*t->source) {
+        uint64_t n = 1;
+        for (uint32_t k = 0; k < t->n_dims; k++) n *= (uint64_t)t->ne[k];
+        r->bytes_in += n * mio_st_dtype_bits(t->source_dtype) / 8;
+    }
     r->n_tensors++;
     if (!r->dry_run) return;
     fprintf(stderr, "%-32s %-5s --> %-6s {", t->name, *t->source ? mio_st_dtype_name(t->source_dtype) : "-",
@@ -265,12 +275,22 @@ int main(int argc, char **argv) {
         if (r.n_files > 1) fprintf(stderr, " (first of %d files)", r.n_files);
         fprintf(stderr, ": %lld %s", (long long)r.n_tensors, cli_plural((uint64_t)r.n_tensors, "tensor", "tensors"));
         if (nkv >= 0) fprintf(stderr, ", %lld %s", (long long)nkv, cli_plural((uint64_t)nkv, "key", "keys"));
-        fprintf(stderr, ", %s (%s); %.3f s, %.1f MB/s; peak RSS %s\n", mio_format_size(a, sizeof a, r.bytes_total),
-                p.preset != MIO_PRESET_NONE ? mio_preset_name(p.preset) : type_arg, secs,
-                secs > 0 ? (double)r.bytes_total / 1e6 / secs : 0.0, mio_format_size(h, sizeof h, cli_peak_rss()));
+        /* what was written (every part of a split output) and the rate over what was read */
+        uint64_t out_bytes = size;
+        for (int i = 1; r.paths && i < r.n_files; i++) {
+            struct stat so;
+            if (r.paths[i] && stat(r.paths[i], &so) == 0) out_bytes += (uint64_t)so.st_size;
+        }
+        char in[32];
+        fprintf(stderr, "; %s in, %s out (%llu bytes, %s); %.3f s, %.1f MB/s; peak RSS %s\n",
+                mio_format_size(in, sizeof in, r.bytes_in), mio_format_size(a, sizeof a, out_bytes),
+                (unsigned long long)out_bytes, p.preset != MIO_PRESET_NONE ? mio_preset_name(p.preset) : type_arg, secs,
+                secs > 0 ? (double)r.bytes_in / 1e6 / secs : 0.0, mio_format_size(h, sizeof h, cli_peak_rss()));
     }
     mio_free(written);
 done:
+    for (int i = 0; r.paths && i < r.n_files; i++) free(r.paths[i]);
+    free(r.paths);
     qcli_free(&q);
     return rc;
 }

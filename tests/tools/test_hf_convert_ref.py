@@ -26,6 +26,7 @@ identical file must be the recorded bits.
 import hashlib
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -256,6 +257,13 @@ for spec in want_specs:
                 check(fn in text, f"{what}: the dry run does not name {fn} (reference plan: {run['plan']})")
             continue
         same = compare_files(spec, run, od, what)
+        # the summary reports what was written (every part) and the rate over what was read
+        with open(log, errors="replace") as lf:
+            m = re.search(r"^mio-convert-hf: wrote .*; [0-9.]+ [KMG]?i?B in, [0-9.]+ [KMG]?i?B out \(([0-9]+) bytes, [^)]+\); "
+                          r"[0-9.]+ s, [0-9.]+ MB/s; peak RSS", lf.read(), re.M)
+        total = sum(os.path.getsize(os.path.join(od, f)) for f in os.listdir(od))
+        check(m is not None and int(m.group(1)) == total,
+              f"{what}: the summary's output size is {m.group(1) if m else '(no summary line)'}, the files hold {total} bytes")
         if run["run"] == "auto-dir" and len(run["files"]) == 1:
             auto_path = os.path.join(od, next(iter(run["files"])))
             # identical bytes give identical logits unless llama.cpp is not deterministic;
