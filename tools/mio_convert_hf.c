@@ -86,10 +86,10 @@ typedef struct run {
     int quiet, dry_run, bar;
     double t0, last;
     uint64_t bytes_total;
-    uint64_t bytes_in;   /* the source tensors' bytes: what the conversion reads */
+    uint64_t bytes_in; /* the source tensors' bytes: what the conversion reads */
     int64_t n_tensors;
     int n_files;
-    char **paths;        /* each output file (the summary adds their sizes) */
+    char **paths; /* each output file (the summary adds their sizes) */
 } run;
 
 static void on_file(void *user, const mio_hf_file *f) {
