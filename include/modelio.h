@@ -1126,6 +1126,13 @@ MIO_API mio_status mio_hf_default_params_sized(mio_hf_params *p, size_t size);
  * file written is stored in *written (malloc()ed; free with mio_free) when
  * written is not NULL. */
 MIO_API mio_status mio_hf_convert(const char *model_dir, const char *out, const mio_hf_params *p, char **written);
+/** The checkpoint classes mio_hf_convert converts, one per call: the i-th
+ * (0-based) config.json "architectures" name ("LlamaForCausalLM"), NULL for i
+ * past the last (or negative). gguf_arch (optional) receives the
+ * general.architecture it converts to ("llama"), or NULL. The order is the
+ * table's, stable within a version; `mio-convert-hf --list-architectures`
+ * prints it. */
+MIO_API const char *mio_hf_architecture(int i, const char **gguf_arch);
 
 /* ------------------------------------------------------------------------- */
 /** Block codecs (f32 <-> ggml wire bytes) and dot products                    */

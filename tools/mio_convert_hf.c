@@ -22,15 +22,17 @@
 #define PROG "mio-convert-hf"
 
 static void usage(FILE *o) {
-    fprintf(o, "usage: " PROG " [--help] [--version] [--outfile PATH] [--outtype TYPE] [--vocab-only]\n"
+    fprintf(o, "usage: " PROG
+               " [--help] [--version] [--list-architectures] [--outfile PATH] [--outtype TYPE] [--vocab-only]\n"
                "       [--split-max-tensors N] [--split-max-size N[K|M|G]] [--no-tensor-first-split] [--dry-run]\n"
                "       [--model-name NAME] [--pre NAME] [--threads N] [--quiet] [quantizer flags] MODEL_DIR\n"
                "\n"
                "  Convert a Hugging Face checkpoint directory (config.json, model.safetensors or sharded\n"
                "  model-*.safetensors + model.safetensors.index.json, tokenizer files) to GGUF: the same file\n"
-               "  as llama.cpp's convert_hf_to_gguf.py with the same arguments (docs/HF_CONVERT.md). Supported:\n"
-               "  LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM.\n"
+               "  as llama.cpp's convert_hf_to_gguf.py with the same arguments (docs/HF_CONVERT.md).\n"
                "\n"
+               "  --list-architectures    the model classes (config.json \"architectures\") converted, each with\n"
+               "                          the general.architecture it becomes; then exit\n"
                "  --outfile PATH          output file ({ftype} is replaced by the type), or a directory for\n"
                "                          the default name; default: the default name in MODEL_DIR\n"
                "  --outtype TYPE          f32, f16, bf16, q8_0, tq1_0, tq2_0, auto (default: bf16 or f16 by\n"
@@ -145,6 +147,11 @@ int main(int argc, char **argv) {
         int k;
         if (cli_is(a, "--help") || cli_is(a, "-h")) {
             usage(stdout);
+            rc = CLI_EXIT_OK;
+            goto done;
+        } else if (cli_is(a, "--list-architectures")) {
+            const char *g;
+            for (int j = 0; mio_hf_architecture(j, &g); j++) printf("%-24s %s\n", mio_hf_architecture(j, NULL), g);
             rc = CLI_EXIT_OK;
             goto done;
         } else if (cli_is(a, "--quiet")) {

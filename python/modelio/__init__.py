@@ -31,6 +31,7 @@ __all__ = ["Error", "FileError", "OutOfMemoryError", "InvalidArgumentError", "Fo
            "NotFoundError", "TypeMismatchError", "StateError", "ClosedError", "CancelledError",
            "LibraryNotFoundError", "safetensors", "gguf", "inspect", "checkpoint", "GGMLQuantizationType", "GGUFValueType",
            "GGML_QUANT_SIZES", "type_code", "quantize", "dequantize", "quantize_model", "convert", "convert_hf",
+           "hf_architectures",
            "library_version", "library_path"]
 
 
@@ -238,6 +239,21 @@ def convert(input, output, *, dtype=None, dequantize=False, n_threads=0, max_sha
 
 
 _HF_OUTTYPES = {"auto": -1, "f32": 0, "f16": 1, "bf16": 30, "q8_0": 8, "tq1_0": 34, "tq2_0": 35}
+
+
+def hf_architectures():
+    """The Hugging Face model classes convert_hf converts, as (class,
+    general.architecture) pairs in the table's order, e.g.
+    ("LlamaForCausalLM", "llama"): what `mio-convert-hf --list-architectures`
+    prints."""
+    out, i = [], 0
+    while True:
+        g = C.c_char_p()
+        name = lib.mio_hf_architecture(i, C.byref(g))
+        if not name:
+            return out
+        out.append((name.decode(), g.value.decode()))
+        i += 1
 
 
 def convert_hf(model_dir, outfile=None, outtype="auto", *, vocab_only=False, pre=None, model_name=None,

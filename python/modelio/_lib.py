@@ -213,6 +213,7 @@ def _proto(name, restype, *argtypes):
 _proto("mio_version", _cp)
 _proto("mio_hf_default_params", None, _vp)
 _proto("mio_hf_convert", _i, _cp, _cp, _vp, P(_vp))
+_proto("mio_hf_architecture", _cp, _i, P(_cp))
 _proto("mio_status_name", _cp, _i)
 _proto("mio_last_error", _cp)
 _proto("mio_free", None, _vp)

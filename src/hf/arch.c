@@ -96,8 +96,11 @@ static const hf_arch k_archs[] = {
      .n_block = N_OF(k_qwen3_block), .pooling_check = true, .reranker_check = true},
 };
 
-const char *const mio_hf_arch_supported_list =
-    "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM";
+MIO_API const char *mio_hf_architecture(int i, const char **gguf_arch) {
+    const hf_arch *a = i >= 0 && (size_t)i < N_OF(k_archs) ? &k_archs[i] : NULL;
+    if (gguf_arch) *gguf_arch = a ? a->arch : NULL;
+    return a ? a->hf_name : NULL;
+}
 
 const hf_arch *mio_hf_arch_find(const char *hf_name) {
     for (size_t i = 0; i < N_OF(k_archs); i++)

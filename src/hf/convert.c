@@ -228,8 +228,10 @@ static mio_status load_config(hf_ctx *c) {
         return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: no \"architectures\" list naming the model class", c->dir);
     c->arch = mio_hf_arch_find(a0->valuestring);
     if (!c->arch)
-        return mio_err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: architecture %s is not supported (supported: %s)", c->dir,
-                           a0->valuestring, mio_hf_arch_supported_list);
+        return mio_err_set(MIO_ERR_UNSUPPORTED,
+                           "%s/config.json: architecture %s is not one this converter knows (mio-convert-hf "
+                           "--list-architectures lists the classes it converts)",
+                           c->dir, a0->valuestring);
     return MIO_OK;
 }
 

@@ -38,7 +38,6 @@ typedef struct hf_dims {
     int64_t hidden, vocab, ff, n_head, n_head_kv, head_dim, n_layer;
 } hf_dims;
 
-extern const char *const mio_hf_arch_supported_list;
 const hf_arch *mio_hf_arch_find(const char *hf_name);
 const hf_tensor_rule *mio_hf_arch_global_rules(size_t *n);
 int64_t mio_hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d);

@@ -777,9 +777,13 @@ class Codecs(Tmp):
         cfg["architectures"] = ["BertModel"]
         with open(os.path.join(d, "config.json"), "w") as f:
             json.dump(cfg, f)
-        with self.assertRaisesRegex(modelio.UnsupportedError, "architecture BertModel is not supported"):
+        with self.assertRaisesRegex(modelio.UnsupportedError, "architecture BertModel is not one this converter knows "
+                                    r"\(mio-convert-hf --list-architectures lists the classes it converts\)"):
             modelio.convert_hf(d, self.p("bad.gguf"))
         self.assertFalse(os.path.exists(self.p("bad.gguf")))
+        self.assertEqual(modelio.hf_architectures(),
+                         [("LlamaForCausalLM", "llama"), ("LLaMAForCausalLM", "llama"), ("MistralForCausalLM", "llama"),
+                          ("Qwen2ForCausalLM", "qwen2"), ("Qwen3ForCausalLM", "qwen3")])
 
     def test_convert(self):
         src = os.path.join(DATA, "vocab-llama-spm.gguf")

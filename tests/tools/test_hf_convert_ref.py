@@ -218,6 +218,12 @@ def compare_files(spec, run, od, what):
             print(f"  {what}: {fn}: differing keys {diff}; {problems[:8]}", file=sys.stderr)
     return identical
 
+# ---------------------------------------------------------------- the table
+_lst = subprocess.run([TOOL, "--list-architectures"], capture_output=True, text=True)
+check(_lst.returncode == 0 and _lst.stdout == "LlamaForCausalLM         llama\nLLaMAForCausalLM         llama\n"
+      "MistralForCausalLM       llama\nQwen2ForCausalLM         qwen2\nQwen3ForCausalLM         qwen3\n",
+      f"--list-architectures printed {_lst.stdout!r} (exit {_lst.returncode})")
+
 # ---------------------------------------------------------------- the runs
 t_start = time.monotonic()
 for spec in want_specs:

@@ -342,6 +342,24 @@ static void test_nan_payloads(void) {
     }
 }
 
+/* the table, through the public listing call */
+static void test_architectures(void) {
+    static const char *const want[][2] = {{"LlamaForCausalLM", "llama"}, {"LLaMAForCausalLM", "llama"},
+                                          {"MistralForCausalLM", "llama"}, {"Qwen2ForCausalLM", "qwen2"},
+                                          {"Qwen3ForCausalLM", "qwen3"}};
+    int n = 0;
+    const char *g = "x";
+    while (mio_hf_architecture(n, NULL)) n++;
+    T_EQ_INT(n, 5);
+    for (int i = 0; i < n && i < 5; i++) {
+        T_EQ_STR(mio_hf_architecture(i, &g), want[i][0]);
+        T_EQ_STR(g, want[i][1]);
+    }
+    T_CHECK(mio_hf_architecture(5, &g) == NULL && g == NULL);
+    g = "x";
+    T_CHECK(mio_hf_architecture(-1, &g) == NULL && g == NULL);
+}
+
 static void test_refusals(void) {
     char dir[512];
     /* no config.json */
@@ -353,7 +371,9 @@ static void test_refusals(void) {
     expect_refusal(dir, MIO_ERR_INVALID_JSON, "config.json: not valid JSON");
     /* an architecture outside the table: named, with the supported ones */
     put_config(dir, "GPT2LMHeadModel", V, NULL);
-    expect_refusal(dir, MIO_ERR_UNSUPPORTED, "architecture GPT2LMHeadModel is not supported (supported: LlamaForCausalLM");
+    expect_refusal(dir, MIO_ERR_UNSUPPORTED,
+                   "config.json: architecture GPT2LMHeadModel is not one this converter knows (mio-convert-hf "
+                   "--list-architectures lists the classes it converts)");
     /* a model_type whose transformers defaults are not known: the reference's
      * hyperparameters would come from another config class */
     put_config(dir, "LlamaForCausalLM", V, ",\"model_type\":\"gpt2\"");
@@ -412,6 +432,7 @@ static void test_refusals(void) {
 }
 
 int main(void) {
+    test_architectures();
     snprintf(g_root, sizeof g_root, "hfconv.XXXXXX");
     if (!mkdtemp(g_root)) T_SKIP("cannot create a temp directory");
     test_layout();

@@ -678,6 +678,7 @@ static void make_fixtures(void) {
     X(OK, mio_hf_convert, out, _, 0, NULL, mio_hf_convert(HF_DIR, NULL, NULL, NULL))                              \
     X(OK, mio_hf_convert, p, _, 0, NULL, mio_hf_convert(HF_DIR, "null_args_h.gguf", NULL, NULL))                  \
     X(OK, mio_hf_convert, written, _, 0, NULL, mio_hf_convert(HF_DIR, "null_args_h.gguf", NULL, NULL))            \
+    X(SV, mio_hf_architecture, gguf_arch, _, 1, NULL, mio_hf_architecture(0, NULL) != NULL)                        \
     /* memory estimates (modelio_inspect.h; p NULL means the defaults) */                                      \
     X(VOID, mio_estimate_default_params, p, _, 0, NULL, mio_estimate_default_params(NULL))                        \
     X(ST, mio_estimate_default_params_sized, p, _, 0, NULL, mio_estimate_default_params_sized(NULL, sizeof(mio_estimate_params))) \
