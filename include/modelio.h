@@ -1056,8 +1056,8 @@ MIO_API mio_status mio_st_to_gguf_fd(const char *in_path, int fd, const mio_conv
  * tokenizer files) converted as llama.cpp's convert_hf_to_gguf.py converts it:
  * the same metadata keys in the same order with the same wire types, the same
  * tensor names, order and types, byte for byte (two deliberate tokenizer
- * differences are documented in docs/HF_CONVERT.md). Supported: LlamaForCausalLM,
- * MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM. */
+ * differences are documented in docs/HF_CONVERT.md). The classes converted are
+ * listed by mio_hf_architecture. */
 
 /** outtype values besides the ggml types MIO_TYPE_F32, _F16, _BF16, _Q8_0, _TQ1_0, _TQ2_0. */
 #define MIO_HF_OUT_AUTO (-1)  /**< the reference's "auto": BF16 or F16 from the first 2-D weight's dtype */

@@ -290,6 +290,12 @@ def config_json(spec, tok):
     elif mt == "qwen3":
         c.update({"attention_bias": False, "head_dim": spec["head_dim"], "max_window_layers": spec["layers"],
                   "sliding_window": None, "use_sliding_window": False})
+    elif mt == "smollm3":
+        # SmolLM3Config: no head_dim attribute; every no_rope_layer_interval-th layer has no rope
+        iv = spec["no_rope_interval"]
+        c.update({"attention_bias": False, "mlp_bias": False, "no_rope_layer_interval": iv,
+                  "no_rope_layers": [int((i + 1) % iv != 0) for i in range(spec["layers"])],
+                  "sliding_window": None, "use_sliding_window": False, "pad_token_id": 128004})
     if spec.get("pad_token_id") is not None:
         c["pad_token_id"] = spec["pad_token_id"]
     return c
@@ -334,6 +340,11 @@ SPECS = {
                   ctx=40960, eps=1e-6, rope_theta=1000000.0, qk_norm=True, head_dim=32, vocab=151936,
                   gen={"bos_token_id": 151643, "do_sample": True, "eos_token_id": [151645, 151643],
                        "pad_token_id": 151643, "temperature": 0.6, "top_k": 20, "top_p": 0.95}),
+    # SmolLM3: LlamaModel's tensors (q/k permuted) under general.architecture smollm3, no-rope layers
+    # every 4th, tied, bf16, 4 layers (one without rope), rope_theta 5e6 (the real 3B's)
+    "smollm3": dict(TINY, layers=4, arch="SmolLM3ForCausalLM", model_type="smollm3", tok="llama3_1", dtype="BF16",
+                    shards=1, tied=True, ctx=65536, eps=1e-6, rope_theta=5000000.0, no_rope_interval=4,
+                    gen={"bos_token_id": 128000, "eos_token_id": 128012, "pad_token_id": 128004}),
 }
 
 BIG = dict(arch="LlamaForCausalLM", model_type="llama", tok="llama3_1", dtype="BF16", hidden=1024, layers=24,

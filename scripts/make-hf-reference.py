@@ -244,6 +244,12 @@ def main():
         big = name == "llama3-big"  # the benchmark checkpoint: timing only, recorded under "bench"
         d, files = mhc.write_checkpoint(name, mhc.BIG if big else mhc.SPECS[name], tokdirs, ck)
         entry = {"checkpoint": files, "runs": [], "quantized": {}}
+        try:  # the versions this spec was recorded with (about.* says the last run's)
+            import torch
+            import transformers
+            entry["recorded_with"] = {"torch": torch.__version__, "transformers": transformers.__version__}
+        except ImportError:
+            pass
         runs = [("auto-dir", ["--outtype", "auto"], "dir")]
         for t in ("f32", "f16", "bf16", "q8_0"):
             runs.append((t, ["--outtype", t], "tmpl"))

@@ -94,6 +94,10 @@ static const hf_arch k_archs[] = {
      .n_block = N_OF(k_qwen2_block), .pooling_check = true},
     {.hf_name = "Qwen3ForCausalLM", .arch = "qwen3", .vocab = HF_VOCAB_QWEN2, .block = k_qwen3_block,
      .n_block = N_OF(k_qwen3_block), .pooling_check = true, .reranker_check = true},
+    /* SmolLM3Model(LlamaModel): the llama tensors and keys under its own name (its no-rope layers are
+     * llama.cpp's default pattern, not written) */
+    {.hf_name = "SmolLM3ForCausalLM", .arch = "smollm3", .vocab = HF_VOCAB_LLAMA, .block = k_llama_block,
+     .n_block = N_OF(k_llama_block), .llama_params = true, .llama3_rope_freqs = true},
 };
 
 MIO_API const char *mio_hf_architecture(int i, const char **gguf_arch) {

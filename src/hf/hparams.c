@@ -4,9 +4,9 @@
  * transformers config class fills its defaults (head_dim, key-value heads,
  * context length, ...) and folds rope_scaling / rope_theta into one
  * rope_parameters dict. This file redoes that for the model types the
- * architecture table converts, as transformers 5.24.0 (the version the
- * reference data was made with) does; keys the converter never reads are not
- * filled. A config.json without model_type makes AutoConfig fail, and the
+ * architecture table converts, as transformers does (5.24.0 for the first
+ * types, 5.25.0 for smollm3: each spec of tests/data/hf/reference.json says
+ * which it was recorded with); keys the converter never reads are not filled. A config.json without model_type makes AutoConfig fail, and the
  * reference then reads the file as it is: so does this. */
 #include "hf/hf_internal.h"
 
@@ -29,6 +29,7 @@ typedef struct hp_type {
     const hp_default *d;
     size_t n;
     const char *kv_null_means; /* "heads": num_key_value_heads null (or absent, for llama) = heads */
+    double rope_theta;         /* the class's default rope_theta (0: 10000) */
 } hp_type;
 
 /* LlamaConfig */
@@ -59,12 +60,21 @@ static const hp_default k_qwen3[] = {
     {"head_dim", 128, K_NUM},
 };
 
+/* SmolLM3Config (transformers 5.25.0): no head_dim attribute, tied by default,
+ * rope_theta 2e6 */
+static const hp_default k_smollm3[] = {
+    {"vocab_size", 128256, K_NUM}, {"hidden_size", 2048, K_NUM}, {"intermediate_size", 11008, K_NUM},
+    {"num_hidden_layers", 36, K_NUM}, {"num_attention_heads", 16, K_NUM}, {"num_key_value_heads", 4, K_NUM},
+    {"max_position_embeddings", 32768, K_NUM}, {"rms_norm_eps", 1e-6, K_NUM}, {"tie_word_embeddings", 1, K_BOOL},
+};
+
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 static const hp_type k_types[] = {
     {.model_type = "llama", .d = k_llama, .n = N_OF(k_llama)},
     {.model_type = "mistral", .d = k_mistral, .n = N_OF(k_mistral)},
     {.model_type = "qwen2", .d = k_qwen2, .n = N_OF(k_qwen2)},
     {.model_type = "qwen3", .d = k_qwen3, .n = N_OF(k_qwen3)},
+    {.model_type = "smollm3", .d = k_smollm3, .n = N_OF(k_smollm3), .rope_theta = 2000000.0},
 };
 
 static bool set_item(mio_json *o, const char *key, mio_json *v) {
@@ -99,7 +109,7 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
     if (!t) {
         mio_json_free(h);
         return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: model_type %s%s%s is not one this converter knows the transformers "
-                           "defaults of (llama, mistral, qwen2, qwen3; mio-convert-hf --list-architectures lists the "
+                           "defaults of (llama, mistral, qwen2, qwen3, smollm3; mio-convert-hf --list-architectures lists the "
                            "classes it converts)", file, mio_json_is_string(mt) ? "\"" : "",
                            mio_json_is_string(mt) ? mt->valuestring : "(not a string)", mio_json_is_string(mt) ? "\"" : "");
     }
@@ -144,7 +154,8 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
     const mio_json *theta = mio_json_get(h, "rope_theta");
     const mio_json *prf = mio_json_get(h, "partial_rotary_factor");
     if (ok && !mio_json_get(rp, "rope_theta"))
-        ok = mio_json_add(rp, "rope_theta", theta ? mio_json_dup(theta) : mio_json_new_number(10000.0));
+        ok = mio_json_add(rp, "rope_theta", theta ? mio_json_dup(theta)
+                                                  : mio_json_new_number(t->rope_theta ? t->rope_theta : 10000.0));
     if (ok && prf && !mio_json_is_null(prf) && !mio_json_get(rp, "partial_rotary_factor"))
         ok = mio_json_add(rp, "partial_rotary_factor", mio_json_dup(prf));
     if (ok && !mio_json_get(rp, "rope_type")) {

@@ -783,7 +783,8 @@ class Codecs(Tmp):
         self.assertFalse(os.path.exists(self.p("bad.gguf")))
         self.assertEqual(modelio.hf_architectures(),
                          [("LlamaForCausalLM", "llama"), ("LLaMAForCausalLM", "llama"), ("MistralForCausalLM", "llama"),
-                          ("Qwen2ForCausalLM", "qwen2"), ("Qwen3ForCausalLM", "qwen3")])
+                          ("Qwen2ForCausalLM", "qwen2"), ("Qwen3ForCausalLM", "qwen3"),
+                          ("SmolLM3ForCausalLM", "smollm3")])
 
     def test_convert(self):
         src = os.path.join(DATA, "vocab-llama-spm.gguf")
