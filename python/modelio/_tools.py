@@ -9,14 +9,7 @@ messages name the command the user typed."""
 import os
 import sys
 
-
-def _package_dirs():
-    # The package's __path__: the installed package, or in an editable install
-    # the source folder and the build's install tree.
-    pkg = sys.modules.get(__package__)
-    dirs = list(getattr(pkg, "__path__", []) or [])
-    here = os.path.dirname(os.path.abspath(__file__))
-    return dirs + [here] if here not in dirs else dirs
+from ._lib import _package_dirs  # the package's folders (site-packages; editable: source and build tree)
 
 
 def _exec(name):
