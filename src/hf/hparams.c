@@ -4,9 +4,9 @@
  * transformers config class fills its defaults (head_dim, key-value heads,
  * context length, ...) and folds rope_scaling / rope_theta into one
  * rope_parameters dict. This file redoes that for the model types the
- * architecture table converts, as transformers does (5.24.0 for the first
- * types, 5.25.0 for smollm3: each spec of tests/data/hf/reference.json says
- * which it was recorded with); keys the converter never reads are not filled. A config.json without model_type makes AutoConfig fail, and the
+ * architecture table converts, as transformers 5.25.0 does (the version
+ * tests/data/hf/reference.json was recorded with; 5.24.0 gave the same files);
+ * keys the converter never reads are not filled. A config.json without model_type makes AutoConfig fail, and the
  * reference then reads the file as it is: so does this. */
 #include "hf/hf_internal.h"
 
