@@ -182,7 +182,10 @@ def state_dict(spec):
         if spec.get("qkv_bias"):
             out.append(T(p + "self_attn.v_proj.bias", (nkv * hd,), "w", dt))
         out.append(T(p + "self_attn.o_proj.weight", (h, nh * hd), "w", dt))
-        if spec.get("qk_norm"):
+        if spec.get("qk_norm") == "full":  # OLMo-2: RMS norms over all of q and k, not per head
+            out.append(T(p + "self_attn.q_norm.weight", (nh * hd,), "norm", dt))
+            out.append(T(p + "self_attn.k_norm.weight", (nkv * hd,), "norm", dt))
+        elif spec.get("qk_norm"):
             out.append(T(p + "self_attn.q_norm.weight", (hd,), "norm", dt))
             out.append(T(p + "self_attn.k_norm.weight", (hd,), "norm", dt))
         if spec.get("inv_freq") and i == 0:
@@ -191,8 +194,12 @@ def state_dict(spec):
         out.append(T(p + "mlp.gate_proj.weight", (ff, h), "w", dt))
         out.append(T(p + "mlp.up_proj.weight", (ff, h), "w", dt))
         out.append(T(p + "mlp.down_proj.weight", (h, ff), "w", dt))
-        out.append(T(p + "input_layernorm.weight", (h,), "norm", dt))
-        out.append(T(p + "post_attention_layernorm.weight", (h,), "norm", dt))
+        if spec.get("post_norms"):  # OLMo-2: norms after attention and after the MLP, none before
+            out.append(T(p + "post_attention_layernorm.weight", (h,), "norm", dt))
+            out.append(T(p + "post_feedforward_layernorm.weight", (h,), "norm", dt))
+        else:
+            out.append(T(p + "input_layernorm.weight", (h,), "norm", dt))
+            out.append(T(p + "post_attention_layernorm.weight", (h,), "norm", dt))
     out.append(T("model.norm.weight", (h,), "norm", dt))
     if not spec["tied"]:
         out.append(T("lm_head.weight", (V, h), "w", dt))
@@ -290,6 +297,8 @@ def config_json(spec, tok):
     elif mt == "qwen3":
         c.update({"attention_bias": False, "head_dim": spec["head_dim"], "max_window_layers": spec["layers"],
                   "sliding_window": None, "use_sliding_window": False})
+    elif mt == "olmo2":
+        c.update({"attention_bias": False, "pad_token_id": 128004})
     elif mt == "smollm3":
         # SmolLM3Config: no head_dim attribute; every no_rope_layer_interval-th layer has no rope
         iv = spec["no_rope_interval"]
@@ -340,6 +349,10 @@ SPECS = {
                   ctx=40960, eps=1e-6, rope_theta=1000000.0, qk_norm=True, head_dim=32, vocab=151936,
                   gen={"bos_token_id": 151643, "do_sample": True, "eos_token_id": [151645, 151643],
                        "pad_token_id": 151643, "temperature": 0.6, "top_k": 20, "top_p": 0.95}),
+    # OLMo-2: TextModel (no q/k permutation), full-width q/k norms, post-attention and post-MLP norms and
+    # no input norm, untied, f32 norms in a bf16 checkpoint as the real ones are not: all bf16 here
+    "olmo2": dict(TINY, arch="Olmo2ForCausalLM", model_type="olmo2", tok="llama3_1", dtype="BF16", shards=2,
+                  tied=False, ctx=4096, eps=1e-6, rope_theta=500000.0, qk_norm="full", post_norms=True),
     # SmolLM3: LlamaModel's tensors (q/k permuted) under general.architecture smollm3, no-rope layers
     # every 4th, tied, bf16, 4 layers (one without rope), rope_theta 5e6 (the real 3B's)
     "smollm3": dict(TINY, layers=4, arch="SmolLM3ForCausalLM", model_type="smollm3", tok="llama3_1", dtype="BF16",

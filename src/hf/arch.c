@@ -72,6 +72,23 @@ static const hf_tensor_rule k_qwen3_block[] = {
     {.hf = "mlp.down_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}},
 };
 
+/* OLMo-2 (Olmo2Model, a TextModel: no q/k permutation): RMS norms over the
+ * whole q and k projections, a norm after attention and after the MLP, none
+ * before them. */
+static const hf_tensor_rule k_olmo2_block[] = {
+    {.hf = "self_attn.q_proj.weight", .gguf = "attn_q.weight", .n_dims = 2, .dim = {D_Q, D_HIDDEN}},
+    {.hf = "self_attn.k_proj.weight", .gguf = "attn_k.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
+    {.hf = "self_attn.v_proj.weight", .gguf = "attn_v.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
+    {.hf = "self_attn.o_proj.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_Q}},
+    {.hf = "self_attn.q_norm.weight", .gguf = "attn_q_norm.weight", .n_dims = 1, .dim = {D_Q}},
+    {.hf = "self_attn.k_norm.weight", .gguf = "attn_k_norm.weight", .n_dims = 1, .dim = {D_KV}},
+    {.hf = "post_attention_layernorm.weight", .gguf = "post_attention_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "post_feedforward_layernorm.weight", .gguf = "post_ffw_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "mlp.gate_proj.weight", .gguf = "ffn_gate.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
+    {.hf = "mlp.up_proj.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
+    {.hf = "mlp.down_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}},
+};
+
 /* Tensors outside the blocks, shared by every architecture here. lm_head is
  * required unless config.json ties the embeddings (llama.cpp would silently
  * reuse token_embd for a missing output, which hides a broken checkpoint). */
@@ -96,6 +113,8 @@ static const hf_arch k_archs[] = {
      .n_block = N_OF(k_qwen3_block), .pooling_check = true, .reranker_check = true},
     /* SmolLM3Model(LlamaModel): the llama tensors and keys under its own name (its no-rope layers are
      * llama.cpp's default pattern, not written) */
+    {.hf_name = "Olmo2ForCausalLM", .arch = "olmo2", .vocab = HF_VOCAB_GPT2, .block = k_olmo2_block,
+     .n_block = N_OF(k_olmo2_block)},
     {.hf_name = "SmolLM3ForCausalLM", .arch = "smollm3", .vocab = HF_VOCAB_LLAMA, .block = k_llama_block,
      .n_block = N_OF(k_llama_block), .llama_params = true, .llama3_rope_freqs = true},
 };

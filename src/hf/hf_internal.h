@@ -36,6 +36,8 @@ typedef enum hf_vocab_flavour {
     HF_VOCAB_LLAMA = 1,
     /* Qwen2Model.set_vocab: tokenizer.model -> else gpt2 BPE. */
     HF_VOCAB_QWEN2 = 2,
+    /* TextModel.set_vocab: gpt2 BPE from tokenizer.json only (a tokenizer.model is not read). */
+    HF_VOCAB_GPT2 = 3,
 } hf_vocab_flavour;
 
 typedef struct hf_vocab_opts {

@@ -60,6 +60,12 @@ static const hp_default k_qwen3[] = {
     {"head_dim", 128, K_NUM},
 };
 
+/* Olmo2Config: no head_dim attribute, key-value heads null = heads */
+static const hp_default k_olmo2[] = {
+    {"vocab_size", 50304, K_NUM}, {"hidden_size", 4096, K_NUM}, {"intermediate_size", 11008, K_NUM},
+    {"num_hidden_layers", 32, K_NUM}, {"num_attention_heads", 32, K_NUM}, {"num_key_value_heads", 0, K_HEADS},
+    {"max_position_embeddings", 2048, K_NUM}, {"rms_norm_eps", 1e-5, K_NUM}, {"tie_word_embeddings", 0, K_BOOL},
+};
 /* SmolLM3Config (transformers 5.25.0): no head_dim attribute, tied by default,
  * rope_theta 2e6 */
 static const hp_default k_smollm3[] = {
@@ -74,6 +80,7 @@ static const hp_type k_types[] = {
     {.model_type = "mistral", .d = k_mistral, .n = N_OF(k_mistral)},
     {.model_type = "qwen2", .d = k_qwen2, .n = N_OF(k_qwen2)},
     {.model_type = "qwen3", .d = k_qwen3, .n = N_OF(k_qwen3)},
+    {.model_type = "olmo2", .d = k_olmo2, .n = N_OF(k_olmo2)},
     {.model_type = "smollm3", .d = k_smollm3, .n = N_OF(k_smollm3), .rope_theta = 2000000.0},
 };
 
@@ -109,7 +116,7 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
     if (!t) {
         mio_json_free(h);
         return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: model_type %s%s%s is not one this converter knows the transformers "
-                           "defaults of (llama, mistral, qwen2, qwen3, smollm3; mio-convert-hf --list-architectures lists the "
+                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3; mio-convert-hf --list-architectures lists the "
                            "classes it converts)", file, mio_json_is_string(mt) ? "\"" : "",
                            mio_json_is_string(mt) ? mt->valuestring : "(not a string)", mio_json_is_string(mt) ? "\"" : "");
     }

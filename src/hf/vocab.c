@@ -1305,7 +1305,7 @@ static mio_status no_tokenizer(const ctx *c) {
 
 mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_info *info) {
     if (!w || !o || !o->dir) return mio_err_set(MIO_ERR_INVALID_ARG, "mio_hf_vocab_write: writer, options and dir are required");
-    if (o->flavour != HF_VOCAB_LLAMA && o->flavour != HF_VOCAB_QWEN2)
+    if (o->flavour != HF_VOCAB_LLAMA && o->flavour != HF_VOCAB_QWEN2 && o->flavour != HF_VOCAB_GPT2)
         return mio_err_set(MIO_ERR_INVALID_ARG, "mio_hf_vocab_write: unknown flavour %d", o->flavour);
     if (o->pre_override && !mio_hf_pre_known(o->pre_override))
         return mio_err_set(MIO_ERR_INVALID_ARG, "--pre %s: llama.cpp has no pre-tokenizer of that name", o->pre_override);
@@ -1374,6 +1374,8 @@ mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_in
             sv_free(&s);
         }
         if (!st && vs == 49152) st = mio_writer_set_bool(w, "tokenizer.ggml.add_bos_token", 0);
+    } else if (!st && o->flavour == HF_VOCAB_GPT2) {
+        st = c.tj ? vocab_gpt2(&c) : mio_err_set(MIO_ERR_NOT_FOUND, "%s: no tokenizer.json (this class reads no other tokenizer file)", o->dir);
     } else if (!st) {
         if (has_model) st = vocab_spm(&c, path);
         else if (c.tj) st = vocab_gpt2(&c);

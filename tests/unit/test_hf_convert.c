@@ -346,16 +346,17 @@ static void test_nan_payloads(void) {
 static void test_architectures(void) {
     static const char *const want[][2] = {{"LlamaForCausalLM", "llama"}, {"LLaMAForCausalLM", "llama"},
                                           {"MistralForCausalLM", "llama"}, {"Qwen2ForCausalLM", "qwen2"},
-                                          {"Qwen3ForCausalLM", "qwen3"}, {"SmolLM3ForCausalLM", "smollm3"}};
+                                          {"Qwen3ForCausalLM", "qwen3"},   {"Olmo2ForCausalLM", "olmo2"},
+                                          {"SmolLM3ForCausalLM", "smollm3"}};
     int n = 0;
     const char *g = "x";
     while (mio_hf_architecture(n, NULL)) n++;
-    T_EQ_INT(n, 6);
-    for (int i = 0; i < n && i < 6; i++) {
+    T_EQ_INT(n, 7);
+    for (int i = 0; i < n && i < 7; i++) {
         T_EQ_STR(mio_hf_architecture(i, &g), want[i][0]);
         T_EQ_STR(g, want[i][1]);
     }
-    T_CHECK(mio_hf_architecture(6, &g) == NULL && g == NULL);
+    T_CHECK(mio_hf_architecture(7, &g) == NULL && g == NULL);
     g = "x";
     T_CHECK(mio_hf_architecture(-1, &g) == NULL && g == NULL);
 }
