@@ -111,14 +111,19 @@ bool mio_json_append(mio_json *arr, mio_json *item) {
     return true;
 }
 
-bool mio_json_add(mio_json *obj, const char *key, mio_json *item) {
-    if (!obj || !key || !item || obj == item) return false;
+/* item's member key becomes a copy of key; false (item unchanged) when out of memory */
+static bool set_key(mio_json *item, const char *key) {
     size_t kl = strlen(key);
     char *k = dup_bytes(key, kl);
     if (!k) return false;
     free(item->string);
     item->string = k;
     item->stringlen = kl;
+    return true;
+}
+
+bool mio_json_add(mio_json *obj, const char *key, mio_json *item) {
+    if (!obj || !key || !item || obj == item || !set_key(item, key)) return false;
     link_last(obj, item);
     return true;
 }
@@ -146,13 +151,7 @@ mio_json *mio_json_get(const mio_json *obj, const char *key) {
 
 bool mio_json_replace(mio_json *obj, const char *key, mio_json *item) {
     mio_json *m = mio_json_get(obj, key);
-    if (!m || !item || item == m) return false;
-    size_t kl = strlen(key);
-    char *k = dup_bytes(key, kl);
-    if (!k) return false;
-    free(item->string);
-    item->string = k;
-    item->stringlen = kl;
+    if (!m || !item || item == m || !set_key(item, key)) return false;
     item->next = m->next;
     if (m == obj->child) {
         item->prev = m->prev == m ? item : m->prev;
