@@ -32,6 +32,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 import zipfile
 
 REPO, DATA = sys.argv[1], sys.argv[2]
@@ -272,13 +273,16 @@ def body(tmp):
     check(edited != text, "mio_version() edited in the clone")
     with open(src, "w") as fh:
         fh.write(edited)
-    # make the edit newer than every build output whatever the clock did (a
-    # virtual machine's clock can stall or step under load, and the rebuild
-    # decides by modification times, as make and ninja do)
-    newest = max((os.stat(os.path.join(r, f)).st_mtime for r, _, fs in os.walk(os.path.join(clone, "python", "build"))
-                  for f in fs), default=0.0)
-    t = max(newest, os.stat(src).st_mtime) + 2
-    os.utime(src, (t, t))
+    # cmake --install skips a file whose time is within a second of the
+    # installed copy's; python/CMakeLists.txt removes the installed files first
+    # so that the rebuild's install always copies. Make that case certain here:
+    # the installed copies get a time one second ahead, as if the last install
+    # had just happened (CI hit it by chance before the fix).
+    inst = os.path.dirname(p.stdout.split()[1])
+    t = time.time() + 1.0
+    for f in [os.path.join(inst, "libmodelio.so.0")] + [os.path.join(inst, "bin", n) for n in TOOLS]:
+        if os.path.exists(f):
+            os.utime(f, (t, t))
     p = must(run([py, "-c", "import modelio; print(modelio.library_version)"], env, tmp), "import after the edit")
     check(p.stdout.strip() == "9.9.9-edited", "the edit is rebuilt on import (got %r)" % p.stdout.strip())
     if p.stdout.strip() != "9.9.9-edited":  # say why: the rebuild's own log, and the times it decided by
