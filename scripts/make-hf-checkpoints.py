@@ -170,18 +170,22 @@ def state_dict(spec):
     hd = spec.get("head_dim", h // nh)
     ff, V, dt = spec["ff"], spec["vocab"], spec["dtype"]
     out = [T("model.embed_tokens.weight", (V, h), "w", dt)]
+    qkv_bias = spec.get("qkv_bias") or spec.get("bias") == "all"
+    layer_norm = spec.get("norm") == "layer"  # LayerNorm: a weight and a bias
     for i in range(L):
         p = f"model.layers.{i}."
         out.append(T(p + "self_attn.q_proj.weight", (nh * hd, h), "w", dt))
-        if spec.get("qkv_bias"):
+        if qkv_bias:
             out.append(T(p + "self_attn.q_proj.bias", (nh * hd,), "w", dt))
         out.append(T(p + "self_attn.k_proj.weight", (nkv * hd, h), "w", dt))
-        if spec.get("qkv_bias"):
+        if qkv_bias:
             out.append(T(p + "self_attn.k_proj.bias", (nkv * hd,), "w", dt))
         out.append(T(p + "self_attn.v_proj.weight", (nkv * hd, h), "w", dt))
-        if spec.get("qkv_bias"):
+        if qkv_bias:
             out.append(T(p + "self_attn.v_proj.bias", (nkv * hd,), "w", dt))
         out.append(T(p + "self_attn.o_proj.weight", (h, nh * hd), "w", dt))
+        if spec.get("bias") == "all":
+            out.append(T(p + "self_attn.o_proj.bias", (h,), "w", dt))
         if spec.get("qk_norm") == "full":  # OLMo-2: RMS norms over all of q and k, not per head
             out.append(T(p + "self_attn.q_norm.weight", (nh * hd,), "norm", dt))
             out.append(T(p + "self_attn.k_norm.weight", (nkv * hd,), "norm", dt))
@@ -191,16 +195,28 @@ def state_dict(spec):
         if spec.get("inv_freq") and i == 0:
             # old checkpoints saved the rotary buffer; the reference drops it
             out.append(T(p + "self_attn.rotary_emb.inv_freq", (hd // 2,), "norm", "F32"))
-        out.append(T(p + "mlp.gate_proj.weight", (ff, h), "w", dt))
-        out.append(T(p + "mlp.up_proj.weight", (ff, h), "w", dt))
-        out.append(T(p + "mlp.down_proj.weight", (h, ff), "w", dt))
+        if spec.get("mlp") == "c_fc":  # StarCoder2: up (c_fc) and down (c_proj), GELU, with biases
+            out.append(T(p + "mlp.c_fc.weight", (ff, h), "w", dt))
+            if spec.get("bias") == "all":
+                out.append(T(p + "mlp.c_fc.bias", (ff,), "w", dt))
+            out.append(T(p + "mlp.c_proj.weight", (h, ff), "w", dt))
+            if spec.get("bias") == "all":
+                out.append(T(p + "mlp.c_proj.bias", (h,), "w", dt))
+        else:
+            out.append(T(p + "mlp.gate_proj.weight", (ff, h), "w", dt))
+            out.append(T(p + "mlp.up_proj.weight", (ff, h), "w", dt))
+            out.append(T(p + "mlp.down_proj.weight", (h, ff), "w", dt))
         if spec.get("post_norms"):  # OLMo-2: norms after attention and after the MLP, none before
             out.append(T(p + "post_attention_layernorm.weight", (h,), "norm", dt))
             out.append(T(p + "post_feedforward_layernorm.weight", (h,), "norm", dt))
         else:
-            out.append(T(p + "input_layernorm.weight", (h,), "norm", dt))
-            out.append(T(p + "post_attention_layernorm.weight", (h,), "norm", dt))
+            for n in ("input_layernorm", "post_attention_layernorm"):
+                out.append(T(p + n + ".weight", (h,), "norm", dt))
+                if layer_norm:
+                    out.append(T(p + n + ".bias", (h,), "w", dt))
     out.append(T("model.norm.weight", (h,), "norm", dt))
+    if layer_norm:
+        out.append(T("model.norm.bias", (h,), "w", dt))
     if not spec["tied"]:
         out.append(T("lm_head.weight", (V, h), "w", dt))
     return out
@@ -305,6 +321,19 @@ def config_json(spec, tok):
         c.update({"attention_bias": False, "mlp_bias": False, "no_rope_layer_interval": iv,
                   "no_rope_layers": [int((i + 1) % iv != 0) for i in range(spec["layers"])],
                   "sliding_window": None, "use_sliding_window": False, "pad_token_id": 128004})
+    elif mt == "granite":
+        # GraniteConfig: the four multipliers; head_dim is not one of its attributes (GraniteModel ignores it)
+        c.update({"attention_bias": False, "mlp_bias": False, "head_dim": h // nh, "pad_token_id": 0,
+                  **spec["multipliers"]})
+    elif mt == "starcoder2":
+        # Starcoder2Config as the real ones write it: LayerNorm epsilon as norm_epsilon, GELU, biases,
+        # a sliding window, no tie_word_embeddings key (tied by default)
+        del c["rms_norm_eps"]
+        c.update({"hidden_act": "gelu_pytorch_tanh", "norm_epsilon": spec["eps"], "use_bias": True,
+                  "sliding_window": 4096, "residual_dropout": 0.0, "embedding_dropout": 0.0, "mlp_type": "default",
+                  "norm_type": "layer_norm"})
+        if spec["tied"]:
+            del c["tie_word_embeddings"]
     if spec.get("pad_token_id") is not None:
         c["pad_token_id"] = spec["pad_token_id"]
     return c
@@ -358,6 +387,17 @@ SPECS = {
     "smollm3": dict(TINY, layers=4, arch="SmolLM3ForCausalLM", model_type="smollm3", tok="llama3_1", dtype="BF16",
                     shards=1, tied=True, ctx=65536, eps=1e-6, rope_theta=5000000.0, no_rope_interval=4,
                     gen={"bos_token_id": 128000, "eos_token_id": 128012, "pad_token_id": 128004}),
+    # Granite: LlamaModel's tensors (q/k permuted) and keys, the four multipliers as scales, head_dim in
+    # config.json ignored, untied, bf16, a BPE tokenizer.json (LlamaModel's GPT-2 path)
+    "granite": dict(TINY, arch="GraniteForCausalLM", model_type="granite", tok="qwen3", dtype="BF16", shards=1,
+                    tied=False, ctx=131072, eps=1e-5, rope_theta=10000000.0,
+                    multipliers={"attention_multiplier": 0.015625, "embedding_multiplier": 12.0,
+                                 "logits_scaling": 8.0, "residual_multiplier": 0.22}),
+    # StarCoder2: TextModel (no q/k permutation), LayerNorm with biases, biases on every projection, a
+    # c_fc/c_proj GELU MLP, tied by default, f32, rope_theta as the real 3B's (not a round number)
+    "starcoder2": dict(TINY, arch="Starcoder2ForCausalLM", model_type="starcoder2", tok="qwen3", dtype="F32",
+                       shards=2, tied=True, ctx=16384, eps=1e-5, rope_theta=999999.4420358813, bias="all",
+                       norm="layer", mlp="c_fc"),
 }
 
 BIG = dict(arch="LlamaForCausalLM", model_type="llama", tok="llama3_1", dtype="BF16", hidden=1024, layers=24,

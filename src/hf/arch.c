@@ -89,12 +89,43 @@ static const hf_tensor_rule k_olmo2_block[] = {
     {.hf = "mlp.down_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}},
 };
 
+/* StarCoder2 (StarCoder2Model, a TextModel: no q/k permutation): layer norms
+ * with biases, biases on every projection (config use_bias, true by default),
+ * a two-matrix MLP (c_fc up, c_proj down, GELU). */
+static const hf_tensor_rule k_starcoder2_block[] = {
+    {.hf = "input_layernorm.weight", .gguf = "attn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "input_layernorm.bias", .gguf = "attn_norm.bias", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "self_attn.q_proj.weight", .gguf = "attn_q.weight", .n_dims = 2, .dim = {D_Q, D_HIDDEN}},
+    {.hf = "self_attn.k_proj.weight", .gguf = "attn_k.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
+    {.hf = "self_attn.v_proj.weight", .gguf = "attn_v.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
+    {.hf = "self_attn.o_proj.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_Q}},
+    {.hf = "self_attn.q_proj.bias", .gguf = "attn_q.bias", .n_dims = 1, .dim = {D_Q}, .optional = true},
+    {.hf = "self_attn.k_proj.bias", .gguf = "attn_k.bias", .n_dims = 1, .dim = {D_KV}, .optional = true},
+    {.hf = "self_attn.v_proj.bias", .gguf = "attn_v.bias", .n_dims = 1, .dim = {D_KV}, .optional = true},
+    {.hf = "self_attn.o_proj.bias", .gguf = "attn_output.bias", .n_dims = 1, .dim = {D_HIDDEN}, .optional = true},
+    {.hf = "post_attention_layernorm.weight", .gguf = "ffn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "post_attention_layernorm.bias", .gguf = "ffn_norm.bias", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "mlp.c_fc.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
+    {.hf = "mlp.c_fc.bias", .gguf = "ffn_up.bias", .n_dims = 1, .dim = {D_FF}, .optional = true},
+    {.hf = "mlp.c_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}},
+    {.hf = "mlp.c_proj.bias", .gguf = "ffn_down.bias", .n_dims = 1, .dim = {D_HIDDEN}, .optional = true},
+};
+
+/* GraniteModel.set_gguf_parameters: its four multipliers, renamed to scales */
+static const hf_key_rule k_granite_keys[] = {
+    {"attention_multiplier", "attention.scale", HF_KEY_F32},
+    {"embedding_multiplier", "embedding_scale", HF_KEY_F32},
+    {"residual_multiplier", "residual_scale", HF_KEY_F32},
+    {"logits_scaling", "logit_scale", HF_KEY_F32},
+};
+
 /* Tensors outside the blocks, shared by every architecture here. lm_head is
  * required unless config.json ties the embeddings (llama.cpp would silently
  * reuse token_embd for a missing output, which hides a broken checkpoint). */
 static const hf_tensor_rule k_global[] = {
     {.hf = "model.embed_tokens.weight", .gguf = "token_embd.weight", .n_dims = 2, .dim = {D_VOCAB, D_HIDDEN}},
     {.hf = "model.norm.weight", .gguf = "output_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "model.norm.bias", .gguf = "output_norm.bias", .n_dims = 1, .dim = {D_HIDDEN}, .optional = true},
     {.hf = "lm_head.weight", .gguf = "output.weight", .n_dims = 2, .dim = {D_VOCAB, D_HIDDEN}, .output = true},
 };
 
@@ -111,12 +142,18 @@ static const hf_arch k_archs[] = {
      .n_block = N_OF(k_qwen2_block), .pooling_check = true},
     {.hf_name = "Qwen3ForCausalLM", .arch = "qwen3", .vocab = HF_VOCAB_QWEN2, .block = k_qwen3_block,
      .n_block = N_OF(k_qwen3_block), .pooling_check = true, .reranker_check = true},
-    /* SmolLM3Model(LlamaModel): the llama tensors and keys under its own name (its no-rope layers are
-     * llama.cpp's default pattern, not written) */
     {.hf_name = "Olmo2ForCausalLM", .arch = "olmo2", .vocab = HF_VOCAB_GPT2, .block = k_olmo2_block,
      .n_block = N_OF(k_olmo2_block)},
+    /* SmolLM3Model(LlamaModel): the llama tensors and keys under its own name (its no-rope layers are
+     * llama.cpp's default pattern, not written) */
     {.hf_name = "SmolLM3ForCausalLM", .arch = "smollm3", .vocab = HF_VOCAB_LLAMA, .block = k_llama_block,
      .n_block = N_OF(k_llama_block), .llama_params = true, .llama3_rope_freqs = true},
+    /* GraniteModel(LlamaModel): the llama tensors and keys (head_dim ignored: hparams.c drops it) and four scales */
+    {.hf_name = "GraniteForCausalLM", .arch = "granite", .vocab = HF_VOCAB_LLAMA, .block = k_llama_block,
+     .n_block = N_OF(k_llama_block), .llama_params = true, .llama3_rope_freqs = true, .keys = k_granite_keys,
+     .n_keys = N_OF(k_granite_keys)},
+    {.hf_name = "Starcoder2ForCausalLM", .arch = "starcoder2", .vocab = HF_VOCAB_GPT2, .block = k_starcoder2_block,
+     .n_block = N_OF(k_starcoder2_block)},
 };
 
 MIO_API const char *mio_hf_architecture(int i, const char **gguf_arch) {

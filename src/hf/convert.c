@@ -842,6 +842,12 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
         TRY(kv_name(key, sizeof key, c->arch->arch, "rope.dimension_count"));
         TRY(mio_writer_set_u32(w, key, (uint32_t)c->d.head_dim));
     }
+    for (size_t i = 0; i < c->arch->n_keys; i++) {
+        const hf_key_rule *k = &c->arch->keys[i];
+        v = jget(h, k->hf);
+        if (!v || mio_json_is_null(v) || mio_json_is_false(v) || (mio_json_is_number(v) && v->valuedouble == 0)) continue;
+        TRY(k->type == HF_KEY_U32 ? put_u32(w, c, k->gguf, v, k->hf) : put_f32(w, c, k->gguf, v, k->hf));
+    }
 #undef HP
 #undef TRY
 done:

@@ -21,6 +21,17 @@ typedef struct hf_tensor_rule {
     bool output;     /* lm_head: absent only when the embeddings are tied */
 } hf_tensor_rule;
 
+/* One hyperparameter a class writes beyond TextModel.set_gguf_parameters:
+ * config.json's key (after the class defaults of hparams.c) -> "{arch}.<gguf>".
+ * Written in table order after the common keys, and only when the value is
+ * truthy (the reference's `if v := self.hparams.get(key):` — absent, null,
+ * 0 and false write nothing). */
+enum { HF_KEY_F32 = 1, HF_KEY_U32 };
+typedef struct hf_key_rule {
+    const char *hf, *gguf;
+    int type; /* HF_KEY_* */
+} hf_key_rule;
+
 typedef struct hf_arch {
     const char *hf_name;       /* config.json architectures[0] */
     const char *arch;          /* general.architecture */
@@ -31,6 +42,8 @@ typedef struct hf_arch {
     bool llama3_rope_freqs;    /* LlamaModel.generate_extra_tensors: rope_freqs.weight for rope_type llama3 */
     bool pooling_check;        /* Qwen2Model._try_set_pooling_type: sentence-transformers pooling is refused */
     bool reranker_check;       /* Qwen3Model: reranker checkpoints are refused */
+    const hf_key_rule *keys;   /* the class's own hyperparameters, after the common ones */
+    size_t n_keys;
 } hf_arch;
 
 /* The dims of config.json the shapes are checked against. */

@@ -19,10 +19,10 @@
 typedef struct hp_default {
     const char *key;
     double value;     /* numbers */
-    int kind;         /* 0 number, 1 bool, 2 hidden / heads, 3 heads */
+    int kind;         /* K_*: a number, a bool, hidden / heads, heads, or removed (the class ignores it) */
 } hp_default;
 
-enum { K_NUM, K_BOOL, K_HEAD_DIM, K_HEADS };
+enum { K_NUM, K_BOOL, K_HEAD_DIM, K_HEADS, K_DROP };
 
 typedef struct hp_type {
     const char *model_type;
@@ -74,6 +74,24 @@ static const hp_default k_smollm3[] = {
     {"max_position_embeddings", 32768, K_NUM}, {"rms_norm_eps", 1e-6, K_NUM}, {"tie_word_embeddings", 1, K_BOOL},
 };
 
+/* GraniteConfig: key-value heads null = heads; GraniteModel pops head_dim
+ * ("no head_dim support"): removed here, so that nothing reads it */
+static const hp_default k_granite[] = {
+    {"vocab_size", 32000, K_NUM}, {"hidden_size", 4096, K_NUM}, {"intermediate_size", 11008, K_NUM},
+    {"num_hidden_layers", 32, K_NUM}, {"num_attention_heads", 32, K_NUM}, {"num_key_value_heads", 0, K_HEADS},
+    {"max_position_embeddings", 2048, K_NUM}, {"rms_norm_eps", 1e-6, K_NUM}, {"tie_word_embeddings", 0, K_BOOL},
+    {"embedding_multiplier", 1.0, K_NUM}, {"logits_scaling", 1.0, K_NUM}, {"residual_multiplier", 1.0, K_NUM},
+    {"attention_multiplier", 1.0, K_NUM}, {"head_dim", 0, K_DROP},
+};
+/* Starcoder2Config: no head_dim attribute, 2 key-value heads, tied, layer
+ * norm epsilon as norm_epsilon */
+static const hp_default k_starcoder2[] = {
+    {"vocab_size", 49152, K_NUM}, {"hidden_size", 3072, K_NUM}, {"intermediate_size", 12288, K_NUM},
+    {"num_hidden_layers", 30, K_NUM}, {"num_attention_heads", 24, K_NUM}, {"num_key_value_heads", 2, K_NUM},
+    {"max_position_embeddings", 4096, K_NUM}, {"norm_epsilon", 1e-5, K_NUM}, {"tie_word_embeddings", 1, K_BOOL},
+    {"use_bias", 1, K_BOOL},
+};
+
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 static const hp_type k_types[] = {
     {.model_type = "llama", .d = k_llama, .n = N_OF(k_llama)},
@@ -82,6 +100,8 @@ static const hp_type k_types[] = {
     {.model_type = "qwen3", .d = k_qwen3, .n = N_OF(k_qwen3)},
     {.model_type = "olmo2", .d = k_olmo2, .n = N_OF(k_olmo2)},
     {.model_type = "smollm3", .d = k_smollm3, .n = N_OF(k_smollm3), .rope_theta = 2000000.0},
+    {.model_type = "granite", .d = k_granite, .n = N_OF(k_granite)},
+    {.model_type = "starcoder2", .d = k_starcoder2, .n = N_OF(k_starcoder2)},
 };
 
 static bool set_item(mio_json *o, const char *key, mio_json *v) {
@@ -116,7 +136,7 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
     if (!t) {
         mio_json_free(h);
         return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: model_type %s%s%s is not one this converter knows the transformers "
-                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3; mio-convert-hf --list-architectures lists the "
+                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3, granite, starcoder2; mio-convert-hf --list-architectures lists the "
                            "classes it converts)", file, mio_json_is_string(mt) ? "\"" : "",
                            mio_json_is_string(mt) ? mt->valuestring : "(not a string)", mio_json_is_string(mt) ? "\"" : "");
     }
@@ -138,6 +158,9 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
             break;
         case K_HEADS:
             if (absent || null) ok = set_item(h, d->key, mio_json_new_number(heads));
+            break;
+        case K_DROP:
+            mio_json_remove(h, d->key);
             break;
         case K_HEAD_DIM:
             if ((absent || null) && heads > 0)

@@ -342,21 +342,61 @@ static void test_nan_payloads(void) {
     }
 }
 
+/* a class's own keys (the arch table's .keys) and a key its config class
+ * ignores (hparams.c's K_DROP), on GraniteForCausalLM: a multiplier of 0 is not
+ * written (the reference's `if v := hparams.get(k)`), an absent one is
+ * GraniteConfig's default 1.0, head_dim is popped (no key_length) */
+static void test_class_keys(void) {
+    char dir[512], out[600];
+    snprintf(dir, sizeof dir, "%s/granite", g_root);
+    mkdir(dir, 0755);
+    put_config(dir, "GraniteForCausalLM", V,
+               ",\"model_type\":\"granite\",\"attention_multiplier\":0.25,\"embedding_multiplier\":0,"
+               "\"logits_scaling\":8,\"head_dim\":4");
+    put_file(dir, "tokenizer.json", k_tokenizer);
+    put_weights(dir, "model.safetensors", NULL);
+    snprintf(out, sizeof out, "%s/granite.gguf", g_root);
+    mio_hf_params p = params();
+    T_OK(mio_hf_convert(dir, out, &p, NULL));
+    mio_gguf_file *f = NULL;
+    T_OK(mio_gguf_open(out, 0, &f));
+    if (!f) return;
+    double d = 0;
+    T_OK(mio_gguf_kv_f64(f, mio_gguf_find_key(f, "granite.attention.scale"), &d));
+    T_CHECK(d == 0.25);
+    T_CHECK(mio_gguf_find_key(f, "granite.embedding_scale") < 0);
+    T_OK(mio_gguf_kv_f64(f, mio_gguf_find_key(f, "granite.residual_scale"), &d));
+    T_CHECK(d == 1.0);
+    T_OK(mio_gguf_kv_f64(f, mio_gguf_find_key(f, "granite.logit_scale"), &d));
+    T_CHECK(d == 8.0);
+    T_CHECK(mio_gguf_find_key(f, "granite.attention.key_length") < 0);
+    /* the class keys come after the common ones: logit_scale is the last granite.* key */
+    int64_t last = -1;
+    for (int64_t i = 0; i < mio_gguf_kv_count(f); i++) {
+        mio_str k = mio_gguf_kv_key(f, i);
+        if (k.len > 8 && memcmp(k.ptr, "granite.", 8) == 0) last = i;
+    }
+    T_CHECK(last == mio_gguf_find_key(f, "granite.logit_scale"));
+    T_EQ_INT(mio_gguf_find_key(f, "granite.attention.scale") > mio_gguf_find_key(f, "granite.rope.dimension_count"), 1);
+    mio_gguf_close(f);
+}
+
 /* the table, through the public listing call */
 static void test_architectures(void) {
     static const char *const want[][2] = {{"LlamaForCausalLM", "llama"}, {"LLaMAForCausalLM", "llama"},
                                           {"MistralForCausalLM", "llama"}, {"Qwen2ForCausalLM", "qwen2"},
                                           {"Qwen3ForCausalLM", "qwen3"},   {"Olmo2ForCausalLM", "olmo2"},
-                                          {"SmolLM3ForCausalLM", "smollm3"}};
+                                          {"SmolLM3ForCausalLM", "smollm3"},
+                                          {"GraniteForCausalLM", "granite"}, {"Starcoder2ForCausalLM", "starcoder2"}};
     int n = 0;
     const char *g = "x";
     while (mio_hf_architecture(n, NULL)) n++;
-    T_EQ_INT(n, 7);
-    for (int i = 0; i < n && i < 7; i++) {
+    T_EQ_INT(n, 9);
+    for (int i = 0; i < n && i < 9; i++) {
         T_EQ_STR(mio_hf_architecture(i, &g), want[i][0]);
         T_EQ_STR(g, want[i][1]);
     }
-    T_CHECK(mio_hf_architecture(7, &g) == NULL && g == NULL);
+    T_CHECK(mio_hf_architecture(9, &g) == NULL && g == NULL);
     g = "x";
     T_CHECK(mio_hf_architecture(-1, &g) == NULL && g == NULL);
 }
@@ -434,6 +474,7 @@ static void test_refusals(void) {
 
 int main(void) {
     test_architectures();
+    test_class_keys();
     snprintf(g_root, sizeof g_root, "hfconv.XXXXXX");
     if (!mkdtemp(g_root)) T_SKIP("cannot create a temp directory");
     test_layout();
