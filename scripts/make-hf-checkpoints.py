@@ -48,12 +48,19 @@ TOKENIZERS = {
     "llama3": {"bos": 128000, "eos": 128001, "n": 128256},
     "llama2": {"bos": 1, "eos": 2, "n": 32000},
     "qwen3": {"bos": 151643, "eos": 151645, "n": 151669},
+    # in this repository (tests/data/hf/tokenizers/phi3/README.md): a SentencePiece tokenizer.model with
+    # Phi-3's added chat tokens
+    "phi3": {"bos": 1, "eos": 3000, "n": 3011},
 }
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "tokenizer.model")
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "tokenizer.model",
+                   "added_tokens.json")
+REPO_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "hf")
+# kinds kept in this repository: their directory, and files taken from elsewhere in it
+REPO_TOKENIZERS = {"phi3": ("tokenizers/phi3", {"tokenizer.model": "vocab/spm-bpe/tokenizer.model"})}
 
 
 def find_tokenizers(roots, explicit):
-    found = {}
+    found = {k: os.path.join(REPO_DATA, d) for k, (d, _) in REPO_TOKENIZERS.items()}
     for spec in explicit:
         kind, _, d = spec.partition("=")
         if not os.path.isfile(os.path.join(d, "tokenizer.json")):
@@ -174,6 +181,14 @@ def state_dict(spec):
     layer_norm = spec.get("norm") == "layer"  # LayerNorm: a weight and a bias
     for i in range(L):
         p = f"model.layers.{i}."
+        if spec.get("fused"):  # Phi-3: q, k, v in one matrix, gate and up in another
+            out.append(T(p + "self_attn.qkv_proj.weight", ((nh + 2 * nkv) * hd, h), "w", dt))
+            out.append(T(p + "self_attn.o_proj.weight", (h, nh * hd), "w", dt))
+            out.append(T(p + "mlp.gate_up_proj.weight", (2 * ff, h), "w", dt))
+            out.append(T(p + "mlp.down_proj.weight", (h, ff), "w", dt))
+            out.append(T(p + "input_layernorm.weight", (h,), "norm", dt))
+            out.append(T(p + "post_attention_layernorm.weight", (h,), "norm", dt))
+            continue
         out.append(T(p + "self_attn.q_proj.weight", (nh * hd, h), "w", dt))
         if qkv_bias:
             out.append(T(p + "self_attn.q_proj.bias", (nh * hd,), "w", dt))
@@ -334,6 +349,10 @@ def config_json(spec, tok):
                   "norm_type": "layer_norm"})
         if spec["tied"]:
             del c["tie_word_embeddings"]
+    elif mt == "phi3":
+        # Phi3Config as microsoft/Phi-3-mini-4k-instruct / Phi-3.5-mini-instruct write it
+        c.update({"attention_bias": False, "embd_pdrop": 0.0, "resid_pdrop": 0.0, "pad_token_id": tok["eos"],
+                  "original_max_position_embeddings": spec["orig_ctx"], "sliding_window": spec["sliding_window"]})
     if spec.get("pad_token_id") is not None:
         c["pad_token_id"] = spec["pad_token_id"]
     return c
@@ -393,6 +412,19 @@ SPECS = {
                     tied=False, ctx=131072, eps=1e-5, rope_theta=10000000.0,
                     multipliers={"attention_multiplier": 0.015625, "embedding_multiplier": 12.0,
                                  "logits_scaling": 8.0, "residual_multiplier": 0.22}),
+    # Phi-3 mini 4k: fused qkv and gate_up (kept fused), its own key list, the SentencePiece tokenizer with
+    # added_tokens.json, vocab padded past the last token, GQA (the real mini has none; medium has)
+    "phi3": dict(TINY, arch="Phi3ForCausalLM", model_type="phi3", tok="phi3", dtype="BF16", shards=1, tied=False,
+                 vocab=3072, ctx=4096, orig_ctx=4096, eps=1e-5, rope_theta=10000.0, sliding_window=2047, fused=True),
+    # Phi-3.5 mini 128k: longrope (rope_factors_long / _short and rope.scaling.attn_factor), f16, 2 shards
+    "phi3-longrope": dict(TINY, arch="Phi3ForCausalLM", model_type="phi3", tok="phi3", dtype="F16", shards=2,
+                          tied=False, vocab=3072, ctx=131072, orig_ctx=4096, eps=1e-5, rope_theta=10000.0,
+                          sliding_window=262144, fused=True,
+                          rope_scaling={"long_factor": [1.0800000429153442, 1.1100000143051147, 1.25, 1.5, 2.25,
+                                                        4.5, 9.75, 16.5],
+                                        "short_factor": [1.0, 1.0199999809265137, 1.0199999809265137, 1.05, 1.1,
+                                                         1.1, 1.15, 1.2],
+                                        "type": "longrope"}),
     # StarCoder2: TextModel (no q/k permutation), LayerNorm with biases, biases on every projection, a
     # c_fc/c_proj GELU MLP, tied by default, f32, rope_theta as the real 3B's (not a round number)
     "starcoder2": dict(TINY, arch="Starcoder2ForCausalLM", model_type="starcoder2", tok="qwen3", dtype="F32",
@@ -419,6 +451,8 @@ def write_checkpoint(name, spec, tokdirs, out):
     for fn in TOKENIZER_FILES:
         if os.path.isfile(os.path.join(tdir, fn)):
             shutil.copyfile(os.path.join(tdir, fn), os.path.join(d, fn))
+    for fn, src in REPO_TOKENIZERS.get(spec["tok"], (None, {}))[1].items():
+        shutil.copyfile(os.path.join(REPO_DATA, src), os.path.join(d, fn))
     dump_json(os.path.join(d, "config.json"), config_json(spec, tk))
     if spec.get("gen"):
         g = dict(spec["gen"])

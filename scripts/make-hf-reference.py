@@ -154,11 +154,19 @@ def parse_logits(text):
     return out
 
 
-def logits(hf_logits, path, peer):
+def logit_tokens(n_vocab):
+    """LOGIT_TOKENS, each taken modulo a vocabulary smaller than them (the phi3 specs' 3072)."""
+    return [t % n_vocab for t in LOGIT_TOKENS]
+
+
+def logits(hf_logits, path, peer, n_vocab):
     env = dict(os.environ, MIO_PEER_DIR=peer)
-    out = subprocess.run([hf_logits, "-n", "16", "-t", ",".join(str(t) for t in LOGIT_TOKENS), path], env=env,
+    toks = logit_tokens(n_vocab)
+    out = subprocess.run([hf_logits, "-n", "16", "-t", ",".join(str(t) for t in toks), path], env=env,
                          capture_output=True, text=True)
     got = parse_logits(out.stdout).get(path)
+    if got and toks != LOGIT_TOKENS:
+        got["tokens"] = toks
     return got if got else {"error": out.stderr.strip()[-400:]}
 
 
@@ -220,7 +228,7 @@ def main():
         "reference": "convert_hf_to_gguf.py of llama.cpp vendored in the llama-cpp-python 0.3.36 sdist (PyPI)",
         "quantizer": "llama_model_quantize of libllama.v0.5.0.so, npm @node-llama-cpp/linux-x64@3.22.1",
         "logits": "tests/interop/hf_logits.c on the same libllama: first 16 logits of the last position",
-        "logit_tokens": LOGIT_TOKENS,
+        "logit_tokens": LOGIT_TOKENS,  # modulo a smaller vocabulary (logits.tokens says so)
         "python": platform.python_version(),
         "host": f"{platform.machine()} {os.cpu_count()} cpus",
         "runs": "cmd is the argument list after the model directory; outfile '{dir}/' = a directory; "
@@ -281,7 +289,9 @@ def main():
             if run == "auto-dir" and rc == 0 and len(rec["files"]) == 1:
                 auto_file = os.path.join(od, next(iter(rec["files"])))
         if auto_file and not big:
-            entry["logits"] = logits(a.hf_logits, auto_file, a.peer)
+            sp = mhc.BIG if big else mhc.SPECS[name]
+            n_vocab = sp.get("vocab", mhc.TOKENIZERS[sp["tok"]]["n"])
+            entry["logits"] = logits(a.hf_logits, auto_file, a.peer, n_vocab)
             qd = os.path.join(root, "quant")
             os.makedirs(qd)
             for preset, ft in PRESETS.items():
@@ -290,7 +300,7 @@ def main():
                 q = {"ftype": ft, "rc": rc, "seconds": secs}
                 if rc == 0:
                     q.update(size=os.path.getsize(dst), sha256=sha256(dst))
-                    q["logits"] = logits(a.hf_logits, dst, a.peer)
+                    q["logits"] = logits(a.hf_logits, dst, a.peer, n_vocab)
                     if name in DOCUMENTED:
                         q["digest"] = gguf_digest(a.peer_python, dst)
                 entry["quantized"][preset] = q

@@ -15,7 +15,7 @@
 #include <string.h>
 
 /* Shapes are written outermost first (safetensors order): {rows, cols}. */
-enum { D_HIDDEN = 1, D_VOCAB, D_FF, D_Q, D_KV, D_HEAD };
+enum { D_HIDDEN = 1, D_VOCAB, D_FF, D_Q, D_KV, D_HEAD, D_QKV, D_FF2 };
 
 /* The block tensors of the llama family: model.layers.N.<hf> -> blk.N.<gguf>. */
 static const hf_tensor_rule k_llama_block[] = {
@@ -113,10 +113,40 @@ static const hf_tensor_rule k_starcoder2_block[] = {
 
 /* GraniteModel.set_gguf_parameters: its four multipliers, renamed to scales */
 static const hf_key_rule k_granite_keys[] = {
-    {"attention_multiplier", "attention.scale", HF_KEY_F32},
-    {"embedding_multiplier", "embedding_scale", HF_KEY_F32},
-    {"residual_multiplier", "residual_scale", HF_KEY_F32},
-    {"logits_scaling", "logit_scale", HF_KEY_F32},
+    {.gguf = "attention.scale", .hf = {"attention_multiplier"}},
+    {.gguf = "embedding_scale", .hf = {"embedding_multiplier"}},
+    {.gguf = "residual_scale", .hf = {"residual_multiplier"}},
+    {.gguf = "logit_scale", .hf = {"logits_scaling"}},
+};
+
+/* Phi-3 (Phi3MiniModel, a TextModel: no permutation): q, k and v fused in one
+ * matrix and gate and up in another, both kept fused as the reference keeps
+ * them (llama.cpp's phi3 splits them at load). */
+static const hf_tensor_rule k_phi3_block[] = {
+    {.hf = "input_layernorm.weight", .gguf = "attn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "self_attn.qkv_proj.weight", .gguf = "attn_qkv.weight", .n_dims = 2, .dim = {D_QKV, D_HIDDEN}},
+    {.hf = "self_attn.o_proj.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_Q}},
+    {.hf = "post_attention_layernorm.weight", .gguf = "ffn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "mlp.gate_up_proj.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF2, D_HIDDEN}},
+    {.hf = "mlp.down_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}},
+};
+
+/* Phi3MiniModel.set_gguf_parameters: its own list, in its order (not TextModel's) */
+static const hf_key_rule k_phi3_params[] = {
+    {.gguf = "context_length", .hf = {"n_positions", "max_position_embeddings"}, .type = HF_KEY_U32, .when = HF_WHEN_REQUIRED},
+    {.gguf = "rope.scaling.original_context_length", .hf = {"original_max_position_embeddings"}, .type = HF_KEY_U32,
+     .from = HF_FROM_ROPE, .when = HF_WHEN_REQUIRED},
+    {.gguf = "embedding_length", .hf = {"hidden_size", "n_embd"}, .type = HF_KEY_U32, .when = HF_WHEN_REQUIRED},
+    {.gguf = "feed_forward_length", .hf = {"intermediate_size"}, .type = HF_KEY_U32, .when = HF_WHEN_REQUIRED},
+    {.gguf = "block_count", .type = HF_KEY_U32, .from = HF_FROM_BLOCKS},
+    {.gguf = "attention.head_count", .hf = {"num_attention_heads", "n_head"}, .type = HF_KEY_U32, .when = HF_WHEN_REQUIRED},
+    {.gguf = "attention.head_count_kv", .hf = {"num_key_value_heads", "n_head_kv"}, .type = HF_KEY_U32,
+     .when = HF_WHEN_REQUIRED},
+    {.gguf = "attention.layer_norm_rms_epsilon", .hf = {"rms_norm_eps"}, .when = HF_WHEN_REQUIRED},
+    {.gguf = "rope.dimension_count", .type = HF_KEY_U32, .from = HF_FROM_ROPE_DIMS},
+    {.gguf = "rope.freq_base", .hf = {"rope_theta"}, .from = HF_FROM_ROPE, .when = HF_WHEN_REQUIRED},
+    {.gguf = "general.file_type", .from = HF_FROM_FILE_TYPE},
+    {.gguf = "attention.sliding_window", .hf = {"sliding_window"}, .type = HF_KEY_U32, .when = HF_WHEN_OR_ZERO},
 };
 
 /* Tensors outside the blocks, shared by every architecture here. lm_head is
@@ -133,11 +163,11 @@ static const hf_tensor_rule k_global[] = {
 
 static const hf_arch k_archs[] = {
     {.hf_name = "LlamaForCausalLM", .arch = "llama", .vocab = HF_VOCAB_LLAMA, .block = k_llama_block,
-     .n_block = N_OF(k_llama_block), .llama_params = true, .llama3_rope_freqs = true},
+     .n_block = N_OF(k_llama_block), .llama_params = true, .generate = HF_GEN_LLAMA3_ROPE},
     {.hf_name = "LLaMAForCausalLM", .arch = "llama", .vocab = HF_VOCAB_LLAMA, .block = k_llama_block,
-     .n_block = N_OF(k_llama_block), .llama_params = true, .llama3_rope_freqs = true},
+     .n_block = N_OF(k_llama_block), .llama_params = true, .generate = HF_GEN_LLAMA3_ROPE},
     {.hf_name = "MistralForCausalLM", .arch = "llama", .vocab = HF_VOCAB_LLAMA, .block = k_llama_block,
-     .n_block = N_OF(k_llama_block), .llama_params = true, .llama3_rope_freqs = true},
+     .n_block = N_OF(k_llama_block), .llama_params = true, .generate = HF_GEN_LLAMA3_ROPE},
     {.hf_name = "Qwen2ForCausalLM", .arch = "qwen2", .vocab = HF_VOCAB_QWEN2, .block = k_qwen2_block,
      .n_block = N_OF(k_qwen2_block), .pooling_check = true},
     {.hf_name = "Qwen3ForCausalLM", .arch = "qwen3", .vocab = HF_VOCAB_QWEN2, .block = k_qwen3_block,
@@ -147,13 +177,15 @@ static const hf_arch k_archs[] = {
     /* SmolLM3Model(LlamaModel): the llama tensors and keys under its own name (its no-rope layers are
      * llama.cpp's default pattern, not written) */
     {.hf_name = "SmolLM3ForCausalLM", .arch = "smollm3", .vocab = HF_VOCAB_LLAMA, .block = k_llama_block,
-     .n_block = N_OF(k_llama_block), .llama_params = true, .llama3_rope_freqs = true},
+     .n_block = N_OF(k_llama_block), .llama_params = true, .generate = HF_GEN_LLAMA3_ROPE},
     /* GraniteModel(LlamaModel): the llama tensors and keys (head_dim ignored: hparams.c drops it) and four scales */
     {.hf_name = "GraniteForCausalLM", .arch = "granite", .vocab = HF_VOCAB_LLAMA, .block = k_llama_block,
-     .n_block = N_OF(k_llama_block), .llama_params = true, .llama3_rope_freqs = true, .keys = k_granite_keys,
+     .n_block = N_OF(k_llama_block), .llama_params = true, .generate = HF_GEN_LLAMA3_ROPE, .keys = k_granite_keys,
      .n_keys = N_OF(k_granite_keys)},
     {.hf_name = "Starcoder2ForCausalLM", .arch = "starcoder2", .vocab = HF_VOCAB_GPT2, .block = k_starcoder2_block,
      .n_block = N_OF(k_starcoder2_block)},
+    {.hf_name = "Phi3ForCausalLM", .arch = "phi3", .vocab = HF_VOCAB_PHI3, .block = k_phi3_block,
+     .n_block = N_OF(k_phi3_block), .generate = HF_GEN_LONGROPE, .params = k_phi3_params, .n_params = N_OF(k_phi3_params)},
 };
 
 MIO_API const char *mio_hf_architecture(int i, const char **gguf_arch) {
@@ -181,6 +213,8 @@ int64_t mio_hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d) {
     case D_Q: return d->n_head * d->head_dim;
     case D_KV: return d->n_head_kv * d->head_dim;
     case D_HEAD: return d->head_dim;
+    case D_QKV: return (d->n_head + 2 * d->n_head_kv) * d->head_dim;
+    case D_FF2: return 2 * d->ff;
     default: return -1;
     }
 }

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -156,7 +157,7 @@ typedef struct hf_src {
 typedef struct hf_item {
     char name[HF_NAME_MAX];
     const char *source;  /* hf name or "" */
-    int64_t src;         /* index into ctx.src, -1 for rope_freqs */
+    int64_t src;         /* index into ctx.src; -1 - k for generated tensor k */
     int src_dtype;
     uint32_t n_dims;
     int64_t ne[4];
@@ -181,8 +182,10 @@ typedef struct hf_ctx {
     hf_item *items;
     size_t n_items;
     int ftype_type;      /* ggml type of the file type (F32/F16/BF16/Q8_0/TQ1_0/TQ2_0) */
-    float *rope_freqs;   /* the generated tensor's data */
-    int64_t n_rope_freqs;
+    float *gen[2];       /* the generated tensors' data (rope_freqs; rope_factors_long / _short) */
+    int64_t n_gen[2];
+    bool has_attn_factor; /* longrope: rope.scaling.attn_factor, written after general.architecture */
+    double attn_factor;
 } hf_ctx;
 
 static void ctx_free(hf_ctx *c) {
@@ -197,7 +200,8 @@ static void ctx_free(hf_ctx *c) {
     for (size_t i = 0; i < c->n_src; i++) free(c->src[i].name), free(c->src[i].orig);
     free(c->src);
     free(c->items);
-    free(c->rope_freqs);
+    free(c->gen[0]);
+    free(c->gen[1]);
 }
 
 /* ------------------------------------------------------------------ config */
@@ -551,10 +555,89 @@ static mio_status gen_rope_freqs(hf_ctx *c, const mio_json *rpf) {
     int64_t dim = c->d.head_dim;
     if (dim < 2 || dim % 2) return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: head dim %lld is not even", c->dir,
                                                (long long)dim);
-    c->n_rope_freqs = dim / 2;
-    if (!(c->rope_freqs = malloc((size_t)c->n_rope_freqs * sizeof(float)))) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
-    mio_hf_llama3_rope_factors(c->rope_freqs, dim, base, factor, lo, hi, old_ctx);
+    c->n_gen[0] = dim / 2;
+    if (!(c->gen[0] = malloc((size_t)c->n_gen[0] * sizeof(float)))) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    mio_hf_llama3_rope_factors(c->gen[0], dim, base, factor, lo, hi, old_ctx);
     return MIO_OK;
+}
+
+/* int(partial_rotary_factor * hidden) // heads (Phi3MiniModel's rope_dims) */
+static mio_status rope_dims_of(const hf_ctx *c, const mio_json *rpf, int64_t *out) {
+    double prf = 1.0;
+    const mio_json *v = jget(rpf, "partial_rotary_factor");
+    if (v && json_num(v, "config.json", "partial_rotary_factor", &prf)) return mio_err_prefix(MIO_ERR_INVALID_JSON, "%s/", c->dir);
+    double x = prf * (double)c->d.hidden;
+    if (!(x >= 0 && x < 9.0e15)) return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: partial_rotary_factor %g is out of range", c->dir, prf);
+    *out = (int64_t)x / c->d.n_head;
+    return MIO_OK;
+}
+
+/* One list of rope factors as float32 (torch.tensor(list, dtype=float32)). */
+static mio_status factor_list(const hf_ctx *c, const mio_json *a, const char *key, int64_t n, float **out) {
+    if (!mio_json_is_array(a)) return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: rope %s is not a list", c->dir, key);
+    if ((int64_t)mio_json_size(a) != n)
+        return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: rope %s has %lld numbers; the rope dimensions imply %lld",
+                           c->dir, key, (long long)mio_json_size(a), (long long)n);
+    float *f = malloc((size_t)(n ? n : 1) * sizeof(float));
+    if (!f) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    int64_t i = 0;
+    for (const mio_json *it = a->child; it; it = it->next, i++) {
+        if (!mio_json_is_number(it)) {
+            free(f);
+            return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: rope %s[%lld] is not a number", c->dir, key, (long long)i);
+        }
+        f[i] = (float)it->valuedouble;
+    }
+    *out = f;
+    return MIO_OK;
+}
+
+/* Phi3MiniModel.generate_extra_tensors: with long factors, the attention factor
+ * and rope_factors_long / rope_factors_short (rope_dims / 2 each). */
+static mio_status gen_longrope(hf_ctx *c, const mio_json *rp, bool *made) {
+    *made = false;
+    const mio_json *lf = rget(rp, "long_factor"), *sf = rget(rp, "short_factor");
+    if (!lf || mio_json_is_false(lf) || (mio_json_is_array(lf) && !lf->child) ||
+        (mio_json_is_number(lf) && lf->valuedouble == 0))
+        return MIO_OK; /* `if not long_factors: return` */
+    static const char *const k_ctx[] = {"n_positions", "max_position_embeddings", NULL};
+    const mio_json *mp = find_hparam(c->config, k_ctx, NULL), *om = jget(rp, "original_max_position_embeddings");
+    double max_pos = 0, orig = 0;
+    if (!mp || !om) return mio_err_set(MIO_ERR_NOT_FOUND, "%s/config.json: longrope needs max_position_embeddings and "
+                                       "original_max_position_embeddings", c->dir);
+    if (json_num(mp, "config.json", "max_position_embeddings", &max_pos) ||
+        json_num(om, "config.json", "original_max_position_embeddings", &orig) || orig <= 0)
+        return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: max_position_embeddings / original_max_position_embeddings "
+                           "must be positive numbers", c->dir);
+    const mio_json *rt = rget(rp, "rope_type");
+    const char *t = mio_json_is_string(rt) ? rt->valuestring : "";
+    double scale = max_pos / orig;
+    if (!strcasecmp(t, "su") || !strcasecmp(t, "longrope")) c->attn_factor = scale > 1.0 ? sqrt(1 + log(scale) / log(orig)) : 1.0;
+    else if (!strcasecmp(t, "yarn")) c->attn_factor = scale > 1.0 ? 0.1 * log(scale) + 1.0 : 1.0;
+    else return mio_err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: rope factors with rope_type \"%s\" are not converted", c->dir, t);
+    c->has_attn_factor = true;
+    int64_t dims = 0;
+    mio_status st = rope_dims_of(c, rp, &dims);
+    if (st) return st;
+    if (!sf) return mio_err_set(MIO_ERR_NOT_FOUND, "%s/config.json: rope long_factor without short_factor", c->dir);
+    if (dims % 2) return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: %lld rope dimensions are not even", c->dir, (long long)dims);
+    if ((st = factor_list(c, lf, "long_factor", dims / 2, &c->gen[0])) || (st = factor_list(c, sf, "short_factor", dims / 2, &c->gen[1])))
+        return st;
+    c->n_gen[0] = c->n_gen[1] = dims / 2;
+    *made = true;
+    return MIO_OK;
+}
+
+static void add_generated(hf_ctx *c, int k, const char *name) {
+    hf_item *it = &c->items[c->n_items++];
+    snprintf(it->name, sizeof it->name, "%s", name);
+    it->source = "";
+    it->src = -1 - k;
+    it->src_dtype = MIO_ST_F32;
+    it->n_dims = 1;
+    it->ne[0] = c->n_gen[k];
+    it->ne[1] = it->ne[2] = it->ne[3] = 1;
+    it->type = MIO_TYPE_F32;
 }
 
 static int item_type_for(const hf_ctx *c, const char *gguf, uint32_t n_dims, int64_t ne0) {
@@ -597,14 +680,16 @@ static mio_status plan_items(hf_ctx *c) {
     mio_json *rp = NULL;
     if ((st = rope_params(c, &rp))) return st;
     const mio_json *rpf = rope_full(rp);
-    bool llama3 = c->arch->llama3_rope_freqs && rpf->child && rope_is_llama3(rpf);
+    bool llama3 = c->arch->generate == HF_GEN_LLAMA3_ROPE && rpf->child && rope_is_llama3(rpf);
+    bool longrope = false;
     if (llama3 && (st = gen_rope_freqs(c, rpf))) goto done;
+    if (c->arch->generate == HF_GEN_LONGROPE && (st = gen_longrope(c, rpf, &longrope))) goto done;
     mio_json_free(rp);
     rp = NULL;
 
     size_t n_rules;
     const hf_tensor_rule *globals = mio_hf_arch_global_rules(&n_rules);
-    c->items = calloc(c->n_src + 1, sizeof *c->items);
+    c->items = calloc(c->n_src + 2, sizeof *c->items);
     /* which required tensors were seen: per block the arch's rules, then the globals */
     size_t n_seen = (size_t)c->d.n_layer * c->arch->n_block + n_rules;
     bool *seen = calloc(n_seen ? n_seen : 1, 1);
@@ -613,16 +698,10 @@ static mio_status plan_items(hf_ctx *c) {
         st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if (llama3) {
-        hf_item *it = &c->items[c->n_items++];
-        snprintf(it->name, sizeof it->name, "rope_freqs.weight");
-        it->source = "";
-        it->src = -1;
-        it->src_dtype = MIO_ST_F32;
-        it->n_dims = 1;
-        it->ne[0] = c->n_rope_freqs;
-        it->ne[1] = it->ne[2] = it->ne[3] = 1;
-        it->type = MIO_TYPE_F32;
+    if (llama3) add_generated(c, 0, "rope_freqs.weight");
+    if (longrope) {
+        add_generated(c, 0, "rope_factors_long.weight");
+        add_generated(c, 1, "rope_factors_short.weight");
     }
     for (size_t i = 0; i < c->n_src && !st; i++) {
         const hf_src *s = &c->src[i];
@@ -748,13 +827,58 @@ static mio_status put_f32(mio_writer *w, const hf_ctx *c, const char *suffix, co
     return mio_writer_set_f32(w, key, (float)d);
 }
 
-/* TextModel.set_gguf_parameters (+ LlamaModel's two keys), in its order. */
+/* A list of key rules (hf_arch.params or .keys), in order. */
+static mio_status write_key_rules(mio_writer *w, const hf_ctx *c, const hf_key_rule *rules, size_t n, const mio_json *rp) {
+    mio_status st = MIO_OK;
+    for (size_t i = 0; i < n && !st; i++) {
+        const hf_key_rule *k = &rules[i];
+        const char *which = k->hf[0];
+        const mio_json *v = NULL;
+        mio_json *num = NULL;
+        int64_t x = 0;
+        switch (k->from) {
+        case HF_FROM_CONFIG: {
+            const char *keys[5] = {k->hf[0], k->hf[1], k->hf[2], k->hf[3], NULL};
+            v = find_hparam(c->config, keys, &which);
+            break;
+        }
+        case HF_FROM_ROPE: v = jget(rope_full(rp), k->hf[0]); break;
+        case HF_FROM_BLOCKS: x = c->d.n_layer; break;
+        case HF_FROM_ROPE_DIMS: st = rope_dims_of(c, rope_full(rp), &x); break;
+        case HF_FROM_FILE_TYPE: st = mio_writer_set_u32(w, "general.file_type", (uint32_t)ftype_of_type(c->ftype_type)); continue;
+        default: st = mio_err_set(MIO_ERR_INVALID_ARG, "key rule %s: unknown source %d", k->gguf, k->from); continue;
+        }
+        if (st) break;
+        if (k->from == HF_FROM_BLOCKS || k->from == HF_FROM_ROPE_DIMS) v = num = mio_json_new_number((double)x);
+        bool null = !v || mio_json_is_null(v);
+        if (k->when == HF_WHEN_TRUTHY && (null || mio_json_is_false(v) || (mio_json_is_number(v) && v->valuedouble == 0))) continue;
+        if (k->when == HF_WHEN_REQUIRED && null) {
+            st = mio_err_set(MIO_ERR_NOT_FOUND, "%s/config.json: \"%s\" is missing (%s.%s)", c->dir, k->hf[0] ? k->hf[0] : "?",
+                             c->arch->arch, k->gguf);
+            break;
+        }
+        if (k->when == HF_WHEN_OR_ZERO && null) v = num = mio_json_new_number(0);
+        if (!v) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
+        else st = k->type == HF_KEY_U32 ? put_u32(w, c, k->gguf, v, which) : put_f32(w, c, k->gguf, v, which);
+        mio_json_free(num);
+    }
+    return st;
+}
+
+/* TextModel.set_gguf_parameters (+ LlamaModel's two keys), in its order; or
+ * the class's own list (hf_arch.params); then the class's keys. */
 static mio_status write_params(mio_writer *w, const hf_ctx *c) {
     const mio_json *h = c->config, *v;
     const char *which;
     mio_status st = MIO_OK;
     mio_json *rp = NULL;
 #define TRY(x) do { if ((st = (x))) goto done; } while (0)
+    if (c->arch->params) {
+        TRY(rope_params(c, &rp));
+        TRY(write_key_rules(w, c, c->arch->params, c->arch->n_params, rp));
+        TRY(write_key_rules(w, c, c->arch->keys, c->arch->n_keys, rp));
+        goto done;
+    }
 #define HP(...) (which = NULL, find_hparam(h, (const char *const[]){__VA_ARGS__, NULL}, &which))
     TRY(put_u32(w, c, "block_count", HP("n_layers", "num_hidden_layers", "n_layer", "num_layers"), "num_hidden_layers"));
     if ((v = HP("max_position_embeddings", "n_ctx", "n_positions", "max_length", "max_sequence_length",
@@ -803,7 +927,8 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
             if ((v = rget(rpf, "beta_fast"))) TRY(put_f32(w, c, "rope.scaling.yarn_beta_fast", v, "beta_fast"));
             if ((v = rget(rpf, "beta_slow"))) TRY(put_f32(w, c, "rope.scaling.yarn_beta_slow", v, "beta_slow"));
         } else if (strcmp(t, "su") == 0 || strcmp(t, "longrope") == 0) {
-            st = mio_err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: rope_type %s (longrope) is not converted", c->dir, t);
+            st = mio_err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: rope_type %s (longrope) is not converted for %s (only for "
+                             "Phi3ForCausalLM)", c->dir, t, c->arch->hf_name);
             goto done;
         } else if (strcmp(t, "dynamic") == 0 || (strlen(t) == 6 && strncasecmp(t, "llama3", 6) == 0)) {
             /* dynamic: handled by other model classes; llama3: rope_freqs.weight */
@@ -842,12 +967,7 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
         TRY(kv_name(key, sizeof key, c->arch->arch, "rope.dimension_count"));
         TRY(mio_writer_set_u32(w, key, (uint32_t)c->d.head_dim));
     }
-    for (size_t i = 0; i < c->arch->n_keys; i++) {
-        const hf_key_rule *k = &c->arch->keys[i];
-        v = jget(h, k->hf);
-        if (!v || mio_json_is_null(v) || mio_json_is_false(v) || (mio_json_is_number(v) && v->valuedouble == 0)) continue;
-        TRY(k->type == HF_KEY_U32 ? put_u32(w, c, k->gguf, v, k->hf) : put_f32(w, c, k->gguf, v, k->hf));
-    }
+    TRY(write_key_rules(w, c, c->arch->keys, c->arch->n_keys, rp));
 #undef HP
 #undef TRY
 done:
@@ -902,6 +1022,15 @@ static mio_status write_metadata(mio_writer *w, hf_ctx *c, hf_meta *meta, hf_voc
     mio_status st;
     const char *arch = c->arch->arch;
     if ((st = mio_writer_set_str(w, "general.architecture", arch, strlen(arch)))) return st;
+    if (c->has_attn_factor && !c->p->vocab_only) {
+        /* generate_extra_tensors runs before the metadata (ModelBase.write:
+         * prepare_tensors first), so its key follows general.architecture;
+         * a vocab-only run never generates it */
+        char key[128];
+        if ((st = kv_name(key, sizeof key, arch, "rope.scaling.attn_factor")) ||
+            (st = mio_writer_set_f32(w, key, (float)c->attn_factor)))
+            return st;
+    }
     if ((st = mio_writer_set_str(w, "general.type", "model", 5))) return st;
     hf_meta_tensor *mt = calloc(c->n_items ? c->n_items : 1, sizeof *mt);
     if (!mt) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
@@ -1122,8 +1251,8 @@ static mio_status grow(void **p, size_t *cap, size_t need) {
 static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_buf *b, uint64_t *bytes_done,
                              uint64_t bytes_total, int64_t index) {
     mio_status st;
-    if (it->src < 0) { /* rope_freqs */
-        st = mio_writer_write_tensor(w, c->rope_freqs, (size_t)it->nbytes);
+    if (it->src < 0) { /* a generated tensor */
+        st = mio_writer_write_tensor(w, c->gen[-1 - it->src], (size_t)it->nbytes);
         *bytes_done += it->nbytes;
         return st;
     }

@@ -21,16 +21,39 @@ typedef struct hf_tensor_rule {
     bool output;     /* lm_head: absent only when the embeddings are tied */
 } hf_tensor_rule;
 
-/* One hyperparameter a class writes beyond TextModel.set_gguf_parameters:
- * config.json's key (after the class defaults of hparams.c) -> "{arch}.<gguf>".
- * Written in table order after the common keys, and only when the value is
- * truthy (the reference's `if v := self.hparams.get(key):` — absent, null,
- * 0 and false write nothing). */
-enum { HF_KEY_F32 = 1, HF_KEY_U32 };
+/* One hyperparameter key: "{arch}.<gguf>" (or "general.file_type"), where its
+ * value comes from (config.json after the class defaults of hparams.c, the
+ * rope parameters, or a count the converter knows), its GGUF type, and when it
+ * is written. A class's own keys (hf_arch.keys) are written after the common
+ * ones; a class that writes its own list instead of TextModel's (hf_arch.params,
+ * Phi3MiniModel) gives it whole. Zero-initialised fields are the usual case:
+ * from config.json, written when truthy (the reference's
+ * `if v := self.hparams.get(key):` — absent, null, 0 and false write nothing). */
+enum { HF_KEY_F32 = 0, HF_KEY_U32 };
+enum {
+    HF_FROM_CONFIG = 0, /* the first of hf[] config.json has (find_hparam) */
+    HF_FROM_ROPE,       /* hf[0] of rope_parameters (its full_attention part) */
+    HF_FROM_BLOCKS,     /* the block count */
+    HF_FROM_ROPE_DIMS,  /* int(partial_rotary_factor * hidden) // heads (Phi3MiniModel) */
+    HF_FROM_FILE_TYPE,  /* general.file_type */
+};
+enum {
+    HF_WHEN_TRUTHY = 0, /* written when truthy */
+    HF_WHEN_REQUIRED,   /* written; a missing value is refused, naming the key */
+    HF_WHEN_OR_ZERO,    /* written, 0 when absent or null (Phi3's sliding_window) */
+};
 typedef struct hf_key_rule {
-    const char *hf, *gguf;
-    int type; /* HF_KEY_* */
+    const char *gguf;
+    const char *hf[4];
+    int type, from, when;
 } hf_key_rule;
+
+/* Tensors a class generates (ModelBase.generate_extra_tensors), first in the file. */
+enum {
+    HF_GEN_NONE = 0,
+    HF_GEN_LLAMA3_ROPE,  /* rope_freqs.weight for rope_type llama3 (LlamaModel) */
+    HF_GEN_LONGROPE,     /* rope_factors_long / _short.weight and rope.scaling.attn_factor for longrope (Phi3MiniModel) */
+};
 
 typedef struct hf_arch {
     const char *hf_name;       /* config.json architectures[0] */
@@ -39,9 +62,11 @@ typedef struct hf_arch {
     const hf_tensor_rule *block;
     size_t n_block;
     bool llama_params;         /* LlamaModel: {arch}.vocab_size and {arch}.rope.dimension_count */
-    bool llama3_rope_freqs;    /* LlamaModel.generate_extra_tensors: rope_freqs.weight for rope_type llama3 */
+    int generate;              /* HF_GEN_*: the tensors the class generates */
     bool pooling_check;        /* Qwen2Model._try_set_pooling_type: sentence-transformers pooling is refused */
     bool reranker_check;       /* Qwen3Model: reranker checkpoints are refused */
+    const hf_key_rule *params; /* the class's whole key list instead of TextModel's (NULL: TextModel's) */
+    size_t n_params;
     const hf_key_rule *keys;   /* the class's own hyperparameters, after the common ones */
     size_t n_keys;
 } hf_arch;

@@ -38,6 +38,12 @@ typedef enum hf_vocab_flavour {
     HF_VOCAB_QWEN2 = 2,
     /* TextModel.set_vocab: gpt2 BPE from tokenizer.json only (a tokenizer.model is not read). */
     HF_VOCAB_GPT2 = 3,
+    /* Phi3MiniModel.set_vocab: tokenizer_class GPT2Tokenizer -> gpt2 BPE; else its
+     * own SentencePiece reading of tokenizer.model (padded to vocab_size, then
+     * added_tokens.json, tokenizer_config.json's added_tokens_decoder and
+     * tokenizer.json's added_tokens as written: special -> control, else
+     * user-defined). */
+    HF_VOCAB_PHI3 = 4,
 } hf_vocab_flavour;
 
 typedef struct hf_vocab_opts {

@@ -30,6 +30,8 @@ typedef struct hp_type {
     size_t n;
     const char *kv_null_means; /* "heads": num_key_value_heads null (or absent, for llama) = heads */
     double rope_theta;         /* the class's default rope_theta (0: 10000) */
+    bool phi3_rope;            /* Phi3Config.convert_rope_params_to_dict: partial_rotary_factor always in
+                                  rope_parameters (1.0 by default, the root key kept), su / yarn renamed longrope */
 } hp_type;
 
 /* LlamaConfig */
@@ -92,6 +94,16 @@ static const hp_default k_starcoder2[] = {
     {"use_bias", 1, K_BOOL},
 };
 
+/* Phi3Config: no head_dim attribute, key-value heads null = heads, an
+ * original_max_position_embeddings attribute of its own (so rope_parameters
+ * takes it for longrope) */
+static const hp_default k_phi3[] = {
+    {"vocab_size", 32064, K_NUM}, {"hidden_size", 3072, K_NUM}, {"intermediate_size", 8192, K_NUM},
+    {"num_hidden_layers", 32, K_NUM}, {"num_attention_heads", 32, K_NUM}, {"num_key_value_heads", 0, K_HEADS},
+    {"max_position_embeddings", 4096, K_NUM}, {"original_max_position_embeddings", 4096, K_NUM},
+    {"rms_norm_eps", 1e-5, K_NUM}, {"tie_word_embeddings", 0, K_BOOL},
+};
+
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 static const hp_type k_types[] = {
     {.model_type = "llama", .d = k_llama, .n = N_OF(k_llama)},
@@ -102,6 +114,7 @@ static const hp_type k_types[] = {
     {.model_type = "smollm3", .d = k_smollm3, .n = N_OF(k_smollm3), .rope_theta = 2000000.0},
     {.model_type = "granite", .d = k_granite, .n = N_OF(k_granite)},
     {.model_type = "starcoder2", .d = k_starcoder2, .n = N_OF(k_starcoder2)},
+    {.model_type = "phi3", .d = k_phi3, .n = N_OF(k_phi3), .phi3_rope = true},
 };
 
 static bool set_item(mio_json *o, const char *key, mio_json *v) {
@@ -136,7 +149,7 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
     if (!t) {
         mio_json_free(h);
         return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: model_type %s%s%s is not one this converter knows the transformers "
-                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3, granite, starcoder2; mio-convert-hf --list-architectures lists the "
+                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3, granite, starcoder2, phi3; mio-convert-hf --list-architectures lists the "
                            "classes it converts)", file, mio_json_is_string(mt) ? "\"" : "",
                            mio_json_is_string(mt) ? mt->valuestring : "(not a string)", mio_json_is_string(mt) ? "\"" : "");
     }
@@ -186,23 +199,36 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
     if (ok && !mio_json_get(rp, "rope_theta"))
         ok = mio_json_add(rp, "rope_theta", theta ? mio_json_dup(theta)
                                                   : mio_json_new_number(t->rope_theta ? t->rope_theta : 10000.0));
-    if (ok && prf && !mio_json_is_null(prf) && !mio_json_get(rp, "partial_rotary_factor"))
-        ok = mio_json_add(rp, "partial_rotary_factor", mio_json_dup(prf));
+    if (ok && !mio_json_get(rp, "partial_rotary_factor")) {
+        if (prf && !mio_json_is_null(prf)) ok = mio_json_add(rp, "partial_rotary_factor", mio_json_dup(prf));
+        else if (t->phi3_rope) ok = mio_json_add(rp, "partial_rotary_factor", mio_json_new_number(1.0));
+    }
+    if (ok && t->phi3_rope) { /* rope_parameters.get("rope_type", .get("type")) in ("su", "yarn") -> "longrope" */
+        const mio_json *ty = mio_json_get(rp, "rope_type");
+        if (!ty) ty = mio_json_get(rp, "type");
+        if (mio_json_is_string(ty) && (!strcmp(ty->valuestring, "su") || !strcmp(ty->valuestring, "yarn")))
+            ok = set_item(rp, "rope_type", mio_json_new_string("longrope"));
+    }
     if (ok && !mio_json_get(rp, "rope_type")) {
         const mio_json *ty = mio_json_get(rp, "type");
         ok = mio_json_add(rp, "rope_type", ty ? mio_json_dup(ty) : mio_json_new_string("default"));
     }
+    /* llama3 / yarn / longrope: the config's own original_max_position_embeddings
+     * attribute (a class default, or a key config.json has at its root) wins;
+     * otherwise the one in rope_parameters, else the context length */
     const mio_json *rt = ok ? mio_json_get(rp, "rope_type") : NULL;
     if (ok && mio_json_is_string(rt) &&
-        (!strcmp(rt->valuestring, "llama3") || !strcmp(rt->valuestring, "yarn") || !strcmp(rt->valuestring, "longrope")) &&
-        !mio_json_get(rp, "original_max_position_embeddings")) {
+        (!strcmp(rt->valuestring, "llama3") || !strcmp(rt->valuestring, "yarn") || !strcmp(rt->valuestring, "longrope"))) {
+        const mio_json *root = mio_json_get(h, "original_max_position_embeddings");
         const mio_json *mp = mio_json_get(h, "max_position_embeddings");
-        ok = mio_json_add(rp, "original_max_position_embeddings", mp ? mio_json_dup(mp) : mio_json_new_null());
+        if (root) ok = set_item(rp, "original_max_position_embeddings", mio_json_dup(root));
+        else if (!mio_json_get(rp, "original_max_position_embeddings"))
+            ok = mio_json_add(rp, "original_max_position_embeddings", mp ? mio_json_dup(mp) : mio_json_new_null());
     }
     if (ok) {
         mio_json_remove(h, "rope_scaling");
         mio_json_remove(h, "rope_theta");
-        mio_json_remove(h, "partial_rotary_factor");
+        if (!t->phi3_rope) mio_json_remove(h, "partial_rotary_factor");
         ok = set_item(h, "rope_parameters", rp);
         rp = NULL;
     }

@@ -869,7 +869,18 @@ static mio_status write_llama_hf(ctx *c, const toks *t) {
 }
 
 /* ------------------------------------------------------------ SentencePiece */
-static mio_status vocab_spm(ctx *c, const char *path) {
+/* One added token of Phi3MiniModel.set_vocab's last two passes: the content as
+ * written, score -1000, control when special, else user-defined. */
+static void phi3_added(toks *t, uint64_t id, const char *content, bool special) {
+    t->s[id] = content;
+    t->len[id] = strlen(content);
+    t->score[id] = -1000.0f;
+    t->type[id] = special ? HF_TOK_CONTROL : HF_TOK_USER_DEFINED;
+}
+
+/* LlamaModel._set_vocab_sentencepiece, or (phi3) Phi3MiniModel.set_vocab's
+ * SentencePiece path. */
+static mio_status vocab_spm(ctx *c, const char *path, bool phi3) {
     char *bytes;
     size_t len;
     mio_status st = read_file(path, &bytes, &len);
@@ -878,8 +889,16 @@ static mio_status vocab_spm(ctx *c, const char *path) {
     if ((st = mio_hf_spm_parse((const uint8_t *)bytes, len, path, &m))) { free(bytes); return st; }
     uint64_t vs = 0;
     bool has;
-    if (!(st = hparam_u64(c, "vocab_size_per_layer_input", &has, &vs)) && !has && jget(c->o->config, "vocab_size_per_layer_input") == NULL)
+    if (phi3) { /* hparams.get('vocab_size', tokenizer.vocab_size()), every piece indexed into it */
         st = hparam_u64(c, "vocab_size", &has, &vs);
+        if (!st && !has) vs = m.n;
+        if (!st && vs < m.n)
+            st = mio_err_set(HF_ERR_JSON, "%s/config.json: vocab_size %llu is smaller than the %llu pieces of %s", c->o->dir,
+                             (unsigned long long)vs, (unsigned long long)m.n, path);
+    } else if (!(st = hparam_u64(c, "vocab_size_per_layer_input", &has, &vs)) && !has &&
+               jget(c->o->config, "vocab_size_per_layer_input") == NULL) {
+        st = hparam_u64(c, "vocab_size", &has, &vs);
+    }
     if (!st && (!has || vs == 0)) vs = m.n;
     toks t;
     if (!st) st = toks_alloc(&t, vs, true, path);
@@ -945,6 +964,10 @@ static mio_status vocab_spm(ctx *c, const char *path) {
             }
             if ((uint64_t)id >= vs) continue;
             size_t cl = strlen(content);
+            if (phi3) {
+                phi3_added(&t, (uint64_t)id, content, mio_hf_json_truthy(jget(it, "special")));
+                continue;
+            }
             if (mio_hf_json_truthy(jget(it, "special")) || looks_special(content, cl)) {
                 t.type[id] = HF_TOK_CONTROL;
                 t.s[id] = content;
@@ -954,6 +977,21 @@ static mio_status vocab_spm(ctx *c, const char *path) {
                 if ((st = unspace(&c->ar, content, cl, &t.s[id], &t.len[id]))) break;
             }
             t.score[id] = -1000.0f;
+        }
+    /* Phi-3: tokenizer.json's added_tokens too, by the same rule */
+    const mio_json *tja = phi3 && c->tj ? jget(c->tj, "added_tokens") : NULL;
+    if (!st && tja && !mio_json_is_array(tja)) st = mio_err_set(HF_ERR_JSON, "%s: added_tokens is not an array", c->tj_path);
+    uint64_t k = 0;
+    if (!st && tja) MIO_JSON_FOR_EACH(it, tja) {
+            const char *content = jstr(it, "content");
+            int64_t id;
+            if (!content || !jint(jget(it, "id"), &id) || id < 0) {
+                st = mio_err_set(HF_ERR_JSON, "%s: added_tokens[%llu] has no content string and non-negative id", c->tj_path,
+                                 (unsigned long long)k);
+                break;
+            }
+            k++;
+            if ((uint64_t)id < vs) phi3_added(&t, (uint64_t)id, content, mio_hf_json_truthy(jget(it, "special")));
         }
     if (!st) st = write_llama_hf(c, &t);
     c->info.n_tokens = t.n;
@@ -1305,7 +1343,8 @@ static mio_status no_tokenizer(const ctx *c) {
 
 mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_info *info) {
     if (!w || !o || !o->dir) return mio_err_set(MIO_ERR_INVALID_ARG, "mio_hf_vocab_write: writer, options and dir are required");
-    if (o->flavour != HF_VOCAB_LLAMA && o->flavour != HF_VOCAB_QWEN2 && o->flavour != HF_VOCAB_GPT2)
+    if (o->flavour != HF_VOCAB_LLAMA && o->flavour != HF_VOCAB_QWEN2 && o->flavour != HF_VOCAB_GPT2 &&
+        o->flavour != HF_VOCAB_PHI3)
         return mio_err_set(MIO_ERR_INVALID_ARG, "mio_hf_vocab_write: unknown flavour %d", o->flavour);
     if (o->pre_override && !mio_hf_pre_known(o->pre_override))
         return mio_err_set(MIO_ERR_INVALID_ARG, "--pre %s: llama.cpp has no pre-tokenizer of that name", o->pre_override);
@@ -1341,7 +1380,7 @@ mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_in
             st = mio_err_set(HF_ERR_UNSUPPORTED, "%s: tokenizer_class HybridDNATokenizer is not converted", c.tc_path);
         if (!st) {
             if (has_model) {
-                st = vocab_spm(&c, path);
+                st = vocab_spm(&c, path, false);
             } else if (c.tj) {
                 const mio_json *model = jget(c.tj, "model");
                 const char *type = jstr(model, "type");
@@ -1374,10 +1413,18 @@ mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_in
             sv_free(&s);
         }
         if (!st && vs == 49152) st = mio_writer_set_bool(w, "tokenizer.ggml.add_bos_token", 0);
+    } else if (!st && o->flavour == HF_VOCAB_PHI3) {
+        const char *cls = jstr(c.tc, "tokenizer_class");
+        if (cls && strcmp(cls, "GPT2Tokenizer") == 0) /* Phi-4 */
+            st = c.tj ? vocab_gpt2(&c) : mio_err_set(MIO_ERR_NOT_FOUND, "%s: tokenizer_class GPT2Tokenizer without tokenizer.json", o->dir);
+        else if (has_model)
+            st = vocab_spm(&c, path, true);
+        else
+            st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: no tokenizer.model (Phi3ForCausalLM reads its SentencePiece vocabulary from it)", o->dir);
     } else if (!st && o->flavour == HF_VOCAB_GPT2) {
         st = c.tj ? vocab_gpt2(&c) : mio_err_set(MIO_ERR_NOT_FOUND, "%s: no tokenizer.json (this class reads no other tokenizer file)", o->dir);
     } else if (!st) {
-        if (has_model) st = vocab_spm(&c, path);
+        if (has_model) st = vocab_spm(&c, path, false);
         else if (c.tj) st = vocab_gpt2(&c);
         else st = no_tokenizer(&c);
     }

@@ -785,7 +785,8 @@ class Codecs(Tmp):
                          [("LlamaForCausalLM", "llama"), ("LLaMAForCausalLM", "llama"), ("MistralForCausalLM", "llama"),
                           ("Qwen2ForCausalLM", "qwen2"), ("Qwen3ForCausalLM", "qwen3"),
                           ("Olmo2ForCausalLM", "olmo2"), ("SmolLM3ForCausalLM", "smollm3"),
-                          ("GraniteForCausalLM", "granite"), ("Starcoder2ForCausalLM", "starcoder2")])
+                          ("GraniteForCausalLM", "granite"), ("Starcoder2ForCausalLM", "starcoder2"),
+                          ("Phi3ForCausalLM", "phi3")])
 
     def test_convert(self):
         src = os.path.join(DATA, "vocab-llama-spm.gguf")

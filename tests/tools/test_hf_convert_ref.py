@@ -158,18 +158,23 @@ FULL = os.environ.get("MIO_HF_FULL") == "1"
 
 
 def check_logits(items):
-    """items: (path, recorded logits, what). One hf_logits process for all of
-    them; each must give the recorded n_vocab and bits."""
+    """items: (path, recorded logits, what). One hf_logits process per token
+    list (a spec whose vocabulary is smaller than about.logit_tokens recorded
+    its own); each must give the recorded n_vocab and bits."""
     items = [it for it in items if it[1] and "bits" in it[1]]
     if not have_peer or not items:
         return
-    r = subprocess.run([HF_LOGITS, "-n", "16", "-t", ",".join(str(t) for t in REF["about"]["logit_tokens"])] +
-                       [it[0] for it in items], capture_output=True, text=True, env=dict(os.environ, MIO_PEER_DIR=peer))
-    got = parse_logits(r.stdout)
-    for path, want, what in items:
-        g = got.get(path, {"error": r.stderr.strip()[-300:]})
-        check(g.get("n_vocab") == want["n_vocab"] and logits_close(g.get("bits"), want["bits"]),
-              f"{what}: llama.cpp logits {g} differ from the reference's {want['bits']} (n_vocab {want['n_vocab']})")
+    groups = {}
+    for it in items:
+        groups.setdefault(tuple(it[1].get("tokens", REF["about"]["logit_tokens"])), []).append(it)
+    for toks, group in groups.items():
+        r = subprocess.run([HF_LOGITS, "-n", "16", "-t", ",".join(str(t) for t in toks)] + [it[0] for it in group],
+                           capture_output=True, text=True, env=dict(os.environ, MIO_PEER_DIR=peer))
+        got = parse_logits(r.stdout)
+        for path, want, what in group:
+            g = got.get(path, {"error": r.stderr.strip()[-300:]})
+            check(g.get("n_vocab") == want["n_vocab"] and logits_close(g.get("bits"), want["bits"]),
+                  f"{what}: llama.cpp logits {g} differ from the reference's {want['bits']} (n_vocab {want['n_vocab']})")
 
 
 # The recorded logits come from one machine's ggml CPU back end; another CPU
@@ -223,7 +228,7 @@ _lst = subprocess.run([TOOL, "--list-architectures"], capture_output=True, text=
 check(_lst.returncode == 0 and _lst.stdout == "LlamaForCausalLM         llama\nLLaMAForCausalLM         llama\n"
       "MistralForCausalLM       llama\nQwen2ForCausalLM         qwen2\nQwen3ForCausalLM         qwen3\n"
       "Olmo2ForCausalLM         olmo2\nSmolLM3ForCausalLM       smollm3\nGraniteForCausalLM       granite\n"
-      "Starcoder2ForCausalLM    starcoder2\n",
+      "Starcoder2ForCausalLM    starcoder2\nPhi3ForCausalLM          phi3\n",
       f"--list-architectures printed {_lst.stdout!r} (exit {_lst.returncode})")
 
 # ---------------------------------------------------------------- the runs

@@ -387,16 +387,17 @@ static void test_architectures(void) {
                                           {"MistralForCausalLM", "llama"}, {"Qwen2ForCausalLM", "qwen2"},
                                           {"Qwen3ForCausalLM", "qwen3"},   {"Olmo2ForCausalLM", "olmo2"},
                                           {"SmolLM3ForCausalLM", "smollm3"},
-                                          {"GraniteForCausalLM", "granite"}, {"Starcoder2ForCausalLM", "starcoder2"}};
+                                          {"GraniteForCausalLM", "granite"}, {"Starcoder2ForCausalLM", "starcoder2"},
+                                          {"Phi3ForCausalLM", "phi3"}};
     int n = 0;
     const char *g = "x";
     while (mio_hf_architecture(n, NULL)) n++;
-    T_EQ_INT(n, 9);
-    for (int i = 0; i < n && i < 9; i++) {
+    T_EQ_INT(n, 10);
+    for (int i = 0; i < n && i < 10; i++) {
         T_EQ_STR(mio_hf_architecture(i, &g), want[i][0]);
         T_EQ_STR(g, want[i][1]);
     }
-    T_CHECK(mio_hf_architecture(9, &g) == NULL && g == NULL);
+    T_CHECK(mio_hf_architecture(10, &g) == NULL && g == NULL);
     g = "x";
     T_CHECK(mio_hf_architecture(-1, &g) == NULL && g == NULL);
 }
