@@ -177,6 +177,14 @@ def state_dict(spec):
     hd = spec.get("head_dim", h // nh)
     ff, V, dt = spec["ff"], spec["vocab"], spec["dtype"]
     out = [T("model.embed_tokens.weight", (V, h), "w", dt)]
+    out = state_dict_body(spec, out, h, L, nh, nkv, hd, ff, V, dt)
+    if spec.get("bare"):  # saved from the base model (sentence-transformers): no "model." prefix
+        for t in out:
+            t.name = t.name[len("model."):] if t.name.startswith("model.") else t.name
+    return out
+
+
+def state_dict_body(spec, out, h, L, nh, nkv, hd, ff, V, dt):
     qkv_bias = spec.get("qkv_bias") or spec.get("bias") == "all"
     layer_norm = spec.get("norm") == "layer"  # LayerNorm: a weight and a bias
     for i in range(L):
@@ -425,6 +433,11 @@ SPECS = {
                                         "short_factor": [1.0, 1.0199999809265137, 1.0199999809265137, 1.05, 1.1,
                                                          1.1, 1.15, 1.2],
                                         "type": "longrope"}),
+    # Qwen3-Embedding: Qwen3ForCausalLM saved as the base model (names without "model.", no lm_head, tied),
+    # a sentence-transformers pooling module (last token), f32
+    "qwen3-embedding": dict(TINY, arch="Qwen3ForCausalLM", model_type="qwen3", tok="qwen3", dtype="F32", shards=1,
+                            tied=True, ctx=32768, eps=1e-6, rope_theta=1000000.0, qk_norm=True, head_dim=16,
+                            vocab=151669, bare=True, pooling="lasttoken"),
     # StarCoder2: TextModel (no q/k permutation), LayerNorm with biases, biases on every projection, a
     # c_fc/c_proj GELU MLP, tied by default, f32, rope_theta as the real 3B's (not a round number)
     "starcoder2": dict(TINY, arch="Starcoder2ForCausalLM", model_type="starcoder2", tok="qwen3", dtype="F32",
@@ -477,10 +490,25 @@ def write_checkpoint(name, spec, tokdirs, out):
         index = {"metadata": {"total_size": total}, "weight_map": dict(sorted(weight_map.items()))}
         with open(os.path.join(d, "model.safetensors.index.json"), "w", encoding="utf-8") as f:
             f.write(json.dumps(index, indent=2, sort_keys=True) + "\n")
-    for fn in sorted(os.listdir(d)):
-        if fn not in files:
-            with open(os.path.join(d, fn), "rb") as f:
-                files[fn] = hashlib.sha256(f.read()).hexdigest()
+    if spec.get("pooling"):  # a sentence-transformers checkpoint: modules.json and the pooling module's config
+        mods = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+                {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+                {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}]
+        with open(os.path.join(d, "modules.json"), "w", encoding="utf-8") as f:
+            f.write(json.dumps(mods, indent=2) + "\n")
+        os.makedirs(os.path.join(d, "1_Pooling"))
+        modes = ("cls_token", "mean_tokens", "max_tokens", "mean_sqrt_len_tokens", "weightedmean_tokens", "lasttoken")
+        pc = {"word_embedding_dimension": spec["hidden"],
+              **{"pooling_mode_" + m: m == spec["pooling"] for m in modes}, "include_prompt": True}
+        with open(os.path.join(d, "1_Pooling", "config.json"), "w", encoding="utf-8") as f:
+            f.write(json.dumps(pc, indent=4) + "\n")
+    for root, dirs, fns in os.walk(d):
+        dirs.sort()
+        for fn in sorted(fns):
+            rel = os.path.relpath(os.path.join(root, fn), d).replace(os.sep, "/")
+            if rel not in files:
+                with open(os.path.join(root, fn), "rb") as f:
+                    files[rel] = hashlib.sha256(f.read()).hexdigest()
     return d, dict(sorted(files.items()))
 
 

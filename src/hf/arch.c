@@ -169,9 +169,12 @@ static const hf_arch k_archs[] = {
     {.hf_name = "MistralForCausalLM", .arch = "llama", .vocab = HF_VOCAB_LLAMA, .block = k_llama_block,
      .n_block = N_OF(k_llama_block), .llama_params = true, .generate = HF_GEN_LLAMA3_ROPE},
     {.hf_name = "Qwen2ForCausalLM", .arch = "qwen2", .vocab = HF_VOCAB_QWEN2, .block = k_qwen2_block,
-     .n_block = N_OF(k_qwen2_block), .pooling_check = true},
+     .n_block = N_OF(k_qwen2_block), .pooling = true},
     {.hf_name = "Qwen3ForCausalLM", .arch = "qwen3", .vocab = HF_VOCAB_QWEN2, .block = k_qwen3_block,
-     .n_block = N_OF(k_qwen3_block), .pooling_check = true, .reranker_check = true},
+     .n_block = N_OF(k_qwen3_block), .pooling = true, .reranker_check = true, .bare_names = true},
+    /* the same class (Qwen3Model registers both): the base model, Qwen3-Embedding's */
+    {.hf_name = "Qwen3Model", .arch = "qwen3", .vocab = HF_VOCAB_QWEN2, .block = k_qwen3_block,
+     .n_block = N_OF(k_qwen3_block), .pooling = true, .reranker_check = true, .bare_names = true},
     {.hf_name = "Olmo2ForCausalLM", .arch = "olmo2", .vocab = HF_VOCAB_GPT2, .block = k_olmo2_block,
      .n_block = N_OF(k_olmo2_block)},
     /* SmolLM3Model(LlamaModel): the llama tensors and keys under its own name (its no-rope layers are
@@ -240,6 +243,13 @@ static bool split_block_name(const char *name, int64_t *bid, const char **rest) 
 bool mio_hf_arch_map(const hf_arch *a, const char *hf, int64_t n_layer, char out[HF_NAME_MAX], const hf_tensor_rule **rule,
                      int64_t *bid) {
     *bid = -1;
+    char full[HF_NAME_MAX + 8];
+    if (a->bare_names && strncmp(hf, "model.", 6) != 0 &&
+        (strncmp(hf, "layers.", 7) == 0 || strncmp(hf, "embed_tokens.", 13) == 0 || strncmp(hf, "norm.", 5) == 0)) {
+        int k = snprintf(full, sizeof full, "model.%s", hf);
+        if (k < 0 || (size_t)k >= sizeof full) return false;
+        hf = full;
+    }
     for (size_t i = 0; i < N_OF(k_global); i++)
         if (strcmp(hf, k_global[i].hf) == 0) {
             snprintf(out, HF_NAME_MAX, "%s", k_global[i].gguf);

@@ -185,6 +185,8 @@ typedef struct hf_ctx {
     float *gen[2];       /* the generated tensors' data (rope_freqs; rope_factors_long / _short) */
     int64_t n_gen[2];
     bool has_attn_factor; /* longrope: rope.scaling.attn_factor, written after general.architecture */
+    int pooling_type;     /* hf_arch.pooling: gguf PoolingType of the sentence-transformers module, -1 none */
+    int classifier_pooling; /* ... of config.json's classifier_pooling, -1 none */
     double attn_factor;
 } hf_ctx;
 
@@ -675,6 +677,16 @@ static void choose_ftype(hf_ctx *c) {
 
 static bool cfg_true(const mio_json *o, const char *key) { return mio_json_is_true(jget(o, key)); }
 
+/* Python's truth of o.get(key) */
+static bool cfg_truthy(const mio_json *o, const char *key) {
+    const mio_json *v = jget(o, key);
+    if (!v || mio_json_is_null(v) || mio_json_is_false(v)) return false;
+    if (mio_json_is_number(v)) return v->valuedouble != 0;
+    if (mio_json_is_string(v)) return v->valuestring[0] != 0;
+    if (mio_json_is_array(v) || mio_json_is_object(v)) return v->child != NULL;
+    return true;
+}
+
 static mio_status plan_items(hf_ctx *c) {
     mio_status st;
     mio_json *rp = NULL;
@@ -967,6 +979,17 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
         TRY(kv_name(key, sizeof key, c->arch->arch, "rope.dimension_count"));
         TRY(mio_writer_set_u32(w, key, (uint32_t)c->d.head_dim));
     }
+    if (c->pooling_type >= 0 || c->classifier_pooling >= 0) { /* Qwen2Model: after TextModel's keys */
+        char key[128];
+        if (c->pooling_type >= 0) {
+            TRY(kv_name(key, sizeof key, c->arch->arch, "pooling_type"));
+            TRY(mio_writer_set_u32(w, key, (uint32_t)c->pooling_type));
+        }
+        if (c->classifier_pooling >= 0) {
+            TRY(kv_name(key, sizeof key, c->arch->arch, "classifier.pooling_type"));
+            TRY(mio_writer_set_u32(w, key, (uint32_t)c->classifier_pooling));
+        }
+    }
     TRY(write_key_rules(w, c, c->arch->keys, c->arch->n_keys, rp));
 #undef HP
 #undef TRY
@@ -975,17 +998,65 @@ done:
     return st;
 }
 
-/* Refusals of checkpoints the architecture's class treats otherwise
- * (Qwen2Model._try_set_pooling_type, Qwen3Model's reranker detection). */
-static mio_status check_variants(const hf_ctx *c) {
-    if (c->arch->pooling_check) {
-        char *m = path_join(c->dir, "modules.json");
-        if (!m) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
-        bool has = access(m, F_OK) == 0;
-        free(m);
-        if (has || jget(c->config, "classifier_pooling"))
-            return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: a sentence-transformers / pooling model (modules.json or "
-                               "classifier_pooling) is not converted", c->dir);
+/* PoolingType of a pooling mode name (the reference's mode_mapping), -1 for another */
+static int pooling_of_mode(const mio_json *v) {
+    if (!mio_json_is_string(v)) return -1;
+    return !strcmp(v->valuestring, "mean") ? 1 : !strcmp(v->valuestring, "cls") ? 2 : !strcmp(v->valuestring, "lasttoken") ? 3 : -1;
+}
+
+/* TextModel._try_set_pooling_type, read before any output exists: the first
+ * module of modules.json whose type ends in "Pooling", its config.json's mode
+ * (MEAN 1, CLS 2, LAST 3); config.json's classifier_pooling ("cls" or "mean"). */
+static mio_status read_pooling(hf_ctx *c) {
+    c->pooling_type = c->classifier_pooling = -1;
+    mio_json *mods = NULL, *pc = NULL;
+    mio_status st = hf_read_json(c->dir, "modules.json", true, &mods);
+    if (st) return st;
+    const char *path = NULL;
+    if (mods && !mio_json_is_array(mods)) st = mio_err_set(MIO_ERR_INVALID_JSON, "%s/modules.json: not a list", c->dir);
+    for (const mio_json *m = mods && !st ? mods->child : NULL; m && !path; m = m->next) {
+        const mio_json *t = jget(m, "type"), *p = jget(m, "path");
+        if (!mio_json_is_string(t) || !ends_with(t->valuestring, "Pooling")) continue;
+        if (!mio_json_is_string(p) || !p->valuestring[0] || p->valuestring[0] == '/' || strstr(p->valuestring, ".."))
+            st = mio_err_set(MIO_ERR_INVALID_JSON, "%s/modules.json: the pooling module's path is not a folder inside the "
+                             "checkpoint", c->dir);
+        else
+            path = p->valuestring;
+    }
+    if (!st && path) {
+        char name[4096];
+        snprintf(name, sizeof name, "%s/config.json", path);
+        if (!(st = hf_read_json(c->dir, name, false, &pc))) {
+            int pt = -1;
+            if (!mio_json_is_object(pc)) pt = -2;
+            else if (cfg_truthy(pc, "pooling_mode_mean_tokens")) pt = 1;
+            else if (cfg_truthy(pc, "pooling_mode_cls_token")) pt = 2;
+            else if (cfg_truthy(pc, "pooling_mode_lasttoken")) pt = 3;
+            else pt = pooling_of_mode(jget(pc, "pooling_mode"));
+            if (pt < 0)
+                st = mio_err_set(MIO_ERR_UNSUPPORTED, "%s/%s: a pooling mode other than mean, cls and lasttoken is not "
+                                 "converted (llama.cpp has no other)", c->dir, name);
+            c->pooling_type = pt;
+        }
+    }
+    const mio_json *cp = jget(c->config, "classifier_pooling");
+    if (!st && cp && !mio_json_is_null(cp)) {
+        c->classifier_pooling = pooling_of_mode(cp);
+        if (c->classifier_pooling != 1 && c->classifier_pooling != 2)
+            st = mio_err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: classifier_pooling must be \"cls\" or \"mean\"", c->dir);
+    }
+    mio_json_free(mods);
+    mio_json_free(pc);
+    return st;
+}
+
+/* Pooling that read_pooling found, and refusals of checkpoints the
+ * architecture's class treats otherwise (Qwen3Model's reranker detection). */
+static mio_status check_variants(hf_ctx *c) {
+    c->pooling_type = c->classifier_pooling = -1;
+    if (c->arch->pooling) {
+        mio_status st = read_pooling(c);
+        if (st) return st;
     }
     if (c->arch->reranker_check) {
         const char *base = strrchr(c->dir, '/');

@@ -63,7 +63,10 @@ typedef struct hf_arch {
     size_t n_block;
     bool llama_params;         /* LlamaModel: {arch}.vocab_size and {arch}.rope.dimension_count */
     int generate;              /* HF_GEN_*: the tensors the class generates */
-    bool pooling_check;        /* Qwen2Model._try_set_pooling_type: sentence-transformers pooling is refused */
+    bool pooling;              /* Qwen2Model._try_set_pooling_type: a sentence-transformers pooling module
+                                  (modules.json) and classifier_pooling become pooling keys after the common ones */
+    bool bare_names;           /* tensors may also be named without "model." (layers.N.*, embed_tokens, norm:
+                                  Qwen3-Embedding's sentence-transformers checkpoints; gguf-py maps both) */
     bool reranker_check;       /* Qwen3Model: reranker checkpoints are refused */
     const hf_key_rule *params; /* the class's whole key list instead of TextModel's (NULL: TextModel's) */
     size_t n_params;

@@ -783,7 +783,7 @@ class Codecs(Tmp):
         self.assertFalse(os.path.exists(self.p("bad.gguf")))
         self.assertEqual(modelio.hf_architectures(),
                          [("LlamaForCausalLM", "llama"), ("LLaMAForCausalLM", "llama"), ("MistralForCausalLM", "llama"),
-                          ("Qwen2ForCausalLM", "qwen2"), ("Qwen3ForCausalLM", "qwen3"),
+                          ("Qwen2ForCausalLM", "qwen2"), ("Qwen3ForCausalLM", "qwen3"), ("Qwen3Model", "qwen3"),
                           ("Olmo2ForCausalLM", "olmo2"), ("SmolLM3ForCausalLM", "smollm3"),
                           ("GraniteForCausalLM", "granite"), ("Starcoder2ForCausalLM", "starcoder2"),
                           ("Phi3ForCausalLM", "phi3")])

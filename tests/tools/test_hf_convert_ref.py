@@ -227,6 +227,7 @@ def compare_files(spec, run, od, what):
 _lst = subprocess.run([TOOL, "--list-architectures"], capture_output=True, text=True)
 check(_lst.returncode == 0 and _lst.stdout == "LlamaForCausalLM         llama\nLLaMAForCausalLM         llama\n"
       "MistralForCausalLM       llama\nQwen2ForCausalLM         qwen2\nQwen3ForCausalLM         qwen3\n"
+      "Qwen3Model               qwen3\n"
       "Olmo2ForCausalLM         olmo2\nSmolLM3ForCausalLM       smollm3\nGraniteForCausalLM       granite\n"
       "Starcoder2ForCausalLM    starcoder2\nPhi3ForCausalLM          phi3\n",
       f"--list-architectures printed {_lst.stdout!r} (exit {_lst.returncode})")

@@ -381,23 +381,63 @@ static void test_class_keys(void) {
     mio_gguf_close(f);
 }
 
+/* Qwen2Model._try_set_pooling_type: the sentence-transformers pooling module
+ * (modules.json -> 1_Pooling/config.json) and classifier_pooling become keys
+ * after the common ones; a mode llama.cpp lacks, or a module path outside the
+ * checkpoint, is refused before any output exists */
+static void test_pooling(void) {
+    char dir[512], out[600], pool[600];
+    snprintf(dir, sizeof dir, "%s/pooling", g_root);
+    mkdir(dir, 0755);
+    put_config(dir, "Qwen2ForCausalLM", V, ",\"classifier_pooling\":\"cls\"");
+    put_file(dir, "tokenizer.json", k_tokenizer);
+    put_weights(dir, "model.safetensors", NULL);
+    snprintf(pool, sizeof pool, "%s/1_Pooling", dir);
+    mkdir(pool, 0755);
+    put_file(dir, "modules.json", "[{\"idx\":0,\"path\":\"\",\"type\":\"sentence_transformers.models.Transformer\"},"
+                                  "{\"idx\":1,\"path\":\"1_Pooling\",\"type\":\"sentence_transformers.models.Pooling\"}]");
+    put_file(pool, "config.json", "{\"pooling_mode_cls_token\":false,\"pooling_mode_mean_tokens\":true}");
+    snprintf(out, sizeof out, "%s/pooling.gguf", g_root);
+    mio_hf_params p = params();
+    p.pre = "qwen2";
+    T_OK(mio_hf_convert(dir, out, &p, NULL));
+    mio_gguf_file *f = NULL;
+    T_OK(mio_gguf_open(out, 0, &f));
+    if (f) {
+        uint64_t u = 0;
+        int64_t k = mio_gguf_find_key(f, "qwen2.pooling_type");
+        T_OK(mio_gguf_kv_u64(f, k, &u));
+        T_EQ_U64(u, 1); /* MEAN */
+        T_OK(mio_gguf_kv_u64(f, mio_gguf_find_key(f, "qwen2.classifier.pooling_type"), &u));
+        T_EQ_U64(u, 2); /* CLS */
+        /* right after the common keys: TextModel's last one here is general.file_type */
+        T_EQ_INT(k, mio_gguf_find_key(f, "general.file_type") + 1);
+        mio_gguf_close(f);
+    }
+    unlink(out);
+    put_file(pool, "config.json", "{\"pooling_mode_max_tokens\":true}");
+    expect_refusal(dir, MIO_ERR_UNSUPPORTED, "1_Pooling/config.json: a pooling mode other than mean, cls and lasttoken");
+    put_file(dir, "modules.json", "[{\"path\":\"../1_Pooling\",\"type\":\"sentence_transformers.models.Pooling\"}]");
+    expect_refusal(dir, MIO_ERR_INVALID_JSON, "modules.json: the pooling module's path is not a folder inside the checkpoint");
+}
+
 /* the table, through the public listing call */
 static void test_architectures(void) {
     static const char *const want[][2] = {{"LlamaForCausalLM", "llama"}, {"LLaMAForCausalLM", "llama"},
                                           {"MistralForCausalLM", "llama"}, {"Qwen2ForCausalLM", "qwen2"},
-                                          {"Qwen3ForCausalLM", "qwen3"},   {"Olmo2ForCausalLM", "olmo2"},
+                                          {"Qwen3ForCausalLM", "qwen3"},   {"Qwen3Model", "qwen3"}, {"Olmo2ForCausalLM", "olmo2"},
                                           {"SmolLM3ForCausalLM", "smollm3"},
                                           {"GraniteForCausalLM", "granite"}, {"Starcoder2ForCausalLM", "starcoder2"},
                                           {"Phi3ForCausalLM", "phi3"}};
     int n = 0;
     const char *g = "x";
     while (mio_hf_architecture(n, NULL)) n++;
-    T_EQ_INT(n, 10);
-    for (int i = 0; i < n && i < 10; i++) {
+    T_EQ_INT(n, 11);
+    for (int i = 0; i < n && i < 11; i++) {
         T_EQ_STR(mio_hf_architecture(i, &g), want[i][0]);
         T_EQ_STR(g, want[i][1]);
     }
-    T_CHECK(mio_hf_architecture(10, &g) == NULL && g == NULL);
+    T_CHECK(mio_hf_architecture(11, &g) == NULL && g == NULL);
     g = "x";
     T_CHECK(mio_hf_architecture(-1, &g) == NULL && g == NULL);
 }
@@ -476,6 +516,7 @@ static void test_refusals(void) {
 int main(void) {
     test_architectures();
     test_class_keys();
+    test_pooling();
     snprintf(g_root, sizeof g_root, "hfconv.XXXXXX");
     if (!mkdtemp(g_root)) T_SKIP("cannot create a temp directory");
     test_layout();
