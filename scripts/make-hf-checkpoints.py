@@ -48,6 +48,7 @@ TOKENIZERS = {
     "llama3": {"bos": 128000, "eos": 128001, "n": 128256},
     "llama2": {"bos": 1, "eos": 2, "n": 32000},
     "qwen3": {"bos": 151643, "eos": 151645, "n": 151669},
+    "gemma3": {"bos": 2, "eos": [1, 106], "n": 262144},
     # in this repository (tests/data/hf/tokenizers/phi3/README.md): a SentencePiece tokenizer.model with
     # Phi-3's added chat tokens
     "phi3": {"bos": 1, "eos": 3000, "n": 3011},
@@ -229,7 +230,11 @@ def state_dict_body(spec, out, h, L, nh, nkv, hd, ff, V, dt):
             out.append(T(p + "mlp.gate_proj.weight", (ff, h), "w", dt))
             out.append(T(p + "mlp.up_proj.weight", (ff, h), "w", dt))
             out.append(T(p + "mlp.down_proj.weight", (h, ff), "w", dt))
-        if spec.get("post_norms"):  # OLMo-2: norms after attention and after the MLP, none before
+        if spec.get("gemma_norms"):  # Gemma 3: norms before and after attention and the MLP
+            for n in ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+                      "post_feedforward_layernorm"):
+                out.append(T(p + n + ".weight", (h,), "w", dt))
+        elif spec.get("post_norms"):  # OLMo-2: norms after attention and after the MLP, none before
             out.append(T(p + "post_attention_layernorm.weight", (h,), "norm", dt))
             out.append(T(p + "post_feedforward_layernorm.weight", (h,), "norm", dt))
         else:
@@ -357,6 +362,14 @@ def config_json(spec, tok):
                   "norm_type": "layer_norm"})
         if spec["tied"]:
             del c["tie_word_embeddings"]
+    elif mt == "gemma3_text":
+        # Gemma3TextConfig as google/gemma-3-1b-it writes it: GELU, head_dim apart from hidden / heads, local
+        # and global rope bases, a sliding window every layer but each 6th
+        c.update({"attention_bias": False, "attn_logit_softcapping": None, "cache_implementation": "hybrid",
+                  "final_logit_softcapping": None, "head_dim": spec["head_dim"], "hidden_activation": "gelu_pytorch_tanh",
+                  "pad_token_id": 0, "query_pre_attn_scalar": spec["head_dim"], "rope_local_base_freq": 10000.0,
+                  "sliding_window": 512, "sliding_window_pattern": 6})
+        del c["hidden_act"]
     elif mt == "phi3":
         # Phi3Config as microsoft/Phi-3-mini-4k-instruct / Phi-3.5-mini-instruct write it
         c.update({"attention_bias": False, "embd_pdrop": 0.0, "resid_pdrop": 0.0, "pad_token_id": tok["eos"],
@@ -433,6 +446,11 @@ SPECS = {
                                         "short_factor": [1.0, 1.0199999809265137, 1.0199999809265137, 1.05, 1.1,
                                                          1.1, 1.15, 1.2],
                                         "type": "longrope"}),
+    # Gemma 3 (text, 1B-shaped): norm weights stored as w (the reference writes w + 1), q/k norms, 4 norms per
+    # block, tied, bf16, the real 262k Gemma 3 tokenizer.json (no tokenizer.model: the BPE path), 6 layers
+    "gemma3": dict(TINY, layers=6, kv_heads=1, head_dim=32, arch="Gemma3ForCausalLM", model_type="gemma3_text",
+                   tok="gemma3", dtype="BF16", shards=1, tied=True, ctx=32768, eps=1e-6, rope_theta=1000000.0, vocab=262208,
+                   qk_norm=True, gemma_norms=True),
     # Qwen3-Embedding: Qwen3ForCausalLM saved as the base model (names without "model.", no lm_head, tied),
     # a sentence-transformers pooling module (last token), f32
     "qwen3-embedding": dict(TINY, arch="Qwen3ForCausalLM", model_type="qwen3", tok="qwen3", dtype="F32", shards=1,

@@ -149,6 +149,35 @@ static const hf_key_rule k_phi3_params[] = {
     {.gguf = "attention.sliding_window", .hf = {"sliding_window"}, .type = HF_KEY_U32, .when = HF_WHEN_OR_ZERO},
 };
 
+/* Gemma 3 (Gemma3Model, a TextModel: no permutation): per-head q/k norms and
+ * four norms a block (before and after attention and the MLP); the norm
+ * weights get + 1 (hf_arch.norm_plus_one). */
+static const hf_tensor_rule k_gemma3_block[] = {
+    {.hf = "input_layernorm.weight", .gguf = "attn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "self_attn.q_proj.weight", .gguf = "attn_q.weight", .n_dims = 2, .dim = {D_Q, D_HIDDEN}},
+    {.hf = "self_attn.k_proj.weight", .gguf = "attn_k.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
+    {.hf = "self_attn.v_proj.weight", .gguf = "attn_v.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
+    {.hf = "self_attn.o_proj.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_Q}},
+    {.hf = "self_attn.q_norm.weight", .gguf = "attn_q_norm.weight", .n_dims = 1, .dim = {D_HEAD}},
+    {.hf = "self_attn.k_norm.weight", .gguf = "attn_k_norm.weight", .n_dims = 1, .dim = {D_HEAD}},
+    {.hf = "post_attention_layernorm.weight", .gguf = "post_attention_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "pre_feedforward_layernorm.weight", .gguf = "ffn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "post_feedforward_layernorm.weight", .gguf = "post_ffw_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "mlp.gate_proj.weight", .gguf = "ffn_gate.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
+    {.hf = "mlp.up_proj.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
+    {.hf = "mlp.down_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}},
+};
+
+/* Gemma3Model.set_gguf_parameters after TextModel's: the keys it sets again
+ * (context length, head counts, epsilon, key/value length, rope base) keep
+ * their place and, with Gemma3TextConfig's defaults filled, their value; new
+ * are these two */
+static const hf_key_rule k_gemma3_keys[] = {
+    {.gguf = "final_logit_softcapping", .hf = {"final_logit_softcapping"}},
+    {.gguf = "attention.sliding_window", .hf = {"sliding_window"}, .type = HF_KEY_U32, .when = HF_WHEN_REQUIRED,
+     .unless_one = "sliding_window_pattern"},
+};
+
 /* Tensors outside the blocks, shared by every architecture here. lm_head is
  * required unless config.json ties the embeddings (llama.cpp would silently
  * reuse token_embd for a missing output, which hides a broken checkpoint). */
@@ -187,6 +216,8 @@ static const hf_arch k_archs[] = {
      .n_keys = N_OF(k_granite_keys)},
     {.hf_name = "Starcoder2ForCausalLM", .arch = "starcoder2", .vocab = HF_VOCAB_GPT2, .block = k_starcoder2_block,
      .n_block = N_OF(k_starcoder2_block)},
+    {.hf_name = "Gemma3ForCausalLM", .arch = "gemma3", .vocab = HF_VOCAB_GEMMA3, .block = k_gemma3_block,
+     .n_block = N_OF(k_gemma3_block), .norm_plus_one = true, .keys = k_gemma3_keys, .n_keys = N_OF(k_gemma3_keys)},
     {.hf_name = "Phi3ForCausalLM", .arch = "phi3", .vocab = HF_VOCAB_PHI3, .block = k_phi3_block,
      .n_block = N_OF(k_phi3_block), .generate = HF_GEN_LONGROPE, .params = k_phi3_params, .n_params = N_OF(k_phi3_params)},
 };

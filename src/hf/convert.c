@@ -163,6 +163,7 @@ typedef struct hf_item {
     int64_t ne[4];
     int type;
     int permute;         /* HF_PERMUTE_* applied */
+    bool add_one;        /* hf_arch.norm_plus_one: + 1 */
     uint64_t nbytes;
     uint32_t file;       /* output file */
 } hf_item;
@@ -763,6 +764,7 @@ static mio_status plan_items(hf_ctx *c) {
         it->ne[0] = it->ne[1] = it->ne[2] = it->ne[3] = 1;
         for (uint32_t k = 0; k < t.n_dims; k++) it->ne[k] = (int64_t)t.shape[t.n_dims - 1 - k];
         it->permute = rule->permute;
+        it->add_one = c->arch->norm_plus_one && ends_with(s->name, "norm.weight");
         it->type = item_type_for(c, it->name, it->n_dims, it->ne[0]);
         c->n_items++;
     }
@@ -850,6 +852,8 @@ static mio_status write_key_rules(mio_writer *w, const hf_ctx *c, const hf_key_r
         int64_t x = 0;
         switch (k->from) {
         case HF_FROM_CONFIG: {
+            const mio_json *u = k->unless_one ? jget(c->config, k->unless_one) : NULL;
+            if (mio_json_is_number(u) && u->valuedouble == 1) continue;
             const char *keys[5] = {k->hf[0], k->hf[1], k->hf[2], k->hf[3], NULL};
             v = find_hparam(c->config, keys, &which);
             break;
@@ -1359,7 +1363,15 @@ static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_b
         }
         size_t out_len = (size_t)(nr * row_bytes_out);
         if ((st = grow((void **)&b->enc, &b->cap_enc, out_len))) return st;
-        if (is_float) {
+        if (it->add_one) { /* Gemma3Model.modify_tensors: data + 1 after the widening to f32 (F16 stays F16) */
+            if ((st = grow((void **)&b->f, &b->cap_f, n * sizeof(float)))) return st;
+            to_f32(it->src_dtype, src, n, b->f);
+            for (size_t k = 0; k < n; k++)
+                b->f[k] = it->src_dtype == MIO_ST_F16 ? np_f16_to_f32(np_f32_to_f16(b->f[k] + 1.0f)) : b->f[k] + 1.0f;
+            if (is_float) float_chunk(MIO_ST_F32, it->type, (const uint8_t *)b->f, n, b->enc);
+            else if ((st = mio_encode_f32_mt(it->type, b->f, n, b->enc, out_len, c->p->n_threads)))
+                return mio_err_prefix(st, "tensor %s: ", s->name);
+        } else if (is_float) {
             /* the plain copies are bound by memory: threads only for real conversions */
             bool light = it->src_dtype == MIO_ST_BF16 ? it->type == MIO_TYPE_BF16
                                                       : (it->src_dtype == MIO_ST_F16 && it->type == MIO_TYPE_F16) ||

@@ -46,6 +46,7 @@ typedef struct hf_key_rule {
     const char *gguf;
     const char *hf[4];
     int type, from, when;
+    const char *unless_one; /* not written when this config key is the number 1 (Gemma3's sliding_window_pattern) */
 } hf_key_rule;
 
 /* Tensors a class generates (ModelBase.generate_extra_tensors), first in the file. */
@@ -65,6 +66,8 @@ typedef struct hf_arch {
     int generate;              /* HF_GEN_*: the tensors the class generates */
     bool pooling;              /* Qwen2Model._try_set_pooling_type: a sentence-transformers pooling module
                                   (modules.json) and classifier_pooling become pooling keys after the common ones */
+    bool norm_plus_one;        /* Gemma3Model: 1 is added to every "*norm.weight" (Gemma3RMSNorm's (1 + w)),
+                                  in f32 (in f16 for an F16 checkpoint, as torch adds) */
     bool bare_names;           /* tensors may also be named without "model." (layers.N.*, embed_tokens, norm:
                                   Qwen3-Embedding's sentence-transformers checkpoints; gguf-py maps both) */
     bool reranker_check;       /* Qwen3Model: reranker checkpoints are refused */

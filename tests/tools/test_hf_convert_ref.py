@@ -229,7 +229,7 @@ check(_lst.returncode == 0 and _lst.stdout == "LlamaForCausalLM         llama\nL
       "MistralForCausalLM       llama\nQwen2ForCausalLM         qwen2\nQwen3ForCausalLM         qwen3\n"
       "Qwen3Model               qwen3\n"
       "Olmo2ForCausalLM         olmo2\nSmolLM3ForCausalLM       smollm3\nGraniteForCausalLM       granite\n"
-      "Starcoder2ForCausalLM    starcoder2\nPhi3ForCausalLM          phi3\n",
+      "Starcoder2ForCausalLM    starcoder2\nGemma3ForCausalLM        gemma3\nPhi3ForCausalLM          phi3\n",
       f"--list-architectures printed {_lst.stdout!r} (exit {_lst.returncode})")
 
 # ---------------------------------------------------------------- the runs
