@@ -52,12 +52,14 @@ TOKENIZERS = {
     # in this repository (tests/data/hf/tokenizers/phi3/README.md): a SentencePiece tokenizer.model with
     # Phi-3's added chat tokens
     "phi3": {"bos": 1, "eos": 3000, "n": 3011},
+    "gemma3-spm": {"bos": 1, "eos": 2, "n": 3000},
 }
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "tokenizer.model",
                    "added_tokens.json")
 REPO_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "hf")
 # kinds kept in this repository: their directory, and files taken from elsewhere in it
-REPO_TOKENIZERS = {"phi3": ("tokenizers/phi3", {"tokenizer.model": "vocab/spm-bpe/tokenizer.model"})}
+REPO_TOKENIZERS = {"phi3": ("tokenizers/phi3", {"tokenizer.model": "vocab/spm-bpe/tokenizer.model"}),
+                   "gemma3-spm": ("tokenizers/gemma3-spm", {"tokenizer.model": "vocab/spm-bpe/tokenizer.model"})}
 
 
 def find_tokenizers(roots, explicit):
@@ -182,6 +184,17 @@ def state_dict(spec):
     if spec.get("bare"):  # saved from the base model (sentence-transformers): no "model." prefix
         for t in out:
             t.name = t.name[len("model."):] if t.name.startswith("model.") else t.name
+    if spec.get("multimodal"):  # Gemma3ForConditionalGeneration as the Hub's files have it (transformers 4.50)
+        for t in out:
+            t.name = "language_model." + t.name
+        vh = 32
+        out += [T("multi_modal_projector.mm_input_projection_weight", (vh, h), "w", dt),
+                T("multi_modal_projector.mm_soft_emb_norm.weight", (vh,), "w", dt),
+                T("vision_tower.vision_model.embeddings.patch_embedding.weight", (vh, 3, 16, 16), "w", dt),
+                T("vision_tower.vision_model.embeddings.patch_embedding.bias", (vh,), "w", dt),
+                T("vision_tower.vision_model.embeddings.position_embedding.weight", (16, vh), "w", dt),
+                T("vision_tower.vision_model.post_layernorm.weight", (vh,), "norm", dt),
+                T("vision_tower.vision_model.post_layernorm.bias", (vh,), "w", dt)]
     return out
 
 
@@ -376,6 +389,15 @@ def config_json(spec, tok):
                   "original_max_position_embeddings": spec["orig_ctx"], "sliding_window": spec["sliding_window"]})
     if spec.get("pad_token_id") is not None:
         c["pad_token_id"] = spec["pad_token_id"]
+    if spec.get("multimodal"):  # Gemma3Config: the text model's config inside, a (tiny) SigLIP vision config
+        text = {k: v for k, v in c.items() if k not in ("architectures", "torch_dtype", "transformers_version")}
+        c = {"architectures": [arch], "boi_token_index": 255999, "eoi_token_index": 256000, "eos_token_id": tok["eos"],
+             "image_token_index": 262144, "initializer_range": 0.02, "mm_tokens_per_image": 256,
+             "model_type": "gemma3", "text_config": text, "torch_dtype": c["torch_dtype"],
+             "transformers_version": c["transformers_version"],
+             "vision_config": {"hidden_size": 32, "image_size": 64, "intermediate_size": 64, "model_type":
+                               "siglip_vision_model", "num_attention_heads": 2, "num_hidden_layers": 1,
+                               "patch_size": 16, "vision_use_head": False}}
     return c
 
 
@@ -451,6 +473,13 @@ SPECS = {
     "gemma3": dict(TINY, layers=6, kv_heads=1, head_dim=32, arch="Gemma3ForCausalLM", model_type="gemma3_text",
                    tok="gemma3", dtype="BF16", shards=1, tied=True, ctx=32768, eps=1e-6, rope_theta=1000000.0, vocab=262208,
                    qk_norm=True, gemma_norms=True),
+    # Gemma 3 multimodal (4B-shaped text): the text model of Gemma3ForConditionalGeneration (language_model.
+    # prefixes, vision tower and projector skipped), text_config with linear rope x8, SentencePiece
+    # tokenizer.model only (add_space_prefix false), f16
+    "gemma3-mm": dict(TINY, layers=2, kv_heads=1, head_dim=32, arch="Gemma3ForConditionalGeneration",
+                      model_type="gemma3_text", tok="gemma3-spm", dtype="F16", shards=1, tied=True, ctx=131072,
+                      eps=1e-6, rope_theta=1000000.0, vocab=3072, qk_norm=True, gemma_norms=True, multimodal=True,
+                      rope_scaling={"factor": 8.0, "rope_type": "linear"}),
     # Qwen3-Embedding: Qwen3ForCausalLM saved as the base model (names without "model.", no lm_head, tied),
     # a sentence-transformers pooling module (last token), f32
     "qwen3-embedding": dict(TINY, arch="Qwen3ForCausalLM", model_type="qwen3", tok="qwen3", dtype="F32", shards=1,

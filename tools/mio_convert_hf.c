@@ -151,7 +151,12 @@ int main(int argc, char **argv) {
             goto done;
         } else if (cli_is(a, "--list-architectures")) {
             const char *g;
-            for (int j = 0; mio_hf_architecture(j, &g); j++) printf("%-24s %s\n", mio_hf_architecture(j, NULL), g);
+            int width = 0; /* one column of class names, as wide as the longest */
+            for (int j = 0; mio_hf_architecture(j, NULL); j++)
+                if ((int)strlen(mio_hf_architecture(j, NULL)) > width)
+                    width = (int)strlen(mio_hf_architecture(j, NULL));
+            for (int j = 0; mio_hf_architecture(j, &g); j++)
+                printf("%-*s  %s\n", width, mio_hf_architecture(j, NULL), g);
             rc = CLI_EXIT_OK;
             goto done;
         } else if (cli_is(a, "--quiet")) {

@@ -218,6 +218,10 @@ static const hf_arch k_archs[] = {
      .n_block = N_OF(k_starcoder2_block)},
     {.hf_name = "Gemma3ForCausalLM", .arch = "gemma3", .vocab = HF_VOCAB_GEMMA3, .block = k_gemma3_block,
      .n_block = N_OF(k_gemma3_block), .norm_plus_one = true, .keys = k_gemma3_keys, .n_keys = N_OF(k_gemma3_keys)},
+    /* the same class: the text model of a multimodal checkpoint (language_model. removed from the names, the
+     * vision tower and projector skipped as every multimodal prefix is; text_config as Gemma3TextConfig fills it) */
+    {.hf_name = "Gemma3ForConditionalGeneration", .arch = "gemma3", .vocab = HF_VOCAB_GEMMA3, .block = k_gemma3_block,
+     .n_block = N_OF(k_gemma3_block), .norm_plus_one = true, .keys = k_gemma3_keys, .n_keys = N_OF(k_gemma3_keys)},
     {.hf_name = "Phi3ForCausalLM", .arch = "phi3", .vocab = HF_VOCAB_PHI3, .block = k_phi3_block,
      .n_block = N_OF(k_phi3_block), .generate = HF_GEN_LONGROPE, .params = k_phi3_params, .n_params = N_OF(k_phi3_params)},
 };

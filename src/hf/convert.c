@@ -216,8 +216,10 @@ static mio_status load_config(hf_ctx *c) {
     char file[4096];
     snprintf(file, sizeof file, "%s/config.json", c->dir);
     if ((st = mio_hf_hparams(c->config_raw, file, &c->config))) return st;
-    /* TextModel: {**hparams, **hparams["text_config"]} */
-    const mio_json *tc = jget(c->config_raw, "text_config");
+    /* TextModel: {**hparams, **hparams["text_config"]} (text_config as its own
+     * config class filled it: hparams.c) */
+    mio_json *tc = mio_json_dup(jget(c->config, "text_config"));
+    if (jget(c->config, "text_config") && !tc) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (mio_json_is_object(tc))
         for (const mio_json *it = tc->child; it; it = it->next) {
             mio_json *dup = mio_json_dup(it);
@@ -226,9 +228,11 @@ static mio_status load_config(hf_ctx *c) {
                                                   : mio_json_add(c->config, it->string, dup);
             if (!ok) { /* (the item stays ours) */
                 mio_json_free(dup);
+                mio_json_free(tc);
                 return mio_err_set(MIO_ERR_NOMEM, "out of memory");
             }
         }
+    mio_json_free(tc);
     const mio_json *archs = jget(c->config_raw, "architectures");
     const mio_json *a0 = mio_json_is_array(archs) ? mio_json_at(archs, 0) : NULL;
     if (!a0 || !mio_json_is_string(a0))

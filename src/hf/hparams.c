@@ -35,6 +35,8 @@ typedef struct hp_type {
     bool gemma3_rope;          /* Gemma3TextConfig.convert_rope_params_to_dict: rope_parameters per layer type,
                                   full_attention (rope_scaling merged in, rope_theta or 1e6) and
                                   sliding_attention (rope_local_base_freq or 1e4) */
+    const char *text_type;     /* a multimodal config: its text_config is this model type's (whatever its own
+                                  model_type says), the root gets only the defaults above and no rope */
 } hp_type;
 
 /* LlamaConfig */
@@ -116,6 +118,11 @@ static const hp_default k_gemma3[] = {
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+/* Gemma3Config (model_type gemma3, Gemma3ForConditionalGeneration) */
+static const hp_default k_gemma3_mm[] = {
+    {"tie_word_embeddings", 1, K_BOOL},
+};
+
 static const hp_type k_types[] = {
     {.model_type = "llama", .d = k_llama, .n = N_OF(k_llama)},
     {.model_type = "mistral", .d = k_mistral, .n = N_OF(k_mistral)},
@@ -127,6 +134,7 @@ static const hp_type k_types[] = {
     {.model_type = "starcoder2", .d = k_starcoder2, .n = N_OF(k_starcoder2)},
     {.model_type = "phi3", .d = k_phi3, .n = N_OF(k_phi3), .phi3_rope = true},
     {.model_type = "gemma3_text", .d = k_gemma3, .n = N_OF(k_gemma3), .gemma3_rope = true},
+    {.model_type = "gemma3", .d = k_gemma3_mm, .n = N_OF(k_gemma3_mm), .text_type = "gemma3_text"},
 };
 
 /* o[key] = v; v is taken (freed when it cannot be stored) */
@@ -205,6 +213,8 @@ static bool gemma3_rope(mio_json *h) {
     return ok;
 }
 
+static bool apply_type(mio_json *h, const hp_type *t);
+
 mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out) {
     *out = NULL;
     const mio_json *mt = mio_json_get(raw, "model_type");
@@ -220,10 +230,27 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
     if (!t) {
         mio_json_free(h);
         return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: model_type %s%s%s is not one this converter knows the transformers "
-                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3, granite, starcoder2, phi3, gemma3_text; mio-convert-hf --list-architectures lists the "
+                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3, granite, starcoder2, phi3, gemma3_text, gemma3; mio-convert-hf --list-architectures lists the "
                            "classes it converts)", file, mio_json_is_string(mt) ? "\"" : "",
                            mio_json_is_string(mt) ? mt->valuestring : "(not a string)", mio_json_is_string(mt) ? "\"" : "");
     }
+    bool ok = apply_type(h, t);
+    if (!ok) {
+        mio_json_free(h);
+        return mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    }
+    *out = h;
+    return MIO_OK;
+}
+
+static const hp_type *type_named(const char *name) {
+    for (size_t i = 0; i < N_OF(k_types); i++)
+        if (strcmp(k_types[i].model_type, name) == 0) return &k_types[i];
+    return NULL;
+}
+
+/* The config class's defaults and rope dict, in place; false on allocation failure. */
+static bool apply_type(mio_json *h, const hp_type *t) {
     bool ok = true;
     for (size_t i = 0; ok && i < t->n; i++) {
         const hp_default *d = &t->d[i];
@@ -253,10 +280,15 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
         default: break;
         }
     }
-    if (ok && t->gemma3_rope) {
-        ok = gemma3_rope(h);
-        goto finish;
+    if (ok && t->text_type) { /* the text model's config, as its own class fills it */
+        const mio_json *tc = mio_json_get(h, "text_config");
+        mio_json *tcd = mio_json_is_object(tc) ? mio_json_dup(tc) : mio_json_new_object();
+        ok = tcd && apply_type(tcd, type_named(t->text_type));
+        if (!ok) mio_json_free(tcd);
+        else ok = set_item(h, "text_config", tcd);
+        return ok;
     }
+    if (ok && t->gemma3_rope) return gemma3_rope(h);
     /* convert_rope_params_to_dict + standardize_rope_params: rope_scaling (or
      * rope_parameters) becomes rope_parameters with rope_theta (the root value
      * or 10000), rope_type (its "type" or "default") and, for llama3 / yarn /
@@ -308,11 +340,5 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
         rp = NULL;
     }
     mio_json_free(rp);
-finish:
-    if (!ok) {
-        mio_json_free(h);
-        return mio_err_set(MIO_ERR_NOMEM, "out of memory");
-    }
-    *out = h;
-    return MIO_OK;
+    return ok;
 }

@@ -786,7 +786,8 @@ class Codecs(Tmp):
                           ("Qwen2ForCausalLM", "qwen2"), ("Qwen3ForCausalLM", "qwen3"), ("Qwen3Model", "qwen3"),
                           ("Olmo2ForCausalLM", "olmo2"), ("SmolLM3ForCausalLM", "smollm3"),
                           ("GraniteForCausalLM", "granite"), ("Starcoder2ForCausalLM", "starcoder2"),
-                          ("Gemma3ForCausalLM", "gemma3"), ("Phi3ForCausalLM", "phi3")])
+                          ("Gemma3ForCausalLM", "gemma3"), ("Gemma3ForConditionalGeneration", "gemma3"),
+                          ("Phi3ForCausalLM", "phi3")])
 
     def test_convert(self):
         src = os.path.join(DATA, "vocab-llama-spm.gguf")

@@ -225,11 +225,13 @@ def compare_files(spec, run, od, what):
 
 # ---------------------------------------------------------------- the table
 _lst = subprocess.run([TOOL, "--list-architectures"], capture_output=True, text=True)
-check(_lst.returncode == 0 and _lst.stdout == "LlamaForCausalLM         llama\nLLaMAForCausalLM         llama\n"
-      "MistralForCausalLM       llama\nQwen2ForCausalLM         qwen2\nQwen3ForCausalLM         qwen3\n"
-      "Qwen3Model               qwen3\n"
-      "Olmo2ForCausalLM         olmo2\nSmolLM3ForCausalLM       smollm3\nGraniteForCausalLM       granite\n"
-      "Starcoder2ForCausalLM    starcoder2\nGemma3ForCausalLM        gemma3\nPhi3ForCausalLM          phi3\n",
+_classes = [("LlamaForCausalLM", "llama"), ("LLaMAForCausalLM", "llama"), ("MistralForCausalLM", "llama"),
+            ("Qwen2ForCausalLM", "qwen2"), ("Qwen3ForCausalLM", "qwen3"), ("Qwen3Model", "qwen3"),
+            ("Olmo2ForCausalLM", "olmo2"), ("SmolLM3ForCausalLM", "smollm3"), ("GraniteForCausalLM", "granite"),
+            ("Starcoder2ForCausalLM", "starcoder2"), ("Gemma3ForCausalLM", "gemma3"),
+            ("Gemma3ForConditionalGeneration", "gemma3"), ("Phi3ForCausalLM", "phi3")]
+# one column as wide as the longest class name (Gemma3ForConditionalGeneration: 30), two spaces
+check(_lst.returncode == 0 and _lst.stdout == "".join(f"{c:<30}  {a}\n" for c, a in _classes),
       f"--list-architectures printed {_lst.stdout!r} (exit {_lst.returncode})")
 
 # ---------------------------------------------------------------- the runs

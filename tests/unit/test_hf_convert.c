@@ -428,16 +428,17 @@ static void test_architectures(void) {
                                           {"Qwen3ForCausalLM", "qwen3"},   {"Qwen3Model", "qwen3"}, {"Olmo2ForCausalLM", "olmo2"},
                                           {"SmolLM3ForCausalLM", "smollm3"},
                                           {"GraniteForCausalLM", "granite"}, {"Starcoder2ForCausalLM", "starcoder2"},
-                                          {"Gemma3ForCausalLM", "gemma3"}, {"Phi3ForCausalLM", "phi3"}};
+                                          {"Gemma3ForCausalLM", "gemma3"}, {"Gemma3ForConditionalGeneration", "gemma3"},
+                                          {"Phi3ForCausalLM", "phi3"}};
     int n = 0;
     const char *g = "x";
     while (mio_hf_architecture(n, NULL)) n++;
-    T_EQ_INT(n, 12);
-    for (int i = 0; i < n && i < 12; i++) {
+    T_EQ_INT(n, 13);
+    for (int i = 0; i < n && i < 13; i++) {
         T_EQ_STR(mio_hf_architecture(i, &g), want[i][0]);
         T_EQ_STR(g, want[i][1]);
     }
-    T_CHECK(mio_hf_architecture(12, &g) == NULL && g == NULL);
+    T_CHECK(mio_hf_architecture(13, &g) == NULL && g == NULL);
     g = "x";
     T_CHECK(mio_hf_architecture(-1, &g) == NULL && g == NULL);
 }
