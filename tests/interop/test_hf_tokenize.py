@@ -28,6 +28,7 @@ CASES = [
     ("qwen3", "qwen2", "tokenizers", True),
     ("spm-bpe", "llama", "sentencepiece", True),
     ("spm-unigram", "qwen2", "sentencepiece", False),
+    ("gemma3", "gemma3", "tokenizers", True),
 ]
 # Texts on which llama.cpp's pre-tokenizer cannot agree with the HF one whatever
 # the conversion writes, by (case, text): Qwen's normalizer is NFC, llama.cpp
