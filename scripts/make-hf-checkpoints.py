@@ -20,6 +20,7 @@ so a change in the weights shows as such and not as a converter bug.
 usage:
   make-hf-checkpoints.py --tokenizers DIR [--tokenizers DIR ...] OUTDIR [SPEC ...]
   make-hf-checkpoints.py --tokenizers DIR --big OUTDIR       (the ~400M benchmark checkpoint)
+  make-hf-checkpoints.py --tokenizers DIR --big-gemma3 OUTDIR (the ~640M Gemma 3 benchmark checkpoint)
   make-hf-checkpoints.py --list
 Each SPEC goes to OUTDIR/SPEC (the directory name is the model's name in the
 reference's general.name and default file names, so it is fixed). --tokenizers
@@ -53,13 +54,17 @@ TOKENIZERS = {
     # Phi-3's added chat tokens
     "phi3": {"bos": 1, "eos": 3000, "n": 3011},
     "gemma3-spm": {"bos": 1, "eos": 2, "n": 3000},
+    "bert": {"bos": 101, "eos": 102, "n": 30522},
+    "bert-vocab-txt": {"bos": 101, "eos": 102, "n": 30522},
 }
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "tokenizer.model",
                    "added_tokens.json")
 REPO_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data", "hf")
 # kinds kept in this repository: their directory, and files taken from elsewhere in it
 REPO_TOKENIZERS = {"phi3": ("tokenizers/phi3", {"tokenizer.model": "vocab/spm-bpe/tokenizer.model"}),
-                   "gemma3-spm": ("tokenizers/gemma3-spm", {"tokenizer.model": "vocab/spm-bpe/tokenizer.model"})}
+                   "gemma3-spm": ("tokenizers/gemma3-spm", {"tokenizer.model": "vocab/spm-bpe/tokenizer.model"}),
+                   "bert": ("tokenizers/bert", {}),
+                   "bert-vocab-txt": ("tokenizers/bert", {})}
 
 
 def find_tokenizers(roots, explicit):
@@ -134,10 +139,12 @@ def f32_to_bf16_bits(f):
         return ((u + r) >> np.uint32(16)).astype(np.uint16)
 
 
-ST_DTYPE = {"F32": 4, "F16": 2, "BF16": 2}
+ST_DTYPE = {"F32": 4, "F16": 2, "BF16": 2, "I64": 8}
 
 
 def encode(f, dtype):
+    if dtype == "I64":
+        return f.astype("<i8").tobytes()
     if dtype == "F32":
         return f.astype("<f4").tobytes()
     if dtype == "F16":
@@ -171,11 +178,40 @@ class T:
         s = fnv1a64(f"{seed}/{self.name}")
         for start in range(0, self.numel, chunk):
             n = min(chunk, self.numel - start)
+            if self.kind == "arange":  # BERT's position_ids buffer: 0, 1, 2, ...
+                import numpy as np
+                yield encode(np.arange(start, start + n, dtype=np.int64), self.dtype)
+                continue
             yield encode(values(s, start, n, self.kind), self.dtype)
+
+
+def bert_state_dict(spec):
+    """BertModel's tensors as a sentence-transformers save has them: no "bert." prefix, the position_ids
+    buffer (I64) and the pooler included."""
+    h, L, ff, V, dt = spec["hidden"], spec["layers"], spec["ff"], spec["vocab"], spec["dtype"]
+    out = [T("embeddings.word_embeddings.weight", (V, h), "w", dt),
+           T("embeddings.position_embeddings.weight", (spec["ctx"], h), "w", dt),
+           T("embeddings.token_type_embeddings.weight", (2, h), "w", dt),
+           T("embeddings.LayerNorm.weight", (h,), "norm", dt), T("embeddings.LayerNorm.bias", (h,), "w", dt),
+           T("embeddings.position_ids", (1, spec["ctx"]), "arange", "I64")]
+    for i in range(L):
+        p = f"encoder.layer.{i}."
+        for m, shape in (("attention.self.query", (h, h)), ("attention.self.key", (h, h)),
+                         ("attention.self.value", (h, h)), ("attention.output.dense", (h, h)),
+                         ("attention.output.LayerNorm", None), ("intermediate.dense", (ff, h)),
+                         ("output.dense", (h, ff)), ("output.LayerNorm", None)):
+            if shape is None:
+                out += [T(p + m + ".weight", (h,), "norm", dt), T(p + m + ".bias", (h,), "w", dt)]
+            else:
+                out += [T(p + m + ".weight", shape, "w", dt), T(p + m + ".bias", (shape[0],), "w", dt)]
+    out += [T("pooler.dense.weight", (h, h), "w", dt), T("pooler.dense.bias", (h,), "w", dt)]
+    return out
 
 
 def state_dict(spec):
     """Tensors in module order (the order save_pretrained shards them in)."""
+    if spec.get("bert"):
+        return bert_state_dict(spec)
     h, L, nh, nkv = spec["hidden"], spec["layers"], spec["heads"], spec["kv_heads"]
     hd = spec.get("head_dim", h // nh)
     ff, V, dt = spec["ff"], spec["vocab"], spec["dtype"]
@@ -320,6 +356,14 @@ TORCH_DTYPE = {"BF16": "bfloat16", "F16": "float16", "F32": "float32"}
 def config_json(spec, tok):
     h, nh = spec["hidden"], spec["heads"]
     arch = spec["arch"]
+    if spec.get("bert"):  # BertConfig as all-MiniLM-L6-v2's config.json writes it
+        return {"_name_or_path": "nreimers/MiniLM-L6-H384-uncased", "architectures": [arch],
+                "attention_probs_dropout_prob": 0.1, "gradient_checkpointing": False, "hidden_act": "gelu",
+                "hidden_dropout_prob": 0.1, "hidden_size": h, "initializer_range": 0.02, "intermediate_size": spec["ff"],
+                "layer_norm_eps": spec["eps"], "max_position_embeddings": spec["ctx"], "model_type": "bert",
+                "num_attention_heads": nh, "num_hidden_layers": spec["layers"], "pad_token_id": 0,
+                "position_embedding_type": "absolute", "torch_dtype": TORCH_DTYPE[spec["dtype"]],
+                "transformers_version": "4.8.2", "type_vocab_size": 2, "use_cache": True, "vocab_size": spec["vocab"]}
     c = {
         "architectures": [arch],
         "attention_dropout": 0.0,
@@ -480,6 +524,13 @@ SPECS = {
                       model_type="gemma3_text", tok="gemma3-spm", dtype="F16", shards=1, tied=True, ctx=131072,
                       eps=1e-6, rope_theta=1000000.0, vocab=3072, qk_norm=True, gemma_norms=True, multimodal=True,
                       rope_scaling={"factor": 8.0, "rope_type": "linear"}),
+    # BERT (all-MiniLM-L6-v2-shaped: its real tokenizer.json, the sentence-transformers files, mean pooling,
+    # position_ids and the pooler in the checkpoint), f32
+    "bert": dict(TINY, arch="BertModel", model_type="bert", tok="bert", dtype="F32", shards=1, tied=True, ctx=512,
+                 eps=1e-12, bert=True, pooling="mean_tokens"),
+    # the same from vocab.txt only (BertTokenizer's file), f16, cls pooling
+    "bert-vocab-txt": dict(TINY, arch="BertModel", model_type="bert", tok="bert-vocab-txt", dtype="F16", shards=1,
+                           tied=True, ctx=512, eps=1e-12, bert=True, pooling="cls_token"),
     # Qwen3-Embedding: Qwen3ForCausalLM saved as the base model (names without "model.", no lm_head, tied),
     # a sentence-transformers pooling module (last token), f32
     "qwen3-embedding": dict(TINY, arch="Qwen3ForCausalLM", model_type="qwen3", tok="qwen3", dtype="F32", shards=1,
@@ -495,6 +546,15 @@ SPECS = {
 BIG = dict(arch="LlamaForCausalLM", model_type="llama", tok="llama3_1", dtype="BF16", hidden=1024, layers=24,
            heads=16, kv_heads=8, ff=2816, tied=True, ctx=131072, eps=1e-5, rope_theta=500000.0,
            rope_scaling=rope_llama3(), shards=4)
+
+
+# Gemma-3-1B's shapes (hidden 1152, 4 heads of 256, 1 kv head, ff 6912, the real 262k tokenizer.json) with 13
+# of its 26 layers and the larger models' vocab_size (262208: the tokenizer.json has an id 262144, which the
+# reference refuses below vocab_size 262145; the 1B is converted from its tokenizer.model): the 262208 x 1152
+# embedding (302M parameters, 604 MB bf16) is half the checkpoint, 2 shards
+BIG_GEMMA3 = dict(arch="Gemma3ForCausalLM", model_type="gemma3_text", tok="gemma3", dtype="BF16", hidden=1152,
+                  layers=13, heads=4, kv_heads=1, head_dim=256, ff=6912, tied=True, ctx=32768, eps=1e-6,
+                  rope_theta=1000000.0, vocab=262208, qk_norm=True, gemma_norms=True, shards=2)
 
 
 def write_checkpoint(name, spec, tokdirs, out):
@@ -513,6 +573,12 @@ def write_checkpoint(name, spec, tokdirs, out):
             shutil.copyfile(os.path.join(tdir, fn), os.path.join(d, fn))
     for fn, src in REPO_TOKENIZERS.get(spec["tok"], (None, {}))[1].items():
         shutil.copyfile(os.path.join(REPO_DATA, src), os.path.join(d, fn))
+    if spec["tok"] == "bert-vocab-txt":  # BertTokenizer's own file instead of tokenizer.json: the vocab in id order
+        with open(os.path.join(d, "tokenizer.json"), encoding="utf-8") as f:
+            voc = json.load(f)["model"]["vocab"]
+        os.remove(os.path.join(d, "tokenizer.json"))
+        with open(os.path.join(d, "vocab.txt"), "w", encoding="utf-8", newline="\n") as f:
+            f.write("".join(t + "\n" for t, _ in sorted(voc.items(), key=lambda kv: kv[1])))
     dump_json(os.path.join(d, "config.json"), config_json(spec, tk))
     if spec.get("gen"):
         g = dict(spec["gen"])
@@ -566,6 +632,8 @@ def main():
     ap.add_argument("--tokenizers", action="append", default=[], help="directory searched for tokenizer packages")
     ap.add_argument("--tokenizer", action="append", default=[], help="KIND=DIR")
     ap.add_argument("--big", action="store_true", help="write the ~400M benchmark checkpoint (OUTDIR/llama3-big)")
+    ap.add_argument("--big-gemma3", action="store_true",
+                    help="write the ~640M Gemma 3 benchmark checkpoint (OUTDIR/gemma3-big)")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--manifest", help="write {spec: {file: sha256}} as JSON here")
     a = ap.parse_args()
@@ -576,7 +644,8 @@ def main():
     if not a.outdir:
         ap.error("OUTDIR is required")
     tokdirs = find_tokenizers(a.tokenizers, a.tokenizer)
-    todo = {"llama3-big": BIG} if a.big else {k: SPECS[k] for k in (a.specs or SPECS)} if all(
+    todo = {"llama3-big": BIG} if a.big else {"gemma3-big": BIG_GEMMA3} if a.big_gemma3 else {
+        k: SPECS[k] for k in (a.specs or SPECS)} if all(
         k in SPECS for k in a.specs) else None
     if todo is None:
         sys.exit(f"make-hf-checkpoints: unknown spec in {a.specs} (known: {', '.join(SPECS)})")

@@ -15,7 +15,7 @@
 #include <string.h>
 
 /* Shapes are written outermost first (safetensors order): {rows, cols}. */
-enum { D_HIDDEN = 1, D_VOCAB, D_FF, D_Q, D_KV, D_HEAD, D_QKV, D_FF2 };
+enum { D_HIDDEN = 1, D_VOCAB, D_FF, D_Q, D_KV, D_HEAD, D_QKV, D_FF2, D_POS, D_TYPES };
 
 /* The block tensors of the llama family: model.layers.N.<hf> -> blk.N.<gguf>. */
 static const hf_tensor_rule k_llama_block[] = {
@@ -178,6 +178,53 @@ static const hf_key_rule k_gemma3_keys[] = {
      .unless_one = "sliding_window_pattern"},
 };
 
+/* BERT (BertModel: the encoder; no permutation): post-norm LayerNorms with
+ * biases, biases everywhere, a GELU MLP; the embeddings with positions, token
+ * types and their LayerNorm outside the blocks, no output head. */
+static const hf_tensor_rule k_bert_block[] = {
+    {.hf = "attention.self.query.weight", .gguf = "attn_q.weight", .n_dims = 2, .dim = {D_Q, D_HIDDEN}},
+    {.hf = "attention.self.query.bias", .gguf = "attn_q.bias", .n_dims = 1, .dim = {D_Q}},
+    {.hf = "attention.self.key.weight", .gguf = "attn_k.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
+    {.hf = "attention.self.key.bias", .gguf = "attn_k.bias", .n_dims = 1, .dim = {D_KV}},
+    {.hf = "attention.self.value.weight", .gguf = "attn_v.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
+    {.hf = "attention.self.value.bias", .gguf = "attn_v.bias", .n_dims = 1, .dim = {D_KV}},
+    {.hf = "attention.output.dense.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_Q}},
+    {.hf = "attention.output.dense.bias", .gguf = "attn_output.bias", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "attention.output.LayerNorm.weight", .gguf = "attn_output_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "attention.output.LayerNorm.bias", .gguf = "attn_output_norm.bias", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "intermediate.dense.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
+    {.hf = "intermediate.dense.bias", .gguf = "ffn_up.bias", .n_dims = 1, .dim = {D_FF}},
+    {.hf = "output.dense.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}},
+    {.hf = "output.dense.bias", .gguf = "ffn_down.bias", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "output.LayerNorm.weight", .gguf = "layer_output_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "output.LayerNorm.bias", .gguf = "layer_output_norm.bias", .n_dims = 1, .dim = {D_HIDDEN}},
+};
+
+static const hf_tensor_rule k_bert_global[] = {
+    {.hf = "embeddings.word_embeddings.weight", .gguf = "token_embd.weight", .n_dims = 2, .dim = {D_VOCAB, D_HIDDEN}},
+    {.hf = "embeddings.position_embeddings.weight", .gguf = "position_embd.weight", .n_dims = 2,
+     .dim = {D_POS, D_HIDDEN}, .f32 = true},
+    {.hf = "embeddings.token_type_embeddings.weight", .gguf = "token_types.weight", .n_dims = 2,
+     .dim = {D_TYPES, D_HIDDEN}, .f32 = true},
+    {.hf = "embeddings.LayerNorm.weight", .gguf = "token_embd_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    {.hf = "embeddings.LayerNorm.bias", .gguf = "token_embd_norm.bias", .n_dims = 1, .dim = {D_HIDDEN}},
+};
+
+/* BertModel.filter_tensors: the pooler and the pre-training heads are not converted */
+static const char *const k_bert_drop[] = {"embeddings.position_ids", "pooler.dense.weight", "pooler.dense.bias", NULL};
+static const char *const k_bert_drop_prefixes[] = {"cls.predictions", "cls.seq_relationship", NULL};
+
+/* BertModel.set_gguf_parameters after TextModel's: not causal, then the pooling */
+static const hf_key_rule k_bert_keys[] = {
+    {.gguf = "attention.causal", .type = HF_KEY_BOOL, .from = HF_FROM_CONST, .value = 0},
+    {.from = HF_FROM_POOLING},
+};
+
+/* Qwen2Model.set_gguf_parameters after TextModel's: the pooling */
+static const hf_key_rule k_pooling_keys[] = {
+    {.from = HF_FROM_POOLING},
+};
+
 /* Tensors outside the blocks, shared by every architecture here. lm_head is
  * required unless config.json ties the embeddings (llama.cpp would silently
  * reuse token_embd for a missing output, which hides a broken checkpoint). */
@@ -198,12 +245,14 @@ static const hf_arch k_archs[] = {
     {.hf_name = "MistralForCausalLM", .arch = "llama", .vocab = HF_VOCAB_LLAMA, .block = k_llama_block,
      .n_block = N_OF(k_llama_block), .llama_params = true, .generate = HF_GEN_LLAMA3_ROPE},
     {.hf_name = "Qwen2ForCausalLM", .arch = "qwen2", .vocab = HF_VOCAB_QWEN2, .block = k_qwen2_block,
-     .n_block = N_OF(k_qwen2_block), .pooling = true},
+     .n_block = N_OF(k_qwen2_block), .pooling = true, .keys = k_pooling_keys, .n_keys = N_OF(k_pooling_keys)},
     {.hf_name = "Qwen3ForCausalLM", .arch = "qwen3", .vocab = HF_VOCAB_QWEN2, .block = k_qwen3_block,
-     .n_block = N_OF(k_qwen3_block), .pooling = true, .reranker_check = true, .bare_names = true},
+     .n_block = N_OF(k_qwen3_block), .pooling = true, .reranker_check = true, .bare_names = true,
+     .keys = k_pooling_keys, .n_keys = N_OF(k_pooling_keys)},
     /* the same class (Qwen3Model registers both): the base model, Qwen3-Embedding's */
     {.hf_name = "Qwen3Model", .arch = "qwen3", .vocab = HF_VOCAB_QWEN2, .block = k_qwen3_block,
-     .n_block = N_OF(k_qwen3_block), .pooling = true, .reranker_check = true, .bare_names = true},
+     .n_block = N_OF(k_qwen3_block), .pooling = true, .reranker_check = true, .bare_names = true,
+     .keys = k_pooling_keys, .n_keys = N_OF(k_pooling_keys)},
     {.hf_name = "Olmo2ForCausalLM", .arch = "olmo2", .vocab = HF_VOCAB_GPT2, .block = k_olmo2_block,
      .n_block = N_OF(k_olmo2_block)},
     /* SmolLM3Model(LlamaModel): the llama tensors and keys under its own name (its no-rope layers are
@@ -222,6 +271,10 @@ static const hf_arch k_archs[] = {
      * vision tower and projector skipped as every multimodal prefix is; text_config as Gemma3TextConfig fills it) */
     {.hf_name = "Gemma3ForConditionalGeneration", .arch = "gemma3", .vocab = HF_VOCAB_GEMMA3, .block = k_gemma3_block,
      .n_block = N_OF(k_gemma3_block), .norm_plus_one = true, .keys = k_gemma3_keys, .n_keys = N_OF(k_gemma3_keys)},
+    {.hf_name = "BertModel", .arch = "bert", .vocab = HF_VOCAB_BERT, .block = k_bert_block,
+     .n_block = N_OF(k_bert_block), .block_prefix = "encoder.layer.", .globals = k_bert_global,
+     .n_globals = N_OF(k_bert_global), .strip_prefix = "bert.", .gamma_beta = true, .drop = k_bert_drop,
+     .drop_prefixes = k_bert_drop_prefixes, .pooling = true, .keys = k_bert_keys, .n_keys = N_OF(k_bert_keys)},
     {.hf_name = "Phi3ForCausalLM", .arch = "phi3", .vocab = HF_VOCAB_PHI3, .block = k_phi3_block,
      .n_block = N_OF(k_phi3_block), .generate = HF_GEN_LONGROPE, .params = k_phi3_params, .n_params = N_OF(k_phi3_params)},
 };
@@ -238,9 +291,9 @@ const hf_arch *mio_hf_arch_find(const char *hf_name) {
     return NULL;
 }
 
-const hf_tensor_rule *mio_hf_arch_global_rules(size_t *n) {
-    *n = N_OF(k_global);
-    return k_global;
+const hf_tensor_rule *mio_hf_arch_global_rules(const hf_arch *a, size_t *n) {
+    *n = a->globals ? a->n_globals : N_OF(k_global);
+    return a->globals ? a->globals : k_global;
 }
 
 int64_t mio_hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d) {
@@ -253,15 +306,17 @@ int64_t mio_hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d) {
     case D_HEAD: return d->head_dim;
     case D_QKV: return (d->n_head + 2 * d->n_head_kv) * d->head_dim;
     case D_FF2: return 2 * d->ff;
+    case D_POS: return d->n_pos;
+    case D_TYPES: return d->n_types;
     default: return -1;
     }
 }
 
-/* "model.layers.N.<rest>" with N a decimal block number: the number and rest. */
-static bool split_block_name(const char *name, int64_t *bid, const char **rest) {
-    static const char prefix[] = "model.layers.";
-    if (strncmp(name, prefix, sizeof prefix - 1) != 0) return false;
-    const char *p = name + sizeof prefix - 1;
+/* "<prefix>N.<rest>" with N a decimal block number: the number and rest. */
+static bool split_block_name(const char *name, const char *prefix, int64_t *bid, const char **rest) {
+    size_t pl = strlen(prefix);
+    if (strncmp(name, prefix, pl) != 0) return false;
+    const char *p = name + pl;
     int64_t v = 0;
     int nd = 0;
     while (*p >= '0' && *p <= '9') {
@@ -285,15 +340,18 @@ bool mio_hf_arch_map(const hf_arch *a, const char *hf, int64_t n_layer, char out
         if (k < 0 || (size_t)k >= sizeof full) return false;
         hf = full;
     }
-    for (size_t i = 0; i < N_OF(k_global); i++)
-        if (strcmp(hf, k_global[i].hf) == 0) {
-            snprintf(out, HF_NAME_MAX, "%s", k_global[i].gguf);
-            *rule = &k_global[i];
+    size_t ng;
+    const hf_tensor_rule *g = mio_hf_arch_global_rules(a, &ng);
+    for (size_t i = 0; i < ng; i++)
+        if (strcmp(hf, g[i].hf) == 0) {
+            snprintf(out, HF_NAME_MAX, "%s", g[i].gguf);
+            *rule = &g[i];
             return true;
         }
     const char *rest;
     int64_t b;
-    if (!split_block_name(hf, &b, &rest) || b >= n_layer) return false;
+    if (!split_block_name(hf, a->block_prefix ? a->block_prefix : "model.layers.", &b, &rest) || b >= n_layer)
+        return false;
     for (size_t i = 0; i < a->n_block; i++)
         if (strcmp(rest, a->block[i].hf) == 0) {
             snprintf(out, HF_NAME_MAX, "blk.%lld.%s", (long long)b, a->block[i].gguf);

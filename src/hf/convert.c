@@ -281,6 +281,9 @@ static mio_status load_dims(hf_ctx *c) {
         (st = cfg_dim(c, k_hd, false, d->hidden / d->n_head, &d->head_dim)))
         return st;
     if (d->n_head_kv == 0) return mio_err_set(MIO_ERR_INVALID_JSON, "%s/config.json: num_key_value_heads is 0", c->dir);
+    static const char *const k_pos[] = {"max_position_embeddings", NULL};
+    static const char *const k_types[] = {"type_vocab_size", NULL};
+    if ((st = cfg_dim(c, k_pos, false, 0, &d->n_pos)) || (st = cfg_dim(c, k_types, false, 2, &d->n_types))) return st;
     return MIO_OK;
 }
 
@@ -327,7 +330,7 @@ static int cmp_index(const void *a, const void *b) {
 /* TextModel.filter_tensors + ModelBase.filter_tensors + LlamaModel's text_model.
  * Returns false for a tensor the reference skips (multimodal prefixes); *out
  * is the (possibly renamed) name, malloc()ed. */
-static bool filter_name(const char *name, char **out) {
+static bool filter_name(const hf_arch *a, const char *name, char **out) {
     static const char *const prefixes[] = {"mlp",          "vit.",        "vpm.",          "siglip2.",
                                            "conformer.",   "merger.",     "resampler.",    "sound_encoder.",
                                            "sound_projection.", "speech_embeddings."};
@@ -349,6 +352,30 @@ static bool filter_name(const char *name, char **out) {
         size_t m = strlen(cut[k]);
         char *hit;
         while ((hit = strstr(s, cut[k]))) memmove(hit, hit + m, strlen(hit + m) + 1);
+    }
+    /* the class's own filter_tensors (BertModel's) */
+    size_t n = strlen(s), pl = a->strip_prefix ? strlen(a->strip_prefix) : 0;
+    if (pl && strncmp(s, a->strip_prefix, pl) == 0) {
+        memmove(s, s + pl, n - pl + 1);
+        n -= pl;
+    }
+    if (a->gamma_beta && n >= 6 && strcmp(s + n - 6, ".gamma") == 0) {
+        char *t = realloc(s, n + 2); /* ".gamma" -> ".weight": one byte longer */
+        if (!t) {
+            free(s);
+            return true;
+        }
+        s = t;
+        memcpy(s + n - 6, ".weight", 8);
+    } else if (a->gamma_beta && n >= 5 && strcmp(s + n - 5, ".beta") == 0) {
+        memcpy(s + n - 5, ".bias", 6);
+    }
+    bool dropped = false;
+    for (const char *const *d = a->drop; d && *d && !dropped; d++) dropped = strcmp(s, *d) == 0;
+    for (const char *const *d = a->drop_prefixes; d && *d && !dropped; d++) dropped = strncmp(s, *d, strlen(*d)) == 0;
+    if (dropped) {
+        free(s);
+        return false;
     }
     *out = s;
     return true;
@@ -456,7 +483,7 @@ static mio_status index_tensors(hf_ctx *c) {
                 hit->file = NULL; /* seen */
             }
             char *fn;
-            if (!filter_name(name, &fn)) continue;
+            if (!filter_name(c->arch, name, &fn)) continue;
             char *orig = fn ? strdup(name) : NULL;
             if (!orig) { free(fn); st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
             c->src[c->n_src++] = (hf_src){.name = fn, .orig = orig, .part = i, .index = k};
@@ -647,9 +674,9 @@ static void add_generated(hf_ctx *c, int k, const char *name) {
     it->type = MIO_TYPE_F32;
 }
 
-static int item_type_for(const hf_ctx *c, const char *gguf, uint32_t n_dims, int64_t ne0) {
+static int item_type_for(const hf_ctx *c, const hf_tensor_rule *r, const char *gguf, uint32_t n_dims, int64_t ne0) {
     int t;
-    if (n_dims <= 1 || ends_with(gguf, "_norm.weight") || !ends_with(gguf, ".weight"))
+    if (n_dims <= 1 || ends_with(gguf, "_norm.weight") || !ends_with(gguf, ".weight") || (r && r->f32))
         t = MIO_TYPE_F32;
     else if ((c->ftype_type == MIO_TYPE_TQ1_0 || c->ftype_type == MIO_TYPE_TQ2_0) &&
              (strcmp(gguf, "token_embd.weight") == 0 || strcmp(gguf, "output.weight") == 0))
@@ -705,7 +732,7 @@ static mio_status plan_items(hf_ctx *c) {
     rp = NULL;
 
     size_t n_rules;
-    const hf_tensor_rule *globals = mio_hf_arch_global_rules(&n_rules);
+    const hf_tensor_rule *globals = mio_hf_arch_global_rules(c->arch, &n_rules);
     c->items = calloc(c->n_src + 2, sizeof *c->items);
     /* which required tensors were seen: per block the arch's rules, then the globals */
     size_t n_seen = (size_t)c->d.n_layer * c->arch->n_block + n_rules;
@@ -769,16 +796,16 @@ static mio_status plan_items(hf_ctx *c) {
         for (uint32_t k = 0; k < t.n_dims; k++) it->ne[k] = (int64_t)t.shape[t.n_dims - 1 - k];
         it->permute = rule->permute;
         it->add_one = c->arch->norm_plus_one && ends_with(s->name, "norm.weight");
-        it->type = item_type_for(c, it->name, it->n_dims, it->ne[0]);
+        it->type = item_type_for(c, rule, it->name, it->n_dims, it->ne[0]);
         c->n_items++;
     }
     /* every required tensor is there */
     for (int64_t b = 0; b < c->d.n_layer && !st; b++)
         for (size_t r = 0; r < c->arch->n_block && !st; r++)
             if (!c->arch->block[r].optional && !seen[(size_t)b * c->arch->n_block + r])
-                st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: tensor model.layers.%lld.%s is missing (%s, %lld layers in "
-                                 "config.json)", c->dir, (long long)b, c->arch->block[r].hf, c->arch->hf_name,
-                                 (long long)c->d.n_layer);
+                st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: tensor %s%lld.%s is missing (%s, %lld layers in "
+                                 "config.json)", c->dir, c->arch->block_prefix ? c->arch->block_prefix : "model.layers.",
+                                 (long long)b, c->arch->block[r].hf, c->arch->hf_name, (long long)c->d.n_layer);
     for (size_t r = 0; r < n_rules && !st; r++) {
         if (seen[(size_t)c->d.n_layer * c->arch->n_block + r] || globals[r].optional) continue;
         if (globals[r].output && cfg_true(c->config, "tie_word_embeddings")) continue;
@@ -866,10 +893,27 @@ static mio_status write_key_rules(mio_writer *w, const hf_ctx *c, const hf_key_r
         case HF_FROM_BLOCKS: x = c->d.n_layer; break;
         case HF_FROM_ROPE_DIMS: st = rope_dims_of(c, rope_full(rp), &x); break;
         case HF_FROM_FILE_TYPE: st = mio_writer_set_u32(w, "general.file_type", (uint32_t)ftype_of_type(c->ftype_type)); continue;
+        case HF_FROM_POOLING: {
+            char key[128];
+            if (c->pooling_type >= 0 && !(st = kv_name(key, sizeof key, c->arch->arch, "pooling_type")))
+                st = mio_writer_set_u32(w, key, (uint32_t)c->pooling_type);
+            if (!st && c->classifier_pooling >= 0 && !(st = kv_name(key, sizeof key, c->arch->arch, "classifier.pooling_type")))
+                st = mio_writer_set_u32(w, key, (uint32_t)c->classifier_pooling);
+            continue;
+        }
+        case HF_FROM_CONST: x = (int64_t)k->value; break;
         default: st = mio_err_set(MIO_ERR_INVALID_ARG, "key rule %s: unknown source %d", k->gguf, k->from); continue;
         }
         if (st) break;
         if (k->from == HF_FROM_BLOCKS || k->from == HF_FROM_ROPE_DIMS) v = num = mio_json_new_number((double)x);
+        if (k->from == HF_FROM_CONST) { /* written as is */
+            char key[128];
+            if (!(st = kv_name(key, sizeof key, c->arch->arch, k->gguf)))
+                st = k->type == HF_KEY_BOOL ? mio_writer_set_bool(w, key, k->value != 0)
+                   : k->type == HF_KEY_U32  ? mio_writer_set_u32(w, key, (uint32_t)k->value)
+                                            : mio_writer_set_f32(w, key, (float)k->value);
+            continue;
+        }
         bool null = !v || mio_json_is_null(v);
         if (k->when == HF_WHEN_TRUTHY && (null || mio_json_is_false(v) || (mio_json_is_number(v) && v->valuedouble == 0))) continue;
         if (k->when == HF_WHEN_REQUIRED && null) {
@@ -986,17 +1030,6 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
         char key[128];
         TRY(kv_name(key, sizeof key, c->arch->arch, "rope.dimension_count"));
         TRY(mio_writer_set_u32(w, key, (uint32_t)c->d.head_dim));
-    }
-    if (c->pooling_type >= 0 || c->classifier_pooling >= 0) { /* Qwen2Model: after TextModel's keys */
-        char key[128];
-        if (c->pooling_type >= 0) {
-            TRY(kv_name(key, sizeof key, c->arch->arch, "pooling_type"));
-            TRY(mio_writer_set_u32(w, key, (uint32_t)c->pooling_type));
-        }
-        if (c->classifier_pooling >= 0) {
-            TRY(kv_name(key, sizeof key, c->arch->arch, "classifier.pooling_type"));
-            TRY(mio_writer_set_u32(w, key, (uint32_t)c->classifier_pooling));
-        }
     }
     TRY(write_key_rules(w, c, c->arch->keys, c->arch->n_keys, rp));
 #undef HP

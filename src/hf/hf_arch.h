@@ -10,8 +10,8 @@
 enum { HF_PERMUTE_NONE = 0, HF_PERMUTE_Q, HF_PERMUTE_K };
 
 /* One tensor an architecture has: its Hugging Face name (inside a block, the
- * part after "model.layers.N."), its GGUF name, and its shape in the dims
- * config.json gives (outermost first). */
+ * part after the block prefix and number, "model.layers.N."), its GGUF name,
+ * and its shape in the dims config.json gives (outermost first). */
 typedef struct hf_tensor_rule {
     const char *hf, *gguf;
     uint32_t n_dims;
@@ -19,6 +19,7 @@ typedef struct hf_tensor_rule {
     int permute;     /* HF_PERMUTE_*: LlamaModel.permute's row order */
     bool optional;   /* may be absent */
     bool output;     /* lm_head: absent only when the embeddings are tied */
+    bool f32;        /* always F32 (the reference's list: position and token-type embeddings, ...) */
 } hf_tensor_rule;
 
 /* One hyperparameter key: "{arch}.<gguf>" (or "general.file_type"), where its
@@ -29,13 +30,17 @@ typedef struct hf_tensor_rule {
  * Phi3MiniModel) gives it whole. Zero-initialised fields are the usual case:
  * from config.json, written when truthy (the reference's
  * `if v := self.hparams.get(key):` — absent, null, 0 and false write nothing). */
-enum { HF_KEY_F32 = 0, HF_KEY_U32 };
+enum { HF_KEY_F32 = 0, HF_KEY_U32, HF_KEY_BOOL };
 enum {
     HF_FROM_CONFIG = 0, /* the first of hf[] config.json has (find_hparam) */
     HF_FROM_ROPE,       /* hf[0] of rope_parameters (its full_attention part) */
     HF_FROM_BLOCKS,     /* the block count */
     HF_FROM_ROPE_DIMS,  /* int(partial_rotary_factor * hidden) // heads (Phi3MiniModel) */
     HF_FROM_FILE_TYPE,  /* general.file_type */
+    HF_FROM_CONST,      /* .value (BertModel's attention.causal false) */
+    HF_FROM_POOLING,    /* TextModel._try_set_pooling_type: {arch}.pooling_type from the sentence-transformers
+                           pooling module and {arch}.classifier.pooling_type from classifier_pooling, each when
+                           there (.gguf unused) */
 };
 enum {
     HF_WHEN_TRUTHY = 0, /* written when truthy */
@@ -47,6 +52,7 @@ typedef struct hf_key_rule {
     const char *hf[4];
     int type, from, when;
     const char *unless_one; /* not written when this config key is the number 1 (Gemma3's sliding_window_pattern) */
+    double value;           /* HF_FROM_CONST */
 } hf_key_rule;
 
 /* Tensors a class generates (ModelBase.generate_extra_tensors), first in the file. */
@@ -64,8 +70,15 @@ typedef struct hf_arch {
     size_t n_block;
     bool llama_params;         /* LlamaModel: {arch}.vocab_size and {arch}.rope.dimension_count */
     int generate;              /* HF_GEN_*: the tensors the class generates */
-    bool pooling;              /* Qwen2Model._try_set_pooling_type: a sentence-transformers pooling module
-                                  (modules.json) and classifier_pooling become pooling keys after the common ones */
+    bool pooling;              /* TextModel._try_set_pooling_type reads the sentence-transformers pooling module
+                                  (modules.json) and classifier_pooling (a key rule HF_FROM_POOLING writes them) */
+    const char *block_prefix;  /* the blocks' names: "<prefix>N.<rule>" (NULL: "model.layers.") */
+    const hf_tensor_rule *globals; /* the tensors outside the blocks (NULL: the decoders' embed/norm/lm_head) */
+    size_t n_globals;
+    const char *strip_prefix;  /* removed from the start of every name first (BertModel: "bert.") */
+    bool gamma_beta;           /* names ending in .gamma / .beta become .weight / .bias (BertModel) */
+    const char *const *drop;   /* names dropped (exact, after the above), NULL-terminated */
+    const char *const *drop_prefixes; /* names starting so are dropped, NULL-terminated */
     bool norm_plus_one;        /* Gemma3Model: 1 is added to every "*norm.weight" (Gemma3RMSNorm's (1 + w)),
                                   in f32 (in f16 for an F16 checkpoint, as torch adds) */
     bool bare_names;           /* tensors may also be named without "model." (layers.N.*, embed_tokens, norm:
@@ -80,10 +93,12 @@ typedef struct hf_arch {
 /* The dims of config.json the shapes are checked against. */
 typedef struct hf_dims {
     int64_t hidden, vocab, ff, n_head, n_head_kv, head_dim, n_layer;
+    int64_t n_pos;   /* max_position_embeddings (0 when absent) */
+    int64_t n_types; /* type_vocab_size (2 when absent) */
 } hf_dims;
 
 const hf_arch *mio_hf_arch_find(const char *hf_name);
-const hf_tensor_rule *mio_hf_arch_global_rules(size_t *n);
+const hf_tensor_rule *mio_hf_arch_global_rules(const hf_arch *a, size_t *n);
 int64_t mio_hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d);
 /* Map a Hugging Face tensor name: true with the GGUF name, its rule and its
  * block number (-1 outside the blocks), false for a name the architecture does

@@ -46,6 +46,9 @@ typedef enum hf_vocab_flavour {
     HF_VOCAB_PHI3 = 4,
     /* Gemma3Model.set_vocab: tokenizer.model (then add_space_prefix false) -> else gpt2 BPE. */
     HF_VOCAB_GEMMA3 = 5,
+    /* BertModel.set_vocab: get_vocab_base of the WordPiece vocabulary (tokenizer.json, or vocab.txt), the
+     * phantom-space form (## pieces lose it, the others get U+2581, control tokens stay), model "bert" */
+    HF_VOCAB_BERT = 6,
 } hf_vocab_flavour;
 
 typedef struct hf_vocab_opts {

@@ -37,6 +37,7 @@ typedef struct hp_type {
                                   sliding_attention (rope_local_base_freq or 1e4) */
     const char *text_type;     /* a multimodal config: its text_config is this model type's (whatever its own
                                   model_type says), the root gets only the defaults above and no rope */
+    bool no_rope;              /* a config class without rotary embeddings (BertConfig): no rope dict */
 } hp_type;
 
 /* LlamaConfig */
@@ -118,6 +119,13 @@ static const hp_default k_gemma3[] = {
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+/* BertConfig: no key-value heads, no rope */
+static const hp_default k_bert[] = {
+    {"vocab_size", 30522, K_NUM}, {"hidden_size", 768, K_NUM}, {"num_hidden_layers", 12, K_NUM},
+    {"num_attention_heads", 12, K_NUM}, {"intermediate_size", 3072, K_NUM}, {"max_position_embeddings", 512, K_NUM},
+    {"type_vocab_size", 2, K_NUM}, {"layer_norm_eps", 1e-12, K_NUM}, {"tie_word_embeddings", 1, K_BOOL},
+};
+
 /* Gemma3Config (model_type gemma3, Gemma3ForConditionalGeneration) */
 static const hp_default k_gemma3_mm[] = {
     {"tie_word_embeddings", 1, K_BOOL},
@@ -135,6 +143,7 @@ static const hp_type k_types[] = {
     {.model_type = "phi3", .d = k_phi3, .n = N_OF(k_phi3), .phi3_rope = true},
     {.model_type = "gemma3_text", .d = k_gemma3, .n = N_OF(k_gemma3), .gemma3_rope = true},
     {.model_type = "gemma3", .d = k_gemma3_mm, .n = N_OF(k_gemma3_mm), .text_type = "gemma3_text"},
+    {.model_type = "bert", .d = k_bert, .n = N_OF(k_bert), .no_rope = true},
 };
 
 /* o[key] = v; v is taken (freed when it cannot be stored) */
@@ -230,7 +239,7 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
     if (!t) {
         mio_json_free(h);
         return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: model_type %s%s%s is not one this converter knows the transformers "
-                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3, granite, starcoder2, phi3, gemma3_text, gemma3; mio-convert-hf --list-architectures lists the "
+                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3, granite, starcoder2, phi3, gemma3_text, gemma3, bert; mio-convert-hf --list-architectures lists the "
                            "classes it converts)", file, mio_json_is_string(mt) ? "\"" : "",
                            mio_json_is_string(mt) ? mt->valuestring : "(not a string)", mio_json_is_string(mt) ? "\"" : "");
     }
@@ -289,6 +298,7 @@ static bool apply_type(mio_json *h, const hp_type *t) {
         return ok;
     }
     if (ok && t->gemma3_rope) return gemma3_rope(h);
+    if (!ok || t->no_rope) return ok;
     /* convert_rope_params_to_dict + standardize_rope_params: rope_scaling (or
      * rope_parameters) becomes rope_parameters with rope_theta (the root value
      * or 10000), rope_type (its "type" or "default") and, for llama3 / yarn /

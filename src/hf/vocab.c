@@ -1231,6 +1231,158 @@ static bool id_in(const smap *ids, int64_t id) {
 /* _set_vocab_llama_hf (LlamaHfVocab), with scores that keep the merge order and
  * the unk token typed UNKNOWN (docs/HF_VOCAB.md: the reference gives every
  * score -1000, so llama.cpp's SPM merger cannot rank the merges). */
+/* BertModel.set_vocab's phantom-space form of one token: control tokens stay,
+ * "##x" continues a word (x), any other starts one (U+2581 x). */
+static mio_status phantom(arena *a, int type, const char **s, size_t *len) {
+    if (type == HF_TOK_CONTROL) return MIO_OK;
+    if (*len >= 2 && (*s)[0] == '#' && (*s)[1] == '#') {
+        *s += 2;
+        *len -= 2;
+        return MIO_OK;
+    }
+    static const char k_space[] = "\xe2\x96\x81"; /* U+2581 */
+    char *p = arena_alloc(a, *len + 3);
+    if (!p) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    memcpy(p, k_space, sizeof k_space - 1);
+    memcpy(p + 3, *s, *len);
+    *s = p;
+    *len += 3;
+    return MIO_OK;
+}
+
+/* vocab.txt (BertTokenizer's file): one token a line, its id the line number;
+ * the tokenizer's special tokens (tokenizer_config.json's, else BERT's five)
+ * are control tokens, as AutoTokenizer registers them. */
+static mio_status bert_vocab_txt(ctx *c, const char *path, uint64_t vs, toks *t, uint64_t *n_read) {
+    char *bytes;
+    size_t len;
+    mio_status st = read_file(path, &bytes, &len);
+    if (st) return st;
+    char *keep = arena_alloc(&c->ar, len + 1);
+    if (!keep) {
+        free(bytes);
+        return mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    }
+    memcpy(keep, bytes, len);
+    keep[len] = 0;
+    free(bytes);
+    static const char *const spec_keys[] = {"unk_token", "sep_token", "pad_token", "cls_token", "mask_token"};
+    static const char *const spec_dflt[] = {"[UNK]", "[SEP]", "[PAD]", "[CLS]", "[MASK]"};
+    uint64_t id = 0;
+    for (size_t i = 0; i < len && !st;) {
+        size_t e = i;
+        while (e < len && keep[e] != '\n') e++;
+        size_t l = e - i;
+        if (l && keep[i + l - 1] == '\r') l--; /* the slow tokenizer strips each line */
+        while (l && (keep[i + l - 1] == ' ' || keep[i + l - 1] == '\t')) l--;
+        if (id >= vs) {
+            st = mio_err_set(HF_ERR_JSON, "%s: more tokens than vocab_size %llu (config.json)", path, (unsigned long long)vs);
+            break;
+        }
+        keep[i + l] = 0;
+        t->s[id] = keep + i;
+        t->len[id] = l;
+        t->type[id] = HF_TOK_NORMAL;
+        for (size_t k = 0; k < 5; k++) {
+            const char *sp = jstr(c->tc, spec_keys[k]);
+            if (!sp) sp = spec_dflt[k];
+            if (strlen(sp) == l && memcmp(sp, keep + i, l) == 0) t->type[id] = HF_TOK_CONTROL;
+        }
+        id++;
+        i = e + 1;
+    }
+    *n_read = id;
+    return st;
+}
+
+/* BertModel.set_vocab: token_type_count, then get_vocab_base's tokens (PAD
+ * fillers to vocab_size; added special tokens control, other added ones
+ * user-defined) in the phantom-space form, model "bert", the pre-tokenizer the
+ * reference's fingerprint names (an uncased BERT WordPiece: "jina-v2-en";
+ * llama.cpp's WordPiece tokenizer reads none), SpecialVocab without merges. */
+static mio_status vocab_bert(ctx *c) {
+    bool has = false;
+    uint64_t vs = 0, ntt = 1;
+    mio_status st = hparam_u64(c, "type_vocab_size", &has, &ntt);
+    if (!st && !has) ntt = 1;
+    if (!st) st = mio_writer_set_u32(c->w, "tokenizer.ggml.token_type_count", (uint32_t)ntt);
+    if (st) return st;
+    hfv v;
+    memset(&v, 0, sizeof v);
+    toks t;
+    memset(&t, 0, sizeof t);
+    bool lower = false;
+    char vpath[4096];
+    if (c->tj) {
+        const char *type = jstr(jget(c->tj, "model"), "type");
+        if (!type || strcmp(type, "WordPiece") != 0)
+            return mio_err_set(HF_ERR_UNSUPPORTED, "%s: model.type %s%s%s is not converted for BertModel (a WordPiece "
+                               "vocabulary is)", c->tj_path, type ? "\"" : "", type ? type : "(missing)", type ? "\"" : "");
+        const mio_json *nz = jget(c->tj, "normalizer");
+        lower = eq_str(jget(nz, "type"), "BertNormalizer") && mio_json_is_true(jget(nz, "lowercase"));
+        st = hfv_load(c, &v);
+        if (!st) st = hparam_u64(c, "vocab_size", &has, &vs);
+        if (!st && !has) vs = v.n_union;
+        if (!st && v.n_union && v.max_id >= vs)
+            st = mio_err_set(HF_ERR_JSON, "%s: token id %llu is not below vocab_size %llu (config.json)", c->tj_path,
+                             (unsigned long long)v.max_id, (unsigned long long)vs);
+        if (!st) st = toks_alloc(&t, vs, false, c->tj_path);
+        if (!st) st = hfv_reverse(c, &v, vs);
+        for (uint64_t i = 0; !st && i < vs; i++) {
+            if (!v.rev[i]) {
+                st = set_pad(&t, &c->ar, i, c->tj_path);
+                t.type[i] = HF_TOK_UNUSED;
+            } else {
+                const char *s = v.rev[i];
+                size_t l = strlen(s);
+                int64_t ai = smap_get(&v.added, s, l);
+                t.s[i] = s;
+                t.len[i] = l;
+                if (ai < 0) {
+                    t.type[i] = HF_TOK_NORMAL;
+                } else if (mio_hf_json_truthy(jget(v.added_v[ai].j, "special")) || looks_special(s, l)) {
+                    t.type[i] = HF_TOK_CONTROL;
+                } else {
+                    t.type[i] = HF_TOK_USER_DEFINED;
+                    st = unspace(&c->ar, s, l, &t.s[i], &t.len[i]);
+                }
+            }
+            if (!st) st = phantom(&c->ar, t.type[i], &t.s[i], &t.len[i]);
+        }
+    } else if (file_exists(c->o->dir, "vocab.txt", vpath, sizeof vpath)) {
+        lower = !jget(c->tc, "do_lower_case") || mio_json_is_true(jget(c->tc, "do_lower_case"));
+        st = hparam_u64(c, "vocab_size", &has, &vs);
+        if (!st && !has)
+            st = mio_err_set(HF_ERR_JSON, "%s/config.json: no vocab_size (the size of vocab.txt's vocabulary)", c->o->dir);
+        uint64_t n = 0;
+        if (!st) st = toks_alloc(&t, vs, false, vpath);
+        if (!st) st = bert_vocab_txt(c, vpath, vs, &t, &n);
+        for (uint64_t i = 0; !st && i < t.n; i++) {
+            if (i >= n) {
+                st = set_pad(&t, &c->ar, i, vpath);
+                t.type[i] = HF_TOK_UNUSED;
+            }
+            if (!st) st = phantom(&c->ar, t.type[i], &t.s[i], &t.len[i]);
+        }
+    } else {
+        return mio_err_set(MIO_ERR_NOT_FOUND, "%s: no tokenizer: neither tokenizer.json nor vocab.txt (BertModel's "
+                           "WordPiece vocabulary)", c->o->dir);
+    }
+    if (!st) st = write_model_pre(c, "bert", lower ? "jina-v2-en" : "default");
+    if (!st) st = write_tokens(c->w, &t);
+    if (!st) {
+        sv s;
+        sv_init(&s, c->o->dir, &c->ar, false, SV_DEFAULT_TYPES, 7);
+        st = sv_load(&s, c->tj, c->tc, c->cfg, c->tj_path);
+        if (!st) st = sv_write(&s, c->w);
+        sv_free(&s);
+    }
+    c->info.n_tokens = t.n;
+    toks_free(&t);
+    hfv_free(&v);
+    return st;
+}
+
 static mio_status vocab_llama_hf(ctx *c) {
     hfv v;
     toks t;
@@ -1344,7 +1496,7 @@ static mio_status no_tokenizer(const ctx *c) {
 mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_info *info) {
     if (!w || !o || !o->dir) return mio_err_set(MIO_ERR_INVALID_ARG, "mio_hf_vocab_write: writer, options and dir are required");
     if (o->flavour != HF_VOCAB_LLAMA && o->flavour != HF_VOCAB_QWEN2 && o->flavour != HF_VOCAB_GPT2 &&
-        o->flavour != HF_VOCAB_PHI3 && o->flavour != HF_VOCAB_GEMMA3)
+        o->flavour != HF_VOCAB_PHI3 && o->flavour != HF_VOCAB_GEMMA3 && o->flavour != HF_VOCAB_BERT)
         return mio_err_set(MIO_ERR_INVALID_ARG, "mio_hf_vocab_write: unknown flavour %d", o->flavour);
     if (o->pre_override && !mio_hf_pre_known(o->pre_override))
         return mio_err_set(MIO_ERR_INVALID_ARG, "--pre %s: llama.cpp has no pre-tokenizer of that name", o->pre_override);
@@ -1423,6 +1575,8 @@ mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_in
             st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: no tokenizer.model (Phi3ForCausalLM reads its SentencePiece vocabulary from it)", o->dir);
     } else if (!st && o->flavour == HF_VOCAB_GPT2) {
         st = c.tj ? vocab_gpt2(&c) : mio_err_set(MIO_ERR_NOT_FOUND, "%s: no tokenizer.json (this class reads no other tokenizer file)", o->dir);
+    } else if (!st && o->flavour == HF_VOCAB_BERT) {
+        st = vocab_bert(&c);
     } else if (!st && o->flavour == HF_VOCAB_GEMMA3) {
         if (has_model) {
             st = vocab_spm(&c, path, false);

@@ -774,10 +774,10 @@ class Codecs(Tmp):
         import json
         with open(os.path.join(d, "config.json")) as f:
             cfg = json.load(f)
-        cfg["architectures"] = ["BertModel"]
+        cfg["architectures"] = ["T5ForConditionalGeneration"]
         with open(os.path.join(d, "config.json"), "w") as f:
             json.dump(cfg, f)
-        with self.assertRaisesRegex(modelio.UnsupportedError, "architecture BertModel is not one this converter knows "
+        with self.assertRaisesRegex(modelio.UnsupportedError, "architecture T5ForConditionalGeneration is not one this converter knows "
                                     r"\(mio-convert-hf --list-architectures lists the classes it converts\)"):
             modelio.convert_hf(d, self.p("bad.gguf"))
         self.assertFalse(os.path.exists(self.p("bad.gguf")))
@@ -787,7 +787,7 @@ class Codecs(Tmp):
                           ("Olmo2ForCausalLM", "olmo2"), ("SmolLM3ForCausalLM", "smollm3"),
                           ("GraniteForCausalLM", "granite"), ("Starcoder2ForCausalLM", "starcoder2"),
                           ("Gemma3ForCausalLM", "gemma3"), ("Gemma3ForConditionalGeneration", "gemma3"),
-                          ("Phi3ForCausalLM", "phi3")])
+                          ("BertModel", "bert"), ("Phi3ForCausalLM", "phi3")])
 
     def test_convert(self):
         src = os.path.join(DATA, "vocab-llama-spm.gguf")

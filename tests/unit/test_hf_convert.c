@@ -429,16 +429,16 @@ static void test_architectures(void) {
                                           {"SmolLM3ForCausalLM", "smollm3"},
                                           {"GraniteForCausalLM", "granite"}, {"Starcoder2ForCausalLM", "starcoder2"},
                                           {"Gemma3ForCausalLM", "gemma3"}, {"Gemma3ForConditionalGeneration", "gemma3"},
-                                          {"Phi3ForCausalLM", "phi3"}};
+                                          {"BertModel", "bert"}, {"Phi3ForCausalLM", "phi3"}};
     int n = 0;
     const char *g = "x";
     while (mio_hf_architecture(n, NULL)) n++;
-    T_EQ_INT(n, 13);
-    for (int i = 0; i < n && i < 13; i++) {
+    T_EQ_INT(n, 14);
+    for (int i = 0; i < n && i < 14; i++) {
         T_EQ_STR(mio_hf_architecture(i, &g), want[i][0]);
         T_EQ_STR(g, want[i][1]);
     }
-    T_CHECK(mio_hf_architecture(13, &g) == NULL && g == NULL);
+    T_CHECK(mio_hf_architecture(14, &g) == NULL && g == NULL);
     g = "x";
     T_CHECK(mio_hf_architecture(-1, &g) == NULL && g == NULL);
 }
