@@ -37,7 +37,7 @@ static mio_json *read_config(const char *dir) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: mk_hf_vocab DIR OUT.gguf [llama|qwen2|gemma3|phi3] [--pre NAME]\n");
+        fprintf(stderr, "usage: mk_hf_vocab DIR OUT.gguf [llama|qwen2|gemma3|phi3|bert] [--pre NAME]\n");
         return 2;
     }
     hf_vocab_opts o = {.dir = argv[1], .flavour = HF_VOCAB_LLAMA};
@@ -46,6 +46,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "llama") == 0) o.flavour = HF_VOCAB_LLAMA;
         else if (strcmp(argv[i], "gemma3") == 0) o.flavour = HF_VOCAB_GEMMA3;
         else if (strcmp(argv[i], "phi3") == 0) o.flavour = HF_VOCAB_PHI3;
+        else if (strcmp(argv[i], "bert") == 0) o.flavour = HF_VOCAB_BERT;
         else if (strcmp(argv[i], "--pre") == 0 && i + 1 < argc) o.pre_override = argv[++i];
         else { fprintf(stderr, "mk_hf_vocab: unknown argument %s\n", argv[i]); return 2; }
     }

@@ -29,13 +29,26 @@ CASES = [
     ("spm-bpe", "llama", "sentencepiece", True),
     ("spm-unigram", "qwen2", "sentencepiece", False),
     ("gemma3", "gemma3", "tokenizers", True),
+    ("bert", "bert", "tokenizers", True),
 ]
+# cases whose tokenizer is kept in this repository (tests/data/hf/tokenizers/<case>), not fetched
+REPO_TOKENIZERS = {"bert"}
 # Texts on which llama.cpp's pre-tokenizer cannot agree with the HF one whatever
 # the conversion writes, by (case, text): Qwen's normalizer is NFC, llama.cpp
 # applies none, so decomposed input differs. Asserted to differ (so the list
 # stays true), reported apart.
+# BERT's uncased normalizer strips accents: NFD, then every combining mark
+# (Mn) removed; llama.cpp's WordPiece normalization decomposes and strips less
+# (Hangul syllables are not split into jamo, Devanagari vowel signs and the
+# keycap's U+20E3 stay), so these three texts differ from HF tokenizers'.
 KNOWN = {
     ("qwen3", "\ufb01 ligature, A\u030a vs \u00c5 (NFC/NFD), cafe\u0301 vs caf\u00e9, \uff46\uff55\uff4c\uff4c\uff57\uff49\uff44\uff54\uff48"),
+    ("bert", "\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8\u3068\u4e2d\u6587\u6587\u672c\uff0c\u8fd8\u6709\ud55c\uad6d\uc5b4 "
+             "\ubb38\uc7a5\ub3c4 \uc788\uc2b5\ub2c8\ub2e4\u3002"),
+    ("bert", "emoji \U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466 flags \U0001f1e9\U0001f1ea\U0001f1ef\U0001f1f5 "
+             "skin \U0001f44d\U0001f3fd keycap 1\ufe0f\u20e3 zwj \U0001f3f3\ufe0f\u200d\U0001f308"),
+    ("bert", "\u0e44\u0e17\u0e22 \u0e20\u0e32\u0e29\u0e32 \u0939\u093f\u0928\u094d\u0926\u0940 \u092d\u093e\u0937\u093e "
+             "\u10e5\u10d0\u10e0\u10d7\u10e3\u10da\u10d8 \u0540\u0561\u0575\u0565\u0580\u0565\u0576 \u16a0\u16a2\u16a6"),
 }
 
 
@@ -53,6 +66,8 @@ def hf_ids(case_dir: Path, lib: str, ts):
     if lib == "tokenizers":
         from tokenizers import Tokenizer
         tk = Tokenizer.from_file(str(case_dir / "tokenizer.json"))
+        tk.no_padding()  # (all-MiniLM's file pads every encoding to 128 and truncates)
+        tk.no_truncation()
         return [tk.encode(t, add_special_tokens=False).ids for t in ts]
     import sentencepiece as spm
     sp = spm.SentencePieceProcessor(model_file=str(case_dir / "tokenizer.model"))
@@ -113,7 +128,10 @@ def main() -> int:
         for case, flavour, lib, must in CASES:
             d = work / case
             shutil.copytree(a.data / "vocab" / case, d)
-            if not (d / "tokenizer.model").exists():
+            if case in REPO_TOKENIZERS:
+                for f in ("tokenizer.json", "tokenizer_config.json"):
+                    shutil.copy(a.data / "tokenizers" / case / f, d / f)
+            elif not (d / "tokenizer.model").exists():
                 if tokdir is None:
                     skipped += 1
                     continue
