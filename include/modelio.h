@@ -182,6 +182,12 @@ MIO_API const char *mio_status_name(mio_status s);
  * pointer stays valid until the next failing libmodelio call on this thread. */
 MIO_API const char *mio_last_error(void);
 
+/** The warning of the last call on the calling thread that reports warnings,
+ * "" if it had none: a call that goes on despite something it could not use
+ * (mio_hf_convert: a model card whose front matter is not YAML it reads). Such
+ * a call clears it when it starts. */
+MIO_API const char *mio_last_warning(void);
+
 /** Writes to a path (mio_writer_write_file/begin_file, mio_st_save_file,
  * mio_st_save_sharded) are atomic: the bytes go to a temporary file next to the
  * destination ("<name>.tmp-XXXXXX", or ".mio-XXXXXX" when the name is too long

@@ -276,6 +276,7 @@ int main(int argc, char **argv) {
         goto done;
     }
     rc = CLI_EXIT_OK;
+    if (mio_last_warning()[0]) fprintf(stderr, "%s: warning: %s\n", PROG, mio_last_warning());
     if (!r.quiet && written) {
         double secs = cli_now() - r.t0;
         char a[32], h[32];

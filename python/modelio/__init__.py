@@ -314,6 +314,10 @@ def convert_hf(model_dir, outfile=None, outtype="auto", *, vocab_only=False, pre
     if errs:
         raise errs[0]
     _lib.check(st)
+    warn = lib.mio_last_warning()
+    if warn:  # e.g. a model card whose front matter is not read: the conversion went on without it
+        import warnings
+        warnings.warn(warn.decode("utf-8", "replace"), stacklevel=2)
     path = None
     if written.value:
         path = C.cast(written, C.c_char_p).value.decode("utf-8", "surrogateescape")

@@ -53,6 +53,20 @@ void mio_err_append(const char *fmt, ...) {
 
 const char *mio_last_error(void) { return g_err; }
 
+/* the warning of the last call that reports one (mio_hf_convert) */
+static _Thread_local char g_warn[MIO_ERRBUF];
+
+void mio_warn_set(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_warn, sizeof g_warn, fmt, ap);
+    va_end(ap);
+}
+
+void mio_warn_clear(void) { g_warn[0] = 0; }
+
+const char *mio_last_warning(void) { return g_warn; }
+
 const char *mio_status_name(mio_status s) {
     switch (s) {
     case MIO_OK: return "MIO_OK";

@@ -1157,6 +1157,7 @@ static mio_status write_metadata(mio_writer *w, hf_ctx *c, hf_meta *meta, hf_voc
     st = mio_hf_meta_write(w, &mi, meta);
     free(mt);
     if (st) return st;
+    if (meta->card_warning[0]) mio_warn_set("%s", meta->card_warning);
     if ((st = write_params(w, c))) return st;
     if ((st = mio_writer_set_u32(w, "general.quantization_version", 2))) return st;
     hf_vocab_opts vo = {.dir = c->dir, .config = c->config, .flavour = c->arch->vocab, .pre_override = c->p->pre};
@@ -1663,6 +1664,7 @@ done:
 
 mio_status mio_hf_convert(const char *model_dir, const char *out, const mio_hf_params *pin, char **written) {
     if (written) *written = NULL;
+    mio_warn_clear();
     if (!model_dir) return mio_err_set(MIO_ERR_INVALID_ARG, "model_dir is NULL");
     mio_hf_params p;
     mio_hf_default_params(&p);

@@ -96,9 +96,8 @@ typedef struct hf_meta {
     char *name, *basename, *finetune, *version, *size_label; /* malloc()ed, NULL when absent */
     /* get_total_parameter_count() over in->tensors (total < 0: a LoRA pair seen) */
     int64_t total_params, shared_params, expert_params, expert_count;
-    /* README.md has YAML front matter: the reference would read keys from it
-     * that meta.c does not (docs/HF_CONVERT_META.md lists them); the caller may warn */
-    bool model_card_ignored;
+    bool model_card_read;    /* README.md's front matter gave general.* values */
+    char card_warning[512];  /* not empty: the front matter could not be read (why); the caller warns */
 } hf_meta;
 
 /* The general.* keys of Metadata.load(...) + set_gguf_meta_model(), written onto

@@ -9,6 +9,7 @@
 #include "hf/hf_internal.h"
 
 #include "core/core.h"
+#include "core/yaml.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -759,32 +760,358 @@ static mio_status apply_id(const char *id, int64_t total, hf_meta *m, char **org
     return oom ? mio_err_set(MIO_ERR_NOMEM, "general.* metadata: out of memory") : MIO_OK;
 }
 
-/* README.md with YAML front matter (load_model_card's test: first line "---"). */
-static bool has_front_matter(const char *dir) {
-    char *path = join_path(dir, "README.md");
-    bool r = false;
-    if (path && is_regular(path)) {
-        FILE *fp = fopen(path, "rb");
-        if (fp) {
-            char head[5] = {0};
-            size_t n = fread(head, 1, 4, fp);
-            fclose(fp);
-            /* "---" then a line break (or the end of the file) */
-            r = n >= 3 && memcmp(head, "---", 3) == 0 &&
-                (n == 3 || head[3] == '\n' || head[3] == '\r' || head[3] == '\v' || head[3] == '\f' ||
-                 (head[3] >= 0x1c && head[3] <= 0x1e));
-        }
-    }
-    free(path);
-    return r;
-}
-
 static mio_status put_str(mio_writer *w, const char *key, const char *v) {
     if (!v || !v[0]) return MIO_OK; /* add_string skips empty strings */
     size_t n = strlen(v);
     if (n > META_MAX_STR) return mio_err_set(MIO_ERR_LIMIT, "%s: %zu bytes (at most %zu)", key, n, META_MAX_STR);
     return mio_writer_set_str(w, key, v, n);
 }
+
+/* ------------------------------------------------------ the model card */
+
+/* A base model's or a dataset's fields, in set_gguf_meta_model's order. */
+enum { CE_NAME, CE_AUTHOR, CE_VERSION, CE_ORG, CE_DESC, CE_URL, CE_DOI, CE_UUID, CE_REPO, CE_N };
+static const char *const CE_KEYS[CE_N] = {"name", "author", "version", "organization", "description",
+                                          "url",  "doi",    "uuid",    "repo_url"};
+typedef struct card_entry {
+    char *f[CE_N];
+} card_entry;
+
+typedef struct card_list {
+    bool present; /* the card has the key: the count is written, even 0 */
+    card_entry *e;
+    size_t n;
+} card_list;
+
+typedef struct str_list {
+    bool present;
+    char **s;
+    size_t n;
+} str_list;
+
+typedef struct card {
+    char *author, *description, *license, *license_name, *license_link;
+    char *source_url, *source_doi, *source_uuid, *source_repo_url;
+    card_list base, data;
+    str_list tags, langs;
+} card;
+
+static void entries_free(card_list *l) {
+    for (size_t i = 0; i < l->n; i++)
+        for (int k = 0; k < CE_N; k++) free(l->e[i].f[k]);
+    free(l->e);
+}
+
+static void strs_free(str_list *l) {
+    for (size_t i = 0; i < l->n; i++) free(l->s[i]);
+    free(l->s);
+}
+
+static void card_free(card *c) {
+    free(c->author);
+    free(c->description);
+    free(c->license);
+    free(c->license_name);
+    free(c->license_link);
+    free(c->source_url);
+    free(c->source_doi);
+    free(c->source_uuid);
+    free(c->source_repo_url);
+    entries_free(&c->base);
+    entries_free(&c->data);
+    strs_free(&c->tags);
+    strs_free(&c->langs);
+    memset(c, 0, sizeof *c);
+}
+
+/* What a card value gives a string field: *set false for YAML null (the
+ * reference's None: a later source may still fill the field); a falsy value
+ * (false, 0, "") sets it to "" (blocks the later sources, writes nothing, as
+ * add_string skips it); other scalars their text (a number the reference
+ * could not write stays as the card spells it). Collections: not set. */
+static bool card_text(const mio_json *v, char **out, bool *set) {
+    *out = NULL;
+    *set = false;
+    if (!v) return true;
+    if (mio_json_is_string(v)) {
+        *set = true;
+        return (*out = dup_n(v->valuestring, strlen(v->valuestring))) != NULL;
+    }
+    if (v->type != MIO_JSON_RAW) return true;
+    mio_yaml_kind k = mio_yaml_plain_kind(v->valuestring);
+    if (k == MIO_YAML_NULL) return true;
+    *set = true;
+    const char *t = k == MIO_YAML_FALSE || k == MIO_YAML_ZERO ? "" : v->valuestring;
+    return (*out = dup_n(t, strlen(t))) != NULL;
+}
+
+/* use_model_card_metadata for each key in turn: the first that sets it wins;
+ * a field set before (field non-NULL) is kept. */
+static bool card_field(const mio_json *cardj, char **field, const char *const *keys) {
+    for (; *keys; keys++) {
+        if (*field) return true;
+        const mio_json *v = obj_get(cardj, *keys);
+        char *t;
+        bool set;
+        if (!card_text(v, &t, &set)) return false;
+        if (set) *field = t;
+    }
+    return true;
+}
+
+/* license: a list is joined with "," */
+static bool card_license(const mio_json *cardj, char **field) {
+    const mio_json *v = obj_get(cardj, "license");
+    if (!mio_json_is_array(v)) {
+        static const char *const k[] = {"license", NULL};
+        return card_field(cardj, field, k);
+    }
+    sbuf b = {0};
+    bool first = true;
+    for (const mio_json *it = v->child; it; it = it->next) {
+        char *t;
+        bool set;
+        if (!card_text(it, &t, &set)) return false;
+        if (!first) sb_chr(&b, ',');
+        if (t) sb_str(&b, t);
+        free(t);
+        first = false;
+    }
+    *field = sb_take(&b);
+    if (!*field && !b.oom) *field = dup_n("", 0);
+    return *field != NULL;
+}
+
+static bool strs_push(str_list *l, const char *s) {
+    char **q = realloc(l->s, (l->n + 1) * sizeof *q);
+    if (!q) return false;
+    l->s = q;
+    if (!(l->s[l->n] = dup_n(s, strlen(s)))) return false;
+    l->n++;
+    return true;
+}
+
+/* use_array_model_card_metadata: a string is appended, a list's items are */
+static bool card_array(const mio_json *cardj, str_list *l, const char *key) {
+    const mio_json *v = obj_get(cardj, key);
+    if (!v || (v->type == MIO_JSON_RAW && mio_yaml_plain_kind(v->valuestring) == MIO_YAML_NULL)) return true;
+    l->present = true;
+    if (mio_json_is_string(v) || v->type == MIO_JSON_RAW) return strs_push(l, v->valuestring);
+    if (!mio_json_is_array(v)) return true;
+    for (const mio_json *it = v->child; it; it = it->next) {
+        /* a GGUF array holds one type: every item as its text */
+        if ((mio_json_is_string(it) || it->type == MIO_JSON_RAW) && !strs_push(l, it->valuestring)) return false;
+    }
+    return true;
+}
+
+/* re.match(r"https?://huggingface.co/([^/]+/[^/]+)$", url): the id, or NULL */
+static const char *hf_url_id(const char *url) {
+    const char *p = strncmp(url, "https://", 8) == 0 ? url + 8 : strncmp(url, "http://", 7) == 0 ? url + 7 : NULL;
+    if (!p || strncmp(p, "huggingface", 11) != 0 || !p[11] || strncmp(p + 12, "co/", 3) != 0) return NULL;
+    const char *id = p + 15, *slash = strchr(id, '/');
+    if (!slash || slash == id || !slash[1] || strchr(slash + 1, '/') || strchr(id, '\n')) return NULL;
+    return id;
+}
+
+/* One base model or dataset entry of the card (a string id, a URL, a mapping). */
+static mio_status card_entry_of(const mio_json *it, int64_t total, card_entry *e) {
+    memset(e, 0, sizeof *e);
+    bool is_str = mio_json_is_string(it) || (it->type == MIO_JSON_RAW && mio_yaml_plain_kind(it->valuestring) == MIO_YAML_STR);
+    if (mio_json_is_object(it)) {
+        for (int k = 0; k < CE_N; k++) {
+            char *t;
+            bool set;
+            if (!card_text(obj_get(it, CE_KEYS[k]), &t, &set)) return mio_err_set(MIO_ERR_NOMEM, "model card: out of memory");
+            e->f[k] = t;
+        }
+        return MIO_OK;
+    }
+    if (!is_str) return MIO_OK; /* the reference logs "not in a known format" and counts an empty entry */
+    const char *id = it->valuestring;
+    bool url = strncmp(id, "http://", 7) == 0 || strncmp(id, "https://", 8) == 0 || strncmp(id, "ssh://", 6) == 0;
+    const char *hf = url ? (strstr(id, "huggingface.co") ? hf_url_id(id) : NULL) : id;
+    if (url && !(e->f[CE_REPO] = dup_n(id, strlen(id)))) return mio_err_set(MIO_ERR_NOMEM, "model card: out of memory");
+    if (!hf) return MIO_OK;
+    id_comps c;
+    mio_status st = model_id_components(hf, total, &c);
+    if (st) return st;
+    if (c.full) e->f[CE_NAME] = id_to_title(c.full);
+    if (c.org) e->f[CE_ORG] = id_to_title(c.org);
+    if (c.version) e->f[CE_VERSION] = dup_n(c.version, strlen(c.version));
+    if (!url && c.org && c.full) {
+        sbuf b = {0};
+        sb_str(&b, "https://huggingface.co/");
+        sb_str(&b, c.org);
+        sb_chr(&b, '/');
+        sb_str(&b, c.full);
+        e->f[CE_REPO] = sb_take(&b);
+    }
+    bool oom = (c.full && !e->f[CE_NAME]) || (c.org && !e->f[CE_ORG]) || (c.version && !e->f[CE_VERSION]) ||
+               (!url && c.org && c.full && !e->f[CE_REPO]);
+    comps_free(&c);
+    return oom ? mio_err_set(MIO_ERR_NOMEM, "model card: out of memory") : MIO_OK;
+}
+
+static mio_status card_entries(const mio_json *cardj, const char *const keys[3], int64_t total, card_list *l) {
+    const mio_json *v = NULL;
+    for (int k = 0; k < 3 && !v; k++) v = obj_get(cardj, keys[k]);
+    if (!v) return MIO_OK;
+    l->present = true;
+    if (v->type == MIO_JSON_RAW && mio_yaml_plain_kind(v->valuestring) == MIO_YAML_NULL) return MIO_OK;
+    size_t n = mio_json_is_array(v) ? (size_t)mio_json_size(v) : 1;
+    if (!mio_json_is_array(v) && !mio_json_is_string(v) && v->type != MIO_JSON_RAW) return MIO_OK;
+    if (!(l->e = calloc(n ? n : 1, sizeof *l->e))) return mio_err_set(MIO_ERR_NOMEM, "model card: out of memory");
+    const mio_json *it = mio_json_is_array(v) ? v->child : v;
+    for (size_t i = 0; i < n && it; i++, it = it->next) {
+        mio_status st = card_entry_of(it, total, &l->e[i]);
+        l->n = i + 1;
+        if (st) return st;
+        if (!mio_json_is_array(v)) break;
+    }
+    return MIO_OK;
+}
+
+/* README.md's front matter as load_model_card reads it: the lines after a
+ * first line "---" up to the next "---" (Python's splitlines), "- no" lines
+ * quoted (its Norway fix), tabs as two spaces. *yaml NULL: no front matter. */
+static mio_status card_yaml(const char *dir, char **yaml, size_t *len) {
+    *yaml = NULL;
+    *len = 0;
+    char *path = join_path(dir, "README.md");
+    if (!path) return mio_err_set(MIO_ERR_NOMEM, "model card: out of memory");
+    FILE *fp = is_regular(path) ? fopen(path, "rb") : NULL;
+    free(path);
+    if (!fp) return MIO_OK;
+    sbuf raw = {0}, out = {0};
+    char buf[65536];
+    size_t got;
+    /* the front matter is at most 1 MiB of YAML: read a little past that */
+    while ((got = fread(buf, 1, sizeof buf, fp)) > 0 && raw.n <= MIO_YAML_MAX_BYTES + 8) sb_put(&raw, buf, got);
+    fclose(fp);
+    if (raw.oom) return mio_err_set(MIO_ERR_NOMEM, "model card: out of memory");
+    bool first = true, closed = false;
+    for (size_t a = 0; raw.p && a < raw.n && !closed;) {
+        size_t e = a;
+        while (e < raw.n && !strchr("\n\r\v\f\x1c\x1d\x1e", raw.p[e])) e++;
+        size_t n = e - a;
+        if (first) {
+            if (n != 3 || memcmp(raw.p + a, "---", 3) != 0) break;
+            first = false;
+        } else if (n == 3 && memcmp(raw.p + a, "---", 3) == 0) {
+            closed = true;
+        } else {
+            for (size_t k = a; k < e; k++) {
+                if (raw.p[k] == '\t') sb_put(&out, "  ", 2);
+                else sb_chr(&out, raw.p[k]);
+            }
+            sb_chr(&out, '\n');
+        }
+        if (e < raw.n && raw.p[e] == '\r' && e + 1 < raw.n && raw.p[e + 1] == '\n') e++;
+        a = e + 1;
+    }
+    free(raw.p);
+    if (first) {
+        free(out.p);
+        return MIO_OK;
+    }
+    if (!out.p) sb_put(&out, "", 0);
+    /* yaml_content.replace("- no\n", '- "no"\n') */
+    sbuf fixed = {0};
+    for (size_t k = 0; out.p && k < out.n; k++) {
+        if (k + 5 <= out.n && memcmp(out.p + k, "- no\n", 5) == 0) {
+            sb_str(&fixed, "- \"no\"\n");
+            k += 4;
+        } else {
+            sb_chr(&fixed, out.p[k]);
+        }
+    }
+    free(out.p);
+    if (fixed.oom || out.oom) {
+        free(fixed.p);
+        return mio_err_set(MIO_ERR_NOMEM, "model card: out of memory");
+    }
+    *len = fixed.n;
+    *yaml = fixed.p ? fixed.p : dup_n("", 0);
+    return *yaml ? MIO_OK : mio_err_set(MIO_ERR_NOMEM, "model card: out of memory");
+}
+
+/* Metadata.apply_metadata_heuristic's model-card part. A card that is not
+ * YAML this reads, or not a mapping, is ignored with a warning in
+ * m->card_warning (the reference stops on YAML it cannot parse). */
+static mio_status read_card(const char *dir, int64_t total, hf_meta *m, char **org, card *c) {
+    char *text;
+    size_t len;
+    mio_status st = card_yaml(dir, &text, &len);
+    if (st || !text) return st;
+    mio_yaml_error err;
+    mio_json *y = mio_yaml_parse(text, len, &err);
+    free(text);
+    if (!y) {
+        if (err.nomem) return mio_err_set(MIO_ERR_NOMEM, "model card: out of memory");
+        snprintf(m->card_warning, sizeof m->card_warning, "%s/README.md: the model card's front matter is not read "
+                 "(line %zu: %s); no general.* key comes from it", dir, err.line, err.reason);
+        return MIO_OK;
+    }
+    if (!mio_json_is_object(y)) {
+        mio_json_free(y);
+        return MIO_OK; /* a scalar or a list: the reference's {} */
+    }
+    m->model_card_read = true;
+    static const char *const k_name[] = {"name", "model_name", NULL}, *const k_author[] = {"author", "model_author", "model_creator", NULL},
+                             *const k_version[] = {"version", "model_version", NULL},
+                             *const k_org[] = {"organization", "model_organization", NULL},
+                             *const k_desc[] = {"description", "model_description", NULL},
+                             *const k_fine[] = {"finetune", "model_finetune", NULL},
+                             *const k_base[] = {"basename", "model_basename", "model_type", NULL},
+                             *const k_size[] = {"size_label", "model_size_label", NULL},
+                             *const k_url[] = {"url", "model_url", NULL}, *const k_doi[] = {"doi", "model_doi", NULL},
+                             *const k_uuid[] = {"uuid", "model_uuid", NULL},
+                             *const k_repo[] = {"repo_url", "model_repo_url", NULL},
+                             *const k_lname[] = {"license_name", NULL}, *const k_llink[] = {"license_link", NULL};
+    static const char *const k_bases[3] = {"base_model", "base_models", "base_model_sources"};
+    static const char *const k_sets[3] = {"datasets", "dataset", "dataset_sources"};
+    bool ok = card_field(y, &m->name, k_name) && card_field(y, &c->author, k_author) &&
+              card_field(y, &m->version, k_version) && card_field(y, org, k_org) &&
+              card_field(y, &c->description, k_desc) && card_field(y, &m->finetune, k_fine) &&
+              card_field(y, &m->basename, k_base) && card_field(y, &m->size_label, k_size) &&
+              card_field(y, &c->source_url, k_url) && card_field(y, &c->source_doi, k_doi) &&
+              card_field(y, &c->source_uuid, k_uuid) && card_field(y, &c->source_repo_url, k_repo);
+    if (ok) st = card_entries(y, k_bases, total, &c->base);
+    if (ok && !st) st = card_entries(y, k_sets, total, &c->data);
+    if (ok && !st)
+        ok = card_license(y, &c->license) && card_field(y, &c->license_name, k_lname) &&
+             card_field(y, &c->license_link, k_llink) && card_array(y, &c->tags, "tags") &&
+             card_array(y, &c->tags, "pipeline_tag") && card_array(y, &c->langs, "languages") &&
+             card_array(y, &c->langs, "language");
+    mio_json_free(y);
+    if (!st && !ok) st = mio_err_set(MIO_ERR_NOMEM, "model card: out of memory");
+    return st;
+}
+
+static mio_status put_entries(mio_writer *w, const char *what, const card_list *l) {
+    if (!l->present) return MIO_OK;
+    char key[96];
+    snprintf(key, sizeof key, "general.%s.count", what);
+    mio_status st = mio_writer_set_u32(w, key, (uint32_t)l->n);
+    for (size_t i = 0; i < l->n && !st; i++)
+        for (int k = 0; k < CE_N && !st; k++) {
+            snprintf(key, sizeof key, "general.%s.%zu.%s", what, i, CE_KEYS[k]);
+            st = put_str(w, key, l->e[i].f[k]);
+        }
+    return st;
+}
+
+static mio_status put_strs(mio_writer *w, const char *key, const str_list *l) {
+    if (!l->n) return MIO_OK; /* add_array skips an empty list */
+    size_t *lens = malloc(l->n * sizeof *lens);
+    if (!lens) return mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", key);
+    for (size_t i = 0; i < l->n; i++) lens[i] = strlen(l->s[i]);
+    mio_status st = mio_writer_set_arr_str(w, key, (const char *const *)l->s, lens, l->n);
+    free(lens);
+    return st;
+}
+
 
 void mio_hf_meta_free(hf_meta *m) {
     if (!m) return;
@@ -802,10 +1129,14 @@ mio_status mio_hf_meta_write(mio_writer *w, const hf_meta_in *in, hf_meta *m) {
     memset(m, 0, sizeof *m);
     char *org = NULL, *dirname = NULL;
     mio_json *gen = NULL;
+    card cd;
+    memset(&cd, 0, sizeof cd);
     mio_status st = param_counts(in, m);
     if (st) goto fail;
-    m->model_card_ignored = has_front_matter(in->dir);
     if (!(dirname = path_name(in->dir))) { st = mio_err_set(MIO_ERR_NOMEM, "general.name: out of memory"); goto fail; }
+
+    /* the model card's front matter first: what it sets wins */
+    if ((st = read_card(in->dir, m->total_params, m, &org, &cd))) goto fail;
 
     /* Hugging Face parameter heuristics: _name_or_path when it is not a path */
     const mio_json *nop = obj_get(in->config, "_name_or_path");
@@ -849,20 +1180,35 @@ mio_status mio_hf_meta_write(mio_writer *w, const hf_meta_in *in, hf_meta *m) {
         else st = mio_writer_set_f32(w, SAMPLING[k].key, sv[k].f);
     }
     if (!st) st = put_str(w, "general.name", m->name);
+    if (!st) st = put_str(w, "general.author", cd.author);
     if (!st) st = put_str(w, "general.version", m->version);
     if (!st) st = put_str(w, "general.organization", org);
     if (!st) st = put_str(w, "general.finetune", m->finetune);
     if (!st) st = put_str(w, "general.basename", m->basename);
+    if (!st) st = put_str(w, "general.description", cd.description);
     if (!st) st = put_str(w, "general.size_label", m->size_label);
+    if (!st) st = put_str(w, "general.license", cd.license);
+    if (!st) st = put_str(w, "general.license.name", cd.license_name);
+    if (!st) st = put_str(w, "general.license.link", cd.license_link);
+    if (!st) st = put_str(w, "general.source.url", cd.source_url);
+    if (!st) st = put_str(w, "general.source.doi", cd.source_doi);
+    if (!st) st = put_str(w, "general.source.uuid", cd.source_uuid);
+    if (!st) st = put_str(w, "general.source.repo_url", cd.source_repo_url);
+    if (!st) st = put_entries(w, "base_model", &cd.base);
+    if (!st) st = put_entries(w, "dataset", &cd.data);
+    if (!st) st = put_strs(w, "general.tags", &cd.tags);
+    if (!st) st = put_strs(w, "general.languages", &cd.langs);
     if (st) goto fail;
     mio_json_free(gen);
     free(org);
     free(dirname);
+    card_free(&cd);
     return MIO_OK;
 fail:
     mio_json_free(gen);
     free(org);
     free(dirname);
+    card_free(&cd);
     mio_hf_meta_free(m);
     return st;
 }

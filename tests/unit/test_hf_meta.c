@@ -153,16 +153,71 @@ static void hand_checks(void) {
     if (r.st == MIO_OK) T_CHECK(str_is(r.f, "general.size_label", "8x7.0B"));
     run_free(&r);
 
-    /* a README.md with YAML front matter is noticed (and its keys not read) */
+    /* the model card's front matter (load_model_card + apply_metadata_heuristic) */
     char *readme = fmt_path(dir, "README.md");
-    T_CHECK(readme && write_text(readme, "---\nlicense: apache-2.0\n---\n# card\n"));
+    T_CHECK(readme && write_text(readme,
+                                 "---\n"
+                                 "license: [mit, apache-2.0]   # a list is joined with ','\n"
+                                 "model_name: Card Name\n"
+                                 "author: 'Jane O''Doe'\n"
+                                 "version: 0        # falsy: blocks the name's version, writes nothing\n"
+                                 "tags:\n"
+                                 "- alpha\n"
+                                 "- 7\n"
+                                 "pipeline_tag: text-generation\n"
+                                 "language: en\n"
+                                 "base_model:\n"
+                                 "  - some-org/Base-Model-7B\n"
+                                 "  - name: Other\n"
+                                 "    url: \"https://example.com/x\"\n"
+                                 "description: |\n"
+                                 "  two\n"
+                                 "  lines\n"
+                                 "---\n"
+                                 "# card\n"));
     run(dir, NULL, NULL, &t, 1, &r);
     T_OK(r.st);
-    T_CHECK(r.m.model_card_ignored);
+    if (r.st == MIO_OK) {
+        T_CHECK(r.m.model_card_read && !r.m.card_warning[0]);
+        T_CHECK(str_is(r.f, "general.license", "mit,apache-2.0"));
+        T_CHECK(str_is(r.f, "general.name", "Card Name")); /* as written: no title-casing */
+        T_CHECK(str_is(r.f, "general.author", "Jane O'Doe"));
+        T_CHECK(mio_gguf_find_key(r.f, "general.version") < 0);
+        T_CHECK(str_is(r.f, "general.description", "two\nlines\n"));
+        mio_str a;
+        int64_t k = mio_gguf_find_key(r.f, "general.tags");
+        T_CHECK(k >= 0 && mio_gguf_kv_count(r.f) > 0);
+        const char *const want_tags[] = {"alpha", "7", "text-generation"};
+        for (uint64_t j = 0; j < 3 && k >= 0; j++)
+            T_CHECK(mio_gguf_arr_str(r.f, k, j, &a) == MIO_OK && a.len == strlen(want_tags[j]) &&
+                    memcmp(a.ptr, want_tags[j], a.len) == 0);
+        k = mio_gguf_find_key(r.f, "general.languages");
+        T_CHECK(k >= 0 && mio_gguf_arr_str(r.f, k, 0, &a) == MIO_OK && a.len == 2 && memcmp(a.ptr, "en", 2) == 0);
+        uint64_t u = 0;
+        T_OK(mio_gguf_kv_u64(r.f, mio_gguf_find_key(r.f, "general.base_model.count"), &u));
+        T_EQ_U64(u, 2);
+        T_CHECK(str_is(r.f, "general.base_model.0.name", "Base Model 7B"));
+        T_CHECK(str_is(r.f, "general.base_model.0.organization", "Some Org"));
+        T_CHECK(str_is(r.f, "general.base_model.0.repo_url", "https://huggingface.co/some-org/Base-Model-7B"));
+        T_CHECK(str_is(r.f, "general.base_model.1.name", "Other"));
+        T_CHECK(str_is(r.f, "general.base_model.1.url", "https://example.com/x"));
+        /* set_gguf_meta_model's order: name, author, ..., description, size label, license, ... tags, languages */
+        T_CHECK(mio_gguf_find_key(r.f, "general.author") == mio_gguf_find_key(r.f, "general.name") + 1);
+        T_CHECK(mio_gguf_find_key(r.f, "general.license") > mio_gguf_find_key(r.f, "general.size_label"));
+        T_CHECK(mio_gguf_find_key(r.f, "general.languages") > mio_gguf_find_key(r.f, "general.tags"));
+    }
     run_free(&r);
-    T_CHECK(write_text(readme, "# no front matter\n"));
+    /* a front matter that is not YAML this reads: a warning naming the line, no key from it */
+    T_CHECK(write_text(readme, "---\nlicense: mit\nname: &anchor x\n---\n"));
     run(dir, NULL, NULL, &t, 1, &r);
-    T_CHECK(!r.m.model_card_ignored);
+    T_OK(r.st);
+    T_CHECK(!r.m.model_card_read && strstr(r.m.card_warning, "README.md: the model card's front matter is not read "
+                                                              "(line 2: anchors, aliases and tags are not read)"));
+    if (r.st == MIO_OK) T_CHECK(mio_gguf_find_key(r.f, "general.license") < 0);
+    run_free(&r);
+    T_CHECK(write_text(readme, "# no front matter\n---\nlicense: mit\n---\n"));
+    run(dir, NULL, NULL, &t, 1, &r);
+    T_CHECK(!r.m.model_card_read && !r.m.card_warning[0]);
     run_free(&r);
     unlink(readme);
     free(readme);
