@@ -455,6 +455,52 @@ def dump_json(path, obj):
 
 TINY = {"hidden": 64, "layers": 2, "heads": 4, "kv_heads": 2, "ff": 128}
 
+CARD_LLAMA = """---
+language:
+- en
+- de
+- no
+- fr
+license: llama3.1
+license_name: llama3.1
+license_link: https://llama.meta.com/llama3_1/license/
+library_name: transformers
+pipeline_tag: text-generation
+tags:
+- facebook
+- meta
+- llama-3
+author: 'Jane O''Doe'
+description: |
+  A tiny Llama-3.1-shaped test model.
+  Two lines.
+base_model:
+- meta-llama/Llama-3.1-8B-Instruct
+- https://huggingface.co/mistralai/Mistral-7B-v0.1
+- name: Custom Base
+  organization: Example
+  url: https://example.com/base
+datasets:
+  - HuggingFaceFW/fineweb-edu
+extra_gated_prompt: >-
+  ### LLAMA 3.1 COMMUNITY LICENSE AGREEMENT
+
+  Llama 3.1 Version Release Date: July 23, 2024
+extra_gated_fields:
+  First Name: text
+  Country: country
+widget:
+  - example_title: Hello
+    messages:
+      - role: user
+        content: "Hey, how are you?"
+---
+
+# llama3-card
+
+A tiny model card for the converter's tests.
+"""
+
 SPECS = {
     # Llama-3.1 shaped: llama3 rope scaling (-> rope_freqs.weight), bf16, 3 shards, untied
     "llama3": dict(TINY, arch="LlamaForCausalLM", model_type="llama", tok="llama3_1", dtype="BF16", shards=3,
@@ -512,6 +558,11 @@ SPECS = {
                                         "short_factor": [1.0, 1.0199999809265137, 1.0199999809265137, 1.05, 1.1,
                                                          1.1, 1.15, 1.2],
                                         "type": "longrope"}),
+    # a model card (README.md front matter) as Meta's and the community's cards write one: license and its
+    # name/link, languages with Norway's "no", tags + pipeline_tag, base models (an id, a Hugging Face URL, a
+    # mapping), datasets, an author, a folded gated prompt, a literal description, nested widget data
+    "llama3-card": dict(TINY, arch="LlamaForCausalLM", model_type="llama", tok="llama3_1", dtype="BF16", shards=1,
+                        tied=True, ctx=131072, eps=1e-5, rope_theta=500000.0, card=CARD_LLAMA),
     # Gemma 3 (text, 1B-shaped): norm weights stored as w (the reference writes w + 1), q/k norms, 4 norms per
     # block, tied, bf16, the real 262k Gemma 3 tokenizer.json (no tokenizer.model: the BPE path), 6 layers
     "gemma3": dict(TINY, layers=6, kv_heads=1, head_dim=32, arch="Gemma3ForCausalLM", model_type="gemma3_text",
@@ -603,6 +654,9 @@ def write_checkpoint(name, spec, tokdirs, out):
         index = {"metadata": {"total_size": total}, "weight_map": dict(sorted(weight_map.items()))}
         with open(os.path.join(d, "model.safetensors.index.json"), "w", encoding="utf-8") as f:
             f.write(json.dumps(index, indent=2, sort_keys=True) + "\n")
+    if spec.get("card"):  # a model card: README.md with YAML front matter
+        with open(os.path.join(d, "README.md"), "w", encoding="utf-8", newline="\n") as f:
+            f.write(spec["card"])
     if spec.get("pooling"):  # a sentence-transformers checkpoint: modules.json and the pooling module's config
         mods = [{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
                 {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
