@@ -8,6 +8,8 @@
  * reference does with a value, is Python code that would be ours either way. */
 #include "core/yaml.h"
 
+#include "core/sbuf.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,31 +27,6 @@ typedef struct yp {
     size_t nl, i;
     mio_yaml_error *err;
 } yp;
-
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    bool oom;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n) {
-    if (b->oom) return;
-    if (b->n + n + 1 > b->cap) {
-        size_t c = b->cap ? b->cap * 2 : 64;
-        while (c < b->n + n + 1) c *= 2;
-        char *q = realloc(b->p, c);
-        if (!q) {
-            b->oom = true;
-            return;
-        }
-        b->p = q;
-        b->cap = c;
-    }
-    if (n) memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-static void sb_chr(sbuf *b, char c) { sb_put(b, &c, 1); }
 
 static mio_json *fail(yp *y, size_t line, const char *why) {
     if (y->err && !y->err->reason) {

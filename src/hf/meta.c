@@ -9,6 +9,7 @@
 #include "hf/hf_internal.h"
 
 #include "core/core.h"
+#include "core/sbuf.h"
 #include "core/yaml.h"
 
 #include <math.h>
@@ -22,43 +23,6 @@
 #define META_MAX_STR ((size_t)1 << 20)
 /* generation_config.json above this is refused. */
 #define META_MAX_GENCONFIG ((size_t)16 << 20)
-
-/* ------------------------------------------------------------ byte buffer */
-
-typedef struct sbuf {
-    char *p;
-    size_t n, cap;
-    bool oom;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n) {
-    if (b->oom) return;
-    if (b->cap - b->n <= n) {
-        size_t cap = b->cap ? b->cap : 32;
-        while (cap - b->n <= n) {
-            if (cap > SIZE_MAX / 2) { b->oom = true; return; }
-            cap *= 2;
-        }
-        char *q = realloc(b->p, cap);
-        if (!q) { b->oom = true; return; }
-        b->p = q;
-        b->cap = cap;
-    }
-    if (n) memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = 0;
-}
-static void sb_str(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
-static void sb_chr(sbuf *b, char c) { sb_put(b, &c, 1); }
-/* The finished string (malloc()ed; "" when nothing was put), NULL on allocation failure. */
-static char *sb_take(sbuf *b) {
-    if (!b->oom && !b->p) sb_put(b, "", 0);
-    if (b->oom) { free(b->p); b->p = NULL; }
-    char *r = b->p;
-    b->p = NULL;
-    b->n = b->cap = 0;
-    return r;
-}
 
 static char *dup_n(const char *s, size_t n) {
     char *r = malloc(n + 1);

@@ -1136,6 +1136,46 @@ static mio_status check_bpe(ctx *c) {
     return MIO_OK;
 }
 
+/* get_vocab_base's tokens and types from tokenizer.json: vocab_size of them
+ * (config.json's, else the vocabulary's), ids nothing names as [PADn]
+ * (unused), added tokens control when special or special-looking, else
+ * user-defined with U+2581 as spaces; the others normal. v and t are the
+ * caller's to free, also on failure. */
+static mio_status base_tokens(ctx *c, hfv *v, toks *t) {
+    memset(t, 0, sizeof *t);
+    mio_status st = hfv_load(c, v);
+    bool has = false;
+    uint64_t vs = 0;
+    if (!st) st = hparam_u64(c, "vocab_size", &has, &vs);
+    if (!st && !has) vs = v->n_union;
+    if (!st && v->n_union && v->max_id >= vs)
+        st = mio_err_set(HF_ERR_JSON, "%s: token id %llu is not below vocab_size %llu (config.json)", c->tj_path,
+                         (unsigned long long)v->max_id, (unsigned long long)vs);
+    if (!st) st = toks_alloc(t, vs, false, c->tj_path);
+    if (!st) st = hfv_reverse(c, v, vs);
+    for (uint64_t i = 0; !st && i < vs; i++) {
+        if (!v->rev[i]) {
+            st = set_pad(t, &c->ar, i, c->tj_path);
+            t->type[i] = HF_TOK_UNUSED;
+            continue;
+        }
+        const char *s = v->rev[i];
+        size_t l = strlen(s);
+        int64_t ai = smap_get(&v->added, s, l);
+        t->s[i] = s;
+        t->len[i] = l;
+        if (ai < 0) {
+            t->type[i] = HF_TOK_NORMAL;
+        } else if (mio_hf_json_truthy(jget(v->added_v[ai].j, "special")) || looks_special(s, l)) {
+            t->type[i] = HF_TOK_CONTROL;
+        } else {
+            t->type[i] = HF_TOK_USER_DEFINED;
+            st = unspace(&c->ar, s, l, &t->s[i], &t->len[i]);
+        }
+    }
+    return st;
+}
+
 /* _set_vocab_gpt2: get_vocab_base + SpecialVocab(load_merges=True) */
 static mio_status vocab_gpt2(ctx *c) {
     mio_status st = check_bpe(c);
@@ -1145,37 +1185,7 @@ static mio_status vocab_gpt2(ctx *c) {
     if (pst && !c->o->pre_override) return pst;
     hfv v;
     toks t;
-    memset(&t, 0, sizeof t);
-    st = hfv_load(c, &v);
-    bool has = false;
-    uint64_t vs = 0;
-    if (!st) st = hparam_u64(c, "vocab_size", &has, &vs);
-    if (!st && !has) vs = v.n_union;
-    if (!st && v.n_union && v.max_id >= vs)
-        st = mio_err_set(HF_ERR_JSON, "%s: token id %llu is not below vocab_size %llu (config.json)", c->tj_path,
-                         (unsigned long long)v.max_id, (unsigned long long)vs);
-    if (!st) st = toks_alloc(&t, vs, false, c->tj_path);
-    if (!st) st = hfv_reverse(c, &v, vs);
-    for (uint64_t i = 0; !st && i < vs; i++) {
-        if (!v.rev[i]) {
-            st = set_pad(&t, &c->ar, i, c->tj_path);
-            t.type[i] = HF_TOK_UNUSED;
-            continue;
-        }
-        const char *s = v.rev[i];
-        size_t l = strlen(s);
-        int64_t ai = smap_get(&v.added, s, l);
-        t.s[i] = s;
-        t.len[i] = l;
-        if (ai < 0) {
-            t.type[i] = HF_TOK_NORMAL;
-        } else if (mio_hf_json_truthy(jget(v.added_v[ai].j, "special")) || looks_special(s, l)) {
-            t.type[i] = HF_TOK_CONTROL;
-        } else {
-            t.type[i] = HF_TOK_USER_DEFINED;
-            st = unspace(&c->ar, s, l, &t.s[i], &t.len[i]);
-        }
-    }
+    st = base_tokens(c, &v, &t);
     if (!st) {
         snprintf(c->info.ref_pre, sizeof c->info.ref_pre, "%s", pm.ref_name ? pm.ref_name : "");
         st = write_model_pre(c, "gpt2", pm.name ? pm.name : "");
@@ -1320,35 +1330,8 @@ static mio_status vocab_bert(ctx *c) {
                                "vocabulary is)", c->tj_path, type ? "\"" : "", type ? type : "(missing)", type ? "\"" : "");
         const mio_json *nz = jget(c->tj, "normalizer");
         lower = eq_str(jget(nz, "type"), "BertNormalizer") && mio_json_is_true(jget(nz, "lowercase"));
-        st = hfv_load(c, &v);
-        if (!st) st = hparam_u64(c, "vocab_size", &has, &vs);
-        if (!st && !has) vs = v.n_union;
-        if (!st && v.n_union && v.max_id >= vs)
-            st = mio_err_set(HF_ERR_JSON, "%s: token id %llu is not below vocab_size %llu (config.json)", c->tj_path,
-                             (unsigned long long)v.max_id, (unsigned long long)vs);
-        if (!st) st = toks_alloc(&t, vs, false, c->tj_path);
-        if (!st) st = hfv_reverse(c, &v, vs);
-        for (uint64_t i = 0; !st && i < vs; i++) {
-            if (!v.rev[i]) {
-                st = set_pad(&t, &c->ar, i, c->tj_path);
-                t.type[i] = HF_TOK_UNUSED;
-            } else {
-                const char *s = v.rev[i];
-                size_t l = strlen(s);
-                int64_t ai = smap_get(&v.added, s, l);
-                t.s[i] = s;
-                t.len[i] = l;
-                if (ai < 0) {
-                    t.type[i] = HF_TOK_NORMAL;
-                } else if (mio_hf_json_truthy(jget(v.added_v[ai].j, "special")) || looks_special(s, l)) {
-                    t.type[i] = HF_TOK_CONTROL;
-                } else {
-                    t.type[i] = HF_TOK_USER_DEFINED;
-                    st = unspace(&c->ar, s, l, &t.s[i], &t.len[i]);
-                }
-            }
-            if (!st) st = phantom(&c->ar, t.type[i], &t.s[i], &t.len[i]);
-        }
+        st = base_tokens(c, &v, &t);
+        for (uint64_t i = 0; !st && i < t.n; i++) st = phantom(&c->ar, t.type[i], &t.s[i], &t.len[i]);
     } else if (file_exists(c->o->dir, "vocab.txt", vpath, sizeof vpath)) {
         lower = !jget(c->tc, "do_lower_case") || mio_json_is_true(jget(c->tc, "do_lower_case"));
         st = hparam_u64(c, "vocab_size", &has, &vs);

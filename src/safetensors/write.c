@@ -6,28 +6,14 @@
  * and the header is built before the first byte goes out. */
 #include "st_internal.h"
 
+#include "core/sbuf.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct sbuf { char *p; size_t n, cap; bool oom; } sbuf;
-
-static void sb_put(sbuf *b, const void *s, size_t n) {
-    if (b->oom) return;
-    if (b->n + n > b->cap) {
-        size_t nc = b->cap ? b->cap : 256;
-        while (nc < b->n + n) nc *= 2;
-        char *np = realloc(b->p, nc);
-        if (!np) { b->oom = true; return; }
-        b->p = np;
-        b->cap = nc;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-}
-static void sb_str(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
 static void sb_u64(sbuf *b, uint64_t v) {
     char t[24];
     int k = snprintf(t, sizeof t, "%llu", (unsigned long long)v);

@@ -4,8 +4,8 @@
  * becomes: 0 tokenizer.model (our SentencePiece protobuf reader), 1
  * tokenizer.json, 2 tokenizer_config.json beside a small valid tokenizer.json,
  * 3 config.json (the transformers-defaults pass, then the tokenizer with it as
- * hyperparameters). Each goes through mio_hf_vocab_write onto a writer, as both
- * vocabulary flavours, and the writer is serialized. */
+ * hyperparameters). Each goes through mio_hf_vocab_write onto a writer, as every
+ * vocabulary flavour, and the writer is serialized. */
 #include <modelio.h>
 
 #include "fuzz_tmp.h"
@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     } else if (raw && mio_hf_hparams(raw, "config.json", &cfg) != MIO_OK) {
         abort(); /* the built-in config has no model_type: never refused */
     }
-    for (int flavour = HF_VOCAB_LLAMA; flavour <= HF_VOCAB_QWEN2; flavour++) {
+    for (int flavour = HF_VOCAB_LLAMA; flavour <= HF_VOCAB_BERT; flavour++) {
         mio_writer *w = NULL;
         if (mio_writer_new(MIO_WRITER_NO_EMPTY_PAD, &w) != MIO_OK) abort();
         hf_vocab_opts o = {.dir = fz_dir(), .config = cfg, .flavour = flavour};
