@@ -21,7 +21,43 @@ static mio_json *node_new(mio_json_type type) {
     return j;
 }
 
+/* ------------------------------------------------------------------ arena */
+
+struct mio_json_arena {
+    struct mio_json_arena *next; /* the blocks, newest first */
+    size_t used, cap;
+    _Alignas(16) unsigned char mem[];
+};
+
+void mio_json_arena_free(mio_json_arena *a) {
+    while (a) {
+        mio_json_arena *n = a->next;
+        free(a);
+        a = n;
+    }
+}
+
+/* n bytes, 8-aligned (enough for a node), zeroed, from the head block (a new
+ * block when it is full) */
+static void *arena_get(mio_json_arena **head, size_t n) {
+    n = (n + 7) & ~(size_t)7;
+    mio_json_arena *a = *head;
+    if (!a || a->cap - a->used < n) {
+        size_t cap = n > ((size_t)1 << 20) ? n : ((size_t)1 << 20);
+        mio_json_arena *b = malloc(sizeof *b + cap);
+        if (!b) return NULL;
+        b->next = a;
+        b->used = 0;
+        b->cap = cap;
+        *head = a = b;
+    }
+    void *r = a->mem + a->used;
+    a->used += n;
+    return memset(r, 0, n);
+}
+
 void mio_json_free(mio_json *j) {
+    if (j && j->in_arena) return;
     while (j) {
         mio_json *next = j->next;
         mio_json_free(j->child);
@@ -322,7 +358,15 @@ typedef struct parser {
     const unsigned char *s;
     size_t len, pos;
     mio_json_error *err;
+    mio_json_arena **arena; /* NULL: every node and string from malloc */
 } parser;
+
+static mio_json *pnode(parser *p) {
+    if (!p->arena) return node_new(MIO_JSON_INVALID);
+    mio_json *j = arena_get(p->arena, sizeof *j);
+    if (j) j->in_arena = true;
+    return j;
+}
 
 static bool fail(parser *p, size_t at, const char *reason) {
     if (p->err && !p->err->reason) {
@@ -403,7 +447,7 @@ static bool parse_string(parser *p, char **out, size_t *out_len) {
             if (++end >= p->len) return fail(p, end, "unterminated string");
         }
     }
-    unsigned char *o = malloc(end - start + 1);
+    unsigned char *o = p->arena ? arena_get(p->arena, end - start + 1) : malloc(end - start + 1);
     if (!o) return fail_nomem(p);
     size_t n = 0;
     for (size_t i = start; i < end;) {
@@ -422,23 +466,23 @@ static bool parse_string(parser *p, char **out, size_t *out_len) {
             continue;
         }
         if (e != 'u') {
-            free(o);
+            if (!p->arena) free(o);
             return fail(p, i, "invalid escape in a string");
         }
         long cp = hex4(p, i + 2);
         if (cp < 0 || i + 6 > end) {
-            free(o);
+            if (!p->arena) free(o);
             return fail(p, i, "invalid \\u escape");
         }
         i += 6;
         if (cp >= 0xDC00 && cp <= 0xDFFF) {
-            free(o);
+            if (!p->arena) free(o);
             return fail(p, i - 6, "lone low surrogate in a \\u escape");
         }
         if (cp >= 0xD800 && cp <= 0xDBFF) {
             long lo = (i + 6 <= end && p->s[i] == '\\' && p->s[i + 1] == 'u') ? hex4(p, i + 2) : -1;
             if (lo < 0xDC00 || lo > 0xDFFF) {
-                free(o);
+                if (!p->arena) free(o);
                 return fail(p, i - 6, "lone high surrogate in a \\u escape");
             }
             cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
@@ -538,7 +582,7 @@ static bool parse_container(parser *p, mio_json *j, int depth) {
         return true;
     }
     for (;;) {
-        mio_json *e = node_new(MIO_JSON_INVALID);
+        mio_json *e = pnode(p);
         if (!e) return fail_nomem(p);
         link_last(j, e); /* freed with j on failure */
         if (obj) {
@@ -586,15 +630,15 @@ static bool parse_value(parser *p, mio_json *j, int depth) {
     }
 }
 
-static mio_json *parse(const char *text, size_t len, size_t *end, mio_json_error *err) {
+static mio_json *parse(const char *text, size_t len, size_t *end, mio_json_error *err, mio_json_arena **arena) {
     if (err) *err = (mio_json_error){0, NULL, false};
-    parser p = {(const unsigned char *)text, text ? len : 0, 0, err};
+    parser p = {(const unsigned char *)text, text ? len : 0, 0, err, arena};
     if (!text) {
         fail(&p, 0, "no input");
         return NULL;
     }
     if (p.len >= 3 && memcmp(p.s, "\xEF\xBB\xBF", 3) == 0) p.pos = 3;
-    mio_json *j = node_new(MIO_JSON_INVALID);
+    mio_json *j = pnode(&p);
     if (!j) {
         fail_nomem(&p);
         return NULL;
@@ -612,13 +656,23 @@ static mio_json *parse(const char *text, size_t len, size_t *end, mio_json_error
     return j;
 }
 
-mio_json *mio_json_parse(const char *text, size_t len, mio_json_error *err) { return parse(text, len, NULL, err); }
+mio_json *mio_json_parse(const char *text, size_t len, mio_json_error *err) { return parse(text, len, NULL, err, NULL); }
+
+mio_json *mio_json_parse_arena(const char *text, size_t len, size_t *end, mio_json_error *err, mio_json_arena **arena) {
+    *arena = NULL;
+    mio_json *j = parse(text, len, end, err, arena);
+    if (!j) {
+        mio_json_arena_free(*arena);
+        *arena = NULL;
+    }
+    return j;
+}
 mio_json *mio_json_parse_str(const char *text, mio_json_error *err) {
-    return parse(text, text ? strlen(text) : 0, NULL, err);
+    return parse(text, text ? strlen(text) : 0, NULL, err, NULL);
 }
 mio_json *mio_json_parse_prefix(const char *text, size_t len, size_t *end, mio_json_error *err) {
     size_t e = 0;
-    mio_json *j = parse(text, len, &e, err);
+    mio_json *j = parse(text, len, &e, err, NULL);
     if (end) *end = e;
     return j;
 }

@@ -58,6 +58,7 @@ typedef struct mio_json {
     struct mio_json *next, *prev, *child;
     mio_json_type type;
     bool has_u64;        /* NUMBER parsed from a non-negative integer token < 2^64 */
+    bool in_arena;       /* the node and its strings live in a mio_json_arena: mio_json_free leaves them */
     int valueint;        /* NUMBER: valuedouble saturated to int */
     double valuedouble;  /* NUMBER */
     uint64_t valueu64;   /* NUMBER with has_u64: the token's exact value */
@@ -79,6 +80,16 @@ typedef struct mio_json_error {
 /* Parse len bytes (no NUL needed) holding one JSON value and nothing but
  * whitespace after it. NULL on failure (err, when not NULL, says where and why). */
 mio_json *mio_json_parse(const char *text, size_t len, mio_json_error *err);
+/* A parse whose nodes and strings are carved from a few large blocks: for a
+ * big read-only document (a 30 MB tokenizer.json is millions of nodes), it
+ * saves an allocation per node and per string and frees everything at once.
+ * end as for mio_json_parse_prefix (NULL: nothing but whitespace may follow).
+ * *arena receives the blocks (free them with mio_json_arena_free, which
+ * invalidates the tree). mio_json_free on any node of such a tree does
+ * nothing; a node added to it later is not freed with it (add none). */
+typedef struct mio_json_arena mio_json_arena;
+mio_json *mio_json_parse_arena(const char *text, size_t len, size_t *end, mio_json_error *err, mio_json_arena **arena);
+void mio_json_arena_free(mio_json_arena *a);
 /* mio_json_parse of a NUL-terminated text. */
 mio_json *mio_json_parse_str(const char *text, mio_json_error *err);
 /* One JSON value at the start of text (after whitespace); whatever follows it

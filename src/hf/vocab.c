@@ -172,7 +172,9 @@ static mio_status read_file(const char *path, char **out, size_t *len) {
 }
 
 /* Parse dir/name as JSON into *out (NULL and MIO_OK when the file is absent). */
-static mio_status read_json(const char *dir, const char *name, mio_json **out) {
+/* blocks: the tree's nodes come from blocks *blocks receives (a big read-only
+ * file: tokenizer.json); NULL: from malloc */
+static mio_status read_json_in(const char *dir, const char *name, mio_json **out, mio_json_arena **blocks) {
     char path[4096];
     *out = NULL;
     if (!file_exists(dir, name, path, sizeof path)) return MIO_OK;
@@ -181,7 +183,8 @@ static mio_status read_json(const char *dir, const char *name, mio_json **out) {
     mio_status st = read_file(path, &text, &len);
     if (st) return st;
     mio_json_error je;
-    mio_json *j = mio_json_parse_prefix(text, len, NULL, &je);
+    size_t end;
+    mio_json *j = blocks ? mio_json_parse_arena(text, len, &end, &je, blocks) : mio_json_parse_prefix(text, len, NULL, &je);
     if (!j) {
         free(text);
         if (je.nomem) return mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", path);
@@ -190,6 +193,10 @@ static mio_status read_json(const char *dir, const char *name, mio_json **out) {
     free(text);
     *out = j;
     return MIO_OK;
+}
+
+static mio_status read_json(const char *dir, const char *name, mio_json **out) {
+    return read_json_in(dir, name, out, NULL);
 }
 
 /* gguf-py's ModelBase.does_token_look_special */
@@ -826,6 +833,7 @@ typedef struct ctx {
     mio_json *tc;        /* tokenizer_config.json or NULL */
     mio_json *cfg;       /* config.json as in the directory (SpecialVocab reads it itself) */
     mio_json *tj;        /* tokenizer.json or NULL */
+    mio_json_arena *tj_arena; /* its nodes and strings */
     char tj_path[4096];
     char tc_path[4096];
 } ctx;
@@ -1464,7 +1472,7 @@ static mio_status vocab_llama_hf(ctx *c) {
 }
 
 static mio_status load_tj(ctx *c) {
-    mio_status st = read_json(c->o->dir, "tokenizer.json", &c->tj);
+    mio_status st = read_json_in(c->o->dir, "tokenizer.json", &c->tj, &c->tj_arena);
     if (!st && c->tj && !mio_json_is_object(c->tj)) st = mio_err_set(HF_ERR_JSON, "%s: not a JSON object", c->tj_path);
     if (!st && c->tj && !mio_json_is_object(jget(c->tj, "model")))
         st = mio_err_set(HF_ERR_JSON, "%s: model is missing or not an object", c->tj_path);
@@ -1578,6 +1586,7 @@ mio_status mio_hf_vocab_write(mio_writer *w, const hf_vocab_opts *o, hf_vocab_in
     mio_json_free(c.tc);
     mio_json_free(c.cfg);
     mio_json_free(c.tj);
+    mio_json_arena_free(c.tj_arena);
     arena_free(&c.ar);
     return st;
 }
