@@ -336,6 +336,32 @@ static void test_locale(void) {
     if (system(b_cleanup) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
+/* the block-allocated parse: the same tree, mio_json_free leaves its nodes,
+ * one call frees all; a failure leaves no blocks */
+static void test_arena(void) {
+    static const char text[] = "{\"model\":{\"vocab\":{\"a\":0,\"\\u00e9\":1},\"merges\":[[\"a\",\"b\"]]}} trailing";
+    mio_json_arena *a = NULL;
+    size_t end = 0;
+    mio_json *j = mio_json_parse_arena(text, sizeof text - 1, &end, NULL, &a);
+    T_CHECK(j && a);
+    T_EQ_INT((int)end, 59); /* just past the last "}" */
+    const mio_json *v = mio_json_get(mio_json_get(j, "model"), "vocab");
+    T_EQ_INT(mio_json_get(v, "\xc3\xa9") ? mio_json_get(v, "\xc3\xa9")->valueint : -1, 1);
+    const mio_json *m = mio_json_at(mio_json_get(mio_json_get(j, "model"), "merges"), 0);
+    T_CHECK(m && mio_json_is_string(mio_json_at(m, 1)) && strcmp(mio_json_at(m, 1)->valuestring, "b") == 0);
+    T_CHECK(j->in_arena);
+    mio_json_free(j); /* nothing: the nodes are the arena's */
+    T_CHECK(mio_json_get(j, "model") != NULL);
+    mio_json *copy = mio_json_dup(j); /* a copy is an ordinary tree */
+    mio_json_arena_free(a);
+    T_CHECK(copy && !copy->in_arena && mio_json_get(mio_json_get(copy, "model"), "vocab"));
+    mio_json_free(copy);
+    mio_json_error e;
+    a = (mio_json_arena *)1;
+    T_CHECK(mio_json_parse_arena("{\"a\":[1,2", 10, NULL, &e, &a) == NULL && a == NULL);
+    T_CHECK(e.reason && !e.nomem);
+}
+
 int main(void) {
     test_print();
     test_numbers();
@@ -346,6 +372,7 @@ int main(void) {
     test_dup_equal();
     test_equal_cost();
     test_locale();
+    test_arena();
     printf("%d passed, %d failed\n", t_pass, t_fail);
     return t_fail ? 1 : 0;
 }
