@@ -46,6 +46,13 @@ static mio_json *fail_nomem(yp *y) {
 
 static bool is_comment_or_blank(const yline *l) { return l->n == 0 || l->p[0] == '#'; }
 
+/* nothing but spaces (a block scalar's empty line) */
+static bool is_spaces(const yline *l) {
+    for (size_t c = 0; c < l->rawlen; c++)
+        if (l->raw[c] != ' ') return false;
+    return true;
+}
+
 static void skip_blank(yp *y) {
     while (y->i < y->nl && is_comment_or_blank(&y->l[y->i])) y->i++;
 }
@@ -227,9 +234,7 @@ static mio_json *block_scalar(yp *y, const char *hdr, size_t n, int parent) {
     size_t first = y->i, last = y->i; /* content lines [first, last) */
     for (size_t j = y->i; j < y->nl; j++) {
         const yline *L = &y->l[j];
-        bool blank = true;
-        for (size_t c = 0; c < L->rawlen && blank; c++) blank = L->raw[c] == ' ';
-        if (blank) continue;
+        if (is_spaces(L)) continue;
         if (ind < 0) {
             if (L->indent <= parent) break;
             ind = L->indent;
@@ -242,9 +247,7 @@ static mio_json *block_scalar(yp *y, const char *hdr, size_t n, int parent) {
     bool prev_text = false, prev_more = false;
     for (size_t j = first; j < last; j++) {
         const yline *L = &y->l[j];
-        bool blank = true;
-        for (size_t c = 0; c < L->rawlen && blank; c++) blank = L->raw[c] == ' ';
-        if (blank) {
+        if (is_spaces(L)) {
             trailing++;
             continue;
         }
@@ -272,9 +275,7 @@ static mio_json *block_scalar(yp *y, const char *hdr, size_t n, int parent) {
     /* the blank lines after the content belong to it (kept by "+") */
     for (size_t j = last; j < y->nl; j++) {
         const yline *L = &y->l[j];
-        bool blank = true;
-        for (size_t c = 0; c < L->rawlen && blank; c++) blank = L->raw[c] == ' ';
-        if (!blank) break;
+        if (!is_spaces(L)) break;
         trailing++;
         last = j + 1;
     }

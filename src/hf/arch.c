@@ -17,93 +17,79 @@
 /* Shapes are written outermost first (safetensors order): {rows, cols}. */
 enum { D_HIDDEN = 1, D_VOCAB, D_FF, D_Q, D_KV, D_HEAD, D_QKV, D_FF2, D_POS, D_TYPES };
 
-/* The block tensors of the llama family: model.layers.N.<hf> -> blk.N.<gguf>. */
+/* Rows the block tables share (a block's Hugging Face name -> its GGUF name,
+ * as gguf-py's tensor_mapping.py maps them), composed into each table. */
+#define R_INPUT_NORM {.hf = "input_layernorm.weight", .gguf = "attn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}}
+#define R_FFN_NORM {.hf = "post_attention_layernorm.weight", .gguf = "ffn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}}
+#define R_ATTN_VO                                                                                                      \
+    {.hf = "self_attn.v_proj.weight", .gguf = "attn_v.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},                 \
+    {.hf = "self_attn.o_proj.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_Q}}
+#define R_ATTN_QKVO                                                                                                    \
+    {.hf = "self_attn.q_proj.weight", .gguf = "attn_q.weight", .n_dims = 2, .dim = {D_Q, D_HIDDEN}},                  \
+    {.hf = "self_attn.k_proj.weight", .gguf = "attn_k.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}}, R_ATTN_VO
+/* q/k/v/o biases, optional (gguf-py maps them whether or not a class has them) */
+#define R_ATTN_BIAS_VO                                                                                                 \
+    {.hf = "self_attn.v_proj.bias", .gguf = "attn_v.bias", .n_dims = 1, .dim = {D_KV}, .optional = true},             \
+    {.hf = "self_attn.o_proj.bias", .gguf = "attn_output.bias", .n_dims = 1, .dim = {D_HIDDEN}, .optional = true}
+#define R_ATTN_BIAS                                                                                                    \
+    {.hf = "self_attn.q_proj.bias", .gguf = "attn_q.bias", .n_dims = 1, .dim = {D_Q}, .optional = true},              \
+    {.hf = "self_attn.k_proj.bias", .gguf = "attn_k.bias", .n_dims = 1, .dim = {D_KV}, .optional = true}, R_ATTN_BIAS_VO
+/* per-head RMS norms of q and k */
+#define R_QK_NORM_HEAD                                                                                                 \
+    {.hf = "self_attn.q_norm.weight", .gguf = "attn_q_norm.weight", .n_dims = 1, .dim = {D_HEAD}},                    \
+    {.hf = "self_attn.k_norm.weight", .gguf = "attn_k_norm.weight", .n_dims = 1, .dim = {D_HEAD}}
+#define R_POST_FFW_NORM                                                                                                \
+    {.hf = "post_feedforward_layernorm.weight", .gguf = "post_ffw_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}}
+#define R_POST_ATTN_NORM                                                                                               \
+    {.hf = "post_attention_layernorm.weight", .gguf = "post_attention_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}}
+#define R_MLP_DOWN {.hf = "mlp.down_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}}
+#define R_MLP_GATED                                                                                                    \
+    {.hf = "mlp.gate_proj.weight", .gguf = "ffn_gate.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},                  \
+    {.hf = "mlp.up_proj.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}}, R_MLP_DOWN
+
+/* The llama family (LlamaModel): q and k rows (and their biases) permuted
+ * into llama.cpp's rotary layout. */
 static const hf_tensor_rule k_llama_block[] = {
-    {.hf = "input_layernorm.weight", .gguf = "attn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    R_INPUT_NORM,
     {.hf = "self_attn.q_proj.weight", .gguf = "attn_q.weight", .n_dims = 2, .dim = {D_Q, D_HIDDEN}, .permute = HF_PERMUTE_Q},
     {.hf = "self_attn.k_proj.weight", .gguf = "attn_k.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}, .permute = HF_PERMUTE_K},
-    {.hf = "self_attn.v_proj.weight", .gguf = "attn_v.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
-    {.hf = "self_attn.o_proj.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_Q}},
+    R_ATTN_VO,
     {.hf = "self_attn.q_proj.bias", .gguf = "attn_q.bias", .n_dims = 1, .dim = {D_Q}, .permute = HF_PERMUTE_Q, .optional = true},
     {.hf = "self_attn.k_proj.bias", .gguf = "attn_k.bias", .n_dims = 1, .dim = {D_KV}, .permute = HF_PERMUTE_K, .optional = true},
-    {.hf = "self_attn.v_proj.bias", .gguf = "attn_v.bias", .n_dims = 1, .dim = {D_KV}, .optional = true},
-    {.hf = "self_attn.o_proj.bias", .gguf = "attn_output.bias", .n_dims = 1, .dim = {D_HIDDEN}, .optional = true},
-    {.hf = "post_attention_layernorm.weight", .gguf = "ffn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
-    {.hf = "mlp.gate_proj.weight", .gguf = "ffn_gate.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
-    {.hf = "mlp.up_proj.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
-    {.hf = "mlp.down_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}},
+    R_ATTN_BIAS_VO,
+    R_FFN_NORM,
+    R_MLP_GATED,
 };
 
 /* Qwen2: the same names without the q/k permutation (Qwen2Model keeps HF's
- * rotary layout); q/k/v biases are part of every Qwen2 checkpoint but gguf-py
- * maps them whether or not they are there. */
-static const hf_tensor_rule k_qwen2_block[] = {
-    {.hf = "input_layernorm.weight", .gguf = "attn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
-    {.hf = "self_attn.q_proj.weight", .gguf = "attn_q.weight", .n_dims = 2, .dim = {D_Q, D_HIDDEN}},
-    {.hf = "self_attn.k_proj.weight", .gguf = "attn_k.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
-    {.hf = "self_attn.v_proj.weight", .gguf = "attn_v.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
-    {.hf = "self_attn.o_proj.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_Q}},
-    {.hf = "self_attn.q_proj.bias", .gguf = "attn_q.bias", .n_dims = 1, .dim = {D_Q}, .optional = true},
-    {.hf = "self_attn.k_proj.bias", .gguf = "attn_k.bias", .n_dims = 1, .dim = {D_KV}, .optional = true},
-    {.hf = "self_attn.v_proj.bias", .gguf = "attn_v.bias", .n_dims = 1, .dim = {D_KV}, .optional = true},
-    {.hf = "self_attn.o_proj.bias", .gguf = "attn_output.bias", .n_dims = 1, .dim = {D_HIDDEN}, .optional = true},
-    {.hf = "post_attention_layernorm.weight", .gguf = "ffn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
-    {.hf = "mlp.gate_proj.weight", .gguf = "ffn_gate.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
-    {.hf = "mlp.up_proj.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
-    {.hf = "mlp.down_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}},
-};
+ * rotary layout); q/k/v biases are part of every Qwen2 checkpoint. */
+static const hf_tensor_rule k_qwen2_block[] = {R_INPUT_NORM, R_ATTN_QKVO, R_ATTN_BIAS, R_FFN_NORM, R_MLP_GATED};
 
 /* Qwen3: Qwen2's tensors plus per-head RMS norms of q and k. */
-static const hf_tensor_rule k_qwen3_block[] = {
-    {.hf = "input_layernorm.weight", .gguf = "attn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
-    {.hf = "self_attn.q_proj.weight", .gguf = "attn_q.weight", .n_dims = 2, .dim = {D_Q, D_HIDDEN}},
-    {.hf = "self_attn.k_proj.weight", .gguf = "attn_k.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
-    {.hf = "self_attn.v_proj.weight", .gguf = "attn_v.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
-    {.hf = "self_attn.o_proj.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_Q}},
-    {.hf = "self_attn.q_proj.bias", .gguf = "attn_q.bias", .n_dims = 1, .dim = {D_Q}, .optional = true},
-    {.hf = "self_attn.k_proj.bias", .gguf = "attn_k.bias", .n_dims = 1, .dim = {D_KV}, .optional = true},
-    {.hf = "self_attn.v_proj.bias", .gguf = "attn_v.bias", .n_dims = 1, .dim = {D_KV}, .optional = true},
-    {.hf = "self_attn.o_proj.bias", .gguf = "attn_output.bias", .n_dims = 1, .dim = {D_HIDDEN}, .optional = true},
-    {.hf = "self_attn.q_norm.weight", .gguf = "attn_q_norm.weight", .n_dims = 1, .dim = {D_HEAD}},
-    {.hf = "self_attn.k_norm.weight", .gguf = "attn_k_norm.weight", .n_dims = 1, .dim = {D_HEAD}},
-    {.hf = "post_attention_layernorm.weight", .gguf = "ffn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
-    {.hf = "mlp.gate_proj.weight", .gguf = "ffn_gate.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
-    {.hf = "mlp.up_proj.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
-    {.hf = "mlp.down_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}},
-};
+static const hf_tensor_rule k_qwen3_block[] = {R_INPUT_NORM, R_ATTN_QKVO, R_ATTN_BIAS, R_QK_NORM_HEAD, R_FFN_NORM,
+                                               R_MLP_GATED};
 
 /* OLMo-2 (Olmo2Model, a TextModel: no q/k permutation): RMS norms over the
  * whole q and k projections, a norm after attention and after the MLP, none
  * before them. */
 static const hf_tensor_rule k_olmo2_block[] = {
-    {.hf = "self_attn.q_proj.weight", .gguf = "attn_q.weight", .n_dims = 2, .dim = {D_Q, D_HIDDEN}},
-    {.hf = "self_attn.k_proj.weight", .gguf = "attn_k.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
-    {.hf = "self_attn.v_proj.weight", .gguf = "attn_v.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
-    {.hf = "self_attn.o_proj.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_Q}},
+    R_ATTN_QKVO,
     {.hf = "self_attn.q_norm.weight", .gguf = "attn_q_norm.weight", .n_dims = 1, .dim = {D_Q}},
     {.hf = "self_attn.k_norm.weight", .gguf = "attn_k_norm.weight", .n_dims = 1, .dim = {D_KV}},
-    {.hf = "post_attention_layernorm.weight", .gguf = "post_attention_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
-    {.hf = "post_feedforward_layernorm.weight", .gguf = "post_ffw_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
-    {.hf = "mlp.gate_proj.weight", .gguf = "ffn_gate.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
-    {.hf = "mlp.up_proj.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
-    {.hf = "mlp.down_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}},
+    R_POST_ATTN_NORM,
+    R_POST_FFW_NORM,
+    R_MLP_GATED,
 };
 
 /* StarCoder2 (StarCoder2Model, a TextModel: no q/k permutation): layer norms
  * with biases, biases on every projection (config use_bias, true by default),
  * a two-matrix MLP (c_fc up, c_proj down, GELU). */
 static const hf_tensor_rule k_starcoder2_block[] = {
-    {.hf = "input_layernorm.weight", .gguf = "attn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    R_INPUT_NORM,
     {.hf = "input_layernorm.bias", .gguf = "attn_norm.bias", .n_dims = 1, .dim = {D_HIDDEN}},
-    {.hf = "self_attn.q_proj.weight", .gguf = "attn_q.weight", .n_dims = 2, .dim = {D_Q, D_HIDDEN}},
-    {.hf = "self_attn.k_proj.weight", .gguf = "attn_k.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
-    {.hf = "self_attn.v_proj.weight", .gguf = "attn_v.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
-    {.hf = "self_attn.o_proj.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_Q}},
-    {.hf = "self_attn.q_proj.bias", .gguf = "attn_q.bias", .n_dims = 1, .dim = {D_Q}, .optional = true},
-    {.hf = "self_attn.k_proj.bias", .gguf = "attn_k.bias", .n_dims = 1, .dim = {D_KV}, .optional = true},
-    {.hf = "self_attn.v_proj.bias", .gguf = "attn_v.bias", .n_dims = 1, .dim = {D_KV}, .optional = true},
-    {.hf = "self_attn.o_proj.bias", .gguf = "attn_output.bias", .n_dims = 1, .dim = {D_HIDDEN}, .optional = true},
-    {.hf = "post_attention_layernorm.weight", .gguf = "ffn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    R_ATTN_QKVO,
+    R_ATTN_BIAS,
+    R_FFN_NORM,
     {.hf = "post_attention_layernorm.bias", .gguf = "ffn_norm.bias", .n_dims = 1, .dim = {D_HIDDEN}},
     {.hf = "mlp.c_fc.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
     {.hf = "mlp.c_fc.bias", .gguf = "ffn_up.bias", .n_dims = 1, .dim = {D_FF}, .optional = true},
@@ -123,12 +109,12 @@ static const hf_key_rule k_granite_keys[] = {
  * matrix and gate and up in another, both kept fused as the reference keeps
  * them (llama.cpp's phi3 splits them at load). */
 static const hf_tensor_rule k_phi3_block[] = {
-    {.hf = "input_layernorm.weight", .gguf = "attn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    R_INPUT_NORM,
     {.hf = "self_attn.qkv_proj.weight", .gguf = "attn_qkv.weight", .n_dims = 2, .dim = {D_QKV, D_HIDDEN}},
     {.hf = "self_attn.o_proj.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_Q}},
-    {.hf = "post_attention_layernorm.weight", .gguf = "ffn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    R_FFN_NORM,
     {.hf = "mlp.gate_up_proj.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF2, D_HIDDEN}},
-    {.hf = "mlp.down_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}},
+    R_MLP_DOWN,
 };
 
 /* Phi3MiniModel.set_gguf_parameters: its own list, in its order (not TextModel's) */
@@ -153,19 +139,13 @@ static const hf_key_rule k_phi3_params[] = {
  * four norms a block (before and after attention and the MLP); the norm
  * weights get + 1 (hf_arch.norm_plus_one). */
 static const hf_tensor_rule k_gemma3_block[] = {
-    {.hf = "input_layernorm.weight", .gguf = "attn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
-    {.hf = "self_attn.q_proj.weight", .gguf = "attn_q.weight", .n_dims = 2, .dim = {D_Q, D_HIDDEN}},
-    {.hf = "self_attn.k_proj.weight", .gguf = "attn_k.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
-    {.hf = "self_attn.v_proj.weight", .gguf = "attn_v.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}},
-    {.hf = "self_attn.o_proj.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_Q}},
-    {.hf = "self_attn.q_norm.weight", .gguf = "attn_q_norm.weight", .n_dims = 1, .dim = {D_HEAD}},
-    {.hf = "self_attn.k_norm.weight", .gguf = "attn_k_norm.weight", .n_dims = 1, .dim = {D_HEAD}},
-    {.hf = "post_attention_layernorm.weight", .gguf = "post_attention_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
+    R_INPUT_NORM,
+    R_ATTN_QKVO,
+    R_QK_NORM_HEAD,
+    R_POST_ATTN_NORM,
     {.hf = "pre_feedforward_layernorm.weight", .gguf = "ffn_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
-    {.hf = "post_feedforward_layernorm.weight", .gguf = "post_ffw_norm.weight", .n_dims = 1, .dim = {D_HIDDEN}},
-    {.hf = "mlp.gate_proj.weight", .gguf = "ffn_gate.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
-    {.hf = "mlp.up_proj.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},
-    {.hf = "mlp.down_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF}},
+    R_POST_FFW_NORM,
+    R_MLP_GATED,
 };
 
 /* Gemma3Model.set_gguf_parameters after TextModel's: the keys it sets again

@@ -859,20 +859,27 @@ static mio_status write_model_pre(ctx *c, const char *model, const char *pre) {
     return st;
 }
 
+/* gguf.SpecialVocab(dir, load_merges, n_vocab) onto the writer; t NULL: no n_vocab */
+static mio_status write_special(ctx *c, bool merges, const toks *t) {
+    sv s;
+    sv_init(&s, c->o->dir, &c->ar, merges, SV_DEFAULT_TYPES, 7);
+    if (t) {
+        s.has_n_vocab = true;
+        s.n_vocab = t->n;
+    }
+    mio_status st = sv_load(&s, c->tj, c->tc, c->cfg, c->tj_path);
+    if (!st) st = sv_write(&s, c->w);
+    sv_free(&s);
+    return st;
+}
+
 /* The end of both llama-model paths (tokenizer.model and the byte-fallback
  * tokenizer.json): model "llama", pre "default", the token arrays, then
  * SpecialVocab with n_vocab = the token count. */
 static mio_status write_llama_hf(ctx *c, const toks *t) {
     mio_status st = write_model_pre(c, "llama", "default");
     if (!st) st = write_tokens(c->w, t);
-    if (st) return st;
-    sv s;
-    sv_init(&s, c->o->dir, &c->ar, false, SV_DEFAULT_TYPES, 7);
-    s.has_n_vocab = true;
-    s.n_vocab = t->n;
-    st = sv_load(&s, c->tj, c->tc, c->cfg, c->tj_path);
-    if (!st) st = sv_write(&s, c->w);
-    sv_free(&s);
+    if (!st) st = write_special(c, false, t);
     return st;
 }
 
@@ -1201,13 +1208,7 @@ static mio_status vocab_gpt2(ctx *c) {
     if (!st && strcmp(c->info.ref_pre, c->info.pre) == 0) c->info.ref_pre[0] = 0;
     if (!st && c->info.ref_pre[0]) c->info.differs_from_reference = true;
     if (!st) st = write_tokens(c->w, &t);
-    if (!st) {
-        sv s;
-        sv_init(&s, c->o->dir, &c->ar, true, SV_DEFAULT_TYPES, 7);
-        st = sv_load(&s, c->tj, c->tc, c->cfg, c->tj_path);
-        if (!st) st = sv_write(&s, c->w);
-        sv_free(&s);
-    }
+    if (!st) st = write_special(c, true, NULL); /* _set_vocab_gpt2: no n_vocab */
     c->info.n_tokens = t.n;
     toks_free(&t);
     hfv_free(&v);
@@ -1361,13 +1362,7 @@ static mio_status vocab_bert(ctx *c) {
     }
     if (!st) st = write_model_pre(c, "bert", lower ? "jina-v2-en" : "default");
     if (!st) st = write_tokens(c->w, &t);
-    if (!st) {
-        sv s;
-        sv_init(&s, c->o->dir, &c->ar, false, SV_DEFAULT_TYPES, 7);
-        st = sv_load(&s, c->tj, c->tc, c->cfg, c->tj_path);
-        if (!st) st = sv_write(&s, c->w);
-        sv_free(&s);
-    }
+    if (!st) st = write_special(c, false, &t); /* BertModel: SpecialVocab(n_vocab=len(tokens)) */
     c->info.n_tokens = t.n;
     toks_free(&t);
     hfv_free(&v);
