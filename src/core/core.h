@@ -21,7 +21,8 @@
 
 /* Record a failure for mio_last_error() and return its status. */
 mio_status mio_err_set(mio_status st, const char *fmt, ...) MIO_PRINTF(2, 3);
-/* mio_last_warning()'s message (a call that goes on despite a problem), and its reset */
+/* mio_last_warning()'s message (a call that goes on despite a problem; a second
+ * one is appended after "; "), and its reset */
 void mio_warn_set(const char *fmt, ...) MIO_PRINTF(1, 2);
 void mio_warn_clear(void);
 /* Prefix the current message with more context ("part 2: ..."), keep status. */

@@ -57,9 +57,14 @@ const char *mio_last_error(void) { return g_err; }
 static _Thread_local char g_warn[MIO_ERRBUF];
 
 void mio_warn_set(const char *fmt, ...) {
+    size_t n = strlen(g_warn);
+    if (n && n + 2 < sizeof g_warn) { /* a second warning of the same call follows the first */
+        memcpy(g_warn + n, "; ", 2);
+        n += 2;
+    }
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(g_warn, sizeof g_warn, fmt, ap);
+    vsnprintf(g_warn + n, sizeof g_warn - n, fmt, ap);
     va_end(ap);
 }
 

@@ -271,8 +271,47 @@ static mio_status unspace(arena *a, const char *s, size_t n, const char **out, s
     return MIO_OK;
 }
 
+/* llama.cpp's loader asserts that no two tokens have the same text (it aborts
+ * the process); the reference writes such a vocabulary as it is, and so does
+ * this, with a warning naming a pair. The ids are sorted by their text (4
+ * bytes a token, not a hash table's 24). */
+static _Thread_local const toks *t_dup_toks; /* qsort's context (conversions may run on several threads) */
+
+static int cmp_tok(const void *a, const void *b) {
+    const toks *t = t_dup_toks;
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    size_t n = t->len[i] < t->len[j] ? t->len[i] : t->len[j];
+    int c = n ? memcmp(t->s[i], t->s[j], n) : 0;
+    if (c) return c;
+    if (t->len[i] != t->len[j]) return t->len[i] < t->len[j] ? -1 : 1;
+    return i < j ? -1 : i > j;
+}
+
+static mio_status warn_duplicates(const toks *t) {
+    if (t->n < 2 || t->n > UINT32_MAX) return MIO_OK;
+    uint32_t *ix = malloc((size_t)t->n * sizeof *ix);
+    if (!ix) return mio_err_set(MIO_ERR_NOMEM, "out of memory for %llu tokens", (unsigned long long)t->n);
+    for (uint64_t i = 0; i < t->n; i++) ix[i] = (uint32_t)i;
+    t_dup_toks = t;
+    qsort(ix, (size_t)t->n, sizeof *ix, cmp_tok);
+    for (uint64_t k = 1; k < t->n; k++) {
+        uint32_t a = ix[k - 1], b = ix[k];
+        if (t->len[a] == t->len[b] && (!t->len[a] || memcmp(t->s[a], t->s[b], t->len[a]) == 0)) {
+            char esc[96];
+            mio_esc_bytes(esc, sizeof esc, t->s[a], t->len[a]);
+            mio_warn_set("the vocabulary holds the token text \"%s\" at ids %lu and %lu: llama.cpp refuses to load a "
+                         "file with a text twice (the reference writes it the same)", esc, (unsigned long)a, (unsigned long)b);
+            break;
+        }
+    }
+    t_dup_toks = NULL;
+    free(ix);
+    return MIO_OK;
+}
+
 static mio_status write_tokens(mio_writer *w, const toks *t) {
-    mio_status st = mio_writer_set_arr_str(w, K_TOKENS, t->s, t->len, t->n);
+    mio_status st = warn_duplicates(t);
+    if (!st) st = mio_writer_set_arr_str(w, K_TOKENS, t->s, t->len, t->n);
     if (!st && t->score) st = mio_writer_set_arr(w, K_SCORES, MIO_GGUF_F32, t->score, t->n);
     if (!st) st = mio_writer_set_arr(w, K_TYPES, MIO_GGUF_I32, t->type, t->n);
     return st;

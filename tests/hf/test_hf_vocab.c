@@ -6,6 +6,8 @@
  * llama), and the messages for malformed or unsupported input. */
 #include "hf_vocab_common.h"
 
+#include "core/core.h"
+
 #include <unistd.h>
 
 static char g_dir[64];
@@ -290,6 +292,29 @@ static void test_spm(void) {
     T_EQ_INT(bool_of(f, "tokenizer.ggml.add_bos_token"), 1);
     mio_gguf_close(f);
     free(mb.p);
+
+    /* Phi3MiniModel.set_vocab on the same files: pieces typed by the model only
+     * (x NORMAL), added tokens as written (no U+2581 -> space), no
+     * add_space_prefix; a text twice (x at 5 and 8) is written, with a warning */
+    put_text(g_dir, "added_tokens.json", "{\"x\": 8, \"<far>\": 99}");
+    mio_warn_clear();
+    T_OK(run(HF_VOCAB_PHI3, "{\"vocab_size\": 10}", NULL, &f, &mb, NULL));
+    T_CHECK(strstr(mio_last_warning(), "the vocabulary holds the token text \"x\" at ids 5 and 8") != NULL);
+    if (f) {
+        T_CHECK(key_at(f, "tokenizer.ggml.add_space_prefix") < 0);
+        static const char *const ptoks[] = {"<unk>", "<s>", "</s>", "\xe2\x96\x81" "a", "<0x41>", "x",
+                                            "<|im\xe2\x96\x81x|>", "a\xe2\x96\x81" "b", "x", "[PAD9]"};
+        static const int ptypes[] = {2, 3, 3, 1, 6, 1, 4, 4, 4, 5};
+        static const float pscores[] = {0, 0, 0, -1.5f, 0, -2.25f, -1000, -1000, -1000, -10000};
+        for (int i = 0; i < 10; i++) {
+            T_EQ_MSTR(arr_str(f, "tokenizer.ggml.tokens", (uint64_t)i), ptoks[i]);
+            T_EQ_INT(arr_i32(f, "tokenizer.ggml.token_type", (uint64_t)i), ptypes[i]);
+            T_CHECK(arr_f32(f, "tokenizer.ggml.scores", (uint64_t)i) == pscores[i]);
+        }
+        mio_gguf_close(f);
+    }
+    free(mb.p);
+    put_text(g_dir, "added_tokens.json", "{\"<add>\": 8, \"<far>\": 99}");
 
     /* truncated: the file cut inside the 4th piece's score */
     size_t cut = 0;
