@@ -59,8 +59,9 @@ static _Thread_local char g_warn[MIO_ERRBUF];
 void mio_warn_set(const char *fmt, ...) {
     size_t n = strlen(g_warn);
     if (n && n + 2 < sizeof g_warn) { /* a second warning of the same call follows the first */
-        memcpy(g_warn + n, "; ", 2);
-        n += 2;
+        g_warn[n++] = ';';
+        g_warn[n++] = ' ';
+        g_warn[n] = 0;
     }
     va_list ap;
     va_start(ap, fmt);
