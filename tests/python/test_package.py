@@ -768,6 +768,23 @@ class Codecs(Tmp):
         self.assertFalse(os.path.exists(self.p("never.gguf")))
         self.assertEqual([x["name"] for x in r["tensors"]][:2], ["output.weight", "token_embd.weight"])
         self.assertTrue(next(x for x in r["tensors"] if x["name"] == "blk.0.attn_q.weight")["permuted"])
+        # a model card: its keys; one whose front matter is not read: a warning, the conversion goes on
+        with open(os.path.join(d, "README.md"), "w") as f:
+            f.write("---\nlicense: mit\ntags: [a, b]\n---\n# card\n")
+        r = modelio.convert_hf(d, self.p("card.gguf"))
+        g = gguf.GGUFReader(r["written"])
+        self.assertEqual(g.fields["general.license"].contents(), "mit")
+        self.assertEqual(g.fields["general.tags"].contents(), ["a", "b"])
+        with open(os.path.join(d, "README.md"), "w") as f:
+            f.write("---\nlicense: mit\nname: *alias\n---\n")
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = modelio.convert_hf(d, self.p("card2.gguf"))
+        self.assertTrue(any("front matter is not read (line 2: anchors, aliases and tags are not read)" in str(w.message)
+                            for w in caught), [str(w.message) for w in caught])
+        self.assertNotIn("general.license", gguf.GGUFReader(r["written"]).fields)
+        os.remove(os.path.join(d, "README.md"))
         # errors
         with self.assertRaises(modelio.NotFoundError):
             modelio.convert_hf(self.p("nowhere"))
