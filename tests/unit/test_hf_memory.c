@@ -21,11 +21,12 @@
 #define VOCAB 8
 #define BOUND_MIB 24
 
-/* under valgrind (scripts/valgrind.sh) or ThreadSanitizer the process's RSS
- * holds the tool's shadow memory: the conversions still run, the bound is not
- * checked */
+/* under valgrind (scripts/valgrind.sh), ThreadSanitizer or AddressSanitizer
+ * the process's RSS holds the tool's shadow memory (and ASan's quarantine of
+ * freed blocks: the Gemma case's 262144 token strings stay resident, 36 MiB
+ * measured): the conversions still run, the bound is not checked */
 static int under_valgrind(void) {
-#if defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
     return 1;
 #else
     const char *p = getenv("LD_PRELOAD");
@@ -198,7 +199,7 @@ int main(void) {
     T_OK(mio_hf_convert(dir, out, &hp, NULL));
     long grew = rss_peak_kib() - base;
     printf("f16: peak RSS grew by %ld KiB (bound %d MiB)\n", grew, BOUND_MIB);
-    if (under_valgrind()) printf("note: under valgrind or TSan, the RSS bound is not checked\n");
+    if (under_valgrind()) printf("note: under valgrind or a sanitizer, the RSS bound is not checked\n");
     else T_CHECK(grew < BOUND_MIB * 1024);
     struct stat sb;
     T_CHECK(stat(out, &sb) == 0 && sb.st_size > 300 * 1000 * 1000);
