@@ -108,6 +108,16 @@ static size_t key_colon(const char *p, size_t n) {
 
 /* --------------------------------------------------------------- scalars */
 
+/* The scalar built in b as a node (a quoted or block scalar: a STRING; a plain
+ * one: RAW, resolved later); b is emptied. */
+static mio_json *take_node(yp *y, sbuf *b, bool plain) {
+    mio_json *j = NULL;
+    if (!b->oom) j = plain ? mio_json_new_raw(b->p ? b->p : "") : mio_json_new_string_n(b->p ? b->p : "", b->n);
+    free(b->p);
+    b->p = NULL;
+    return j ? j : fail_nomem(y);
+}
+
 static int hexval(char c) {
     return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
@@ -204,15 +214,9 @@ static mio_json *quoted(yp *y, const char *text, size_t n, const char **rest, si
         sb_chr(&b, c);
         k++;
     }
-    if (b.oom) {
-        free(b.p);
-        return fail_nomem(y);
-    }
     *rest = text + k;
     *rest_n = n - k;
-    mio_json *j = mio_json_new_string_n(b.p ? b.p : "", b.n);
-    free(b.p);
-    return j ? j : fail_nomem(y);
+    return take_node(y, &b, false);
 }
 
 /* A literal (|) or folded (>) block scalar: header in hdr, content the lines
@@ -286,13 +290,7 @@ static mio_json *block_scalar(yp *y, const char *hdr, size_t n, int parent) {
         for (size_t r = 0; r < trailing; r++) sb_chr(&b, '\n');
     }
     y->i = last;
-    if (b.oom) {
-        free(b.p);
-        return fail_nomem(y);
-    }
-    mio_json *j = mio_json_new_string_n(b.p ? b.p : "", b.n);
-    free(b.p);
-    return j ? j : fail_nomem(y);
+    return take_node(y, &b, false);
 }
 
 /* ------------------------------------------------------------ flow nodes */
@@ -503,13 +501,7 @@ static mio_json *inline_value(yp *y, const char *text, size_t n, int parent, int
         sb_put(&b, L->p, le);
         y->i++;
     }
-    if (b.oom) {
-        free(b.p);
-        return fail_nomem(y);
-    }
-    mio_json *j = mio_json_new_raw(b.p ? b.p : "");
-    free(b.p);
-    return j ? j : fail_nomem(y);
+    return take_node(y, &b, true);
 }
 
 static mio_json *sequence(yp *y, int ind, int depth) {
