@@ -275,6 +275,8 @@ def state_dict_body(spec, out, h, L, nh, nkv, hd, ff, V, dt):
             out.append(T(p + "mlp.c_proj.weight", (h, ff), "w", dt))
             if spec.get("bias") == "all":
                 out.append(T(p + "mlp.c_proj.bias", (h,), "w", dt))
+        elif spec.get("moe") and i not in spec.get("mlp_only", ()):
+            out += moe_block(spec, p, h, dt)
         else:
             out.append(T(p + "mlp.gate_proj.weight", (ff, h), "w", dt))
             out.append(T(p + "mlp.up_proj.weight", (ff, h), "w", dt))
@@ -296,6 +298,32 @@ def state_dict_body(spec, out, h, L, nh, nkv, hd, ff, V, dt):
         out.append(T("model.norm.bias", (h,), "w", dt))
     if not spec["tied"]:
         out.append(T("lm_head.weight", (V, h), "w", dt))
+    return out
+
+
+def moe_block(spec, p, h, dt):
+    """A mixture-of-experts block's MLP tensors as save_pretrained writes them
+    (transformers 5 saves one tensor per expert for these classes): the router,
+    each expert's matrices, a shared expert (Qwen2-MoE)."""
+    E, fe = spec["experts"], spec["ff_exp"]
+    out = []
+    if spec["moe"] == "mixtral":
+        out.append(T(p + "block_sparse_moe.gate.weight", (E, h), "w", dt))
+        for e in range(E):
+            q = f"{p}block_sparse_moe.experts.{e}."
+            out += [T(q + "w1.weight", (fe, h), "w", dt), T(q + "w2.weight", (h, fe), "w", dt),
+                    T(q + "w3.weight", (fe, h), "w", dt)]
+        return out
+    out.append(T(p + "mlp.gate.weight", (E, h), "w", dt))
+    for e in range(E):
+        q = f"{p}mlp.experts.{e}."
+        out += [T(q + "gate_proj.weight", (fe, h), "w", dt), T(q + "up_proj.weight", (fe, h), "w", dt),
+                T(q + "down_proj.weight", (h, fe), "w", dt)]
+    if spec.get("ff_shexp"):
+        fs = spec["ff_shexp"]
+        q = p + "mlp.shared_expert."
+        out += [T(q + "gate_proj.weight", (fs, h), "w", dt), T(q + "up_proj.weight", (fs, h), "w", dt),
+                T(q + "down_proj.weight", (h, fs), "w", dt), T(p + "mlp.shared_expert_gate.weight", (1, h), "w", dt)]
     return out
 
 
@@ -431,6 +459,26 @@ def config_json(spec, tok):
         # Phi3Config as microsoft/Phi-3-mini-4k-instruct / Phi-3.5-mini-instruct write it
         c.update({"attention_bias": False, "embd_pdrop": 0.0, "resid_pdrop": 0.0, "pad_token_id": tok["eos"],
                   "original_max_position_embeddings": spec["orig_ctx"], "sliding_window": spec["sliding_window"]})
+    elif mt == "mixtral":
+        # MixtralConfig as mistralai/Mixtral-8x7B-v0.1 writes it
+        c.update({"num_local_experts": spec["experts"], "num_experts_per_tok": spec["used"],
+                  "output_router_logits": False, "router_aux_loss_coef": 0.02, "sliding_window": None})
+    elif mt == "qwen2_moe":
+        # Qwen2MoeConfig as Qwen/Qwen1.5-MoE-A2.7B writes it
+        c.update({"decoder_sparse_step": spec.get("sparse_step", 1), "max_window_layers": spec["layers"],
+                  "mlp_only_layers": list(spec.get("mlp_only", ())), "moe_intermediate_size": spec["ff_exp"],
+                  "norm_topk_prob": False, "num_experts": spec["experts"], "num_experts_per_tok": spec["used"],
+                  "output_router_logits": False, "router_aux_loss_coef": 0.001,
+                  "shared_expert_intermediate_size": spec["ff_shexp"], "sliding_window": spec["ctx"],
+                  "use_sliding_window": False})
+    elif mt == "qwen3_moe":
+        # Qwen3MoeConfig as Qwen/Qwen3-30B-A3B writes it
+        c.update({"attention_bias": False, "decoder_sparse_step": spec.get("sparse_step", 1),
+                  "head_dim": spec["head_dim"], "max_window_layers": spec["layers"],
+                  "mlp_only_layers": list(spec.get("mlp_only", ())), "moe_intermediate_size": spec["ff_exp"],
+                  "norm_topk_prob": True, "num_experts": spec["experts"], "num_experts_per_tok": spec["used"],
+                  "output_router_logits": False, "router_aux_loss_coef": 0.001, "sliding_window": None,
+                  "use_sliding_window": False})
     if spec.get("pad_token_id") is not None:
         c["pad_token_id"] = spec["pad_token_id"]
     if spec.get("multimodal"):  # Gemma3Config: the text model's config inside, a (tiny) SigLIP vision config
@@ -592,6 +640,20 @@ SPECS = {
     "starcoder2": dict(TINY, arch="Starcoder2ForCausalLM", model_type="starcoder2", tok="qwen3", dtype="F32",
                        shards=2, tied=True, ctx=16384, eps=1e-5, rope_theta=999999.4420358813, bias="all",
                        norm="layer", mlp="c_fc"),
+    # Mixtral-8x7B shaped (LlamaModel): 4 experts of w1/w2/w3 stacked, llama2's SentencePiece, bf16, 3 shards
+    # (the experts of both blocks spread over them)
+    "mixtral": dict(TINY, arch="MixtralForCausalLM", model_type="mixtral", tok="llama2", dtype="BF16", shards=3,
+                    tied=False, ctx=32768, eps=1e-5, rope_theta=1000000.0, moe="mixtral", experts=4, used=2,
+                    ff_exp=128),
+    # Qwen1.5-MoE shaped: 8 experts and a shared expert with its gate
+    "qwen2moe": dict(TINY, arch="Qwen2MoeForCausalLM", model_type="qwen2_moe", tok="qwen3", dtype="BF16",
+                     shards=2, tied=False, ctx=8192, eps=1e-6, rope_theta=1000000.0, qkv_bias=True, moe="qwen",
+                     experts=8, used=4, ff_exp=32, ff_shexp=96),
+    # Qwen3-30B-A3B shaped: 16 experts (num_experts, as the Hub's config writes it), q/k norms, head_dim
+    # apart from hidden / heads, f16, 3 shards
+    "qwen3moe": dict(TINY, arch="Qwen3MoeForCausalLM", model_type="qwen3_moe", tok="qwen3", dtype="F16",
+                     shards=3, tied=False, ctx=40960, eps=1e-6, rope_theta=1000000.0, head_dim=32, qk_norm=True,
+                     moe="qwen", experts=16, used=4, ff_exp=32),
 }
 
 BIG = dict(arch="LlamaForCausalLM", model_type="llama", tok="llama3_1", dtype="BF16", hidden=1024, layers=24,

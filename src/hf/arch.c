@@ -15,7 +15,7 @@
 #include <string.h>
 
 /* Shapes are written outermost first (safetensors order): {rows, cols}. */
-enum { D_HIDDEN = 1, D_VOCAB, D_FF, D_Q, D_KV, D_HEAD, D_QKV, D_FF2, D_POS, D_TYPES };
+enum { D_HIDDEN = 1, D_VOCAB, D_FF, D_Q, D_KV, D_HEAD, D_QKV, D_FF2, D_POS, D_TYPES, D_NEXP, D_FF_EXP, D_FF_SHEXP, D_ONE };
 
 /* Rows the block tables share (a block's Hugging Face name -> its GGUF name,
  * as gguf-py's tensor_mapping.py maps them), composed into each table. */
@@ -47,6 +47,27 @@ enum { D_HIDDEN = 1, D_VOCAB, D_FF, D_Q, D_KV, D_HEAD, D_QKV, D_FF2, D_POS, D_TY
     {.hf = "mlp.gate_proj.weight", .gguf = "ffn_gate.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}},                  \
     {.hf = "mlp.up_proj.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN}}, R_MLP_DOWN
 
+/* the dense MLP of a model whose other blocks are mixtures of experts */
+#define R_MLP_GATED_DENSE                                                                                              \
+    {.hf = "mlp.gate_proj.weight", .gguf = "ffn_gate.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN},                   \
+     .layers = HF_LAYERS_DENSE},                                                                                       \
+    {.hf = "mlp.up_proj.weight", .gguf = "ffn_up.weight", .n_dims = 2, .dim = {D_FF, D_HIDDEN},                       \
+     .layers = HF_LAYERS_DENSE},                                                                                       \
+    {.hf = "mlp.down_proj.weight", .gguf = "ffn_down.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF},                   \
+     .layers = HF_LAYERS_DENSE}
+/* the router (FFN_GATE_INP: F32 in the reference's list) */
+#define R_ROUTER(name)                                                                                                 \
+    {.hf = name, .gguf = "ffn_gate_inp.weight", .n_dims = 2, .dim = {D_NEXP, D_HIDDEN}, .f32 = true,                  \
+     .layers = HF_LAYERS_MOE}
+/* one expert's matrix, stacked into <gguf> */
+#define R_EXPERT(prefix, name, out, d0, d1)                                                                            \
+    {.hf = name, .gguf = out, .n_dims = 2, .dim = {d0, d1}, .experts = prefix, .layers = HF_LAYERS_MOE}
+/* Qwen2MoeModel's stacks, in the order it writes them (down, gate, up) */
+#define R_QWEN_EXPERTS                                                                                                 \
+    R_EXPERT("mlp.experts.", "down_proj.weight", "ffn_down_exps.weight", D_HIDDEN, D_FF_EXP),                          \
+    R_EXPERT("mlp.experts.", "gate_proj.weight", "ffn_gate_exps.weight", D_FF_EXP, D_HIDDEN),                          \
+    R_EXPERT("mlp.experts.", "up_proj.weight", "ffn_up_exps.weight", D_FF_EXP, D_HIDDEN)
+
 /* The llama family (LlamaModel): q and k rows (and their biases) permuted
  * into llama.cpp's rotary layout. */
 static const hf_tensor_rule k_llama_block[] = {
@@ -61,6 +82,20 @@ static const hf_tensor_rule k_llama_block[] = {
     R_MLP_GATED,
 };
 
+/* Mixtral (LlamaModel): the llama attention, a router and eight (num_local_experts) experts of
+ * w1 (gate), w2 (down), w3 (up), stacked in that order */
+static const hf_tensor_rule k_mixtral_block[] = {
+    R_INPUT_NORM,
+    {.hf = "self_attn.q_proj.weight", .gguf = "attn_q.weight", .n_dims = 2, .dim = {D_Q, D_HIDDEN}, .permute = HF_PERMUTE_Q},
+    {.hf = "self_attn.k_proj.weight", .gguf = "attn_k.weight", .n_dims = 2, .dim = {D_KV, D_HIDDEN}, .permute = HF_PERMUTE_K},
+    R_ATTN_VO,
+    R_FFN_NORM,
+    R_ROUTER("block_sparse_moe.gate.weight"),
+    R_EXPERT("block_sparse_moe.experts.", "w1.weight", "ffn_gate_exps.weight", D_FF_EXP, D_HIDDEN),
+    R_EXPERT("block_sparse_moe.experts.", "w2.weight", "ffn_down_exps.weight", D_HIDDEN, D_FF_EXP),
+    R_EXPERT("block_sparse_moe.experts.", "w3.weight", "ffn_up_exps.weight", D_FF_EXP, D_HIDDEN),
+};
+
 /* Qwen2: the same names without the q/k permutation (Qwen2Model keeps HF's
  * rotary layout); q/k/v biases are part of every Qwen2 checkpoint. */
 static const hf_tensor_rule k_qwen2_block[] = {R_INPUT_NORM, R_ATTN_QKVO, R_ATTN_BIAS, R_FFN_NORM, R_MLP_GATED};
@@ -68,6 +103,41 @@ static const hf_tensor_rule k_qwen2_block[] = {R_INPUT_NORM, R_ATTN_QKVO, R_ATTN
 /* Qwen3: Qwen2's tensors plus per-head RMS norms of q and k. */
 static const hf_tensor_rule k_qwen3_block[] = {R_INPUT_NORM, R_ATTN_QKVO, R_ATTN_BIAS, R_QK_NORM_HEAD, R_FFN_NORM,
                                                R_MLP_GATED};
+
+/* Qwen2-MoE (Qwen2MoeModel): Qwen2's attention; a router, the experts and
+ * a shared expert with its own sigmoid gate. Every block is one of experts:
+ * the dense blocks transformers allows (mlp_only_layers, decoder_sparse_step)
+ * are not in gguf-py's qwen2moe / qwen3moe tensor lists (the reference fails
+ * on them) nor in llama.cpp's graphs, so their tensors are refused by name. */
+static const hf_tensor_rule k_qwen2moe_block[] = {
+    R_INPUT_NORM,
+    R_ATTN_QKVO,
+    R_ATTN_BIAS,
+    R_FFN_NORM,
+    R_ROUTER("mlp.gate.weight"),
+    R_QWEN_EXPERTS,
+    {.hf = "mlp.shared_expert.gate_proj.weight", .gguf = "ffn_gate_shexp.weight", .n_dims = 2,
+     .dim = {D_FF_SHEXP, D_HIDDEN}, .layers = HF_LAYERS_MOE},
+    {.hf = "mlp.shared_expert.up_proj.weight", .gguf = "ffn_up_shexp.weight", .n_dims = 2,
+     .dim = {D_FF_SHEXP, D_HIDDEN}, .layers = HF_LAYERS_MOE},
+    {.hf = "mlp.shared_expert.down_proj.weight", .gguf = "ffn_down_shexp.weight", .n_dims = 2,
+     .dim = {D_HIDDEN, D_FF_SHEXP}, .layers = HF_LAYERS_MOE},
+    {.hf = "mlp.shared_expert_gate.weight", .gguf = "ffn_gate_inp_shexp.weight", .n_dims = 2, .dim = {D_ONE, D_HIDDEN},
+     .f32 = true, .layers = HF_LAYERS_MOE},
+};
+
+/* Qwen3-MoE (Qwen3MoeModel(Qwen2MoeModel)): Qwen3's attention, experts without a shared one */
+static const hf_tensor_rule k_qwen3moe_block[] = {R_INPUT_NORM,   R_ATTN_QKVO,
+                                                  R_ATTN_BIAS,    R_QK_NORM_HEAD,
+                                                  R_FFN_NORM,     R_ROUTER("mlp.gate.weight"),
+                                                  R_QWEN_EXPERTS};
+
+/* Qwen2MoeModel.set_gguf_parameters after TextModel's */
+static const hf_key_rule k_qwen2moe_keys[] = {
+    {.gguf = "expert_feed_forward_length", .hf = {"moe_intermediate_size"}, .type = HF_KEY_U32, .when = HF_WHEN_NOT_NULL},
+    {.gguf = "expert_shared_feed_forward_length", .hf = {"shared_expert_intermediate_size"}, .type = HF_KEY_U32,
+     .when = HF_WHEN_NOT_NULL},
+};
 
 /* OLMo-2 (Olmo2Model, a TextModel: no q/k permutation): RMS norms over the
  * whole q and k projections, a norm after attention and after the MLP, none
@@ -233,6 +303,14 @@ static const hf_arch k_archs[] = {
     {.hf_name = "Qwen3Model", .arch = "qwen3", .vocab = HF_VOCAB_QWEN2, .block = k_qwen3_block,
      .n_block = N_OF(k_qwen3_block), .pooling = true, .reranker_check = true, .bare_names = true,
      .keys = k_pooling_keys, .n_keys = N_OF(k_pooling_keys)},
+    /* MixtralForCausalLM is LlamaModel's: the llama keys and tensors, the experts stacked */
+    {.hf_name = "MixtralForCausalLM", .arch = "llama", .vocab = HF_VOCAB_LLAMA, .block = k_mixtral_block,
+     .n_block = N_OF(k_mixtral_block), .llama_params = true, .generate = HF_GEN_LLAMA3_ROPE},
+    /* Qwen2MoeModel (a TextModel: TextModel's gpt2 vocabulary) and Qwen3MoeModel(Qwen2MoeModel) */
+    {.hf_name = "Qwen2MoeForCausalLM", .arch = "qwen2moe", .vocab = HF_VOCAB_GPT2, .block = k_qwen2moe_block,
+     .n_block = N_OF(k_qwen2moe_block), .keys = k_qwen2moe_keys, .n_keys = N_OF(k_qwen2moe_keys)},
+    {.hf_name = "Qwen3MoeForCausalLM", .arch = "qwen3moe", .vocab = HF_VOCAB_GPT2, .block = k_qwen3moe_block,
+     .n_block = N_OF(k_qwen3moe_block), .keys = k_qwen2moe_keys, .n_keys = N_OF(k_qwen2moe_keys)},
     {.hf_name = "Olmo2ForCausalLM", .arch = "olmo2", .vocab = HF_VOCAB_GPT2, .block = k_olmo2_block,
      .n_block = N_OF(k_olmo2_block)},
     /* SmolLM3Model(LlamaModel): the llama tensors and keys under its own name (its no-rope layers are
@@ -288,6 +366,10 @@ int64_t mio_hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d) {
     case D_FF2: return 2 * d->ff;
     case D_POS: return d->n_pos;
     case D_TYPES: return d->n_types;
+    case D_NEXP: return d->n_expert;
+    case D_FF_EXP: return d->ff_exp;
+    case D_FF_SHEXP: return d->ff_shexp;
+    case D_ONE: return 1;
     default: return -1;
     }
 }
@@ -311,8 +393,8 @@ static bool split_block_name(const char *name, const char *prefix, int64_t *bid,
 }
 
 bool mio_hf_arch_map(const hf_arch *a, const char *hf, int64_t n_layer, char out[HF_NAME_MAX], const hf_tensor_rule **rule,
-                     int64_t *bid) {
-    *bid = -1;
+                     int64_t *bid, int64_t *xid) {
+    *bid = *xid = -1;
     char full[HF_NAME_MAX + 8];
     if (a->bare_names && strncmp(hf, "model.", 6) != 0 &&
         (strncmp(hf, "layers.", 7) == 0 || strncmp(hf, "embed_tokens.", 13) == 0 || strncmp(hf, "norm.", 5) == 0)) {
@@ -332,13 +414,18 @@ bool mio_hf_arch_map(const hf_arch *a, const char *hf, int64_t n_layer, char out
     int64_t b;
     if (!split_block_name(hf, a->block_prefix ? a->block_prefix : "model.layers.", &b, &rest) || b >= n_layer)
         return false;
-    for (size_t i = 0; i < a->n_block; i++)
-        if (strcmp(rest, a->block[i].hf) == 0) {
+    for (size_t i = 0; i < a->n_block; i++) {
+        const char *tail = rest;
+        int64_t x = -1;
+        if (a->block[i].experts && !split_block_name(rest, a->block[i].experts, &x, &tail)) continue;
+        if (strcmp(tail, a->block[i].hf) == 0) {
             snprintf(out, HF_NAME_MAX, "blk.%lld.%s", (long long)b, a->block[i].gguf);
             *rule = &a->block[i];
             *bid = b;
+            *xid = x;
             return true;
         }
+    }
     return false;
 }
 

@@ -158,6 +158,7 @@ typedef struct hf_item {
     char name[HF_NAME_MAX];
     const char *source;  /* hf name or "" */
     int64_t src;         /* index into ctx.src; -1 - k for generated tensor k */
+    int64_t *xsrc;       /* an expert stack: the ctx.src index of each expert, in expert order (src is xsrc[0]) */
     int src_dtype;
     uint32_t n_dims;
     int64_t ne[4];
@@ -202,6 +203,7 @@ static void ctx_free(hf_ctx *c) {
     free(c->parts);
     for (size_t i = 0; i < c->n_src; i++) free(c->src[i].name), free(c->src[i].orig);
     free(c->src);
+    for (size_t i = 0; c->items && i < c->n_items; i++) free(c->items[i].xsrc);
     free(c->items);
     free(c->gen[0]);
     free(c->gen[1]);
@@ -284,7 +286,35 @@ static mio_status load_dims(hf_ctx *c) {
     static const char *const k_pos[] = {"max_position_embeddings", NULL};
     static const char *const k_types[] = {"type_vocab_size", NULL};
     if ((st = cfg_dim(c, k_pos, false, 0, &d->n_pos)) || (st = cfg_dim(c, k_types, false, 2, &d->n_types))) return st;
+    static const char *const k_nexp[] = {"num_local_experts", "num_experts", "n_routed_experts", NULL};
+    static const char *const k_ffexp[] = {"moe_intermediate_size", NULL};
+    static const char *const k_ffsh[] = {"shared_expert_intermediate_size", NULL};
+    static const char *const k_nsh[] = {"n_shared_experts", NULL};
+    int64_t n_shared = 1;
+    if ((st = cfg_dim(c, k_nexp, false, 0, &d->n_expert)) || (st = cfg_dim(c, k_ffexp, false, d->ff, &d->ff_exp)) ||
+        (st = cfg_dim(c, k_nsh, false, 1, &n_shared)) || (st = cfg_dim(c, k_ffsh, false, d->ff_exp * n_shared, &d->ff_shexp)))
+        return st;
+    if (d->n_expert > 4096)
+        return mio_err_set(MIO_ERR_LIMIT, "%s/config.json: %lld experts (more than 4096 are refused)", c->dir,
+                           (long long)d->n_expert);
     return MIO_OK;
+}
+
+/* Whether block b is a mixture-of-experts block, as the transformers classes
+ * decide: there are experts, b is not one of the first first_k_dense_replace
+ * blocks (DeepSeek) nor in mlp_only_layers, and b + 1 is a multiple of
+ * decoder_sparse_step (Qwen2-MoE / Qwen3-MoE). */
+static bool block_is_moe(const hf_ctx *c, int64_t b) {
+    if (c->d.n_expert <= 0) return false;
+    const mio_json *k = jget(c->config, "first_k_dense_replace");
+    if (mio_json_is_number(k) && (double)b < k->valuedouble) return false;
+    const mio_json *only = jget(c->config, "mlp_only_layers");
+    for (const mio_json *it = mio_json_is_array(only) ? only->child : NULL; it; it = it->next)
+        if (mio_json_is_number(it) && it->valuedouble == (double)b) return false;
+    const mio_json *step = jget(c->config, "decoder_sparse_step");
+    if (mio_json_is_number(step) && step->valuedouble >= 1 && (int64_t)(b + 1) % (int64_t)step->valuedouble != 0)
+        return false;
+    return true;
 }
 
 /* ------------------------------------------------------------------ shards */
@@ -733,12 +763,21 @@ static mio_status plan_items(hf_ctx *c) {
 
     size_t n_rules;
     const hf_tensor_rule *globals = mio_hf_arch_global_rules(c->arch, &n_rules);
+    const size_t nb = c->arch->n_block;
+    const char *bp = c->arch->block_prefix ? c->arch->block_prefix : "model.layers.";
+    size_t n_xrules = 0;
+    for (size_t r = 0; r < nb; r++) n_xrules += c->arch->block[r].experts != NULL;
     c->items = calloc(c->n_src + 2, sizeof *c->items);
     /* which required tensors were seen: per block the arch's rules, then the globals */
-    size_t n_seen = (size_t)c->d.n_layer * c->arch->n_block + n_rules;
+    size_t n_seen = (size_t)c->d.n_layer * nb + n_rules;
     bool *seen = calloc(n_seen ? n_seen : 1, 1);
-    if (!c->items || !seen) {
+    /* the expert stacks being collected: per block and expert rule, each expert's source */
+    int64_t **stack = n_xrules ? calloc((size_t)c->d.n_layer * nb, sizeof *stack) : NULL;
+    int64_t *xcount = n_xrules ? calloc((size_t)c->d.n_layer, sizeof *xcount) : NULL;
+    if (!c->items || !seen || (n_xrules && c->d.n_layer && (!stack || !xcount))) {
         free(seen);
+        free(stack);
+        free(xcount);
         st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -752,10 +791,23 @@ static mio_status plan_items(hf_ctx *c) {
         if (mio_hf_name_is_dropped(s->name)) continue;
         hf_item *it = &c->items[c->n_items];
         const hf_tensor_rule *rule;
-        int64_t bid;
-        if (!mio_hf_arch_map(c->arch, s->name, c->d.n_layer, it->name, &rule, &bid)) {
+        int64_t bid, xid;
+        if (!mio_hf_arch_map(c->arch, s->name, c->d.n_layer, it->name, &rule, &bid, &xid)) {
             st = mio_err_set(MIO_ERR_UNSUPPORTED, "%s/%s: tensor %s is not a tensor of %s (%lld layers)", c->dir,
                              c->part_names[s->part], s->name, c->arch->hf_name, (long long)c->d.n_layer);
+            break;
+        }
+        if (bid >= 0 && rule->layers != HF_LAYERS_ALL && (rule->layers == HF_LAYERS_MOE) != block_is_moe(c, bid)) {
+            st = mio_err_set(MIO_ERR_UNSUPPORTED, "%s/%s: tensor %s belongs to a %s block, but config.json makes block "
+                             "%lld a %s one (%lld experts; first_k_dense_replace, mlp_only_layers, decoder_sparse_step)",
+                             c->dir, c->part_names[s->part], s->name, rule->layers == HF_LAYERS_MOE ? "mixture-of-experts" : "dense",
+                             (long long)bid, rule->layers == HF_LAYERS_MOE ? "dense" : "mixture-of-experts",
+                             (long long)c->d.n_expert);
+            break;
+        }
+        if (rule->experts && xid >= c->d.n_expert) {
+            st = mio_err_set(MIO_ERR_SIZE_MISMATCH, "%s/%s: tensor %s is expert %lld, but config.json gives %lld experts",
+                             c->dir, c->part_names[s->part], s->name, (long long)xid, (long long)c->d.n_expert);
             break;
         }
         mio_st_tensor t;
@@ -785,8 +837,61 @@ static mio_status plan_items(hf_ctx *c) {
                              c->dir, s->name, (unsigned long long)t.shape[0]);
             break;
         }
-        size_t slot = bid >= 0 ? (size_t)bid * c->arch->n_block + (size_t)(rule - c->arch->block)
-                               : (size_t)c->d.n_layer * c->arch->n_block + (size_t)(rule - globals);
+        size_t slot = bid >= 0 ? (size_t)bid * nb + (size_t)(rule - c->arch->block)
+                               : (size_t)c->d.n_layer * nb + (size_t)(rule - globals);
+        if (rule->experts) {
+            /* one expert: kept until the block's last expert tensor, where the
+             * reference writes the block's stacks */
+            if (!stack[slot]) {
+                if (!(stack[slot] = malloc((size_t)c->d.n_expert * sizeof **stack))) {
+                    st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
+                    break;
+                }
+                for (int64_t x = 0; x < c->d.n_expert; x++) stack[slot][x] = -1;
+            }
+            if (stack[slot][xid] >= 0) {
+                st = mio_err_set(MIO_ERR_DUPLICATE_TENSOR, "%s: tensors %s and %s are both expert %lld of block %lld", c->dir,
+                                 c->src[stack[slot][xid]].name, s->name, (long long)xid, (long long)bid);
+                break;
+            }
+            int64_t first = -1; /* the stack's types agree (the reference's torch.stack would promote) */
+            for (int64_t x = 0; x < c->d.n_expert && first < 0; x++) first = stack[slot][x];
+            if (first >= 0) {
+                const hf_src *o = &c->src[first];
+                mio_st_tensor ot;
+                if (!mio_st_tensor_info(c->parts[o->part], o->index, &ot) && ot.dtype != t.dtype) {
+                    st = mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s: expert tensors %s (%s) and %s (%s) of one stack have "
+                                     "different types", c->dir, o->name, mio_st_dtype_name(ot.dtype), s->name,
+                                     mio_st_dtype_name(t.dtype));
+                    break;
+                }
+            }
+            stack[slot][xid] = (int64_t)i;
+            if (++xcount[bid] < c->d.n_expert * (int64_t)n_xrules) continue;
+            for (size_t r = 0; r < nb; r++) { /* every expert of the block is there: its stacks */
+                const hf_tensor_rule *xr = &c->arch->block[r];
+                if (!xr->experts) continue;
+                size_t xs = (size_t)bid * nb + r;
+                hf_item *xi = &c->items[c->n_items++];
+                snprintf(xi->name, sizeof xi->name, "blk.%lld.%s", (long long)bid, xr->gguf);
+                xi->xsrc = stack[xs];
+                stack[xs] = NULL;
+                xi->src = xi->xsrc[0];
+                xi->source = c->src[xi->src].name;
+                const hf_src *x0 = &c->src[xi->src];
+                mio_st_tensor t0;
+                if ((st = mio_st_tensor_info(c->parts[x0->part], x0->index, &t0))) break;
+                xi->src_dtype = t0.dtype;
+                xi->n_dims = 3;
+                xi->ne[0] = (int64_t)t0.shape[1];
+                xi->ne[1] = (int64_t)t0.shape[0];
+                xi->ne[2] = c->d.n_expert;
+                xi->ne[3] = 1;
+                xi->type = item_type_for(c, xr, xi->name, 3, xi->ne[0]);
+                seen[xs] = true;
+            }
+            continue;
+        }
         seen[slot] = true;
         it->source = s->name;
         it->src = (int64_t)i;
@@ -799,19 +904,35 @@ static mio_status plan_items(hf_ctx *c) {
         it->type = item_type_for(c, rule, it->name, it->n_dims, it->ne[0]);
         c->n_items++;
     }
-    /* every required tensor is there */
-    for (int64_t b = 0; b < c->d.n_layer && !st; b++)
-        for (size_t r = 0; r < c->arch->n_block && !st; r++)
-            if (!c->arch->block[r].optional && !seen[(size_t)b * c->arch->n_block + r])
-                st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: tensor %s%lld.%s is missing (%s, %lld layers in "
-                                 "config.json)", c->dir, c->arch->block_prefix ? c->arch->block_prefix : "model.layers.",
-                                 (long long)b, c->arch->block[r].hf, c->arch->hf_name, (long long)c->d.n_layer);
+    /* every required tensor is there (an expert stack: every expert) */
+    for (int64_t b = 0; b < c->d.n_layer && !st; b++) {
+        bool moe = block_is_moe(c, b);
+        for (size_t r = 0; r < nb && !st; r++) {
+            const hf_tensor_rule *br = &c->arch->block[r];
+            if (br->optional || seen[(size_t)b * nb + r]) continue;
+            if (br->layers != HF_LAYERS_ALL && (br->layers == HF_LAYERS_MOE) != moe) continue;
+            if (br->experts) {
+                int64_t x = 0;
+                const int64_t *sx = stack[(size_t)b * nb + r];
+                while (sx && x < c->d.n_expert && sx[x] >= 0) x++;
+                st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: tensor %s%lld.%s%lld.%s is missing (%s, %lld experts in "
+                                 "config.json)", c->dir, bp, (long long)b, br->experts, (long long)x, br->hf,
+                                 c->arch->hf_name, (long long)c->d.n_expert);
+            } else {
+                st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: tensor %s%lld.%s is missing (%s, %lld layers in config.json)",
+                                 c->dir, bp, (long long)b, br->hf, c->arch->hf_name, (long long)c->d.n_layer);
+            }
+        }
+    }
     for (size_t r = 0; r < n_rules && !st; r++) {
-        if (seen[(size_t)c->d.n_layer * c->arch->n_block + r] || globals[r].optional) continue;
+        if (seen[(size_t)c->d.n_layer * nb + r] || globals[r].optional) continue;
         if (globals[r].output && cfg_true(c->config, "tie_word_embeddings")) continue;
         st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: tensor %s is missing%s", c->dir, globals[r].hf,
                          globals[r].output ? " (config.json does not set tie_word_embeddings)" : "");
     }
+    for (size_t k = 0; stack && k < (size_t)c->d.n_layer * nb; k++) free(stack[k]);
+    free(stack);
+    free(xcount);
     free(seen);
     for (size_t i = 0; i < c->n_items && !st; i++) {
         hf_item *it = &c->items[i];
@@ -916,6 +1037,7 @@ static mio_status write_key_rules(mio_writer *w, const hf_ctx *c, const hf_key_r
         }
         bool null = !v || mio_json_is_null(v);
         if (k->when == HF_WHEN_TRUTHY && (null || mio_json_is_false(v) || (mio_json_is_number(v) && v->valuedouble == 0))) continue;
+        if (k->when == HF_WHEN_NOT_NULL && null) continue;
         if (k->when == HF_WHEN_REQUIRED && null) {
             st = mio_err_set(MIO_ERR_NOT_FOUND, "%s/config.json: \"%s\" is missing (%s.%s)", c->dir, k->hf[0] ? k->hf[0] : "?",
                              c->arch->arch, k->gguf);
@@ -1011,14 +1133,24 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
     if ((v = HP("rms_norm_eps", "norm_eps"))) TRY(put_f32(w, c, "attention.layer_norm_rms_epsilon", v, which));
     if ((v = HP("layer_norm_eps", "layer_norm_epsilon", "norm_epsilon")))
         TRY(put_f32(w, c, "attention.layer_norm_epsilon", v, which));
-    if (HP("num_local_experts", "num_experts", "n_routed_experts") ||
-        HP("num_experts_per_tok", "num_experts_per_token", "top_k_experts") || rget(h, "n_group") ||
-        rget(h, "topk_group") ||
-        HP("score_function", "scoring_func", "score_func", "moe_router_activation", "moe_router_activation_func",
-           "expert_selection_fn")) {
-        st = mio_err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: mixture-of-experts settings (%s) are not converted for %s",
-                         c->dir, which ? which : "n_group", c->arch->hf_name);
-        goto done;
+    if ((v = HP("num_local_experts", "num_experts", "n_routed_experts"))) TRY(put_u32(w, c, "expert_count", v, which));
+    if ((v = HP("num_experts_per_tok", "num_experts_per_token", "top_k_experts")))
+        TRY(put_u32(w, c, "expert_used_count", v, which));
+    if ((v = rget(h, "n_group"))) TRY(put_u32(w, c, "expert_group_count", v, "n_group"));
+    if ((v = rget(h, "topk_group"))) TRY(put_u32(w, c, "expert_group_used_count", v, "topk_group"));
+    if ((v = HP("score_function", "scoring_func", "score_func", "moe_router_activation", "moe_router_activation_func",
+                "expert_selection_fn"))) {
+        /* gguf's ExpertGatingFuncType */
+        const char *f = mio_json_is_string(v) ? v->valuestring : "";
+        uint32_t g = !strcmp(f, "softmax") ? 1 : !strcmp(f, "sigmoid") ? 2 : !strcmp(f, "sqrtsoftplus") ? 4 : 0;
+        char key[128];
+        if (!g) {
+            st = mio_err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: %s \"%s\" is not an expert gating function the "
+                             "reference knows (softmax, sigmoid, sqrtsoftplus)", c->dir, which, f);
+            goto done;
+        }
+        TRY(kv_name(key, sizeof key, c->arch->arch, "expert_gating_func"));
+        TRY(mio_writer_set_u32(w, key, g));
     }
     if ((v = rget(h, "head_dim"))) {
         TRY(put_u32(w, c, "attention.key_length", v, "head_dim"));
@@ -1369,12 +1501,12 @@ static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_b
         *bytes_done += it->nbytes;
         return st;
     }
-    const hf_src *s = &c->src[it->src];
-    const mio_st_file *sf = c->parts[s->part];
+    /* the sources: one tensor, or an expert stack's experts one after the other */
+    int64_t n_srcs = it->xsrc ? it->ne[2] : 1;
     uint64_t cols = (uint64_t)it->ne[0], rows = it->nbytes ? (uint64_t)(it->n_dims >= 2 ? it->ne[1] : 1) : 0;
-    for (uint32_t k = 2; k < it->n_dims; k++) rows *= (uint64_t)it->ne[k];
+    for (uint32_t k = 2; k < it->n_dims && !it->xsrc; k++) rows *= (uint64_t)it->ne[k];
     size_t es = it->src_dtype == MIO_ST_F64 ? 8 : it->src_dtype == MIO_ST_F32 ? 4 : 2;
-    uint64_t row_bytes_out = it->nbytes / (rows ? rows : 1);
+    uint64_t row_bytes_out = it->nbytes / (rows ? rows * (uint64_t)n_srcs : 1);
     /* the row group that is read and permuted together: a head for q/k, else
      * as many rows as fill a chunk */
     uint64_t n_head = it->permute == HF_PERMUTE_Q ? (uint64_t)c->d.n_head : (uint64_t)c->d.n_head_kv;
@@ -1386,53 +1518,57 @@ static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_b
     if (per_chunk == 0) per_chunk = 1;
     bool is_float = it->type == MIO_TYPE_F32 || it->type == MIO_TYPE_F16 || it->type == MIO_TYPE_BF16;
     size_t os = is_float ? (size_t)mio_type_block_bytes(it->type) : 0;
-    for (uint64_t r0 = 0; r0 < rows; r0 += per_chunk) {
-        uint64_t nr = rows - r0 < per_chunk ? rows - r0 : per_chunk;
-        size_t n = (size_t)(nr * cols), rb = (size_t)cols * es;
-        if ((st = grow((void **)&b->raw, &b->cap_raw, n * es))) return st;
-        if ((st = mio_st_read_tensor(sf, s->index, r0 * rb, b->raw, n * es)))
-            return mio_err_prefix(st, "%s: reading %s: ", c->part_names[s->part], s->name);
-        const uint8_t *src = b->raw;
-        if (it->permute) { /* LlamaModel.permute: whole rows move within a head */
-            if ((st = grow((void **)&b->perm, &b->cap_perm, n * es))) return st;
-            for (uint64_t r = 0; r < nr; r++)
-                memcpy(b->perm + r * rb, b->raw + (mio_hf_permute_src_row(r0 + r, rows, n_head) - r0) * rb, rb);
-            src = b->perm;
-        }
-        size_t out_len = (size_t)(nr * row_bytes_out);
-        if ((st = grow((void **)&b->enc, &b->cap_enc, out_len))) return st;
-        if (it->add_one) { /* Gemma3Model.modify_tensors: data + 1 after the widening to f32 (F16 stays F16) */
-            if ((st = grow((void **)&b->f, &b->cap_f, n * sizeof(float)))) return st;
-            to_f32(it->src_dtype, src, n, b->f);
-            for (size_t k = 0; k < n; k++)
-                b->f[k] = it->src_dtype == MIO_ST_F16 ? np_f16_to_f32(np_f32_to_f16(b->f[k] + 1.0f)) : b->f[k] + 1.0f;
-            if (is_float) float_chunk(MIO_ST_F32, it->type, (const uint8_t *)b->f, n, b->enc);
-            else if ((st = mio_encode_f32_mt(it->type, b->f, n, b->enc, out_len, c->p->n_threads)))
-                return mio_err_prefix(st, "tensor %s: ", s->name);
-        } else if (is_float) {
-            /* the plain copies are bound by memory: threads only for real conversions */
-            bool light = it->src_dtype == MIO_ST_BF16 ? it->type == MIO_TYPE_BF16
-                                                      : (it->src_dtype == MIO_ST_F16 && it->type == MIO_TYPE_F16) ||
-                                                            (it->src_dtype == MIO_ST_F32 && it->type == MIO_TYPE_F32);
-            int parts = !light && n >= ((size_t)1 << 16) ? thread_count(c->p->n_threads) : 1;
-            float_job j = {.dt = it->src_dtype, .type = it->type, .parts = parts, .src = src, .dst = b->enc, .n = n,
-                           .es = es, .os = os};
-            if (parts > 1) mio_pool_run(float_part, &j, parts);
-            else float_part(&j, 0);
-        } else {
-            if ((st = grow((void **)&b->f, &b->cap_f, n * sizeof(float)))) return st;
-            to_f32(it->src_dtype, src, n, b->f);
-            if ((st = mio_encode_f32_mt(it->type, b->f, n, b->enc, out_len, c->p->n_threads))) {
-                if (st == MIO_ERR_NON_FINITE)
-                    return mio_err_prefix(st, "tensor %s (%s) has a NaN or infinite value, which %s cannot encode: ",
-                                          s->name, c->part_names[s->part], mio_type_name(it->type));
-                return mio_err_prefix(st, "tensor %s: ", s->name);
+    for (int64_t xs = 0; xs < n_srcs; xs++) {
+        const hf_src *s = &c->src[it->xsrc ? it->xsrc[xs] : it->src];
+        const mio_st_file *sf = c->parts[s->part];
+        for (uint64_t r0 = 0; r0 < rows; r0 += per_chunk) {
+            uint64_t nr = rows - r0 < per_chunk ? rows - r0 : per_chunk;
+            size_t n = (size_t)(nr * cols), rb = (size_t)cols * es;
+            if ((st = grow((void **)&b->raw, &b->cap_raw, n * es))) return st;
+            if ((st = mio_st_read_tensor(sf, s->index, r0 * rb, b->raw, n * es)))
+                return mio_err_prefix(st, "%s: reading %s: ", c->part_names[s->part], s->name);
+            const uint8_t *src = b->raw;
+            if (it->permute) { /* LlamaModel.permute: whole rows move within a head */
+                if ((st = grow((void **)&b->perm, &b->cap_perm, n * es))) return st;
+                for (uint64_t r = 0; r < nr; r++)
+                    memcpy(b->perm + r * rb, b->raw + (mio_hf_permute_src_row(r0 + r, rows, n_head) - r0) * rb, rb);
+                src = b->perm;
             }
+            size_t out_len = (size_t)(nr * row_bytes_out);
+            if ((st = grow((void **)&b->enc, &b->cap_enc, out_len))) return st;
+            if (it->add_one) { /* Gemma3Model.modify_tensors: data + 1 after the widening to f32 (F16 stays F16) */
+                if ((st = grow((void **)&b->f, &b->cap_f, n * sizeof(float)))) return st;
+                to_f32(it->src_dtype, src, n, b->f);
+                for (size_t k = 0; k < n; k++)
+                    b->f[k] = it->src_dtype == MIO_ST_F16 ? np_f16_to_f32(np_f32_to_f16(b->f[k] + 1.0f)) : b->f[k] + 1.0f;
+                if (is_float) float_chunk(MIO_ST_F32, it->type, (const uint8_t *)b->f, n, b->enc);
+                else if ((st = mio_encode_f32_mt(it->type, b->f, n, b->enc, out_len, c->p->n_threads)))
+                    return mio_err_prefix(st, "tensor %s: ", s->name);
+            } else if (is_float) {
+                /* the plain copies are bound by memory: threads only for real conversions */
+                bool light = it->src_dtype == MIO_ST_BF16 ? it->type == MIO_TYPE_BF16
+                                                          : (it->src_dtype == MIO_ST_F16 && it->type == MIO_TYPE_F16) ||
+                                                                (it->src_dtype == MIO_ST_F32 && it->type == MIO_TYPE_F32);
+                int parts = !light && n >= ((size_t)1 << 16) ? thread_count(c->p->n_threads) : 1;
+                float_job j = {.dt = it->src_dtype, .type = it->type, .parts = parts, .src = src, .dst = b->enc, .n = n,
+                               .es = es, .os = os};
+                if (parts > 1) mio_pool_run(float_part, &j, parts);
+                else float_part(&j, 0);
+            } else {
+                if ((st = grow((void **)&b->f, &b->cap_f, n * sizeof(float)))) return st;
+                to_f32(it->src_dtype, src, n, b->f);
+                if ((st = mio_encode_f32_mt(it->type, b->f, n, b->enc, out_len, c->p->n_threads))) {
+                    if (st == MIO_ERR_NON_FINITE)
+                        return mio_err_prefix(st, "tensor %s (%s) has a NaN or infinite value, which %s cannot encode: ",
+                                              s->name, c->part_names[s->part], mio_type_name(it->type));
+                    return mio_err_prefix(st, "tensor %s: ", s->name);
+                }
+            }
+            if ((st = mio_writer_write_tensor_part(w, b->enc, out_len))) return st;
+            *bytes_done += out_len;
+            if (c->p->progress && c->p->progress(c->p->progress_user, index, (int64_t)c->n_items, *bytes_done, bytes_total))
+                return mio_err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback in tensor %s", it->name);
         }
-        if ((st = mio_writer_write_tensor_part(w, b->enc, out_len))) return st;
-        *bytes_done += out_len;
-        if (c->p->progress && c->p->progress(c->p->progress_user, index, (int64_t)c->n_items, *bytes_done, bytes_total))
-            return mio_err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback in tensor %s", it->name);
     }
     if (rows == 0 && (st = mio_writer_write_tensor(w, NULL, 0))) return st;
     return MIO_OK;

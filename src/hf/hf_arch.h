@@ -19,8 +19,22 @@ typedef struct hf_tensor_rule {
     int permute;     /* HF_PERMUTE_*: LlamaModel.permute's row order */
     bool optional;   /* may be absent */
     bool output;     /* lm_head: absent only when the embeddings are tied */
-    bool f32;        /* always F32 (the reference's list: position and token-type embeddings, ...) */
+    bool f32;        /* always F32 (the reference's list: position and token-type embeddings, routers, ...) */
+    /* An expert's tensor: the name is "<experts>E.<hf>" with E the expert number
+     * (0 .. expert count - 1); dim is one expert's shape. The experts of a block
+     * are stacked, in expert order, into one tensor of three dims (ggml's ne[2]
+     * the expert count), written where the reference writes it: after the
+     * block's last expert tensor in reading order, a block's stacks in the
+     * table's order. */
+    const char *experts;
+    int layers;      /* HF_LAYERS_*: which blocks have it */
 } hf_tensor_rule;
+
+/* Which blocks a rule belongs to (required there, refused elsewhere): every
+ * block, or only the mixture-of-experts blocks / only the dense ones (config.json's
+ * first_k_dense_replace, mlp_only_layers and decoder_sparse_step decide, as the
+ * transformers classes do). */
+enum { HF_LAYERS_ALL = 0, HF_LAYERS_MOE, HF_LAYERS_DENSE };
 
 /* One hyperparameter key: "{arch}.<gguf>" (or "general.file_type"), where its
  * value comes from (config.json after the class defaults of hparams.c, the
@@ -46,6 +60,7 @@ enum {
     HF_WHEN_TRUTHY = 0, /* written when truthy */
     HF_WHEN_REQUIRED,   /* written; a missing value is refused, naming the key */
     HF_WHEN_OR_ZERO,    /* written, 0 when absent or null (Phi3's sliding_window) */
+    HF_WHEN_NOT_NULL,   /* written when present and not null, even 0 (`if (v := get(key)) is not None`) */
 };
 typedef struct hf_key_rule {
     const char *gguf;
@@ -95,6 +110,10 @@ typedef struct hf_dims {
     int64_t hidden, vocab, ff, n_head, n_head_kv, head_dim, n_layer;
     int64_t n_pos;   /* max_position_embeddings (0 when absent) */
     int64_t n_types; /* type_vocab_size (2 when absent) */
+    int64_t n_expert;   /* num_local_experts / num_experts / n_routed_experts (0: none) */
+    int64_t ff_exp;     /* one expert's feed-forward length: moe_intermediate_size, else intermediate_size */
+    int64_t ff_shexp;   /* the shared expert's: shared_expert_intermediate_size, else moe_intermediate_size x
+                           n_shared_experts */
 } hf_dims;
 
 const hf_arch *mio_hf_arch_find(const char *hf_name);
@@ -102,9 +121,11 @@ const hf_tensor_rule *mio_hf_arch_global_rules(const hf_arch *a, size_t *n);
 int64_t mio_hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d);
 /* Map a Hugging Face tensor name: true with the GGUF name, its rule and its
  * block number (-1 outside the blocks), false for a name the architecture does
- * not have (a block number at or past n_layer included). */
+ * not have (a block number at or past n_layer included). An expert's tensor
+ * (rule->experts) gives its expert number in *xid (else -1) and the stack's
+ * GGUF name in out. */
 bool mio_hf_arch_map(const hf_arch *a, const char *hf, int64_t n_layer, char out[HF_NAME_MAX], const hf_tensor_rule **rule,
-                     int64_t *bid);
+                     int64_t *bid, int64_t *xid);
 bool mio_hf_name_is_dropped(const char *hf);
 uint64_t mio_hf_permute_src_row(uint64_t out_row, uint64_t rows, uint64_t n_head);
 void mio_hf_llama3_rope_factors(float *out, int64_t dim, double base, double factor, double low_freq_factor,

@@ -38,6 +38,7 @@ typedef struct hp_type {
     const char *text_type;     /* a multimodal config: its text_config is this model type's (whatever its own
                                   model_type says), the root gets only the defaults above and no rope */
     bool no_rope;              /* a config class without rotary embeddings (BertConfig): no rope dict */
+    const char *rename[2];     /* the attribute_map: config.json's rename[0] is the attribute rename[1] */
 } hp_type;
 
 /* LlamaConfig */
@@ -118,6 +119,30 @@ static const hp_default k_gemma3[] = {
     {"tie_word_embeddings", 1, K_BOOL}, {"query_pre_attn_scalar", 256, K_NUM}, {"sliding_window", 4096, K_NUM},
 };
 
+/* MixtralConfig: head_dim null (hidden / heads where used), rope_theta 1e6 */
+static const hp_default k_mixtral[] = {
+    {"vocab_size", 32000, K_NUM}, {"hidden_size", 4096, K_NUM}, {"intermediate_size", 14336, K_NUM},
+    {"num_hidden_layers", 32, K_NUM}, {"num_attention_heads", 32, K_NUM}, {"num_key_value_heads", 8, K_NUM},
+    {"max_position_embeddings", 131072, K_NUM}, {"rms_norm_eps", 1e-5, K_NUM}, {"tie_word_embeddings", 0, K_BOOL},
+    {"num_local_experts", 8, K_NUM}, {"num_experts_per_tok", 2, K_NUM},
+};
+/* Qwen2MoeConfig: no head_dim attribute */
+static const hp_default k_qwen2moe[] = {
+    {"vocab_size", 151936, K_NUM}, {"hidden_size", 2048, K_NUM}, {"intermediate_size", 5632, K_NUM},
+    {"num_hidden_layers", 24, K_NUM}, {"num_attention_heads", 16, K_NUM}, {"num_key_value_heads", 16, K_NUM},
+    {"max_position_embeddings", 32768, K_NUM}, {"rms_norm_eps", 1e-6, K_NUM}, {"tie_word_embeddings", 0, K_BOOL},
+    {"decoder_sparse_step", 1, K_NUM}, {"moe_intermediate_size", 1408, K_NUM},
+    {"shared_expert_intermediate_size", 5632, K_NUM}, {"num_experts_per_tok", 4, K_NUM}, {"num_experts", 60, K_NUM},
+};
+/* Qwen3MoeConfig: no head_dim attribute; num_experts is its attribute_map's name for num_local_experts */
+static const hp_default k_qwen3moe[] = {
+    {"vocab_size", 151936, K_NUM}, {"hidden_size", 2048, K_NUM}, {"intermediate_size", 6144, K_NUM},
+    {"num_hidden_layers", 24, K_NUM}, {"num_attention_heads", 32, K_NUM}, {"num_key_value_heads", 4, K_NUM},
+    {"max_position_embeddings", 32768, K_NUM}, {"rms_norm_eps", 1e-6, K_NUM}, {"tie_word_embeddings", 0, K_BOOL},
+    {"decoder_sparse_step", 1, K_NUM}, {"moe_intermediate_size", 768, K_NUM}, {"num_experts_per_tok", 8, K_NUM},
+    {"num_local_experts", 128, K_NUM},
+};
+
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 /* BertConfig: no key-value heads, no rope */
 static const hp_default k_bert[] = {
@@ -144,6 +169,9 @@ static const hp_type k_types[] = {
     {.model_type = "gemma3_text", .d = k_gemma3, .n = N_OF(k_gemma3), .gemma3_rope = true},
     {.model_type = "gemma3", .d = k_gemma3_mm, .n = N_OF(k_gemma3_mm), .text_type = "gemma3_text"},
     {.model_type = "bert", .d = k_bert, .n = N_OF(k_bert), .no_rope = true},
+    {.model_type = "mixtral", .d = k_mixtral, .n = N_OF(k_mixtral), .rope_theta = 1000000.0},
+    {.model_type = "qwen2_moe", .d = k_qwen2moe, .n = N_OF(k_qwen2moe)},
+    {.model_type = "qwen3_moe", .d = k_qwen3moe, .n = N_OF(k_qwen3moe), .rename = {"num_experts", "num_local_experts"}},
 };
 
 /* o[key] = v; v is taken (freed when it cannot be stored) */
@@ -239,7 +267,7 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
     if (!t) {
         mio_json_free(h);
         return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: model_type %s%s%s is not one this converter knows the transformers "
-                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3, granite, starcoder2, phi3, gemma3_text, gemma3, bert; mio-convert-hf --list-architectures lists the "
+                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3, granite, starcoder2, phi3, gemma3_text, gemma3, bert, mixtral, qwen2_moe, qwen3_moe; mio-convert-hf --list-architectures lists the "
                            "classes it converts)", file, mio_json_is_string(mt) ? "\"" : "",
                            mio_json_is_string(mt) ? mt->valuestring : "(not a string)", mio_json_is_string(mt) ? "\"" : "");
     }
@@ -261,6 +289,10 @@ static const hp_type *type_named(const char *name) {
 /* The config class's defaults and rope dict, in place; false on allocation failure. */
 static bool apply_type(mio_json *h, const hp_type *t) {
     bool ok = true;
+    if (t->rename[0] && mio_json_get(h, t->rename[0])) { /* to_dict() gives the attribute's name */
+        ok = set_item(h, t->rename[1], mio_json_dup(mio_json_get(h, t->rename[0])));
+        mio_json_remove(h, t->rename[0]);
+    }
     for (size_t i = 0; ok && i < t->n; i++) {
         const hp_default *d = &t->d[i];
         const mio_json *cur = mio_json_get(h, d->key);
