@@ -171,7 +171,7 @@ def logits(hf_logits, path, peer, n_vocab):
 
 
 # the documented tokenizer cases (docs/HF_CONVERT.md): every output gets a digest
-DOCUMENTED = ("llama3-nobos", "llama2-hf", "mistral")  # mistral: the Llama-2 tokenizer.json too
+DOCUMENTED = ("llama3-nobos", "llama2-hf", "mistral", "mixtral")  # mistral, mixtral: the Llama-2 tokenizer.json too
 
 
 def gguf_digest(py, path):

@@ -303,14 +303,6 @@ static const hf_arch k_archs[] = {
     {.hf_name = "Qwen3Model", .arch = "qwen3", .vocab = HF_VOCAB_QWEN2, .block = k_qwen3_block,
      .n_block = N_OF(k_qwen3_block), .pooling = true, .reranker_check = true, .bare_names = true,
      .keys = k_pooling_keys, .n_keys = N_OF(k_pooling_keys)},
-    /* MixtralForCausalLM is LlamaModel's: the llama keys and tensors, the experts stacked */
-    {.hf_name = "MixtralForCausalLM", .arch = "llama", .vocab = HF_VOCAB_LLAMA, .block = k_mixtral_block,
-     .n_block = N_OF(k_mixtral_block), .llama_params = true, .generate = HF_GEN_LLAMA3_ROPE},
-    /* Qwen2MoeModel (a TextModel: TextModel's gpt2 vocabulary) and Qwen3MoeModel(Qwen2MoeModel) */
-    {.hf_name = "Qwen2MoeForCausalLM", .arch = "qwen2moe", .vocab = HF_VOCAB_GPT2, .block = k_qwen2moe_block,
-     .n_block = N_OF(k_qwen2moe_block), .keys = k_qwen2moe_keys, .n_keys = N_OF(k_qwen2moe_keys)},
-    {.hf_name = "Qwen3MoeForCausalLM", .arch = "qwen3moe", .vocab = HF_VOCAB_GPT2, .block = k_qwen3moe_block,
-     .n_block = N_OF(k_qwen3moe_block), .keys = k_qwen2moe_keys, .n_keys = N_OF(k_qwen2moe_keys)},
     {.hf_name = "Olmo2ForCausalLM", .arch = "olmo2", .vocab = HF_VOCAB_GPT2, .block = k_olmo2_block,
      .n_block = N_OF(k_olmo2_block)},
     /* SmolLM3Model(LlamaModel): the llama tensors and keys under its own name (its no-rope layers are
@@ -335,6 +327,14 @@ static const hf_arch k_archs[] = {
      .drop_prefixes = k_bert_drop_prefixes, .pooling = true, .keys = k_bert_keys, .n_keys = N_OF(k_bert_keys)},
     {.hf_name = "Phi3ForCausalLM", .arch = "phi3", .vocab = HF_VOCAB_PHI3, .block = k_phi3_block,
      .n_block = N_OF(k_phi3_block), .generate = HF_GEN_LONGROPE, .params = k_phi3_params, .n_params = N_OF(k_phi3_params)},
+    /* MixtralForCausalLM is LlamaModel's: the llama keys and tensors, the experts stacked */
+    {.hf_name = "MixtralForCausalLM", .arch = "llama", .vocab = HF_VOCAB_LLAMA, .block = k_mixtral_block,
+     .n_block = N_OF(k_mixtral_block), .llama_params = true, .generate = HF_GEN_LLAMA3_ROPE},
+    /* Qwen2MoeModel (a TextModel: TextModel's gpt2 vocabulary) and Qwen3MoeModel(Qwen2MoeModel) */
+    {.hf_name = "Qwen2MoeForCausalLM", .arch = "qwen2moe", .vocab = HF_VOCAB_GPT2, .block = k_qwen2moe_block,
+     .n_block = N_OF(k_qwen2moe_block), .keys = k_qwen2moe_keys, .n_keys = N_OF(k_qwen2moe_keys)},
+    {.hf_name = "Qwen3MoeForCausalLM", .arch = "qwen3moe", .vocab = HF_VOCAB_GPT2, .block = k_qwen3moe_block,
+     .n_block = N_OF(k_qwen3moe_block), .keys = k_qwen2moe_keys, .n_keys = N_OF(k_qwen2moe_keys)},
 };
 
 MIO_API const char *mio_hf_architecture(int i, const char **gguf_arch) {

@@ -915,6 +915,7 @@ static mio_status plan_items(hf_ctx *c) {
                 int64_t x = 0;
                 const int64_t *sx = stack[(size_t)b * nb + r];
                 while (sx && x < c->d.n_expert && sx[x] >= 0) x++;
+                if (x == c->d.n_expert) continue; /* this stack is whole: another one of the block is not */
                 st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: tensor %s%lld.%s%lld.%s is missing (%s, %lld experts in "
                                  "config.json)", c->dir, bp, (long long)b, br->experts, (long long)x, br->hf,
                                  c->arch->hf_name, (long long)c->d.n_expert);

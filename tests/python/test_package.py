@@ -804,7 +804,8 @@ class Codecs(Tmp):
                           ("Olmo2ForCausalLM", "olmo2"), ("SmolLM3ForCausalLM", "smollm3"),
                           ("GraniteForCausalLM", "granite"), ("Starcoder2ForCausalLM", "starcoder2"),
                           ("Gemma3ForCausalLM", "gemma3"), ("Gemma3ForConditionalGeneration", "gemma3"),
-                          ("BertModel", "bert"), ("Phi3ForCausalLM", "phi3")])
+                          ("BertModel", "bert"), ("Phi3ForCausalLM", "phi3"), ("MixtralForCausalLM", "llama"),
+                          ("Qwen2MoeForCausalLM", "qwen2moe"), ("Qwen3MoeForCausalLM", "qwen3moe")])
 
     def test_convert(self):
         src = os.path.join(DATA, "vocab-llama-spm.gguf")

@@ -43,6 +43,8 @@ DOCUMENTED = {
     "llama2-hf": {"tokenizer.ggml.pre", "tokenizer.ggml.scores", "tokenizer.ggml.token_type"},
     # the same Llama-2 tokenizer.json (BPE with byte fallback, no tokenizer.model) under MistralForCausalLM
     "mistral": {"tokenizer.ggml.pre", "tokenizer.ggml.scores", "tokenizer.ggml.token_type"},
+    # and under MixtralForCausalLM
+    "mixtral": {"tokenizer.ggml.pre", "tokenizer.ggml.scores", "tokenizer.ggml.token_type"},
 }
 
 passed = failed = 0
@@ -229,7 +231,8 @@ _classes = [("LlamaForCausalLM", "llama"), ("LLaMAForCausalLM", "llama"), ("Mist
             ("Qwen2ForCausalLM", "qwen2"), ("Qwen3ForCausalLM", "qwen3"), ("Qwen3Model", "qwen3"),
             ("Olmo2ForCausalLM", "olmo2"), ("SmolLM3ForCausalLM", "smollm3"), ("GraniteForCausalLM", "granite"),
             ("Starcoder2ForCausalLM", "starcoder2"), ("Gemma3ForCausalLM", "gemma3"),
-            ("Gemma3ForConditionalGeneration", "gemma3"), ("BertModel", "bert"), ("Phi3ForCausalLM", "phi3")]
+            ("Gemma3ForConditionalGeneration", "gemma3"), ("BertModel", "bert"), ("Phi3ForCausalLM", "phi3"),
+            ("MixtralForCausalLM", "llama"), ("Qwen2MoeForCausalLM", "qwen2moe"), ("Qwen3MoeForCausalLM", "qwen3moe")]
 # one column as wide as the longest class name (Gemma3ForConditionalGeneration: 30), two spaces
 check(_lst.returncode == 0 and _lst.stdout == "".join(f"{c:<30}  {a}\n" for c, a in _classes),
       f"--list-architectures printed {_lst.stdout!r} (exit {_lst.returncode})")

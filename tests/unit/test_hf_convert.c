@@ -429,16 +429,18 @@ static void test_architectures(void) {
                                           {"SmolLM3ForCausalLM", "smollm3"},
                                           {"GraniteForCausalLM", "granite"}, {"Starcoder2ForCausalLM", "starcoder2"},
                                           {"Gemma3ForCausalLM", "gemma3"}, {"Gemma3ForConditionalGeneration", "gemma3"},
-                                          {"BertModel", "bert"}, {"Phi3ForCausalLM", "phi3"}};
+                                          {"BertModel", "bert"}, {"Phi3ForCausalLM", "phi3"},
+                                          {"MixtralForCausalLM", "llama"}, {"Qwen2MoeForCausalLM", "qwen2moe"},
+                                          {"Qwen3MoeForCausalLM", "qwen3moe"}};
     int n = 0;
     const char *g = "x";
     while (mio_hf_architecture(n, NULL)) n++;
-    T_EQ_INT(n, 14);
-    for (int i = 0; i < n && i < 14; i++) {
+    T_EQ_INT(n, 17);
+    for (int i = 0; i < n && i < 17; i++) {
         T_EQ_STR(mio_hf_architecture(i, &g), want[i][0]);
         T_EQ_STR(g, want[i][1]);
     }
-    T_CHECK(mio_hf_architecture(14, &g) == NULL && g == NULL);
+    T_CHECK(mio_hf_architecture(17, &g) == NULL && g == NULL);
     g = "x";
     T_CHECK(mio_hf_architecture(-1, &g) == NULL && g == NULL);
 }
@@ -514,8 +516,168 @@ static void test_refusals(void) {
     expect_refusal(dir, MIO_ERR_NOT_FOUND, "tokenizer");
 }
 
+/* ------------------------------------------------------------ experts */
+
+#define NE 4  /* experts */
+#define FE 8  /* an expert's feed-forward length */
+
+typedef struct moe_spec {
+    const char *drop;   /* leave this tensor out */
+    const char *odd;    /* this tensor gets FE + 1 rows (a shape config.json contradicts) */
+    const char *bf16;   /* this tensor is BF16, the rest F32 */
+    int config_experts; /* num_experts in config.json (0: NE) */
+} moe_spec;
+
+/* A one-block Qwen3-MoE checkpoint: NE experts of gate/up/down [FE, H] / [H, FE],
+ * expert e's element j = (100 * e + j) / 4096 (gate), + 1/8 (up), + 1/4 (down). */
+static void make_moe(const char *name, char *dir, size_t dn, const moe_spec *m) {
+    snprintf(dir, dn, "%s/%s", g_root, name);
+    mkdir(dir, 0755);
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg,
+             "{\"architectures\":[\"Qwen3MoeForCausalLM\"],\"hidden_size\":%d,\"intermediate_size\":%d,"
+             "\"moe_intermediate_size\":%d,\"num_experts\":%d,\"num_experts_per_tok\":2,\"num_hidden_layers\":1,"
+             "\"num_attention_heads\":%d,\"num_key_value_heads\":%d,\"head_dim\":4,\"vocab_size\":%d,"
+             "\"max_position_embeddings\":256,\"rms_norm_eps\":1e-05,\"rope_theta\":10000.0}",
+             H, FF, FE, m && m->config_experts ? m->config_experts : NE, NH, NKV, V);
+    put_file(dir, "config.json", cfg);
+    put_file(dir, "tokenizer.json", k_tokenizer);
+    enum { MAXT = 16 + 3 * NE };
+    struct { char name[96]; int rows, cols; float base; } k[MAXT];
+    size_t nk = 0;
+#define ADD(nm, r, c_, b) (snprintf(k[nk].name, sizeof k[nk].name, "%s", nm), k[nk].rows = r, k[nk].cols = c_, k[nk].base = b, nk++)
+    ADD("model.embed_tokens.weight", V, H, 0);
+    ADD("lm_head.weight", V, H, 0);
+    ADD("model.norm.weight", H, 0, 0);
+    ADD("model.layers.0.input_layernorm.weight", H, 0, 0);
+    ADD("model.layers.0.post_attention_layernorm.weight", H, 0, 0);
+    ADD("model.layers.0.self_attn.q_proj.weight", NH * 4, H, 0);
+    ADD("model.layers.0.self_attn.k_proj.weight", NKV * 4, H, 0);
+    ADD("model.layers.0.self_attn.v_proj.weight", NKV * 4, H, 0);
+    ADD("model.layers.0.self_attn.o_proj.weight", H, NH * 4, 0);
+    ADD("model.layers.0.self_attn.q_norm.weight", 4, 0, 0);
+    ADD("model.layers.0.self_attn.k_norm.weight", 4, 0, 0);
+    ADD("model.layers.0.mlp.gate.weight", NE, H, 0);
+    for (int e = 0; e < NE; e++) {
+        char nm[96];
+        snprintf(nm, sizeof nm, "model.layers.0.mlp.experts.%d.gate_proj.weight", e);
+        ADD(nm, FE, H, (float)(100 * e) / 4096.0f);
+        snprintf(nm, sizeof nm, "model.layers.0.mlp.experts.%d.up_proj.weight", e);
+        ADD(nm, FE, H, (float)(100 * e) / 4096.0f + 0.125f);
+        snprintf(nm, sizeof nm, "model.layers.0.mlp.experts.%d.down_proj.weight", e);
+        ADD(nm, H, FE, (float)(100 * e) / 4096.0f + 0.25f);
+    }
+#undef ADD
+    mio_st_entry e[MAXT];
+    uint64_t shapes[MAXT][2];
+    float *data[MAXT] = {0};
+    size_t n = 0;
+    for (size_t i = 0; i < nk; i++) {
+        if (m && m->drop && strcmp(m->drop, k[i].name) == 0) continue;
+        int rows = k[i].rows + (m && m->odd && strcmp(m->odd, k[i].name) == 0);
+        size_t cnt = (size_t)rows * (size_t)(k[i].cols ? k[i].cols : 1);
+        data[n] = malloc(cnt * sizeof(float));
+        for (size_t j = 0; j < cnt; j++) data[n][j] = k[i].base ? k[i].base + (float)j / 4096.0f : val((int)i, j);
+        bool bf = m && m->bf16 && strcmp(m->bf16, k[i].name) == 0;
+        if (bf) {
+            uint16_t *h = (uint16_t *)data[n];
+            for (size_t j = 0; j < cnt; j++) h[j] = mio_f32_to_bf16(data[n][j]);
+        }
+        shapes[n][0] = (uint64_t)rows;
+        shapes[n][1] = (uint64_t)k[i].cols;
+        e[n] = (mio_st_entry){.name = k[i].name, .dtype = bf ? MIO_ST_BF16 : MIO_ST_F32, .n_dims = k[i].cols ? 2u : 1u,
+                              .shape = shapes[n], .data = data[n], .nbytes = cnt * (bf ? 2u : sizeof(float))};
+        n++;
+    }
+    char p[600];
+    snprintf(p, sizeof p, "%s/model.safetensors", dir);
+    T_OK(mio_st_save_file(p, e, n, NULL, 0));
+    for (size_t i = 0; i < n; i++) free(data[i]);
+}
+
+static void test_experts(void) {
+    char dir[512], out[600];
+    make_moe("moe", dir, sizeof dir, NULL);
+    snprintf(out, sizeof out, "%s/moe.gguf", g_root);
+    mio_hf_params p = params();
+    p.outtype = MIO_TYPE_F32;
+    T_OK(mio_hf_convert(dir, out, &p, NULL));
+    mio_gguf_file *f = NULL;
+    T_OK(mio_gguf_open(out, MIO_OPEN_MMAP, &f));
+    if (!f) return;
+    /* the three stacks, in Qwen2MoeModel's order, one after the other */
+    int64_t down = mio_gguf_find_tensor(f, "blk.0.ffn_down_exps.weight");
+    T_CHECK(down >= 0);
+    T_EQ_INT(mio_gguf_find_tensor(f, "blk.0.ffn_gate_exps.weight"), down + 1);
+    T_EQ_INT(mio_gguf_find_tensor(f, "blk.0.ffn_up_exps.weight"), down + 2);
+    mio_gguf_tensor t;
+    T_OK(mio_gguf_tensor_info(f, mio_gguf_find_tensor(f, "blk.0.ffn_up_exps.weight"), &t));
+    T_EQ_INT(t.n_dims, 3);
+    T_EQ_INT(t.ne[0], H);
+    T_EQ_INT(t.ne[1], FE);
+    T_EQ_INT(t.ne[2], NE);
+    /* expert 2, row 3, column 5 of up: (200 + 3 * H + 5) / 4096 + 1/8 */
+    float v;
+    memcpy(&v, (const uint8_t *)t.data + 4 * ((size_t)2 * FE * H + 3 * H + 5), 4);
+    T_CHECK(v == (float)(200) / 4096.0f + 0.125f + (float)(3 * H + 5) / 4096.0f);
+    T_OK(mio_gguf_tensor_info(f, down, &t));
+    T_EQ_INT(t.ne[0], FE);
+    T_EQ_INT(t.ne[1], H);
+    memcpy(&v, (const uint8_t *)t.data + 4 * ((size_t)3 * FE * H + 7), 4); /* expert 3, element 7 */
+    T_CHECK(v == (float)(300) / 4096.0f + 0.25f + 7.0f / 4096.0f);
+    /* the router stays F32 whatever the file type; the keys */
+    int64_t kx = mio_gguf_find_key(f, "qwen3moe.expert_count");
+    T_CHECK(kx >= 0);
+    uint64_t u = 0;
+    if (kx >= 0) {
+        T_EQ_INT(mio_gguf_kv_type(f, kx), MIO_GGUF_U32);
+        T_OK(mio_gguf_kv_u64(f, kx, &u));
+        T_EQ_INT(u, NE);
+    }
+    kx = mio_gguf_find_key(f, "qwen3moe.expert_feed_forward_length");
+    T_CHECK(kx >= 0);
+    if (kx >= 0) {
+        T_OK(mio_gguf_kv_u64(f, kx, &u));
+        T_EQ_INT(u, FE);
+    }
+    mio_gguf_close(f);
+    p.outtype = MIO_TYPE_Q8_0;
+    T_OK(mio_hf_convert(dir, out, &p, NULL));
+    T_OK(mio_gguf_open(out, MIO_OPEN_MMAP, &f));
+    if (f) {
+        T_OK(mio_gguf_tensor_info(f, mio_gguf_find_tensor(f, "blk.0.ffn_gate_inp.weight"), &t));
+        T_EQ_INT(t.type, MIO_TYPE_F32);
+        /* rows of 8: not whole Q8_0 blocks, F16 as gguf-py falls back */
+        T_OK(mio_gguf_tensor_info(f, mio_gguf_find_tensor(f, "blk.0.ffn_gate_exps.weight"), &t));
+        T_EQ_INT(t.type, MIO_TYPE_F16);
+        mio_gguf_close(f);
+    }
+    unlink(out);
+
+    /* refusals: named, before any output exists */
+    moe_spec m = {.drop = "model.layers.0.mlp.experts.2.up_proj.weight"};
+    make_moe("moe-missing", dir, sizeof dir, &m);
+    expect_refusal(dir, MIO_ERR_NOT_FOUND,
+                   "tensor model.layers.0.mlp.experts.2.up_proj.weight is missing (Qwen3MoeForCausalLM, 4 experts in "
+                   "config.json)");
+    m = (moe_spec){.config_experts = 3};
+    make_moe("moe-count", dir, sizeof dir, &m);
+    expect_refusal(dir, MIO_ERR_SIZE_MISMATCH,
+                   "tensor model.layers.0.mlp.experts.3.down_proj.weight is expert 3, but config.json gives 3 experts");
+    m = (moe_spec){.odd = "model.layers.0.mlp.experts.1.gate_proj.weight"};
+    make_moe("moe-shape", dir, sizeof dir, &m);
+    expect_refusal(dir, MIO_ERR_SIZE_MISMATCH,
+                   "tensor model.layers.0.mlp.experts.1.gate_proj.weight has shape [9, 8], config.json implies [8, 8]");
+    m = (moe_spec){.bf16 = "model.layers.0.mlp.experts.3.gate_proj.weight"};
+    make_moe("moe-dtype", dir, sizeof dir, &m);
+    expect_refusal(dir, MIO_ERR_UNSUPPORTED_TYPE,
+                   "expert tensors model.layers.0.mlp.experts.0.gate_proj.weight (F32) and "
+                   "model.layers.0.mlp.experts.3.gate_proj.weight (BF16) of one stack have different types");
+}
+
 int main(void) {
     test_architectures();
+    test_experts();
     test_class_keys();
     test_pooling();
     snprintf(g_root, sizeof g_root, "hfconv.XXXXXX");
