@@ -670,6 +670,13 @@ BIG_GEMMA3 = dict(arch="Gemma3ForCausalLM", model_type="gemma3_text", tok="gemma
                   rope_theta=1000000.0, vocab=262208, qk_norm=True, gemma_norms=True, shards=2)
 
 
+# The issue's ~260M-parameter Qwen3-MoE: 16 experts of 768 x 768 in 5 blocks (141M expert parameters), the
+# real Qwen3 tokenizer's 151669 x 768 tied embedding (116M), bf16, 3 shards
+BIG_QWEN3MOE = dict(arch="Qwen3MoeForCausalLM", model_type="qwen3_moe", tok="qwen3", dtype="BF16", hidden=768,
+                    layers=5, heads=12, kv_heads=4, head_dim=64, ff=3072, tied=True, ctx=40960, eps=1e-6,
+                    rope_theta=1000000.0, qk_norm=True, moe="qwen", experts=16, used=4, ff_exp=768, shards=3)
+
+
 def write_checkpoint(name, spec, tokdirs, out):
     tk = TOKENIZERS[spec["tok"]]
     spec = dict(spec)
@@ -750,6 +757,8 @@ def main():
     ap.add_argument("--big", action="store_true", help="write the ~400M benchmark checkpoint (OUTDIR/llama3-big)")
     ap.add_argument("--big-gemma3", action="store_true",
                     help="write the ~640M Gemma 3 benchmark checkpoint (OUTDIR/gemma3-big)")
+    ap.add_argument("--big-qwen3moe", action="store_true",
+                    help="write the ~260M Qwen3-MoE benchmark checkpoint (OUTDIR/qwen3moe-big)")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--manifest", help="write {spec: {file: sha256}} as JSON here")
     a = ap.parse_args()
@@ -761,6 +770,7 @@ def main():
         ap.error("OUTDIR is required")
     tokdirs = find_tokenizers(a.tokenizers, a.tokenizer)
     todo = {"llama3-big": BIG} if a.big else {"gemma3-big": BIG_GEMMA3} if a.big_gemma3 else {
+        "qwen3moe-big": BIG_QWEN3MOE} if a.big_qwen3moe else {
         k: SPECS[k] for k in (a.specs or SPECS)} if all(
         k in SPECS for k in a.specs) else None
     if todo is None:

@@ -627,9 +627,14 @@ static mio_status quantize(const char *in_path, const char *out_path, int out_fd
         if (!st) st = mio_writer_set_u16(ws[k], "split.count", (uint16_t)n_split);
         if (!st) st = mio_writer_set_i32(ws[k], "split.tensors.count", (int32_t)n);
     }
-    for (size_t k = 0; k < n && !st; k++)
-        st = mio_writer_declare_tensor(ws[n_split > 1 ? items[k].part : 0], items[k].name, items[k].out_type,
-                                       items[k].n_dims, items[k].ne);
+    for (size_t k = 0; k < n && !st; k++) {
+        /* llama.cpp writes ggml_n_dims: trailing dims of 1 dropped (a [64, 1]
+         * ffn_gate_inp_shexp from the converter comes out [64]) */
+        uint32_t nd = items[k].n_dims;
+        while (nd > 1 && items[k].ne[nd - 1] == 1) nd--;
+        st = mio_writer_declare_tensor(ws[n_split > 1 ? items[k].part : 0], items[k].name, items[k].out_type, nd,
+                                       items[k].ne);
+    }
 
     /* data */
     r.f = f;
