@@ -56,6 +56,9 @@ TOKENIZERS = {
     "gemma3-spm": {"bos": 1, "eos": 2, "n": 3000},
     "bert": {"bos": 101, "eos": 102, "n": 30522},
     "bert-vocab-txt": {"bos": 101, "eos": 102, "n": 30522},
+    # vocab_size as the real configs write it (past the tokenizer's last id: the reference pads with [PADn])
+    "gptoss": {"bos": 199998, "eos": 200002, "n": 201088},
+    "deepseek_v3": {"bos": 0, "eos": 1, "n": 129280},
 }
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "tokenizer.model",
                    "added_tokens.json")
@@ -139,7 +142,7 @@ def f32_to_bf16_bits(f):
         return ((u + r) >> np.uint32(16)).astype(np.uint16)
 
 
-ST_DTYPE = {"F32": 4, "F16": 2, "BF16": 2, "I64": 8}
+ST_DTYPE = {"F32": 4, "F16": 2, "BF16": 2, "I64": 8, "U8": 1}
 
 
 def encode(f, dtype):
@@ -179,8 +182,12 @@ class T:
         for start in range(0, self.numel, chunk):
             n = min(chunk, self.numel - start)
             if self.kind == "arange":  # BERT's position_ids buffer: 0, 1, 2, ...
-                import numpy as np
                 yield encode(np.arange(start, start + n, dtype=np.int64), self.dtype)
+                continue
+            if self.kind in ("bytes", "e8m0"):  # MXFP4 blocks (any byte: two FP4 codes), scales (2^-9 .. 2^0)
+                z = splitmix(s, start, n) >> np.uint64(32)
+                b = (z & np.uint64(0xFF)) if self.kind == "bytes" else np.uint64(118) + z % np.uint64(10)
+                yield b.astype(np.uint8).tobytes()
                 continue
             yield encode(values(s, start, n, self.kind), self.dtype)
 
@@ -259,6 +266,8 @@ def state_dict_body(spec, out, h, L, nh, nkv, hd, ff, V, dt):
         out.append(T(p + "self_attn.o_proj.weight", (h, nh * hd), "w", dt))
         if spec.get("bias") == "all":
             out.append(T(p + "self_attn.o_proj.bias", (h,), "w", dt))
+        if spec.get("sinks"):  # gpt-oss: one attention sink per head
+            out.append(T(p + "self_attn.sinks", (nh,), "w", dt))
         if spec.get("qk_norm") == "full":  # OLMo-2: RMS norms over all of q and k, not per head
             out.append(T(p + "self_attn.q_norm.weight", (nh * hd,), "norm", dt))
             out.append(T(p + "self_attn.k_norm.weight", (nkv * hd,), "norm", dt))
@@ -307,6 +316,23 @@ def moe_block(spec, p, h, dt):
     each expert's matrices, a shared expert (Qwen2-MoE)."""
     E, fe = spec["experts"], spec["ff_exp"]
     out = []
+    if spec["moe"] == "gptoss-mxfp4":
+        # as openai/gpt-oss-20b stores them: MXFP4 blocks [E, rows, cols / 32, 16] and E8M0 scales [E, rows, cols / 32]
+        # (gate and up rows interleaved), bf16 biases
+        return [T(p + "mlp.router.weight", (E, h), "w", dt), T(p + "mlp.router.bias", (E,), "w", dt),
+                T(p + "mlp.experts.gate_up_proj_blocks", (E, 2 * fe, h // 32, 16), "bytes", "U8"),
+                T(p + "mlp.experts.gate_up_proj_scales", (E, 2 * fe, h // 32), "e8m0", "U8"),
+                T(p + "mlp.experts.gate_up_proj_bias", (E, 2 * fe), "w", dt),
+                T(p + "mlp.experts.down_proj_blocks", (E, h, fe // 32, 16), "bytes", "U8"),
+                T(p + "mlp.experts.down_proj_scales", (E, h, fe // 32), "e8m0", "U8"),
+                T(p + "mlp.experts.down_proj_bias", (E, h), "w", dt)]
+    if spec["moe"] == "gptoss":
+        # GptOssExperts as transformers 5 saves it (bf16, not MXFP4): gate and up fused and interleaved
+        # ([E, hidden, 2 x ff], columns gate0 up0 gate1 ...), down [E, ff, hidden], biases; a router with a bias
+        return [T(p + "mlp.router.weight", (E, h), "w", dt), T(p + "mlp.router.bias", (E,), "w", dt),
+                T(p + "mlp.experts.gate_up_proj", (E, h, 2 * fe), "w", dt),
+                T(p + "mlp.experts.gate_up_proj_bias", (E, 2 * fe), "w", dt),
+                T(p + "mlp.experts.down_proj", (E, fe, h), "w", dt), T(p + "mlp.experts.down_proj_bias", (E, h), "w", dt)]
     if spec["moe"] == "mixtral":
         out.append(T(p + "block_sparse_moe.gate.weight", (E, h), "w", dt))
         for e in range(E):
@@ -479,6 +505,18 @@ def config_json(spec, tok):
                   "norm_topk_prob": True, "num_experts": spec["experts"], "num_experts_per_tok": spec["used"],
                   "output_router_logits": False, "router_aux_loss_coef": 0.001, "sliding_window": None,
                   "use_sliding_window": False})
+    elif mt == "gpt_oss":
+        # GptOssConfig as openai/gpt-oss-20b writes it (without its quantization_config: bf16 experts)
+        L = spec["layers"]
+        c.update({"attention_bias": True, "experts_per_token": spec["used"], "head_dim": spec["head_dim"],
+                  "initial_context_length": 4096, "layer_types": ["sliding_attention" if i % 2 == 0 else
+                                                                  "full_attention" for i in range(L)],
+                  "num_experts_per_tok": spec["used"], "num_local_experts": spec["experts"], "output_router_logits": False,
+                  "pad_token_id": 199999, "router_aux_loss_coef": 0.9, "sliding_window": 128, "swiglu_limit": 7.0})
+        if spec["moe"] == "gptoss-mxfp4":
+            c["quantization_config"] = {"modules_to_not_convert": ["model.layers.*.self_attn", "model.layers.*.mlp.router",
+                                                                   "model.embed_tokens", "lm_head"],
+                                        "quant_method": "mxfp4"}
     if spec.get("pad_token_id") is not None:
         c["pad_token_id"] = spec["pad_token_id"]
     if spec.get("multimodal"):  # Gemma3Config: the text model's config inside, a (tiny) SigLIP vision config
@@ -654,6 +692,20 @@ SPECS = {
     "qwen3moe": dict(TINY, arch="Qwen3MoeForCausalLM", model_type="qwen3_moe", tok="qwen3", dtype="F16",
                      shards=3, tied=False, ctx=40960, eps=1e-6, rope_theta=1000000.0, head_dim=32, qk_norm=True,
                      moe="qwen", experts=16, used=4, ff_exp=32),
+    # gpt-oss-20b shaped: attention sinks, biases everywhere, alternating sliding / full layers, yarn rope, 4 experts
+    # with fused interleaved gate/up (bf16, as transformers 5 saves them), the real o200k tokenizer, 2 shards
+    "gptoss": dict(TINY, arch="GptOssForCausalLM", model_type="gpt_oss", tok="gptoss", dtype="BF16", shards=2,
+                   tied=False, ctx=131072, eps=1e-5, rope_theta=150000.0, head_dim=16, qkv_bias=True, bias="all",
+                   sinks=True, moe="gptoss", experts=4, used=2, ff_exp=128,
+                   rope_scaling={"beta_fast": 32.0, "beta_slow": 1.0, "factor": 32.0,
+                                 "original_max_position_embeddings": 4096, "rope_type": "yarn", "truncate": False}),
+    # the same with the experts as the Hub's gpt-oss files hold them: MXFP4 blocks and scales (kept MXFP4)
+    "gptoss-mxfp4": dict(TINY, arch="GptOssForCausalLM", model_type="gpt_oss", tok="gptoss", dtype="BF16", shards=2,
+                         tied=False, ctx=131072, eps=1e-5, rope_theta=150000.0, head_dim=16, qkv_bias=True, bias="all",
+                         sinks=True, moe="gptoss-mxfp4", experts=4, used=2, ff_exp=128,
+                         rope_scaling={"beta_fast": 32.0, "beta_slow": 1.0, "factor": 32.0,
+                                       "original_max_position_embeddings": 4096, "rope_type": "yarn",
+                                       "truncate": False}),
 }
 
 BIG = dict(arch="LlamaForCausalLM", model_type="llama", tok="llama3_1", dtype="BF16", hidden=1024, layers=24,

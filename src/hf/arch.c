@@ -16,7 +16,7 @@
 
 /* Shapes are written outermost first (safetensors order): {rows, cols}. */
 enum { D_HIDDEN = 1, D_VOCAB, D_FF, D_Q, D_KV, D_HEAD, D_QKV, D_FF2, D_POS, D_TYPES, D_NEXP, D_FF_EXP, D_FF_SHEXP, D_ONE,
-       D_Q_LORA, D_KV_LORA, D_QK_NOPE, D_QK_HEAD, D_KV_A, D_KV_B, D_Q_B, D_V_HEAD, D_O_IN };
+       D_Q_LORA, D_KV_LORA, D_QK_NOPE, D_QK_HEAD, D_KV_A, D_KV_B, D_Q_B, D_V_HEAD, D_O_IN, D_NHEAD, D_HID_32, D_FF_32, D_16 };
 
 /* Rows the block tables share (a block's Hugging Face name -> its GGUF name,
  * as gguf-py's tensor_mapping.py maps them), composed into each table. */
@@ -138,6 +138,56 @@ static const hf_key_rule k_qwen2moe_keys[] = {
     {.gguf = "expert_feed_forward_length", .hf = {"moe_intermediate_size"}, .type = HF_KEY_U32, .when = HF_WHEN_NOT_NULL},
     {.gguf = "expert_shared_feed_forward_length", .hf = {"shared_expert_intermediate_size"}, .type = HF_KEY_U32,
      .when = HF_WHEN_NOT_NULL},
+};
+
+/* gpt-oss (GptOssModel, a TextModel): biased attention with a sink per head,
+ * a post-attention norm, a biased router, and the experts as transformers
+ * saves them: gate and up fused and interleaved [E, hidden, 2 x ff] (-> gate
+ * the even columns, up the odd, each transposed to [E, ff, hidden]), down
+ * [E, ff, hidden] (transposed), their biases split the same way. */
+static const hf_tensor_rule k_gptoss_block[] = {
+    R_INPUT_NORM,
+    R_ATTN_QKVO,
+    R_ATTN_BIAS,
+    {.hf = "self_attn.sinks", .gguf = "attn_sinks.weight", .n_dims = 1, .dim = {D_NHEAD}},
+    R_POST_ATTN_NORM,
+    R_ROUTER("mlp.router.weight"),
+    {.hf = "mlp.router.bias", .gguf = "ffn_gate_inp.bias", .n_dims = 1, .dim = {D_NEXP}, .layers = HF_LAYERS_MOE},
+    {.hf = "mlp.experts.down_proj", .gguf = "ffn_down_exps.weight", .n_dims = 3, .dim = {D_NEXP, D_FF, D_HIDDEN},
+     .layers = HF_LAYERS_MOE, .gather = true, .g_transpose = true, .optional = true, .either = 1},
+    {.hf = "mlp.experts.down_proj_bias", .gguf = "ffn_down_exps.bias", .n_dims = 2, .dim = {D_NEXP, D_HIDDEN},
+     .layers = HF_LAYERS_MOE},
+    {.hf = "mlp.experts.gate_up_proj", .gguf = "ffn_gate_exps.weight", .n_dims = 3, .dim = {D_NEXP, D_HIDDEN, D_FF2},
+     .layers = HF_LAYERS_MOE, .gather = true, .g_transpose = true, .g_stride = 2, .g_offset = 0, .optional = true,
+     .either = 2},
+    {.hf = "mlp.experts.gate_up_proj", .gguf = "ffn_up_exps.weight", .n_dims = 3, .dim = {D_NEXP, D_HIDDEN, D_FF2},
+     .layers = HF_LAYERS_MOE, .gather = true, .g_transpose = true, .g_stride = 2, .g_offset = 1, .optional = true,
+     .either = 2},
+    {.hf = "mlp.experts.gate_up_proj_bias", .gguf = "ffn_gate_exps.bias", .n_dims = 2, .dim = {D_NEXP, D_FF2},
+     .layers = HF_LAYERS_MOE, .gather = true, .g_stride = 2, .g_offset = 0},
+    {.hf = "mlp.experts.gate_up_proj_bias", .gguf = "ffn_up_exps.bias", .n_dims = 2, .dim = {D_NEXP, D_FF2},
+     .layers = HF_LAYERS_MOE, .gather = true, .g_stride = 2, .g_offset = 1},
+    /* the MXFP4 form (openai/gpt-oss-20b, -120b as published) */
+    {.hf = "mlp.experts.down_proj_blocks", .gguf = "ffn_down_exps.weight", .n_dims = 4,
+     .dim = {D_NEXP, D_HIDDEN, D_FF_32, D_16}, .layers = HF_LAYERS_MOE, .mxfp4 = HF_MXFP4_BLOCKS, .optional = true,
+     .either = 1},
+    {.hf = "mlp.experts.down_proj_scales", .gguf = "ffn_down_exps.weight", .n_dims = 3, .dim = {D_NEXP, D_HIDDEN, D_FF_32},
+     .layers = HF_LAYERS_MOE, .mxfp4 = HF_MXFP4_SCALES, .optional = true},
+    {.hf = "mlp.experts.gate_up_proj_blocks", .gguf = "ffn_gate_exps.weight", .n_dims = 4,
+     .dim = {D_NEXP, D_FF2, D_HID_32, D_16}, .layers = HF_LAYERS_MOE, .mxfp4 = HF_MXFP4_BLOCKS, .optional = true,
+     .either = 2},
+    {.hf = "mlp.experts.gate_up_proj_scales", .gguf = "ffn_gate_exps.weight", .n_dims = 3,
+     .dim = {D_NEXP, D_FF2, D_HID_32}, .layers = HF_LAYERS_MOE, .mxfp4 = HF_MXFP4_SCALES, .g_stride = 2, .g_offset = 0,
+     .optional = true},
+    {.hf = "mlp.experts.gate_up_proj_scales", .gguf = "ffn_up_exps.weight", .n_dims = 3,
+     .dim = {D_NEXP, D_FF2, D_HID_32}, .layers = HF_LAYERS_MOE, .mxfp4 = HF_MXFP4_SCALES, .g_stride = 2, .g_offset = 1,
+     .optional = true},
+};
+
+/* GptOssModel.set_gguf_parameters after TextModel's */
+static const hf_key_rule k_gptoss_keys[] = {
+    {.gguf = "attention.sliding_window", .hf = {"sliding_window"}, .type = HF_KEY_U32, .when = HF_WHEN_REQUIRED},
+    {.gguf = "expert_feed_forward_length", .hf = {"intermediate_size"}, .type = HF_KEY_U32, .when = HF_WHEN_REQUIRED},
 };
 
 /* OLMo-2 (Olmo2Model, a TextModel: no q/k permutation): RMS norms over the
@@ -336,6 +386,8 @@ static const hf_arch k_archs[] = {
      .n_block = N_OF(k_qwen2moe_block), .keys = k_qwen2moe_keys, .n_keys = N_OF(k_qwen2moe_keys)},
     {.hf_name = "Qwen3MoeForCausalLM", .arch = "qwen3moe", .vocab = HF_VOCAB_GPT2, .block = k_qwen3moe_block,
      .n_block = N_OF(k_qwen3moe_block), .keys = k_qwen2moe_keys, .n_keys = N_OF(k_qwen2moe_keys)},
+    {.hf_name = "GptOssForCausalLM", .arch = "gpt-oss", .vocab = HF_VOCAB_GPT2, .block = k_gptoss_block,
+     .n_block = N_OF(k_gptoss_block), .keys = k_gptoss_keys, .n_keys = N_OF(k_gptoss_keys)},
 };
 
 MIO_API const char *mio_hf_architecture(int i, const char **gguf_arch) {
@@ -380,6 +432,10 @@ int64_t mio_hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d) {
     case D_Q_B: return d->n_head * (d->qk_nope + d->qk_rope);
     case D_V_HEAD: return d->v_head;
     case D_O_IN: return d->n_head * d->v_head;
+    case D_NHEAD: return d->n_head;
+    case D_HID_32: return d->hidden / 32;
+    case D_FF_32: return d->ff / 32;
+    case D_16: return 16;
     default: return -1;
     }
 }

@@ -160,6 +160,8 @@ typedef struct hf_item {
     int64_t src;         /* index into ctx.src; -1 - k for generated tensor k */
     int64_t *xsrc;       /* an expert stack: the ctx.src index of each expert, in expert order (src is xsrc[0]) */
     const hf_tensor_rule *gather; /* a rearranged part of the source (hf_tensor_rule.gather) */
+    const hf_tensor_rule *mx;     /* an MXFP4 pair (hf_tensor_rule.mxfp4): src the blocks, src2 the scales */
+    int64_t src2;
     uint64_t g_outer, g_a, g_b;   /* ... its source viewed as g_outer slices of [g_a, g_b] */
     int src_dtype;
     uint32_t n_dims;
@@ -192,6 +194,7 @@ typedef struct hf_ctx {
     int pooling_type;     /* hf_arch.pooling: gguf PoolingType of the sentence-transformers module, -1 none */
     int classifier_pooling; /* ... of config.json's classifier_pooling, -1 none */
     double attn_factor;
+    bool mxfp4;           /* config.json's quantization_config: quant_method mxfp4 (gpt-oss as published) */
 } hf_ctx;
 
 static void ctx_free(hf_ctx *c) {
@@ -237,6 +240,9 @@ static mio_status load_config(hf_ctx *c) {
             }
         }
     mio_json_free(tc);
+    const mio_json *qc = jget(c->config, "quantization_config");
+    const mio_json *qm = mio_json_is_object(qc) ? jget(qc, "quant_method") : NULL;
+    c->mxfp4 = mio_json_is_string(qm) && strcmp(qm->valuestring, "mxfp4") == 0;
     const mio_json *archs = jget(c->config_raw, "architectures");
     const mio_json *a0 = mio_json_is_array(archs) ? mio_json_at(archs, 0) : NULL;
     if (!a0 || !mio_json_is_string(a0))
@@ -785,6 +791,56 @@ static mio_status plan_gather(hf_ctx *c, hf_item *it, const hf_tensor_rule *g, c
     return MIO_OK;
 }
 
+/* The MXFP4 outputs, first in the file: at each scales tensor in reading
+ * order, one output per scales rule of its name, from it and its blocks. */
+static mio_status plan_mxfp4(hf_ctx *c) {
+    for (size_t i = 0; i < c->n_src; i++) {
+        const hf_src *s = &c->src[i];
+        char name[HF_NAME_MAX];
+        const hf_tensor_rule *rule;
+        int64_t bid, xid;
+        if (!mio_hf_arch_map(c->arch, s->name, c->d.n_layer, name, &rule, &bid, &xid) || rule->mxfp4 != HF_MXFP4_SCALES)
+            continue;
+        /* its blocks: the same name with _blocks */
+        size_t n = strlen(s->name);
+        char want[1024];
+        if (n < 7 || n >= sizeof want) continue;
+        snprintf(want, sizeof want, "%.*s_blocks", (int)(n - 7), s->name);
+        int64_t bi = -1;
+        for (size_t k = 0; k < c->n_src && bi < 0; k++)
+            if (strcmp(c->src[k].name, want) == 0) bi = (int64_t)k;
+        if (bi < 0)
+            return mio_err_set(MIO_ERR_NOT_FOUND, "%s: MXFP4 scales %s have no blocks %s", c->dir, s->name, want);
+        mio_st_tensor ts, tb;
+        mio_status st;
+        if ((st = mio_st_tensor_info(c->parts[s->part], s->index, &ts)) ||
+            (st = mio_st_tensor_info(c->parts[c->src[bi].part], c->src[bi].index, &tb)))
+            return st;
+        bool pair = ts.n_dims == 3 && tb.n_dims == 4 && tb.shape[3] == 16 && ts.dtype == MIO_ST_U8 && tb.dtype == MIO_ST_U8;
+        for (uint32_t k = 0; pair && k < 3; k++) pair = ts.shape[k] == tb.shape[k];
+        if (!pair || ts.shape[1] % (uint64_t)(rule->g_stride ? rule->g_stride : 1) || ts.shape[0] != (uint64_t)c->d.n_expert)
+            return mio_err_set(MIO_ERR_SIZE_MISMATCH, "%s: MXFP4 blocks %s and scales %s do not match (blocks must be U8 "
+                               "[experts, rows, blocks, 16] and scales U8 [experts, rows, blocks], %lld experts)", c->dir,
+                               want, s->name, (long long)c->d.n_expert);
+        for (const hf_tensor_rule *g = rule; g < c->arch->block + c->arch->n_block && !strcmp(g->hf, rule->hf); g++) {
+            hf_item *it = &c->items[c->n_items++];
+            snprintf(it->name, sizeof it->name, "blk.%lld.%s", (long long)bid, g->gguf);
+            it->source = c->src[bi].name;
+            it->src = bi;
+            it->src2 = (int64_t)i;
+            it->mx = g;
+            it->src_dtype = MIO_ST_U8;
+            it->n_dims = 3;
+            it->ne[0] = (int64_t)ts.shape[2] * 32;
+            it->ne[1] = (int64_t)(ts.shape[1] / (uint64_t)(g->g_stride ? g->g_stride : 1));
+            it->ne[2] = (int64_t)ts.shape[0];
+            it->ne[3] = 1;
+            it->type = MIO_TYPE_MXFP4;
+        }
+    }
+    return MIO_OK;
+}
+
 static mio_status plan_items(hf_ctx *c) {
     mio_status st;
     mio_json *rp = NULL;
@@ -815,6 +871,12 @@ static mio_status plan_items(hf_ctx *c) {
         free(stack);
         free(xcount);
         st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    if (c->mxfp4 && (st = plan_mxfp4(c))) {
+        free(seen);
+        free(stack);
+        free(xcount);
         goto done;
     }
     if (llama3) add_generated(c, 0, "rope_freqs.weight");
@@ -848,9 +910,15 @@ static mio_status plan_items(hf_ctx *c) {
         }
         mio_st_tensor t;
         if ((st = mio_st_tensor_info(c->parts[s->part], s->index, &t))) break;
-        if (!src_dtype_ok(t.dtype)) {
-            st = mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s/%s: tensor %s is %s; only float tensors (F32, F16, BF16, F64) "
-                             "are converted", c->dir, c->part_names[s->part], s->name, mio_st_dtype_name(t.dtype));
+        if (rule->mxfp4 ? t.dtype != MIO_ST_U8 : !src_dtype_ok(t.dtype)) {
+            st = mio_err_set(MIO_ERR_UNSUPPORTED_TYPE, "%s/%s: tensor %s is %s; %s", c->dir, c->part_names[s->part], s->name,
+                             mio_st_dtype_name(t.dtype), rule->mxfp4 ? "MXFP4 blocks and scales are U8"
+                                                                     : "only float tensors (F32, F16, BF16, F64) are converted");
+            break;
+        }
+        if (rule->mxfp4 && !c->mxfp4) {
+            st = mio_err_set(MIO_ERR_UNSUPPORTED, "%s/%s: tensor %s is MXFP4, but config.json's quantization_config does "
+                             "not say quant_method mxfp4", c->dir, c->part_names[s->part], s->name);
             break;
         }
         bool shape_ok = t.n_dims == rule->n_dims;
@@ -929,6 +997,11 @@ static mio_status plan_items(hf_ctx *c) {
             continue;
         }
         seen[slot] = true;
+        if (rule->mxfp4) { /* written first (plan_mxfp4) */
+            for (const hf_tensor_rule *g = rule + 1; bid >= 0 && g < c->arch->block + nb && !strcmp(g->hf, rule->hf); g++)
+                seen[(size_t)bid * nb + (size_t)(g - c->arch->block)] = true;
+            continue;
+        }
         if (rule->gather) { /* one or more rearranged parts of the source, in the table's order */
             const hf_tensor_rule *end = c->arch->block + nb;
             if (bid < 0) end = globals + n_rules;
@@ -938,6 +1011,7 @@ static mio_status plan_items(hf_ctx *c) {
                 else if (g != rule) snprintf(gi->name, sizeof gi->name, "%s", g->gguf);
                 st = plan_gather(c, gi, g, s, &t, (int64_t)i);
                 if (!st) c->n_items++;
+                if (bid >= 0) seen[(size_t)bid * nb + (size_t)(g - c->arch->block)] = true;
             }
             continue;
         }
@@ -957,8 +1031,17 @@ static mio_status plan_items(hf_ctx *c) {
         bool moe = block_is_moe(c, b);
         for (size_t r = 0; r < nb && !st; r++) {
             const hf_tensor_rule *br = &c->arch->block[r];
-            if (br->optional || seen[(size_t)b * nb + r]) continue;
             if (br->layers != HF_LAYERS_ALL && (br->layers == HF_LAYERS_MOE) != moe) continue;
+            if (br->either) { /* one rule of the group is there */
+                bool any = false;
+                for (size_t q = 0; q < nb && !any; q++)
+                    any = c->arch->block[q].either == br->either && seen[(size_t)b * nb + q];
+                if (!any)
+                    st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: tensor %s%lld.%s is missing (or its MXFP4 form, %s_blocks "
+                                     "and _scales)", c->dir, bp, (long long)b, br->hf, br->hf);
+                continue;
+            }
+            if (br->optional || seen[(size_t)b * nb + r]) continue;
             if (br->experts) {
                 int64_t x = 0;
                 const int64_t *sx = stack[(size_t)b * nb + r];
@@ -1019,6 +1102,14 @@ static const char *ftype_label(int t) {
     }
 }
 
+/* general.file_type: MOSTLY_MXFP4_MOE (38) for an MXFP4 checkpoint written as
+ * a float type (the reference's prepare_metadata), else the output type's */
+static int file_type(const hf_ctx *c) {
+    int t = c->ftype_type;
+    if (c->mxfp4 && (t == MIO_TYPE_F32 || t == MIO_TYPE_F16 || t == MIO_TYPE_BF16)) return 38;
+    return ftype_of_type(t);
+}
+
 static mio_status kv_name(char *buf, size_t n, const char *arch, const char *suffix) {
     int k = snprintf(buf, n, "%s.%s", arch, suffix);
     return k > 0 && (size_t)k < n ? MIO_OK : mio_err_set(MIO_ERR_LIMIT, "key %s.%s too long", arch, suffix);
@@ -1062,7 +1153,7 @@ static mio_status write_key_rules(mio_writer *w, const hf_ctx *c, const hf_key_r
         case HF_FROM_ROPE: v = jget(rope_full(rp), k->hf[0]); break;
         case HF_FROM_BLOCKS: x = c->d.n_layer; break;
         case HF_FROM_ROPE_DIMS: st = rope_dims_of(c, rope_full(rp), &x); break;
-        case HF_FROM_FILE_TYPE: st = mio_writer_set_u32(w, "general.file_type", (uint32_t)ftype_of_type(c->ftype_type)); continue;
+        case HF_FROM_FILE_TYPE: st = mio_writer_set_u32(w, "general.file_type", (uint32_t)file_type(c)); continue;
         case HF_FROM_POOLING: {
             char key[128];
             if (c->pooling_type >= 0 && !(st = kv_name(key, sizeof key, c->arch->arch, "pooling_type")))
@@ -1205,7 +1296,7 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
         TRY(put_u32(w, c, "attention.key_length", v, "head_dim"));
         TRY(put_u32(w, c, "attention.value_length", v, "head_dim"));
     }
-    TRY(mio_writer_set_u32(w, "general.file_type", (uint32_t)ftype_of_type(c->ftype_type)));
+    TRY(mio_writer_set_u32(w, "general.file_type", (uint32_t)file_type(c)));
     if (c->arch->llama_params) {
         TRY(put_u32(w, c, "vocab_size", jget(h, "vocab_size"), "vocab_size"));
         char key[128];
@@ -1586,6 +1677,47 @@ static mio_status emit_chunk(hf_ctx *c, mio_writer *w, const hf_item *it, const 
     return MIO_OK;
 }
 
+/* An MXFP4 item: per expert its blocks and scales read whole (one expert's
+ * bytes), each output row's blocks made ggml's block_mxfp4: the scale byte,
+ * then 16 bytes whose low nibble is element j and high nibble element j + 16
+ * (the checkpoint packs elements 2i and 2i + 1 in byte i: GptOssModel's
+ * transform_nibble_layout). */
+static mio_status write_mxfp4(hf_ctx *c, mio_writer *w, const hf_item *it, conv_buf *b, uint64_t *bytes_done,
+                              uint64_t bytes_total, int64_t index) {
+    const hf_src *sb = &c->src[it->src], *ss = &c->src[it->src2];
+    uint64_t stride = it->mx->g_stride ? (uint64_t)it->mx->g_stride : 1, off = (uint64_t)it->mx->g_offset;
+    uint64_t nb = (uint64_t)it->ne[0] / 32, rows = (uint64_t)it->ne[1], src_rows = rows * stride;
+    size_t bsz = (size_t)(src_rows * nb * 16), ssz = (size_t)(src_rows * nb), osz = (size_t)(rows * nb * 17);
+    mio_status st;
+    if ((st = grow((void **)&b->raw, &b->cap_raw, bsz)) || (st = grow((void **)&b->perm, &b->cap_perm, ssz)) ||
+        (st = grow((void **)&b->enc, &b->cap_enc, osz)))
+        return st;
+    for (int64_t e = 0; e < it->ne[2]; e++) {
+        if ((st = mio_st_read_tensor(c->parts[sb->part], sb->index, (uint64_t)e * bsz, b->raw, bsz)))
+            return mio_err_prefix(st, "%s: reading %s: ", c->part_names[sb->part], sb->name);
+        if ((st = mio_st_read_tensor(c->parts[ss->part], ss->index, (uint64_t)e * ssz, b->perm, ssz)))
+            return mio_err_prefix(st, "%s: reading %s: ", c->part_names[ss->part], ss->name);
+        uint8_t *o = b->enc;
+        for (uint64_t r = 0; r < rows; r++) {
+            uint64_t sr = r * stride + off;
+            for (uint64_t k = 0; k < nb; k++, o += 17) {
+                const uint8_t *q = b->raw + (sr * nb + k) * 16;
+                o[0] = b->perm[sr * nb + k];
+                for (int j = 0; j < 16; j++) {
+                    int lo = j & 1 ? q[j / 2] >> 4 : q[j / 2] & 15, h = j + 16;
+                    int hi = h & 1 ? q[h / 2] >> 4 : q[h / 2] & 15;
+                    o[1 + j] = (uint8_t)(lo | hi << 4);
+                }
+            }
+        }
+        if ((st = mio_writer_write_tensor_part(w, b->enc, osz))) return st;
+        *bytes_done += osz;
+        if (c->p->progress && c->p->progress(c->p->progress_user, index, (int64_t)c->n_items, *bytes_done, bytes_total))
+            return mio_err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback in tensor %s", it->name);
+    }
+    return MIO_OK;
+}
+
 /* A gathered item (hf_tensor_rule.gather): each slice read whole (one expert's
  * or one head's matrix, never more), its rows or columns picked in chunks of
  * output rows. */
@@ -1633,6 +1765,7 @@ static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_b
         return st;
     }
     if (it->gather) return write_gathered(c, w, it, b, bytes_done, bytes_total, index);
+    if (it->mx) return write_mxfp4(c, w, it, b, bytes_done, bytes_total, index);
     /* the sources: one tensor, or an expert stack's experts one after the other */
     int64_t n_srcs = it->xsrc ? it->ne[2] : 1;
     uint64_t cols = (uint64_t)it->ne[0], rows = it->nbytes ? (uint64_t)(it->n_dims >= 2 ? it->ne[1] : 1) : 0;
@@ -1814,7 +1947,9 @@ static mio_status convert(hf_ctx *c, const char *out, char **written) {
 
     if ((st = mio_writer_new(c->p->vocab_only ? MIO_WRITER_NO_EMPTY_PAD : MIO_WRITER_DEFAULT, &mw))) goto done;
     if ((st = write_metadata(mw, c, &meta, &vi))) goto done;
-    const char *label = c->p->preset != MIO_PRESET_NONE ? mio_preset_name(c->p->preset) : ftype_label(c->ftype_type);
+    const char *label = c->p->preset != MIO_PRESET_NONE ? mio_preset_name(c->p->preset)
+                        : file_type(c) == 38                 ? "MXFP4_MOE"
+                                                             : ftype_label(c->ftype_type);
     if ((st = resolve_out(c, out, &meta, label, &path))) goto done;
 
     o.n_files = c->p->vocab_only ? 1 : assign_files(c);

@@ -15,7 +15,7 @@ enum { HF_PERMUTE_NONE = 0, HF_PERMUTE_Q, HF_PERMUTE_K };
 typedef struct hf_tensor_rule {
     const char *hf, *gguf;
     uint32_t n_dims;
-    int dim[3];
+    int dim[4];
     int permute;     /* HF_PERMUTE_*: LlamaModel.permute's row order */
     bool optional;   /* may be absent */
     bool output;     /* lm_head: absent only when the embeddings are tied */
@@ -40,7 +40,17 @@ typedef struct hf_tensor_rule {
     bool gather;
     bool g_transpose, g_heads;
     int g_stride, g_offset, g_a0, g_na;
+    /* MXFP4 experts as gpt-oss stores them (quantization_config quant_method
+     * mxfp4): "<x>_blocks" [E, rows, cols / 32, 16] and "<x>_scales" [E, rows,
+     * cols / 32], bytes. The scales rule makes the output (one per rule with
+     * that name: g_stride / g_offset pick rows), from the pair, kept MXFP4: the
+     * nibbles reordered to ggml's block_mxfp4, first in the file as the
+     * reference writes them. */
+    int mxfp4;       /* HF_MXFP4_* */
+    int either;      /* rules of one nonzero group: a block needs one of them (bf16 or MXFP4 experts) */
 } hf_tensor_rule;
+
+enum { HF_MXFP4_NONE = 0, HF_MXFP4_BLOCKS, HF_MXFP4_SCALES };
 
 /* Which blocks a rule belongs to (required there, refused elsewhere): every
  * block, or only the mixture-of-experts blocks / only the dense ones (config.json's

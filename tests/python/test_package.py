@@ -805,7 +805,8 @@ class Codecs(Tmp):
                           ("GraniteForCausalLM", "granite"), ("Starcoder2ForCausalLM", "starcoder2"),
                           ("Gemma3ForCausalLM", "gemma3"), ("Gemma3ForConditionalGeneration", "gemma3"),
                           ("BertModel", "bert"), ("Phi3ForCausalLM", "phi3"), ("MixtralForCausalLM", "llama"),
-                          ("Qwen2MoeForCausalLM", "qwen2moe"), ("Qwen3MoeForCausalLM", "qwen3moe")])
+                          ("Qwen2MoeForCausalLM", "qwen2moe"), ("Qwen3MoeForCausalLM", "qwen3moe"),
+                          ("GptOssForCausalLM", "gpt-oss")])
 
     def test_convert(self):
         src = os.path.join(DATA, "vocab-llama-spm.gguf")

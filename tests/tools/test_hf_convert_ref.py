@@ -232,7 +232,8 @@ _classes = [("LlamaForCausalLM", "llama"), ("LLaMAForCausalLM", "llama"), ("Mist
             ("Olmo2ForCausalLM", "olmo2"), ("SmolLM3ForCausalLM", "smollm3"), ("GraniteForCausalLM", "granite"),
             ("Starcoder2ForCausalLM", "starcoder2"), ("Gemma3ForCausalLM", "gemma3"),
             ("Gemma3ForConditionalGeneration", "gemma3"), ("BertModel", "bert"), ("Phi3ForCausalLM", "phi3"),
-            ("MixtralForCausalLM", "llama"), ("Qwen2MoeForCausalLM", "qwen2moe"), ("Qwen3MoeForCausalLM", "qwen3moe")]
+            ("MixtralForCausalLM", "llama"), ("Qwen2MoeForCausalLM", "qwen2moe"), ("Qwen3MoeForCausalLM", "qwen3moe"),
+            ("GptOssForCausalLM", "gpt-oss")]
 # one column as wide as the longest class name (Gemma3ForConditionalGeneration: 30), two spaces
 check(_lst.returncode == 0 and _lst.stdout == "".join(f"{c:<30}  {a}\n" for c, a in _classes),
       f"--list-architectures printed {_lst.stdout!r} (exit {_lst.returncode})")
