@@ -246,6 +246,22 @@ def state_dict_body(spec, out, h, L, nh, nkv, hd, ff, V, dt):
     layer_norm = spec.get("norm") == "layer"  # LayerNorm: a weight and a bias
     for i in range(L):
         p = f"model.layers.{i}."
+        if spec.get("mla"):  # DeepSeek-V3's multi-head latent attention, then a dense or an expert MLP
+            qn, qr, vh, ql, kl = spec["qk_nope"], spec["qk_rope"], spec["v_head"], spec["q_lora"], spec["kv_lora"]
+            out += [T(p + "self_attn.q_a_proj.weight", (ql, h), "w", dt), T(p + "self_attn.q_a_layernorm.weight", (ql,), "norm", dt),
+                    T(p + "self_attn.q_b_proj.weight", (nh * (qn + qr), ql), "w", dt),
+                    T(p + "self_attn.kv_a_proj_with_mqa.weight", (kl + qr, h), "w", dt),
+                    T(p + "self_attn.kv_a_layernorm.weight", (kl,), "norm", dt),
+                    T(p + "self_attn.kv_b_proj.weight", (nkv * (qn + vh), kl), "w", dt),
+                    T(p + "self_attn.o_proj.weight", (h, nh * vh), "w", dt)]
+            if i < spec["dense"]:
+                out += [T(p + "mlp.gate_proj.weight", (ff, h), "w", dt), T(p + "mlp.up_proj.weight", (ff, h), "w", dt),
+                        T(p + "mlp.down_proj.weight", (h, ff), "w", dt)]
+            else:
+                out += moe_block(spec, p, h, dt)
+            out += [T(p + "input_layernorm.weight", (h,), "norm", dt),
+                    T(p + "post_attention_layernorm.weight", (h,), "norm", dt)]
+            continue
         if spec.get("fused"):  # Phi-3: q, k, v in one matrix, gate and up in another
             out.append(T(p + "self_attn.qkv_proj.weight", ((nh + 2 * nkv) * hd, h), "w", dt))
             out.append(T(p + "self_attn.o_proj.weight", (h, nh * hd), "w", dt))
@@ -302,6 +318,11 @@ def state_dict_body(spec, out, h, L, nh, nkv, hd, ff, V, dt):
                 out.append(T(p + n + ".weight", (h,), "norm", dt))
                 if layer_norm:
                     out.append(T(p + n + ".bias", (h,), "w", dt))
+    for i in range(L, L + spec.get("mtp", 0)):  # DeepSeek-V3's multi-token prediction block: an expert block + its own
+        p = f"model.layers.{i}."
+        out += [T(p + "enorm.weight", (h,), "norm", dt), T(p + "hnorm.weight", (h,), "norm", dt),
+                T(p + "eh_proj.weight", (h, 2 * h), "w", dt), T(p + "shared_head.norm.weight", (h,), "norm", dt),
+                T(p + "input_layernorm.weight", (h,), "norm", dt)] + moe_block(spec, p, h, dt)
     out.append(T("model.norm.weight", (h,), "norm", dt))
     if layer_norm:
         out.append(T("model.norm.bias", (h,), "w", dt))
@@ -345,6 +366,12 @@ def moe_block(spec, p, h, dt):
         q = f"{p}mlp.experts.{e}."
         out += [T(q + "gate_proj.weight", (fe, h), "w", dt), T(q + "up_proj.weight", (fe, h), "w", dt),
                 T(q + "down_proj.weight", (h, fe), "w", dt)]
+    if spec["moe"] == "deepseek":  # the router's score correction bias and n_shared_experts shared experts
+        out.insert(1, T(p + "mlp.gate.e_score_correction_bias", (E,), "w", "F32"))
+        fs = fe * spec["shared"]
+        q = p + "mlp.shared_experts."
+        return out + [T(q + "gate_proj.weight", (fs, h), "w", dt), T(q + "up_proj.weight", (fs, h), "w", dt),
+                      T(q + "down_proj.weight", (h, fs), "w", dt)]
     if spec.get("ff_shexp"):
         fs = spec["ff_shexp"]
         q = p + "mlp.shared_expert."
@@ -505,6 +532,15 @@ def config_json(spec, tok):
                   "norm_topk_prob": True, "num_experts": spec["experts"], "num_experts_per_tok": spec["used"],
                   "output_router_logits": False, "router_aux_loss_coef": 0.001, "sliding_window": None,
                   "use_sliding_window": False})
+    elif mt == "deepseek_v3":
+        # DeepseekV3Config as deepseek-ai/DeepSeek-V3 writes it (bf16 weights, no quantization_config)
+        c.update({"aux_loss_alpha": 0.001, "ep_size": 1, "first_k_dense_replace": spec["dense"],
+                  "kv_lora_rank": spec["kv_lora"], "moe_intermediate_size": spec["ff_exp"], "moe_layer_freq": 1,
+                  "n_group": spec["n_group"], "n_routed_experts": spec["experts"], "n_shared_experts": spec["shared"],
+                  "norm_topk_prob": True, "num_experts_per_tok": spec["used"], "num_nextn_predict_layers": 1,
+                  "q_lora_rank": spec["q_lora"], "qk_nope_head_dim": spec["qk_nope"], "qk_rope_head_dim": spec["qk_rope"],
+                  "routed_scaling_factor": 2.5, "scoring_func": "sigmoid", "seq_aux": True, "topk_group": spec["topk_group"],
+                  "topk_method": "noaux_tc", "v_head_dim": spec["v_head"]})
     elif mt == "gpt_oss":
         # GptOssConfig as openai/gpt-oss-20b writes it (without its quantization_config: bf16 experts)
         L = spec["layers"]
@@ -706,6 +742,15 @@ SPECS = {
                          rope_scaling={"beta_fast": 32.0, "beta_slow": 1.0, "factor": 32.0,
                                        "original_max_position_embeddings": 4096, "rope_type": "yarn",
                                        "truncate": False}),
+    # DeepSeek-V3 shaped: MLA (q and kv LoRA ranks, kv_b_proj split), block 0 dense (first_k_dense_replace), 8 routed
+    # experts in 2 groups + a shared one, the score correction bias, sigmoid gating, yarn rope with mscale_all_dim,
+    # the multi-token-prediction block (model.layers.3, past num_hidden_layers: skipped), the real tokenizer
+    "deepseek-v3": dict(TINY, layers=3, kv_heads=4, arch="DeepseekV3ForCausalLM", model_type="deepseek_v3",
+                        tok="deepseek_v3", dtype="BF16", shards=3, tied=False, ctx=163840, eps=1e-6, rope_theta=10000.0,
+                        mla=True, qk_nope=16, qk_rope=8, v_head=16, q_lora=32, kv_lora=32, dense=1, moe="deepseek",
+                        experts=8, used=2, ff_exp=32, shared=1, n_group=2, topk_group=1, mtp=1,
+                        rope_scaling={"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0,
+                                      "original_max_position_embeddings": 4096, "type": "yarn"}),
 }
 
 BIG = dict(arch="LlamaForCausalLM", model_type="llama", tok="llama3_1", dtype="BF16", hidden=1024, layers=24,

@@ -190,6 +190,64 @@ static const hf_key_rule k_gptoss_keys[] = {
     {.gguf = "expert_feed_forward_length", .hf = {"intermediate_size"}, .type = HF_KEY_U32, .when = HF_WHEN_REQUIRED},
 };
 
+/* DeepSeek-V3 (DeepseekV2Model, a TextModel): multi-head latent attention
+ * (q through a LoRA of rank q_lora_rank, or q_proj without one; kv_b_proj split
+ * per head into k_b, transposed, and v_b, as the reference does for llama.cpp's
+ * absorbed MLA), the first first_k_dense_replace blocks dense, the others a
+ * router with its score correction bias, routed experts and shared ones. */
+static const hf_tensor_rule k_deepseek3_block[] = {
+    R_INPUT_NORM,
+    R_FFN_NORM,
+    {.hf = "self_attn.q_a_proj.weight", .gguf = "attn_q_a.weight", .n_dims = 2, .dim = {D_Q_LORA, D_HIDDEN},
+     .optional = true, .either = 1},
+    {.hf = "self_attn.q_a_layernorm.weight", .gguf = "attn_q_a_norm.weight", .n_dims = 1, .dim = {D_Q_LORA},
+     .optional = true},
+    {.hf = "self_attn.q_b_proj.weight", .gguf = "attn_q_b.weight", .n_dims = 2, .dim = {D_Q_B, D_Q_LORA}, .optional = true},
+    {.hf = "self_attn.q_proj.weight", .gguf = "attn_q.weight", .n_dims = 2, .dim = {D_Q_B, D_HIDDEN}, .optional = true,
+     .either = 1},
+    {.hf = "self_attn.kv_a_proj_with_mqa.weight", .gguf = "attn_kv_a_mqa.weight", .n_dims = 2, .dim = {D_KV_A, D_HIDDEN}},
+    {.hf = "self_attn.kv_a_layernorm.weight", .gguf = "attn_kv_a_norm.weight", .n_dims = 1, .dim = {D_KV_LORA}},
+    {.hf = "self_attn.kv_b_proj.weight", .gguf = "attn_k_b.weight", .n_dims = 2, .dim = {D_KV_B, D_KV_LORA},
+     .gather = true, .g_heads = true, .g_na = D_QK_NOPE, .g_transpose = true},
+    {.hf = "self_attn.kv_b_proj.weight", .gguf = "attn_v_b.weight", .n_dims = 2, .dim = {D_KV_B, D_KV_LORA},
+     .gather = true, .g_heads = true, .g_a0 = D_QK_NOPE, .g_na = D_V_HEAD},
+    {.hf = "self_attn.o_proj.weight", .gguf = "attn_output.weight", .n_dims = 2, .dim = {D_HIDDEN, D_O_IN}},
+    R_MLP_GATED_DENSE,
+    R_ROUTER("mlp.gate.weight"),
+    {.hf = "mlp.gate.e_score_correction_bias", .gguf = "exp_probs_b.bias", .n_dims = 1, .dim = {D_NEXP},
+     .layers = HF_LAYERS_MOE, .optional = true},
+    R_QWEN_EXPERTS,
+    {.hf = "mlp.shared_experts.gate_proj.weight", .gguf = "ffn_gate_shexp.weight", .n_dims = 2,
+     .dim = {D_FF_SHEXP, D_HIDDEN}, .layers = HF_LAYERS_MOE},
+    {.hf = "mlp.shared_experts.up_proj.weight", .gguf = "ffn_up_shexp.weight", .n_dims = 2,
+     .dim = {D_FF_SHEXP, D_HIDDEN}, .layers = HF_LAYERS_MOE},
+    {.hf = "mlp.shared_experts.down_proj.weight", .gguf = "ffn_down_shexp.weight", .n_dims = 2,
+     .dim = {D_HIDDEN, D_FF_SHEXP}, .layers = HF_LAYERS_MOE},
+};
+
+/* DeepseekV2Model.set_gguf_parameters after TextModel's (written with
+ * num_key_value_heads 1: hf_arch.mqa_kv), in its order; the keys set again keep their place */
+static const hf_key_rule k_deepseek3_keys[] = {
+    {.gguf = "leading_dense_block_count", .hf = {"first_k_dense_replace"}, .type = HF_KEY_U32, .when = HF_WHEN_OR_ZERO},
+    {.gguf = "vocab_size", .hf = {"vocab_size"}, .type = HF_KEY_U32, .when = HF_WHEN_REQUIRED},
+    {.gguf = "attention.q_lora_rank", .hf = {"q_lora_rank"}, .type = HF_KEY_U32, .when = HF_WHEN_NOT_NULL},
+    {.gguf = "attention.kv_lora_rank", .hf = {"kv_lora_rank"}, .type = HF_KEY_U32, .when = HF_WHEN_REQUIRED},
+    {.gguf = "attention.key_length", .hf = {"kv_lora_rank", "qk_rope_head_dim"}, .type = HF_KEY_U32, .from = HF_FROM_SUM},
+    {.gguf = "attention.value_length", .hf = {"kv_lora_rank"}, .type = HF_KEY_U32, .when = HF_WHEN_REQUIRED},
+    {.gguf = "attention.key_length_mla", .hf = {"qk_nope_head_dim", "qk_rope_head_dim"}, .type = HF_KEY_U32,
+     .from = HF_FROM_SUM},
+    {.gguf = "attention.value_length_mla", .hf = {"v_head_dim"}, .type = HF_KEY_U32, .when = HF_WHEN_REQUIRED},
+    {.gguf = "expert_feed_forward_length", .hf = {"moe_intermediate_size", "intermediate_size"}, .type = HF_KEY_U32,
+     .when = HF_WHEN_REQUIRED},
+    {.gguf = "expert_count", .hf = {"n_routed_experts"}, .type = HF_KEY_U32, .when = HF_WHEN_NOT_NULL},
+    {.gguf = "expert_shared_count", .hf = {"n_shared_experts"}, .type = HF_KEY_U32, .when = HF_WHEN_OR_ZERO},
+    {.gguf = "expert_weights_scale", .hf = {"routed_scaling_factor"}, .when = HF_WHEN_NOT_NULL},
+    {.gguf = "expert_weights_norm", .hf = {"norm_topk_prob"}, .type = HF_KEY_BOOL},
+    {.gguf = "rope.dimension_count", .hf = {"qk_rope_head_dim"}, .type = HF_KEY_U32, .when = HF_WHEN_REQUIRED},
+    {.gguf = "rope.scaling.yarn_log_multiplier", .hf = {"mscale_all_dim"}, .from = HF_FROM_ROPE, .when = HF_WHEN_NOT_NULL,
+     .mul = 0.1},
+};
+
 /* OLMo-2 (Olmo2Model, a TextModel: no q/k permutation): RMS norms over the
  * whole q and k projections, a norm after attention and after the MLP, none
  * before them. */
@@ -388,6 +446,9 @@ static const hf_arch k_archs[] = {
      .n_block = N_OF(k_qwen3moe_block), .keys = k_qwen2moe_keys, .n_keys = N_OF(k_qwen2moe_keys)},
     {.hf_name = "GptOssForCausalLM", .arch = "gpt-oss", .vocab = HF_VOCAB_GPT2, .block = k_gptoss_block,
      .n_block = N_OF(k_gptoss_block), .keys = k_gptoss_keys, .n_keys = N_OF(k_gptoss_keys)},
+    {.hf_name = "DeepseekV3ForCausalLM", .arch = "deepseek2", .vocab = HF_VOCAB_GPT2, .block = k_deepseek3_block,
+     .n_block = N_OF(k_deepseek3_block), .keys = k_deepseek3_keys, .n_keys = N_OF(k_deepseek3_keys), .mqa_kv = true,
+     .skip_extra_layers = true},
 };
 
 MIO_API const char *mio_hf_architecture(int i, const char **gguf_arch) {
@@ -496,6 +557,12 @@ bool mio_hf_arch_map(const hf_arch *a, const char *hf, int64_t n_layer, char out
 }
 
 /* The reference drops these before mapping (ModelBase.prepare_tensors). */
+int64_t mio_hf_arch_block_of(const hf_arch *a, const char *hf) {
+    const char *rest;
+    int64_t b;
+    return split_block_name(hf, a->block_prefix ? a->block_prefix : "model.layers.", &b, &rest) ? b : -1;
+}
+
 bool mio_hf_name_is_dropped(const char *hf) {
     static const char *const suffix[] = {".attention.masked_bias", ".attention.bias", ".rotary_emb.inv_freq"};
     size_t n = strlen(hf);

@@ -302,6 +302,13 @@ static mio_status load_dims(hf_ctx *c) {
     if ((st = cfg_dim(c, k_nexp, false, 0, &d->n_expert)) || (st = cfg_dim(c, k_ffexp, false, d->ff, &d->ff_exp)) ||
         (st = cfg_dim(c, k_nsh, false, 1, &n_shared)) || (st = cfg_dim(c, k_ffsh, false, d->ff_exp * n_shared, &d->ff_shexp)))
         return st;
+    static const char *const k_ql[] = {"q_lora_rank", NULL}, *const k_kl[] = {"kv_lora_rank", NULL};
+    static const char *const k_qn[] = {"qk_nope_head_dim", NULL}, *const k_qr[] = {"qk_rope_head_dim", NULL};
+    static const char *const k_vh[] = {"v_head_dim", NULL};
+    if ((st = cfg_dim(c, k_ql, false, 0, &d->q_lora)) || (st = cfg_dim(c, k_kl, false, 512, &d->kv_lora)) ||
+        (st = cfg_dim(c, k_qn, false, 0, &d->qk_nope)) || (st = cfg_dim(c, k_qr, false, 0, &d->qk_rope)) ||
+        (st = cfg_dim(c, k_vh, false, 0, &d->v_head)))
+        return st;
     if (d->n_expert > 4096)
         return mio_err_set(MIO_ERR_LIMIT, "%s/config.json: %lld experts (more than 4096 are refused)", c->dir,
                            (long long)d->n_expert);
@@ -887,6 +894,7 @@ static mio_status plan_items(hf_ctx *c) {
     for (size_t i = 0; i < c->n_src && !st; i++) {
         const hf_src *s = &c->src[i];
         if (mio_hf_name_is_dropped(s->name)) continue;
+        if (c->arch->skip_extra_layers && mio_hf_arch_block_of(c->arch, s->name) >= c->d.n_layer) continue;
         hf_item *it = &c->items[c->n_items];
         const hf_tensor_rule *rule;
         int64_t bid, xid;
@@ -1163,10 +1171,21 @@ static mio_status write_key_rules(mio_writer *w, const hf_ctx *c, const hf_key_r
             continue;
         }
         case HF_FROM_CONST: x = (int64_t)k->value; break;
+        case HF_FROM_SUM: {
+            const mio_json *a = jget(c->config, k->hf[0]), *b = jget(c->config, k->hf[1]);
+            if (!mio_json_is_number(a) || !mio_json_is_number(b)) {
+                st = mio_err_set(MIO_ERR_NOT_FOUND, "%s/config.json: \"%s\" and \"%s\" must be numbers (%s.%s)", c->dir,
+                                 k->hf[0], k->hf[1], c->arch->arch, k->gguf);
+                continue;
+            }
+            x = (int64_t)a->valuedouble + (int64_t)b->valuedouble;
+            break;
+        }
         default: st = mio_err_set(MIO_ERR_INVALID_ARG, "key rule %s: unknown source %d", k->gguf, k->from); continue;
         }
         if (st) break;
-        if (k->from == HF_FROM_BLOCKS || k->from == HF_FROM_ROPE_DIMS) v = num = mio_json_new_number((double)x);
+        if (k->from == HF_FROM_BLOCKS || k->from == HF_FROM_ROPE_DIMS || k->from == HF_FROM_SUM)
+            v = num = mio_json_new_number((double)x);
         if (k->from == HF_FROM_CONST) { /* written as is */
             char key[128];
             if (!(st = kv_name(key, sizeof key, c->arch->arch, k->gguf)))
@@ -1184,6 +1203,17 @@ static mio_status write_key_rules(mio_writer *w, const hf_ctx *c, const hf_key_r
             break;
         }
         if (k->when == HF_WHEN_OR_ZERO && null) v = num = mio_json_new_number(0);
+        if (v && k->mul != 0 && mio_json_is_number(v)) {
+            mio_json *m = mio_json_new_number(v->valuedouble * k->mul); /* Python's float product */
+            mio_json_free(num);
+            v = num = m;
+        }
+        if (v && k->type == HF_KEY_BOOL) { /* a config flag, written as the reference's bool */
+            char key[128];
+            if (!(st = kv_name(key, sizeof key, c->arch->arch, k->gguf))) st = mio_writer_set_bool(w, key, 1);
+            mio_json_free(num);
+            continue;
+        }
         if (!v) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
         else st = k->type == HF_KEY_U32 ? put_u32(w, c, k->gguf, v, which) : put_f32(w, c, k->gguf, v, which);
         mio_json_free(num);
@@ -1215,7 +1245,13 @@ static mio_status write_params(mio_writer *w, const hf_ctx *c) {
                 "hidden_dim")))
         TRY(put_u32(w, c, "feed_forward_length", v, which));
     if ((v = HP("num_attention_heads", "n_head", "n_heads"))) TRY(put_u32(w, c, "attention.head_count", v, which));
-    if ((v = HP("num_key_value_heads", "n_kv_heads"))) TRY(put_u32(w, c, "attention.head_count_kv", v, which));
+    if (c->arch->mqa_kv) {
+        char key[128];
+        TRY(kv_name(key, sizeof key, c->arch->arch, "attention.head_count_kv"));
+        TRY(mio_writer_set_u32(w, key, 1));
+    } else if ((v = HP("num_key_value_heads", "n_kv_heads"))) {
+        TRY(put_u32(w, c, "attention.head_count_kv", v, which));
+    }
     if (mio_json_is_false(jget(h, "is_causal"))) {
         char key[128];
         TRY(kv_name(key, sizeof key, c->arch->arch, "attention.causal"));

@@ -74,6 +74,7 @@ enum {
     HF_FROM_ROPE_DIMS,  /* int(partial_rotary_factor * hidden) // heads (Phi3MiniModel) */
     HF_FROM_FILE_TYPE,  /* general.file_type */
     HF_FROM_CONST,      /* .value (BertModel's attention.causal false) */
+    HF_FROM_SUM,        /* hf[0] + hf[1] of config.json (DeepSeek's key lengths) */
     HF_FROM_POOLING,    /* TextModel._try_set_pooling_type: {arch}.pooling_type from the sentence-transformers
                            pooling module and {arch}.classifier.pooling_type from classifier_pooling, each when
                            there (.gguf unused) */
@@ -90,6 +91,7 @@ typedef struct hf_key_rule {
     int type, from, when;
     const char *unless_one; /* not written when this config key is the number 1 (Gemma3's sliding_window_pattern) */
     double value;           /* HF_FROM_CONST */
+    double mul;             /* the value times this (0: 1; DeepSeek's yarn_log_mul = 0.1 x mscale_all_dim) */
 } hf_key_rule;
 
 /* Tensors a class generates (ModelBase.generate_extra_tensors), first in the file. */
@@ -121,6 +123,8 @@ typedef struct hf_arch {
     bool bare_names;           /* tensors may also be named without "model." (layers.N.*, embed_tokens, norm:
                                   Qwen3-Embedding's sentence-transformers checkpoints; gguf-py maps both) */
     bool reranker_check;       /* Qwen3Model: reranker checkpoints are refused */
+    bool mqa_kv;               /* DeepseekV2Model: MLA is written as MQA, attention.head_count_kv 1 */
+    bool skip_extra_layers;    /* blocks at or past num_hidden_layers are skipped (DeepSeek's multi-token prediction) */
     const hf_key_rule *params; /* the class's whole key list instead of TextModel's (NULL: TextModel's) */
     size_t n_params;
     const hf_key_rule *keys;   /* the class's own hyperparameters, after the common ones */
@@ -150,6 +154,8 @@ int64_t mio_hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d);
 bool mio_hf_arch_map(const hf_arch *a, const char *hf, int64_t n_layer, char out[HF_NAME_MAX], const hf_tensor_rule **rule,
                      int64_t *bid, int64_t *xid);
 bool mio_hf_name_is_dropped(const char *hf);
+/* The block number of a block tensor's name, -1 for another name. */
+int64_t mio_hf_arch_block_of(const hf_arch *a, const char *hf);
 uint64_t mio_hf_permute_src_row(uint64_t out_row, uint64_t rows, uint64_t n_head);
 void mio_hf_llama3_rope_factors(float *out, int64_t dim, double base, double factor, double low_freq_factor,
                                 double high_freq_factor, double old_context_len);

@@ -39,6 +39,7 @@ typedef struct hp_type {
                                   model_type says), the root gets only the defaults above and no rope */
     bool no_rope;              /* a config class without rotary embeddings (BertConfig): no rope dict */
     const char *rename[2];     /* the attribute_map: config.json's rename[0] is the attribute rename[1] */
+    const char *copy[2];       /* the class sets copy[1] to copy[0]'s value, whatever config.json says */
 } hp_type;
 
 /* LlamaConfig */
@@ -152,6 +153,18 @@ static const hp_default k_gptoss[] = {
     {"num_experts_per_tok", 4, K_NUM},
 };
 
+/* DeepseekV3Config: its head_dim is qk_rope_head_dim (hp_type.copy) */
+static const hp_default k_deepseek3[] = {
+    {"vocab_size", 129280, K_NUM}, {"hidden_size", 7168, K_NUM}, {"intermediate_size", 18432, K_NUM},
+    {"moe_intermediate_size", 2048, K_NUM}, {"num_hidden_layers", 61, K_NUM}, {"num_attention_heads", 128, K_NUM},
+    {"num_key_value_heads", 0, K_HEADS}, {"n_shared_experts", 1, K_NUM}, {"n_routed_experts", 256, K_NUM},
+    {"routed_scaling_factor", 2.5, K_NUM}, {"kv_lora_rank", 512, K_NUM}, {"q_lora_rank", 1536, K_NUM},
+    {"qk_rope_head_dim", 64, K_NUM}, {"v_head_dim", 128, K_NUM}, {"qk_nope_head_dim", 128, K_NUM},
+    {"n_group", 8, K_NUM}, {"topk_group", 4, K_NUM}, {"num_experts_per_tok", 8, K_NUM},
+    {"first_k_dense_replace", 3, K_NUM}, {"norm_topk_prob", 1, K_BOOL}, {"max_position_embeddings", 4096, K_NUM},
+    {"rms_norm_eps", 1e-6, K_NUM}, {"tie_word_embeddings", 0, K_BOOL},
+};
+
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 /* BertConfig: no key-value heads, no rope */
 static const hp_default k_bert[] = {
@@ -180,6 +193,7 @@ static const hp_type k_types[] = {
     {.model_type = "bert", .d = k_bert, .n = N_OF(k_bert), .no_rope = true},
     {.model_type = "mixtral", .d = k_mixtral, .n = N_OF(k_mixtral), .rope_theta = 1000000.0},
     {.model_type = "qwen2_moe", .d = k_qwen2moe, .n = N_OF(k_qwen2moe)},
+    {.model_type = "deepseek_v3", .d = k_deepseek3, .n = N_OF(k_deepseek3), .copy = {"qk_rope_head_dim", "head_dim"}},
     {.model_type = "gpt_oss", .d = k_gptoss, .n = N_OF(k_gptoss), .rope_theta = 150000.0},
     {.model_type = "qwen3_moe", .d = k_qwen3moe, .n = N_OF(k_qwen3moe), .rename = {"num_experts", "num_local_experts"}},
 };
@@ -277,7 +291,7 @@ mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out)
     if (!t) {
         mio_json_free(h);
         return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: model_type %s%s%s is not one this converter knows the transformers "
-                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3, granite, starcoder2, phi3, gemma3_text, gemma3, bert, mixtral, qwen2_moe, qwen3_moe, gpt_oss; mio-convert-hf --list-architectures lists the "
+                           "defaults of (llama, mistral, qwen2, qwen3, olmo2, smollm3, granite, starcoder2, phi3, gemma3_text, gemma3, bert, mixtral, qwen2_moe, qwen3_moe, gpt_oss, deepseek_v3; mio-convert-hf --list-architectures lists the "
                            "classes it converts)", file, mio_json_is_string(mt) ? "\"" : "",
                            mio_json_is_string(mt) ? mt->valuestring : "(not a string)", mio_json_is_string(mt) ? "\"" : "");
     }
@@ -331,6 +345,7 @@ static bool apply_type(mio_json *h, const hp_type *t) {
         default: break;
         }
     }
+    if (ok && t->copy[0] && mio_json_get(h, t->copy[0])) ok = set_item(h, t->copy[1], mio_json_dup(mio_json_get(h, t->copy[0])));
     if (ok && t->text_type) { /* the text model's config, as its own class fills it */
         const mio_json *tc = mio_json_get(h, "text_config");
         mio_json *tcd = mio_json_is_object(tc) ? mio_json_dup(tc) : mio_json_new_object();

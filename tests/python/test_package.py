@@ -806,7 +806,7 @@ class Codecs(Tmp):
                           ("Gemma3ForCausalLM", "gemma3"), ("Gemma3ForConditionalGeneration", "gemma3"),
                           ("BertModel", "bert"), ("Phi3ForCausalLM", "phi3"), ("MixtralForCausalLM", "llama"),
                           ("Qwen2MoeForCausalLM", "qwen2moe"), ("Qwen3MoeForCausalLM", "qwen3moe"),
-                          ("GptOssForCausalLM", "gpt-oss")])
+                          ("GptOssForCausalLM", "gpt-oss"), ("DeepseekV3ForCausalLM", "deepseek2")])
 
     def test_convert(self):
         src = os.path.join(DATA, "vocab-llama-spm.gguf")

@@ -233,7 +233,7 @@ _classes = [("LlamaForCausalLM", "llama"), ("LLaMAForCausalLM", "llama"), ("Mist
             ("Starcoder2ForCausalLM", "starcoder2"), ("Gemma3ForCausalLM", "gemma3"),
             ("Gemma3ForConditionalGeneration", "gemma3"), ("BertModel", "bert"), ("Phi3ForCausalLM", "phi3"),
             ("MixtralForCausalLM", "llama"), ("Qwen2MoeForCausalLM", "qwen2moe"), ("Qwen3MoeForCausalLM", "qwen3moe"),
-            ("GptOssForCausalLM", "gpt-oss")]
+            ("GptOssForCausalLM", "gpt-oss"), ("DeepseekV3ForCausalLM", "deepseek2")]
 # one column as wide as the longest class name (Gemma3ForConditionalGeneration: 30), two spaces
 check(_lst.returncode == 0 and _lst.stdout == "".join(f"{c:<30}  {a}\n" for c, a in _classes),
       f"--list-architectures printed {_lst.stdout!r} (exit {_lst.returncode})")

@@ -431,16 +431,17 @@ static void test_architectures(void) {
                                           {"Gemma3ForCausalLM", "gemma3"}, {"Gemma3ForConditionalGeneration", "gemma3"},
                                           {"BertModel", "bert"}, {"Phi3ForCausalLM", "phi3"},
                                           {"MixtralForCausalLM", "llama"}, {"Qwen2MoeForCausalLM", "qwen2moe"},
-                                          {"Qwen3MoeForCausalLM", "qwen3moe"}, {"GptOssForCausalLM", "gpt-oss"}};
+                                          {"Qwen3MoeForCausalLM", "qwen3moe"}, {"GptOssForCausalLM", "gpt-oss"},
+                                          {"DeepseekV3ForCausalLM", "deepseek2"}};
     int n = 0;
     const char *g = "x";
     while (mio_hf_architecture(n, NULL)) n++;
-    T_EQ_INT(n, 18);
-    for (int i = 0; i < n && i < 18; i++) {
+    T_EQ_INT(n, 19);
+    for (int i = 0; i < n && i < 19; i++) {
         T_EQ_STR(mio_hf_architecture(i, &g), want[i][0]);
         T_EQ_STR(g, want[i][1]);
     }
-    T_CHECK(mio_hf_architecture(18, &g) == NULL && g == NULL);
+    T_CHECK(mio_hf_architecture(19, &g) == NULL && g == NULL);
     g = "x";
     T_CHECK(mio_hf_architecture(-1, &g) == NULL && g == NULL);
 }
