@@ -47,6 +47,8 @@ _spec.loader.exec_module(mhc)
 
 # llama_ftype numbers of the presets (llama.h's enum; MIO_PRESET_* in modelio.h)
 PRESETS = {"Q8_0": 7, "Q3_K_M": 12, "Q4_K_M": 15, "Q5_K_S": 16, "Q6_K": 18}
+# and for the mixtures of experts (specs with "moe"): the experts in MXFP4, the rest Q8_0
+PRESETS_MOE = {"MXFP4_MOE": 38}
 LOGIT_TOKENS = [1, 450, 4996, 17354]
 
 # Extra runs beyond auto / f32 / f16 / bf16 / q8_0 / --vocab-only / --dry-run, per spec.
@@ -294,7 +296,7 @@ def main():
             entry["logits"] = logits(a.hf_logits, auto_file, a.peer, n_vocab)
             qd = os.path.join(root, "quant")
             os.makedirs(qd)
-            for preset, ft in PRESETS.items():
+            for preset, ft in {**PRESETS, **(PRESETS_MOE if sp.get("moe") else {})}.items():
                 dst = os.path.join(qd, preset + ".gguf")
                 rc, secs = llama.quantize(auto_file, dst, ft)
                 q = {"ftype": ft, "rc": rc, "seconds": secs}

@@ -27,6 +27,8 @@ typedef struct est_model {
     uint64_t weights;
     int64_t n_expert, n_expert_used, n_ff_exp;
     bool has_output; /* output.weight present (else tied to token_embd) */
+    bool mla;        /* multi-head latent attention (attention.kv_lora_rank: DeepSeek-V2/V3): llama.cpp caches only K
+                        (the latent + the rope part, key_length wide, one head), V is a view of it */
 } est_model;
 
 /* ------------------------------------------------------------ parameters */
@@ -131,12 +133,12 @@ static mio_status read_model(const mio_gguf_file *f, est_model *m) {
     const char *arch = m->arch;
 
     /* attention this file does not model: recurrent / hybrid state, MLA, encoders */
-    static const char *const recurrent_keys[] = {"ssm.conv_kernel", "wkv.head_size", "shortconv.l_cache",
-                                                 "attention.kv_lora_rank"};
+    static const char *const recurrent_keys[] = {"ssm.conv_kernel", "wkv.head_size", "shortconv.l_cache"};
     for (size_t k = 0; k < sizeof recurrent_keys / sizeof recurrent_keys[0]; k++)
         if (arch_key(f, arch, recurrent_keys[k]) >= 0)
-            return mio_err_set(MIO_ERR_UNSUPPORTED, "architecture '%s' (%s.%s): recurrent, hybrid or MLA attention is not "
+            return mio_err_set(MIO_ERR_UNSUPPORTED, "architecture '%s' (%s.%s): recurrent or hybrid attention is not "
                                "estimated", arch, arch, recurrent_keys[k]);
+    m->mla = arch_key(f, arch, "attention.kv_lora_rank") >= 0;
     static const char *const encoders[] = {"bert", "nomic-bert", "nomic-bert-moe", "jina-bert-v2", "jina-bert-v3",
                                            "neo-bert", "modern-bert", "t5", "t5encoder", "wavtokenizer-dec", "clip"};
     if (arch_is(arch, encoders, sizeof encoders / sizeof encoders[0]))
@@ -317,8 +319,10 @@ static mio_status estimate(const est_model *m, const mio_estimate_params *p, mio
     if (p->flash_attn < MIO_FLASH_ATTN_AUTO || p->flash_attn > MIO_FLASH_ATTN_ON)
         return mio_err_set(MIO_ERR_INVALID_ARG, "flash_attn %d is not MIO_FLASH_ATTN_AUTO, _OFF or _ON", p->flash_attn);
     /* llama.cpp refuses a quantized V cache without flash attention; auto
-     * resolves to on with the CPU back end (it runs FLASH_ATTN_EXT) */
-    int fa = p->flash_attn == MIO_FLASH_ATTN_OFF ? MIO_FLASH_ATTN_OFF : MIO_FLASH_ATTN_ON;
+     * resolves to on with the CPU back end (it runs FLASH_ATTN_EXT), off for
+     * MLA (K and V heads of different widths: measured on the peer) */
+    int fa = p->flash_attn == MIO_FLASH_ATTN_OFF || (p->flash_attn == MIO_FLASH_ATTN_AUTO && m->mla) ? MIO_FLASH_ATTN_OFF
+                                                                                                   : MIO_FLASH_ATTN_ON;
     if (fa == MIO_FLASH_ATTN_OFF && type_quantized(p->type_v))
         return mio_err_set(MIO_ERR_UNSUPPORTED, "quantized V cache (%s) requires flash attention: llama.cpp refuses it with "
                            "flash_attn off", mio_type_name(p->type_v));
@@ -366,7 +370,7 @@ static mio_status estimate(const est_model *m, const mio_estimate_params *p, mio
         uint64_t ek = (uint64_t)m->head_k * m->n_head_kv[l];
         uint64_t ev = fa == MIO_FLASH_ATTN_OFF && v_differ ? v_max : (uint64_t)m->head_v * m->n_head_kv[l];
         kb += pad_up(row_bytes(p->type_k, ek) * cells, EST_ALIGN);
-        vb += pad_up(row_bytes(p->type_v, ev) * cells, EST_ALIGN);
+        if (!m->mla) vb += pad_up(row_bytes(p->type_v, ev) * cells, EST_ALIGN);
         n_layer_kv++;
         n_layer_swa += m->swa[l];
     }

@@ -311,6 +311,14 @@ for spec in want_specs:
         if FULL or not same or (spec, preset) == ("llama3", "Q4_K_M"):
             to_check.append((out, q.get("logits"), what))
     check_logits(to_check)
+    # mixtures of experts: mio_estimate (weights, KV cache incl. MLA's, output, compute) against what the peer's
+    # libllama allocates for the auto output (tests/interop/interop_estimate.c on named files)
+    est = os.path.join(os.path.dirname(HF_LOGITS), "interop_estimate")
+    if mhc.SPECS[spec].get("moe") and to_check and os.path.isfile(est):
+        env = dict(os.environ, MIO_ESTIMATE_MODELS=to_check[0][0], MIO_ESTIMATE_MODELS_ONLY="1")
+        er = subprocess.run([est], env=env, capture_output=True, text=True, cwd=root)
+        check(er.returncode == 0 and " 0 failed" in er.stdout,
+              f"{spec}: mio_estimate differs from llama.cpp's allocation:\n{er.stdout[-1500:]}{er.stderr[-1500:]}")
     if os.environ.get("MIO_HF_KEEP") != "1":
         shutil.rmtree(root)
 
