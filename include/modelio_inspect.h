@@ -252,6 +252,21 @@ typedef struct mio_model_summary {
 } mio_model_summary;
 MIO_API mio_status mio_model_summary_get(const mio_model *m, mio_model_summary *out);
 
+/** A mixture of experts, as llama.cpp reads it (GGUF: {arch}.expert_count,
+ * expert_used_count, expert_shared_count, and the routed experts' stacked
+ * tensors, named "*_exps.*"); all zero for a dense model or another format.
+ * Pass sizeof *out as out_size (fields may be appended later). */
+typedef struct mio_model_experts {
+    uint64_t n_expert;        /**< experts per block (0: not a mixture of experts) */
+    uint64_t n_expert_used;   /**< experts a token runs through */
+    uint64_t n_expert_shared; /**< shared experts every token runs through (DeepSeek) */
+    uint64_t n_layer_moe;     /**< blocks with routed experts */
+    uint64_t n_params;        /**< elements of every tensor (mio_model_summary.n_params) */
+    uint64_t n_params_expert; /**< elements of the routed experts' tensors */
+    uint64_t n_params_active; /**< elements a token uses: n_params - n_params_expert + n_params_expert * n_expert_used / n_expert */
+} mio_model_experts;
+MIO_API mio_status mio_model_experts_get(const mio_model *m, mio_model_experts *out, size_t out_size);
+
 /* ------------------------------------------------------------------------- */
 /** Text helpers the tools and bindings share                                 */
 /* ------------------------------------------------------------------------- */

@@ -111,6 +111,14 @@ _proto("mio_describe_markdown", _i, _cp, C.c_uint, P(_vp), P(_sz))
 _proto("mio_type_name", _cp, _i)
 _proto("mio_model_summary_get", _i, _vp, P(_Summary))
 
+
+class _Experts(C.Structure):
+    _fields_ = [("n_expert", _u64), ("n_expert_used", _u64), ("n_expert_shared", _u64), ("n_layer_moe", _u64),
+                ("n_params", _u64), ("n_params_expert", _u64), ("n_params_active", _u64)]
+
+
+_proto("mio_model_experts_get", _i, _vp, P(_Experts), _sz)
+
 _FULL_ARRAYS, _ONE_PART, _META, _TENSORS = 1, 2, 4, 8
 _DIFF_KINDS = {0: "metadata_not_compared", 1: "key_only_a", 2: "key_only_b", 3: "key_changed",
                4: "tensor_only_a", 5: "tensor_only_b", 6: "tensor_changed"}
@@ -276,14 +284,21 @@ def summary(path):
     "architecture", "name", "tensors", "parameters", "tensor_bytes",
     "bits_per_weight", "context_length", "layers", "embedding", "heads",
     "heads_kv", "vocabulary", "types": [{"type", "tensors", "elements",
-    "bytes"}, ...] (most bytes first)}."""
+    "bytes"}, ...] (most bytes first)}; a mixture of experts adds "experts":
+    {"count", "used", "shared", "blocks", "parameters_expert",
+    "parameters_active"} (mio_model_experts_get)."""
     with _Model(path) as m:
         s = _Summary()
         _lib.check(lib.mio_model_summary_get(m.h, C.byref(s)))
+        x = _Experts()
+        _lib.check(lib.mio_model_experts_get(m.h, C.byref(x), C.sizeof(x)))
+    moe = {"experts": {"count": x.n_expert, "used": x.n_expert_used, "shared": x.n_expert_shared,
+                       "blocks": x.n_layer_moe, "parameters_expert": x.n_params_expert,
+                       "parameters_active": x.n_params_active}} if x.n_expert else {}
     return {"format": lib.mio_format_name(s.format).decode(), "architecture": s.architecture.decode("utf-8", "replace"),
             "name": s.name.decode("utf-8", "replace"), "tensors": s.n_tensors, "parameters": s.n_params,
             "tensor_bytes": s.tensor_bytes, "bits_per_weight": s.bits_per_weight, "context_length": s.context_length,
             "layers": s.n_layer, "embedding": s.n_embd, "heads": s.n_head, "heads_kv": s.n_head_kv,
             "vocabulary": s.n_vocab,
             "types": [{"type": _type_text(t.type), "tensors": t.tensors, "elements": t.elements, "bytes": t.bytes}
-                      for t in s.types[:s.n_types]]}
+                      for t in s.types[:s.n_types]], **moe}

@@ -243,6 +243,15 @@ static mio_status print_summary(FILE *o, const char *path, const mio_gguf_file *
     double bpw = all_elems ? (double)all_bytes * 8.0 / (double)all_elems : 0.0;
     fprintf(o, "  %-10s %8" PRId64 " %16" PRIu64 " %18" PRIu64 " %12.4f\n", "total", nt, all_elems,
             all_bytes, bpw);
+    mio_model_experts x;
+    mio_insp_experts(f, &x);
+    if (x.n_expert) {
+        fprintf(o, "experts:       %" PRIu64 " a block, %" PRIu64 " used per token", x.n_expert, x.n_expert_used);
+        if (x.n_expert_shared) fprintf(o, ", %" PRIu64 " shared", x.n_expert_shared);
+        fprintf(o, "; in %" PRIu64 " %s\n", x.n_layer_moe, plural(x.n_layer_moe, "block", "blocks"));
+        fprintf(o, "parameters:    %" PRIu64 " total, %" PRIu64 " in the routed experts, %" PRIu64 " active per token\n",
+                x.n_params, x.n_params_expert, x.n_params_active);
+    }
     return MIO_OK;
 }
 
@@ -637,6 +646,17 @@ static mio_status print_json(FILE *o, const mio_gguf_file *f, int full)
     if ((st = json_metadata(root, f, full)) != MIO_OK || (st = json_kv(root, f, full)) != MIO_OK ||
         (st = json_tensors(root, f)) != MIO_OK)
         goto out;
+    mio_model_experts x;
+    mio_insp_experts(f, &x);
+    if (x.n_expert) { /* a mixture of experts: the counts and the active parameters */
+        mio_json *e = mio_json_new_object();
+        st = MIO_ERR_NOMEM;
+        if (!add(root, "experts", e) || !add(e, "count", json_u64(x.n_expert)) ||
+            !add(e, "used", json_u64(x.n_expert_used)) || !add(e, "shared", json_u64(x.n_expert_shared)) ||
+            !add(e, "blocks", json_u64(x.n_layer_moe)) || !add(e, "params", json_u64(x.n_params)) ||
+            !add(e, "params_expert", json_u64(x.n_params_expert)) || !add(e, "params_active", json_u64(x.n_params_active)))
+            goto out;
+    }
     char *text = mio_json_print(root, true);
     if (!text) {
         st = MIO_ERR_NOMEM;

@@ -36,6 +36,9 @@ struct mio_model {
  * model opens its own descriptors. NULL otherwise. */
 extern void (*mio_inspect_after_open)(const char *path);
 
+/* The mixture-of-experts facts of a GGUF file (mio_model_experts_get). */
+void mio_insp_experts(const mio_gguf_file *g, mio_model_experts *out);
+
 /* Order by raw name bytes; a prefix sorts first. */
 int mio_insp_name_cmp(const char *a, size_t al, const char *b, size_t bl);
 /* Tensor indices of m sorted by name (malloc'd), NULL when out of memory. */

@@ -91,3 +91,55 @@ MIO_API mio_status mio_model_summary_get(const mio_model *m, mio_model_summary *
     *out = s;
     return MIO_OK;
 }
+
+void mio_insp_experts(const mio_gguf_file *g, mio_model_experts *out) {
+    memset(out, 0, sizeof *out);
+    mio_str v = {NULL, 0};
+    char a[64] = "";
+    int64_t k = mio_gguf_find_key(g, "general.architecture");
+    if (k >= 0 && mio_gguf_kv_str(g, k, &v) == MIO_OK) copy_str(a, sizeof a, v);
+    if (a[0]) {
+        out->n_expert = num_of(g, arch_key(g, a, "expert_count"));
+        out->n_expert_used = num_of(g, arch_key(g, a, "expert_used_count"));
+        out->n_expert_shared = num_of(g, arch_key(g, a, "expert_shared_count"));
+    }
+    int64_t nt = mio_gguf_tensor_count(g);
+    uint64_t seen[64] = {0}; /* blocks 0..4095 with expert tensors */
+    for (int64_t i = 0; i < nt; i++) {
+        mio_gguf_tensor t;
+        if (mio_gguf_tensor_info(g, i, &t) != MIO_OK) continue;
+        uint64_t el = 1;
+        for (uint32_t d = 0; d < t.n_dims; d++) el *= (uint64_t)t.ne[d];
+        out->n_params += el;
+        /* gguf-py's count: a routed expert's tensor has "_exps." in its name */
+        bool exps = false;
+        for (size_t j = 0; j + 6 <= t.name.len && !exps; j++) exps = memcmp(t.name.ptr + j, "_exps.", 6) == 0;
+        if (!exps) continue;
+        out->n_params_expert += el;
+        int64_t b = -1; /* "blk.N." */
+        if (t.name.len > 4 && memcmp(t.name.ptr, "blk.", 4) == 0) {
+            b = 0;
+            for (size_t j = 4; j < t.name.len && t.name.ptr[j] >= '0' && t.name.ptr[j] <= '9'; j++) b = b * 10 + (t.name.ptr[j] - '0');
+        }
+        if (b >= 0 && b < 4096 && !(seen[b / 64] >> (b % 64) & 1)) {
+            seen[b / 64] |= (uint64_t)1 << (b % 64);
+            out->n_layer_moe++;
+        }
+    }
+    out->n_params_active = out->n_params;
+    if (out->n_expert && out->n_expert_used <= out->n_expert)
+        out->n_params_active = out->n_params - out->n_params_expert +
+                               (uint64_t)((double)out->n_params_expert * (double)out->n_expert_used / (double)out->n_expert);
+}
+
+MIO_API mio_status mio_model_experts_get(const mio_model *m, mio_model_experts *out, size_t out_size) {
+    if (!m) return mio_err_set(MIO_ERR_INVALID_ARG, "model m is NULL");
+    if (!out) return mio_err_set(MIO_ERR_INVALID_ARG, "out is NULL");
+    mio_model_experts e;
+    memset(&e, 0, sizeof e);
+    if (m->g) mio_insp_experts(m->g, &e);
+    else
+        for (int64_t i = 0; i < m->n; i++) e.n_params += m->t[i].n_elems, e.n_params_active += m->t[i].n_elems;
+    mio_abi_copy_out(out, out_size, &e, sizeof e);
+    return MIO_OK;
+}

@@ -7,6 +7,7 @@
  * its message and an output directory that is still empty afterwards. (Byte
  * identity with the reference on real checkpoints is tools_hf_convert's job.) */
 #include "modelio.h"
+#include "modelio_inspect.h"
 #include "test.h"
 
 #include <dirent.h>
@@ -642,6 +643,27 @@ static void test_experts(void) {
         T_EQ_INT(u, FE);
     }
     mio_gguf_close(f);
+    /* what mio-inspect says of it: 3 stacks of 4 experts of 8 x 8 = 768 expert parameters, 2 of 4 used */
+    mio_model *mm = NULL;
+    T_OK(mio_model_open(out, &mm));
+    if (mm) {
+        mio_model_summary sm;
+        mio_model_experts x;
+        T_OK(mio_model_summary_get(mm, &sm));
+        T_OK(mio_model_experts_get(mm, &x, sizeof x));
+        T_EQ_INT(x.n_expert, NE);
+        T_EQ_INT(x.n_expert_used, 2);
+        T_EQ_INT(x.n_layer_moe, 1);
+        T_EQ_INT(x.n_params, sm.n_params);
+        T_EQ_INT(x.n_params_expert, 3 * NE * FE * H);
+        T_EQ_INT(x.n_params_active, sm.n_params - 3 * NE * FE * H + 3 * 2 * FE * H);
+        mio_model_close(mm);
+    }
+    char *text = NULL;
+    size_t tl = 0;
+    T_OK(mio_describe_text(out, 0, &text, &tl));
+    T_CHECK(text && strstr(text, "experts:       4 a block, 2 used per token; in 1 block\n"));
+    mio_free(text);
     p.outtype = MIO_TYPE_Q8_0;
     T_OK(mio_hf_convert(dir, out, &p, NULL));
     T_OK(mio_gguf_open(out, MIO_OPEN_MMAP, &f));

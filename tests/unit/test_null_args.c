@@ -72,6 +72,7 @@ static mio_model_tensor g_mt;
 static mio_tensor_stats g_mstats;
 static mio_check_result g_check;
 static mio_model_summary g_summary;
+static mio_model_experts g_experts;
 /* mio_escape_text with used NULL: 1 when it made the text (freed here) */
 static int escape_made_text(void) {
     char *e = mio_escape_text("ab", 2, 2, 0, NULL);
@@ -766,6 +767,8 @@ static void make_fixtures(void) {
     X(OK, mio_model_diff, n_tensors, _, 0, NULL, mio_model_diff(g_mm, g_mm, NULL, NULL, &g_u64, NULL))              \
     X(ST, mio_model_summary_get, m, _, 0, NULL, mio_model_summary_get(NULL, &g_summary))                          \
     X(ST, mio_model_summary_get, out, _, 0, NULL, mio_model_summary_get(g_mm, NULL))                              \
+    X(ST, mio_model_experts_get, m, _, 0, NULL, mio_model_experts_get(NULL, &g_experts, sizeof g_experts))        \
+    X(ST, mio_model_experts_get, out, _, 0, NULL, mio_model_experts_get(g_mm, NULL, sizeof g_experts))           \
     X(ST, mio_model_kv_text, m, _, 0, NULL, mio_model_kv_text(NULL, 0, &g_text))                                    \
     X(ST, mio_model_kv_text, text, _, 0, NULL, mio_model_kv_text(g_mm, 0, NULL))                                    \
     X(ST, mio_describe_text, path, _, 0, NULL, mio_describe_text(NULL, 0, &g_text, NULL))                           \
