@@ -806,18 +806,20 @@ static mio_status plan_mxfp4(hf_ctx *c) {
         char name[HF_NAME_MAX];
         const hf_tensor_rule *rule;
         int64_t bid, xid;
-        if (!mio_hf_arch_map(c->arch, s->name, c->d.n_layer, name, &rule, &bid, &xid) || rule->mxfp4 != HF_MXFP4_SCALES)
-            continue;
-        /* its blocks: the same name with _blocks */
-        size_t n = strlen(s->name);
+        if (!mio_hf_arch_map(c->arch, s->name, c->d.n_layer, name, &rule, &bid, &xid) || !rule->mxfp4) continue;
+        /* its partner: the same name with _scales / _blocks */
+        bool blocks = rule->mxfp4 == HF_MXFP4_BLOCKS;
+        size_t n = strlen(s->name), cut = 7; /* "_blocks" and "_scales" are both 7 bytes */
         char want[1024];
-        if (n < 7 || n >= sizeof want) continue;
-        snprintf(want, sizeof want, "%.*s_blocks", (int)(n - 7), s->name);
+        if (n < cut || n >= sizeof want) continue;
+        snprintf(want, sizeof want, "%.*s%s", (int)(n - cut), s->name, blocks ? "_scales" : "_blocks");
         int64_t bi = -1;
         for (size_t k = 0; k < c->n_src && bi < 0; k++)
             if (strcmp(c->src[k].name, want) == 0) bi = (int64_t)k;
         if (bi < 0)
-            return mio_err_set(MIO_ERR_NOT_FOUND, "%s: MXFP4 scales %s have no blocks %s", c->dir, s->name, want);
+            return mio_err_set(MIO_ERR_NOT_FOUND, "%s: MXFP4 %s %s have no %s %s", c->dir, blocks ? "blocks" : "scales",
+                               s->name, blocks ? "scales" : "blocks", want);
+        if (blocks) continue; /* the output is made at its scales */
         mio_st_tensor ts, tb;
         mio_status st;
         if ((st = mio_st_tensor_info(c->parts[s->part], s->index, &ts)) ||
@@ -1042,11 +1044,17 @@ static mio_status plan_items(hf_ctx *c) {
             if (br->layers != HF_LAYERS_ALL && (br->layers == HF_LAYERS_MOE) != moe) continue;
             if (br->either) { /* one rule of the group is there */
                 bool any = false;
-                for (size_t q = 0; q < nb && !any; q++)
-                    any = c->arch->block[q].either == br->either && seen[(size_t)b * nb + q];
+                char alt[512] = "";
+                for (size_t q = 0; q < nb && !any; q++) {
+                    const hf_tensor_rule *gr = &c->arch->block[q];
+                    if (gr->either != br->either) continue;
+                    any = seen[(size_t)b * nb + q];
+                    if (!strstr(alt, gr->hf))
+                        snprintf(alt + strlen(alt), sizeof alt - strlen(alt), "%s%s", alt[0] ? " or " : "", gr->hf);
+                }
                 if (!any)
-                    st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: tensor %s%lld.%s is missing (or its MXFP4 form, %s_blocks "
-                                     "and _scales)", c->dir, bp, (long long)b, br->hf, br->hf);
+                    st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: block %lld (%s%lld.) has neither form of a tensor: %s (%s)",
+                                     c->dir, (long long)b, bp, (long long)b, alt, c->arch->hf_name);
                 continue;
             }
             if (br->optional || seen[(size_t)b * nb + r]) continue;

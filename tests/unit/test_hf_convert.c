@@ -698,9 +698,136 @@ static void test_experts(void) {
                    "model.layers.0.mlp.experts.3.gate_proj.weight (BF16) of one stack have different types");
 }
 
+/* ------------------------------------------------------------ MXFP4 */
+
+typedef struct mx_spec {
+    const char *drop;    /* leave this tensor out */
+    int bad_scales;      /* the gate_up scales get 2 blocks a row (the blocks have 1) */
+    int no_quant_config; /* config.json without quantization_config */
+} mx_spec;
+
+/* A one-block gpt-oss checkpoint in the Hub's MXFP4 form: hidden 32, ff 32, 2
+ * experts; blocks byte j of (expert e, row r) = 16 r + j + 7 e, scales 120 + r % 5 + e. */
+static void make_gptoss_mx(const char *name, char *dir, size_t dn, const mx_spec *m) {
+    snprintf(dir, dn, "%s/%s", g_root, name);
+    mkdir(dir, 0755);
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg,
+             "{\"architectures\":[\"GptOssForCausalLM\"],\"hidden_size\":32,\"intermediate_size\":32,"
+             "\"num_hidden_layers\":1,\"num_attention_heads\":2,\"num_key_value_heads\":1,\"head_dim\":16,"
+             "\"vocab_size\":%d,\"num_local_experts\":2,\"num_experts_per_tok\":1,\"sliding_window\":4,"
+             "\"rms_norm_eps\":1e-05,\"rope_theta\":10000.0,\"max_position_embeddings\":256%s}",
+             V, m && m->no_quant_config ? "" : ",\"quantization_config\":{\"quant_method\":\"mxfp4\"}");
+    put_file(dir, "config.json", cfg);
+    put_file(dir, "tokenizer.json", k_tokenizer);
+    static const struct { const char *name; uint64_t d[4]; uint32_t nd; int u8; } k[] = {
+        {"model.embed_tokens.weight", {V, 32}, 2, 0}, {"lm_head.weight", {V, 32}, 2, 0}, {"model.norm.weight", {32}, 1, 0},
+        {"model.layers.0.input_layernorm.weight", {32}, 1, 0},
+        {"model.layers.0.post_attention_layernorm.weight", {32}, 1, 0},
+        {"model.layers.0.self_attn.q_proj.weight", {32, 32}, 2, 0}, {"model.layers.0.self_attn.q_proj.bias", {32}, 1, 0},
+        {"model.layers.0.self_attn.k_proj.weight", {16, 32}, 2, 0}, {"model.layers.0.self_attn.k_proj.bias", {16}, 1, 0},
+        {"model.layers.0.self_attn.v_proj.weight", {16, 32}, 2, 0}, {"model.layers.0.self_attn.v_proj.bias", {16}, 1, 0},
+        {"model.layers.0.self_attn.o_proj.weight", {32, 32}, 2, 0}, {"model.layers.0.self_attn.o_proj.bias", {32}, 1, 0},
+        {"model.layers.0.self_attn.sinks", {2}, 1, 0}, {"model.layers.0.mlp.router.weight", {2, 32}, 2, 0},
+        {"model.layers.0.mlp.router.bias", {2}, 1, 0},
+        {"model.layers.0.mlp.experts.gate_up_proj_blocks", {2, 64, 1, 16}, 4, 1},
+        {"model.layers.0.mlp.experts.gate_up_proj_scales", {2, 64, 1}, 3, 2},
+        {"model.layers.0.mlp.experts.gate_up_proj_bias", {2, 64}, 2, 0},
+        {"model.layers.0.mlp.experts.down_proj_blocks", {2, 32, 1, 16}, 4, 1},
+        {"model.layers.0.mlp.experts.down_proj_scales", {2, 32, 1}, 3, 2},
+        {"model.layers.0.mlp.experts.down_proj_bias", {2, 32}, 2, 0},
+    };
+    enum { N = sizeof k / sizeof k[0] };
+    mio_st_entry e[N];
+    uint64_t shapes[N][4];
+    void *data[N] = {0};
+    size_t n = 0;
+    for (size_t i = 0; i < N; i++) {
+        if (m && m->drop && strcmp(m->drop, k[i].name) == 0) continue;
+        memcpy(shapes[n], k[i].d, sizeof shapes[n]);
+        if (m && m->bad_scales && strstr(k[i].name, "gate_up_proj_scales")) shapes[n][2] = 2;
+        size_t cnt = 1;
+        for (uint32_t d = 0; d < k[i].nd; d++) cnt *= (size_t)shapes[n][d];
+        size_t es = k[i].u8 ? 1 : 4;
+        data[n] = malloc(cnt * es);
+        for (size_t j = 0; j < cnt; j++) {
+            if (k[i].u8 == 1) { /* [e][r][0][j]: 16 bytes a row */
+                size_t per_e = (size_t)shapes[n][1] * 16, e_ = j / per_e, r = j % per_e / 16, b = j % 16;
+                ((uint8_t *)data[n])[j] = (uint8_t)(16 * r + b + 7 * e_);
+            } else if (k[i].u8 == 2) {
+                size_t per_e = (size_t)shapes[n][1] * shapes[n][2], e_ = j / per_e, r = j % per_e / shapes[n][2];
+                ((uint8_t *)data[n])[j] = (uint8_t)(120 + r % 5 + e_);
+            } else {
+                ((float *)data[n])[j] = val((int)i, j);
+            }
+        }
+        e[n] = (mio_st_entry){.name = k[i].name, .dtype = k[i].u8 ? MIO_ST_U8 : MIO_ST_F32, .n_dims = k[i].nd,
+                              .shape = shapes[n], .data = data[n], .nbytes = cnt * es};
+        n++;
+    }
+    char p[600];
+    snprintf(p, sizeof p, "%s/model.safetensors", dir);
+    T_OK(mio_st_save_file(p, e, n, NULL, 0));
+    for (size_t i = 0; i < n; i++) free(data[i]);
+}
+
+static void test_mxfp4(void) {
+    char dir[512], out[600];
+    make_gptoss_mx("gptoss-mx", dir, sizeof dir, NULL);
+    snprintf(out, sizeof out, "%s/gptoss-mx.gguf", g_root);
+    mio_hf_params p = params();
+    T_OK(mio_hf_convert(dir, out, &p, NULL));
+    mio_gguf_file *f = NULL;
+    T_OK(mio_gguf_open(out, MIO_OPEN_MMAP, &f));
+    if (!f) return;
+    /* first in the file, as the reference writes them: down, then gate and up */
+    T_EQ_INT(mio_gguf_find_tensor(f, "blk.0.ffn_down_exps.weight"), 0);
+    T_EQ_INT(mio_gguf_find_tensor(f, "blk.0.ffn_gate_exps.weight"), 1);
+    T_EQ_INT(mio_gguf_find_tensor(f, "blk.0.ffn_up_exps.weight"), 2);
+    mio_gguf_tensor t;
+    T_OK(mio_gguf_tensor_info(f, 2, &t));
+    T_EQ_INT(t.type, MIO_TYPE_MXFP4);
+    T_EQ_INT(t.ne[0], 32);
+    T_EQ_INT(t.ne[1], 32);
+    T_EQ_INT(t.ne[2], 2);
+    /* up = the odd rows: expert 1, row 3 is source row 7, whose bytes are q[j] = 16 * 7 + j + 7 = 119 + j and
+     * scale 120 + 7 % 5 + 1 = 123; ggml's block: the scale, then byte j = element j | element j + 16 << 4, where
+     * source byte i holds elements 2i (low nibble) and 2i + 1 (high) */
+    const uint8_t *b = (const uint8_t *)t.data + (size_t)(1 * 32 + 3) * 17;
+    T_EQ_INT(b[0], 123);
+    T_EQ_INT(b[1], (119 & 15) | (127 & 15) << 4);  /* element 0 (q[0] low), element 16 (q[8] low) */
+    T_EQ_INT(b[2], (119 >> 4) | (127 >> 4) << 4);  /* element 1 (q[0] high), element 17 (q[8] high) */
+    T_EQ_INT(b[16], (126 >> 4) | (134 >> 4) << 4); /* element 15 (q[7] high), element 31 (q[15] high) */
+    int64_t kx = mio_gguf_find_key(f, "general.file_type");
+    uint64_t u = 0;
+    T_CHECK(kx >= 0 && mio_gguf_kv_u64(f, kx, &u) == MIO_OK && u == 38); /* MOSTLY_MXFP4_MOE */
+    T_OK(mio_gguf_tensor_info(f, mio_gguf_find_tensor(f, "blk.0.ffn_gate_exps.bias"), &t));
+    T_EQ_INT(t.ne[0], 32); /* the even half of the 64 gate_up biases */
+    mio_gguf_close(f);
+    unlink(out);
+
+    mx_spec m = {.bad_scales = 1};
+    make_gptoss_mx("mx-pair", dir, sizeof dir, &m);
+    expect_refusal(dir, MIO_ERR_SIZE_MISMATCH,
+                   "MXFP4 blocks model.layers.0.mlp.experts.gate_up_proj_blocks and scales "
+                   "model.layers.0.mlp.experts.gate_up_proj_scales do not match");
+    m = (mx_spec){.drop = "model.layers.0.mlp.experts.down_proj_scales"};
+    make_gptoss_mx("mx-noscales", dir, sizeof dir, &m);
+    expect_refusal(dir, MIO_ERR_NOT_FOUND,
+                   "MXFP4 blocks model.layers.0.mlp.experts.down_proj_blocks have no scales "
+                   "model.layers.0.mlp.experts.down_proj_scales");
+    m = (mx_spec){.drop = "model.layers.0.mlp.experts.gate_up_proj_blocks"};
+    make_gptoss_mx("mx-noblocks", dir, sizeof dir, &m);
+    expect_refusal(dir, MIO_ERR_NOT_FOUND, "MXFP4 scales model.layers.0.mlp.experts.gate_up_proj_scales have no blocks");
+    m = (mx_spec){.no_quant_config = 1};
+    make_gptoss_mx("mx-noconfig", dir, sizeof dir, &m);
+    expect_refusal(dir, MIO_ERR_UNSUPPORTED, "is MXFP4, but config.json's quantization_config does not say quant_method mxfp4");
+}
+
 int main(void) {
     test_architectures();
     test_experts();
+    test_mxfp4();
     test_class_keys();
     test_pooling();
     snprintf(g_root, sizeof g_root, "hfconv.XXXXXX");
