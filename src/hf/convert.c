@@ -1119,10 +1119,12 @@ static const char *ftype_label(int t) {
 }
 
 /* general.file_type: MOSTLY_MXFP4_MOE (38) for an MXFP4 checkpoint written as
- * a float type (the reference's prepare_metadata), else the output type's */
+ * a float type (the reference's prepare_metadata; not in a vocab-only file:
+ * the reference learns of MXFP4 while it prepares the tensors), else the
+ * output type's */
 static int file_type(const hf_ctx *c) {
     int t = c->ftype_type;
-    if (c->mxfp4 && (t == MIO_TYPE_F32 || t == MIO_TYPE_F16 || t == MIO_TYPE_BF16)) return 38;
+    if (c->mxfp4 && !c->p->vocab_only && (t == MIO_TYPE_F32 || t == MIO_TYPE_F16 || t == MIO_TYPE_BF16)) return 38;
     return ftype_of_type(t);
 }
 

@@ -320,9 +320,12 @@ static mio_status estimate(const est_model *m, const mio_estimate_params *p, mio
         return mio_err_set(MIO_ERR_INVALID_ARG, "flash_attn %d is not MIO_FLASH_ATTN_AUTO, _OFF or _ON", p->flash_attn);
     /* llama.cpp refuses a quantized V cache without flash attention; auto
      * resolves to on with the CPU back end (it runs FLASH_ATTN_EXT), off for
-     * MLA (K and V heads of different widths: measured on the peer) */
-    int fa = p->flash_attn == MIO_FLASH_ATTN_OFF || (p->flash_attn == MIO_FLASH_ATTN_AUTO && m->mla) ? MIO_FLASH_ATTN_OFF
-                                                                                                   : MIO_FLASH_ATTN_ON;
+     * MLA (K and V heads of different widths) and for a quantized cache whose
+     * blocks do not tile a head (q8_0 with heads of 16): measured on the peer */
+    bool fa_fits = !m->mla && m->head_k % (uint32_t)mio_type_block_size(p->type_k) == 0 &&
+                   m->head_v % (uint32_t)mio_type_block_size(p->type_v) == 0;
+    int fa = p->flash_attn == MIO_FLASH_ATTN_OFF || (p->flash_attn == MIO_FLASH_ATTN_AUTO && !fa_fits) ? MIO_FLASH_ATTN_OFF
+                                                                                                     : MIO_FLASH_ATTN_ON;
     if (fa == MIO_FLASH_ATTN_OFF && type_quantized(p->type_v))
         return mio_err_set(MIO_ERR_UNSUPPORTED, "quantized V cache (%s) requires flash attention: llama.cpp refuses it with "
                            "flash_attn off", mio_type_name(p->type_v));

@@ -292,10 +292,11 @@ for spec in want_specs:
     # the presets: llama_model_quantize(auto output) == mio-convert-hf --outtype PRESET
     for preset, q in ent.get("quantized", {}).items():
         what = f"{spec} --outtype {preset}"
-        if q["rc"] != 0:
-            continue
         out = os.path.join(root, f"q-{preset}.gguf")
         rc = run_tool([d, "--outfile", out, "--outtype", preset], out + ".log")
+        if q["rc"] != 0:  # llama_model_quantize refused (requantizing MXFP4): so do we, leaving nothing
+            check(rc != 0 and not os.path.exists(out), f"{what}: llama_model_quantize refused it; ours exited {rc}")
+            continue
         if rc != 0:
             with open(out + ".log", errors="replace") as lf:
                 bad(f"{what}: exited {rc}: {lf.read()[-600:]}")
@@ -313,7 +314,7 @@ for spec in want_specs:
     check_logits(to_check)
     # mixtures of experts: mio_estimate (weights, KV cache incl. MLA's, output, compute) against what the peer's
     # libllama allocates for the auto output (tests/interop/interop_estimate.c on named files)
-    est = os.path.join(os.path.dirname(HF_LOGITS), "interop_estimate")
+    est = os.path.abspath(os.path.join(os.path.dirname(HF_LOGITS), "interop_estimate"))
     if mhc.SPECS[spec].get("moe") and to_check and os.path.isfile(est):
         env = dict(os.environ, MIO_ESTIMATE_MODELS=to_check[0][0], MIO_ESTIMATE_MODELS_ONLY="1")
         er = subprocess.run([est], env=env, capture_output=True, text=True, cwd=root)
