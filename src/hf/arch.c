@@ -58,11 +58,11 @@ enum { D_HIDDEN = 1, D_VOCAB, D_FF, D_Q, D_KV, D_HEAD, D_QKV, D_FF2, D_POS, D_TY
      .layers = HF_LAYERS_DENSE}
 /* the router (FFN_GATE_INP: F32 in the reference's list) */
 #define R_ROUTER(name)                                                                                                 \
-    {.hf = name, .gguf = "ffn_gate_inp.weight", .n_dims = 2, .dim = {D_NEXP, D_HIDDEN}, .f32 = true,                  \
+    {.hf = (name), .gguf = "ffn_gate_inp.weight", .n_dims = 2, .dim = {D_NEXP, D_HIDDEN}, .f32 = true,                \
      .layers = HF_LAYERS_MOE}
 /* one expert's matrix, stacked into <gguf> */
 #define R_EXPERT(prefix, name, out, d0, d1)                                                                            \
-    {.hf = name, .gguf = out, .n_dims = 2, .dim = {d0, d1}, .experts = prefix, .layers = HF_LAYERS_MOE}
+    {.hf = (name), .gguf = (out), .n_dims = 2, .dim = {(d0), (d1)}, .experts = (prefix), .layers = HF_LAYERS_MOE}
 /* Qwen2MoeModel's stacks, in the order it writes them (down, gate, up) */
 #define R_QWEN_EXPERTS                                                                                                 \
     R_EXPERT("mlp.experts.", "down_proj.weight", "ffn_down_exps.weight", D_HIDDEN, D_FF_EXP),                          \

@@ -953,7 +953,7 @@ static mio_status plan_items(hf_ctx *c) {
         }
         size_t slot = bid >= 0 ? (size_t)bid * nb + (size_t)(rule - c->arch->block)
                                : (size_t)c->d.n_layer * nb + (size_t)(rule - globals);
-        if (rule->experts) {
+        if (rule->experts && stack && bid >= 0) { /* (expert rows are block rows: the table has no others) */
             /* one expert: kept until the block's last expert tensor, where the
              * reference writes the block's stacks */
             if (!stack[slot]) {
