@@ -47,6 +47,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "gemma3") == 0) o.flavour = HF_VOCAB_GEMMA3;
         else if (strcmp(argv[i], "phi3") == 0) o.flavour = HF_VOCAB_PHI3;
         else if (strcmp(argv[i], "bert") == 0) o.flavour = HF_VOCAB_BERT;
+        else if (strcmp(argv[i], "gpt2") == 0) o.flavour = HF_VOCAB_GPT2;
         else if (strcmp(argv[i], "--pre") == 0 && i + 1 < argc) o.pre_override = argv[++i];
         else { fprintf(stderr, "mk_hf_vocab: unknown argument %s\n", argv[i]); return 2; }
     }
