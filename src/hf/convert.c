@@ -867,7 +867,19 @@ static mio_status plan_items(hf_ctx *c) {
     const size_t nb = c->arch->n_block;
     const char *bp = c->arch->block_prefix ? c->arch->block_prefix : "model.layers.";
     size_t n_xrules = 0;
-    for (size_t r = 0; r < nb; r++) n_xrules += c->arch->block[r].experts != NULL;
+    bool has_dense = false;
+    for (size_t r = 0; r < nb; r++) {
+        n_xrules += c->arch->block[r].experts != NULL;
+        has_dense = has_dense || c->arch->block[r].layers == HF_LAYERS_DENSE;
+    }
+    /* a class without dense rows has none in llama.cpp's graph either (Qwen2/3-MoE: the reference cannot map them) */
+    for (int64_t b = 0; n_xrules && !has_dense && b < c->d.n_layer; b++)
+        if (!block_is_moe(c, b)) {
+            st = mio_err_set(MIO_ERR_UNSUPPORTED, "%s/config.json: mlp_only_layers / decoder_sparse_step make block %lld a "
+                             "dense block, but %s has experts in every block in llama.cpp's %s (the reference cannot convert "
+                             "dense blocks of it either)", c->dir, (long long)b, c->arch->hf_name, c->arch->arch);
+            goto done;
+        }
     c->items = calloc(2 * c->n_src + 2, sizeof *c->items); /* a source feeds at most two gathered outputs */
     /* which required tensors were seen: per block the arch's rules, then the globals */
     size_t n_seen = (size_t)c->d.n_layer * nb + n_rules;

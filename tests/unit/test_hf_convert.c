@@ -528,6 +528,7 @@ typedef struct moe_spec {
     const char *odd;    /* this tensor gets FE + 1 rows (a shape config.json contradicts) */
     const char *bf16;   /* this tensor is BF16, the rest F32 */
     int config_experts; /* num_experts in config.json (0: NE) */
+    const char *extra;  /* more config.json keys (",\"k\":v") */
 } moe_spec;
 
 /* A one-block Qwen3-MoE checkpoint: NE experts of gate/up/down [FE, H] / [H, FE],
@@ -540,8 +541,8 @@ static void make_moe(const char *name, char *dir, size_t dn, const moe_spec *m) 
              "{\"architectures\":[\"Qwen3MoeForCausalLM\"],\"hidden_size\":%d,\"intermediate_size\":%d,"
              "\"moe_intermediate_size\":%d,\"num_experts\":%d,\"num_experts_per_tok\":2,\"num_hidden_layers\":1,"
              "\"num_attention_heads\":%d,\"num_key_value_heads\":%d,\"head_dim\":4,\"vocab_size\":%d,"
-             "\"max_position_embeddings\":256,\"rms_norm_eps\":1e-05,\"rope_theta\":10000.0}",
-             H, FF, FE, m && m->config_experts ? m->config_experts : NE, NH, NKV, V);
+             "\"max_position_embeddings\":256,\"rms_norm_eps\":1e-05,\"rope_theta\":10000.0%s}",
+             H, FF, FE, m && m->config_experts ? m->config_experts : NE, NH, NKV, V, m && m->extra ? m->extra : "");
     put_file(dir, "config.json", cfg);
     put_file(dir, "tokenizer.json", k_tokenizer);
     enum { MAXT = 16 + 3 * NE };
@@ -691,6 +692,10 @@ static void test_experts(void) {
     make_moe("moe-shape", dir, sizeof dir, &m);
     expect_refusal(dir, MIO_ERR_SIZE_MISMATCH,
                    "tensor model.layers.0.mlp.experts.1.gate_proj.weight has shape [9, 8], config.json implies [8, 8]");
+    m = (moe_spec){.extra = ",\"mlp_only_layers\":[0]"};
+    make_moe("moe-dense", dir, sizeof dir, &m);
+    expect_refusal(dir, MIO_ERR_UNSUPPORTED, "mlp_only_layers / decoder_sparse_step make block 0 a dense block, but "
+                   "Qwen3MoeForCausalLM has experts in every block in llama.cpp's qwen3moe");
     m = (moe_spec){.bf16 = "model.layers.0.mlp.experts.3.gate_proj.weight"};
     make_moe("moe-dtype", dir, sizeof dir, &m);
     expect_refusal(dir, MIO_ERR_UNSUPPORTED_TYPE,
