@@ -177,6 +177,80 @@ static int split_part(const mio_gguf_file *f, uint64_t *no, uint64_t *count)
     return 1;
 }
 
+/* "1.24 B", "135.0 M", "960 K", "512" */
+static const char *count_text(uint64_t n, char *buf, size_t cap)
+{
+    if (n >= 1000000000ull) snprintf(buf, cap, "%.2f B", (double)n / 1e9);
+    else if (n >= 1000000ull) snprintf(buf, cap, "%.2f M", (double)n / 1e6);
+    else if (n >= 1000ull) snprintf(buf, cap, "%.2f K", (double)n / 1e3);
+    else snprintf(buf, cap, "%" PRIu64, n);
+    return buf;
+}
+
+/* The model a GGUF file holds, as gguf-parser-go's MODEL / ARCHITECTURE /
+ * TOKENIZER tables open with it: the facts a person asks first, from the
+ * metadata llama.cpp reads (mio_model_summary_get's) and the tensor table. */
+typedef struct model_facts {
+    mio_model_summary s;
+    int64_t file_type;   /* general.file_type, -1 when absent */
+    char tokenizer[32];  /* tokenizer.ggml.model */
+} model_facts;
+
+static void model_facts_of(const mio_gguf_file *f, uint64_t n_params, uint64_t bytes, model_facts *m)
+{
+    memset(m, 0, sizeof *m);
+    m->s.n_params = n_params;
+    m->s.tensor_bytes = bytes;
+    m->s.bits_per_weight = n_params ? (double)bytes * 8.0 / (double)n_params : 0.0;
+    mio_insp_summary_meta(f, &m->s);
+    m->file_type = -1;
+    int64_t k = mio_gguf_find_key(f, "general.file_type");
+    uint64_t u = 0;
+    if (k >= 0 && mio_gguf_kv_u64(f, k, &u) == MIO_OK && u < 1u << 20) m->file_type = (int64_t)u;
+    mio_str v = {NULL, 0};
+    k = mio_gguf_find_key(f, "tokenizer.ggml.model");
+    if (k >= 0 && mio_gguf_kv_str(f, k, &v) == MIO_OK) {
+        size_t n = v.len < sizeof m->tokenizer - 1 ? v.len : sizeof m->tokenizer - 1;
+        memcpy(m->tokenizer, v.ptr, n);
+    }
+}
+
+static void print_model(FILE *o, const mio_gguf_file *f, uint64_t n_params, uint64_t bytes)
+{
+    model_facts m;
+    char c[32];
+    model_facts_of(f, n_params, bytes, &m);
+    if (!m.s.architecture[0]) return; /* not a model's file (a vocabulary, an adapter without one, ...) */
+    fputs("architecture:  ", o);
+    mio_insp_put_escaped(o, m.s.architecture, strlen(m.s.architecture), SIZE_MAX, 0);
+    fputc('\n', o);
+    if (m.s.name[0]) {
+        fputs("name:          ", o);
+        mio_insp_put_escaped(o, m.s.name, strlen(m.s.name), SIZE_MAX, 0);
+        fputc('\n', o);
+    }
+    fprintf(o, "parameters:    %s (%" PRIu64 ")\n", count_text(m.s.n_params, c, sizeof c), m.s.n_params);
+    if (m.file_type >= 0) {
+        const char *ft = mio_preset_name((int)m.file_type);
+        fprintf(o, "file type:     %s (%" PRId64 ")\n", ft ? ft : "unknown", m.file_type);
+    }
+    fprintf(o, "bits/weight:   %.2f\n", m.s.bits_per_weight);
+    if (m.s.context_length) fprintf(o, "context:       %" PRIu64 "\n", m.s.context_length);
+    if (m.s.n_layer) fprintf(o, "layers:        %" PRIu64 "\n", m.s.n_layer);
+    if (m.s.n_head) fprintf(o, "heads:         %" PRIu64 " (%" PRIu64 " key-value)\n", m.s.n_head, m.s.n_head_kv);
+    if (m.s.n_embd) fprintf(o, "embedding:     %" PRIu64 "\n", m.s.n_embd);
+    if (m.s.n_vocab || m.tokenizer[0]) {
+        fprintf(o, "vocabulary:    %" PRIu64, m.s.n_vocab);
+        if (m.tokenizer[0]) {
+            fputs(" (tokenizer ", o);
+            mio_insp_put_escaped(o, m.tokenizer, strlen(m.tokenizer), SIZE_MAX, 0);
+            fputc(')', o);
+        }
+        fputc('\n', o);
+    }
+    fputc('\n', o);
+}
+
 static mio_status print_summary(FILE *o, const char *path, const mio_gguf_file *f)
 {
     char h[32], tb[32];
@@ -199,6 +273,7 @@ static mio_status print_summary(FILE *o, const char *path, const mio_gguf_file *
         all_bytes += t.nbytes;
     }
 
+    print_model(o, f, all_elems, all_bytes);
     fputs("file:          ", o);
     mio_insp_put_escaped(o, path, strlen(path), SIZE_MAX, 0);
     fputc('\n', o);
@@ -646,6 +721,30 @@ static mio_status print_json(FILE *o, const mio_gguf_file *f, int full)
     if ((st = json_metadata(root, f, full)) != MIO_OK || (st = json_kv(root, f, full)) != MIO_OK ||
         (st = json_tensors(root, f)) != MIO_OK)
         goto out;
+    {
+        /* the model itself (the text summary's first lines) */
+        uint64_t np = 0, nbytes = 0;
+        for (int64_t i = 0; i < mio_gguf_tensor_count(f); i++) {
+            mio_gguf_tensor t;
+            if (mio_gguf_tensor_info(f, i, &t) == MIO_OK) np += tensor_elements(&t), nbytes += t.nbytes;
+        }
+        model_facts mf;
+        model_facts_of(f, np, nbytes, &mf);
+        mio_json *mo = mio_json_new_object();
+        const char *ftn = mf.file_type >= 0 ? mio_preset_name((int)mf.file_type) : NULL;
+        char bpw[40];
+        st = MIO_ERR_NOMEM;
+        if (!add(root, "model", mo) || !add(mo, "architecture", json_bytes(mf.s.architecture, strlen(mf.s.architecture))) ||
+            !add(mo, "name", json_bytes(mf.s.name, strlen(mf.s.name))) || !add(mo, "parameters", json_u64(mf.s.n_params)) ||
+            !add(mo, "file_type", mf.file_type >= 0 ? json_i64(mf.file_type) : mio_json_new_null()) ||
+            !add(mo, "file_type_name", ftn ? mio_json_new_string(ftn) : mio_json_new_null()) ||
+            !add(mo, "bits_per_weight", mio_json_new_raw(mio_format_f64(bpw, sizeof bpw, mf.s.bits_per_weight))) ||
+            !add(mo, "context_length", json_u64(mf.s.context_length)) || !add(mo, "layers", json_u64(mf.s.n_layer)) ||
+            !add(mo, "heads", json_u64(mf.s.n_head)) || !add(mo, "heads_kv", json_u64(mf.s.n_head_kv)) ||
+            !add(mo, "embedding", json_u64(mf.s.n_embd)) || !add(mo, "vocabulary", json_u64(mf.s.n_vocab)) ||
+            !add(mo, "tokenizer", json_bytes(mf.tokenizer, strlen(mf.tokenizer))))
+            goto out;
+    }
     mio_model_experts x;
     mio_insp_experts(f, &x);
     if (x.n_expert) { /* a mixture of experts: the counts and the active parameters */

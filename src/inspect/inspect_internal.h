@@ -36,6 +36,9 @@ struct mio_model {
  * model opens its own descriptors. NULL otherwise. */
 extern void (*mio_inspect_after_open)(const char *path);
 
+/* The metadata part of mio_model_summary_get (architecture, name, context,
+ * layers, embedding, heads, vocabulary) from a GGUF file, into *out. */
+void mio_insp_summary_meta(const mio_gguf_file *g, mio_model_summary *out);
 /* The mixture-of-experts facts of a GGUF file (mio_model_experts_get). */
 void mio_insp_experts(const mio_gguf_file *g, mio_model_experts *out);
 

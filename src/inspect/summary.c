@@ -66,8 +66,14 @@ MIO_API mio_status mio_model_summary_get(const mio_model *m, mio_model_summary *
     }
     qsort(s.types, s.n_types, sizeof s.types[0], cmp_type_bytes);
     s.bits_per_weight = s.n_params ? (double)s.tensor_bytes * 8.0 / (double)s.n_params : 0;
-    const mio_gguf_file *g = m->g;
-    if (g) {
+    if (m->g) mio_insp_summary_meta(m->g, &s);
+    *out = s;
+    return MIO_OK;
+}
+
+void mio_insp_summary_meta(const mio_gguf_file *g, mio_model_summary *out) {
+    mio_model_summary s = *out;
+    {
         mio_str v = {NULL, 0};
         int64_t k = mio_gguf_find_key(g, "general.architecture");
         if (k >= 0 && mio_gguf_kv_str(g, k, &v) == MIO_OK) copy_str(s.architecture, sizeof s.architecture, v);
@@ -89,7 +95,6 @@ MIO_API mio_status mio_model_summary_get(const mio_model *m, mio_model_summary *
             s.n_vocab = tv.count;
     }
     *out = s;
-    return MIO_OK;
 }
 
 void mio_insp_experts(const mio_gguf_file *g, mio_model_experts *out) {

@@ -664,6 +664,16 @@ static void test_experts(void) {
     size_t tl = 0;
     T_OK(mio_describe_text(out, 0, &text, &tl));
     T_CHECK(text && strstr(text, "experts:       4 a block, 2 used per token; in 1 block\n"));
+    /* the model first, then the container (gguf-parser-go's MODEL table's facts) */
+    T_CHECK(text && strncmp(text, "architecture:  qwen3moe\n", 24) == 0);
+    T_CHECK(text && strstr(text, "file type:     F32 (0)\nbits/weight:   32.00\ncontext:       256\nlayers:        1\n"
+                                 "heads:         2 (1 key-value)\nembedding:     8\nvocabulary:    8 (tokenizer gpt2)\n\n"
+                                 "file:          "));
+    mio_free(text);
+    T_OK(mio_describe_json(out, 0, &text, &tl));
+    T_CHECK(text && strstr(text, "\t\"model\":\t{\n\t\t\"architecture\":\t\"qwen3moe\",\n"));
+    T_CHECK(text && strstr(text, "\"file_type_name\":\t\"F32\""));
+    T_CHECK(text && strstr(text, "\t\"experts\":\t{\n\t\t\"count\":\t4,\n\t\t\"used\":\t2,"));
     mio_free(text);
     p.outtype = MIO_TYPE_Q8_0;
     T_OK(mio_hf_convert(dir, out, &p, NULL));
