@@ -63,6 +63,14 @@ enum { D_HIDDEN = 1, D_VOCAB, D_FF, D_Q, D_KV, D_HEAD, D_QKV, D_FF2, D_POS, D_TY
 /* one expert's matrix, stacked into <gguf> */
 #define R_EXPERT(prefix, name, out, d0, d1)                                                                            \
     {.hf = (name), .gguf = (out), .n_dims = 2, .dim = {(d0), (d1)}, .experts = (prefix), .layers = HF_LAYERS_MOE}
+/* the shared expert(s) every token runs through: gate, up, down under prefix (a string literal) */
+#define R_SHARED_EXPERT(prefix)                                                                                        \
+    {.hf = prefix "gate_proj.weight", .gguf = "ffn_gate_shexp.weight", .n_dims = 2, .dim = {D_FF_SHEXP, D_HIDDEN},    \
+     .layers = HF_LAYERS_MOE},                                                                                         \
+    {.hf = prefix "up_proj.weight", .gguf = "ffn_up_shexp.weight", .n_dims = 2, .dim = {D_FF_SHEXP, D_HIDDEN},        \
+     .layers = HF_LAYERS_MOE},                                                                                         \
+    {.hf = prefix "down_proj.weight", .gguf = "ffn_down_shexp.weight", .n_dims = 2, .dim = {D_HIDDEN, D_FF_SHEXP},    \
+     .layers = HF_LAYERS_MOE}
 /* Qwen2MoeModel's stacks, in the order it writes them (down, gate, up) */
 #define R_QWEN_EXPERTS                                                                                                 \
     R_EXPERT("mlp.experts.", "down_proj.weight", "ffn_down_exps.weight", D_HIDDEN, D_FF_EXP),                          \
@@ -117,12 +125,7 @@ static const hf_tensor_rule k_qwen2moe_block[] = {
     R_FFN_NORM,
     R_ROUTER("mlp.gate.weight"),
     R_QWEN_EXPERTS,
-    {.hf = "mlp.shared_expert.gate_proj.weight", .gguf = "ffn_gate_shexp.weight", .n_dims = 2,
-     .dim = {D_FF_SHEXP, D_HIDDEN}, .layers = HF_LAYERS_MOE},
-    {.hf = "mlp.shared_expert.up_proj.weight", .gguf = "ffn_up_shexp.weight", .n_dims = 2,
-     .dim = {D_FF_SHEXP, D_HIDDEN}, .layers = HF_LAYERS_MOE},
-    {.hf = "mlp.shared_expert.down_proj.weight", .gguf = "ffn_down_shexp.weight", .n_dims = 2,
-     .dim = {D_HIDDEN, D_FF_SHEXP}, .layers = HF_LAYERS_MOE},
+    R_SHARED_EXPERT("mlp.shared_expert."),
     {.hf = "mlp.shared_expert_gate.weight", .gguf = "ffn_gate_inp_shexp.weight", .n_dims = 2, .dim = {D_ONE, D_HIDDEN},
      .f32 = true, .layers = HF_LAYERS_MOE},
 };
@@ -217,12 +220,7 @@ static const hf_tensor_rule k_deepseek3_block[] = {
     {.hf = "mlp.gate.e_score_correction_bias", .gguf = "exp_probs_b.bias", .n_dims = 1, .dim = {D_NEXP},
      .layers = HF_LAYERS_MOE, .optional = true},
     R_QWEN_EXPERTS,
-    {.hf = "mlp.shared_experts.gate_proj.weight", .gguf = "ffn_gate_shexp.weight", .n_dims = 2,
-     .dim = {D_FF_SHEXP, D_HIDDEN}, .layers = HF_LAYERS_MOE},
-    {.hf = "mlp.shared_experts.up_proj.weight", .gguf = "ffn_up_shexp.weight", .n_dims = 2,
-     .dim = {D_FF_SHEXP, D_HIDDEN}, .layers = HF_LAYERS_MOE},
-    {.hf = "mlp.shared_experts.down_proj.weight", .gguf = "ffn_down_shexp.weight", .n_dims = 2,
-     .dim = {D_HIDDEN, D_FF_SHEXP}, .layers = HF_LAYERS_MOE},
+    R_SHARED_EXPERT("mlp.shared_experts."),
 };
 
 /* DeepseekV2Model.set_gguf_parameters after TextModel's (written with
@@ -468,8 +466,10 @@ const hf_tensor_rule *mio_hf_arch_global_rules(const hf_arch *a, size_t *n) {
     return a->globals ? a->globals : k_global;
 }
 
-int64_t mio_hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d) {
-    switch (r->dim[k]) {
+int64_t mio_hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d) { return mio_hf_dim(r->dim[k], d); }
+
+int64_t mio_hf_dim(int code, const hf_dims *d) {
+    switch (code) {
     case D_HIDDEN: return d->hidden;
     case D_VOCAB: return d->vocab;
     case D_FF: return d->ff;

@@ -773,8 +773,8 @@ static mio_status plan_gather(hf_ctx *c, hf_item *it, const hf_tensor_rule *g, c
     uint64_t a = t->n_dims >= 2 ? t->shape[t->n_dims - 2] : 1, b = t->shape[t->n_dims - 1];
     if (t->n_dims == 3 && g->g_heads) a = 0; /* not a combination the table uses */
     if (t->n_dims != 3) a = heads && a % heads == 0 ? a / heads : 0;
-    int64_t a0 = g->g_a0 ? mio_hf_rule_dim(&(hf_tensor_rule){.dim = {g->g_a0}}, 0, &c->d) : 0;
-    int64_t na = g->g_na ? mio_hf_rule_dim(&(hf_tensor_rule){.dim = {g->g_na}}, 0, &c->d) : (int64_t)a - a0;
+    int64_t a0 = g->g_a0 ? mio_hf_dim(g->g_a0, &c->d) : 0;
+    int64_t na = g->g_na ? mio_hf_dim(g->g_na, &c->d) : (int64_t)a - a0;
     uint64_t stride = g->g_stride ? (uint64_t)g->g_stride : 1;
     if (a == 0 || a0 < 0 || na <= 0 || (uint64_t)(a0 + na) > a || b % stride != 0)
         return mio_err_set(MIO_ERR_SIZE_MISMATCH, "%s: tensor %s cannot be split as %s needs (rows %lld..%lld of %llu per "
@@ -1061,7 +1061,7 @@ static mio_status plan_items(hf_ctx *c) {
                     const hf_tensor_rule *gr = &c->arch->block[q];
                     if (gr->either != br->either) continue;
                     any = seen[(size_t)b * nb + q];
-                    if (!strstr(alt, gr->hf))
+                    if (q == 0 || strcmp(c->arch->block[q - 1].hf, gr->hf) != 0) /* (rules of one name are adjacent) */
                         snprintf(alt + strlen(alt), sizeof alt - strlen(alt), "%s%s", alt[0] ? " or " : "", gr->hf);
                 }
                 if (!any)
@@ -1518,6 +1518,9 @@ static inline uint16_t np_f32_to_f16(float f) {
     return (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? (((u >> 16) & 0x8000u) | nan) : h);
 }
 
+/* Bytes of one element of a float source dtype */
+static size_t src_elem_size(int dt) { return dt == MIO_ST_F64 ? 8 : dt == MIO_ST_F32 ? 4 : 2; }
+
 /* n source elements of dtype dt to f32: torch's .to(float32) for BF16 / F64,
  * numpy's astype for F16 (written as plain loops so that they vectorize) */
 static void to_f32(int dt, const uint8_t *src, size_t n, float *dst) {
@@ -1575,7 +1578,7 @@ static void float_chunk(int dt, int type, const uint8_t *src, size_t n, uint8_t 
         return;
     }
     float tmp[1024];
-    size_t es = dt == MIO_ST_F64 ? 8 : dt == MIO_ST_F32 ? 4 : 2;
+    size_t es = src_elem_size(dt);
     for (size_t k0 = 0; k0 < n; k0 += 1024) {
         size_t m = n - k0 < 1024 ? n - k0 : 1024;
         to_f32(dt, src + k0 * es, m, tmp);
@@ -1691,12 +1694,24 @@ static mio_status grow(void **p, size_t *cap, size_t need) {
     return MIO_OK;
 }
 
+/* Written output bytes of item it: handed to the writer, counted, reported to
+ * the progress callback (which may cancel). */
+static mio_status put_chunk(hf_ctx *c, mio_writer *w, const hf_item *it, const uint8_t *out, size_t len,
+                            uint64_t *bytes_done, uint64_t bytes_total, int64_t index) {
+    mio_status st = mio_writer_write_tensor_part(w, out, len);
+    if (st) return st;
+    *bytes_done += len;
+    if (c->p->progress && c->p->progress(c->p->progress_user, index, (int64_t)c->n_items, *bytes_done, bytes_total))
+        return mio_err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback in tensor %s", it->name);
+    return MIO_OK;
+}
+
 /* One chunk of output rows: n source elements (dtype it->src_dtype) at src,
  * converted to the item's type (out_len bytes), written, progress reported. */
 static mio_status emit_chunk(hf_ctx *c, mio_writer *w, const hf_item *it, const hf_src *s, const uint8_t *src, size_t n,
                              size_t out_len, conv_buf *b, uint64_t *bytes_done, uint64_t bytes_total, int64_t index) {
     mio_status st;
-    size_t es = it->src_dtype == MIO_ST_F64 ? 8 : it->src_dtype == MIO_ST_F32 ? 4 : 2;
+    size_t es = src_elem_size(it->src_dtype);
     bool is_float = it->type == MIO_TYPE_F32 || it->type == MIO_TYPE_F16 || it->type == MIO_TYPE_BF16;
     size_t os = is_float ? (size_t)mio_type_block_bytes(it->type) : 0;
         if ((st = grow((void **)&b->enc, &b->cap_enc, out_len))) return st;
@@ -1728,11 +1743,7 @@ static mio_status emit_chunk(hf_ctx *c, mio_writer *w, const hf_item *it, const 
             return mio_err_prefix(st, "tensor %s: ", s->name);
         }
     }
-    if ((st = mio_writer_write_tensor_part(w, b->enc, out_len))) return st;
-    *bytes_done += out_len;
-    if (c->p->progress && c->p->progress(c->p->progress_user, index, (int64_t)c->n_items, *bytes_done, bytes_total))
-        return mio_err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback in tensor %s", it->name);
-    return MIO_OK;
+    return put_chunk(c, w, it, b->enc, out_len, bytes_done, bytes_total, index);
 }
 
 /* An MXFP4 item: per expert its blocks and scales read whole (one expert's
@@ -1761,17 +1772,13 @@ static mio_status write_mxfp4(hf_ctx *c, mio_writer *w, const hf_item *it, conv_
             for (uint64_t k = 0; k < nb; k++, o += 17) {
                 const uint8_t *q = b->raw + (sr * nb + k) * 16;
                 o[0] = b->perm[sr * nb + k];
-                for (int j = 0; j < 16; j++) {
-                    int lo = j & 1 ? q[j / 2] >> 4 : q[j / 2] & 15, h = j + 16;
-                    int hi = h & 1 ? q[h / 2] >> 4 : q[h / 2] & 15;
-                    o[1 + j] = (uint8_t)(lo | hi << 4);
+                for (int i = 0; i < 8; i++) { /* q[i] holds elements 2i, 2i + 1; q[i + 8] elements 2i + 16, 2i + 17 */
+                    o[1 + 2 * i] = (uint8_t)((q[i] & 15) | (q[i + 8] & 15) << 4);
+                    o[2 + 2 * i] = (uint8_t)((q[i] >> 4) | (q[i + 8] >> 4) << 4);
                 }
             }
         }
-        if ((st = mio_writer_write_tensor_part(w, b->enc, osz))) return st;
-        *bytes_done += osz;
-        if (c->p->progress && c->p->progress(c->p->progress_user, index, (int64_t)c->n_items, *bytes_done, bytes_total))
-            return mio_err_set(MIO_ERR_CANCELLED, "cancelled by the progress callback in tensor %s", it->name);
+        if ((st = put_chunk(c, w, it, b->enc, osz, bytes_done, bytes_total, index))) return st;
     }
     return MIO_OK;
 }
@@ -1784,9 +1791,9 @@ static mio_status write_gathered(hf_ctx *c, mio_writer *w, const hf_item *it, co
     const hf_tensor_rule *g = it->gather;
     const hf_src *s = &c->src[it->src];
     const mio_st_file *sf = c->parts[s->part];
-    size_t es = it->src_dtype == MIO_ST_F64 ? 8 : it->src_dtype == MIO_ST_F32 ? 4 : 2;
+    size_t es = src_elem_size(it->src_dtype);
     uint64_t a = it->g_a, bcols = it->g_b, stride = g->g_stride ? (uint64_t)g->g_stride : 1, off = (uint64_t)g->g_offset;
-    uint64_t a0 = g->g_a0 ? (uint64_t)mio_hf_rule_dim(&(hf_tensor_rule){.dim = {g->g_a0}}, 0, &c->d) : 0;
+    uint64_t a0 = g->g_a0 ? (uint64_t)mio_hf_dim(g->g_a0, &c->d) : 0;
     uint64_t rows = (uint64_t)it->ne[1], cols = (uint64_t)it->ne[0];
     uint64_t row_bytes_out = rows && it->g_outer ? it->nbytes / (rows * it->g_outer) : 0;
     size_t slice = (size_t)(a * bcols) * es;
@@ -1828,7 +1835,7 @@ static mio_status write_item(hf_ctx *c, mio_writer *w, const hf_item *it, conv_b
     int64_t n_srcs = it->xsrc ? it->ne[2] : 1;
     uint64_t cols = (uint64_t)it->ne[0], rows = it->nbytes ? (uint64_t)(it->n_dims >= 2 ? it->ne[1] : 1) : 0;
     for (uint32_t k = 2; k < it->n_dims && !it->xsrc; k++) rows *= (uint64_t)it->ne[k];
-    size_t es = it->src_dtype == MIO_ST_F64 ? 8 : it->src_dtype == MIO_ST_F32 ? 4 : 2;
+    size_t es = src_elem_size(it->src_dtype);
     uint64_t row_bytes_out = it->nbytes / (rows ? rows * (uint64_t)n_srcs : 1);
     /* the row group that is read and permuted together: a head for q/k, else
      * as many rows as fill a chunk */

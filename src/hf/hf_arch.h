@@ -146,6 +146,8 @@ typedef struct hf_dims {
 const hf_arch *mio_hf_arch_find(const char *hf_name);
 const hf_tensor_rule *mio_hf_arch_global_rules(const hf_arch *a, size_t *n);
 int64_t mio_hf_rule_dim(const hf_tensor_rule *r, uint32_t k, const hf_dims *d);
+/* The size a dim code (arch.c's D_*) stands for, -1 for an unknown code. */
+int64_t mio_hf_dim(int code, const hf_dims *d);
 /* Map a Hugging Face tensor name: true with the GGUF name, its rule and its
  * block number (-1 outside the blocks), false for a name the architecture does
  * not have (a block number at or past n_layer included). An expert's tensor

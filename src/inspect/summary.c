@@ -73,27 +73,25 @@ MIO_API mio_status mio_model_summary_get(const mio_model *m, mio_model_summary *
 
 void mio_insp_summary_meta(const mio_gguf_file *g, mio_model_summary *out) {
     mio_model_summary s = *out;
-    {
-        mio_str v = {NULL, 0};
-        int64_t k = mio_gguf_find_key(g, "general.architecture");
-        if (k >= 0 && mio_gguf_kv_str(g, k, &v) == MIO_OK) copy_str(s.architecture, sizeof s.architecture, v);
-        k = mio_gguf_find_key(g, "general.name");
-        if (k >= 0 && mio_gguf_kv_str(g, k, &v) == MIO_OK) copy_str(s.name, sizeof s.name, v);
-        const char *a = s.architecture;
-        if (a[0]) {
-            s.context_length = num_of(g, arch_key(g, a, "context_length"));
-            s.n_layer = num_of(g, arch_key(g, a, "block_count"));
-            s.n_embd = num_of(g, arch_key(g, a, "embedding_length"));
-            s.n_head = num_of(g, arch_key(g, a, "attention.head_count"));
-            s.n_head_kv = num_of(g, arch_key(g, a, "attention.head_count_kv"));
-            if (!s.n_head_kv) s.n_head_kv = s.n_head; /* llama.cpp's default */
-            s.n_vocab = num_of(g, arch_key(g, a, "vocab_size"));
-        }
-        mio_gguf_value tv;
-        k = mio_gguf_find_key(g, "tokenizer.ggml.tokens");
-        if (!s.n_vocab && k >= 0 && mio_gguf_kv_value(g, k, &tv) == MIO_OK && tv.type == MIO_GGUF_ARRAY)
-            s.n_vocab = tv.count;
+    mio_str v = {NULL, 0};
+    int64_t k = mio_gguf_find_key(g, "general.architecture");
+    if (k >= 0 && mio_gguf_kv_str(g, k, &v) == MIO_OK) copy_str(s.architecture, sizeof s.architecture, v);
+    k = mio_gguf_find_key(g, "general.name");
+    if (k >= 0 && mio_gguf_kv_str(g, k, &v) == MIO_OK) copy_str(s.name, sizeof s.name, v);
+    const char *a = s.architecture;
+    if (a[0]) {
+        s.context_length = num_of(g, arch_key(g, a, "context_length"));
+        s.n_layer = num_of(g, arch_key(g, a, "block_count"));
+        s.n_embd = num_of(g, arch_key(g, a, "embedding_length"));
+        s.n_head = num_of(g, arch_key(g, a, "attention.head_count"));
+        s.n_head_kv = num_of(g, arch_key(g, a, "attention.head_count_kv"));
+        if (!s.n_head_kv) s.n_head_kv = s.n_head; /* llama.cpp's default */
+        s.n_vocab = num_of(g, arch_key(g, a, "vocab_size"));
     }
+    mio_gguf_value tv;
+    k = mio_gguf_find_key(g, "tokenizer.ggml.tokens");
+    if (!s.n_vocab && k >= 0 && mio_gguf_kv_value(g, k, &tv) == MIO_OK && tv.type == MIO_GGUF_ARRAY)
+        s.n_vocab = tv.count;
     *out = s;
 }
 

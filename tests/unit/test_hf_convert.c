@@ -518,6 +518,14 @@ static void test_refusals(void) {
     expect_refusal(dir, MIO_ERR_NOT_FOUND, "tokenizer");
 }
 
+/* dir/model.safetensors from the entries, whose data (malloc()ed) is freed */
+static void save_st(const char *dir, const mio_st_entry *e, size_t n) {
+    char p[600];
+    snprintf(p, sizeof p, "%s/model.safetensors", dir);
+    T_OK(mio_st_save_file(p, e, n, NULL, 0));
+    for (size_t i = 0; i < n; i++) free((void *)e[i].data);
+}
+
 /* ------------------------------------------------------------ experts */
 
 #define NE 4  /* experts */
@@ -592,10 +600,7 @@ static void make_moe(const char *name, char *dir, size_t dn, const moe_spec *m) 
                               .shape = shapes[n], .data = data[n], .nbytes = cnt * (bf ? 2u : sizeof(float))};
         n++;
     }
-    char p[600];
-    snprintf(p, sizeof p, "%s/model.safetensors", dir);
-    T_OK(mio_st_save_file(p, e, n, NULL, 0));
-    for (size_t i = 0; i < n; i++) free(data[i]);
+    save_st(dir, e, n);
 }
 
 static void test_experts(void) {
@@ -780,10 +785,7 @@ static void make_gptoss_mx(const char *name, char *dir, size_t dn, const mx_spec
                               .shape = shapes[n], .data = data[n], .nbytes = cnt * es};
         n++;
     }
-    char p[600];
-    snprintf(p, sizeof p, "%s/model.safetensors", dir);
-    T_OK(mio_st_save_file(p, e, n, NULL, 0));
-    for (size_t i = 0; i < n; i++) free(data[i]);
+    save_st(dir, e, n);
 }
 
 static void test_mxfp4(void) {

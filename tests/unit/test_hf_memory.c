@@ -79,6 +79,21 @@ static int write_shard(const char *path, const t_desc *t, int n) {
     return fclose(fp);
 }
 
+/* dir/tokenizer.json: a byte-level BPE of the 8 tokens VOCAB counts */
+static void put_tokenizer(const char *dir) {
+    char p[256];
+    snprintf(p, sizeof p, "%s/tokenizer.json", dir);
+    FILE *fp = fopen(p, "w");
+    if (!fp) {
+        T_CHECK(!"cannot write tokenizer.json");
+        return;
+    }
+    fputs("{\"added_tokens\":[],\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,"
+          "\"trim_offsets\":true,\"use_regex\":true},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"c\":2,"
+          "\"ab\":3,\"\\u0120\":4,\"d\":5,\"e\":6,\"f\":7},\"merges\":[\"a b\"]}}", fp);
+    fclose(fp);
+}
+
 /* A Gemma 3-shaped checkpoint: its 262144-row embedding (262144 x 576 bf16,
  * 302 MiB, most of the checkpoint) is streamed like any tensor, the norms get
  * + 1 on the way; the vocabulary is padded to 262144 tokens. The same bound. */
@@ -158,12 +173,7 @@ static void moe_case(int n_expert) {
                 "\"num_hidden_layers\":2,\"num_attention_heads\":4,\"num_key_value_heads\":2,\"head_dim\":128,"
                 "\"vocab_size\":%d,\"tie_word_embeddings\":true}", M_HID, 3 * M_FFE, M_FFE, n_expert, VOCAB);
     fclose(fp);
-    snprintf(p, sizeof p, "%s/tokenizer.json", dir);
-    fp = fopen(p, "w");
-    fputs("{\"added_tokens\":[],\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,"
-          "\"trim_offsets\":true,\"use_regex\":true},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"c\":2,"
-          "\"ab\":3,\"\\u0120\":4,\"d\":5,\"e\":6,\"f\":7},\"merges\":[\"a b\"]}}", fp);
-    fclose(fp);
+    put_tokenizer(dir);
     int cap = 2 + 2 * (11 + 3 * n_expert), n = 0;
     t_desc *t = calloc((size_t)cap, sizeof *t);
     char *idx = malloc((size_t)cap * 160 + 64);
@@ -250,12 +260,7 @@ int main(void) {
                 "\"num_hidden_layers\":%d,\"num_attention_heads\":8,\"num_key_value_heads\":8,\"vocab_size\":%d,"
                 "\"tie_word_embeddings\":true}", HID, FF, LAYERS, VOCAB);
     fclose(fp);
-    snprintf(p, sizeof p, "%s/tokenizer.json", dir);
-    fp = fopen(p, "w");
-    fputs("{\"added_tokens\":[],\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,"
-          "\"trim_offsets\":true,\"use_regex\":true},\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"c\":2,"
-          "\"ab\":3,\"\\u0120\":4,\"d\":5,\"e\":6,\"f\":7},\"merges\":[\"a b\"]}}", fp);
-    fclose(fp);
+    put_tokenizer(dir);
     /* shard 1: embeddings, norm, layers 0-2; shard 2: layers 3-5 */
     static const struct { const char *n; int r, c; } blk[] = {
         {"input_layernorm.weight", HID, 0}, {"post_attention_layernorm.weight", HID, 0},
