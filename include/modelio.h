@@ -172,7 +172,12 @@ typedef enum mio_status {
     MIO_ERR_NON_FINITE = 35,          /**< NaN or infinity in block-encoder input */
     MIO_ERR_CANCELLED = 36,           /**< the write was cancelled by mio_cancel_writes (its temp file is removed) */
     /** model conversion */
-    MIO_ERR_UNSUPPORTED = 37          /**< an architecture, tokenizer or model feature that is not converted (the message names it) */
+    MIO_ERR_UNSUPPORTED = 37,         /**< an architecture, tokenizer or model feature that is not converted (the message names it),
+                                         or a remote file in a library built without HTTP support */
+    /** remote files and the Hugging Face Hub (docs/HUB.md) */
+    MIO_ERR_NETWORK = 38,             /**< no response, a dropped or stalled connection, an unexpected HTTP status or reply */
+    MIO_ERR_AUTH = 39,                /**< HTTP 401/403: a private or gated repo without a token, or a refused token */
+    MIO_ERR_CHECKSUM = 40             /**< downloaded bytes whose sha256 differs from the file's etag */
 } mio_status;
 
 /** Stable upper-case name of a status ("MIO_ERR_TRUNCATED"); "MIO_ERR_UNKNOWN" for others. */
@@ -301,6 +306,9 @@ MIO_API const char *mio_gguf_type_name(int type);
 #define MIO_OPEN_MMAP   0u        /* default: mmap PROT_READ/MAP_PRIVATE, fd closed after mapping */
 #define MIO_OPEN_READ   (1u << 0) /* read the whole file into a heap buffer instead of mapping */
 #define MIO_OPEN_SPLITS (1u << 1) /* path names part 1 of a split (name-00001-of-0000N.gguf): load all parts */
+#define MIO_OPEN_HEADER (1u << 3) /* the header only: needed for a remote path (hf://ORG/REPO[@REV]/PATH, http(s)://),
+                                     which is read with bounded range requests; tensors' data pointers are then
+                                     NULL (read their bytes through mio_model_read). A local file opens as usual */
 /** For mio_gguf_open_buffer: */
 #define MIO_BUFFER_BORROW 0u        /* caller keeps the buffer alive and frees it after close */
 #define MIO_BUFFER_TAKE   (1u << 2) /* the handle owns the buffer (from malloc) and free()s it exactly

@@ -7,6 +7,9 @@ mio_install_deps() {
   command -v cc >/dev/null || need+=(gcc)
   command -v make >/dev/null || need+=(make)
   command -v pkg-config >/dev/null || need+=(pkg-config)
+  # libcurl with TLS: hf:// and http(s):// files, mio-pull (docs/HUB.md; optional to
+  # build, needed by the suite's remote tests)
+  pkg-config --exists libcurl 2>/dev/null || need+=(libcurl4-openssl-dev)
   command -v python3 >/dev/null || need+=(python3)   # tool tests read mio-inspect --json
   command -v g++ >/dev/null || need+=(g++)           # interop_imatrix calls the peer's C++ entry point
   python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)  # the PyPI peers' venv

@@ -19,7 +19,7 @@ from . import _lib
 from ._lib import lib
 from .errors import (Error, FileError, OutOfMemoryError, InvalidArgumentError, FormatError, UnsupportedError,
                      NotFoundError, TypeMismatchError, StateError, ClosedError, CancelledError,
-                     LibraryNotFoundError)
+                     NetworkError, AuthError, ChecksumError, LibraryNotFoundError)
 from . import safetensors, gguf, inspect, checkpoint
 from .gguf import GGMLQuantizationType, GGUFValueType, GGML_QUANT_SIZES, type_code
 
@@ -29,7 +29,7 @@ library_path = _lib.path            # where it was loaded from
 
 __all__ = ["Error", "FileError", "OutOfMemoryError", "InvalidArgumentError", "FormatError", "UnsupportedError",
            "NotFoundError", "TypeMismatchError", "StateError", "ClosedError", "CancelledError",
-           "LibraryNotFoundError", "safetensors", "gguf", "inspect", "checkpoint", "GGMLQuantizationType", "GGUFValueType",
+           "NetworkError", "AuthError", "ChecksumError", "LibraryNotFoundError", "safetensors", "gguf", "inspect", "checkpoint", "GGMLQuantizationType", "GGUFValueType",
            "GGML_QUANT_SIZES", "type_code", "quantize", "dequantize", "quantize_model", "convert", "convert_hf",
            "hf_architectures",
            "library_version", "library_path"]

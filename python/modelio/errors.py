@@ -74,6 +74,18 @@ class CancelledError(StateError):
     """MIO_ERR_CANCELLED: the write was cancelled (nothing was written)."""
 
 
+class NetworkError(Error, OSError):
+    """A remote file could not be read: no response, a dropped connection, an unexpected reply."""
+
+
+class AuthError(NetworkError, PermissionError):
+    """HTTP 401/403: a private or gated repo without a token, or a refused token."""
+
+
+class ChecksumError(Error, ValueError):
+    """Downloaded bytes whose sha256 differs from the file's etag."""
+
+
 class LibraryNotFoundError(ImportError):
     """libmodelio could not be loaded (see modelio._lib for the search order)."""
 
@@ -89,6 +101,7 @@ _CLASS_OF = {
     24: UnsupportedError, 25: FormatError, 26: FormatError, 27: FormatError, 28: FormatError,
     29: FormatError, 30: FormatError, 31: FormatError, 32: FormatError, 33: UnsupportedError,
     34: UnsupportedError, 35: InvalidArgumentError, 36: CancelledError, 37: UnsupportedError,
+    38: NetworkError, 39: AuthError, 40: ChecksumError,
 }
 
 

@@ -113,6 +113,9 @@ const char *mio_status_name(mio_status s) {
     case MIO_ERR_NON_FINITE: return "MIO_ERR_NON_FINITE";
     case MIO_ERR_CANCELLED: return "MIO_ERR_CANCELLED";
     case MIO_ERR_UNSUPPORTED: return "MIO_ERR_UNSUPPORTED";
+    case MIO_ERR_NETWORK: return "MIO_ERR_NETWORK";
+    case MIO_ERR_AUTH: return "MIO_ERR_AUTH";
+    case MIO_ERR_CHECKSUM: return "MIO_ERR_CHECKSUM";
     }
     return "MIO_ERR_UNKNOWN";
 }

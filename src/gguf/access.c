@@ -25,7 +25,7 @@ uint32_t mio_gguf_version(const mio_gguf_file *f) { return f ? f->version : 0; }
 uint32_t mio_gguf_alignment(const mio_gguf_file *f) { return f ? f->alignment : 0; }
 uint64_t mio_gguf_header_size(const mio_gguf_file *f) { return f ? f->parts[0].header_size : 0; }
 uint64_t mio_gguf_data_offset(const mio_gguf_file *f) { return f ? f->parts[0].data_offset : 0; }
-uint64_t mio_gguf_file_size(const mio_gguf_file *f) { return f ? f->parts[0].region.size : 0; }
+uint64_t mio_gguf_file_size(const mio_gguf_file *f) { return f ? f->parts[0].file_size : 0; }
 uint32_t mio_gguf_part_count(const mio_gguf_file *f) { return f ? f->n_parts : 0; }
 uint64_t mio_gguf_part_data_offset(const mio_gguf_file *f, uint32_t part) {
     return (f && part < f->n_parts) ? f->parts[part].data_offset : 0;

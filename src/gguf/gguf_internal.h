@@ -7,6 +7,7 @@
 
 #include "core/core.h"
 #include "core/unaligned.h"
+typedef struct mio_remote mio_remote; /* net/net.h */
 
 
 #define GGUF_DEFAULT_ALIGNMENT 32u
@@ -35,9 +36,11 @@ typedef struct gguf_kv {
 } gguf_kv;
 
 typedef struct gguf_part {
-    mio_region region;
+    mio_region region;      /* a remote part: the header prefix only */
     uint64_t header_size;
     uint64_t data_offset;
+    uint64_t file_size;     /* the file's bytes (region.size, unless remote) */
+    mio_remote *remote;     /* opened with MIO_OPEN_HEADER from hf:// or http(s)://, else NULL */
 } gguf_part;
 
 struct mio_gguf_file {

@@ -5,6 +5,7 @@
  * (keys, values, names and tensor data stay views into the region); a failure
  * frees everything and leaves a message naming the entry and the numbers. */
 #include "gguf_internal.h"
+#include "net/net.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,7 +134,10 @@ void mio_gguf_file_free(mio_gguf_file *f) {
     free(f->tensors);
     mio_namehash_free(&f->kv_hash);
     mio_namehash_free(&f->t_hash);
-    for (uint32_t p = 0; p < f->n_parts; p++) mio_region_free(&f->parts[p].region);
+    for (uint32_t p = 0; p < f->n_parts; p++) {
+        mio_region_free(&f->parts[p].region);
+        mio_remote_close(f->parts[p].remote);
+    }
     free(f->parts);
     free(f);
 }
@@ -187,8 +191,13 @@ static const char *human_size(char *buf, size_t n, uint64_t bytes) {
     return buf;
 }
 
-static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t size) {
+/* Parse the header in base[0..size) of a file of file_size bytes (size <
+ * file_size: a prefix fetched from a remote file; tensors past it get a NULL
+ * data pointer). *cut: the prefix ended inside the header (more bytes may parse). */
+static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t size, uint64_t file_size, bool *cut) {
     cursor c = {base, base, base + size};
+    *cut = false;
+    if (size < file_size && size < 24) { *cut = true; return mio_err_set(MIO_ERR_TRUNCATED, "header cut"); }
     if (size < 4 || memcmp(base, "GGUF", 4) != 0) {
         char b[40];
         return mio_err_set(MIO_ERR_BAD_MAGIC, "not a GGUF file: magic is '%s' (expected 'GGUF')",
@@ -213,17 +222,19 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
     /* Counts against the bytes that remain, before any allocation sized by them. */
     uint64_t need_kv = 0, need_t = 0, need = 0;
     if (!ck_mul(n_kv, MIN_KV_BYTES, &need_kv) || !ck_mul(n_tensors, MIN_TENSOR_BYTES, &need_t) ||
-        !ck_add(need_kv, need_t, &need) || need > cur_rem(&c)) {
+        !ck_add(need_kv, need_t, &need) || need > file_size - 24) {
         char need_s[32];
         bool over = n_kv > UINT64_MAX / MIN_KV_BYTES || n_tensors > UINT64_MAX / MIN_TENSOR_BYTES ||
                     need_kv + need_t < need_kv;
         if (over) snprintf(need_s, sizeof need_s, "more than 2^64");
         else snprintf(need_s, sizeof need_s, "at least %llu", (unsigned long long)need_kv + need_t);
         return mio_err_set(MIO_ERR_TRUNCATED,
-                           "header claims %llu metadata entries and %llu tensors, which need %s bytes, but only %zu bytes "
+                           "header claims %llu metadata entries and %llu tensors, which need %s bytes, but only %llu bytes "
                            "follow",
-                           (unsigned long long)n_kv, (unsigned long long)n_tensors, need_s, cur_rem(&c));
+                           (unsigned long long)n_kv, (unsigned long long)n_tensors, need_s,
+                           (unsigned long long)(file_size - 24));
     }
+    *cut = size < file_size; /* from here on, a truncation may be the prefix's end */
     f->alignment = GGUF_DEFAULT_ALIGNMENT;
     f->kv = calloc(n_kv ? (size_t)n_kv : 1, sizeof *f->kv);
     f->tensors = calloc(n_tensors ? (size_t)n_tensors : 1, sizeof *f->tensors);
@@ -344,6 +355,7 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
     /* Data section and tensor offsets: exactly the running padded sum, as llama.cpp requires. */
     gguf_part *part = &f->parts[0];
     part->header_size = cur_off(&c);
+    *cut = false;
     if (!ck_pad(part->header_size, f->alignment, &part->data_offset))
         return mio_err_set(MIO_ERR_OVERFLOW, "data offset overflows");
     uint64_t run = 0;
@@ -364,19 +376,20 @@ static mio_status parse_header(mio_gguf_file *f, const uint8_t *base, size_t siz
         uint64_t start, endb;
         if (!ck_add(part->data_offset, t->offset, &start) || !ck_add(start, t->nbytes, &endb))
             return mio_err_set(MIO_ERR_OVERFLOW, "tensor data end overflows at tensor #%llu", (unsigned long long)i);
-        if (endb > size) {
+        if (endb > file_size) {
             const mio_gguf_tensor *last = &f->tensors[n_tensors - 1];
             uint64_t last_end = part->data_offset + last->offset + last->nbytes;
-            uint64_t miss = last_end - size;
+            uint64_t miss = last_end - file_size;
             char nb[160], hb[32];
             return mio_err_set(MIO_ERR_TRUNCATED,
-                               "tensor '%s' (#%llu of %llu) ends at byte %llu but the file has %zu bytes: %llu bytes%s "
+                               "tensor '%s' (#%llu of %llu) ends at byte %llu but the file has %llu bytes: %llu bytes%s "
                                "of tensor data are missing — a truncated download?",
                                mio_esc_bytes(nb, sizeof nb, t->name.ptr, t->name.len), (unsigned long long)i,
-                               (unsigned long long)n_tensors, (unsigned long long)endb, size, (unsigned long long)miss,
+                               (unsigned long long)n_tensors, (unsigned long long)endb, (unsigned long long)file_size,
+                               (unsigned long long)miss,
                                human_size(hb, sizeof hb, miss));
         }
-        t->data = base + start;
+        t->data = endb <= size ? base + start : NULL;
         t->part = 0;
     }
     return MIO_OK;
@@ -395,8 +408,10 @@ static mio_status gguf_parse_region(mio_region *region, mio_gguf_file **out) {
     f->parts = parts;
     f->n_parts = 1;
     parts[0].region = *region;
+    parts[0].file_size = region->size;
     memset(region, 0, sizeof *region);
-    mio_status st = parse_header(f, parts[0].region.data, parts[0].region.size);
+    bool cut;
+    mio_status st = parse_header(f, parts[0].region.data, parts[0].region.size, parts[0].region.size, &cut);
     if (st) {
         uint64_t bad = count_replacement_chars(parts[0].region.data, parts[0].region.size);
         if (bad && st != MIO_ERR_BAD_MAGIC && st != MIO_ERR_NOMEM)
@@ -424,7 +439,62 @@ mio_status mio_gguf_open_buffer(const void *data, size_t len, uint32_t flags, mi
     return gguf_parse_region(&r, out);
 }
 
+/* The header of a remote GGUF: its prefix grows by MIO_REMOTE_STEP until the
+ * header parses (bytes fetched stay within the header + one step). The handle
+ * keeps a heap copy of the prefix and the remote file for mio_model_read. */
+static mio_status open_remote(const char *uri, mio_gguf_file **out) {
+    mio_remote *rf = NULL;
+    mio_status st = mio_remote_open(uri, &rf);
+    if (st) return st;
+    uint64_t size = mio_remote_size(rf);
+    size_t want = MIO_REMOTE_STEP;
+    for (;;) {
+        const uint8_t *p;
+        size_t have;
+        st = mio_remote_prefix(rf, want, &p, &have);
+        if (st) break;
+        mio_gguf_file *f = calloc(1, sizeof *f);
+        gguf_part *parts = calloc(1, sizeof *parts);
+        uint8_t *copy = malloc(have ? have : 1);
+        if (!f || !parts || !copy) {
+            free(f); free(parts); free(copy);
+            st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
+            break;
+        }
+        memcpy(copy, p, have);
+        f->parts = parts;
+        f->n_parts = 1;
+        parts[0].region.data = copy;
+        parts[0].region.size = have;
+        parts[0].region.heap = copy;
+        parts[0].file_size = size;
+        bool cut = false;
+        st = parse_header(f, copy, have, size, &cut);
+        if (st == MIO_OK) {
+            parts[0].remote = rf;
+            *out = f;
+            return MIO_OK;
+        }
+        mio_gguf_file_free(f);
+        if (!(st == MIO_ERR_TRUNCATED && cut)) break;
+        if (have >= MIO_REMOTE_HEADER_MAX) {
+            st = mio_err_set(MIO_ERR_LIMIT, "the header runs past its first %zu MiB; refusing to fetch more",
+                             MIO_REMOTE_HEADER_MAX >> 20);
+            break;
+        }
+        want = have + MIO_REMOTE_STEP;
+    }
+    mio_remote_close(rf);
+    return mio_err_prefix(st, "%s: ", uri);
+}
+
 mio_status mio_gguf_open_single(const char *path, uint32_t flags, mio_gguf_file **out) {
+    if (mio_net_is_remote(path)) {
+        if (!(flags & MIO_OPEN_HEADER))
+            return mio_err_set(MIO_ERR_INVALID_ARG, "%s: a remote file opens with MIO_OPEN_HEADER (its header only); to "
+                               "work on its tensors, pull it into the cache first (mio-pull, docs/HUB.md)", path);
+        return open_remote(path, out);
+    }
     mio_region r;
     mio_status st = (flags & MIO_OPEN_READ) ? mio_region_read(path, &r) : mio_region_map(path, &r);
     if (st) return st;

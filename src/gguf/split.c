@@ -104,8 +104,9 @@ static mio_status open_splits(const char *path, uint32_t flags, mio_gguf_file **
 
 mio_status mio_gguf_open(const char *path, uint32_t flags, mio_gguf_file **out) {
     if (!path || !out) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !path ? "path" : "out");
-    if (flags & ~(MIO_OPEN_READ | MIO_OPEN_SPLITS)) return mio_err_set(MIO_ERR_INVALID_ARG, "unknown open flags 0x%x", flags);
-    if (flags & MIO_OPEN_SPLITS) return open_splits(path, flags & MIO_OPEN_READ, out);
+    if (flags & ~(MIO_OPEN_READ | MIO_OPEN_SPLITS | MIO_OPEN_HEADER))
+        return mio_err_set(MIO_ERR_INVALID_ARG, "unknown open flags 0x%x", flags);
+    if (flags & MIO_OPEN_SPLITS) return open_splits(path, flags & (MIO_OPEN_READ | MIO_OPEN_HEADER), out);
     return mio_gguf_open_single(path, flags, out);
 }
 

@@ -1749,9 +1749,9 @@ static mio_status describe(const char *path, unsigned flags, int kind, char **te
     mio_status st;
     /* GGUF, and anything unrecognised or unreadable: the GGUF reader names the problem */
     if (st_fmt)
-        st = mio_st_open(path, MIO_OPEN_MMAP, &s);
+        st = mio_st_open(path, MIO_OPEN_HEADER, &s);
     else
-        st = mio_gguf_open(path, (flags & MIO_DESCRIBE_ONE_PART) ? MIO_OPEN_MMAP : MIO_OPEN_SPLITS, &g);
+        st = mio_gguf_open(path, MIO_OPEN_HEADER | ((flags & MIO_DESCRIBE_ONE_PART) ? 0 : MIO_OPEN_SPLITS), &g);
     if (st != MIO_OK) return st;
     char *buf = NULL;
     size_t blen = 0;

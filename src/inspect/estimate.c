@@ -418,7 +418,8 @@ mio_status mio_estimate_sized(const char *path, const mio_estimate_params *pin, 
         if (st) return st;
     }
     mio_gguf_file *f = NULL;
-    mio_status st = mio_gguf_open(path, MIO_OPEN_SPLITS, &f); /* a split's first part opens them all */
+    /* a split's first part opens them all; a remote file's header alone */
+    mio_status st = mio_gguf_open(path, MIO_OPEN_SPLITS | MIO_OPEN_HEADER, &f);
     if (st) return st; /* the reader's message names the file */
     est_model *m = calloc(1, sizeof *m);
     if (!m) {

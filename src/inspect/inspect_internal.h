@@ -6,6 +6,7 @@
 
 #include "core/core.h"
 #include "modelio_inspect.h"
+#include "net/net.h"
 
 #include <stdio.h>
 
@@ -17,6 +18,7 @@
 typedef struct insp_file {
     char *path;
     int fd;
+    mio_remote *remote;   /* a remote file (hf://, http(s)://): read with range requests; fd is -1 */
 } insp_file;
 
 struct mio_model {

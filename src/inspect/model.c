@@ -29,6 +29,8 @@ MIO_API mio_format mio_detect_format(const char *path) {
     unsigned char b[9];
     if (!path) return MIO_FORMAT_UNREADABLE;
     if (ends_with(path, ".index.json")) return MIO_FORMAT_ST_INDEX;
+    /* a remote file by its name (no request): the readers check the bytes */
+    if (mio_net_is_remote(path)) return ends_with(path, ".safetensors") ? MIO_FORMAT_SAFETENSORS : MIO_FORMAT_GGUF;
     /* O_NONBLOCK and a regular-file check first: reading a FIFO or a device
      * could block forever; the readers name what it is. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -74,6 +76,7 @@ MIO_API void mio_model_close(mio_model *m) {
     if (!m) return;
     for (uint32_t i = 0; i < m->n_files; i++) {
         if (m->files[i].fd >= 0) close(m->files[i].fd);
+        mio_remote_close(m->files[i].remote);
         free(m->files[i].path);
     }
     free(m->files);
@@ -108,6 +111,7 @@ static mio_status attach_file(mio_model *m, uint32_t k, const char *path) {
     insp_file *f = &m->files[k];
     f->path = strdup(path);
     if (!f->path) return oom();
+    if (mio_net_is_remote(path)) return mio_remote_open(path, &f->remote); /* the readers' object: no new request */
     f->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (f->fd < 0) return mio_err_set(MIO_ERR_IO, "%s: cannot open for reading: %s", path, strerror(errno));
     /* /proc/self/fd/N names exactly this descriptor's file (no race with a
@@ -124,6 +128,14 @@ static mio_status attach_file(mio_model *m, uint32_t k, const char *path) {
 static mio_status st_data_base(mio_model *m, uint32_t k, uint64_t *base) {
     unsigned char b[8];
     size_t got;
+    if (m->files[k].remote) {
+        mio_status st = mio_remote_read(m->files[k].remote, 0, b, 8, "the header length");
+        if (st) return st;
+        uint64_t n = 0;
+        for (int i = 7; i >= 0; i--) n = n << 8 | b[i];
+        *base = 8 + n;
+        return MIO_OK;
+    }
     if (pread_all(m->files[k].fd, b, 8, 0, &got) != 0)
         return mio_err_set(MIO_ERR_IO, "%s: cannot read the header length: %s", m->files[k].path, strerror(errno));
     if (got != 8)
@@ -158,9 +170,22 @@ static int cmp_cstr(const void *a, const void *b) { return strcmp(*(char *const 
 static mio_status st_index_files(mio_model *m) {
     struct stat sb;
     char *text = NULL;
-    if (stat(m->path, &sb) == 0 && sb.st_size >= 0 && (uint64_t)sb.st_size <= MIO_ST_MAX_HEADER)
+    size_t tlen = 0;
+    if (mio_net_is_remote(m->path)) {
+        /* the reader's copy of the index (no new request) */
+        mio_remote *rf = NULL;
+        const uint8_t *p;
+        if (mio_remote_open(m->path, &rf) == MIO_OK &&
+            mio_remote_prefix(rf, (size_t)mio_remote_size(rf), &p, &tlen) == MIO_OK && (text = malloc(tlen + 1))) {
+            memcpy(text, p, tlen);
+            text[tlen] = 0;
+        }
+        mio_remote_close(rf);
+    } else if (stat(m->path, &sb) == 0 && sb.st_size >= 0 && (uint64_t)sb.st_size <= MIO_ST_MAX_HEADER) {
         text = slurp(m->path, 0, (size_t)sb.st_size);
-    mio_json *root = text ? mio_json_parse(text, (size_t)sb.st_size, NULL) : NULL;
+        tlen = (size_t)sb.st_size;
+    }
+    mio_json *root = text ? mio_json_parse(text, tlen, NULL) : NULL;
     free(text);
     mio_json *wm = root ? mio_json_get(root, "weight_map") : NULL;
     if (!wm || !mio_json_is_object(wm)) {
@@ -384,18 +409,20 @@ MIO_API mio_status mio_model_open(const char *path, mio_model **out) {
     mio_status st;
     if (fmt == MIO_FORMAT_SAFETENSORS || fmt == MIO_FORMAT_ST_INDEX) {
         mio_st_file *s = NULL;
-        st = mio_st_open(path, MIO_OPEN_MMAP, &s);
+        st = mio_st_open(path, MIO_OPEN_HEADER, &s);
         m->s = s;
         m->fmt = fmt;
     } else {
         /* GGUF, and anything unrecognised or unreadable: the GGUF reader names the problem */
         mio_gguf_file *g = NULL;
-        st = mio_gguf_open(path, MIO_OPEN_SPLITS, &g);
+        st = mio_gguf_open(path, MIO_OPEN_SPLITS | MIO_OPEN_HEADER, &g);
         m->g = g;
         m->fmt = MIO_FORMAT_GGUF;
     }
     if (st != MIO_OK) {
-        if (st == MIO_ERR_INCOMPLETE_BUFFER && fmt == MIO_FORMAT_SAFETENSORS)
+        if (mio_net_is_remote(path))
+            ; /* the hints re-read local files */
+        else if (st == MIO_ERR_INCOMPLETE_BUFFER && fmt == MIO_FORMAT_SAFETENSORS)
             st_cut_hint(path);
         else if (st == MIO_ERR_INCOMPLETE_BUFFER)
             st_index_cut_hint(path);
@@ -452,6 +479,11 @@ MIO_API mio_status mio_model_read(const mio_model *m, int64_t i, uint64_t rel, v
                            (int)t->name.len, t->name.ptr, rel, rel + len, t->nbytes);
     const insp_file *f = &m->files[t->file];
     size_t got = 0;
+    if (f->remote) {
+        char what[200];
+        snprintf(what, sizeof what, "tensor '%.*s'", (int)(t->name.len < 120 ? t->name.len : 120), t->name.ptr);
+        return mio_remote_read(f->remote, t->offset + rel, buf, len, what);
+    }
     if (pread_all(f->fd, buf, len, t->offset + rel, &got) != 0)
         return mio_err_set(MIO_ERR_IO, TENSOR_FMT "read error at byte %" PRIu64 ": %s", TENSOR_ARGS(m, t),
                            t->offset + rel + got, strerror(errno));

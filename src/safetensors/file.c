@@ -4,6 +4,7 @@
  * size, header length cap, header within the file, UTF-8, JSON, per-tensor
  * validation, and finally data buffer length == what the tensors describe. */
 #include "st_internal.h"
+#include "net/net.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@ void mio_st_free(mio_st_file *f) {
     if (!f) return;
     for (uint32_t s = 0; s < f->n_shards; s++) {
         mio_region_free(&f->shards[s].region);
+        mio_remote_close(f->shards[s].remote);
         free(f->shards[s].decoded);
     }
     free(f->shards);
@@ -45,42 +47,83 @@ static mio_status check_prefix(const uint8_t *b, uint64_t len, uint64_t *n) {
     return MIO_OK;
 }
 
-/* Full parse of one safetensors image held in region (ownership moves to f). */
-static mio_status st_add_shard(mio_st_file *f, mio_region *region) {
+/* Full parse of one safetensors image held in region (ownership moves to f),
+ * of a file of file_size bytes: region may hold the length and header only (a
+ * remote file's prefix), then tensors' data pointers are NULL. */
+static mio_status st_add_shard(mio_st_file *f, mio_region *region, uint64_t file_size) {
     st_shard *ns = realloc(f->shards, (f->n_shards + 1) * sizeof *ns);
     if (!ns) { mio_region_free(region); return mio_err_set(MIO_ERR_NOMEM, "out of memory"); }
     f->shards = ns;
     uint32_t s = f->n_shards++;
     memset(&f->shards[s], 0, sizeof f->shards[s]);
     f->shards[s].region = *region;
+    f->shards[s].file_size = file_size;
     memset(region, 0, sizeof *region);
     const uint8_t *b = f->shards[s].region.data;
-    uint64_t len = f->shards[s].region.size, n = 0, data_len = 0;
+    uint64_t len = file_size, n = 0, data_len = 0, avail = f->shards[s].region.size;
     uint64_t first = f->n_t;
-    mio_status st = check_prefix(b, len, &n);
+    mio_status st = check_prefix(b, avail < 8 ? avail : len, &n);
     if (st) return st;
+    if (8 + n > avail) return mio_err_set(MIO_ERR_TRUNCATED, "only %llu of the header's %llu bytes are at hand",
+                                          (unsigned long long)avail, (unsigned long long)(8 + n));
     f->shards[s].header_size = n;
     st = mio_st_parse_header(f, s, b + 8, (size_t)n, &data_len);
     if (st) return st;
     if (data_len != len - 8 - n)
         return mio_err_set(MIO_ERR_INCOMPLETE_BUFFER, "the tensors describe a data buffer of %llu bytes but the file holds %llu after the header",
                            (unsigned long long)data_len, (unsigned long long)(len - 8 - n));
-    for (uint64_t i = first; i < f->n_t; i++) f->t[i].data = b + 8 + n + f->t[i].start;
+    bool whole = avail == len;
+    for (uint64_t i = first; i < f->n_t; i++) f->t[i].data = whole ? b + 8 + n + f->t[i].start : NULL;
+    return MIO_OK;
+}
+
+/* A remote file's length and header (two requests at most: the first step
+ * holds the length, and the header too unless it is longer). */
+static mio_status open_remote(const char *uri, mio_st_file *f) {
+    mio_remote *rf = NULL;
+    mio_status st = mio_remote_open(uri, &rf);
+    if (st) return st;
+    uint64_t size = mio_remote_size(rf), n = 0;
+    const uint8_t *p;
+    size_t have;
+    st = mio_remote_prefix(rf, 8, &p, &have);
+    if (!st) st = check_prefix(p, have < 8 ? have : size, &n);
+    if (!st) st = mio_remote_prefix(rf, (size_t)(8 + n), &p, &have);
+    uint8_t *copy = NULL;
+    if (!st && !(copy = malloc((size_t)(8 + n)))) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    if (st) {
+        mio_remote_close(rf);
+        return mio_err_prefix(st, "%s: ", uri);
+    }
+    memcpy(copy, p, (size_t)(8 + n));
+    mio_region r = {0};
+    r.data = copy;
+    r.size = (size_t)(8 + n);
+    r.heap = copy;
+    st = st_add_shard(f, &r, size);
+    f->shards[f->n_shards - 1].remote = rf; /* freed with f, also on failure */
+    if (st) return mio_err_prefix(st, "%s: ", uri);
     return MIO_OK;
 }
 
 mio_status mio_st_open_single(const char *path, uint32_t flags, mio_st_file *f) {
+    if (mio_net_is_remote(path)) {
+        if (!(flags & MIO_OPEN_HEADER))
+            return mio_err_set(MIO_ERR_INVALID_ARG, "%s: a remote file opens with MIO_OPEN_HEADER (its header only); to "
+                               "work on its tensors, pull it into the cache first (mio-pull, docs/HUB.md)", path);
+        return open_remote(path, f);
+    }
     mio_region r;
     mio_status st = (flags & MIO_OPEN_READ) ? mio_region_read(path, &r) : mio_region_map(path, &r);
     if (st) return st;
-    st = st_add_shard(f, &r);
+    st = st_add_shard(f, &r, r.size);
     if (st) return mio_err_prefix(st, "%s: ", path);
     return MIO_OK;
 }
 
 mio_status mio_st_open(const char *path, uint32_t flags, mio_st_file **out) {
     if (!path || !out) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !path ? "path" : "out");
-    if (flags & ~MIO_OPEN_READ) return mio_err_set(MIO_ERR_INVALID_ARG, "unknown open flags 0x%x", flags);
+    if (flags & ~(MIO_OPEN_READ | MIO_OPEN_HEADER)) return mio_err_set(MIO_ERR_INVALID_ARG, "unknown open flags 0x%x", flags);
     size_t n = strlen(path);
     if (n >= 11 && strcmp(path + n - 11, ".index.json") == 0) return mio_st_open_index(path, flags, out);
     mio_st_file *f = mio_st_new();
@@ -103,7 +146,7 @@ mio_status mio_st_open_buffer(const void *data, size_t len, uint32_t flags, mio_
     }
     mio_st_file *f = mio_st_new();
     if (!f) { mio_region_free(&r); return mio_err_set(MIO_ERR_NOMEM, "out of memory"); }
-    mio_status st = st_add_shard(f, &r);
+    mio_status st = st_add_shard(f, &r, len);
     if (st) { mio_st_free(f); return st; }
     *out = f;
     return MIO_OK;
@@ -228,7 +271,7 @@ mio_status mio_st_read_frame_fd(int fd, mio_st_file **out) {
 }
 
 uint64_t mio_st_header_size(const mio_st_file *f) { return f && f->n_shards ? f->shards[0].header_size : 0; }
-uint64_t mio_st_file_size(const mio_st_file *f) { return f && f->n_shards ? f->shards[0].region.size : 0; }
+uint64_t mio_st_file_size(const mio_st_file *f) { return f && f->n_shards ? f->shards[0].file_size : 0; }
 uint32_t mio_st_shard_count(const mio_st_file *f) { return f ? f->n_shards : 0; }
 int mio_st_uses_file(const mio_st_file *f, const char *path) {
     if (!f || !path) return 0;

@@ -5,6 +5,7 @@
  * single file is (mio_st_open_single, file.c), then that each mapped tensor lives
  * in its shard and nowhere else, and total_size. */
 #include "st_internal.h"
+#include "net/net.h"
 
 #include "core/json.h"
 #include <stdlib.h>
@@ -20,9 +21,40 @@ static mio_status index_fail(mio_json *root, char **files, mio_st_file *f, char 
     return st;
 }
 
+/* The index's bytes: the file, or a remote index (MIO_OPEN_HEADER) up to the
+ * header cap. */
+static mio_status read_index(const char *path, uint32_t flags, mio_region *r) {
+    if (!mio_net_is_remote(path)) return mio_region_read(path, r);
+    if (!(flags & MIO_OPEN_HEADER))
+        return mio_err_set(MIO_ERR_INVALID_ARG, "%s: a remote file opens with MIO_OPEN_HEADER (its header only); to work "
+                           "on its tensors, pull it into the cache first (mio-pull, docs/HUB.md)", path);
+    mio_remote *rf = NULL;
+    mio_status st = mio_remote_open(path, &rf);
+    if (st) return st;
+    if (mio_remote_size(rf) > MIO_ST_MAX_HEADER) {
+        mio_remote_close(rf);
+        return mio_err_set(MIO_ERR_LIMIT, "%s: an index of %llu bytes is past the %u-byte limit", path,
+                           (unsigned long long)mio_remote_size(rf), MIO_ST_MAX_HEADER);
+    }
+    const uint8_t *p;
+    size_t have;
+    st = mio_remote_prefix(rf, (size_t)mio_remote_size(rf), &p, &have);
+    uint8_t *copy = st ? NULL : malloc(have ? have : 1);
+    if (!st && !copy) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    if (!st) {
+        memcpy(copy, p, have);
+        memset(r, 0, sizeof *r);
+        r->data = copy;
+        r->size = have;
+        r->heap = copy;
+    }
+    mio_remote_close(rf);
+    return st;
+}
+
 mio_status mio_st_open_index(const char *path, uint32_t flags, mio_st_file **out) {
     mio_region r;
-    mio_status st = mio_region_read(path, &r);
+    mio_status st = read_index(path, flags, &r);
     if (st) return st;
     mio_json_error je;
     mio_json *root = mio_json_parse((const char *)r.data, r.size, &je);

@@ -8,6 +8,7 @@
 #define MIO_ST_INTERNAL_H
 
 #include "core/core.h"
+typedef struct mio_remote mio_remote; /* net/net.h */
 
 typedef struct st_rec {
     mio_str name;
@@ -20,7 +21,9 @@ typedef struct st_rec {
 } st_rec;
 
 typedef struct st_shard {
-    mio_region region;
+    mio_region region;   /* a remote shard: its 8-byte length and header only */
+    uint64_t file_size;  /* the file's bytes (region.size, unless remote) */
+    mio_remote *remote;  /* opened with MIO_OPEN_HEADER from hf:// or http(s)://, else NULL */
     uint64_t header_size;
     char *decoded;       /* arena of decoded (unescaped) strings, or NULL */
 } st_shard;

@@ -143,15 +143,19 @@ static void test_names(void) {
         "MIO_ERR_HEADER_TOO_SMALL", "MIO_ERR_HEADER_TOO_LARGE", "MIO_ERR_INVALID_HEADER_LENGTH",
         "MIO_ERR_INVALID_UTF8", "MIO_ERR_INVALID_JSON", "MIO_ERR_MISALIGNED_SLICE", "MIO_ERR_INCOMPLETE_BUFFER",
         "MIO_ERR_INVALID_METADATA", "MIO_ERR_ENCODER_UNAVAILABLE", "MIO_ERR_DECODER_UNAVAILABLE",
-        "MIO_ERR_NON_FINITE", "MIO_ERR_CANCELLED", "MIO_ERR_UNSUPPORTED",
+        "MIO_ERR_NON_FINITE", "MIO_ERR_CANCELLED", "MIO_ERR_UNSUPPORTED", "MIO_ERR_NETWORK", "MIO_ERR_AUTH",
+        "MIO_ERR_CHECKSUM",
     };
-    for (int s = 0; s < 38; s++) T_EQ_STR(mio_status_name((mio_status)s), names[s]);
+    for (int s = 0; s < 41; s++) T_EQ_STR(mio_status_name((mio_status)s), names[s]);
     T_EQ_INT(MIO_ERR_BYTE_ORDER, 24);
     T_EQ_INT(MIO_ERR_INVALID_METADATA, 32);
     T_EQ_INT(MIO_ERR_NON_FINITE, 35);
     T_EQ_INT(MIO_ERR_CANCELLED, 36);
     T_EQ_INT(MIO_ERR_UNSUPPORTED, 37);
-    T_EQ_STR(mio_status_name((mio_status)38), "MIO_ERR_UNKNOWN");
+    T_EQ_INT(MIO_ERR_NETWORK, 38);
+    T_EQ_INT(MIO_ERR_AUTH, 39);
+    T_EQ_INT(MIO_ERR_CHECKSUM, 40);
+    T_EQ_STR(mio_status_name((mio_status)41), "MIO_ERR_UNKNOWN");
     T_EQ_STR(mio_status_name((mio_status)-1), "MIO_ERR_UNKNOWN");
     T_EQ_STR(mio_status_name((mio_status)1000), "MIO_ERR_UNKNOWN");
 
