@@ -13,7 +13,8 @@ cd "$(dirname "$0")/.."
 mio_install_deps
 
 jobs=2
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIO_WERROR=ON
+# MIO_WITH_CURL=ON: the suite's build must have HTTP support (net_* tests)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIO_WERROR=ON -DMIO_WITH_CURL=ON
 cmake --build build -j"$jobs"
 
 # The reference implementation (llama.cpp's ggml, prebuilt, from npm) for the interop tests.
@@ -86,8 +87,18 @@ fi
 # Release (-O3) builds must stay warning-free too: gcc's -Wmaybe-uninitialized
 # only sees some paths once everything is inlined. Build only; the suite above
 # already ran on the same sources.
-cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DMIO_WERROR=ON
+# It is also the build without libcurl (MIO_WITH_CURL=OFF): a remote path must
+# then be a clear error, not a crash.
+cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DMIO_WERROR=ON -DMIO_WITH_CURL=OFF
 cmake --build build-release -j"$jobs"
+if build-release/tools/mio-inspect hf://org/repo/model.gguf 2>build-release/nocurl.txt ||
+   ! grep -q "built without HTTP support" build-release/nocurl.txt; then
+  echo "error: a build without libcurl must refuse remote files clearly; it said:" >&2
+  cat build-release/nocurl.txt >&2
+  rm -f build-release/nocurl.txt
+  exit 1
+fi
+rm -f build-release/nocurl.txt
 
 # Bounded fuzzing (docs/FUZZING.md): every libFuzzer target of tests/fuzz/ for
 # MIO_FUZZ_SECONDS (default 15) under ASan+UBSan; any finding fails the run and

@@ -78,7 +78,7 @@ static char *join_location(const char *base, const char *loc) {
     char *s = malloc(n);
     if (!s) return NULL;
     memcpy(s, base, on);
-    strcpy(s + on, loc);
+    memcpy(s + on, loc, strlen(loc) + 1);
     return s;
 }
 

@@ -89,9 +89,10 @@ static mio_status open_remote(const char *uri, mio_st_file *f) {
     st = mio_remote_prefix(rf, 8, &p, &have);
     if (!st) st = check_prefix(p, have < 8 ? have : size, &n);
     if (!st) st = mio_remote_prefix(rf, (size_t)(8 + n), &p, &have);
-    uint8_t *copy = NULL;
-    if (!st && !(copy = malloc((size_t)(8 + n)))) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    uint8_t *copy = st ? NULL : malloc((size_t)(8 + n));
+    if (!st && !copy) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (st) {
+        free(copy);
         mio_remote_close(rf);
         return mio_err_prefix(st, "%s: ", uri);
     }

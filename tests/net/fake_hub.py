@@ -15,7 +15,8 @@ to. It answers as huggingface.co answers huggingface_hub 2.x:
   RevisionNotFound / EntryNotFound, 403 GatedRepo.
 - ranges: 206 with Content-Range, 416 past the end; keep-alive (HTTP/1.1).
 - faults, per CDN file: drop the connection after N body bytes, stall after N,
-  corrupt one byte; each applied a given number of times.
+  corrupt one byte, ignore Range (200 and the whole file), shrink the file by
+  N bytes; each applied a given number of times after skipping some requests.
 
 Every request is logged: (origin, method, path, Range, body bytes sent, had an
 Authorization header). The CDN records any Authorization it receives: the
@@ -251,8 +252,21 @@ class FakeHub:
                 return self._send_data(hub.blobs[sha], [("ETag", '"%s"' % sha)], head, sha)
 
             def _send_data(self, data, headers, head, sha):
+                fault = None
+                if sha is not None:
+                    with hub.lock:
+                        f = hub.faults.get(sha)
+                        if f and f.get("skip", 0) > 0:
+                            f["skip"] -= 1
+                        elif f and f.get("times", 1) > 0:
+                            f["times"] = f.get("times", 1) - 1
+                            fault = dict(f)
+                if fault and fault.get("shrink"):
+                    data = data[:len(data) - fault["shrink"]]
                 size = len(data)
                 rng = self.headers.get("Range")
+                if fault and fault.get("ignore_range"):
+                    rng = None
                 status, first, last = 200, 0, size - 1
                 if rng:
                     try:
@@ -268,13 +282,6 @@ class FakeHub:
                     last = min(last, size - 1)
                     status = 206
                 body = data[first:last + 1]
-                fault = None
-                if sha is not None:
-                    with hub.lock:
-                        f = hub.faults.get(sha)
-                        if f and f.get("times", 1) > 0:
-                            f["times"] = f.get("times", 1) - 1
-                            fault = dict(f)
                 if fault and fault.get("corrupt"):
                     body = bytearray(body)
                     if body:
