@@ -1580,6 +1580,56 @@ MIO_API mio_status mio_ptqtp_export(const char *in_path, const char *out_path, c
 MIO_API mio_status mio_ptqtp_export_fd(const char *in_path, int fd, const mio_ptqtp_params *p);
 
 /* ------------------------------------------------------------------------- */
+/** Remote files and the Hugging Face Hub (docs/HUB.md)                        */
+/* ------------------------------------------------------------------------- */
+/** Remote paths: "hf://ORG/REPO[@REVISION]/PATH" (also hf://datasets/...,
+ * hf://spaces/...) names a file on the Hub (HF_ENDPOINT, default
+ * https://huggingface.co); "http://..." and "https://..." a plain URL. The
+ * readers open them with MIO_OPEN_HEADER (the header only, fetched with bounded
+ * range requests), and everything in modelio_inspect.h takes them. The Hub's
+ * environment is read as huggingface_hub 2.x reads it: HF_TOKEN or the token
+ * file ($HF_TOKEN_PATH, $HF_HOME/token), HF_HUB_OFFLINE, HF_HUB_CACHE /
+ * HF_HOME, HF_HUB_ETAG_TIMEOUT, HF_HUB_DOWNLOAD_TIMEOUT. The token goes to the
+ * Hub's origin only and is never put in a message. A library built without
+ * libcurl fails every remote call with MIO_ERR_UNSUPPORTED. */
+
+/** 1 when the library was built with HTTP support (libcurl), else 0. */
+MIO_API int mio_http_supported(void);
+
+typedef struct mio_hub_pull_params {
+    size_t size;                  /**< sizeof(mio_hub_pull_params): set by mio_hub_pull_default_params */
+    const char *const *include;   /**< glob patterns (fnmatch, '*' crosses '/'; "dir/" means "dir/ *"): when
+                                     n_include > 0 only the files matching one are pulled */
+    size_t n_include;
+    const char *const *exclude;   /**< glob patterns: files matching one are not pulled */
+    size_t n_exclude;
+    const char *cache_dir;        /**< NULL: HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub */
+    int n_threads;                /**< files fetched at once; 0 = 8 (huggingface_hub's default) */
+    mio_quant_progress_fn progress; /**< optional: files done of total, bytes done of the total known so far
+                                       (called from the fetching threads, one at a time); non-zero cancels */
+    void *progress_user;
+} mio_hub_pull_params;
+
+/** Defaults: every file, the default cache, 8 at once, no callback. */
+MIO_API void mio_hub_pull_default_params(mio_hub_pull_params *p);
+/** The defaults for a struct of size bytes (pass sizeof *p), as the _sized rule says (docs/ABI.md). */
+MIO_API mio_status mio_hub_pull_default_params_sized(mio_hub_pull_params *p, size_t size);
+/** Download the files of hf://ORG/REPO[@REV] (or the one file of
+ * hf://ORG/REPO[@REV]/PATH) into huggingface_hub's cache layout, so that
+ * huggingface_hub finds them (snapshot_download(..., local_files_only=True))
+ * and a file huggingface_hub already downloaded is not fetched again:
+ * models--ORG--REPO/{blobs/ETAG, refs/REV, snapshots/COMMIT/PATH -> blob}.
+ * A download is resumed from its BLOB.incomplete (a dropped connection within
+ * the call, or a call after a killed one); an LFS file whose sha256 differs
+ * from its etag is MIO_ERR_CHECKSUM and leaves no file under its final name;
+ * two pulls into one cache at once both succeed (per-blob flock locks, as
+ * huggingface_hub's). With HF_HUB_OFFLINE set no request is made: the
+ * revision must be in the cache. *out (free with mio_free): the snapshot
+ * directory, or the file's path in it when the URI names a file. p NULL
+ * means the defaults. */
+MIO_API mio_status mio_hub_pull(const char *uri, const mio_hub_pull_params *p, char **out);
+
+/* ------------------------------------------------------------------------- */
 /** Deprecated names (removed in 1.0)                                          */
 /* ------------------------------------------------------------------------- */
 /** The 0.1 names of renamed calls and types, kept until 1.0 (docs/ABI.md

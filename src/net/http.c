@@ -15,6 +15,8 @@
 #include <strings.h>
 #include <time.h>
 
+MIO_API int mio_http_supported(void) { return mio_http_available() ? 1 : 0; }
+
 bool mio_net_is_remote(const char *path) {
     if (!path) return false;
     return strncasecmp(path, "hf://", 5) == 0 || strncasecmp(path, "http://", 7) == 0 ||
@@ -31,6 +33,66 @@ void mio_http_resp_free(mio_http_resp *r) {
     free(r->error_message);
     free(r->content_type);
     memset(r, 0, sizeof *r);
+}
+
+/* Location relative to base: absolute http(s) URLs as they are, "/path" on
+ * base's origin, anything else refused (the Hub sends one of the two). */
+static char *join_location(const char *base, const char *loc) {
+    if (strncasecmp(loc, "http://", 7) == 0 || strncasecmp(loc, "https://", 8) == 0) return strdup(loc);
+    if (loc[0] != '/' || loc[1] == '/') return NULL;
+    const char *p = strstr(base, "://");
+    if (!p) return NULL;
+    size_t on = (size_t)(p + 3 - base) + strcspn(p + 3, "/?#");
+    size_t n = on + strlen(loc) + 1;
+    char *s = malloc(n);
+    if (!s) return NULL;
+    memcpy(s, base, on);
+    memcpy(s + on, loc, strlen(loc) + 1);
+    return s;
+}
+
+mio_status mio_http_do_follow(const mio_http_req *q, mio_http_resp *r, char **final_url, bool *final_auth, char **commit) {
+    const char *what = q->what ? q->what : q->url;
+    char *url = strdup(q->url), *first_commit = NULL;
+    bool auth = q->bearer != NULL;
+    mio_status st = url ? MIO_OK : mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    for (int hop = 0; !st; hop++) {
+        mio_http_req h = *q;
+        h.url = url;
+        h.bearer = auth ? q->bearer : NULL;
+        st = mio_http_do(&h, r);
+        if (st) break;
+        if (!first_commit && r->repo_commit && !(first_commit = strdup(r->repo_commit))) {
+            st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
+            break;
+        }
+        if (r->status < 300 || r->status >= 400 || r->status == 304) break;
+        if (!r->location || hop + 1 >= 10) {
+            st = mio_err_set(MIO_ERR_NETWORK, "%s: %s", what, r->location ? "too many redirects" : "a redirect without a Location");
+            break;
+        }
+        char *next = join_location(url, r->location);
+        if (!next) {
+            st = mio_err_set(MIO_ERR_NETWORK, "%s: the server redirected to an unusable location", what);
+            break;
+        }
+        auth = auth && mio_hub_same_origin(next, url); /* the token never crosses to another origin */
+        free(url);
+        url = next;
+        mio_http_resp_free(r);
+    }
+    if (st) {
+        mio_http_resp_free(r);
+        free(url);
+        free(first_commit);
+        return st;
+    }
+    if (final_url) *final_url = url;
+    else free(url);
+    if (final_auth) *final_auth = auth;
+    if (commit) *commit = first_commit;
+    else free(first_commit);
+    return MIO_OK;
 }
 
 #ifndef MIO_HAVE_CURL

@@ -23,7 +23,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_REDIRECTS 10
 #define KEEP_CLOSED 16
 
 struct mio_remote {
@@ -66,22 +65,6 @@ static void remote_free(mio_remote *r) {
     free(r);
 }
 
-/* Location relative to base: absolute URLs as they are, "/path" on base's origin,
- * anything else refused (the Hub sends one of the two). */
-static char *join_location(const char *base, const char *loc) {
-    if (strncasecmp(loc, "http://", 7) == 0 || strncasecmp(loc, "https://", 8) == 0) return strdup(loc);
-    if (loc[0] != '/' || loc[1] == '/') return NULL;
-    const char *p = strstr(base, "://");
-    if (!p) return NULL;
-    size_t on = (size_t)(p + 3 - base) + strcspn(p + 3, "/?#");
-    size_t n = on + strlen(loc) + 1;
-    char *s = malloc(n);
-    if (!s) return NULL;
-    memcpy(s, base, on);
-    memcpy(s + on, loc, strlen(loc) + 1);
-    return s;
-}
-
 typedef struct sink_buf {
     uint8_t *dst;
     size_t at, cap;
@@ -114,43 +97,23 @@ static mio_status http_error(const mio_remote *r, const mio_http_resp *resp) {
 static mio_status get_range(mio_remote *r, uint64_t first, uint64_t last, uint8_t *dst, bool resolving, size_t *got) {
     bool fresh = r->data_url == NULL;
     for (int attempt = 0; attempt < 2; attempt++) {
-        char *url = strdup(fresh ? r->start_url : r->data_url);
-        bool auth = fresh ? r->is_hf : r->data_auth;
-        if (!url) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
-        mio_http_resp resp;
         sink_buf sb = {dst, 0, (size_t)(last - first + 1)};
-        mio_status st = MIO_OK;
-        for (int hop = 0;; hop++) {
-            mio_http_req q = {.url = url, .bearer = auth ? r->token : NULL, .has_range = true, .range_first = first,
-                              .range_last = last, .max_body = sb.cap, .sink = sink_copy, .user = &sb, .what = rname(r)};
-            sb.at = 0;
-            st = mio_http_do(&q, &resp);
-            if (st) break;
-            if (fresh && hop == 0 && r->is_hf && resp.repo_commit && !r->commit) r->commit = strdup(resp.repo_commit);
-            if (resp.status >= 300 && resp.status < 400 && resp.status != 304) {
-                if (!resp.location || hop + 1 >= MAX_REDIRECTS) {
-                    st = mio_err_set(MIO_ERR_NETWORK, "%s: %s", rname(r),
-                                     resp.location ? "too many redirects" : "a redirect without a Location");
-                    break;
-                }
-                char *next = join_location(url, resp.location);
-                if (!next) {
-                    st = mio_err_set(MIO_ERR_NETWORK, "%s: the server redirected to an unusable location", rname(r));
-                    break;
-                }
-                /* the token follows only to the endpoint's own origin */
-                auth = auth && mio_hub_same_origin(next, url);
-                free(url);
-                url = next;
-                mio_http_resp_free(&resp);
-                continue;
-            }
-            break;
+        mio_http_req q = {.url = fresh ? r->start_url : r->data_url,
+                          .bearer = (fresh ? r->is_hf : r->data_auth) ? r->token : NULL, .has_range = true,
+                          .range_first = first, .range_last = last, .max_body = sb.cap, .sink = sink_copy, .user = &sb,
+                          .what = rname(r)};
+        mio_http_resp resp;
+        char *url = NULL, *commit = NULL;
+        bool auth = false;
+        mio_status st = mio_http_do_follow(&q, &resp, &url, &auth, &commit);
+        if (st) return st;
+        if (fresh && r->is_hf && commit && !r->commit) {
+            r->commit = commit;
+            commit = NULL;
         }
-        if (st) { free(url); return st; }
+        free(commit);
         long s = resp.status;
-        bool expired = !fresh && (s == 401 || s == 403 || s == 404 || s == 410);
-        if (expired && attempt == 0) {
+        if (!fresh && attempt == 0 && (s == 401 || s == 403 || s == 404 || s == 410)) {
             /* a signed CDN URL that no longer works: resolve again, once */
             mio_http_resp_free(&resp);
             free(url);
