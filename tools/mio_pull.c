@@ -71,8 +71,10 @@ int main(int argc, char **argv) {
                 fprintf(stderr, PROG ": more than %d patterns\n", MAX_PATTERNS);
                 return CLI_EXIT_USAGE;
             }
-            if (is_inc) inc[n_inc++] = v;
-            else exc[n_exc++] = v;
+            if (is_inc)
+                inc[n_inc++] = v;
+            else
+                exc[n_exc++] = v;
         } else if ((r = cli_opt_value(argc, argv, &i, "--cache-dir", &v)) != 0) {
             if (r < 0) {
                 fprintf(stderr, PROG ": --cache-dir needs a directory\n");

@@ -32,6 +32,7 @@ void mio_http_resp_free(mio_http_resp *r) {
     free(r->error_code);
     free(r->error_message);
     free(r->content_type);
+    free(r->link);
     memset(r, 0, sizeof *r);
 }
 
@@ -251,6 +252,7 @@ static size_t on_header(char *buf, size_t size, size_t n, void *user) {
         {"x-error-code", offsetof(mio_http_resp, error_code)},
         {"x-error-message", offsetof(mio_http_resp, error_message)},
         {"content-type", offsetof(mio_http_resp, content_type)},
+        {"link", offsetof(mio_http_resp, link)},
     };
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
         if (strlen(want[k].name) != kl || strncasecmp(buf, want[k].name, kl) != 0) continue;

@@ -301,6 +301,12 @@ static size_t quote(char *dst, const char *src, const char *safe) {
     return k;
 }
 
+char *mio_hub_quote(const char *s, const char *safe) {
+    char *d = malloc(quote(NULL, s, safe) + 1);
+    if (d) d[quote(d, s, safe)] = 0;
+    return d;
+}
+
 char *mio_hub_resolve_url(const mio_hub_ref *r, const char *rev) {
     if (!rev) rev = r->revision;
     const char *ep = mio_hub_endpoint();

@@ -20,7 +20,7 @@ bool mio_net_is_remote(const char *path);
  * Header values are capped at 8 KiB each; more is an error. */
 typedef struct mio_http_resp {
     long status;
-    char *location, *etag, *linked_etag, *repo_commit, *error_code, *error_message, *content_type;
+    char *location, *etag, *linked_etag, *repo_commit, *error_code, *error_message, *content_type, *link;
     bool has_linked_size, has_range, has_length;
     uint64_t linked_size;
     uint64_t range_first, range_last, range_total; /* Content-Range: bytes F-L/T (T = UINT64_MAX for '*') */
@@ -93,6 +93,8 @@ bool mio_hub_offline(void);
 char *mio_hub_cache_dir(void);
 /* "<cache>/models--ORG--REPO" (heap). */
 char *mio_hub_repo_dir(const char *cache, const mio_hub_ref *r);
+/* Python's urllib.parse.quote(s, safe) (heap). */
+char *mio_hub_quote(const char *s, const char *safe);
 /* The resolve URL of r (at revision rev, NULL for r->revision), heap. */
 char *mio_hub_resolve_url(const mio_hub_ref *r, const char *rev);
 /* 1 if url has the same scheme, host and port as the endpoint (the token goes

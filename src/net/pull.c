@@ -100,25 +100,13 @@ static mio_status mkdirs_parent(const char *path) {
     return st;
 }
 
-/* huggingface_hub's _normalize_etag: drop a weak "W/" and the quotes. */
-static char *norm_etag(const char *e) {
-    if (!e) return NULL;
-    if (strncmp(e, "W/", 2) == 0) e += 2;
-    size_t n = strlen(e);
-    if (n >= 2 && e[0] == '"' && e[n - 1] == '"') { e++; n -= 2; }
-    char *s = malloc(n + 1);
-    if (!s) return NULL;
-    memcpy(s, e, n);
-    s[n] = 0;
-    return s;
-}
-
 typedef struct pull_file {
     char *path;      /* in the repo */
-    char *etag;      /* sha256 (LFS) or git sha1 */
-    char *url;       /* where the bytes are (the CDN for LFS files) */
-    bool url_auth;   /* the token goes there */
-    uint64_t size;
+    char *etag;      /* the blob's name: the LFS sha256, else the git blob sha1 */
+    char *oid;       /* the git blob id (for an LFS file: of its pointer) */
+    char *xet;       /* a xet hash, kept for the tree cache */
+    uint64_t size;   /* the file's bytes */
+    uint64_t tree_size; /* the listing's "size" (an LFS pointer's for some servers) */
     bool lfs;
 } pull_file;
 
@@ -126,7 +114,7 @@ typedef struct pull_job {
     const mio_hub_pull_params *p;
     mio_hub_ref ref;
     char *token;
-    char *repo_dir, *locks_dir, *commit;
+    char *cache, *repo_dir, *locks_dir, *commit;
     pull_file *f;
     size_t n;
     atomic_size_t next;
@@ -174,54 +162,243 @@ typedef struct body_buf {
 static mio_status sink_mem(void *user, const void *p, size_t n) {
     body_buf *b = user;
     if (n > API_CAP - b->n) return mio_err_set(MIO_ERR_LIMIT, "the Hub's answer is over %zu MiB", API_CAP >> 20);
-    if (b->n + n + 1 > b->cap) {
+    if (!b->p || b->n + n + 1 > b->cap) {
         size_t c = (b->n + n + 1) * 2;
         char *q = realloc(b->p, c);
         if (!q) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         b->p = q;
         b->cap = c;
     }
-    memcpy(b->p + b->n, p, n);
+    if (n) memcpy(b->p + b->n, p, n);
     b->n += n;
     b->p[b->n] = 0;
     return MIO_OK;
 }
 
-/* The repo's files at the revision: GET /api/{kind}s/{repo}/revision/{rev}. */
-static mio_status list_files(pull_job *j, mio_json **root_out) {
-    const char *plural = strcmp(j->ref.kind, "dataset") == 0 ? "datasets" : strcmp(j->ref.kind, "space") == 0 ? "spaces" : "models";
-    char enc[768];
-    size_t k = 0;
-    for (const unsigned char *c = (const unsigned char *)j->ref.revision; *c && k + 4 < sizeof enc; c++) {
-        if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || strchr("-_.~", *c))
-            enc[k++] = (char)*c;
-        else
-            k += (size_t)snprintf(enc + k, sizeof enc - k, "%%%02X", *c);
-    }
-    enc[k] = 0;
-    char *url = fmt("%s/api/%s/%s/revision/%s", mio_hub_endpoint(), plural, j->ref.repo_id, enc);
-    if (!url) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
+static const char *plural(const mio_hub_ref *r) {
+    return strcmp(r->kind, "dataset") == 0 ? "datasets" : strcmp(r->kind, "space") == 0 ? "spaces" : "models";
+}
+
+/* GET url (the Hub's API) into *body (NUL-terminated); a Hub error becomes its message. */
+static mio_status api_get(pull_job *j, const char *url, body_buf *b, char **link) {
     char name[1024];
     mio_hub_ref_name(&j->ref, name, sizeof name);
-    body_buf b = {0};
     mio_http_resp r;
-    mio_http_req q = {.url = url, .bearer = j->token, .max_body = API_CAP, .sink = sink_mem, .user = &b, .what = name};
-    mio_status st = mio_http_do(&q, &r);
-    free(url);
-    if (!st && r.status != 200) st = mio_hub_error(&j->ref, &r, j->token != NULL);
+    mio_http_req q = {.url = url, .bearer = j->token, .max_body = API_CAP, .sink = sink_mem, .user = b, .what = name};
+    mio_status st = mio_http_do_follow(&q, &r, NULL, NULL, NULL);
+    if (st) return st;
+    if (r.status != 200) st = mio_hub_error(&j->ref, &r, j->token != NULL);
+    if (!st && link) {
+        /* Link: <URL>; rel="next" (the next page of a listing) */
+        *link = NULL;
+        const char *l = r.link;
+        if (l && l[0] == '<' && strstr(l, "rel=\"next\"")) {
+            const char *e = strchr(l, '>');
+            if (e) *link = fmt("%.*s", (int)(e - l - 1), l + 1);
+        }
+    }
     mio_http_resp_free(&r);
+    if (!st && !b->p) st = sink_mem(b, "", 0) ? mio_err_set(MIO_ERR_NOMEM, "out of memory") : MIO_OK;
+    return st;
+}
+
+/* The commit the revision names: the revision itself when it is one (no
+ * request, as huggingface_hub), else GET /api/{kind}s/{repo}/revision/{rev}. */
+static mio_status resolve_commit(pull_job *j) {
+    if (is_hex(j->ref.revision, 40)) {
+        j->commit = strdup(j->ref.revision);
+        return j->commit ? MIO_OK : mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    }
+    char *rev = mio_hub_quote(j->ref.revision, "");
+    char *url = rev ? fmt("%s/api/%s/%s/revision/%s", mio_hub_endpoint(), plural(&j->ref), j->ref.repo_id, rev) : NULL;
+    free(rev);
+    if (!url) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    body_buf b = {0};
+    mio_status st = api_get(j, url, &b, NULL);
+    free(url);
     if (st) { free(b.p); return st; }
-    mio_json *root = b.p ? mio_json_parse(b.p, b.n, NULL) : NULL;
+    mio_json *root = mio_json_parse(b.p, b.n, NULL);
     free(b.p);
     mio_json *sha = root ? mio_json_get(root, "sha") : NULL;
-    mio_json *sib = root ? mio_json_get(root, "siblings") : NULL;
-    if (!sha || !mio_json_is_cstring(sha) || !is_hex(sha->valuestring, 40) || !sib || !mio_json_is_array(sib)) {
+    if (!sha || !mio_json_is_cstring(sha) || !is_hex(sha->valuestring, 40)) {
         mio_json_free(root);
-        return mio_err_set(MIO_ERR_NETWORK, "%s: the Hub's repo information is not what huggingface_hub reads (a \"sha\" "
-                           "of 40 hex digits and a \"siblings\" list)", name);
+        char name[1024];
+        return mio_err_set(MIO_ERR_NETWORK, "%s: the Hub's repo information has no \"sha\" of 40 hex digits",
+                           mio_hub_ref_name(&j->ref, name, sizeof name));
     }
-    *root_out = root;
+    j->commit = strdup(sha->valuestring);
+    mio_json_free(root);
+    return j->commit ? MIO_OK : mio_err_set(MIO_ERR_NOMEM, "out of memory");
+}
+
+/* Add a file of the listing (path, size, blob id, LFS sha256 and size, xet hash)
+ * when the patterns want it; names that cannot be paths are refused. */
+static mio_status add_entry(pull_job *j, const char *path, double size, const char *oid, const char *lfs_oid, double lfs_size,
+                            const char *xet, size_t *cap) {
+    char name[1024];
+    mio_hub_ref_name(&j->ref, name, sizeof name);
+    mio_hub_ref chk;
+    char *probe = fmt("hf://%s/%s", j->ref.repo_id, path);
+    mio_status ps = probe ? mio_hub_parse(probe, &chk) : MIO_ERR_NOMEM;
+    free(probe);
+    if (ps) return mio_err_prefix(MIO_ERR_NETWORK, "%s: the Hub lists a file name that cannot be a path: ", name);
+    mio_hub_ref_free(&chk);
+    const char *etag = lfs_oid ? lfs_oid : oid;
+    double sz = lfs_oid ? lfs_size : size;
+    if (!etag || !(lfs_oid ? is_hex(etag, 64) : is_hex(etag, 40)) || !(sz >= 0 && sz < 0x1p63))
+        return mio_err_set(MIO_ERR_NETWORK, "%s: the Hub's listing of '%s' has no usable %s", name, path,
+                           !etag ? "id" : !(sz >= 0 && sz < 0x1p63) ? "size" : "id (40 or 64 hex digits)");
+    if (j->n == *cap) {
+        size_t c = *cap ? *cap * 2 : 64;
+        pull_file *nf = realloc(j->f, c * sizeof *nf);
+        if (!nf) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
+        j->f = nf;
+        *cap = c;
+    }
+    pull_file *f = &j->f[j->n];
+    memset(f, 0, sizeof *f);
+    f->path = strdup(path);
+    f->etag = strdup(etag);
+    f->oid = oid ? strdup(oid) : NULL;
+    f->xet = xet && is_hex(xet, 64) ? strdup(xet) : NULL;
+    f->tree_size = (uint64_t)size;
+    f->size = (uint64_t)sz;
+    f->lfs = lfs_oid != NULL;
+    j->n++;
+    if (!f->path || !f->etag || (oid && !f->oid)) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     return MIO_OK;
+}
+
+static const char *jstr(mio_json *o, const char *k) {
+    mio_json *v = o ? mio_json_get(o, k) : NULL;
+    return v && mio_json_is_cstring(v) ? v->valuestring : NULL;
+}
+static double jnum(mio_json *o, const char *k) {
+    mio_json *v = o ? mio_json_get(o, k) : NULL;
+    return v && mio_json_is_number(v) ? v->valuedouble : -1;
+}
+
+/* The files at the commit: huggingface_hub's tree cache (trees/COMMIT.json)
+ * when it is there, else the Hub's recursive tree listing, page by page. */
+static mio_status list_files(pull_job *j, bool *from_cache) {
+    size_t cap = 0;
+    char *cached = fmt("%s/trees/%s.json", j->repo_dir, j->commit);
+    if (!cached) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    mio_region reg;
+    *from_cache = false;
+    if (mio_region_read(cached, &reg) == MIO_OK) {
+        mio_json *root = mio_json_parse((const char *)reg.data, reg.size, NULL);
+        mio_region_free(&reg);
+        mio_json *files = root ? mio_json_get(root, "files") : NULL;
+        if (files && mio_json_is_object(files) && jnum(root, "format_version") == 1) {
+            mio_status st = MIO_OK;
+            for (mio_json *e = files->child; e && !st; e = e->next)
+                st = add_entry(j, e->string, jnum(e, "size"), jstr(e, "blob_id"), jstr(e, "lfs_sha256"), jnum(e, "lfs_size"),
+                               jstr(e, "xet_hash"), &cap);
+            mio_json_free(root);
+            free(cached);
+            *from_cache = true;
+            return st;
+        }
+        mio_json_free(root);
+    }
+    free(cached);
+    char *url = fmt("%s/api/%s/%s/tree/%s?recursive=true&expand=false", mio_hub_endpoint(), plural(&j->ref), j->ref.repo_id,
+                    j->commit);
+    mio_status st = url ? MIO_OK : mio_err_set(MIO_ERR_NOMEM, "out of memory");
+    for (int page = 0; url && !st; page++) {
+        body_buf b = {0};
+        char *next = NULL;
+        st = api_get(j, url, &b, &next);
+        free(url);
+        url = NULL;
+        mio_json *root = st ? NULL : mio_json_parse(b.p, b.n, NULL);
+        free(b.p);
+        if (!st && (!root || !mio_json_is_array(root))) {
+            char name[1024];
+            st = mio_err_set(MIO_ERR_NETWORK, "%s: the Hub's tree listing is not a JSON list",
+                             mio_hub_ref_name(&j->ref, name, sizeof name));
+        }
+        for (mio_json *e = root && !st ? root->child : NULL; e && !st; e = e->next) {
+            const char *type = jstr(e, "type");
+            if (!type || strcmp(type, "file") != 0) continue;
+            mio_json *lfs = mio_json_get(e, "lfs");
+            st = add_entry(j, jstr(e, "path") ? jstr(e, "path") : "", jnum(e, "size"), jstr(e, "oid"),
+                           lfs ? (jstr(lfs, "oid") ? jstr(lfs, "oid") : "") : NULL, lfs ? jnum(lfs, "size") : -1,
+                           jstr(e, "xetHash"), &cap);
+        }
+        mio_json_free(root);
+        if (!st && next && page > 100000) st = mio_err_set(MIO_ERR_LIMIT, "the tree listing runs past 100000 pages");
+        url = next;
+    }
+    free(url);
+    return st;
+}
+
+/* JSON string as Python's json.dump writes it (ensure_ascii). 0 on bad UTF-8. */
+static int put_json_str(FILE *o, const char *s) {
+    fputc('"', o);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        uint32_t c = *p;
+        int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        if (!n) return 0;
+        if (n > 1) c &= 0x3f >> (n - 1);
+        for (int k = 1; k < n; k++) {
+            if ((p[k] & 0xc0) != 0x80) return 0;
+            c = c << 6 | (p[k] & 0x3f);
+        }
+        p += n;
+        if (c == '"' || c == '\\') fprintf(o, "\\%c", (char)c);
+        else if (c == '\n') fputs("\\n", o);
+        else if (c == '\r') fputs("\\r", o);
+        else if (c == '\t') fputs("\\t", o);
+        else if (c == '\b') fputs("\\b", o);
+        else if (c == '\f') fputs("\\f", o);
+        else if (c < 0x20 || (c >= 0x7f && c < 0x10000)) fprintf(o, "\\u%04x", c);
+        else if (c >= 0x10000) fprintf(o, "\\u%04x\\u%04x", 0xd800 + ((c - 0x10000) >> 10), 0xdc00 + ((c - 0x10000) & 0x3ff));
+        else fputc((int)c, o);
+    }
+    fputc('"', o);
+    return 1;
+}
+
+static int cmp_file(const void *a, const void *b) { return strcmp(((const pull_file *)a)->path, ((const pull_file *)b)->path); }
+
+/* trees/COMMIT.json as huggingface_hub writes it (json.dump, indent 1): its
+ * offline checks then know the snapshot's files. Best effort, as there. */
+static void write_tree_cache(pull_job *j) {
+    char *path = fmt("%s/trees/%s.json", j->repo_dir, j->commit);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = path ? open_memstream(&buf, &len) : NULL;
+    if (!o) { free(path); return; }
+    pull_file *sorted = malloc((j->n ? j->n : 1) * sizeof *sorted);
+    int ok = sorted != NULL;
+    if (ok) {
+        memcpy(sorted, j->f, j->n * sizeof *sorted);
+        qsort(sorted, j->n, sizeof *sorted, cmp_file);
+        fputs("{\n \"format_version\": 1,\n \"files\": {", o);
+        for (size_t i = 0; i < j->n && ok; i++) {
+            const pull_file *f = &sorted[i];
+            fputs(i ? ",\n  " : "\n  ", o);
+            ok = put_json_str(o, f->path);
+            fprintf(o, ": {\n   \"size\": %llu,\n   \"blob_id\": ", (unsigned long long)f->tree_size);
+            ok = ok && put_json_str(o, f->oid ? f->oid : "");
+            if (f->lfs) fprintf(o, ",\n   \"lfs_sha256\": \"%s\",\n   \"lfs_size\": %llu", f->etag, (unsigned long long)f->size);
+            if (f->xet) fprintf(o, ",\n   \"xet_hash\": \"%s\"", f->xet);
+            fputs("\n  }", o);
+        }
+        fputs(j->n ? "\n }\n}" : "}\n}", o);
+    }
+    free(sorted);
+    fclose(o);
+    mio_atomic_file af = {.fd = -1, .slot = -1};
+    if (ok && mkdirs_parent(path) == MIO_OK && mio_atomic_open(path, &af) == MIO_OK) {
+        if (mio_fd_write_all(af.fd, buf, len, path) == MIO_OK) (void)mio_atomic_commit(&af);
+        else mio_atomic_abort(&af);
+    }
+    free(buf);
+    free(path);
 }
 
 /* huggingface_hub's filter_repo_objects: fnmatch, a pattern ending in '/' is a folder. */
@@ -242,70 +419,6 @@ static bool wanted(const mio_hub_pull_params *p, const char *path) {
     for (size_t i = 0; i < p->n_include && !in; i++) in = p->include[i] && glob_match(p->include[i], path);
     for (size_t i = 0; i < p->n_exclude && in; i++) in = !(p->exclude[i] && glob_match(p->exclude[i], path));
     return in;
-}
-
-/* HEAD the file at the commit: etag, size and where its bytes are. A redirect on
- * the same origin (a renamed repo) is followed; one to another origin (an LFS
- * file's CDN) is where the bytes are, and its headers are the file's. */
-static mio_status head_file(pull_job *j, pull_file *f) {
-    mio_hub_ref r = j->ref;
-    r.path = f->path;
-    char name[1024];
-    mio_hub_ref_name(&r, name, sizeof name);
-    char *url = mio_hub_resolve_url(&r, j->commit);
-    if (!url) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
-    mio_status st = MIO_OK;
-    mio_http_resp resp;
-    for (int hop = 0;; hop++) {
-        mio_http_req q = {.url = url, .head = true, .bearer = j->token, .what = name};
-        st = mio_http_do(&q, &resp);
-        if (st) break;
-        if (resp.status >= 300 && resp.status < 400 && resp.location) {
-            char *next = NULL;
-            if (resp.location[0] == '/' && resp.location[1] != '/') {
-                size_t on = strstr(url, "://") ? (size_t)(strstr(url, "://") + 3 - url) + strcspn(strstr(url, "://") + 3, "/?#") : 0;
-                next = fmt("%.*s%s", (int)on, url, resp.location);
-            } else if (mio_hub_same_origin(resp.location, url)) {
-                next = strdup(resp.location);
-            }
-            if (next && hop + 1 < 10 && !resp.linked_etag) {
-                free(url);
-                url = next;
-                mio_http_resp_free(&resp);
-                continue;
-            }
-            free(next);
-            /* the CDN: the bytes are there, without the token */
-            f->url = strdup(resp.location);
-            f->url_auth = mio_hub_same_origin(resp.location, url);
-            break;
-        }
-        if (resp.status != 200) {
-            st = mio_hub_error(&r, &resp, j->token != NULL);
-            break;
-        }
-        f->url = strdup(url);
-        f->url_auth = true;
-        break;
-    }
-    free(url);
-    if (st) return st;
-    char *etag = norm_etag(resp.linked_etag ? resp.linked_etag : resp.etag);
-    bool has_size = resp.has_linked_size || resp.has_length;
-    f->size = resp.has_linked_size ? resp.linked_size : resp.content_length;
-    const char *commit = resp.repo_commit;
-    if (!f->url || !etag || !has_size || !(is_hex(etag, 64) || is_hex(etag, 40)) || (commit && strcmp(commit, j->commit) != 0)) {
-        st = mio_err_set(MIO_ERR_NETWORK, "%s: the Hub's answer lacks %s", name,
-                         !f->url ? "a location" : !etag ? "an ETag" : !has_size ? "the file's size"
-                         : !(is_hex(etag, 64) || is_hex(etag, 40)) ? "a usable ETag (40 or 64 hex digits)"
-                         : "the commit asked for (X-Repo-Commit differs)");
-        free(etag);
-    } else {
-        f->etag = etag;
-        f->lfs = strlen(etag) == 64;
-    }
-    mio_http_resp_free(&resp);
-    return st;
 }
 
 typedef struct dl_sink {
@@ -353,7 +466,7 @@ static char *blob_link(const char *path, const char *etag) {
     char *s = malloc(n);
     if (!s) return NULL;
     size_t k = 0;
-    for (size_t i = 0; i < ups; i++) { memcpy(s + k, "../", 3); k += 3; }
+    for (size_t i = 0; i < ups; i++) k += (size_t)snprintf(s + k, n - k, "../");
     snprintf(s + k, n - k, "blobs/%s", etag);
     return s;
 }
@@ -384,18 +497,15 @@ static mio_status fetch_file(pull_job *j, pull_file *f) {
     r.path = f->path;
     char name[1024];
     mio_hub_ref_name(&r, name, sizeof name);
-    mio_status st = head_file(j, f);
-    if (st) return st;
-    pthread_mutex_lock(&j->mu);
-    j->bytes_total += f->size;
-    pthread_mutex_unlock(&j->mu);
+    mio_status st = MIO_OK;
+    char *url = mio_hub_resolve_url(&r, j->commit);
     char *blob = fmt("%s/blobs/%s", j->repo_dir, f->etag);
     char *pointer = fmt("%s/snapshots/%s/%s", j->repo_dir, j->commit, f->path);
     char *lock = fmt("%s/%s.lock", j->locks_dir, f->etag);
     char *part = fmt("%s/blobs/%s.incomplete", j->repo_dir, f->etag);
     char *link = blob_link(f->path, f->etag);
     int lfd = -1, fd = -1;
-    if (!blob || !pointer || !lock || !part || !link) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto out; }
+    if (!url || !blob || !pointer || !lock || !part || !link) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto out; }
     struct stat sb;
     if (stat(pointer, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size == f->size) {
         /* already in the snapshot (ours or huggingface_hub's): nothing to fetch */
@@ -423,42 +533,44 @@ static mio_status fetch_file(pull_job *j, pull_file *f) {
         mio_sha256_init(&d.sha);
         if (d.hash && d.at && (st = hash_existing(fd, d.at, &d.sha, part))) goto out;
         if (d.at && (st = job_progress(j, d.at, 0))) goto out;
+        /* a dropped or stalled connection (or a 5xx) is tried again, continuing
+         * at the bytes that arrived; the Hub's refusals are final */
         for (int attempt = 0; d.at < f->size; attempt++) {
+            if (attempt >= ATTEMPTS || atomic_load(&j->stop)) {
+                st = atomic_load(&j->stop) ? mio_err_set(MIO_ERR_CANCELLED, "%s: stopped", name)
+                                           : mio_err_prefix(MIO_ERR_NETWORK, "after %d attempts: ", ATTEMPTS);
+                goto out;
+            }
             if (lseek(fd, (off_t)d.at, SEEK_SET) < 0) { st = mio_err_set(MIO_ERR_IO, "cannot seek in %s", part); goto out; }
+            /* the resolve URL at the commit, its redirect to the CDN followed without the token */
             mio_http_resp resp;
-            mio_http_req q = {.url = f->url, .bearer = f->url_auth ? j->token : NULL, .has_range = d.at > 0,
-                              .range_first = d.at, .range_last = UINT64_MAX, .max_body = f->size - d.at,
-                              .sink = sink_file, .user = &d, .what = name};
+            mio_http_req q = {.url = url, .bearer = j->token, .has_range = d.at > 0, .range_first = d.at,
+                              .range_last = UINT64_MAX, .max_body = f->size - d.at, .sink = sink_file, .user = &d,
+                              .what = name};
             uint64_t before = d.at;
-            st = mio_http_do(&q, &resp);
-            if (!st && !(resp.status == 200 || resp.status == 206)) {
-                st = mio_hub_error(&r, &resp, f->url_auth && j->token);
-            } else if (!st && resp.status == 200 && before > 0) {
-                st = mio_err_set(MIO_ERR_NETWORK, "%s: the server ignores Range requests; cannot continue at byte %llu",
+            mio_status rs = mio_http_do_follow(&q, &resp, NULL, NULL, NULL);
+            if (!rs && !(resp.status == 200 || resp.status == 206)) {
+                rs = mio_hub_error(&r, &resp, j->token != NULL);
+            } else if (!rs && resp.status == 200 && before > 0) {
+                rs = mio_err_set(MIO_ERR_NETWORK, "%s: the server ignores Range requests; cannot continue at byte %llu",
                                  name, (unsigned long long)before);
-            } else if (!st && resp.status == 206 && (!resp.has_range || resp.range_first != before ||
+            } else if (!rs && resp.status == 206 && (!resp.has_range || resp.range_first != before ||
                                                      (resp.range_total != UINT64_MAX && resp.range_total != f->size))) {
-                st = mio_err_set(MIO_ERR_NETWORK, "%s: the server answered another range than bytes %llu- of %llu", name,
+                rs = mio_err_set(MIO_ERR_NETWORK, "%s: the server answered another range than bytes %llu- of %llu", name,
                                  (unsigned long long)before, (unsigned long long)f->size);
+            } else if (!rs && d.at < f->size) {
+                rs = mio_err_set(MIO_ERR_NETWORK, "%s: the connection ended after %llu of %llu bytes", name,
+                                 (unsigned long long)d.at, (unsigned long long)f->size);
             }
             mio_http_resp_free(&resp);
-            if (st == MIO_ERR_NETWORK && d.at > before && attempt + 1 < ATTEMPTS && !atomic_load(&j->stop)) {
-                /* a dropped connection that brought bytes: continue where it stopped */
-                st = MIO_OK;
-                continue;
+            if (rs && rs != MIO_ERR_NETWORK) {
+                st = rs;
+                goto out;
             }
-            if (st == MIO_ERR_NETWORK && attempt + 1 < ATTEMPTS && !atomic_load(&j->stop) && d.at == before) {
+            if (rs && d.at == before) {
+                /* nothing arrived: a pause before the next attempt */
                 struct timespec ts = {0, 200000000L * (attempt + 1)};
                 nanosleep(&ts, NULL);
-                st = MIO_OK;
-                continue;
-            }
-            if (st) goto out;
-            if (d.at < f->size) {
-                st = mio_err_set(MIO_ERR_NETWORK, "%s: the connection ended after %llu of %llu bytes", name,
-                                 (unsigned long long)d.at, (unsigned long long)f->size);
-                if (attempt + 1 < ATTEMPTS) { st = MIO_OK; continue; }
-                goto out;
             }
         }
         if (d.hash) {
@@ -495,6 +607,7 @@ static mio_status fetch_file(pull_job *j, pull_file *f) {
 out:
     if (fd >= 0) close(fd);
     if (lfd >= 0) close(lfd); /* releases the lock */
+    free(url);
     free(blob);
     free(pointer);
     free(lock);
@@ -518,12 +631,28 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* CACHEDIR.TAG at the cache's root, as huggingface_hub leaves one (the
+ * bford.info/cachedir signature: backup tools skip the cache); never replaced. */
+static void write_cachedir_tag(const char *cache) {
+    char *path = fmt("%s/CACHEDIR.TAG", cache);
+    int fd = path ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644) : -1;
+    if (fd >= 0) {
+        static const char tag[] = "Signature: 8a477f597d28d172789f06886806bc55\n"
+                                  "# This file is a cache directory tag created by libmodelio (mio-pull) in\n"
+                                  "# huggingface_hub's cache. For information about cache directory tags, see:\n"
+                                  "#\thttps://bford.info/cachedir/\n";
+        if (write(fd, tag, sizeof tag - 1) < 0) { /* best effort */ }
+        close(fd);
+    }
+    free(path);
+}
+
 /* refs/REV holding the commit, written atomically (REV may hold '/'). */
 static mio_status write_ref(pull_job *j) {
     char *ref = fmt("%s/refs/%s", j->repo_dir, j->ref.revision);
     if (!ref) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     mio_status st = mkdirs_parent(ref);
-    mio_atomic_file af;
+    mio_atomic_file af = {.fd = -1, .slot = -1};
     if (!st) st = mio_atomic_open(ref, &af);
     if (!st) {
         st = mio_fd_write_all(af.fd, j->commit, 40, ref);
@@ -595,8 +724,7 @@ mio_status mio_hub_pull(const char *uri, const mio_hub_pull_params *p, char **sn
         const char *base = strrchr(j.repo_dir, '/');
         j.locks_dir = fmt("%s/.locks/%s", cache, base ? base + 1 : j.repo_dir);
     }
-    free(cache);
-    mio_json *root = NULL;
+    j.cache = cache;
     if (!j.repo_dir || !j.locks_dir) {
         st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
         goto done;
@@ -606,35 +734,34 @@ mio_status mio_hub_pull(const char *uri, const mio_hub_pull_params *p, char **sn
         goto done;
     }
     j.token = mio_hub_token();
-    if ((st = list_files(&j, &root))) goto done;
-    j.commit = strdup(mio_json_get(root, "sha")->valuestring);
-    mio_json *sib = mio_json_get(root, "siblings");
-    size_t n = 0;
-    for (mio_json *e = sib->child; e; e = e->next) n++;
-    j.f = calloc(n ? n : 1, sizeof *j.f);
-    if (!j.commit || !j.f) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
-    for (mio_json *e = sib->child; e; e = e->next) {
-        mio_json *rf = mio_json_get(e, "rfilename");
-        if (!rf || !mio_json_is_cstring(rf)) continue;
-        const char *path = rf->valuestring;
-        mio_hub_ref chk;
-        char *probe = fmt("hf://%s/%s", j.ref.repo_id, path);
-        mio_status ps = probe ? mio_hub_parse(probe, &chk) : MIO_ERR_NOMEM;
-        free(probe);
-        if (ps) {
-            st = mio_err_prefix(MIO_ERR_NETWORK, "%s: the Hub lists a file name that cannot be a path: ", name);
-            goto done;
+    bool from_cache = false;
+    if ((st = resolve_commit(&j)) || (st = list_files(&j, &from_cache))) goto done;
+    if (!from_cache) write_tree_cache(&j);
+    /* what is asked: the one file of the URI, or the patterns' files */
+    size_t keep = 0;
+    for (size_t i = 0; i < j.n; i++) {
+        bool want = j.ref.path[0] ? strcmp(j.f[i].path, j.ref.path) == 0 : wanted(p, j.f[i].path);
+        if (want) {
+            pull_file t = j.f[keep];
+            j.f[keep++] = j.f[i];
+            j.f[i] = t;
         }
-        mio_hub_ref_free(&chk);
-        bool want = j.ref.path[0] ? strcmp(path, j.ref.path) == 0 : wanted(p, path);
-        if (want && !(j.f[j.n].path = strdup(path))) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
-        if (want) j.n++;
     }
+    for (size_t i = keep; i < j.n; i++) {
+        free(j.f[i].path);
+        free(j.f[i].etag);
+        free(j.f[i].oid);
+        free(j.f[i].xet);
+    }
+    j.n = keep;
+    for (size_t i = 0; i < j.n; i++) j.bytes_total += j.f[i].size;
     if (j.ref.path[0] && j.n == 0) {
         st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: file '%s' not found in %s '%s' at revision '%s'", name, j.ref.path,
                          j.ref.kind, j.ref.repo_id, j.ref.revision);
         goto done;
     }
+    if ((st = mkdirs(j.repo_dir))) goto done;
+    write_cachedir_tag(j.cache);
     if (strcmp(j.ref.revision, j.commit) != 0 && (st = write_ref(&j))) goto done;
     char *snap = fmt("%s/snapshots/%s", j.repo_dir, j.commit);
     if (!snap || (st = mkdirs(snap))) {
@@ -666,15 +793,16 @@ mio_status mio_hub_pull(const char *uri, const mio_hub_pull_params *p, char **sn
     }
     *snapshot_dir = snap;
 done:
-    mio_json_free(root);
     for (size_t i = 0; i < j.n; i++) {
         free(j.f[i].path);
         free(j.f[i].etag);
-        free(j.f[i].url);
+        free(j.f[i].oid);
+        free(j.f[i].xet);
     }
     free(j.f);
     free(j.msg);
     free(j.commit);
+    free(j.cache);
     free(j.repo_dir);
     free(j.locks_dir);
     mio_hub_token_free(j.token);

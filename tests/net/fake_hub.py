@@ -10,6 +10,8 @@ to. It answers as huggingface.co answers huggingface_hub 2.x:
   (*.gguf, *.safetensors, *.bin, or anything >= 10 MiB) is a 302 to the CDN
   with X-Linked-Etag (its sha256), X-Linked-Size and X-Repo-Commit.
 - GET /api/{models,datasets,spaces}/{repo}[/revision/{rev}]: sha, siblings.
+- GET /api/{kind}s/{repo}/tree/{rev}?recursive=true: the files (oid, size, lfs),
+  tree_page entries a page, the next page in a Link header (rel="next").
 - errors: 401 + X-Error-Code RepoNotFound for a private repo without a valid
   token (and for a missing repo without one), 404 RepoNotFound /
   RevisionNotFound / EntryNotFound, 403 GatedRepo.
@@ -77,6 +79,7 @@ class FakeHub:
         self.log = []
         self.cdn_auth_seen = []  # Authorization headers the CDN received (must stay empty)
         self.faults = {}         # sha256 -> dict(drop_after=N | stall_after=N | corrupt=True, times=K)
+        self.tree_page = 1000    # entries per page of the tree listing
         self.lock = threading.Lock()
         self.hub = ThreadingHTTPServer(("127.0.0.1", 0), self._handler(cdn=False))
         self.cdn = ThreadingHTTPServer(("127.0.0.1", 0), self._handler(cdn=True))
@@ -226,7 +229,7 @@ class FakeHub:
                     return self._error(404, None, "Not Found", head)
                 repo_id = parts[0] + "/" + parts[1]
                 rev = "main"
-                if len(parts) >= 4 and parts[2] == "revision":
+                if len(parts) >= 4 and parts[2] in ("revision", "tree"):
                     rev = "/".join(parts[3:])
                 repo = self._repo(kind, repo_id, head)
                 if repo is None:
@@ -235,10 +238,34 @@ class FakeHub:
                 if commit is None:
                     return self._error(404, "RevisionNotFound", "Invalid rev id: " + rev, head)
                 files = repo.commits[commit]
+                if len(parts) >= 4 and parts[2] == "tree":
+                    return self._serve_tree(repo_id, kind, commit, files, head)
                 info = {"id": repo_id, "sha": commit, "private": repo.private,
                         "siblings": [{"rfilename": p} for p in sorted(files)]}
                 body = json.dumps(info).encode()
                 return self._reply(200, [("Content-Type", "application/json")], body, head)
+
+            def _serve_tree(self, repo_id, kind, commit, files, head):
+                entries, dirs = [], set()
+                for p in sorted(files):
+                    d = files[p]
+                    e = {"type": "file", "oid": git_blob_sha1(d), "size": len(d), "path": p}
+                    if is_lfs(p, d):
+                        e["lfs"] = {"oid": hashlib.sha256(d).hexdigest(), "size": len(d), "pointerSize": 134}
+                    entries.append(e)
+                    parts = p.split("/")[:-1]
+                    for k in range(1, len(parts) + 1):
+                        dirs.add("/".join(parts[:k]))
+                entries += [{"type": "directory", "oid": "0" * 40, "size": 0, "path": d} for d in sorted(dirs)]
+                q = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+                start = int(q.get("cursor", ["0"])[0])
+                page = entries[start:start + hub.tree_page]
+                hs = [("Content-Type", "application/json")]
+                if start + hub.tree_page < len(entries):
+                    nxt = "%s/api/%ss/%s/tree/%s?recursive=true&cursor=%d" % (hub.endpoint, kind, repo_id, commit,
+                                                                              start + hub.tree_page)
+                    hs.append(("Link", '<%s>; rel="next"' % nxt))
+                return self._reply(200, hs, json.dumps(page).encode(), head)
 
             def _serve_cdn(self, head):
                 if "Authorization" in self.headers:
