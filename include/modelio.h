@@ -1629,6 +1629,23 @@ MIO_API mio_status mio_hub_pull_default_params_sized(mio_hub_pull_params *p, siz
  * means the defaults. */
 MIO_API mio_status mio_hub_pull(const char *uri, const mio_hub_pull_params *p, char **out);
 
+/** mio_hub_convert flag: read the safetensors with range requests and store
+ * nothing of them (by default they are pulled into the cache first). */
+#define MIO_HUB_STREAM (1u << 0)
+/** Convert the checkpoint hf://ORG/REPO[@REV] to GGUF (mio_hf_convert, docs/HUB.md):
+ * the file `convert_hf_to_gguf.py --remote ORG/REPO` writes — the conversion of
+ * the repo's snapshot directory with general.name the repo id (p->model_name,
+ * when set, wins) — and with out NULL the file "ORG-REPO-{ftype}.gguf" in the
+ * current directory. Only what the conversion reads is fetched: the top-level
+ * configuration, tokenizer and card files, then the safetensors the index names
+ * (or model.safetensors), all at the commit the revision resolved to first;
+ * never original/, *.bin, *.pth or another format's files. The weights are
+ * pulled into huggingface_hub's cache (resumable, verified, reused; mio_hub_pull)
+ * unless flags has MIO_HUB_STREAM. p->progress sees the downloads, then the
+ * conversion. *written as mio_hf_convert's. */
+MIO_API mio_status mio_hub_convert(const char *uri, const char *out, const mio_hf_params *p, uint32_t flags,
+                                   char **written);
+
 /* ------------------------------------------------------------------------- */
 /** Deprecated names (removed in 1.0)                                          */
 /* ------------------------------------------------------------------------- */

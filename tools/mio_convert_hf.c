@@ -25,11 +25,16 @@ static void usage(FILE *o) {
     fprintf(o, "usage: " PROG
                " [--help] [--version] [--list-architectures] [--outfile PATH] [--outtype TYPE] [--vocab-only]\n"
                "       [--split-max-tensors N] [--split-max-size N[K|M|G]] [--no-tensor-first-split] [--dry-run]\n"
-               "       [--model-name NAME] [--pre NAME] [--threads N] [--quiet] [quantizer flags] MODEL_DIR\n"
+               "       [--model-name NAME] [--pre NAME] [--threads N] [--quiet] [quantizer flags]\n"
+               "       [--remote] [--stream] MODEL_DIR | hf://ORG/REPO[@REV]\n"
                "\n"
                "  Convert a Hugging Face checkpoint directory (config.json, model.safetensors or sharded\n"
                "  model-*.safetensors + model.safetensors.index.json, tokenizer files) to GGUF: the same file\n"
                "  as llama.cpp's convert_hf_to_gguf.py with the same arguments (docs/HF_CONVERT.md).\n"
+               "  hf://ORG/REPO[@REV] (or --remote ORG/REPO) converts a checkpoint on the Hugging Face Hub:\n"
+               "  only the files the conversion reads are fetched, into huggingface_hub's cache (resumable,\n"
+               "  verified, reused); general.name is the repo id; the default file is ./ORG-REPO-{ftype}.gguf\n"
+               "  (docs/HUB.md).\n"
                "\n"
                "  --list-architectures    the model classes (config.json \"architectures\") converted, each with\n"
                "                          the general.architecture it becomes; then exit\n"
@@ -47,6 +52,9 @@ static void usage(FILE *o) {
                "  --pre NAME              tokenizer.ggml.pre to write instead of the detected one\n"
                "  --threads N             worker threads (default: one per core)\n"
                "  --quiet                 no progress bar and no summary\n"
+               "  --remote                MODEL is a Hub repo id, ORG/REPO (convert_hf_to_gguf.py's flag)\n"
+               "  --stream                a Hub checkpoint's safetensors are read with range requests and not\n"
+               "                          stored (default: pulled into the cache first)\n"
                "  quantizer flags (with a preset): --imatrix F, --include-weights N, --exclude-weights N,\n"
                "  --output-tensor-type T, --token-embedding-type T, --tensor-type REGEX=T, --tensor-type-file F,\n"
                "  --leave-output-tensor, --allow-requantize, --pure, --override-kv KEY=TYPE:VALUE,\n"
@@ -140,6 +148,8 @@ int main(int argc, char **argv) {
     run r = {0};
     const char *outfile = NULL, *model = NULL, *v;
     const char *type_arg = "auto";
+    int remote = 0, stream = 0;
+    char *hub_uri = NULL;
     int rc = CLI_EXIT_USAGE;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -169,8 +179,12 @@ int main(int argc, char **argv) {
             p.dry_run = 1;
         } else if (cli_is(a, "--use-temp-file") || cli_is(a, "--no-lazy") || cli_is(a, "--verbose")) {
             /* the reference's memory and logging knobs: this converter streams anyway */
-        } else if (cli_is(a, "--bigendian") || cli_is(a, "--remote") || cli_is(a, "--mmproj") ||
-                   cli_is(a, "--mistral-format") || cli_is(a, "--metadata")) {
+        } else if (cli_is(a, "--remote")) {
+            remote = 1;
+        } else if (cli_is(a, "--stream")) {
+            stream = 1;
+        } else if (cli_is(a, "--bigendian") || cli_is(a, "--mmproj") || cli_is(a, "--mistral-format") ||
+                   cli_is(a, "--metadata")) {
             fprintf(stderr, PROG ": %s is not supported (docs/HF_CONVERT.md lists what is)\n", a);
             goto done;
         } else if ((k = cli_opt_value(argc, argv, &i, "--outfile", &v))) {
@@ -234,6 +248,22 @@ int main(int argc, char **argv) {
         usage(stderr);
         goto done;
     }
+    if (remote && strncmp(model, "hf://", 5) != 0) {
+        /* --remote ORG/REPO, as the reference takes it */
+        size_t n = strlen(model) + 6;
+        hub_uri = malloc(n);
+        if (!hub_uri) {
+            fprintf(stderr, PROG ": out of memory\n");
+            rc = CLI_EXIT_FAIL;
+            goto done;
+        }
+        snprintf(hub_uri, n, "hf://%s", model);
+        model = hub_uri;
+    }
+    if (stream && strncmp(model, "hf://", 5) != 0) {
+        fprintf(stderr, PROG ": --stream applies to a checkpoint on the Hub (hf://ORG/REPO)\n");
+        goto done;
+    }
     static const struct {
         const char *name;
         int type;
@@ -267,7 +297,9 @@ int main(int argc, char **argv) {
     p.progress_user = &r;
     cli_install_signals(PROG);
     char *written = NULL;
-    mio_status st = mio_hf_convert(model, outfile, &p, &written);
+    mio_status st = strncmp(model, "hf://", 5) == 0
+                        ? mio_hub_convert(model, outfile, &p, stream ? MIO_HUB_STREAM : 0, &written)
+                        : mio_hf_convert(model, outfile, &p, &written);
     if (r.bar && r.last > 0) fputc('\n', stderr);
     cli_set_progress_line(0);
     if (st) {
@@ -304,6 +336,7 @@ int main(int argc, char **argv) {
 done:
     for (int i = 0; r.paths && i < r.n_files; i++) free(r.paths[i]);
     free(r.paths);
+    free(hub_uri);
     qcli_free(&q);
     return rc;
 }

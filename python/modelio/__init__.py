@@ -31,6 +31,7 @@ __all__ = ["Error", "FileError", "OutOfMemoryError", "InvalidArgumentError", "Fo
            "NotFoundError", "TypeMismatchError", "StateError", "ClosedError", "CancelledError",
            "NetworkError", "AuthError", "ChecksumError", "LibraryNotFoundError", "safetensors", "gguf", "inspect", "checkpoint", "GGMLQuantizationType", "GGUFValueType",
            "GGML_QUANT_SIZES", "type_code", "quantize", "dequantize", "quantize_model", "convert", "convert_hf",
+           "pull", "http_supported",
            "hf_architectures",
            "library_version", "library_path"]
 
@@ -256,12 +257,67 @@ def hf_architectures():
         i += 1
 
 
+def http_supported():
+    """True when the loaded libmodelio was built with HTTP support (libcurl):
+    hf:// and http(s):// paths, pull(), convert_hf("hf://...")."""
+    return bool(lib.mio_http_supported())
+
+
+def pull(uri, *, include=None, exclude=None, cache_dir=None, n_threads=0, progress=None):
+    """Download hf://ORG/REPO[@REV] (or the one file of hf://ORG/REPO[@REV]/PATH)
+    into huggingface_hub's cache with mio_hub_pull (docs/HUB.md): the layout
+    huggingface_hub makes and reads, resumable, each LFS file checked against
+    its sha256, safe beside another pull. include / exclude: glob patterns (as
+    snapshot_download's allow_patterns / ignore_patterns). HF_ENDPOINT,
+    HF_TOKEN and HF_HUB_OFFLINE are read as huggingface_hub reads them.
+    progress(files_done, files, bytes_done, bytes_total) may return True to
+    cancel. Returns the snapshot directory (or the file's path)."""
+    buf, p = _lib.params_buffer(_lib.HubPullParams, lib.mio_hub_pull_default_params)
+    keep = []
+
+    def patterns(pats):
+        if pats is None:
+            return None, 0
+        if isinstance(pats, (str, bytes)):
+            pats = [pats]
+        arr = (C.c_char_p * max(1, len(pats)))(*[str(x).encode() for x in pats])
+        keep.append(arr)
+        return C.cast(arr, C.POINTER(C.c_char_p)), len(pats)
+    inc, ninc = patterns(include)
+    exc, nexc = patterns(exclude)
+    if ninc:
+        p.include, p.n_include = inc, ninc
+    if nexc:
+        p.exclude, p.n_exclude = exc, nexc
+    if cache_dir is not None:
+        b = _lib.fspath(cache_dir)
+        keep.append(b)
+        p.cache_dir = b
+    p.n_threads = int(n_threads)
+    errs = []
+    pcb = _progress_fn(progress, errs)
+    if pcb is not None:
+        p.progress = pcb
+    out = C.c_void_p()
+    st = lib.mio_hub_pull(str(uri).encode(), buf, C.byref(out))
+    if errs:
+        raise errs[0]
+    _lib.check(st)
+    path = C.cast(out, C.c_char_p).value.decode("utf-8", "surrogateescape")
+    lib.mio_free(out)
+    return path
+
+
 def convert_hf(model_dir, outfile=None, outtype="auto", *, vocab_only=False, pre=None, model_name=None,
                split_max_tensors=0, split_max_size=0, no_tensor_first_split=False, dry_run=False, n_threads=0,
-               imatrix=None, progress=None):
+               imatrix=None, progress=None, stream=False):
     """Convert the Hugging Face checkpoint directory model_dir to GGUF with
     mio_hf_convert: the file convert_hf_to_gguf.py writes with the same
-    arguments (outfile: a path with {ftype}, a directory, or None for the
+    arguments. model_dir may be "hf://ORG/REPO[@REV]": the checkpoint on the
+    Hub (mio_hub_convert: the file convert_hf_to_gguf.py --remote writes,
+    general.name the repo id, default name ./ORG-REPO-{ftype}.gguf; the
+    weights pulled into huggingface_hub's cache, or read with range requests
+    and not stored when stream is True). (outfile: a path with {ftype}, a directory, or None for the
     default name in model_dir; outtype: auto, f32, f16, bf16, q8_0, tq1_0,
     tq2_0, or a llama-quantize preset such as "Q4_K_M" for the one-pass
     quantized file; split_max_size in bytes). progress(done, total, bytes_done,
@@ -309,8 +365,11 @@ def convert_hf(model_dir, outfile=None, outtype="auto", *, vocab_only=False, pre
     if pcb is not None:
         p.progress = pcb
     written = C.c_void_p()
-    st = lib.mio_hf_convert(_lib.fspath(model_dir), _lib.fspath(outfile) if outfile is not None else None, buf,
-                            C.byref(written))
+    out_b = _lib.fspath(outfile) if outfile is not None else None
+    if isinstance(model_dir, str) and model_dir.startswith("hf://"):
+        st = lib.mio_hub_convert(model_dir.encode(), out_b, buf, 1 if stream else 0, C.byref(written))
+    else:
+        st = lib.mio_hf_convert(_lib.fspath(model_dir), out_b, buf, C.byref(written))
     if errs:
         raise errs[0]
     _lib.check(st)

@@ -198,6 +198,12 @@ class HfParams(C.Structure):
                 ("progress", PROGRESS_FN), ("progress_user", C.c_void_p)]
 
 
+class HubPullParams(C.Structure):
+    _fields_ = [("size", C.c_size_t), ("include", C.POINTER(C.c_char_p)), ("n_include", C.c_size_t),
+                ("exclude", C.POINTER(C.c_char_p)), ("n_exclude", C.c_size_t), ("cache_dir", C.c_char_p),
+                ("n_threads", C.c_int), ("progress", PROGRESS_FN), ("progress_user", C.c_void_p)]
+
+
 # --------------------------------------------------------------------------- prototypes
 _vp, _cp, _i, _u32, _u64, _i64, _sz = C.c_void_p, C.c_char_p, C.c_int, C.c_uint32, C.c_uint64, C.c_int64, C.c_size_t
 P = C.POINTER
@@ -214,6 +220,10 @@ _proto("mio_version", _cp)
 _proto("mio_hf_default_params", None, _vp)
 _proto("mio_hf_convert", _i, _cp, _cp, _vp, P(_vp))
 _proto("mio_hf_architecture", _cp, _i, P(_cp))
+_proto("mio_http_supported", _i)
+_proto("mio_hub_pull_default_params", None, _vp)
+_proto("mio_hub_pull", _i, _cp, _vp, P(_vp))
+_proto("mio_hub_convert", _i, _cp, _cp, _vp, _u32, P(_vp))
 _proto("mio_status_name", _cp, _i)
 _proto("mio_last_error", _cp)
 _proto("mio_last_warning", _cp)

@@ -3,6 +3,7 @@
  * with widening, array element access, tensor info, mappings and madvise hints.
  * All of these may run concurrently on one handle: nothing here mutates it. */
 #include "gguf_internal.h"
+#include "net/net.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -415,6 +416,8 @@ mio_status mio_gguf_read_tensor(const mio_gguf_file *f, int64_t i, uint64_t offs
     char what[128];
     snprintf(what, sizeof what, "tensor '%.*s'%s", (int)(t->name.len < 64 ? t->name.len : 64), t->name.ptr,
              f->n_parts > 1 ? " (split part)" : "");
+    /* a remote part (MIO_OPEN_HEADER): one range request */
+    if (p->remote) return mio_remote_read(p->remote, p->data_offset + t->offset + offset, buf, len, what);
     return mio_region_pread(&p->region, p->data_offset + t->offset + offset, buf, len, what);
 }
 

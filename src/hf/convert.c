@@ -176,6 +176,9 @@ typedef struct hf_item {
 typedef struct hf_ctx {
     const char *dir;
     const mio_hf_params *p;
+    const char *weights_base;   /* the weights read remotely under this URI prefix (mio_hub_convert's stream), or NULL */
+    const char *const *weight_files; /* then: the repo's file names (what list_parts lists) */
+    size_t n_weight_files;
     mio_json *config_raw;   /* config.json as read */
     mio_json *config;       /* text_config merged into the root */
     const hf_arch *arch;
@@ -350,6 +353,18 @@ static mio_status add_part_name(hf_ctx *c, const char *name) {
 /* ModelBase.get_model_part_names: files named prefix*suffix (sorted later);
  * *any tells whether there is one, collect adds them to the part list. */
 static mio_status list_parts(hf_ctx *c, const char *prefix, const char *suffix, bool collect, bool *any) {
+    if (c->weights_base) {
+        /* the repo's listing stands for the directory */
+        mio_status st = MIO_OK;
+        *any = false;
+        for (size_t i = 0; i < c->n_weight_files && !st; i++) {
+            const char *n = c->weight_files[i];
+            if (strchr(n, '/') || strncmp(n, prefix, strlen(prefix)) != 0 || !ends_with(n, suffix)) continue;
+            *any = true;
+            if (collect) st = add_part_name(c, n);
+        }
+        return st;
+    }
     DIR *dd = opendir(c->dir);
     if (!dd) return mio_err_set(errno == ENOENT ? MIO_ERR_NOT_FOUND : MIO_ERR_IO, "%s: %s", c->dir, strerror(errno));
     mio_status st = MIO_OK;
@@ -482,9 +497,10 @@ static mio_status index_tensors(hf_ctx *c) {
     if (!c->parts) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
     size_t total = 0;
     for (uint32_t i = 0; i < c->n_parts; i++) {
-        char *path = path_join(c->dir, c->part_names[i]);
+        /* streamed: the remote file's header now, its tensors' bytes by range requests as they are read */
+        char *path = path_join(c->weights_base ? c->weights_base : c->dir, c->part_names[i]);
         if (!path) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
-        st = mio_st_open(path, MIO_OPEN_MMAP, &c->parts[i]);
+        st = mio_st_open(path, c->weights_base ? MIO_OPEN_HEADER : MIO_OPEN_MMAP, &c->parts[i]);
         if (st) {
             if (st == MIO_ERR_NOT_FOUND && index)
                 st = mio_err_prefix(st, "model.safetensors.index.json names shard %s, which is missing: ", c->part_names[i]);
@@ -2097,6 +2113,11 @@ done:
 }
 
 mio_status mio_hf_convert(const char *model_dir, const char *out, const mio_hf_params *pin, char **written) {
+    return mio_hf_convert_from(model_dir, NULL, NULL, 0, out, pin, written);
+}
+
+mio_status mio_hf_convert_from(const char *model_dir, const char *weights_base, const char *const *weight_files,
+                               size_t n_weight_files, const char *out, const mio_hf_params *pin, char **written) {
     if (written) *written = NULL;
     mio_warn_clear();
     if (!model_dir) return mio_err_set(MIO_ERR_INVALID_ARG, "model_dir is NULL");
@@ -2110,7 +2131,8 @@ mio_status mio_hf_convert(const char *model_dir, const char *out, const mio_hf_p
     mio_status st = check_params(&p);
     if (st) return st;
     if (!is_dir(model_dir)) return mio_err_set(MIO_ERR_NOT_FOUND, "%s is not a directory", model_dir);
-    hf_ctx c = {.dir = model_dir, .p = &p};
+    hf_ctx c = {.dir = model_dir, .p = &p, .weights_base = weights_base, .weight_files = weight_files,
+                .n_weight_files = n_weight_files};
     st = convert(&c, out, written);
     ctx_free(&c);
     return st;

@@ -26,6 +26,14 @@
  * *out is a new object (mio_json_free it). */
 mio_status mio_hf_hparams(const mio_json *raw, const char *file, mio_json **out);
 
+/* mio_hf_convert of model_dir (config, tokenizer, card, index) with the
+ * safetensors, when weights_base is not NULL, read remotely: the files
+ * weight_files lists stand for the directory's, each opened as
+ * weights_base + name with MIO_OPEN_HEADER and read by range requests
+ * (mio_hub_convert's stream). */
+mio_status mio_hf_convert_from(const char *model_dir, const char *weights_base, const char *const *weight_files,
+                               size_t n_weight_files, const char *out, const mio_hf_params *p, char **written);
+
 /* ------------------------------------------------------------------ vocab */
 
 /* Which of the reference's set_vocab() paths an architecture takes. */

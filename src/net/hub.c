@@ -352,7 +352,7 @@ mio_status mio_hub_error(const mio_hub_ref *r, const mio_http_resp *resp, bool h
     }
     const char *kind = r->kind;
     if (strcmp(code, "RepoNotFound") == 0 || (resp->status == 401 && strcmp(code, "GatedRepo") != 0 && !had_token))
-        return mio_err_set(resp->status == 401 ? MIO_ERR_AUTH : MIO_ERR_NOT_FOUND,
+        return mio_err_set(MIO_ERR_NOT_FOUND,
                            "%s: %s repository '%s' not found on %s (HTTP %ld)%s: check the name; a private or gated repo "
                            "needs a token (HF_TOKEN, or `hf auth login`)%s",
                            name, kind, r->repo_id, mio_hub_endpoint(), resp->status, extra,

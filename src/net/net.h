@@ -101,13 +101,21 @@ char *mio_hub_resolve_url(const mio_hub_ref *r, const char *rev);
  * only there). */
 bool mio_hub_same_origin(const char *a, const char *b);
 /* Turn a Hub error response into a message naming the repo, revision or file:
- * RepoNotFound / RevisionNotFound / EntryNotFound -> MIO_ERR_NOT_FOUND,
- * 401 / 403 / GatedRepo -> MIO_ERR_AUTH, anything else -> MIO_ERR_NETWORK. */
+ * RepoNotFound (also the Hub's 401 for a repo it hides) / RevisionNotFound /
+ * EntryNotFound -> MIO_ERR_NOT_FOUND, GatedRepo and other 401 / 403 ->
+ * MIO_ERR_AUTH, anything else -> MIO_ERR_NETWORK. */
 mio_status mio_hub_error(const mio_hub_ref *r, const mio_http_resp *resp, bool had_token);
 /* The file's path in the local cache when the revision resolves there (a
  * commit hash, or refs/REV holding one) and the snapshot has the file; NULL
  * otherwise. Reads only the file system. */
 char *mio_hub_cached_file(const mio_hub_ref *r);
+
+/* ---------------------------------------------------------------- pull.c */
+
+/* mio_hub_pull with the files chosen by want(user, path) instead of the
+ * params' patterns (a URI naming a file still pulls that file only). */
+typedef bool (*mio_hub_want_fn)(void *user, const char *path);
+mio_status mio_hub_pull_want(const char *uri, const mio_hub_pull_params *p, mio_hub_want_fn want, void *user, char **out);
 
 /* ---------------------------------------------------------------- remote.c */
 

@@ -701,8 +701,13 @@ static mio_status pull_offline(pull_job *j, char **out) {
     return MIO_OK;
 }
 
-mio_status mio_hub_pull(const char *uri, const mio_hub_pull_params *p, char **snapshot_dir) {
-    if (!uri || !snapshot_dir) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !uri ? "uri" : "snapshot_dir");
+mio_status mio_hub_pull(const char *uri, const mio_hub_pull_params *p, char **out) {
+    return mio_hub_pull_want(uri, p, NULL, NULL, out);
+}
+
+mio_status mio_hub_pull_want(const char *uri, const mio_hub_pull_params *p, mio_hub_want_fn want_fn, void *want_user,
+                             char **snapshot_dir) {
+    if (!uri || !snapshot_dir) return mio_err_set(MIO_ERR_INVALID_ARG, "%s is NULL", !uri ? "uri" : "out");
     mio_hub_pull_params dp;
     mio_hub_pull_default_params(&dp);
     if (p) {
@@ -740,7 +745,9 @@ mio_status mio_hub_pull(const char *uri, const mio_hub_pull_params *p, char **sn
     /* what is asked: the one file of the URI, or the patterns' files */
     size_t keep = 0;
     for (size_t i = 0; i < j.n; i++) {
-        bool want = j.ref.path[0] ? strcmp(j.f[i].path, j.ref.path) == 0 : wanted(p, j.f[i].path);
+        bool want = j.ref.path[0] ? strcmp(j.f[i].path, j.ref.path) == 0
+                    : want_fn     ? want_fn(want_user, j.f[i].path)
+                                  : wanted(p, j.f[i].path);
         if (want) {
             pull_file t = j.f[keep];
             j.f[keep++] = j.f[i];

@@ -324,10 +324,13 @@ mio_status mio_st_read_tensor(const mio_st_file *f, int64_t i, uint64_t offset, 
                            (int)r->name.len, r->name.ptr, (unsigned long long)offset, (unsigned long long)offset + len,
                            (unsigned long long)nbytes);
     if (len == 0) return MIO_OK;
-    const mio_region *reg = &f->shards[r->shard].region;
+    const st_shard *sh = &f->shards[r->shard];
+    const mio_region *reg = &sh->region;
     char what[128];
     snprintf(what, sizeof what, "tensor '%.*s'%s", (int)(r->name.len < 64 ? r->name.len : 64), r->name.ptr,
              f->n_shards > 1 ? " (sharded)" : "");
+    /* a remote shard (MIO_OPEN_HEADER): one range request */
+    if (sh->remote) return mio_remote_read(sh->remote, 8 + sh->header_size + r->start + offset, buf, len, what);
     return mio_region_pread(reg, (uint64_t)(r->data - reg->data) + offset, buf, len, what);
 }
 

@@ -85,7 +85,13 @@ try:
     import random
     rnd = random.Random(7)
     big = bytes(rnd.getrandbits(8) for _ in range(3 << 20))
+    import json
+    import struct
+    hdr = json.dumps({"w": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}).encode()
+    hdr += b" " * (-len(hdr) % 8)
+    tiny = struct.pack("<Q", len(hdr)) + hdr + struct.pack("<4f", 1, 2, 3, 4)
     files = {"config.json": b'{"architectures": ["LlamaForCausalLM"]}\n', "sub/dir/notes.txt": b"hello\n",
+             "tiny.safetensors": tiny,
              "model.safetensors": big, "tokenizer.json": b'{"model": {}}\n', "original/consolidated.pth": b"x" * 5000}
     hub.add_repo("test/repo", files, tags=("v1.0",))
     hub.add_repo("test/private", {"a.gguf": big[:100000], "config.json": b"{}\n"}, private=True)
@@ -160,7 +166,7 @@ try:
     c6 = os.path.join(WORK, "c6")
     hub.faults[blob_big] = {"drop_after": 1 << 20, "times": 1}
     hub.clear_log()
-    rc, out, err = pull(["hf://test/repo", "--include", "*.safetensors"], c6)
+    rc, out, err = pull(["hf://test/repo", "--include", "model.safetensors"], c6)
     blob6 = os.path.join(c6, "models--test--repo", "blobs", blob_big)
     check(rc == 0 and os.path.exists(blob6) and hashlib.sha256(open(blob6, "rb").read()).hexdigest() == blob_big,
           "resume after a drop: %r" % err)
@@ -170,7 +176,7 @@ try:
     # 7. kill -9 mid-download leaves only BLOB.incomplete; the next run continues it
     c7 = os.path.join(WORK, "c7")
     hub.faults[blob_big] = {"stall_after": 1 << 20, "stall_seconds": 20, "times": 1}
-    p = subprocess.Popen([PULL, "hf://test/repo", "--include", "*.safetensors"], env=env_for(c7, HF_HUB_DOWNLOAD_TIMEOUT="60"),
+    p = subprocess.Popen([PULL, "hf://test/repo", "--include", "model.safetensors"], env=env_for(c7, HF_HUB_DOWNLOAD_TIMEOUT="60"),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     part = os.path.join(c7, "models--test--repo", "blobs", blob_big + ".incomplete")
     for _ in range(200):
@@ -185,7 +191,7 @@ try:
           "after kill -9: %r" % blobs)
     hub.faults.clear()
     hub.clear_log()
-    rc, out, err = pull(["hf://test/repo", "--include", "*.safetensors"], c7)
+    rc, out, err = pull(["hf://test/repo", "--include", "model.safetensors"], c7)
     ranges = [e["range"] for e in hub.log if e["origin"] == "cdn"]
     check(rc == 0 and ranges == ["bytes=%d-" % (1 << 20)], "continued after kill -9: %r %r" % (ranges, err))
     check(transferred("cdn") == len(big) - (1 << 20), "continued transfer: %d bytes" % transferred("cdn"))
@@ -194,7 +200,7 @@ try:
     # 8. a corrupt body: refused naming the checksum, no file under a final name, nothing partial
     c8 = os.path.join(WORK, "c8")
     hub.faults[blob_big] = {"corrupt": True, "times": 1}
-    rc, out, err = pull(["hf://test/repo", "--include", "*.safetensors"], c8)
+    rc, out, err = pull(["hf://test/repo", "--include", "model.safetensors"], c8)
     b8 = os.path.join(c8, "models--test--repo", "blobs")
     check(rc == 1 and "sha256" in err and blob_big in err and "corrupt" in err, "corrupt body: %r" % err)
     check(os.listdir(b8) == [] and not os.path.lexists(os.path.join(c8, "models--test--repo", "snapshots", commit,
@@ -227,7 +233,7 @@ try:
     c11 = os.path.join(WORK, "c11")
     pid, fd = pty.fork()
     if pid == 0:
-        os.execve(PULL, [PULL, "hf://test/repo", "--include", "*.safetensors"], env_for(c11))
+        os.execve(PULL, [PULL, "hf://test/repo", "--include", "model.safetensors"], env_for(c11))
     buf = b""
     while True:
         try:
@@ -239,8 +245,40 @@ try:
         buf += chunk
     os.waitpid(pid, 0)
     check(b"\r[" in buf and b"100%" in buf, "no progress bar on a terminal: %r" % buf[-200:])
-    rc, out, err = pull(["hf://test/repo", "--include", "*.safetensors"], os.path.join(WORK, "c12"))
+    rc, out, err = pull(["hf://test/repo", "--include", "model.safetensors"], os.path.join(WORK, "c12"))
     check(rc == 0 and err == "", "progress written when not a terminal: %r" % err)
+    # 12. the same from Python (modelio over the library): pull, remote inspection, errors
+    try:
+        import modelio
+    except ImportError as e:
+        modelio = None
+        check(os.environ.get("CI") != "true", "import modelio: %s" % e)
+    if modelio is not None:
+        for k, v in env_for(os.path.join(WORK, "c13")).items():
+            if k.startswith("HF_"):
+                os.environ[k] = v
+        check(modelio.http_supported(), "modelio.http_supported()")
+        c13 = os.path.join(WORK, "c13")
+        got = modelio.pull("hf://test/repo", include=["*.json", "sub/"], exclude="tokenizer*")
+        check(got == os.path.join(c13, "models--test--repo", "snapshots", commit), "modelio.pull: %r" % got)
+        rc, _, err = pull(["hf://test/repo", "--include", "*.json", "--include", "sub/", "--exclude", "tokenizer*"],
+                          os.path.join(WORK, "c13b"))
+        check(rc == 0 and layout(c13) == layout(os.path.join(WORK, "c13b")), "modelio.pull's cache differs from mio-pull's")
+        seen = []
+        got = modelio.pull("hf://test/repo/tiny.safetensors", cache_dir=os.path.join(WORK, "c14"),
+                           progress=lambda *a: seen.append(a))
+        check(open(got, "rb").read() == tiny and seen and seen[-1][0] == seen[-1][1] == 1,
+              "modelio.pull one file: %r %r" % (got, seen[-1:]))
+        remote = modelio.inspect.describe("hf://test/repo/tiny.safetensors")
+        local = modelio.inspect.describe(got)
+        check(remote.get("tensors") == local.get("tensors") and remote.get("file_size") == len(tiny),
+              "modelio.inspect.describe remote: %r" % remote.get("tensors"))
+        for uri, cls in (("hf://test/nope", modelio.NotFoundError), ("hf://test/repo/missing.bin", modelio.NotFoundError)):
+            try:
+                modelio.pull(uri)
+                check(False, "%s: no exception" % uri)
+            except cls as e:
+                check("not found" in str(e), "%s: %s" % (uri, e))
 finally:
     hub.stop()
     shutil.rmtree(WORK, ignore_errors=True)

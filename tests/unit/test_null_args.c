@@ -53,8 +53,11 @@ static int64_t cur_read(void *user, void *buf, size_t len) {
 #define FZT1_PATH "null_args.fzt1"
 #define CKPT_DIR "null_args_ckpt"
 #define HF_DIR "null_args_hf"
+#define HUB_CACHE "null_args_hub"
+#define HUB_COMMIT "0123456789abcdef0123456789abcdef01234567"
 
 static float g_tdata[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+static char *g_hub_out;
 static const int64_t g_ne[2] = {4, 2};            /* f32 [2 x 4]: 32 bytes */
 static const int32_t g_ai[3] = {1, 2, 3};
 static const float g_af[2] = {0.5f, -2.0f};
@@ -305,6 +308,21 @@ static void make_fixtures(void) {
                                is_vec ? 16u : 64u};
     }
     T_OK(mio_st_save_file(HF_DIR "/model.safetensors", he, 11, NULL, 0));
+
+    /* a Hub cache holding hf://org/repo at main (the checkpoint above as its
+     * snapshot), read in offline mode: the Hub rows make no request */
+    mkdir(HUB_CACHE, 0755);
+    mkdir(HUB_CACHE "/models--org--repo", 0755);
+    mkdir(HUB_CACHE "/models--org--repo/refs", 0755);
+    mkdir(HUB_CACHE "/models--org--repo/snapshots", 0755);
+    fp = fopen(HUB_CACHE "/models--org--repo/refs/main", "w");
+    if (fp) {
+        fputs(HUB_COMMIT, fp);
+        fclose(fp);
+    }
+    T_CHECK(symlink("../../../" HF_DIR, HUB_CACHE "/models--org--repo/snapshots/" HUB_COMMIT) == 0);
+    setenv("HF_HUB_CACHE", HUB_CACHE, 1);
+    setenv("HF_HUB_OFFLINE", "1", 1);
 }
 
 /* ------------------------------------------------------------------ the table
@@ -715,6 +733,17 @@ static void make_fixtures(void) {
     X(ST, mio_lora_to_gguf, p, _, 0, NULL, mio_lora_to_gguf(GGUF_PATH, "null_args_l.gguf", NULL))                 \
     X(ST, mio_lora_to_gguf_fd, base_path, _, 0, NULL, mio_lora_to_gguf_fd(NULL, g_devnull, &g_lparams))           \
     X(ST, mio_lora_to_gguf_fd, p, _, 0, NULL, mio_lora_to_gguf_fd(GGUF_PATH, g_devnull, NULL))                    \
+    /* the Hub (offline, from the fixture's cache: no request; p NULL means the defaults) */                    \
+    X(VOID, mio_hub_pull_default_params, p, _, 0, NULL, mio_hub_pull_default_params(NULL))                        \
+    X(ST, mio_hub_pull_default_params_sized, p, _, 0, NULL,                                                       \
+      mio_hub_pull_default_params_sized(NULL, sizeof(mio_hub_pull_params)))                                       \
+    X(ST, mio_hub_pull, uri, _, 0, NULL, mio_hub_pull(NULL, NULL, &g_hub_out))                                    \
+    X(OK, mio_hub_pull, p, _, 0, NULL, mio_hub_pull("hf://org/repo", NULL, &g_hub_out))                           \
+    X(ST, mio_hub_pull, out, _, 0, NULL, mio_hub_pull("hf://org/repo", NULL, NULL))                               \
+    X(ST, mio_hub_convert, uri, _, 0, NULL, mio_hub_convert(NULL, "null_args_u.gguf", NULL, 0, NULL))             \
+    X(OK, mio_hub_convert, out, _, 0, NULL, mio_hub_convert("hf://org/repo", NULL, NULL, 0, NULL))                \
+    X(OK, mio_hub_convert, p, _, 0, NULL, mio_hub_convert("hf://org/repo", "null_args_u.gguf", NULL, 0, NULL))    \
+    X(OK, mio_hub_convert, written, _, 0, NULL, mio_hub_convert("hf://org/repo", "null_args_u.gguf", NULL, 0, NULL)) \
     /* PTQTP export (p NULL means the defaults) */                                                               \
     X(VOID, mio_ptqtp_default_params, p, _, 0, NULL, mio_ptqtp_default_params(NULL))                              \
     X(ST, mio_ptqtp_default_params_sized, p, _, 0, NULL, mio_ptqtp_default_params_sized(NULL, sizeof(mio_ptqtp_params))) \
