@@ -108,8 +108,70 @@ mio_status mio_http_do(const mio_http_req *q, mio_http_resp *r) {
 
 #else
 
+/* libcurl is loaded at run time (dlopen), not linked: the library's only
+ * dependencies stay the C library's, a wheel stays manylinux-clean, and a
+ * machine without libcurl gets a message, not a loader error. The build needs
+ * libcurl's headers only (its types and option numbers, a stable ABI). */
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <pthread.h>
+
+static struct {
+    CURLcode (*global_init)(long);
+    CURL *(*easy_init)(void);
+    void (*easy_cleanup)(CURL *);
+    void (*easy_reset)(CURL *);
+    CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+    CURLcode (*easy_perform)(CURL *);
+    CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+    const char *(*easy_strerror)(CURLcode);
+    struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+    void (*slist_free_all)(struct curl_slist *);
+} g_curl;
+static char g_load_error[512];
+
+/* MIO_LIBCURL names the library to load; else libcurl.so.4 (the OpenSSL
+ * flavour), else libcurl-gnutls.so.4 (Debian's other one). */
+static bool load_curl(void) {
+    const char *env = getenv("MIO_LIBCURL");
+    const char *names[] = {env && *env ? env : "libcurl.so.4", env && *env ? NULL : "libcurl-gnutls.so.4"};
+    void *h = NULL;
+    for (size_t i = 0; i < 2 && !h && names[i]; i++) h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(g_load_error, sizeof g_load_error, "cannot load libcurl (%s): %s; install it (Debian: libcurl4) or name "
+                 "it with MIO_LIBCURL", names[0], e ? e : "not found");
+        return false;
+    }
+    struct { void **slot; const char *name; } syms[] = {
+        {(void **)&g_curl.global_init, "curl_global_init"},   {(void **)&g_curl.easy_init, "curl_easy_init"},
+        {(void **)&g_curl.easy_cleanup, "curl_easy_cleanup"}, {(void **)&g_curl.easy_reset, "curl_easy_reset"},
+        {(void **)&g_curl.easy_setopt, "curl_easy_setopt"},   {(void **)&g_curl.easy_perform, "curl_easy_perform"},
+        {(void **)&g_curl.easy_getinfo, "curl_easy_getinfo"}, {(void **)&g_curl.easy_strerror, "curl_easy_strerror"},
+        {(void **)&g_curl.slist_append, "curl_slist_append"}, {(void **)&g_curl.slist_free_all, "curl_slist_free_all"},
+    };
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+        *syms[i].slot = dlsym(h, syms[i].name);
+        if (!*syms[i].slot) {
+            snprintf(g_load_error, sizeof g_load_error, "%s lacks %s (libcurl 7.x or 8.x is needed)", names[0],
+                     syms[i].name);
+            return false; /* the handle stays open: dlclose of a half-used library buys nothing */
+        }
+    }
+    return true;
+}
+#define curl_global_init g_curl.global_init
+#define curl_easy_init g_curl.easy_init
+#define curl_easy_cleanup g_curl.easy_cleanup
+#define curl_easy_reset g_curl.easy_reset
+#undef curl_easy_setopt  /* curl.h's argument-count or type-check macros */
+#undef curl_easy_getinfo
+#define curl_easy_setopt g_curl.easy_setopt
+#define curl_easy_perform g_curl.easy_perform
+#define curl_easy_getinfo g_curl.easy_getinfo
+#define curl_easy_strerror g_curl.easy_strerror
+#define curl_slist_append g_curl.slist_append
+#define curl_slist_free_all g_curl.slist_free_all
 
 #define HDR_CAP 8192u
 #define ERR_BODY_CAP 65536u
@@ -121,9 +183,16 @@ static pthread_mutex_t g_pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static CURL *g_pool[POOL];
 static int g_pool_n;
 
-static void global_init(void) { g_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT); }
+static bool g_loaded;
+static void global_init(void) {
+    g_loaded = load_curl();
+    if (g_loaded) g_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
 
-bool mio_http_available(void) { return true; }
+bool mio_http_available(void) {
+    pthread_once(&g_once, global_init);
+    return g_loaded && g_init_rc == CURLE_OK;
+}
 
 static CURL *handle_get(void) {
     CURL *h = NULL;
@@ -317,6 +386,7 @@ mio_status mio_http_do(const mio_http_req *q, mio_http_resp *r) {
     memset(r, 0, sizeof *r);
     pthread_once(&g_once, global_init);
     const char *what = q->what ? q->what : q->url;
+    if (!g_loaded) return mio_err_set(MIO_ERR_UNSUPPORTED, "%s: %s", what, g_load_error);
     if (g_init_rc != CURLE_OK)
         return mio_err_set(MIO_ERR_NETWORK, "%s: libcurl failed to initialise: %s", what, curl_easy_strerror(g_init_rc));
     CURL *h = handle_get();

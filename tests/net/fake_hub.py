@@ -80,6 +80,7 @@ class FakeHub:
         self.cdn_auth_seen = []  # Authorization headers the CDN received (must stay empty)
         self.faults = {}         # sha256 -> dict(drop_after=N | stall_after=N | corrupt=True, times=K)
         self.tree_page = 1000    # entries per page of the tree listing
+        self.tree_override = {}  # repo_id -> the entries its tree listing answers instead (hostile listings)
         self.lock = threading.Lock()
         self.hub = ThreadingHTTPServer(("127.0.0.1", 0), self._handler(cdn=False))
         self.cdn = ThreadingHTTPServer(("127.0.0.1", 0), self._handler(cdn=True))
@@ -257,6 +258,8 @@ class FakeHub:
                     for k in range(1, len(parts) + 1):
                         dirs.add("/".join(parts[:k]))
                 entries += [{"type": "directory", "oid": "0" * 40, "size": 0, "path": d} for d in sorted(dirs)]
+                if repo_id in hub.tree_override:
+                    entries = hub.tree_override[repo_id]
                 q = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
                 start = int(q.get("cursor", ["0"])[0])
                 page = entries[start:start + hub.tree_page]

@@ -254,6 +254,15 @@ try:
     rc, out, err = run([INSPECT, "hf://test/models@v1.0/big-header.gguf"], env=ENV)
     check(rc == 1 and "of 10938784 (the file changed on the server?)" in err, "file changed: %r" % err)
     hub.faults.clear()
+
+    # 8. libcurl is loaded at run time: the library does not link it, and a missing one is named
+    rc, out, err = run([INSPECT, "hf://test/models/sample.gguf"], env=dict(ENV, MIO_LIBCURL="/nonexistent/libcurl.so.4"))
+    check(rc == 1 and "cannot load libcurl (/nonexistent/libcurl.so.4)" in err and "MIO_LIBCURL" in err,
+          "libcurl missing: %r" % err)
+    lib = os.path.join(os.path.dirname(INSPECT), "..", "src", "libmodelio.so")
+    if os.path.exists(lib) and shutil.which("readelf"):
+        dyn = subprocess.run(["readelf", "-d", lib], capture_output=True, text=True).stdout
+        check("libcurl" not in dyn, "libmodelio.so links libcurl")
 finally:
     try:
         hub.stop()
