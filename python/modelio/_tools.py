@@ -40,6 +40,10 @@ def mio_convert_hf():
     return _exec("mio-convert-hf")
 
 
+def mio_pull():
+    return _exec("mio-pull")
+
+
 def mio_transcode():
     return _exec("mio-transcode")
 

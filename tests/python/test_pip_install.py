@@ -17,7 +17,7 @@ PYTHONPATH removed from the environment); then:
      mio-quantize's usage and exit status 1 as llama-quantize);
   4. `pip wheel <clone>/python` gives one platform wheel,
      modelio-<version>-py3-none-linux_<arch>.whl, holding the library (one file,
-     libmodelio.so.0), the five tools and the Python modules, and `auditwheel
+     libmodelio.so.0), the six tools and the Python modules, and `auditwheel
      show` finds no external shared library beyond the system's libc family; the
      library's and tools' ELF dependencies are checked by name too;
   5. `pip install -e <clone>/python` (an editable install) rebuilds the library
@@ -36,7 +36,7 @@ import time
 import zipfile
 
 REPO, DATA = sys.argv[1], sys.argv[2]
-TOOLS = ["mio-convert-hf", "mio-export-gguf", "mio-inspect", "mio-quantize", "mio-transcode"]
+TOOLS = ["mio-convert-hf", "mio-export-gguf", "mio-inspect", "mio-pull", "mio-quantize", "mio-transcode"]
 # What a manylinux-style wheel may need from the system (auditwheel's policy
 # calls these the system-provided libraries).
 SYSTEM_LIBS = {"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1", "ld-linux-x86-64.so.2",
@@ -241,7 +241,7 @@ def body(tmp):
         check(sorted(n for n in names if ".so" in n) == ["modelio/libmodelio.so.0"],
               "the only shared object is modelio/libmodelio.so.0")
         check(sorted(n for n in names if n.startswith("modelio/bin/")) == ["modelio/bin/" + t for t in TOOLS],
-              "modelio/bin/ holds exactly the five tools")
+              "modelio/bin/ holds exactly the six tools")
         check(all((z.getinfo("modelio/bin/" + t).external_attr >> 16) & 0o111 for t in TOOLS),
               "the tools are executable in the wheel")
         wheel_meta = z.read(di + "WHEEL").decode()
