@@ -306,9 +306,11 @@ MIO_API const char *mio_gguf_type_name(int type);
 #define MIO_OPEN_MMAP   0u        /* default: mmap PROT_READ/MAP_PRIVATE, fd closed after mapping */
 #define MIO_OPEN_READ   (1u << 0) /* read the whole file into a heap buffer instead of mapping */
 #define MIO_OPEN_SPLITS (1u << 1) /* path names part 1 of a split (name-00001-of-0000N.gguf): load all parts */
-#define MIO_OPEN_HEADER (1u << 3) /* the header only: needed for a remote path (hf://ORG/REPO[@REV]/PATH, http(s)://),
-                                     which is read with bounded range requests; tensors' data pointers are then
-                                     NULL (read their bytes through mio_model_read). A local file opens as usual */
+#define MIO_OPEN_HEADER (1u << 3) /* a remote path (hf://ORG/REPO[@REV]/PATH, http(s)://): its header only, read
+                                     with bounded range requests; tensors' data pointers are then NULL (their bytes
+                                     through mio_gguf_read_tensor / mio_st_read_tensor / mio_model_read). Without it
+                                     an hf:// file is pulled into huggingface_hub's cache and opened there (an
+                                     http(s):// URL is refused). A local file opens as usual either way */
 /** For mio_gguf_open_buffer: */
 #define MIO_BUFFER_BORROW 0u        /* caller keeps the buffer alive and frees it after close */
 #define MIO_BUFFER_TAKE   (1u << 2) /* the handle owns the buffer (from malloc) and free()s it exactly

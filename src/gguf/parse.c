@@ -490,10 +490,13 @@ static mio_status open_remote(const char *uri, mio_gguf_file **out) {
 
 mio_status mio_gguf_open_single(const char *path, uint32_t flags, mio_gguf_file **out) {
     if (mio_net_is_remote(path)) {
-        if (!(flags & MIO_OPEN_HEADER))
-            return mio_err_set(MIO_ERR_INVALID_ARG, "%s: a remote file opens with MIO_OPEN_HEADER (its header only); to "
-                               "work on its tensors, pull it into the cache first (mio-pull, docs/HUB.md)", path);
-        return open_remote(path, out);
+        if (flags & MIO_OPEN_HEADER) return open_remote(path, out);
+        /* the whole file: from huggingface_hub's cache, pulled there first */
+        char *local = NULL;
+        mio_status st = mio_hub_local_copy(path, &local);
+        if (!st) st = mio_gguf_open_single(local, flags, out);
+        free(local);
+        return st;
     }
     mio_region r;
     mio_status st = (flags & MIO_OPEN_READ) ? mio_region_read(path, &r) : mio_region_map(path, &r);

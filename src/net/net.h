@@ -117,6 +117,12 @@ char *mio_hub_cached_file(const mio_hub_ref *r);
 typedef bool (*mio_hub_want_fn)(void *user, const char *path);
 mio_status mio_hub_pull_want(const char *uri, const mio_hub_pull_params *p, mio_hub_want_fn want, void *user, char **out);
 
+/* The readers' whole-file open of a remote path (no MIO_OPEN_HEADER): an
+ * hf:// file is pulled into the cache (mio_hub_pull; nothing fetched when it is
+ * there) and *local is its path there (heap); an http(s):// URL is refused
+ * (there is no cache for it). */
+mio_status mio_hub_local_copy(const char *uri, char **local);
+
 /* ---------------------------------------------------------------- remote.c */
 
 /* A remote file: an hf:// or http(s):// URI resolved once (redirects followed,

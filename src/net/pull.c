@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -688,17 +689,26 @@ static mio_status pull_offline(pull_job *j, char **out) {
                            "cache (%s); unset HF_HUB_OFFLINE to pull it", name, j->ref.revision, j->ref.repo_id, j->repo_dir);
     }
     if (j->ref.path[0]) {
+        /* one file: its path in the snapshot, as online */
         char *file = fmt("%s/%s", snap, j->ref.path);
         bool ok = file && stat(file, &sb) == 0 && S_ISREG(sb.st_mode);
-        free(file);
+        free(snap);
         if (!ok) {
-            free(snap);
+            free(file);
             return mio_err_set(MIO_ERR_NOT_FOUND, "%s: offline mode (HF_HUB_OFFLINE=1) and the file is not in the cache "
                                "(%s)", name, j->repo_dir);
         }
+        snap = file;
     }
     *out = snap;
     return MIO_OK;
+}
+
+mio_status mio_hub_local_copy(const char *uri, char **local) {
+    if (strncasecmp(uri, "hf://", 5) != 0)
+        return mio_err_set(MIO_ERR_INVALID_ARG, "%s: a URL is read only through its header (MIO_OPEN_HEADER: "
+                           "mio-inspect); download it to work on its tensors", uri);
+    return mio_hub_pull(uri, NULL, local);
 }
 
 mio_status mio_hub_pull(const char *uri, const mio_hub_pull_params *p, char **out) {

@@ -109,10 +109,13 @@ static mio_status open_remote(const char *uri, mio_st_file *f) {
 
 mio_status mio_st_open_single(const char *path, uint32_t flags, mio_st_file *f) {
     if (mio_net_is_remote(path)) {
-        if (!(flags & MIO_OPEN_HEADER))
-            return mio_err_set(MIO_ERR_INVALID_ARG, "%s: a remote file opens with MIO_OPEN_HEADER (its header only); to "
-                               "work on its tensors, pull it into the cache first (mio-pull, docs/HUB.md)", path);
-        return open_remote(path, f);
+        if (flags & MIO_OPEN_HEADER) return open_remote(path, f);
+        /* the whole file: from huggingface_hub's cache, pulled there first */
+        char *local = NULL;
+        mio_status st = mio_hub_local_copy(path, &local);
+        if (!st) st = mio_st_open_single(local, flags, f);
+        free(local);
+        return st;
     }
     mio_region r;
     mio_status st = (flags & MIO_OPEN_READ) ? mio_region_read(path, &r) : mio_region_map(path, &r);

@@ -25,9 +25,14 @@ static mio_status index_fail(mio_json *root, char **files, mio_st_file *f, char 
  * header cap. */
 static mio_status read_index(const char *path, uint32_t flags, mio_region *r) {
     if (!mio_net_is_remote(path)) return mio_region_read(path, r);
-    if (!(flags & MIO_OPEN_HEADER))
-        return mio_err_set(MIO_ERR_INVALID_ARG, "%s: a remote file opens with MIO_OPEN_HEADER (its header only); to work "
-                           "on its tensors, pull it into the cache first (mio-pull, docs/HUB.md)", path);
+    if (!(flags & MIO_OPEN_HEADER)) {
+        /* whole files: the index from the cache (its shards follow through mio_st_open_single) */
+        char *local = NULL;
+        mio_status st = mio_hub_local_copy(path, &local);
+        if (!st) st = mio_region_read(local, r);
+        free(local);
+        return st;
+    }
     mio_remote *rf = NULL;
     mio_status st = mio_remote_open(path, &rf);
     if (st) return st;

@@ -255,7 +255,29 @@ try:
     check(rc == 1 and "of 10938784 (the file changed on the server?)" in err, "file changed: %r" % err)
     hub.faults.clear()
 
-    # 8. libcurl is loaded at run time: the library does not link it, and a missing one is named
+    # 8. the other tools read the whole file: an hf:// input is pulled into the cache, then read
+    #    there (a split's every part, an index's every shard); a plain URL is refused, naming why
+    outd = os.path.join(WORK, "outs")
+    os.makedirs(outd)
+    for args, local_args in ((["hf://test/models@v1.0/sample.gguf", "r1.safetensors"], [sample, "l1.safetensors"]),
+                             (["--merge", "hf://test/models@v1.0/split-00001-of-00003.gguf", "r2.gguf"],
+                              ["--merge", os.path.join(local, "split-00001-of-00003.gguf"), "l2.gguf"]),
+                             (["hf://test/models@v1.0/model.safetensors.index.json", "r3.gguf"],
+                              [os.path.join(local, "model.safetensors.index.json"), "l3.gguf"])):
+        rc, out, err = run([TRANSCODE] + args, env=ENV, cwd=outd)
+        rc2, _, err2 = run([TRANSCODE] + local_args, env=ENV, cwd=outd)
+        r, l = os.path.join(outd, args[-1]), os.path.join(outd, local_args[-1])
+        check(rc == 0 and rc2 == 0 and open(r, "rb").read() == open(l, "rb").read(),
+              "mio-transcode %s: %s %s" % (" ".join(args), err[-300:], err2[-200:]))
+    cached = os.path.join(WORK, "hfhome", "hub", "models--test--models", "snapshots", commit)
+    check(all(os.path.exists(os.path.join(cached, n)) for n in ("sample.gguf", "split-00003-of-00003.gguf",
+                                                               "model-00002-of-00002.safetensors")),
+          "the whole-file reads went through the cache")
+    rc, out, err = run([TRANSCODE, url, "r4.gguf"], env=ENV, cwd=outd)
+    check(rc != 0 and "a URL is read only through its header" in err and not os.path.exists(os.path.join(outd, "r4.gguf")),
+          "mio-transcode of a URL: %r" % err)
+
+    # 9. libcurl is loaded at run time: the library does not link it, and a missing one is named
     rc, out, err = run([INSPECT, "hf://test/models/sample.gguf"], env=dict(ENV, MIO_LIBCURL="/nonexistent/libcurl.so.4"))
     check(rc == 1 and "cannot load libcurl (/nonexistent/libcurl.so.4)" in err and "MIO_LIBCURL" in err,
           "libcurl missing: %r" % err)
