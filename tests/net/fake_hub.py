@@ -350,16 +350,36 @@ class FakeHub:
 
 
 if __name__ == "__main__":
+    # A Hub in its own process (bench/bench_hub.py: the measuring process stays
+    # small): fake_hub.py ORG/REPO=DIR ...; prints the endpoint; GET /_stats
+    # answers {"bytes_sent": N} and clears the log.
     import sys
-    h = FakeHub().start()
+    h = FakeHub()
     for arg in sys.argv[1:]:
         import os
+        name, d = arg.split("=", 1)
         files = {}
-        for root, _, names in os.walk(arg):
+        for root, _, names in os.walk(d):
             for n in names:
                 p = os.path.join(root, n)
-                files[os.path.relpath(p, arg)] = open(p, "rb").read()
-        h.add_repo("test/" + os.path.basename(arg.rstrip("/")), files)
+                with open(p, "rb") as f:
+                    files[os.path.relpath(p, d)] = f.read()
+        h.add_repo(name, files)
+    orig = h.hub.RequestHandlerClass._serve
+
+    def serve(self, head, _orig=orig):
+        if self.path == "/_stats":
+            n = h.bytes_sent()
+            h.clear_log()
+            body = json.dumps({"bytes_sent": n}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        return _orig(self, head)
+    h.hub.RequestHandlerClass._serve = serve
+    h.start()
     print(h.endpoint, flush=True)
     try:
         while True:
