@@ -180,6 +180,28 @@ static const char *plural(const mio_hub_ref *r) {
     return strcmp(r->kind, "dataset") == 0 ? "datasets" : strcmp(r->kind, "space") == 0 ? "spaces" : "models";
 }
 
+/* The URL of the Link header's rel="next" entry (RFC 8288: comma-separated
+ * "<URL>; param; ..." entries, in any order), heap; NULL when there is none. */
+static char *next_link(const char *l) {
+    while (l && *l) {
+        while (*l == ' ' || *l == ',') l++;
+        if (*l != '<') return NULL;
+        const char *e = strchr(l, '>');
+        if (!e) return NULL;
+        const char *end = strchr(e, ',');
+        size_t plen = end ? (size_t)(end - e) : strlen(e);
+        const char *rel = memmem(e, plen, "rel=", 4);
+        if (rel) {
+            rel += 4;
+            if (*rel == '"') rel++;
+            if (strncmp(rel, "next", 4) == 0 && (rel[4] == '"' || rel[4] == ';' || rel[4] == ',' || rel[4] == ' ' || !rel[4]))
+                return fmt("%.*s", (int)(e - l - 1), l + 1);
+        }
+        l = end;
+    }
+    return NULL;
+}
+
 /* GET url (the Hub's API) into *body (NUL-terminated); a Hub error becomes its message. */
 static mio_status api_get(pull_job *j, const char *url, body_buf *b, char **link) {
     char name[1024];
@@ -189,15 +211,7 @@ static mio_status api_get(pull_job *j, const char *url, body_buf *b, char **link
     mio_status st = mio_http_do_follow(&q, &r, NULL, NULL, NULL);
     if (st) return st;
     if (r.status != 200) st = mio_hub_error(&j->ref, &r, j->token != NULL);
-    if (!st && link) {
-        /* Link: <URL>; rel="next" (the next page of a listing) */
-        *link = NULL;
-        const char *l = r.link;
-        if (l && l[0] == '<' && strstr(l, "rel=\"next\"")) {
-            const char *e = strchr(l, '>');
-            if (e) *link = fmt("%.*s", (int)(e - l - 1), l + 1);
-        }
-    }
+    if (!st && link) *link = next_link(r.link);
     mio_http_resp_free(&r);
     if (!st && !b->p) st = sink_mem(b, "", 0) ? mio_err_set(MIO_ERR_NOMEM, "out of memory") : MIO_OK;
     return st;

@@ -267,7 +267,9 @@ class FakeHub:
                 if start + hub.tree_page < len(entries):
                     nxt = "%s/api/%ss/%s/tree/%s?recursive=true&cursor=%d" % (hub.endpoint, kind, repo_id, commit,
                                                                               start + hub.tree_page)
-                    hs.append(("Link", '<%s>; rel="next"' % nxt))
+                    # a first-page link before the next one: the entry is found by its rel, not its place
+                    first = "%s/api/%ss/%s/tree/%s?recursive=true" % (hub.endpoint, kind, repo_id, commit)
+                    hs.append(("Link", '<%s>; rel="first", <%s>; rel="next"' % (first, nxt)))
                 return self._reply(200, hs, json.dumps(page).encode(), head)
 
             def _serve_cdn(self, head):

@@ -98,7 +98,9 @@ try:
     commit = hub.repos[("model", "test/repo")].refs["main"]
     blob_big = hashlib.sha256(big).hexdigest()
 
-    # 1. the layout huggingface_hub makes, byte for byte (trees/COMMIT.json too)
+    # 1. the layout huggingface_hub makes, byte for byte (trees/COMMIT.json too); the listing
+    #    comes two entries a page (Link: rel="next"), as both clients follow it
+    hub.tree_page = 2
     c_mio, c_py = os.path.join(WORK, "c_mio"), os.path.join(WORK, "c_py")
     rc, out, err = pull(["hf://test/repo"], c_mio)
     snap = os.path.join(c_mio, "models--test--repo", "snapshots", commit)
