@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
-all="gguf st st_frame st_index roundtrip decode kv_edit imatrix lora hf ckpt yaml"
+all="gguf st st_frame st_index roundtrip decode kv_edit imatrix lora hf ckpt yaml hub"
 targets=${*:-$all}
 
 if ! command -v clang >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
