@@ -108,6 +108,10 @@ try:
                             "c.weight": "model-00002-of-00002.safetensors"}}
     open(os.path.join(local, "model.safetensors.index.json"), "w").write(json.dumps(index, indent=2))
     open(os.path.join(local, "big-header.gguf"), "wb").write(gguf_big_header(150000, 8 << 20))
+    # upstream safetensors' own goldens (the reference writer's bytes): every dtype, empty tensors, no tensors
+    goldens = ("all_dtypes.safetensors", "empty_0x4.safetensors", "no_tensors_meta.safetensors", "large_20000.safetensors")
+    for g in goldens:
+        shutil.copy(os.path.join(SRC, "tests/data/safetensors/golden", g), local)
     files = {n: open(os.path.join(local, n), "rb").read() for n in sorted(os.listdir(local))}
 
     hub = FakeHub(tokens=(TOKEN,)).start()
@@ -136,7 +140,7 @@ try:
     # 1. every view of every file equals the local one
     views = [[], ["--meta"], ["--tensors"], ["--json"], ["--markdown"]]
     for name in ("sample.gguf", "vocab-gpt-2.gguf", "big-header.gguf", "split-00001-of-00003.gguf", "model.safetensors",
-                 "model.safetensors.index.json"):
+                 "model.safetensors.index.json") + goldens:
         for v in views:
             same_as_local(name, v, "hf://test/models/" + name)
     for name in ("sample.gguf", "split-00001-of-00003.gguf"):
