@@ -52,20 +52,44 @@ static char *join_location(const char *base, const char *loc) {
     return s;
 }
 
-mio_status mio_http_do_follow(const mio_http_req *q, mio_http_resp *r, char **final_url, bool *final_auth, char **commit) {
+void mio_http_hops_free(mio_http_hops *h) {
+    if (!h) return;
+    free(h->commit);
+    free(h->linked_etag);
+    memset(h, 0, sizeof *h);
+}
+
+/* an ETag without a weak marker and quotes, heap */
+static char *norm_etag(const char *e) {
+    if (strncmp(e, "W/", 2) == 0) e += 2;
+    size_t n = strlen(e);
+    if (n >= 2 && e[0] == '"' && e[n - 1] == '"') { e++; n -= 2; }
+    char *s = malloc(n + 1);
+    if (s) { memcpy(s, e, n); s[n] = 0; }
+    return s;
+}
+
+mio_status mio_http_do_follow(const mio_http_req *q, mio_http_resp *r, char **final_url, bool *final_auth,
+                              mio_http_hops *hops) {
     const char *what = q->what ? q->what : q->url;
-    char *url = strdup(q->url), *first_commit = NULL;
+    char *url = strdup(q->url);
+    mio_http_hops h = {0};
     bool auth = q->bearer != NULL;
     mio_status st = url ? MIO_OK : mio_err_set(MIO_ERR_NOMEM, "out of memory");
     for (int hop = 0; !st; hop++) {
-        mio_http_req h = *q;
-        h.url = url;
-        h.bearer = auth ? q->bearer : NULL;
-        st = mio_http_do(&h, r);
+        mio_http_req one = *q;
+        one.url = url;
+        one.bearer = auth ? q->bearer : NULL;
+        st = mio_http_do(&one, r);
         if (st) break;
-        if (!first_commit && r->repo_commit && !(first_commit = strdup(r->repo_commit))) {
+        if ((!h.commit && r->repo_commit && !(h.commit = strdup(r->repo_commit))) ||
+            (!h.linked_etag && r->linked_etag && !(h.linked_etag = norm_etag(r->linked_etag)))) {
             st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
             break;
+        }
+        if (!h.has_linked_size && r->has_linked_size) {
+            h.has_linked_size = true;
+            h.linked_size = r->linked_size;
         }
         if (r->status < 300 || r->status >= 400 || r->status == 304) break;
         if (!r->location || hop + 1 >= 10) {
@@ -85,14 +109,14 @@ mio_status mio_http_do_follow(const mio_http_req *q, mio_http_resp *r, char **fi
     if (st) {
         mio_http_resp_free(r);
         free(url);
-        free(first_commit);
+        mio_http_hops_free(&h);
         return st;
     }
     if (final_url) *final_url = url;
     else free(url);
     if (final_auth) *final_auth = auth;
-    if (commit) *commit = first_commit;
-    else free(first_commit);
+    if (hops) *hops = h;
+    else mio_http_hops_free(&h);
     return MIO_OK;
 }
 

@@ -53,13 +53,23 @@ typedef struct mio_http_req {
  * HF_HUB_DOWNLOAD_TIMEOUT (no byte for that long stops a body, default 10 s). */
 mio_status mio_http_do(const mio_http_req *q, mio_http_resp *r);
 void mio_http_resp_free(mio_http_resp *r);
+/* What the Hub said on the way through redirects: the first X-Repo-Commit,
+ * X-Linked-Etag (normalized: no W/, no quotes) and X-Linked-Size seen (heap
+ * strings or NULL; free with mio_http_hops_free). */
+typedef struct mio_http_hops {
+    char *commit, *linked_etag;
+    bool has_linked_size;
+    uint64_t linked_size;
+} mio_http_hops;
+void mio_http_hops_free(mio_http_hops *h);
+
 /* mio_http_do following redirects by hand (at most 10): a Location on the same
  * origin (scheme, host, port) keeps q->bearer, one on another origin (an LFS
  * file's CDN) drops it for good. *r is the last response; *final_url (heap,
  * may be NULL when not wanted) the URL it came from, *final_auth whether the
- * token went there; *commit (heap or NULL, may be NULL when not wanted) the
- * first X-Repo-Commit along the way. */
-mio_status mio_http_do_follow(const mio_http_req *q, mio_http_resp *r, char **final_url, bool *final_auth, char **commit);
+ * token went there; *hops (may be NULL) what the Hub's answers said. */
+mio_status mio_http_do_follow(const mio_http_req *q, mio_http_resp *r, char **final_url, bool *final_auth,
+                              mio_http_hops *hops);
 /* 1 when the library was built with libcurl. */
 bool mio_http_available(void);
 

@@ -563,8 +563,16 @@ static mio_status fetch_file(pull_job *j, pull_file *f) {
                               .range_last = UINT64_MAX, .max_body = f->size - d.at, .sink = sink_file, .user = &d,
                               .what = name};
             uint64_t before = d.at;
-            mio_status rs = mio_http_do_follow(&q, &resp, NULL, NULL, NULL);
-            if (!rs && !(resp.status == 200 || resp.status == 206)) {
+            mio_http_hops hops = {0};
+            mio_status rs = mio_http_do_follow(&q, &resp, NULL, NULL, &hops);
+            if (!rs && ((hops.linked_etag && strcmp(hops.linked_etag, f->etag) != 0) ||
+                        (hops.has_linked_size && hops.linked_size != f->size))) {
+                /* the listing and the file's own headers must name one file: a mismatch is never retried */
+                rs = mio_err_set(MIO_ERR_INVALID_METADATA, "%s: the Hub's listing says %s, %llu bytes, but the file is "
+                                 "%s, %llu bytes (X-Linked-Etag / X-Linked-Size)", name, f->etag,
+                                 (unsigned long long)f->size, hops.linked_etag ? hops.linked_etag : f->etag,
+                                 (unsigned long long)(hops.has_linked_size ? hops.linked_size : f->size));
+            } else if (!rs && !(resp.status == 200 || resp.status == 206)) {
                 rs = mio_hub_error(&r, &resp, j->token != NULL);
             } else if (!rs && resp.status == 200 && before > 0) {
                 rs = mio_err_set(MIO_ERR_NETWORK, "%s: the server ignores Range requests; cannot continue at byte %llu",
@@ -578,6 +586,7 @@ static mio_status fetch_file(pull_job *j, pull_file *f) {
                                  (unsigned long long)d.at, (unsigned long long)f->size);
             }
             mio_http_resp_free(&resp);
+            mio_http_hops_free(&hops);
             if (rs && rs != MIO_ERR_NETWORK) {
                 st = rs;
                 goto out;

@@ -103,15 +103,18 @@ static mio_status get_range(mio_remote *r, uint64_t first, uint64_t last, uint8_
                           .range_first = first, .range_last = last, .max_body = sb.cap, .sink = sink_copy, .user = &sb,
                           .what = rname(r)};
         mio_http_resp resp;
-        char *url = NULL, *commit = NULL;
+        char *url = NULL;
         bool auth = false;
-        mio_status st = mio_http_do_follow(&q, &resp, &url, &auth, &commit);
+        mio_http_hops hops = {0};
+        mio_status st = mio_http_do_follow(&q, &resp, &url, &auth, &hops);
         if (st) return st;
-        if (fresh && r->is_hf && commit && !r->commit) {
-            r->commit = commit;
-            commit = NULL;
+        if (fresh && r->is_hf && hops.commit && !r->commit) {
+            r->commit = hops.commit;
+            hops.commit = NULL;
         }
-        free(commit);
+        bool linked = hops.has_linked_size;
+        uint64_t linked_size = hops.linked_size;
+        mio_http_hops_free(&hops);
         long s = resp.status;
         if (!fresh && attempt == 0 && (s == 401 || s == 403 || s == 404 || s == 410)) {
             /* a signed CDN URL that no longer works: resolve again, once */
@@ -133,6 +136,11 @@ static mio_status get_range(mio_remote *r, uint64_t first, uint64_t last, uint8_
                                  (unsigned long long)resp.range_first, (unsigned long long)resp.range_last,
                                  (unsigned long long)resp.range_total, (unsigned long long)first,
                                  (unsigned long long)last, (unsigned long long)r->size);
+            } else if (resolving && linked && linked_size != resp.range_total) {
+                /* the Hub's X-Linked-Size and the CDN's Content-Range must name one file */
+                st = mio_err_set(MIO_ERR_NETWORK, "%s: the Hub says the file has %llu bytes (X-Linked-Size), the server "
+                                 "that holds it %llu", rname(r), (unsigned long long)linked_size,
+                                 (unsigned long long)resp.range_total);
             } else {
                 if (resolving) r->size = resp.range_total;
                 if (sb.at != resp.range_last - first + 1)

@@ -256,7 +256,10 @@ try:
                           ([dict(good, path="/etc/passwd")], "the Hub lists a file name that cannot be a path"),
                           ([dict(good, oid="zz")], "has no usable id"),
                           ([dict(good, lfs={"oid": "../x", "size": 6, "pointerSize": 1})], "has no usable id"),
-                          ([dict(good, size=3)], "more than the 3 bytes asked for")):
+                          ([dict(good, size=3)], "more than the 3 bytes asked for"),
+                          ([{"type": "file", "oid": "1" * 40, "size": len(big), "path": "model.safetensors",
+                             "lfs": {"oid": "a" * 64, "size": len(big), "pointerSize": 134}}],
+                           "the Hub's listing says %s" % ("a" * 64))):
         hub.tree_override["test/repo"] = entries
         shutil.rmtree(c15, ignore_errors=True)
         rc, out, err = pull(["hf://test/repo@%s" % commit], c15)
