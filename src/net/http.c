@@ -107,7 +107,9 @@ mio_status mio_http_do_follow(const mio_http_req *q, mio_http_resp *r, char **fi
         mio_http_resp_free(r);
     }
     if (st) {
+        long status = r->status; /* kept, as mio_http_do keeps it */
         mio_http_resp_free(r);
+        r->status = status;
         free(url);
         mio_http_hops_free(&h);
         return st;
@@ -384,6 +386,12 @@ static size_t on_body(char *p, size_t size, size_t n, void *user) {
         return x->err_body > ERR_BODY_CAP ? 0 : len;
     }
     const mio_http_req *q = x->q;
+    if (x->status == 200 && q->has_range && q->range_first > 0) {
+        /* the whole file where a tail was asked: nothing of it is delivered (the caller sees status 200) */
+        x->sink_st = mio_err_set(MIO_ERR_NETWORK, "%s: the server ignores Range requests (HTTP 200 to bytes %llu-)",
+                                 q->what ? q->what : q->url, (unsigned long long)q->range_first);
+        return 0;
+    }
     if (len > q->max_body - x->r->body_bytes) {
         x->sink_st = mio_err_set(MIO_ERR_NETWORK, "%s: the server sent more than the %llu bytes asked for (it ignored the "
                                  "Range request?); stopped", q->what ? q->what : q->url, (unsigned long long)q->max_body);
@@ -486,7 +494,11 @@ done:
     }
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
     handle_put(h);
-    if (st) mio_http_resp_free(r);
+    if (st) {
+        long status = r->status; /* kept: a caller may act on it (a 200 where a range was asked) */
+        mio_http_resp_free(r);
+        r->status = status;
+    }
     return st;
 }
 

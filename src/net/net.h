@@ -49,6 +49,9 @@ typedef struct mio_http_req {
  * whatever its status; MIO_ERR_NETWORK when none did (connection refused,
  * timeout, a stalled body, a dropped connection: the message names the
  * request and curl's reason); the sink's own status when it stopped the body.
+ * On a failure r->status still holds the status received (0: none). A 200
+ * answer to a range starting past byte 0 delivers no byte (MIO_ERR_NETWORK,
+ * status 200): the caller may start again from byte 0.
  * Timeouts: HF_HUB_ETAG_TIMEOUT (connect, default 10 s) and
  * HF_HUB_DOWNLOAD_TIMEOUT (no byte for that long stops a body, default 10 s). */
 mio_status mio_http_do(const mio_http_req *q, mio_http_resp *r);

@@ -344,6 +344,16 @@ static mio_status list_files(pull_job *j, bool *from_cache) {
         }
         mio_json_free(root);
         if (!st && next && page > 100000) st = mio_err_set(MIO_ERR_LIMIT, "the tree listing runs past 100000 pages");
+        if (next && next[0] == '/') {
+            /* a Link relative to the Hub's origin */
+            const char *ep = mio_hub_endpoint();
+            const char *h = strstr(ep, "://");
+            size_t on = h ? (size_t)(h + 3 - ep) + strcspn(h + 3, "/") : strlen(ep);
+            char *abs = fmt("%.*s%s", (int)on, ep, next);
+            free(next);
+            next = abs;
+            if (!next) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
+        }
         url = next;
     }
     free(url);
@@ -574,9 +584,6 @@ static mio_status fetch_file(pull_job *j, pull_file *f) {
                                  (unsigned long long)(hops.has_linked_size ? hops.linked_size : f->size));
             } else if (!rs && !(resp.status == 200 || resp.status == 206)) {
                 rs = mio_hub_error(&r, &resp, j->token != NULL);
-            } else if (!rs && resp.status == 200 && before > 0) {
-                rs = mio_err_set(MIO_ERR_NETWORK, "%s: the server ignores Range requests; cannot continue at byte %llu",
-                                 name, (unsigned long long)before);
             } else if (!rs && resp.status == 206 && (!resp.has_range || resp.range_first != before ||
                                                      (resp.range_total != UINT64_MAX && resp.range_total != f->size))) {
                 rs = mio_err_set(MIO_ERR_NETWORK, "%s: the server answered another range than bytes %llu- of %llu", name,
@@ -585,8 +592,19 @@ static mio_status fetch_file(pull_job *j, pull_file *f) {
                 rs = mio_err_set(MIO_ERR_NETWORK, "%s: the connection ended after %llu of %llu bytes", name,
                                  (unsigned long long)d.at, (unsigned long long)f->size);
             }
+            bool restart = rs == MIO_ERR_NETWORK && resp.status == 200 && before > 0;
             mio_http_resp_free(&resp);
             mio_http_hops_free(&hops);
+            if (restart) {
+                /* the server does not continue a file: fetch it again from byte 0 */
+                if (ftruncate(fd, 0) != 0) { st = mio_err_set(MIO_ERR_IO, "cannot truncate %s", part); goto out; }
+                pthread_mutex_lock(&j->mu);
+                j->bytes_done -= before; /* counted again as they come back */
+                pthread_mutex_unlock(&j->mu);
+                d.at = 0;
+                mio_sha256_init(&d.sha);
+                continue;
+            }
             if (rs && rs != MIO_ERR_NETWORK) {
                 st = rs;
                 goto out;

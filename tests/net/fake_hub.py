@@ -18,7 +18,8 @@ to. It answers as huggingface.co answers huggingface_hub 2.x:
 - ranges: 206 with Content-Range, 416 past the end; keep-alive (HTTP/1.1).
 - faults, per CDN file: drop the connection after N body bytes, stall after N,
   corrupt one byte, ignore Range (200 and the whole file), shrink the file by
-  N bytes; each applied a given number of times after skipping some requests.
+  N bytes; each applied a given number of times after skipping some requests,
+  or a list of them, one a request.
 
 Every request is logged: (origin, method, path, Range, body bytes sent, had an
 Authorization header). The CDN records any Authorization it receives: the
@@ -288,6 +289,10 @@ class FakeHub:
                 if sha is not None:
                     with hub.lock:
                         f = hub.faults.get(sha)
+                        if isinstance(f, list):  # a sequence: one fault a request, in order
+                            f = f.pop(0) if f else None
+                            if f is not None:
+                                f = dict(f, times=1)
                         if f and f.get("skip", 0) > 0:
                             f["skip"] -= 1
                         elif f and f.get("times", 1) > 0:

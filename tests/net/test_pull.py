@@ -175,6 +175,17 @@ try:
     ranges = [e["range"] for e in hub.log if e["origin"] == "cdn"]
     check(ranges == [None, "bytes=%d-" % (1 << 20)], "resume ranges: %r" % ranges)
 
+    # 6b. a server that does not continue (200 to a range): the file is fetched again from byte 0
+    c6b = os.path.join(WORK, "c6b")
+    hub.faults[blob_big] = [{"drop_after": 1 << 20}, {"ignore_range": True}]
+    hub.clear_log()
+    rc, out, err = pull(["hf://test/repo", "--include", "model.safetensors"], c6b)
+    blob6b = os.path.join(c6b, "models--test--repo", "blobs", blob_big)
+    ranges = [e["range"] for e in hub.log if e["origin"] == "cdn"]
+    check(rc == 0 and os.path.exists(blob6b) and open(blob6b, "rb").read() == big and
+          ranges == [None, "bytes=%d-" % (1 << 20), None], "restart after a range ignored: %r %r" % (ranges, err))
+    hub.faults.clear()
+
     # 7. kill -9 mid-download leaves only BLOB.incomplete; the next run continues it
     c7 = os.path.join(WORK, "c7")
     hub.faults[blob_big] = {"stall_after": 1 << 20, "stall_seconds": 20, "times": 1}
