@@ -25,7 +25,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,16 +53,6 @@ struct mio_ckpt {
 void mio_ckpt_files_free(ck_file *f, size_t n) {
     for (size_t i = 0; f && i < n; i++) free(f[i].name);
     free(f);
-}
-
-static char *xasprintf(const char *fmt, ...) MIO_PRINTF(1, 2);
-static char *xasprintf(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0) s = NULL;
-    va_end(ap);
-    return s;
 }
 
 /* parent and base of dir (no trailing slashes; "." when there is no slash) */
@@ -145,11 +134,11 @@ static void recover(const char *dir);
  * the path itself was recovered first if a crash had left it empty. */
 static void sweep_leftovers(const char *parent, const char *base) {
     DIR *d = opendir(parent);
-    char *t = xasprintf(".%s.tmp-", base), *o = xasprintf(".%s.old-", base);
+    char *t = mio_strfmt(".%s.tmp-", base), *o = mio_strfmt(".%s.old-", base);
     struct dirent *e;
     while (d && t && o && (e = readdir(d)) != NULL) {
         if (strncmp(e->d_name, t, strlen(t)) != 0 && strncmp(e->d_name, o, strlen(o)) != 0) continue;
-        char *p = xasprintf("%s/%s", parent, e->d_name);
+        char *p = mio_strfmt("%s/%s", parent, e->d_name);
         if (p) rm_tree(p);
         free(p);
     }
@@ -178,7 +167,7 @@ mio_status mio_ckpt_begin(const char *dir, mio_ckpt_save **out) {
     }
     if (!st) {
         s->dir = strdup(dir);
-        s->tmp = xasprintf("%s/.%s.tmp-XXXXXX", s->parent, s->base);
+        s->tmp = mio_strfmt("%s/.%s.tmp-XXXXXX", s->parent, s->base);
         if (!s->dir || !s->tmp) st = mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", fn);
     }
     if (!st && !mkdtemp(s->tmp)) {
@@ -238,7 +227,7 @@ static int hash_write(void *user, const void *data, size_t len) {
 
 /* write len bytes to the save's directory as name, atomically; record it */
 static mio_status put_bytes(mio_ckpt_save *s, const char *name, const void *data, size_t len) {
-    char *path = xasprintf("%s/%s", s->tmp, name);
+    char *path = mio_strfmt("%s/%s", s->tmp, name);
     if (!path) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     mio_atomic_file af;
     mio_status st = mio_atomic_open(path, &af);
@@ -276,7 +265,7 @@ mio_status mio_ckpt_add_state_dict(mio_ckpt_save *s, const char *name, const mio
     st = mio_sd_check_entries(fn, t, n, entry_size, &use, &copy);
     if (st) return st;
     /* the canonical writer into the atomic file, hashed as it goes out (no second read) */
-    char *path = xasprintf("%s/%s", s->tmp, name);
+    char *path = mio_strfmt("%s/%s", s->tmp, name);
     hash_sink hs = {.fd = -1, .what = path};
     mio_xxh3_init(&hs.h);
     mio_atomic_file af;
@@ -405,7 +394,7 @@ static mio_status swap_in(mio_ckpt_save *s) {
         return mio_err_set(MIO_ERR_IO, "exchanging the checkpoint at '%s': %s", s->dir, strerror(errno));
     /* no exchange on this file system: the old one aside, the new one in;
      * mio_ckpt_open recovers the old one if a crash comes in between */
-    char *old = xasprintf("%s/.%s.old-XXXXXX", s->parent, s->base);
+    char *old = mio_strfmt("%s/.%s.old-XXXXXX", s->parent, s->base);
     if (!old) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     if (!mkdtemp(old)) {
         mio_status st = mio_err_set(MIO_ERR_IO, "creating a directory next to '%s': %s", s->dir, strerror(errno));
@@ -438,7 +427,7 @@ mio_status mio_ckpt_commit(mio_ckpt_save *s, uint64_t step, uint64_t seed, const
     if (!st) st = put_bytes(s, MIO_CKPT_TRAINER_STATE, ts, strlen(ts));
     if (!st) st = sentinel_json(s, &sent);
     if (!st) { /* the sentinel last, then the directory entries made durable */
-        char *path = xasprintf("%s/%s", s->tmp, MIO_CKPT_SENTINEL);
+        char *path = mio_strfmt("%s/%s", s->tmp, MIO_CKPT_SENTINEL);
         mio_atomic_file af;
         st = path ? mio_atomic_open(path, &af) : mio_err_set(MIO_ERR_NOMEM, "out of memory");
         if (!st) {
@@ -621,7 +610,7 @@ mio_status mio_ckpt_parse_sentinel(const char *text, size_t len, ck_file **files
  * its size, and with hash set also read and hashed (rotation only needs to
  * know a checkpoint is complete, not to read every byte of every one). */
 static mio_status open_dir(const char *dir, mio_ckpt *c, bool hash_files) {
-    char *sp = xasprintf("%s/%s", dir, MIO_CKPT_SENTINEL), *text = NULL;
+    char *sp = mio_strfmt("%s/%s", dir, MIO_CKPT_SENTINEL), *text = NULL;
     if (!sp) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     size_t len = 0;
     mio_status st = read_small(sp, "the sentinel", &text, &len);
@@ -632,7 +621,7 @@ static mio_status open_dir(const char *dir, mio_ckpt *c, bool hash_files) {
     if (!st) st = mio_ckpt_parse_sentinel(text, len, &c->files, &c->n);
     free(text), text = NULL;
     for (size_t i = 0; i < c->n && !st; i++) {
-        char *p = xasprintf("%s/%s", dir, c->files[i].name);
+        char *p = mio_strfmt("%s/%s", dir, c->files[i].name);
         if (!p) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
         struct stat sb;
         if (lstat(p, &sb) != 0)
@@ -650,7 +639,7 @@ static mio_status open_dir(const char *dir, mio_ckpt *c, bool hash_files) {
         free(p);
     }
     if (st) return st;
-    char *tp = xasprintf("%s/%s", dir, MIO_CKPT_TRAINER_STATE);
+    char *tp = mio_strfmt("%s/%s", dir, MIO_CKPT_TRAINER_STATE);
     if (!tp) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     st = read_small(tp, "the trainer state", &text, &len);
     free(tp);
@@ -675,11 +664,11 @@ static void recover(const char *dir) {
         return;
     }
     DIR *d = opendir(parent);
-    char *pre = xasprintf(".%s.old-", base);
+    char *pre = mio_strfmt(".%s.old-", base);
     struct dirent *e;
     while (d && pre && (e = readdir(d)) != NULL) {
         if (strncmp(e->d_name, pre, strlen(pre)) != 0) continue;
-        char *cand = xasprintf("%s/%s", parent, e->d_name);
+        char *cand = mio_strfmt("%s/%s", parent, e->d_name);
         mio_ckpt c = {0};
         if (cand && open_dir(cand, &c, true) == MIO_OK && rename(cand, dir) == 0) mio_fsync_dir(parent);
         ckpt_clear(&c);
@@ -737,7 +726,7 @@ mio_status mio_ckpt_file_path(const mio_ckpt *c, const char *name, char **out) {
     if (!c || !name) return mio_err_set(MIO_ERR_INVALID_ARG, "%s: %s is NULL", fn, c ? "name" : "c");
     if (!find_file(c->files, c->n, name))
         return mio_err_set(MIO_ERR_NOT_FOUND, "%s: the checkpoint '%s' has no file '%.80s'", fn, c->dir, name);
-    *out = xasprintf("%s/%s", c->dir, name);
+    *out = mio_strfmt("%s/%s", c->dir, name);
     return *out ? MIO_OK : mio_err_set(MIO_ERR_NOMEM, "%s: out of memory", fn);
 }
 
@@ -800,7 +789,7 @@ mio_status mio_ckpt_rotate(const char *parent, const char *prefix, uint32_t keep
         for (; ok && *q; q++)
             ok = *q >= '0' && *q <= '9' && ck_mul(x, 10, &x) && ck_add(x, (uint64_t)(*q - '0'), &x);
         if (!ok) continue;
-        char *full = xasprintf("%s/%s", parent, e->d_name);
+        char *full = mio_strfmt("%s/%s", parent, e->d_name);
         mio_ckpt c = {0};
         /* only complete checkpoints count and go; their files are not hashed here */
         bool complete = full && open_dir(full, &c, false) == MIO_OK;
@@ -827,7 +816,7 @@ mio_status mio_ckpt_rotate(const char *parent, const char *prefix, uint32_t keep
     for (size_t i = 0; !st && i + keep < n; i++) { /* the oldest first: aside (one rename), then removed */
         char *parent_c = NULL, *base = NULL, *aside = NULL;
         st = split_path(fn, v[i].name, &parent_c, &base);
-        if (!st) aside = xasprintf("%s/.%s.del-XXXXXX", parent_c, base);
+        if (!st) aside = mio_strfmt("%s/.%s.del-XXXXXX", parent_c, base);
         if (!st && (!aside || !mkdtemp(aside)))
             st = mio_err_set(MIO_ERR_IO, "%s: a directory next to '%s': %s", fn, v[i].name, aside ? strerror(errno) : "no memory");
         if (!st && rename(v[i].name, aside) != 0) {

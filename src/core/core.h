@@ -31,6 +31,10 @@ mio_status mio_err_prefix(mio_status st, const char *fmt, ...) MIO_PRINTF(2, 3);
 /* Append more text to the current message. */
 void mio_err_append(const char *fmt, ...) MIO_PRINTF(1, 2);
 
+/* A formatted string in a new malloc()ed buffer, NULL when out of memory
+ * (paths built from parts: "%s/%s"). */
+char *mio_strfmt(const char *fmt, ...) MIO_PRINTF(1, 2);
+
 #ifdef __clang_analyzer__
 /* For clang's static analyzer only (clang-tidy, scripts/lint.sh): mio_err_set,
  * mio_err_prefix (and a module's own variadic failure helpers) return their first

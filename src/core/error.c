@@ -138,3 +138,12 @@ const char *mio_esc_bytes(char *buf, size_t bufsz, const void *p, size_t len) {
     buf[o] = 0;
     return buf;
 }
+
+char *mio_strfmt(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0) s = NULL;
+    va_end(ap);
+    return s;
+}

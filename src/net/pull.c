@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -54,16 +53,6 @@ static bool is_hex(const char *s, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return false;
     return true;
-}
-
-static char *fmt(const char *f, ...) MIO_PRINTF(1, 2);
-static char *fmt(const char *f, ...) {
-    va_list ap;
-    va_start(ap, f);
-    char *s = NULL;
-    if (vasprintf(&s, f, ap) < 0) s = NULL;
-    va_end(ap);
-    return s;
 }
 
 /* mkdir -p path (0755); MIO_ERR_IO naming the directory. */
@@ -195,7 +184,7 @@ static char *next_link(const char *l) {
             rel += 4;
             if (*rel == '"') rel++;
             if (strncmp(rel, "next", 4) == 0 && (rel[4] == '"' || rel[4] == ';' || rel[4] == ',' || rel[4] == ' ' || !rel[4]))
-                return fmt("%.*s", (int)(e - l - 1), l + 1);
+                return mio_strfmt("%.*s", (int)(e - l - 1), l + 1);
         }
         l = end;
     }
@@ -225,7 +214,7 @@ static mio_status resolve_commit(pull_job *j) {
         return j->commit ? MIO_OK : mio_err_set(MIO_ERR_NOMEM, "out of memory");
     }
     char *rev = mio_hub_quote(j->ref.revision, "");
-    char *url = rev ? fmt("%s/api/%s/%s/revision/%s", mio_hub_endpoint(), plural(&j->ref), j->ref.repo_id, rev) : NULL;
+    char *url = rev ? mio_strfmt("%s/api/%s/%s/revision/%s", mio_hub_endpoint(), plural(&j->ref), j->ref.repo_id, rev) : NULL;
     free(rev);
     if (!url) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     body_buf b = {0};
@@ -253,7 +242,7 @@ static mio_status add_entry(pull_job *j, const char *path, double size, const ch
     char name[1024];
     mio_hub_ref_name(&j->ref, name, sizeof name);
     mio_hub_ref chk;
-    char *probe = fmt("hf://%s/%s", j->ref.repo_id, path);
+    char *probe = mio_strfmt("hf://%s/%s", j->ref.repo_id, path);
     mio_status ps = probe ? mio_hub_parse(probe, &chk) : MIO_ERR_NOMEM;
     free(probe);
     if (ps) return mio_err_prefix(MIO_ERR_NETWORK, "%s: the Hub lists a file name that cannot be a path: ", name);
@@ -297,7 +286,7 @@ static double jnum(mio_json *o, const char *k) {
  * when it is there, else the Hub's recursive tree listing, page by page. */
 static mio_status list_files(pull_job *j, bool *from_cache) {
     size_t cap = 0;
-    char *cached = fmt("%s/trees/%s.json", j->repo_dir, j->commit);
+    char *cached = mio_strfmt("%s/trees/%s.json", j->repo_dir, j->commit);
     if (!cached) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     mio_region reg;
     *from_cache = false;
@@ -318,7 +307,7 @@ static mio_status list_files(pull_job *j, bool *from_cache) {
         mio_json_free(root);
     }
     free(cached);
-    char *url = fmt("%s/api/%s/%s/tree/%s?recursive=true&expand=false", mio_hub_endpoint(), plural(&j->ref), j->ref.repo_id,
+    char *url = mio_strfmt("%s/api/%s/%s/tree/%s?recursive=true&expand=false", mio_hub_endpoint(), plural(&j->ref), j->ref.repo_id,
                     j->commit);
     mio_status st = url ? MIO_OK : mio_err_set(MIO_ERR_NOMEM, "out of memory");
     for (int page = 0; url && !st; page++) {
@@ -349,7 +338,7 @@ static mio_status list_files(pull_job *j, bool *from_cache) {
             const char *ep = mio_hub_endpoint();
             const char *h = strstr(ep, "://");
             size_t on = h ? (size_t)(h + 3 - ep) + strcspn(h + 3, "/") : strlen(ep);
-            char *abs = fmt("%.*s%s", (int)on, ep, next);
+            char *abs = mio_strfmt("%.*s%s", (int)on, ep, next);
             free(next);
             next = abs;
             if (!next) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
@@ -392,7 +381,7 @@ static int cmp_file(const void *a, const void *b) { return strcmp(((const pull_f
 /* trees/COMMIT.json as huggingface_hub writes it (json.dump, indent 1): its
  * offline checks then know the snapshot's files. Best effort, as there. */
 static void write_tree_cache(pull_job *j) {
-    char *path = fmt("%s/trees/%s.json", j->repo_dir, j->commit);
+    char *path = mio_strfmt("%s/trees/%s.json", j->repo_dir, j->commit);
     char *buf = NULL;
     size_t len = 0;
     FILE *o = path ? open_memstream(&buf, &len) : NULL;
@@ -430,7 +419,7 @@ static void write_tree_cache(pull_job *j) {
 static bool glob_match(const char *pat, const char *path) {
     size_t n = strlen(pat);
     if (n && pat[n - 1] == '/') {
-        char *p2 = fmt("%s*", pat);
+        char *p2 = mio_strfmt("%s*", pat);
         bool m = p2 && fnmatch(p2, path, 0) == 0;
         free(p2);
         return m;
@@ -505,7 +494,7 @@ static mio_status place_link(const char *pointer, const char *target) {
         struct stat sb;
         if (strcmp(cur, target) == 0 && stat(pointer, &sb) == 0) return MIO_OK;
     }
-    char *tmp = fmt("%s.%ld.link", pointer, (long)getpid());
+    char *tmp = mio_strfmt("%s.%ld.link", pointer, (long)getpid());
     if (!tmp) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     unlink(tmp);
     mio_status st = MIO_OK;
@@ -524,10 +513,10 @@ static mio_status fetch_file(pull_job *j, pull_file *f) {
     mio_hub_ref_name(&r, name, sizeof name);
     mio_status st = MIO_OK;
     char *url = mio_hub_resolve_url(&r, j->commit);
-    char *blob = fmt("%s/blobs/%s", j->repo_dir, f->etag);
-    char *pointer = fmt("%s/snapshots/%s/%s", j->repo_dir, j->commit, f->path);
-    char *lock = fmt("%s/%s.lock", j->locks_dir, f->etag);
-    char *part = fmt("%s/blobs/%s.incomplete", j->repo_dir, f->etag);
+    char *blob = mio_strfmt("%s/blobs/%s", j->repo_dir, f->etag);
+    char *pointer = mio_strfmt("%s/snapshots/%s/%s", j->repo_dir, j->commit, f->path);
+    char *lock = mio_strfmt("%s/%s.lock", j->locks_dir, f->etag);
+    char *part = mio_strfmt("%s/blobs/%s.incomplete", j->repo_dir, f->etag);
     char *link = blob_link(f->path, f->etag);
     int lfd = -1, fd = -1;
     if (!url || !blob || !pointer || !lock || !part || !link) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto out; }
@@ -676,7 +665,7 @@ static void *worker(void *arg) {
 /* CACHEDIR.TAG at the cache's root, as huggingface_hub leaves one (the
  * bford.info/cachedir signature: backup tools skip the cache); never replaced. */
 static void write_cachedir_tag(const char *cache) {
-    char *path = fmt("%s/CACHEDIR.TAG", cache);
+    char *path = mio_strfmt("%s/CACHEDIR.TAG", cache);
     int fd = path ? open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644) : -1;
     if (fd >= 0) {
         static const char tag[] = "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -691,7 +680,7 @@ static void write_cachedir_tag(const char *cache) {
 
 /* refs/REV holding the commit, written atomically (REV may hold '/'). */
 static mio_status write_ref(pull_job *j) {
-    char *ref = fmt("%s/refs/%s", j->repo_dir, j->ref.revision);
+    char *ref = mio_strfmt("%s/refs/%s", j->repo_dir, j->ref.revision);
     if (!ref) return mio_err_set(MIO_ERR_NOMEM, "out of memory");
     mio_status st = mkdirs_parent(ref);
     mio_atomic_file af = {.fd = -1, .slot = -1};
@@ -713,7 +702,7 @@ static mio_status pull_offline(pull_job *j, char **out) {
     if (is_hex(j->ref.revision, 40)) {
         memcpy(commit, j->ref.revision, 41);
     } else {
-        char *ref = fmt("%s/refs/%s", j->repo_dir, j->ref.revision);
+        char *ref = mio_strfmt("%s/refs/%s", j->repo_dir, j->ref.revision);
         FILE *fp = ref ? fopen(ref, "rb") : NULL;
         free(ref);
         if (fp) {
@@ -722,7 +711,7 @@ static mio_status pull_offline(pull_job *j, char **out) {
             fclose(fp);
         }
     }
-    char *snap = is_hex(commit, 40) ? fmt("%s/snapshots/%s", j->repo_dir, commit) : NULL;
+    char *snap = is_hex(commit, 40) ? mio_strfmt("%s/snapshots/%s", j->repo_dir, commit) : NULL;
     struct stat sb;
     if (!snap || stat(snap, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         free(snap);
@@ -731,7 +720,7 @@ static mio_status pull_offline(pull_job *j, char **out) {
     }
     if (j->ref.path[0]) {
         /* one file: its path in the snapshot, as online */
-        char *file = fmt("%s/%s", snap, j->ref.path);
+        char *file = mio_strfmt("%s/%s", snap, j->ref.path);
         bool ok = file && stat(file, &sb) == 0 && S_ISREG(sb.st_mode);
         free(snap);
         if (!ok) {
@@ -778,7 +767,7 @@ mio_status mio_hub_pull_want(const char *uri, const mio_hub_pull_params *p, mio_
     j.repo_dir = cache ? mio_hub_repo_dir(cache, &j.ref) : NULL;
     if (j.repo_dir) {
         const char *base = strrchr(j.repo_dir, '/');
-        j.locks_dir = fmt("%s/.locks/%s", cache, base ? base + 1 : j.repo_dir);
+        j.locks_dir = mio_strfmt("%s/.locks/%s", cache, base ? base + 1 : j.repo_dir);
     }
     j.cache = cache;
     if (!j.repo_dir || !j.locks_dir) {
@@ -821,7 +810,7 @@ mio_status mio_hub_pull_want(const char *uri, const mio_hub_pull_params *p, mio_
     if ((st = mkdirs(j.repo_dir))) goto done;
     write_cachedir_tag(j.cache);
     if (strcmp(j.ref.revision, j.commit) != 0 && (st = write_ref(&j))) goto done;
-    char *snap = fmt("%s/snapshots/%s", j.repo_dir, j.commit);
+    char *snap = mio_strfmt("%s/snapshots/%s", j.repo_dir, j.commit);
     if (!snap || (st = mkdirs(snap))) {
         if (!snap) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
         free(snap);
@@ -844,7 +833,7 @@ mio_status mio_hub_pull_want(const char *uri, const mio_hub_pull_params *p, mio_
     }
     if (j.ref.path[0]) {
         /* one file: its path in the snapshot */
-        char *file = fmt("%s/%s", snap, j.ref.path);
+        char *file = mio_strfmt("%s/%s", snap, j.ref.path);
         free(snap);
         if (!file) { st = mio_err_set(MIO_ERR_NOMEM, "out of memory"); goto done; }
         snap = file;

@@ -188,13 +188,10 @@ class FakeHub:
                 repo_id = parts[0] + "/" + parts[1]
                 rev = urllib.parse.unquote(raw[3])
                 path = "/".join(urllib.parse.unquote(p) for p in raw[4:])
-                repo = self._repo(kind, repo_id, head)
-                if repo is None:
+                found = self._at(kind, repo_id, rev, head)
+                if found is None:
                     return
-                commit = repo.resolve(rev)
-                if commit is None:
-                    return self._error(404, "RevisionNotFound", "Invalid rev id: " + rev, head)
-                files = repo.commits[commit]
+                repo, commit, files = found
                 if path not in files:
                     return self._error(404, "EntryNotFound", "Entry not found", head)
                 data = files[path]
@@ -222,6 +219,17 @@ class FakeHub:
                     return None
                 return repo
 
+            def _at(self, kind, repo_id, rev, head):
+                """(repo, commit, files) at rev, or None with the error answered."""
+                repo = self._repo(kind, repo_id, head)
+                if repo is None:
+                    return None
+                commit = repo.resolve(rev)
+                if commit is None:
+                    self._error(404, "RevisionNotFound", "Invalid rev id: " + rev, head)
+                    return None
+                return repo, commit, repo.commits[commit]
+
             def _serve_api(self, parts, head):
                 if not parts or parts[0] not in ("models", "datasets", "spaces"):
                     return self._error(404, None, "Not Found", head)
@@ -233,13 +241,10 @@ class FakeHub:
                 rev = "main"
                 if len(parts) >= 4 and parts[2] in ("revision", "tree"):
                     rev = "/".join(parts[3:])
-                repo = self._repo(kind, repo_id, head)
-                if repo is None:
+                found = self._at(kind, repo_id, rev, head)
+                if found is None:
                     return
-                commit = repo.resolve(rev)
-                if commit is None:
-                    return self._error(404, "RevisionNotFound", "Invalid rev id: " + rev, head)
-                files = repo.commits[commit]
+                repo, commit, files = found
                 if len(parts) >= 4 and parts[2] == "tree":
                     return self._serve_tree(repo_id, kind, commit, files, head)
                 info = {"id": repo_id, "sha": commit, "private": repo.private,

@@ -21,18 +21,9 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fake_hub import FakeHub  # noqa: E402
+from nettest import check, finish  # noqa: E402
 
 CONVERT, INSPECT, SRC = sys.argv[1:4]
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
 
 
 WORK = tempfile.mkdtemp(prefix="mio_hubconv_")
@@ -158,5 +149,4 @@ finally:
         hub.stop()
     shutil.rmtree(WORK, ignore_errors=True)
 
-print("%d checks, %d failed" % (checks, failures))
-sys.exit(1 if failures else 0)
+finish()

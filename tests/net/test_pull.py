@@ -21,19 +21,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fake_hub import FakeHub  # noqa: E402
+from nettest import check, finish  # noqa: E402
 
 PULL = sys.argv[1]
 TOKEN = "hf_test_token_0123456789"
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
 
 
 WORK = tempfile.mkdtemp(prefix="mio_pull_")
@@ -318,5 +309,4 @@ finally:
     hub.stop()
     shutil.rmtree(WORK, ignore_errors=True)
 
-print("%d checks, %d failed" % (checks, failures))
-sys.exit(1 if failures else 0)
+finish()

@@ -22,20 +22,11 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fake_hub import FakeHub  # noqa: E402
+from nettest import check, finish  # noqa: E402
 
 INSPECT, MAKE_SAMPLE, TRANSCODE, SRC = sys.argv[1:5]
 TOKEN = "hf_test_token_0123456789"
 STEP = 1 << 20
-failures = 0
-checks = 0
-
-
-def check(cond, what):
-    global failures, checks
-    checks += 1
-    if not cond:
-        failures += 1
-        print("FAIL:", what)
 
 
 def run(args, env=None, cwd=None):
@@ -296,5 +287,4 @@ finally:
         pass
     shutil.rmtree(WORK, ignore_errors=True)
 
-print("%d checks, %d failed" % (checks, failures))
-sys.exit(1 if failures else 0)
+finish()
