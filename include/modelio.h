@@ -1584,7 +1584,7 @@ MIO_API mio_status mio_ptqtp_export_fd(const char *in_path, int fd, const mio_pt
 /* ------------------------------------------------------------------------- */
 /** Remote files and the Hugging Face Hub (docs/HUB.md)                        */
 /* ------------------------------------------------------------------------- */
-/** Remote paths: "hf://ORG/REPO[@REVISION]/PATH" (also hf://datasets/...,
+/** Remote paths: "hf://ORG/REPO[\@REVISION]/PATH" (also hf://datasets/...,
  * hf://spaces/...) names a file on the Hub (HF_ENDPOINT, default
  * https://huggingface.co); "http://..." and "https://..." a plain URL. The
  * readers open them with MIO_OPEN_HEADER (the header only, fetched with bounded
@@ -1616,8 +1616,8 @@ typedef struct mio_hub_pull_params {
 MIO_API void mio_hub_pull_default_params(mio_hub_pull_params *p);
 /** The defaults for a struct of size bytes (pass sizeof *p), as the _sized rule says (docs/ABI.md). */
 MIO_API mio_status mio_hub_pull_default_params_sized(mio_hub_pull_params *p, size_t size);
-/** Download the files of hf://ORG/REPO[@REV] (or the one file of
- * hf://ORG/REPO[@REV]/PATH) into huggingface_hub's cache layout, so that
+/** Download the files of hf://ORG/REPO[\@REV] (or the one file of
+ * hf://ORG/REPO[\@REV]/PATH) into huggingface_hub's cache layout, so that
  * huggingface_hub finds them (snapshot_download(..., local_files_only=True))
  * and a file huggingface_hub already downloaded is not fetched again:
  * models--ORG--REPO/{blobs/ETAG, refs/REV, snapshots/COMMIT/PATH -> blob}.
@@ -1634,7 +1634,7 @@ MIO_API mio_status mio_hub_pull(const char *uri, const mio_hub_pull_params *p, c
 /** mio_hub_convert flag: read the safetensors with range requests and store
  * nothing of them (by default they are pulled into the cache first). */
 #define MIO_HUB_STREAM (1u << 0)
-/** Convert the checkpoint hf://ORG/REPO[@REV] to GGUF (mio_hf_convert, docs/HUB.md):
+/** Convert the checkpoint hf://ORG/REPO[\@REV] to GGUF (mio_hf_convert, docs/HUB.md):
  * the file `convert_hf_to_gguf.py --remote ORG/REPO` writes — the conversion of
  * the repo's snapshot directory with general.name the repo id (p->model_name,
  * when set, wins) — and with out NULL the file "ORG-REPO-{ftype}.gguf" in the
