@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static bool ends_with(const char *s, const char *suf) {
     size_t n = strlen(s), k = strlen(suf);
@@ -133,7 +134,14 @@ mio_status mio_hub_convert(const char *uri, const char *out, const mio_hf_params
         char *snap2 = NULL;
         if (mio_hub_offline()) {
             /* offline: the cache must hold them already (nothing to pull) */
-            st = MIO_OK;
+            for (size_t i = 0; i < ws.n && !st; i++) {
+                char *f = mio_strfmt("%s/%s", snap, ws.names[i]);
+                if (!f) st = mio_err_set(MIO_ERR_NOMEM, "out of memory");
+                else if (access(f, R_OK) != 0)
+                    st = mio_err_set(MIO_ERR_NOT_FOUND, "%s: offline mode (HF_HUB_OFFLINE=1) and %s is not in the cache "
+                                     "(%s); unset HF_HUB_OFFLINE or pull it first (mio-pull)", uri, ws.names[i], snap);
+                free(f);
+            }
         } else {
             st = mio_hub_pull_want(pinned, &pp, wanted_weights, &ws, &snap2);
             free(snap2);

@@ -139,6 +139,11 @@ try:
     rc, out, err = run([CONVERT, "hf://test/llama3-card", "--outfile", "off.gguf", "--quiet"], HF_HUB_OFFLINE="1")
     check(rc == 0 and not hub.log and open(os.path.join(WORK, "off.gguf"), "rb").read() ==
           open(os.path.join(WORK, "want-llama3-card-auto.gguf"), "rb").read(), "offline: %s" % err[-300:])
+    # offline, the configuration cached but not the weights (a --stream conversion stored none): named
+    rc, out, err = run([CONVERT, "hf://test/bert@v1", "--outfile", "off2.gguf", "--quiet"], HF_HUB_OFFLINE="1",
+                       HF_HUB_CACHE=os.path.join(WORK, "cache-stream-bert"))
+    check(rc == 1 and "offline mode (HF_HUB_OFFLINE=1) and model.safetensors is not in the cache" in err and
+          not os.path.exists(os.path.join(WORK, "off2.gguf")), "offline without the weights: %r" % err)
     rc, out, err = run([CONVERT, "hf://test/nope", "--outfile", "x.gguf", "--quiet"])
     check(rc == 1 and "model repository 'test/nope' not found" in err and not os.path.exists(os.path.join(WORK, "x.gguf")),
           "missing repo: %r" % err)
