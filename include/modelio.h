@@ -1187,6 +1187,15 @@ MIO_API int mio_type_can_decode(int type);
  * calls built on them) fails with MIO_ERR_INVALID_ARG, mio_last_error() naming
  * MIO_ISA, the missing CPU features or the accepted values. */
 MIO_API const char *mio_cpu_isa(void);
+/** One line describing the CPU as the library sees it, for logs and bug
+ * reports: the features detected (named as Linux's /proc/cpuinfo flags name
+ * them; a feature counts only when the OS saves its registers), the level in
+ * use ("refused" with MIO_ISA's message) and, on x86-64, why AMX is not used:
+ * "features: avx avx2 fma f16c bmi2 avx512f avx512dq avx512bw avx512vl
+ * avx512_vnni avx512_bf16; level: avx512; amx: not used (this CPU lacks
+ * amx_tile, amx_int8)". The AMX state is asked of the OS, never requested.
+ * Never NULL; the string is static and the same for the whole process. */
+MIO_API const char *mio_cpu_features(void);
 
 /* --- dot products and matrix-vector products on quantized weights --- */
 /** The activation type a weight type is multiplied with, as ggml's CPU back end

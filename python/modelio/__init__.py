@@ -31,7 +31,7 @@ __all__ = ["Error", "FileError", "OutOfMemoryError", "InvalidArgumentError", "Fo
            "NotFoundError", "TypeMismatchError", "StateError", "ClosedError", "CancelledError",
            "NetworkError", "AuthError", "ChecksumError", "LibraryNotFoundError", "safetensors", "gguf", "inspect", "checkpoint", "GGMLQuantizationType", "GGUFValueType",
            "GGML_QUANT_SIZES", "type_code", "quantize", "dequantize", "quantize_model", "convert", "convert_hf",
-           "pull", "http_supported",
+           "pull", "http_supported", "cpu_features",
            "hf_architectures",
            "library_version", "library_path"]
 
@@ -261,6 +261,12 @@ def http_supported():
     """True when the loaded libmodelio was built with HTTP support (libcurl):
     hf:// and http(s):// paths, pull(), convert_hf("hf://...")."""
     return bool(lib.mio_http_supported())
+
+
+def cpu_features():
+    """The CPU as libmodelio sees it, one line (mio_cpu_features): the features
+    detected, the kernel level in use, and on x86-64 why AMX is not used."""
+    return lib.mio_cpu_features().decode()
 
 
 def pull(uri, *, include=None, exclude=None, cache_dir=None, n_threads=0, progress=None):

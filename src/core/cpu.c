@@ -11,6 +11,9 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #define CPU_X86 1
 #elif defined(__aarch64__)
 #include <sys/auxv.h>
@@ -44,6 +47,38 @@ static uint64_t xgetbv0(void) {
     return ((uint64_t)hi << 32) | lo;
 }
 
+/* Whether Linux offers the AMX tile data state (asked, not requested: a request
+ * grows every signal frame of the process), and why AMX is not used: into
+ * f->amx_os and f->amx_why. */
+static void amx_check(cpu_features *f, bool tile_bit, bool int8_bit, bool tiles_xcr0) {
+    if (!tile_bit || !int8_bit) {
+        snprintf(f->amx_why, sizeof f->amx_why, "this CPU lacks %s%s%s", tile_bit ? "" : "amx_tile",
+                 !tile_bit && !int8_bit ? ", " : "", int8_bit ? "" : "amx_int8");
+        return;
+    }
+    if (!tiles_xcr0) {
+        snprintf(f->amx_why, sizeof f->amx_why, "the OS does not enable the tile state (XCR0 bits 17-18)");
+        return;
+    }
+#if defined(__linux__) && defined(SYS_arch_prctl)
+    unsigned long supp = 0;
+    if (syscall(SYS_arch_prctl, 0x1021 /* ARCH_GET_XCOMP_SUPP */, &supp) != 0) {
+        snprintf(f->amx_why, sizeof f->amx_why, "Linux does not offer the tile state (arch_prctl ARCH_GET_XCOMP_SUPP: %s)",
+                 strerror(errno));
+        return;
+    }
+    if (!((supp >> 18) & 1ul)) {
+        snprintf(f->amx_why, sizeof f->amx_why,
+                 "Linux does not offer the tile state (XFEATURE_XTILEDATA not in ARCH_GET_XCOMP_SUPP)");
+        return;
+    }
+    f->amx_os = true;
+    snprintf(f->amx_why, sizeof f->amx_why, "this build has no AMX kernels (docs/KERNELS.md, section 9); the avx512 level runs");
+#else
+    snprintf(f->amx_why, sizeof f->amx_why, "this build cannot ask the OS for the tile state (not Linux)");
+#endif
+}
+
 static void detect(cpu_features *f) {
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d)) return;
@@ -68,7 +103,12 @@ static void detect(cpu_features *f) {
     f->avx512vl = f->avx512f && ((b7 >> 31) & 1u);
     f->avx512vnni = f->avx512f && ((c7 >> 11) & 1u);
     f->avx512bf16 = f->avx512f && ((a71 >> 5) & 1u);
-    (void)d7; (void)b71; (void)c71; (void)d71;
+    (void)b71; (void)c71; (void)d71;
+    const bool tiles = (xcr0 & 0x60000) == 0x60000; /* XTILECFG, XTILEDATA */
+    f->amx_tile = tiles && ((d7 >> 24) & 1u);
+    f->amx_int8 = f->amx_tile && ((d7 >> 25) & 1u);
+    f->amx_bf16 = f->amx_tile && ((d7 >> 22) & 1u);
+    amx_check(f, (d7 >> 24) & 1u, (d7 >> 25) & 1u, tiles);
 }
 #elif defined(CPU_ARM64)
 static void detect(cpu_features *f) {
@@ -133,6 +173,13 @@ static void choose(void) {
     int want = -1;
     for (int i = 0; i < MIO_ISA_COUNT; i++)
         if (strcmp(req, g_names[i]) == 0) want = i;
+#ifdef CPU_X86
+    if (strcmp(req, "amx") == 0) { /* known, never a level of this build: say why it is not used */
+        snprintf(g_refused, sizeof g_refused, "MIO_ISA=amx: %s; accepted values are %s (best on this CPU: %s)",
+                 g_feat.amx_why, g_accepted, g_names[best]);
+        return;
+    }
+#endif
     if (want < 0) {
         snprintf(g_refused, sizeof g_refused, "MIO_ISA=%.64s is not an instruction set: accepted values are %s",
                  req, g_accepted);
@@ -159,6 +206,37 @@ static void choose(void) {
         return;
     }
     g_isa = (mio_isa)want;
+}
+
+static pthread_once_t g_line_once = PTHREAD_ONCE_INIT;
+static char g_line[800];
+
+static void build_line(void) {
+    pthread_once(&g_once, choose);
+    const cpu_features *f = &g_feat;
+    const struct { bool have; const char *name; } fl[] = { /* named as Linux's /proc/cpuinfo names them */
+        {f->avx, "avx"}, {f->avx2, "avx2"}, {f->fma, "fma"}, {f->f16c, "f16c"}, {f->bmi2, "bmi2"},
+        {f->avx512f, "avx512f"}, {f->avx512dq, "avx512dq"}, {f->avx512bw, "avx512bw"}, {f->avx512vl, "avx512vl"},
+        {f->avx512vnni, "avx512_vnni"}, {f->avx512bf16, "avx512_bf16"}, {f->amx_tile, "amx_tile"},
+        {f->amx_int8, "amx_int8"}, {f->amx_bf16, "amx_bf16"}, {f->neon, "asimd"}, {f->dotprod, "asimddp"},
+    };
+    size_t len = (size_t)snprintf(g_line, sizeof g_line, "features:");
+    int any = 0;
+    for (size_t i = 0; i < sizeof fl / sizeof fl[0]; i++)
+        if (fl[i].have && len < sizeof g_line) len += (size_t)snprintf(g_line + len, sizeof g_line - len, " %s", fl[i].name), any = 1;
+    if (!any && len < sizeof g_line) len += (size_t)snprintf(g_line + len, sizeof g_line - len, " none");
+    if (len < sizeof g_line) {
+        if (g_refused[0]) len += (size_t)snprintf(g_line + len, sizeof g_line - len, "; level: refused (%s)", g_refused);
+        else len += (size_t)snprintf(g_line + len, sizeof g_line - len, "; level: %s", g_names[g_isa]);
+    }
+#ifdef CPU_X86
+    if (len < sizeof g_line) snprintf(g_line + len, sizeof g_line - len, "; amx: not used (%s)", f->amx_why);
+#endif
+}
+
+const char *mio_cpu_features(void) {
+    pthread_once(&g_line_once, build_line);
+    return g_line;
 }
 
 const cpu_features *mio_cpu_features_get(void) {

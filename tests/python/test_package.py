@@ -21,6 +21,7 @@ usage: MODELIO_LIBRARY=libmodelio.so PYTHONPATH=python test_package.py DATA_DIR
 """
 import glob
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -863,6 +864,20 @@ class Packaging(Tmp):
         r = self.run_py("import modelio", {"MODELIO_LIBRARY": self.p("nope.so")}, site)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("LibraryNotFoundError: MODELIO_LIBRARY=%s cannot be loaded" % self.p("nope.so"), r.stderr)
+
+    def test_cpu_features(self):
+        # mio_cpu_features through the package: the level the process runs and, on
+        # x86-64, the AMX line (test_cpu_isa checks the line against /proc/cpuinfo)
+        line = modelio.cpu_features()
+        self.assertTrue(line.startswith("features: "), line)
+        self.assertIn("; level: ", line)
+        r = self.run_py("import modelio; print(modelio.cpu_features())",
+                        {"MIO_ISA": "scalar", "MODELIO_LIBRARY": os.environ["MODELIO_LIBRARY"]},
+                        os.path.join(REPO, "python"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("; level: scalar", r.stdout)
+        if platform.machine() in ("x86_64", "AMD64"):
+            self.assertIn("; amx: not used (", line)
 
     def test_tool_scripts_without_tools(self):
         # a package without its bin/ (built with MIO_BUILD_TOOLS=OFF): the console

@@ -154,6 +154,54 @@ static void run(char **argv, const char *isa, const char *const *args) {
     T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* mio_cpu_features() against /proc/cpuinfo: every feature it names is a flag
+ * there, every flag of its list that is there is named (the OS saves every
+ * register state here), the level is mio_cpu_isa()'s, and on x86-64 the AMX
+ * reason matches the flags. */
+static void features_line(void) {
+    const char *line = mio_cpu_features();
+    printf("mio_cpu_features: %s\n", line);
+    T_CHECK(strncmp(line, "features: ", 10) == 0);
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", line + 10);
+    char *end = strchr(buf, ';');
+    T_CHECK(end != NULL);
+    if (!end) return;
+    *end = 0;
+    int words = 0;
+    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
+        if (strcmp(tok, "none") == 0) continue;
+        words++;
+        if (!has(tok)) printf("  %s is not a flag of /proc/cpuinfo\n", tok);
+        T_CHECK(has(tok));
+    }
+    static const char *const known[] = {"avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
+                                        "amx_int8", "asimd", "asimddp"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        char w[64];
+        snprintf(w, sizeof w, " %s", known[i]);
+        const char *hit = strstr(line, w);
+        const int named = hit && hit < strchr(line, ';') && (hit[strlen(w)] == ' ' || hit[strlen(w)] == ';');
+#if defined(__x86_64__)
+        const int here = has(known[i]) && strncmp(known[i], "asimd", 5) != 0;
+#else
+        const int here = has(known[i]) && strncmp(known[i], "asimd", 5) == 0;
+#endif
+        if (named != here) printf("  %s: cpuinfo %d, mio_cpu_features %d\n", known[i], here, named);
+        T_EQ_INT(named, here);
+    }
+    char lv[64];
+    snprintf(lv, sizeof lv, "; level: %s", expected_isa());
+    T_CHECK(strstr(line, lv) != NULL);
+#if defined(__x86_64__)
+    if (!has("amx_tile")) T_CHECK(strstr(line, "; amx: not used (this CPU lacks amx_tile") != NULL);
+    else T_CHECK(strstr(line, "; amx: not used (") != NULL);
+#else
+    T_CHECK(strstr(line, "amx") == NULL);
+#endif
+    T_CHECK(mio_cpu_features() == line); /* one string per process */
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc >= 3 && strcmp(argv[1], "child") == 0) return child(argc, argv);
@@ -164,12 +212,18 @@ int main(int argc, char **argv) {
     run(argv, NULL, (const char *const[]){auto_isa, NULL});
     run(argv, "", (const char *const[]){auto_isa, NULL}); /* empty: as unset */
     run(argv, "scalar", (const char *const[]){"scalar", NULL});
+    if (!getenv("MIO_ISA")) features_line();
 #if defined(__x86_64__)
     static const char accepted[] = "accepted values are scalar, avx2, avx512";
     run(argv, "bogus", (const char *const[]){"refused", "MIO_ISA=bogus", accepted, NULL});
     run(argv, "AVX2", (const char *const[]){"refused", "MIO_ISA=AVX2", accepted, NULL}); /* names are lower-case */
     /* a level of another architecture: above anything this CPU runs */
     run(argv, "neon", (const char *const[]){"refused", "MIO_ISA=neon", "x86-64", accepted, NULL});
+    /* amx: a known name, never a level of this build: refused saying why (docs/KERNELS.md section 9) */
+    if (!has("amx_tile"))
+        run(argv, "amx", (const char *const[]){"refused", "MIO_ISA=amx: this CPU lacks amx_tile", accepted, NULL});
+    else
+        run(argv, "amx", (const char *const[]){"refused", "MIO_ISA=amx: ", accepted, NULL});
     /* the x86 levels: chosen when the CPU has them, else refused naming what is missing */
     if (strcmp(auto_isa, "scalar") != 0) run(argv, "avx2", (const char *const[]){"avx2", NULL});
     else run(argv, "avx2", (const char *const[]){"refused", "MIO_ISA=avx2", "lacks", "avx2", NULL});
