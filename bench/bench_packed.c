@@ -6,18 +6,20 @@
  * overrides), the weights allocated from the CPU device's extra ("repack")
  * buffer type when it has one — ggml re-lays the weights out there when it has
  * a repacked kernel for the type and shape (tensor->extra set: column "gg rp"
- * says yes/no) — and ggml_backend_graph_compute with 1 thread. The prototypes
+ * says yes/no; "AMX": ggml's AMX buffer, which the sapphirerapids build
+ * offers on a CPU with AMX and is preferred for its types, as llama.cpp's
+ * loader does) — and ggml_backend_graph_compute with 1 thread. The prototypes
  * are declared here by hand (ggml.h / ggml-backend.h), no ggml header is used.
  *
  * For q4_0 q8_0 q4_K q6_K q5_K iq4_nl iq4_xs (or the types named), W of
- * 4096 x 4096 and 11008 x 4096, m = 1, 4, 8, 32:
+ * 4096 x 4096 and 11008 x 4096, m = 1, 4, 8, 32, 128 (a prompt's batch):
  * our ms, ggml's ms, speed-up (ggml / ours), and per-row cost of one
  * mio_matvec over per-row cost of the packed call (m * matvec / packed: the
  * gain of processing m rows together). Every time is the median of RUNS after a
  * warm-up; ours and ggml alternate run by run. Then 2 threads against 1 for
- * m = 8 and 32 (4096 x 4096; the 2-thread call timed after another one). Max relative difference ours vs ggml is printed
+ * m = 8, 32 and 128 (4096 x 4096; the 2-thread call timed after another one). Max relative difference ours vs ggml is printed
  * as a sanity check (both quantize x to the same activation type).
- * Usage: MIO_PEER_DIR=... [MIO_ISA=avx2] bench_packed [runs] [type ...] */
+ * Usage: MIO_PEER_DIR=... [MIO_ISA=avx2] [MIO_BENCH_PEER=sapphirerapids] bench_packed [runs] [type ...] */
 #include "modelio.h"
 
 #include <math.h>
@@ -58,7 +60,7 @@ typedef struct gg {
     void *(*cpu_init)(void);
     void (*cpu_set_n_threads)(void *backend, int n);
     void *(*cpu_reg)(void);
-    void *backend, *extra_buft;
+    void *backend, *extra_buft, *amx_buft; /* CPU_REPACK; AMX (sapphirerapids build on a CPU with AMX) */
 } gg;
 
 static int sym(void *h, const char *name, void *fp) {
@@ -96,8 +98,10 @@ static int gg_load(gg *g, const peer_api *api, const peer_cpu *cpu, char *why, s
     void *fp = g->reg_proc(reg, "ggml_backend_dev_get_extra_bufts");
     memcpy(&get_extra, &fp, sizeof fp);
     void **ex = get_extra ? get_extra(dev) : NULL;
-    for (size_t i = 0; ex && ex[i]; i++)
+    for (size_t i = 0; ex && ex[i]; i++) {
         if (strstr(g->buft_name(ex[i]), "REPACK")) g->extra_buft = ex[i];
+        if (strcmp(g->buft_name(ex[i]), "AMX") == 0) g->amx_buft = ex[i];
+    }
     return 0;
 }
 
@@ -124,6 +128,19 @@ static int gg_w_make(gg *g, int type, const uint8_t *w, size_t wbytes, size_t ro
      * repacked kernel for this type and shape; its set_tensor then re-lays the
      * weights out (and needs extra: otherwise the plain CPU buffer) */
     o->repacked = 0;
+    /* the AMX buffer first for the types ggml has AMX kernels for, as llama.cpp's
+     * loader prefers it (ggml-cpu/amx: q4_0 q4_1 q8_0 q4_K q5_K q6_K iq4_xs) */
+    const int amx_type = type == MIO_TYPE_Q4_0 || type == MIO_TYPE_Q4_1 || type == MIO_TYPE_Q8_0 ||
+                         type == MIO_TYPE_Q4_K || type == MIO_TYPE_Q5_K || type == MIO_TYPE_Q6_K ||
+                         type == MIO_TYPE_IQ4_XS;
+    if (g->amx_buft && amx_type) {
+        o->buf = g->alloc_ctx_tensors_from_buft(o->ctx, g->amx_buft);
+        if (o->buf) {
+            o->repacked = 2;
+            g->tensor_set(o->t, w, 0, wbytes);
+            return 0;
+        }
+    }
     if (g->extra_buft) {
         o->buf = g->alloc_ctx_tensors_from_buft(o->ctx, g->extra_buft);
         o->repacked = o->buf ? gg_repacked(g, o->t) : 0;
@@ -195,8 +212,8 @@ int main(int argc, char **argv) {
     else g.cpu_set_n_threads(g.backend, 1);
 
     const size_t shapes[2][2] = {{4096, 4096}, {11008, 4096}};
-    const size_t ms[] = {1, 4, 8, 32};
-    const size_t maxr = 11008, cols = 4096, maxm = 32;
+    const size_t ms[] = {1, 4, 8, 32, 128};
+    const size_t maxr = 11008, cols = 4096, maxm = 128;
     float *wf = malloc(sizeof(float) * maxr * cols), *x = malloc(sizeof(float) * maxm * cols);
     float *y = malloc(sizeof(float) * maxm * maxr), *y2 = malloc(sizeof(float) * maxm * maxr);
     uint8_t *w = malloc(maxr * cols * 2);
@@ -205,9 +222,10 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < maxr * cols; i++) wf[i] = frand();
     for (size_t i = 0; i < maxm * cols; i++) x[i] = frand() * 3.0f;
 
-    printf("libmodelio %s, ggml %s (graph API, %s buffer); medians of %d runs after a warm-up; 1 thread\n"
+    printf("libmodelio %s, ggml %s (graph API, %s%s buffer); medians of %d runs after a warm-up; 1 thread\n"
            "speed-up = ggml ms / our ms; m*mv/pk = m matvec calls / one packed call of m rows\n\n",
-           isa, g.ok ? variant : "-", g.ok && g.extra_buft ? g.buft_name(g.extra_buft) : "CPU", runs);
+           isa, g.ok ? variant : "-", g.ok && g.amx_buft ? "AMX + " : "",
+           g.ok && g.extra_buft ? g.buft_name(g.extra_buft) : "CPU", runs);
     printf("%-5s %-11s %-20s %5s %3s | %8s %8s %7s | %8s %7s | %8s\n", "type", "rows x cols", "our layout", "gg rp",
            "m", "ours ms", "ggml ms", "speedup", "mv ms", "m*mv/pk", "rel diff");
     for (int k = 0; k < n_names; k++) {
@@ -248,13 +266,13 @@ int main(int argc, char **argv) {
                     gg_mm_free(&g, &gm);
                 }
                 printf("%-5s %5zux%-5zu %-20s %5s %3zu | %8.3f %8.3f %7.2f | %8.3f %7.2f | %8.1e\n", names[k], rows,
-                       cols, mio_packed_layout(p), !have_gg ? "-" : gw.repacked == 1 ? "yes" : gw.repacked == 0 ? "no" : "?",
+                       cols, mio_packed_layout(p), !have_gg ? "-" : gw.repacked == 2 ? "AMX" : gw.repacked == 1 ? "yes" : gw.repacked == 0 ? "no" : "?",
                        m, ours, theirs, theirs / ours, mv, (double)m * mv / ours, rel);
                 fflush(stdout);
             }
             /* threads: 2 against 1, 4096 x 4096 */
             if (s == 0)
-                for (size_t m = 8; m <= 32; m *= 4) {
+                for (size_t m = 8; m <= 128; m *= 4) {
                     /* the 2-thread call timed right after another one: the pool's
                      * worker spins ~0.3 ms for the next job, then sleeps, and a
                      * wake-up after the 1-thread call would be timed instead */
@@ -267,7 +285,7 @@ int main(int argc, char **argv) {
                         mio_packed_matmul(p, x, m, y, 2);
                         if (r >= 0) t[r] = t1 - t0, t2[r] = bench_now_ms() - t2_;
                     }
-                    printf("%-5s %5zux%-5zu 2 threads, m = %2zu: %.3f ms vs %.3f ms (1 thread): %.2fx\n", names[k], rows,
+                    printf("%-5s %5zux%-5zu 2 threads, m = %3zu: %.3f ms vs %.3f ms (1 thread): %.2fx\n", names[k], rows,
                            cols, m, bench_median(t2, runs), bench_median(t, runs),
                            bench_median(t, runs) / bench_median(t2, runs));
                 }
