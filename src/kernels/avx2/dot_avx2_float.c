@@ -36,11 +36,14 @@ AI float fold32(const __m256 *s) {
 
 #define FLOAT_R 2 /* rows per pass: 4 accumulators each, sharing the weight loads */
 #ifndef FDOT_AHEAD
-/* bytes of weights prefetched ahead (the streamer stops at 4 KiB pages): 8 KiB
- * for f32, 16 KiB for f16 / bf16 — on the 2026-12-05 EPYC VM (4096^2 matvec,
- * 2/4/8/16 KiB tried) they gave f16 0.90 -> 1.2x ggml, bf16 0.89 -> 1.17x,
- * f32 0.86 -> 0.92x; the 2026-12-04 Xeon had chosen 2 KiB */
-#define FDOT_AHEAD(ES) ((ES) == 4 ? 8192 : 16384)
+/* bytes of weights prefetched ahead into L2 (the streamer stops at 4 KiB pages):
+ * 4 KiB for f32, 8 KiB for f16 / bf16, hint T1. History: the 2026-12-04 Xeon
+ * chose 2 KiB; the 2026-12-05 EPYC VM 8 / 16 KiB (into L1, T0); on the
+ * 2026-12-06 Zen 4 VM the L1 prefetches cost more than they gave (none at all
+ * was better: f16 0.70 -> 0.83x ggml zen4) and into L2 (T1) they give
+ * f16 0.94x, bf16 1.0x, f32 1.0x (2-8 KiB f32 and 4-32 KiB f16, T0 T1 T2 NTA
+ * tried; 4096^2 matvec, medians of 3 runs of 7) */
+#define FDOT_AHEAD(ES) ((ES) == 4 ? 4096 : 8192)
 #endif
 /* dot/dot_float.c's scheme: 32 partial sums (4 registers, lane = element % 32),
  * f32 products (mul, then add: no FMA, as the portable C), the tail added to
@@ -52,7 +55,7 @@ AI float fold32(const __m256 *s) {
             _Pragma("GCC unroll 4") for (int k = 0; k < 4; k++) s[r][k] = _mm256_setzero_ps();         \
         size_t i = 0;                                                                                  \
         for (; i + 32 <= n; i += 32) {                                                                 \
-            _mm_prefetch((const char *)(w + i * (ES)) + FDOT_AHEAD(ES), _MM_HINT_T0);                       \
+            _mm_prefetch((const char *)(w + i * (ES)) + FDOT_AHEAD(ES), _MM_HINT_T1);                       \
             const __m256 w0 = LD8(w + i * (ES)), w1 = LD8(w + (i + 8) * (ES));                         \
             const __m256 w2 = LD8(w + (i + 16) * (ES)), w3 = LD8(w + (i + 24) * (ES));                 \
             _Pragma("GCC unroll 2") for (int r = 0; r < R; r++) {                                      \
