@@ -90,17 +90,18 @@ typedef struct pk_kernel {
 /* The first activation pass over a tile streams it from memory: the lines of
  * its tile-block at blk (tb bytes) PK_AHEAD bytes ahead are prefetched (a
  * tile-block's loads are not in address order, which the hardware streamer
- * follows poorly out of cache; prefetches past the end are harmless). 8 KiB
- * was tuned on a Xeon (2026-12-05); on the Zen 4 VM of 2026-12-06 it left
- * q4_K m = 1 at 47-73 % of a 2-thread streaming read and 2 KiB gives 84-102 %
- * (1, 2, 3 and 4 tile-blocks ahead tried: between the two), with no loss seen
- * in cache. */
+ * follows poorly out of cache; prefetches past the end are harmless), into
+ * L2 (locality 2, T1). 8 KiB into L1 was tuned on a Xeon (2026-12-05); on the
+ * Zen 4 VM of 2026-12-06 it left q4_K m = 1 at 47-73 % of a 2-thread streaming
+ * read; 2 KiB gave 84-102 %, and 4 KiB into L2 77-117 % at avx2 and 76-111 %
+ * at avx512 with the in-cache times unchanged (1-4 tile-blocks ahead, 1-8 KiB,
+ * L1 and L2 tried; this VM's runs spread by +-20 %). */
 #ifndef PK_AHEAD
-#define PK_AHEAD 2048
+#define PK_AHEAD 4096
 #endif
 static inline void pk_ahead(const uint8_t *blk, size_t tb, size_t i0) {
     if (i0) return;
-    for (size_t o = 0; o < tb; o += 64) __builtin_prefetch(blk + PK_AHEAD + o, 0, 3);
+    for (size_t o = 0; o < tb; o += 64) __builtin_prefetch(blk + PK_AHEAD + o, 0, 2);
 }
 
 /* A back end's kern_pk_fn from its rows function ROWS(tp, nb, a, i0, R, y, ldy,

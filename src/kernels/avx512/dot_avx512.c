@@ -342,7 +342,7 @@ static const int k_doff[] = {0, 0, 64, 108, 208};   /* offset of the f16 d (and 
 #define KMIN(T) ((T) == K_Q4 || (T) == K_Q5)         /* a dmin * bsums . mins term */
 #define K16(T) ((T) == K_Q3 || (T) == K_Q6)          /* 16 sub-blocks of 16, codes offset by 4 / 32 */
 #define QK_A 292 /* q8_K block: f32 d, 256 int8, 16 int16 bsums */
-#define K_AHEAD 2048 /* software prefetch distance of the weights, bytes */
+#define K_AHEAD 4096 /* software prefetch distance of the weights, bytes */
 
 /* One super-block unpacked: u[c] the unsigned codes of elements 64c..64c+63;
  * sc[c] the sub-block scale of each int32 lane of chunk c (int16 in the low
@@ -522,11 +522,11 @@ AI void k_group(int T, const uint8_t *w, size_t b, const uint8_t *a, size_t a_st
     k_scales(T, w + b * wb, wb, n, &dw, &dm);
     __m512i is[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
     __m256i ms[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
-    { /* the group's lines K_AHEAD bytes ahead: out of cache the streamer alone
-       * left a 2-thread q4_K matvec at 62-88 % of a streaming read (90-100 % with
-       * this, 2026-12-06; 1, 2 and 4 KiB tried, 2 KiB kept) */
+    { /* the group's lines K_AHEAD bytes ahead, into L2: out of cache the streamer
+       * alone left a 2-thread q4_K matvec at 62-88 % of a streaming read (64-102 %
+       * with this, 2026-12-06 Zen 4 VM; 1, 2 and 4 KiB, L1 and L2 tried) */
         const char *pf = (const char *)(w + b * wb) + K_AHEAD;
-        for (size_t o = 0; o < 4 * wb; o += 64) _mm_prefetch(pf + o, _MM_HINT_T0);
+        for (size_t o = 0; o < 4 * wb; o += 64) _mm_prefetch(pf + o, _MM_HINT_T1);
     }
     if (rn == 1) { /* unpack and use each super-block at once */
         kchunk k;
