@@ -73,7 +73,7 @@ static void amx_check(cpu_features *f, bool tile_bit, bool int8_bit, bool tiles_
         return;
     }
     f->amx_os = true;
-    snprintf(f->amx_why, sizeof f->amx_why, "this build has no AMX kernels (docs/KERNELS.md, section 9); the avx512 level runs");
+    snprintf(f->amx_why, sizeof f->amx_why, "this build has no AMX kernels (docs/KERNELS.md, section 9)");
 #else
     snprintf(f->amx_why, sizeof f->amx_why, "this build cannot ask the OS for the tile state (not Linux)");
 #endif
@@ -230,7 +230,8 @@ static void build_line(void) {
         else len += (size_t)snprintf(g_line + len, sizeof g_line - len, "; level: %s", g_names[g_isa]);
     }
 #ifdef CPU_X86
-    if (len < sizeof g_line) snprintf(g_line + len, sizeof g_line - len, "; amx: not used (%s)", f->amx_why);
+    if (len < sizeof g_line)
+        snprintf(g_line + len, sizeof g_line - len, "; amx: not used (%s)", f->amx_why[0] ? f->amx_why : "CPUID gave no answer");
 #endif
 }
 
