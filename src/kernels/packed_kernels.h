@@ -91,11 +91,12 @@ typedef struct pk_kernel {
  * its tile-block at blk (tb bytes) PK_AHEAD bytes ahead are prefetched (a
  * tile-block's loads are not in address order, which the hardware streamer
  * follows poorly out of cache; prefetches past the end are harmless), into
- * L2 (locality 2, T1). 8 KiB into L1 was tuned on a Xeon (2026-12-05); on the
- * Zen 4 VM of 2026-12-06 it left q4_K m = 1 at 47-73 % of a 2-thread streaming
- * read; 2 KiB gave 84-102 %, and 4 KiB into L2 77-117 % at avx2 and 76-111 %
- * at avx512 with the in-cache times unchanged (1-4 tile-blocks ahead, 1-8 KiB,
- * L1 and L2 tried; this VM's runs spread by +-20 %). */
+ * L2 (locality 2, T1). 8 KiB into L1 was tuned on a Xeon (2026-12-05). On the
+ * Zen 4 VM of 2026-12-06, m = 1 out of cache on 2 threads, medians of 5
+ * alternating runs, fraction of a streaming read, 8 KiB/L1 -> 4 KiB/L2:
+ * avx2 q4_K 85 -> 104 %, q6_K 89 -> 101 %, q8_0 103 -> 105 %; avx512 q4_K
+ * 92 -> 92 %, q6_K 94 -> 106 %, q8_0 99 -> 105 %; in cache unchanged (1-4
+ * tile-blocks ahead, 1-8 KiB, L1 and L2 tried). */
 #ifndef PK_AHEAD
 #define PK_AHEAD 4096
 #endif

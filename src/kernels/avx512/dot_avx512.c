@@ -523,11 +523,12 @@ AI void k_group(int T, const uint8_t *w, size_t b, const uint8_t *a, size_t a_st
     __m512i is[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
     __m256i ms[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
     if (T == K_Q4) {
-        /* q4_K: the group's lines K_AHEAD bytes ahead, into L2: out of cache the
-         * streamer alone left a 2-thread q4_K matvec at 62-88 % of a streaming
-         * read (64-102 % with this, 2026-12-06 Zen 4 VM; 1, 2 and 4 KiB, L1 and L2
-         * tried). The other types gained nothing out of cache and lost 3-10 % in
-         * cache (q6_K 4096^2: 0.86 -> 0.79x ggml), so they go without. */
+        /* q4_K: the group's lines K_AHEAD bytes ahead, into L2. Out of cache
+         * (2026-12-06 Zen 4 VM, medians of 5 alternating runs) a 1-thread q4_K
+         * matvec went from 65 to 68 % of a streaming read, 2 threads from 88 to
+         * 91 %, in cache unchanged (0.95x ggml); 2 KiB into L1 did the same. The
+         * other K types gained nothing out of cache and lost 3-10 % in cache
+         * (q6_K 4096^2: 0.86 -> 0.79x ggml), so they go without. */
         const char *pf = (const char *)(w + b * wb) + K_AHEAD;
         for (size_t o = 0; o < 4 * wb; o += 64) _mm_prefetch(pf + o, _MM_HINT_T1);
     }
