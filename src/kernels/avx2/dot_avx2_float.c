@@ -40,9 +40,10 @@ AI float fold32(const __m256 *s) {
  * 4 KiB for f32, 8 KiB for f16 / bf16, hint T1. History: the 2026-12-04 Xeon
  * chose 2 KiB; the 2026-12-05 EPYC VM 8 / 16 KiB (into L1, T0); on the
  * 2026-12-06 Zen 4 VM the L1 prefetches cost more than they gave (none at all
- * was better: f16 0.70 -> 0.83x ggml zen4) and into L2 (T1) they give
- * f16 0.94x, bf16 1.0x, f32 1.0x (2-8 KiB f32 and 4-32 KiB f16, T0 T1 T2 NTA
- * tried; 4096^2 matvec, medians of 3 runs of 7) */
+ * was better: f16 0.70 -> 0.83x ggml zen4); into L2 (T1), 4096^2 matvec,
+ * medians of 5 alternating runs of 7: f16 0.72 -> 0.97x, bf16 0.76 -> 0.89x,
+ * f32 0.87 -> 1.01x ggml zen4 (2-8 KiB f32 and 4-32 KiB f16, T0 T1 T2 NTA
+ * tried) */
 #define FDOT_AHEAD(ES) ((ES) == 4 ? 4096 : 8192)
 #endif
 /* dot/dot_float.c's scheme: 32 partial sums (4 registers, lane = element % 32),
