@@ -1191,7 +1191,7 @@ MIO_API const char *mio_cpu_isa(void);
  * reports: the features detected (named as Linux's /proc/cpuinfo flags name
  * them; a feature counts only when the OS saves its registers), the level in
  * use ("refused" with MIO_ISA's message) and, on x86-64, why AMX is not used:
- * "features: avx avx2 fma f16c bmi2 avx512f avx512dq avx512bw avx512vl
+ * "features: avx avx2 fma f16c bmi2 avx512f avx512bw avx512dq avx512vl
  * avx512_vnni avx512_bf16; level: avx512; amx: not used (this CPU lacks
  * amx_tile, amx_int8)". The AMX state is asked of the OS, never requested.
  * Never NULL; the string is static and the same for the whole process. */

@@ -5,6 +5,7 @@
 #include "core/cpu.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,9 +48,9 @@ static uint64_t xgetbv0(void) {
     return ((uint64_t)hi << 32) | lo;
 }
 
-/* Whether Linux offers the AMX tile data state (asked, not requested: a request
- * grows every signal frame of the process), and why AMX is not used: into
- * f->amx_os and f->amx_why. */
+/* Why AMX is not used, into f->amx_why: the CPU, the OS's XCR0, and whether
+ * Linux offers the tile data state (asked, not requested: a request grows every
+ * signal frame of the process). */
 static void amx_check(cpu_features *f, bool tile_bit, bool int8_bit, bool tiles_xcr0) {
     if (!tile_bit || !int8_bit) {
         snprintf(f->amx_why, sizeof f->amx_why, "this CPU lacks %s%s%s", tile_bit ? "" : "amx_tile",
@@ -72,7 +73,6 @@ static void amx_check(cpu_features *f, bool tile_bit, bool int8_bit, bool tiles_
                  "Linux does not offer the tile state (XFEATURE_XTILEDATA not in ARCH_GET_XCOMP_SUPP)");
         return;
     }
-    f->amx_os = true;
     snprintf(f->amx_why, sizeof f->amx_why, "this build has no AMX kernels (docs/KERNELS.md, section 9)");
 #else
     snprintf(f->amx_why, sizeof f->amx_why, "this build cannot ask the OS for the tile state (not Linux)");
@@ -132,25 +132,45 @@ static const mio_isa g_levels[] = {MIO_ISA_SCALAR};
 static const char g_accepted[] = "scalar";
 #endif
 
+/* Every feature the library reads: its name as Linux's /proc/cpuinfo writes it,
+ * where cpu_features keeps it, and the levels that need it (bit per mio_isa). */
+#define NEED(isa) (1u << (isa))
+#define X86_AVX2 (NEED(MIO_ISA_AVX2) | NEED(MIO_ISA_AVX512))
+static const struct feature {
+    const char *name;
+    size_t off;
+    unsigned levels;
+} k_features[] = {
+    {"avx", offsetof(cpu_features, avx), 0},
+    {"avx2", offsetof(cpu_features, avx2), X86_AVX2},
+    {"fma", offsetof(cpu_features, fma), X86_AVX2},
+    {"f16c", offsetof(cpu_features, f16c), X86_AVX2},
+    {"bmi2", offsetof(cpu_features, bmi2), 0},
+    {"avx512f", offsetof(cpu_features, avx512f), NEED(MIO_ISA_AVX512)},
+    {"avx512bw", offsetof(cpu_features, avx512bw), NEED(MIO_ISA_AVX512)},
+    {"avx512dq", offsetof(cpu_features, avx512dq), NEED(MIO_ISA_AVX512)},
+    {"avx512vl", offsetof(cpu_features, avx512vl), NEED(MIO_ISA_AVX512)},
+    {"avx512_vnni", offsetof(cpu_features, avx512vnni), NEED(MIO_ISA_AVX512)},
+    {"avx512_bf16", offsetof(cpu_features, avx512bf16), 0},
+    {"amx_tile", offsetof(cpu_features, amx_tile), 0},
+    {"amx_int8", offsetof(cpu_features, amx_int8), 0},
+    {"amx_bf16", offsetof(cpu_features, amx_bf16), 0},
+    {"asimd", offsetof(cpu_features, neon), NEED(MIO_ISA_NEON)},
+    {"asimddp", offsetof(cpu_features, dotprod), NEED(MIO_ISA_NEON)},
+};
+static bool feature_has(const cpu_features *f, const struct feature *e) {
+    bool v;
+    memcpy(&v, (const char *)f + e->off, sizeof v);
+    return v;
+}
+
 /* The features a level needs that the CPU lacks, as "a, b" into buf (empty: none). */
 static void missing(mio_isa isa, const cpu_features *f, char *buf, size_t cap) {
-    struct { bool need, have; const char *name; } req[] = {
-        {isa == MIO_ISA_AVX2 || isa == MIO_ISA_AVX512, f->avx2, "avx2"},
-        {isa == MIO_ISA_AVX2 || isa == MIO_ISA_AVX512, f->fma, "fma"},
-        {isa == MIO_ISA_AVX2 || isa == MIO_ISA_AVX512, f->f16c, "f16c"},
-        {isa == MIO_ISA_AVX512, f->avx512f, "avx512f"},
-        {isa == MIO_ISA_AVX512, f->avx512bw, "avx512bw"},
-        {isa == MIO_ISA_AVX512, f->avx512dq, "avx512dq"},
-        {isa == MIO_ISA_AVX512, f->avx512vl, "avx512vl"},
-        {isa == MIO_ISA_AVX512, f->avx512vnni, "avx512_vnni"},
-        {isa == MIO_ISA_NEON, f->neon, "asimd"},
-        {isa == MIO_ISA_NEON, f->dotprod, "asimddp"},
-    };
     size_t len = 0;
     buf[0] = 0;
-    for (size_t i = 0; i < sizeof req / sizeof req[0]; i++)
-        if (req[i].need && !req[i].have && len < cap)
-            len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", req[i].name);
+    for (size_t i = 0; i < sizeof k_features / sizeof k_features[0]; i++)
+        if ((k_features[i].levels & NEED(isa)) && !feature_has(f, &k_features[i]) && len < cap)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", k_features[i].name);
 }
 
 static bool known_here(mio_isa isa) {
@@ -214,16 +234,11 @@ static char g_line[800];
 static void build_line(void) {
     pthread_once(&g_once, choose);
     const cpu_features *f = &g_feat;
-    const struct { bool have; const char *name; } fl[] = { /* named as Linux's /proc/cpuinfo names them */
-        {f->avx, "avx"}, {f->avx2, "avx2"}, {f->fma, "fma"}, {f->f16c, "f16c"}, {f->bmi2, "bmi2"},
-        {f->avx512f, "avx512f"}, {f->avx512dq, "avx512dq"}, {f->avx512bw, "avx512bw"}, {f->avx512vl, "avx512vl"},
-        {f->avx512vnni, "avx512_vnni"}, {f->avx512bf16, "avx512_bf16"}, {f->amx_tile, "amx_tile"},
-        {f->amx_int8, "amx_int8"}, {f->amx_bf16, "amx_bf16"}, {f->neon, "asimd"}, {f->dotprod, "asimddp"},
-    };
     size_t len = (size_t)snprintf(g_line, sizeof g_line, "features:");
     int any = 0;
-    for (size_t i = 0; i < sizeof fl / sizeof fl[0]; i++)
-        if (fl[i].have && len < sizeof g_line) len += (size_t)snprintf(g_line + len, sizeof g_line - len, " %s", fl[i].name), any = 1;
+    for (size_t i = 0; i < sizeof k_features / sizeof k_features[0]; i++)
+        if (feature_has(f, &k_features[i]) && len < sizeof g_line)
+            len += (size_t)snprintf(g_line + len, sizeof g_line - len, " %s", k_features[i].name), any = 1;
     if (!any && len < sizeof g_line) len += (size_t)snprintf(g_line + len, sizeof g_line - len, " none");
     if (len < sizeof g_line) {
         if (g_refused[0]) len += (size_t)snprintf(g_line + len, sizeof g_line - len, "; level: refused (%s)", g_refused);

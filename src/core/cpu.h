@@ -21,12 +21,11 @@ typedef struct cpu_features {
     bool avx, avx2, fma, f16c, bmi2;                        /* avx/avx2/fma/f16c need OS YMM state */
     bool avx512f, avx512bw, avx512dq, avx512vl, avx512vnni, avx512bf16; /* need OS ZMM/opmask state */
     bool neon, dotprod;                                     /* aarch64: HWCAP_ASIMD, HWCAP_ASIMDDP */
-    /* AMX (CPUID 7.0 EDX bits 24, 25, 22; XCR0 bits 17-18 XTILECFG/XTILEDATA);
-     * amx_os: Linux offers the tile data state to processes
-     * (arch_prctl(ARCH_GET_XCOMP_SUPP) has XFEATURE_XTILEDATA), asked without
-     * requesting it, which would grow every signal frame of the process. */
-    bool amx_tile, amx_int8, amx_bf16, amx_os;
-    char amx_why[160]; /* why AMX is not used here (never empty on x86-64) */
+    /* AMX (CPUID 7.0 EDX bits 24, 25, 22; XCR0 bits 17-18 XTILECFG/XTILEDATA) */
+    bool amx_tile, amx_int8, amx_bf16;
+    /* why AMX is not used here (x86-64; also tells whether Linux's
+     * arch_prctl(ARCH_GET_XCOMP_SUPP) offers XFEATURE_XTILEDATA) */
+    char amx_why[160];
 } cpu_features;
 
 /* Detected features (read once, thread-safe). */

@@ -27,6 +27,17 @@ static inline float dot_f16(uint16_t h) {
 static inline float dot_f16p(const uint8_t *p) { return dot_f16(dot_ld16(p)); }
 static inline float dot_bf16(uint16_t h) { return dot_u2f((uint32_t)h << 16); }
 
+/* q3_K's 16 sub-block scales from its 12 scale bytes s (low nibbles in bytes
+ * 0..7, the two high bits of scales 4i..4i+3 in bits 2i..2i+1 of bytes 8..11):
+ * scale k (6 bits, still biased by 32) as byte k % 4 of out[k / 4]. */
+static inline void dot_q3_K_scales(const uint8_t *s, uint32_t out[4]) {
+    const uint32_t a = dot_ld32(s), b = dot_ld32(s + 4), c = dot_ld32(s + 8);
+    out[0] = (a & 0x0f0f0f0fu) | ((c << 4) & 0x30303030u);
+    out[1] = (b & 0x0f0f0f0fu) | ((c << 2) & 0x30303030u);
+    out[2] = ((a >> 4) & 0x0f0f0f0fu) | (c & 0x30303030u);
+    out[3] = ((b >> 4) & 0x0f0f0f0fu) | ((c >> 2) & 0x30303030u);
+}
+
 /* The float dots' summation (dot/dot_float.c): product i goes to partial sum
  * i % MIO_FDOT_LANES; the sums are then folded pairwise, s[j] += s[j + 16],
  * + 8, + 4, + 2, + 1. Every level does exactly this, so the result is the

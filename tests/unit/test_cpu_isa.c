@@ -168,10 +168,8 @@ static void features_line(void) {
     T_CHECK(end != NULL);
     if (!end) return;
     *end = 0;
-    int words = 0;
     for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
         if (strcmp(tok, "none") == 0) continue;
-        words++;
         if (!has(tok)) printf("  %s is not a flag of /proc/cpuinfo\n", tok);
         T_CHECK(has(tok));
     }

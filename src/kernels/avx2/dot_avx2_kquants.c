@@ -15,6 +15,8 @@
  * C does. */
 #include "kernels/avx2/dot_avx2.h"
 
+#include "kernels/dot_kernels.h"
+
 #include "modelio.h"
 
 #define A_BYTES 292 /* q8_K: f32 d, 256 int8, 16 int16 bsums */
@@ -95,12 +97,9 @@ AI void un_q3_K(const uint8_t *x, kw *k) {
             k->c[4 * h + s] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 2 * s), m3), _mm256_and_si256(hb, m4));
         }
     }
-    const uint32_t A = ldu32(x + 96), B = ldu32(x + 100), C = ldu32(x + 104);
-    const uint32_t s0 = (A & 0x0f0f0f0fu) | ((C << 4) & 0x30303030u);
-    const uint32_t s1 = (B & 0x0f0f0f0fu) | ((C << 2) & 0x30303030u);
-    const uint32_t s2 = ((A >> 4) & 0x0f0f0f0fu) | (C & 0x30303030u);
-    const uint32_t s3 = ((B >> 4) & 0x0f0f0f0fu) | ((C >> 2) & 0x30303030u);
-    const __m128i sv = _mm_sub_epi8(_mm_setr_epi32((int)s0, (int)s1, (int)s2, (int)s3), _mm_set1_epi8(32));
+    uint32_t s4[4];
+    dot_q3_K_scales(x + 96, s4);
+    const __m128i sv = _mm_sub_epi8(_mm_setr_epi32((int)s4[0], (int)s4[1], (int)s4[2], (int)s4[3]), _mm_set1_epi8(32));
     sc16_signed(sv, k->sc);
     k->mins = _mm256_slli_epi16(_mm256_cvtepi8_epi16(sv), 2); /* 4 * sc[k] */
     k->dw = ldh(x + 108);

@@ -132,7 +132,6 @@ static void k16_init(void) {
 
 static void leg_init(void) {
     int w[32];
-    k16_init();
     /* q4_0 / iq4_nl: 18 bytes = 9 words: d, qs at word 1 */
     for (int t = 0; t < 2; t++) {
         lidx *l = &g_l[t ? L_IQ4NL : L_Q4_0];
@@ -410,14 +409,10 @@ AI void k_prep(int T, const uint8_t *x, kchunk *k) {
         }
         __m128i s8;   /* the 16 sub-block scales as int8 */
         __m256i off;  /* the scales times the code offset (4, 32) as int16 */
-        if (T == K_Q3) { /* 16 6-bit values - 32: low nibbles in bytes 0..7, 2 high bits in 8..11 */
-            uint64_t a;
-            memcpy(&a, x + 96, 8);
-            const uint32_t hb = dot_ld32(x + 104);
-            const uint64_t m4 = 0x0f0f0f0f0f0f0f0full, m2 = 0x03030303u;
-            const uint64_t lo = (a & m4) | ((uint64_t)(hb & m2) | (uint64_t)((hb >> 2) & m2) << 32) << 4;
-            const uint64_t hi = ((a >> 4) & m4) | ((uint64_t)((hb >> 4) & m2) | (uint64_t)((hb >> 6) & m2) << 32) << 4;
-            s8 = _mm_sub_epi8(_mm_set_epi64x((long long)hi, (long long)lo), _mm_set1_epi8(32));
+        if (T == K_Q3) { /* 16 6-bit values - 32 */
+            uint32_t s4[4];
+            dot_q3_K_scales(x + 96, s4);
+            s8 = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)s4), _mm_set1_epi8(32));
             off = _mm256_slli_epi16(_mm256_cvtepi8_epi16(s8), 2);
         } else {
             s8 = _mm_loadu_si128((const __m128i *)(x + 192));
@@ -585,9 +580,10 @@ KQ(d_q3_K, K_Q3)
 KQ(d_q6_K, K_Q6)
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static void dot_init(void) { leg_init(), k16_init(); }
 
 void mio_avx512_fill_dot(mio_kernels *k) {
-    pthread_once(&g_once, leg_init);
+    pthread_once(&g_once, dot_init);
     if (g_idx_bad) return; /* a layout table error: keep the lower level's kernels */
     k->dot[MIO_TYPE_Q4_0] = d_q4_0;
     k->dot[MIO_TYPE_Q5_0] = d_q5_0;
